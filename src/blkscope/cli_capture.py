@@ -1,0 +1,1 @@
+"""Capture verbs (hardware runs), registered on import by cli.build_parser."""

@@ -1,0 +1,16 @@
+"""One error type for bad input: it names the file and where in it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class InputError(Exception):
+    """Bad input. `where` is e.g. 'line 12' or 'byte offset 4096'."""
+
+    def __init__(self, path: str | Path, where: str | None, message: str) -> None:
+        self.path = str(path)
+        self.where = where
+        self.message = message
+        loc = f"{self.path}: {where}" if where else self.path
+        super().__init__(f"{loc}: {message}")

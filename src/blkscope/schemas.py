@@ -1,0 +1,158 @@
+"""Column names and dtypes of every table: the single source of truth.
+
+Readers build frames with at least these columns and pass them through `conform`,
+which adds missing contract columns as nulls, casts, and puts contract columns first.
+Extra columns are allowed (never rename a contract column).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+I64, I32, U32, U16, F64, STR, BOOL = pl.Int64, pl.Int32, pl.UInt32, pl.UInt16, pl.Float64, pl.Utf8, pl.Boolean
+DT = pl.Datetime("us")
+
+EVENTS: dict[str, pl.DataType] = {
+    "dev_major": U32,
+    "dev_minor": U32,
+    "cpu": U32,
+    "seq": I64,
+    "time_ns": I64,
+    "pid": U32,
+    "action": STR,
+    "rwbs": STR,
+    "sector": I64,
+    "nsectors": I64,
+    "error": I32,
+    "process": STR,
+}
+
+IOSTAT: dict[str, pl.DataType] = {
+    "host": STR,
+    "sample": I64,
+    "timestamp": DT,
+    "device": STR,
+    "r_s": F64,
+    "w_s": F64,
+    "rkb_s": F64,
+    "wkb_s": F64,
+    "rrqm_s": F64,
+    "wrqm_s": F64,
+    "r_await_ms": F64,
+    "w_await_ms": F64,
+    "await_ms": F64,
+    "aqu_sz": F64,
+    "rareq_sz_kb": F64,
+    "wareq_sz_kb": F64,
+    "util_pct": F64,
+    "tps": F64,
+    "since_boot": BOOL,
+}
+
+IOSTAT_CPU: dict[str, pl.DataType] = {
+    "host": STR,
+    "sample": I64,
+    "timestamp": DT,
+    "user": F64,
+    "nice": F64,
+    "system": F64,
+    "iowait": F64,
+    "steal": F64,
+    "idle": F64,
+    "since_boot": BOOL,
+}
+
+YCSB_SUMMARY: dict[str, pl.DataType] = {"phase": STR, "section": STR, "metric": STR, "value": F64}
+YCSB_SERIES: dict[str, pl.DataType] = {
+    "elapsed_s": F64,
+    "operations": I64,
+    "ops_per_s": F64,
+    "section": STR,
+    "stat": STR,
+    "value": F64,
+}
+
+CSTRESS_INTERVALS: dict[str, pl.DataType] = {
+    "round": I64,
+    "threads": I64,
+    "type": STR,
+    "total_ops": I64,
+    "op_s": F64,
+    "pk_s": F64,
+    "row_s": F64,
+    "mean_ms": F64,
+    "med_ms": F64,
+    "p95_ms": F64,
+    "p99_ms": F64,
+    "p999_ms": F64,
+    "max_ms": F64,
+    "time_s": F64,
+    "errors": I64,
+}
+CSTRESS_SUMMARY: dict[str, pl.DataType] = {"round": I64, "threads": I64, "metric": STR, "value": F64, "unit": STR}
+
+FIO_JOBS: dict[str, pl.DataType] = {
+    "jobname": STR,
+    "direction": STR,
+    "rw": STR,
+    "bs": STR,
+    "iodepth": I64,
+    "numjobs": I64,
+    "iops": F64,
+    "bw_kib_s": F64,
+    "lat_mean_ns": F64,
+    "clat_p50_ns": F64,
+    "clat_p99_ns": F64,
+    "clat_p9999_ns": F64,
+    "runtime_ms": F64,
+    "error": I64,
+}
+
+SYSBENCH_FILEIO: dict[str, pl.DataType] = {
+    "version": STR,
+    "test_mode": STR,
+    "threads": I64,
+    "reads_s": F64,
+    "writes_s": F64,
+    "fsyncs_s": F64,
+    "read_mib_s": F64,
+    "written_mib_s": F64,
+    "total_time_s": F64,
+    "total_events": I64,
+    "lat_min_ms": F64,
+    "lat_avg_ms": F64,
+    "lat_max_ms": F64,
+    "lat_p95_ms": F64,
+}
+
+# Analysis outputs
+PAGE_FREQUENCY: dict[str, pl.DataType] = {"op": STR, "page": I64, "count": I64}
+RANK_FREQUENCY: dict[str, pl.DataType] = {"op": STR, "rank": I64, "count": I64}
+
+TABLES: dict[str, dict[str, pl.DataType]] = {
+    "events": EVENTS,
+    "iostat": IOSTAT,
+    "iostat_cpu": IOSTAT_CPU,
+    "ycsb_summary": YCSB_SUMMARY,
+    "ycsb_series": YCSB_SERIES,
+    "cstress_intervals": CSTRESS_INTERVALS,
+    "cstress_summary": CSTRESS_SUMMARY,
+    "fio_jobs": FIO_JOBS,
+    "sysbench_fileio": SYSBENCH_FILEIO,
+}
+
+
+def conform(df: pl.DataFrame, schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """Add missing contract columns as nulls, cast contract columns, contract columns first."""
+    exprs = []
+    for name, dtype in schema.items():
+        if name in df.columns:
+            exprs.append(pl.col(name).cast(dtype, strict=True))
+        else:
+            exprs.append(pl.lit(None, dtype=dtype).alias(name))
+    extra = [c for c in df.columns if c not in schema]
+    return df.select(*exprs, *extra)
+
+
+def empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    return pl.DataFrame(schema=schema)
