@@ -1,1 +1,121 @@
 """Analysis, figure and paper verbs (registered on import by cli.build_parser)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from blkscope.cli import Handler, verb
+
+
+def _runs_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--runs", type=Path, required=True, help="the runs sheet (config/runs.tsv)")
+
+
+def _table_out(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-o", "--out", type=Path, required=True, help="output table (.parquet)")
+    p.add_argument("--csv", type=Path, help="also write the table as CSV here")
+
+
+def _write_table(df, a: argparse.Namespace) -> None:
+    from blkscope.io import write_atomic
+
+    write_atomic(df, a.out)
+    if a.csv:
+        write_atomic(df, a.csv)
+
+
+@verb("rank-frequency", "combine per-run rank-frequency tables (thinned to log-spaced ranks) with run metadata")
+def _rank_frequency(p: argparse.ArgumentParser) -> Handler:
+    _runs_arg(p)
+    _table_out(p)
+    p.add_argument("--points", type=int, default=200, help="log-spaced ranks kept per run and op (default 200)")
+    p.add_argument("rank", nargs="+", type=Path, help="<processed>/<run_id>/frequency/rank.parquet files")
+
+    def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
+        from blkscope.analysis.frequency import thin_ranks
+        from blkscope.runs import load_runs, run_id_of
+
+        runs = load_runs(a.runs)
+        parts = [thin_ranks(pl.read_parquet(f), a.points).with_columns(run_id=pl.lit(run_id_of(f))) for f in a.rank]
+        df = pl.concat(parts).join(runs.select("run_id", "filesystem", "workload", "job", "repeat"), on="run_id")
+        _write_table(df.select("run_id", "filesystem", "workload", "job", "repeat", "op", "rank", "count"), a)
+        return 0
+
+    return run
+
+
+@verb("run-summary", "one row per run: events, completions, pages touched, fio IOPS, iostat means, overruns")
+def _run_summary(p: argparse.ArgumentParser) -> Handler:
+    _runs_arg(p)
+    _table_out(p)
+    p.add_argument("--raw", type=Path, default=Path("data/raw"), help="raw data directory (for run.yaml)")
+    p.add_argument("--processed", type=Path, default=Path("data/processed"), help="processed data directory")
+    p.add_argument("run_ids", nargs="+", metavar="RUN_ID")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.analysis.run_summary import run_summary
+        from blkscope.runs import load_runs
+
+        _write_table(run_summary(a.run_ids, load_runs(a.runs), a.processed, a.raw), a)
+        return 0
+
+    return run
+
+
+@verb("figure", "draw one figure from an analysis table (PDF, PNG, SVG)")
+def _figure(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("name", choices=["rank-frequency"], help="which figure")
+    p.add_argument("table", type=Path, help="the analysis table it draws (.parquet)")
+    p.add_argument("-o", "--prefix", type=Path, required=True, help="output path without extension")
+    p.add_argument("--formats", default="pdf,png,svg", help="comma-separated: pdf,png,svg")
+
+    def run(a: argparse.Namespace) -> int:
+        import importlib
+
+        import polars as pl
+
+        from blkscope.figures.theme import save
+
+        mod = importlib.import_module(f"blkscope.figures.{a.name.replace('-', '_')}")
+        save(mod.chart(pl.read_parquet(a.table)), a.prefix, a.formats.split(","))
+        return 0
+
+    return run
+
+
+@verb("paper-numbers", "write the numbers quoted in the paper as \\newcommand macros")
+def _paper_numbers(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("--summary", type=Path, required=True, help="run_summary table (.parquet)")
+    p.add_argument("-o", "--out", type=Path, required=True, help="output .tex")
+
+    def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
+        from blkscope.io import write_text_atomic
+        from blkscope.paper.numbers import render, skeleton_numbers
+
+        write_text_atomic(render(skeleton_numbers(pl.read_parquet(a.summary))), a.out)
+        return 0
+
+    return run
+
+
+@verb("paper-table", "write one table of the paper as booktabs LaTeX")
+def _paper_table(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("name", choices=["runs"], help="which table")
+    p.add_argument("table", type=Path, help="the analysis table it shows (.parquet)")
+    p.add_argument("-o", "--out", type=Path, required=True, help="output .tex")
+
+    def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
+        from blkscope.io import write_text_atomic
+        from blkscope.paper import tables
+
+        write_text_atomic(getattr(tables, f"{a.name}_table")(pl.read_parquet(a.table)), a.out)
+        return 0
+
+    return run

@@ -1,0 +1,26 @@
+# blkscope: raw logs -> tidy Parquet -> analyses -> figures -> paper. See README.md.
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+validate(config, "workflow/schemas/config.schema.yaml")
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/ingest.smk"
+include: "workflow/rules/analysis.smk"
+include: "workflow/rules/figures.smk"
+include: "workflow/rules/paper.smk"
+include: "workflow/rules/experiments.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        "paper/main.pdf",
+        analysis_outputs(),
+        figure_outputs(),

@@ -1,0 +1,1 @@
+"""Analyses: one module per question, polars in and out."""

@@ -1,0 +1,80 @@
+"""How often each page of the device is accessed.
+
+A request of `nsectors` 512-byte sectors starting at `sector` touches every page from
+floor(sector*512/P) to floor(((sector+nsectors)*512-1)/P); each touched page counts one
+access. Reads and writes are told apart by the R/W letter of RWBS; requests with no
+data (flushes, zero-length completions) touch nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+OPS = ("read", "write", "all")
+
+
+def _op_expr() -> pl.Expr:
+    rwbs = pl.col("rwbs")
+    return (
+        pl.when(rwbs.str.contains("R"))
+        .then(pl.lit("read"))
+        .when(rwbs.str.contains("W"))
+        .then(pl.lit("write"))
+        .otherwise(pl.lit(None, dtype=pl.Utf8))
+    )
+
+
+def page_counts(events: Sequence[Path] | pl.LazyFrame, page_kib: int = 4, action: str = "C") -> pl.DataFrame:
+    """Per-page access counts with columns op (read/write/all), page, count."""
+    lf = events if isinstance(events, pl.LazyFrame) else pl.scan_parquet([str(p) for p in events])
+    page_sectors = page_kib * 1024 // 512
+    touched = (
+        lf.filter((pl.col("action") == action) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null())
+        .with_columns(op=_op_expr())
+        .filter(pl.col("op").is_not_null())
+        .select(
+            "op",
+            first=pl.col("sector") // page_sectors,
+            last=(pl.col("sector") + pl.col("nsectors") - 1) // page_sectors,
+        )
+        .select("op", page=pl.int_ranges("first", pl.col("last") + 1))
+        .explode("page")
+    )
+    by_op = touched.group_by("op", "page").len(name="count")
+    both = touched.group_by("page").len(name="count").with_columns(op=pl.lit("all"))
+    out = pl.concat([by_op, both.select("op", "page", "count")]).collect(engine="streaming")
+    return out.with_columns(pl.col("count").cast(pl.Int64)).sort("op", "count", "page", descending=[False, True, False])
+
+
+def rank_frequency(counts: pl.DataFrame) -> pl.DataFrame:
+    """Counts sorted in decreasing order per op, with rank 1..n (ties broken by page)."""
+    return (
+        counts.sort("op", "count", "page", descending=[False, True, False])
+        .with_columns(rank=pl.int_range(1, pl.len() + 1).over("op").cast(pl.Int64))
+        .select("op", "rank", "count")
+    )
+
+
+def thin_ranks(rank: pl.DataFrame, points: int = 200) -> pl.DataFrame:
+    """Keep log-spaced ranks (and the last) per op: enough to draw a log-log curve."""
+    parts = []
+    for _, g in rank.group_by("op", maintain_order=True):
+        n = g.height
+        keep = np.unique(np.round(np.logspace(0, np.log10(max(n, 1)), points)).astype(np.int64))
+        keep = np.union1d(keep, [n])
+        parts.append(g.filter(pl.col("rank").is_in(keep.tolist())))
+    return pl.concat(parts) if parts else rank.clear()
+
+
+def hot_share(counts: pl.DataFrame, top_fraction: float = 0.01) -> pl.DataFrame:
+    """Share of all accesses that go to the hottest `top_fraction` of touched pages, per op."""
+    rows = []
+    for (op,), g in counts.group_by("op", maintain_order=True):
+        c = np.sort(g["count"].to_numpy())[::-1]
+        k = max(1, int(np.ceil(top_fraction * c.size)))
+        rows.append({"op": op, "pages": c.size, "accesses": int(c.sum()), "top_share": float(c[:k].sum() / c.sum())})
+    return pl.DataFrame(rows, schema={"op": pl.Utf8, "pages": pl.Int64, "accesses": pl.Int64, "top_share": pl.Float64})

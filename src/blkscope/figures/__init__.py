@@ -1,0 +1,1 @@
+"""Figures: one module per figure family, all drawn with the theme in theme.py."""

@@ -1,0 +1,32 @@
+"""Rank-frequency of page accesses on log-log axes: a line per run, coloured by filesystem."""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+
+from blkscope.figures.theme import TEXT_WIDTH_PT, filesystem_scale
+
+OP_ORDER = ["read", "write", "all"]
+
+
+def chart(rank: pl.DataFrame) -> alt.FacetChart:
+    """`rank` is the thinned analysis table: run_id, filesystem, job, repeat, op, rank, count."""
+    df = rank.select("run_id", "filesystem", "job", "repeat", "op", "rank", "count").to_pandas()
+    jobs = sorted(rank["job"].unique().to_list())
+    fss = [f for f in ["ext4", "xfs", "btrfs", "f2fs"] if f in set(rank["filesystem"])]
+    panel_w = (TEXT_WIDTH_PT - 90) / max(len(jobs), 1)
+    base = alt.Chart(df, width=panel_w, height=70).mark_line(clip=True)
+    return (
+        base.encode(
+            x=alt.X("rank:Q", scale=alt.Scale(type="log"), title="rank of page (4 KiB)"),
+            y=alt.Y("count:Q", scale=alt.Scale(type="log"), title="accesses"),
+            color=alt.Color("filesystem:N", scale=filesystem_scale(fss), title="filesystem"),
+            detail="run_id:N",
+        )
+        .facet(
+            row=alt.Row("op:N", sort=OP_ORDER, title=None),
+            column=alt.Column("job:N", sort=jobs, title=None),
+        )
+        .resolve_scale(y="independent")
+    )

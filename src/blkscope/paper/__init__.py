@@ -1,0 +1,1 @@
+"""Paper inputs: numbers as \\newcommand macros, tables as booktabs .tex."""

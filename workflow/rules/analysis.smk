@@ -1,0 +1,51 @@
+# Parquet -> analysis tables (data/processed/analysis/<name>.{parquet,csv}).
+
+
+rule page_frequency:
+    input:
+        events=f"{PROC}/{{run}}/trace/events.parquet",
+    output:
+        pages=f"{PROC}/{{run}}/frequency/pages.parquet",
+        rank=f"{PROC}/{{run}}/frequency/rank.parquet",
+    params:
+        page_kib=config["page_kib"],
+        action=config["frequency_action"],
+    log:
+        "logs/analysis/{run}.frequency.log",
+    benchmark:
+        "benchmarks/analysis/{run}.frequency.tsv"
+    shell:
+        "blkscope frequency {input.events} --page-kib {params.page_kib} --action {params.action}"
+        " --pages {output.pages} --rank {output.rank} > {log} 2>&1"
+
+
+rule rank_frequency:
+    input:
+        runs=config["runs"],
+        rank=expand(f"{PROC}/{{run}}/frequency/rank.parquet", run=TRACED),
+    output:
+        table=f"{ANALYSIS}/rank_frequency.parquet",
+        csv=f"{ANALYSIS}/rank_frequency.csv",
+    log:
+        "logs/analysis/rank_frequency.log",
+    shell:
+        "blkscope rank-frequency --runs {input.runs} -o {output.table} --csv {output.csv} {input.rank} > {log} 2>&1"
+
+
+rule run_summary:
+    input:
+        runs=config["runs"],
+        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=TRACED),
+        pages=expand(f"{PROC}/{{run}}/frequency/pages.parquet", run=TRACED),
+        fio=expand(f"{PROC}/{{run}}/fio/fio_jobs.parquet", run=TRACED),
+        iostat=expand(f"{PROC}/{{run}}/iostat/iostat.parquet", run=TRACED),
+    output:
+        table=f"{ANALYSIS}/run_summary.parquet",
+        csv=f"{ANALYSIS}/run_summary.csv",
+    params:
+        runs=TRACED,
+    log:
+        "logs/analysis/run_summary.log",
+    shell:
+        "blkscope run-summary --runs {input.runs} --raw {RAW} --processed {PROC}"
+        " -o {output.table} --csv {output.csv} {params.runs} > {log} 2>&1"

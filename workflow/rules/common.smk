@@ -1,0 +1,45 @@
+# Helpers shared by the rule files: the runs sheet, paths, target lists.
+import re
+import sys
+import polars as pl
+from pathlib import Path
+
+RAW = config["raw_dir"]
+PROC = config["processed_dir"]
+ANALYSIS = f"{PROC}/analysis"
+FIGS = "paper/generated/figures"
+FORMATS = config["figure_formats"]
+
+RUNS = pl.read_csv(config["runs"], separator="\t", schema_overrides={"mkfs_options": pl.Utf8, "mount_options": pl.Utf8})
+validate(RUNS, "../schemas/runs.schema.yaml")
+RUN_IDS = RUNS["run_id"].to_list()
+
+# Analyses read the runs that have raw data; a run in the sheet that was never captured is
+# left out with a note instead of making `all` start a hardware run.
+CAPTURED = [r for r in RUN_IDS if Path(RAW, r, "run.yaml").exists()]
+_missing = sorted(set(RUN_IDS) - set(CAPTURED))
+if _missing:
+    print(f"blkscope: {len(_missing)} run(s) in {config['runs']} have no raw data yet "
+          f"(run `snakemake experiments` as root): {', '.join(_missing[:5])}", file=sys.stderr)
+TRACED = [r for r in CAPTURED if RUNS.filter(pl.col("run_id") == r)["traced"].item()]
+
+
+wildcard_constraints:
+    run="|".join(map(re.escape, RUN_IDS)) or "NO_RUNS",
+
+
+def raw(run, name):
+    """A raw file of a run; ancient() so a fresh clone's mtimes never trigger re-captures."""
+    return ancient(f"{RAW}/{run}/{name}")
+
+
+def analysis_outputs():
+    return expand(f"{ANALYSIS}/{{name}}.{{ext}}", name=["rank_frequency", "run_summary"], ext=["parquet", "csv"])
+
+
+def figure_outputs():
+    return expand(f"{FIGS}/{{name}}.{{ext}}", name=["rank_frequency"], ext=FORMATS)
+
+
+def paper_sections():
+    return sorted(str(p) for p in Path("paper/sections").glob("*.tex"))

@@ -1,0 +1,19 @@
+# Analysis tables -> one figure per rule (paper/generated/figures/<name>.{pdf,png,svg}).
+
+
+localrules:
+    figure_rank_frequency,
+
+
+rule figure_rank_frequency:
+    input:
+        table=f"{ANALYSIS}/rank_frequency.parquet",
+    output:
+        expand(f"{FIGS}/rank_frequency.{{ext}}", ext=FORMATS),
+    params:
+        prefix=f"{FIGS}/rank_frequency",
+        formats=",".join(FORMATS),
+    log:
+        "logs/figures/rank_frequency.log",
+    shell:
+        "blkscope figure rank-frequency {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"

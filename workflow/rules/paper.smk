@@ -1,0 +1,46 @@
+# Macros + tables + figures -> paper/main.pdf (latexmk).
+
+
+localrules:
+    paper_numbers,
+    paper_table_runs,
+    paper,
+
+
+rule paper_numbers:
+    input:
+        summary=f"{ANALYSIS}/run_summary.parquet",
+    output:
+        "paper/generated/numbers/runs.tex",
+    log:
+        "logs/paper/numbers.log",
+    shell:
+        "blkscope paper-numbers --summary {input.summary} -o {output} > {log} 2>&1"
+
+
+rule paper_table_runs:
+    input:
+        summary=f"{ANALYSIS}/run_summary.parquet",
+    output:
+        "paper/generated/tables/runs.tex",
+    log:
+        "logs/paper/table_runs.log",
+    shell:
+        "blkscope paper-table runs {input.summary} -o {output} > {log} 2>&1"
+
+
+rule paper:
+    input:
+        tex="paper/main.tex",
+        sections=paper_sections(),
+        bib="paper/refs.bib",
+        numbers="paper/generated/numbers/runs.tex",
+        tables="paper/generated/tables/runs.tex",
+        figures=f"{FIGS}/rank_frequency.pdf",
+    output:
+        "paper/main.pdf",
+    log:
+        "logs/paper/latexmk.log",
+    shell:
+        "cd paper && latexmk -pdf -interaction=nonstopmode -halt-on-error -outdir=generated/build main.tex"
+        " > ../{log} 2>&1 && cp generated/build/main.pdf main.pdf"
