@@ -1,0 +1,45 @@
+"""The CLI contract: --help on every verb; bad input -> one line, exit 2, no output left behind."""
+
+import subprocess
+import sys
+
+import pytest
+
+from blkscope.cli import build_parser
+
+
+def _verbs() -> list[str]:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "verb")
+    return list(sub.choices)
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "blkscope.cli", *args], capture_output=True, text=True)
+
+
+def test_contract_verbs_exist():
+    assert {"ingest", "frequency"} <= set(_verbs())
+
+
+@pytest.mark.parametrize("verb", _verbs())
+def test_help_on_every_verb(verb):
+    proc = _run(verb, "--help")
+    assert proc.returncode == 0 and "usage:" in proc.stdout
+
+
+def test_empty_input_is_one_clear_line_and_no_output(tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    out = tmp_path / "out"
+    proc = _run("ingest", str(empty), "-o", str(out))
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(empty) in lines[0] and "byte offset 0" in lines[0]
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["empty.txt"]  # no staging directory left
+
+
+def test_missing_input(tmp_path):
+    proc = _run("ingest", str(tmp_path / "nope.json"), "-o", str(tmp_path / "o"))
+    assert proc.returncode == 2 and "no such file" in proc.stderr
