@@ -15,7 +15,7 @@ def _verbs() -> list[str]:
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "blkscope.cli", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "blkscope", *args], capture_output=True, text=True)
 
 
 def test_contract_verbs_exist():

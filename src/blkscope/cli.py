@@ -97,4 +97,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run through the package module so verb modules register into the same registry.
+    from blkscope.cli import main as _main
+
+    sys.exit(_main())

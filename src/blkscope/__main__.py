@@ -1,0 +1,5 @@
+import sys
+
+from blkscope.cli import main
+
+sys.exit(main())
