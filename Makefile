@@ -28,7 +28,7 @@ all: setup
 
 lint: setup
 	$(BIN)/ruff check .
-	source $(BIN)/activate && snakemake --lint
+	source $(BIN)/activate && scripts/lint-workflow.sh
 
 test: lint
 	source $(BIN)/activate && pytest -q

@@ -11,6 +11,12 @@ validate(config, "workflow/schemas/config.schema.yaml")
 
 
 include: "workflow/rules/common.smk"
+
+
+wildcard_constraints:
+    run="|".join(map(re.escape, RUN_IDS)) or "NO_RUNS",
+
+
 include: "workflow/rules/ingest.smk"
 include: "workflow/rules/analysis.smk"
 include: "workflow/rules/figures.smk"

@@ -44,8 +44,10 @@ rule run_summary:
         csv=f"{ANALYSIS}/run_summary.csv",
     params:
         runs=TRACED,
+        raw=RAW,
+        processed=lambda w, input: Path(input.events[0]).parents[2],
     log:
         "logs/analysis/run_summary.log",
     shell:
-        "blkscope run-summary --runs {input.runs} --raw {RAW} --processed {PROC}"
+        "blkscope run-summary --runs {input.runs} --raw {params.raw} --processed {params.processed}"
         " -o {output.table} --csv {output.csv} {params.runs} > {log} 2>&1"

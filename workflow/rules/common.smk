@@ -1,4 +1,4 @@
-# Helpers shared by the rule files: the runs sheet, paths, target lists.
+# Helpers for the workflow files: the runs sheet, paths, target lists.
 import re
 import sys
 import polars as pl
@@ -22,10 +22,6 @@ if _missing:
     print(f"blkscope: {len(_missing)} run(s) in {config['runs']} have no raw data yet "
           f"(run `snakemake experiments` as root): {', '.join(_missing[:5])}", file=sys.stderr)
 TRACED = [r for r in CAPTURED if RUNS.filter(pl.col("run_id") == r)["traced"].item()]
-
-
-wildcard_constraints:
-    run="|".join(map(re.escape, RUN_IDS)) or "NO_RUNS",
 
 
 def raw(run, name):

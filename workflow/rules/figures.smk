@@ -11,7 +11,7 @@ rule figure_rank_frequency:
     output:
         expand(f"{FIGS}/rank_frequency.{{ext}}", ext=FORMATS),
     params:
-        prefix=f"{FIGS}/rank_frequency",
+        prefix=lambda w, output: os.path.splitext(output[0])[0],
         formats=",".join(FORMATS),
     log:
         "logs/figures/rank_frequency.log",
