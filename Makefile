@@ -5,6 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEBS := $(VENV)/.debs-main
+TESTDEBS := $(VENV)/.debs-test
 CORES ?= 8
 
 .PHONY: all test setup lint lock experiments clean
@@ -21,6 +22,10 @@ $(DEBS): deps/debian-main.txt scripts/ensure-debs.sh | $(STAMP)
 	scripts/ensure-debs.sh deps/debian-main.txt
 	touch $@
 
+$(TESTDEBS): deps/debian-test.txt deps/debian-capture.txt scripts/ensure-debs.sh | $(STAMP)
+	scripts/ensure-debs.sh deps/debian-test.txt deps/debian-capture.txt
+	touch $@
+
 setup: $(STAMP) $(DEBS)
 
 all: setup
@@ -30,7 +35,7 @@ lint: setup
 	$(BIN)/ruff check .
 	source $(BIN)/activate && scripts/lint-workflow.sh
 
-test: lint
+test: lint $(TESTDEBS)
 	source $(BIN)/activate && pytest -q
 
 # Hardware runs (root): produce new data/raw directories. Never part of `all`.
@@ -38,7 +43,7 @@ experiments: setup
 	scripts/ensure-debs.sh deps/debian-capture.txt
 	source $(BIN)/activate && snakemake --cores 1 experiments
 
-# Re-resolve the pins after editing requirements.in (then update envs/blkscope.yaml: `make envs`).
+# Re-resolve the pins after editing requirements.in; regenerates envs/blkscope.yaml to match.
 lock:
 	rm -rf .lockvenv && $(PYTHON) -m venv .lockvenv
 	.lockvenv/bin/pip install -q -r requirements.in
