@@ -17,13 +17,13 @@ import polars as pl
 
 from blkscope.errors import InputError
 from blkscope.readers.trace_text import (
-    EVENT_EXTRAS,
     KNOWN_ACTIONS,
     first_lines,
     iter_line_chunks,
     matches_any,
     ns_from_parts,
     parse_payload,
+    select_events,
 )
 
 CLASSIC_RE = r"^\s*(?P<maj>\d+),(?P<min>\d+)\s+(?P<cpu>\d+)\s+(?P<s>\d+)\.(?P<f>\d+)\s+(?P<pid>\d+)\s+" \
@@ -101,7 +101,7 @@ def _read_file(path: Path, writer, report, st: _State) -> None:
         if nopay.height:
             report.count_unknown("unparsed payload", nopay.height)
             report.warn(f"{path}: line {nopay['lineno'][0]}: payload not understood: {nopay['rest'][0]!r}")
-        writer.write("events", ev.select(*_OUT))
+        writer.write("events", select_events(ev))
         events += ev.height
     if lines_seen == 0:
         raise InputError(path, None, "empty file: expected tracefs blk tracer output")
@@ -111,10 +111,6 @@ def _read_file(path: Path, writer, report, st: _State) -> None:
     if nbad:
         report.count_unknown("unparsed line", nbad)
         report.warn(f"{path}: {nbad} lines not understood (skipped), first at line(s) {', '.join(map(str, bad))}")
-
-
-_OUT = ["dev_major", "dev_minor", "cpu", "seq", "time_ns", "pid", "action", "rwbs", "sector", "nsectors",
-        "error", "process", *EVENT_EXTRAS]  # fmt: skip
 
 
 def _parse_chunk(df: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.Series]:

@@ -24,7 +24,19 @@ EVENT_EXTRAS: dict[str, pl.DataType] = {
     "pc_bytes": pl.Int64,  # SCSI packet-command events carry bytes, not sectors
     "cdb": pl.Utf8,
     "message": pl.Utf8,  # m: message text
+    "cgroup_id": pl.UInt64,  # binary traces with the cgroup bit set
 }
+
+EVENT_COLUMNS = ["dev_major", "dev_minor", "cpu", "seq", "time_ns", "pid", "action", "rwbs", "sector", "nsectors",
+                 "error", "process", *EVENT_EXTRAS]  # fmt: skip
+
+
+def select_events(df: pl.DataFrame) -> pl.DataFrame:
+    """Contract columns then EVENT_EXTRAS (missing extras as typed nulls): every trace reader writes this."""
+    missing = [pl.lit(None, dt).alias(c) for c, dt in EVENT_EXTRAS.items() if c not in df.columns]
+    casts = [pl.col(c).cast(dt) for c, dt in EVENT_EXTRAS.items() if c in df.columns]
+    return df.with_columns(*missing, *casts).select(EVENT_COLUMNS)
+
 
 # Long action names (tracefs `verbose` option) -> the short form blkparse prints.
 LONG_ACTIONS = {

@@ -1,0 +1,79 @@
+"""blktrace action codes and categories (include/uapi/linux/blktrace_api.h), shared by the binary reader
+and the exporter. Vectorised: codes -> letters and categories -> RWBS go through lookup tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+MAGIC = 0x65617400
+V7, V8 = 7, 8
+HDR = {V7: 48, V8: 64}
+
+# categories (bits of action >> 16)
+TC_READ, TC_WRITE, TC_FLUSH, TC_SYNC, TC_QUEUE, TC_REQUEUE, TC_ISSUE, TC_COMPLETE = (1 << i for i in range(8))
+TC_FS, TC_PC, TC_NOTIFY, TC_AHEAD, TC_META, TC_DISCARD, TC_DRV_DATA, TC_FUA = (1 << i for i in range(8, 16))
+TC_SHIFT = 16
+CGROUP_BIT = 1 << 8  # in the action code: an 8-byte cgroup id leads the payload
+
+# action code (low 8 bits) -> the letters blkparse prints
+ACTIONS = {1: "Q", 2: "M", 3: "F", 4: "G", 5: "S", 6: "R", 7: "D", 8: "C", 9: "P", 10: "U", 11: "UT", 12: "I",
+           13: "X", 14: "B", 15: "A", 16: "ABORT", 17: "DRV", 18: "ZP", 19: "ZU"}  # fmt: skip
+CODES = {v: k for k, v in ACTIONS.items()}
+# categories each action carries in the kernel (BLK_TA_* definitions); the exporter sets them
+ACTION_CATEGORY = {"Q": TC_QUEUE, "M": TC_QUEUE, "F": TC_QUEUE, "G": TC_QUEUE, "S": TC_QUEUE,
+                   "R": TC_REQUEUE, "D": TC_ISSUE, "C": TC_COMPLETE, "P": TC_QUEUE, "U": TC_QUEUE,
+                   "UT": TC_QUEUE, "I": TC_QUEUE, "X": 0, "B": 0, "A": TC_QUEUE, "ZP": TC_QUEUE,
+                   "ZU": TC_QUEUE}  # fmt: skip
+
+NOTIFY_PROCESS, NOTIFY_TIMESTAMP, NOTIFY_MESSAGE = 0, 1, 2
+
+_ACTION_TABLE = pl.Series("action", [ACTIONS.get(i, f"?{i}") for i in range(256)])
+
+
+def action_letters(code: np.ndarray) -> pl.Series:
+    """Action codes (low byte) -> blkparse letters."""
+    return _ACTION_TABLE.gather(pl.Series(code.astype(np.uint32)))
+
+
+def _rwbs(key: int) -> str:
+    # blkparse fill_rwbs: F(lush), then D(iscard) | W(rite) | R(ead, bytes > 0) | N(one), then F(UA) A(head) S M
+    f, d, w, r, u, a, s, m = ((key >> i) & 1 for i in range(8))
+    out = "F" if f else ""
+    out += "D" if d else "W" if w else "R" if r else "N"
+    return out + ("F" if u else "") + ("A" if a else "") + ("S" if s else "") + ("M" if m else "")
+
+
+_RWBS_TABLE = pl.Series("rwbs", [_rwbs(k) for k in range(256)])
+
+
+def rwbs(cat: np.ndarray, nbytes: np.ndarray) -> pl.Series:
+    """Category bits (action >> 16) and byte counts -> RWBS strings, as blkparse prints them."""
+    cat = cat.astype(np.uint64)
+    key = ((cat & TC_FLUSH) > 0).astype(np.uint32)
+    key |= ((cat & TC_DISCARD) > 0).astype(np.uint32) << 1
+    key |= ((cat & TC_WRITE) > 0).astype(np.uint32) << 2
+    key |= (nbytes > 0).astype(np.uint32) << 3
+    key |= ((cat & TC_FUA) > 0).astype(np.uint32) << 4
+    key |= ((cat & TC_AHEAD) > 0).astype(np.uint32) << 5
+    key |= ((cat & TC_SYNC) > 0).astype(np.uint32) << 6
+    key |= ((cat & TC_META) > 0).astype(np.uint32) << 7
+    return _RWBS_TABLE.gather(pl.Series(key))
+
+
+def categories_from_rwbs(rwbs_s: pl.Series) -> np.ndarray:
+    """RWBS strings -> category bits (the inverse of `rwbs`, for export)."""
+    s = rwbs_s.fill_null("N")
+    first = s.str.slice(0, 1)
+    flush = first == "F"
+    rest = pl.Series(np.where(flush.to_numpy(), s.str.slice(1).to_numpy(), s.to_numpy()))
+    kind = rest.str.slice(0, 1)
+    tail = rest.str.slice(1)
+    cat = np.zeros(len(s), dtype=np.uint64)
+    cat |= np.where(flush.to_numpy(), TC_FLUSH, 0).astype(np.uint64)
+    cat |= np.where((kind == "D").to_numpy(), TC_DISCARD | TC_WRITE, 0).astype(np.uint64)
+    cat |= np.where((kind == "W").to_numpy(), TC_WRITE, 0).astype(np.uint64)
+    cat |= np.where((kind == "R").to_numpy(), TC_READ, 0).astype(np.uint64)
+    for ch, bit in (("F", TC_FUA), ("A", TC_AHEAD), ("S", TC_SYNC), ("M", TC_META)):
+        cat |= np.where(tail.str.contains(ch, literal=True).to_numpy(), bit, 0).astype(np.uint64)
+    return cat

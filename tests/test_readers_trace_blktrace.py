@@ -1,0 +1,143 @@
+"""Binary blktrace reader against real blkparse on ../shared/samples (skipped when absent)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from blkscope.errors import InputError
+from blkscope.ingest import run_ingest
+from blkscope.readers import blktrace
+from blkscope.readers.trace_bin import walk
+
+SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples" / "blktrace-bin"
+SETS = {"keks": SAMPLES / "influx_keks" / "keks", "sda": SAMPLES / "centos7_notes_sda" / "sda"}
+needs_samples = pytest.mark.skipif(not SAMPLES.is_dir(), reason="../shared/samples absent")
+needs_blkparse = pytest.mark.skipif(shutil.which("blkparse") is None, reason="blkparse not installed")
+LINE = re.compile(r"^\s*\d+,\d+\s+(\d+)\s+(\d+)\s+(\d+)\.(\d+)\s+\d+\s+(\S+)\s+\S+\s*(.*)$")
+
+
+def blkparse_events(prefix: Path, cwd: Path | None = None) -> pl.DataFrame:
+    """cpu, seq, time_ns, action, D-style nsectors of each event line real blkparse prints."""
+    out = subprocess.run(["blkparse", "-i", str(prefix)], capture_output=True, text=True, check=True, cwd=cwd).stdout
+    rows = []
+    for ln in out.splitlines():
+        m = LINE.match(ln)
+        if m:
+            rest = m[6].split()
+            n = int(rest[2]) if len(rest) >= 3 and rest[1] == "+" else None
+            rows.append((int(m[1]), int(m[2]), int(m[3]) * 10**9 + int(m[4]), m[5], n))
+    return pl.DataFrame(rows, schema=["cpu", "seq", "time_ns", "action", "nsectors"], orient="row")
+
+
+def ingest(tmp_path: Path, *inputs: Path):
+    rep = run_ingest("blktrace", list(inputs), tmp_path / "out")
+    return rep, pl.read_parquet(tmp_path / "out" / "events.parquet")
+
+
+@needs_samples
+@needs_blkparse
+@pytest.mark.parametrize("name", SETS)
+def test_counts_sums_times_equal_blkparse(tmp_path, name):
+    ref = blkparse_events(SETS[name])
+    rep, ev = ingest(tmp_path, SETS[name])
+    assert dict(ev.group_by("action").len().iter_rows()) == dict(ref.group_by("action").len().iter_rows())
+    assert ev.filter(pl.col("action") == "D")["nsectors"].sum() == ref.filter(pl.col("action") == "D")["nsectors"].sum()
+    j = ref.join(ev.select(pl.col("cpu").cast(pl.Int64), "seq", pl.col("time_ns").alias("t")), on=["cpu", "seq"])
+    assert j.height == ref.height and (j["time_ns"] == j["t"]).all()
+    assert rep.warnings == [] and rep.unknown == {}
+
+
+@needs_samples
+def test_inputs_dir_prefix_files_agree(tmp_path):
+    _, a = ingest(tmp_path / "a", SETS["keks"])
+    _, b = ingest(tmp_path / "b", SETS["keks"].parent)
+    _, c = ingest(tmp_path / "c", *sorted(SETS["keks"].parent.glob("keks.blktrace.*")))
+    assert a.equals(b) and a.equals(c)
+
+
+@needs_samples
+def test_payloads_names_and_trace_report(tmp_path):
+    rep, ev = ingest(tmp_path, SETS["sda"])
+    a = ev.filter(pl.col("action") == "A")
+    assert a["remap_dev_major"].null_count() == 0 and set(a["remap_dev_major"].unique()) <= {8, 253}
+    assert (ev.filter(pl.col("action") == "U")["unplug_count"] >= 1).all()
+    assert ev.filter(pl.col("action") == "Q")["process"].null_count() == 0  # names from notify records
+    info = rep.trace["files"][str(SETS["sda"]) + ".blktrace.0"]
+    assert info["version"] == 7 and info["byte_order"] == "little"
+    assert rep.trace["sequence_gaps"] == {}
+
+
+def _copy_set(src: Path, dst: Path, cpus: dict[int, int]) -> Path:
+    """Copy CPU files of a real set under new CPU numbers {old: new} (test inputs only, in tmp)."""
+    dst.mkdir(parents=True)
+    for old, new in cpus.items():
+        shutil.copy(f"{src}.blktrace.{old}", dst / f"{src.name}.blktrace.{new}")
+    return dst / src.name
+
+
+@needs_samples
+@needs_blkparse
+def test_cpu_gap_blkparse_stops_blkscope_keeps_and_warns(tmp_path):
+    prefix = _copy_set(SETS["keks"], tmp_path / "gap", {0: 0, 1: 1, 3: 3, 4: 4})  # no CPU 2
+    ref = blkparse_events(prefix)
+    assert set(ref["cpu"].unique()) == {0, 1}  # blkparse stops at the first missing CPU file
+    rep, ev = ingest(tmp_path, prefix)
+    assert set(ev["cpu"].unique()) == {0, 1, 3, 4}
+    assert rep.trace["sets"][str(prefix)]["missing_cpus"] == [2]
+    assert any("gap" in w for w in rep.warnings)
+
+
+@needs_samples
+def test_file_named_for_another_cpu_warns(tmp_path):
+    prefix = _copy_set(SETS["keks"], tmp_path / "swap", {0: 1, 1: 0})  # names swapped
+    rep, ev = ingest(tmp_path, prefix)
+    assert ev.height > 0
+    assert sum("another CPU" in w for w in rep.warnings) == 2
+
+
+@needs_samples
+def test_handmade_truncated_and_bad_magic(tmp_path):
+    data = Path(str(SETS["sda"]) + ".blktrace.0").read_bytes()
+    _, whole = ingest(tmp_path / "w", Path(str(SETS["sda"]) + ".blktrace.0"))
+    cut = tmp_path / "handmade_truncated.blktrace.0"
+    cut.write_bytes(data[:-20])
+    rep, ev = ingest(tmp_path / "t", cut)
+    assert ev.height == whole.height - 1 and any("truncated last record" in w for w in rep.warnings)
+    offs = walk(np.frombuffer(data, np.uint8), 7, "<", True).offsets
+    at, size = int(offs[100]), int(offs[101] - offs[100])
+    assert size == 48  # an event record without payload
+    bad = bytearray(data)
+    bad[at : at + 4] = b"XXXX"  # break the magic of one record in the middle
+    p = tmp_path / "handmade_badmagic.blktrace.0"
+    p.write_bytes(bytes(bad))
+    rep, ev = ingest(tmp_path / "b", p)
+    assert ev.height == whole.height - 1
+    assert rep.trace["resyncs"] == [{"file": str(p), "byte_offset": at, "bytes_skipped": 48}]
+    assert any(f"byte offset {at}" in w for w in rep.warnings)
+
+
+def test_empty_and_not_blktrace(tmp_path):
+    e = tmp_path / "empty.blktrace.0"
+    e.write_bytes(b"")
+    with pytest.raises(InputError, match="empty file"):
+        ingest(tmp_path, e)
+    g = tmp_path / "handmade_garbage.blktrace.0"
+    g.write_bytes(b"hello" * 20)
+    with pytest.raises(InputError, match="byte offset 0: not a blktrace file"):
+        ingest(tmp_path, g)
+    with pytest.raises(InputError, match="no set prefix"):
+        ingest(tmp_path, tmp_path / "nothing")
+    assert not (tmp_path / "out").exists()
+
+
+def test_sniff():
+    assert blktrace.sniff(bytes.fromhex("07746165") + b"\0" * 44)
+    assert blktrace.sniff(bytes.fromhex("65617408") + b"\0" * 60)  # big-endian v8
+    assert not blktrace.sniff(b"  8,0    3        1     0.000000000   697  G   W 223490 + 8 [kjournald]\n")
