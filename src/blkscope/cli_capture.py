@@ -1,1 +1,57 @@
 """Capture verbs (hardware runs), registered on import by cli.build_parser."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import yaml
+
+from blkscope.cli import Handler, verb
+
+
+def _config_capture(path: Path) -> dict:
+    if not path.is_file():
+        return {}
+    return (yaml.safe_load(path.read_text()) or {}).get("capture") or {}
+
+
+@verb("capture", "one hardware run from the runs sheet: loop device, mkfs, mount, tracer, iostat, fio, teardown")
+def _capture(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("--runs", type=Path, default=Path("config/runs.tsv"), help="runs sheet (default config/runs.tsv)")
+    p.add_argument("--run-id", required=True, help="the run_id row to run")
+    p.add_argument("-o", "--outdir", required=True, type=Path, help="destination, normally data/raw/RUN_ID")
+    p.add_argument("--dry-run", action="store_true", help="print the plan and touch nothing")
+    p.add_argument("--workdir", type=Path, help="where backing files live during the run (default: config)")
+    p.add_argument("--config", type=Path, default=Path("config/config.yaml"), help="for capture: allowed_devices")
+    p.add_argument("--fio-dir", type=Path, default=Path("config/fio"), help="fio job files, JOB.fio")
+    p.add_argument("--buffer-size-kb", type=int, default=65536, help="tracefs ring buffer per CPU (default 65536)")
+    p.add_argument("--force", action="store_true", help="replace a non-empty OUTDIR")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.capture.run import capture_run, describe, make_plan
+
+        cfg = _config_capture(a.config)
+        workdir = a.workdir or Path(cfg.get("workdir") or "/var/tmp/blkscope")
+        plan = make_plan(
+            a.runs, a.run_id, a.outdir, fio_dir=a.fio_dir, workdir=workdir, allowed=list(cfg.get("allowed_devices", []))
+        )
+        plan.buffer_size_kb = a.buffer_size_kb
+        if a.dry_run:
+            print(describe(plan))
+            return 0
+        try:
+            meta = capture_run(plan, force=a.force)
+        except (PermissionError, FileExistsError, RuntimeError, TimeoutError) as e:
+            print(f"blkscope capture: error: {e}", file=sys.stderr)
+            return 1
+        t = meta["tracer"]
+        print(
+            f"{a.run_id}: {t.get('events', 0)} trace events, overruns {t.get('overruns_total', 'n/a')}, "
+            f"{meta['iostat']['samples']} iostat samples, fio ios {meta['fio']['ios']} -> {a.outdir}",
+            file=sys.stderr,
+        )
+        return 0
+
+    return run

@@ -1,0 +1,55 @@
+"""Workload: fio with a job file from config/fio/, JSON report to a file.
+
+The job files read BLKSCOPE_DIR, BLKSCOPE_RUNTIME and BLKSCOPE_SEED from the environment (fio expands ${VAR}),
+so one file serves every filesystem, runtime and repeat in the runs sheet."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from blkscope.capture import procs
+from blkscope.capture.sh import sh
+
+
+def env(directory: Path, runtime_s: int, seed: int) -> dict[str, str]:
+    return {"BLKSCOPE_DIR": str(directory), "BLKSCOPE_RUNTIME": str(runtime_s), "BLKSCOPE_SEED": str(seed)}
+
+
+def prepare(jobfile: Path, job_env: dict[str, str]) -> None:
+    """Lay out the job's files before tracing starts, so the trace holds the workload, not its set-up."""
+    sh(["fio", "--create_only=1", "--output=/dev/null", str(jobfile)], env={**os.environ, **job_env})
+
+
+def command(jobfile: Path, out: Path) -> list[str]:
+    return ["fio", "--output-format=json", f"--output={out}", str(jobfile)]
+
+
+def run(jobfile: Path, out: Path, job_env: dict[str, str]) -> dict:
+    """Run fio to completion; on an exception (e.g. SIGINT turned into one) stop it before re-raising."""
+    p = procs.start(command(jobfile, out), None, env={**os.environ, **job_env})
+    try:
+        rc = p.wait()
+    except BaseException:
+        procs.stop(p, grace_s=10)
+        raise
+    if rc != 0:
+        raise RuntimeError(f"fio exit {rc}: {procs.stderr_tail(p)}")
+    return check_json(out)
+
+
+def check_json(path: Path) -> dict:
+    try:
+        doc = json.loads(path.read_text())
+        jobs = doc["jobs"]
+    except (OSError, ValueError, KeyError) as e:
+        raise RuntimeError(f"{path}: fio JSON invalid: {e}") from e
+    failed = [j["jobname"] for j in jobs if j.get("error")]
+    if failed:
+        raise RuntimeError(f"{path}: fio job(s) failed: {', '.join(failed)}")
+    return {
+        "version": doc.get("fio version"),
+        "jobs": [j["jobname"] for j in jobs],
+        "ios": {d: sum(j[d]["total_ios"] for j in jobs) for d in ("read", "write")},
+    }

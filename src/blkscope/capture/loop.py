@@ -1,0 +1,143 @@
+"""Testbed: a file-backed loop device with a fresh filesystem, mounted for one run, always torn down.
+
+Teardown (umount, losetup -d of every loop device backed by our file, remove the file) runs on success, on any
+exception and on SIGINT/SIGTERM (signals.raise_on_signals turns them into exceptions); it finds the loop device
+by its backing file, so a signal that lands while losetup runs still leaves nothing behind."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from blkscope.capture import signals
+from blkscope.capture.safety import check_device
+from blkscope.capture.sh import CommandFailed, sh
+
+
+class TeardownError(RuntimeError):
+    pass
+
+
+@dataclass
+class LoopFs:
+    fstype: str
+    size_mb: int
+    mkfs_cmd: list[str]
+    mount_cmd: list[str]
+    rundir: Path
+    backing_file: Path
+    mountpoint: Path
+    device: str | None = None
+    allowed_because: str | None = None
+    direct_io: str | None = None
+    mount_options_effective: str | None = None
+    mkfs_output: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.device or "")
+
+
+def commands(fstype: str, mkfs_options: str, mount_options: str, device: str, mountpoint: Path):
+    mkfs = [f"mkfs.{fstype}", *shlex.split(mkfs_options or ""), device]
+    mount = ["mount", "-t", fstype, *(["-o", mount_options] if mount_options else []), device, str(mountpoint)]
+    return mkfs, mount
+
+
+def mounted_at(mountpoint: Path) -> str | None:
+    """Mount options of whatever is mounted at mountpoint (from /proc/self/mounts), None when nothing is."""
+    target = os.path.realpath(mountpoint)
+    for line in Path("/proc/self/mounts").read_text().splitlines():
+        parts = line.split()
+        if len(parts) >= 4 and parts[1].encode().decode("unicode_escape") == target:
+            return parts[3]
+    return None
+
+
+def loops_backed_by(backing: Path) -> list[str]:
+    out = sh(["losetup", "--noheadings", "--output", "NAME", "--associated", str(backing)], check=False)
+    return [line.strip() for line in out.splitlines() if line.strip().startswith("/dev/loop")]
+
+
+@contextmanager
+def loop_filesystem(
+    workdir: Path,
+    *,
+    fstype: str,
+    size_mb: int,
+    mkfs_options: str = "",
+    mount_options: str = "",
+    allowed: list[str] | None = None,
+    direct_io: bool = True,
+) -> Iterator[LoopFs]:
+    workdir.mkdir(parents=True, exist_ok=True)
+    rundir = Path(tempfile.mkdtemp(prefix="run-", dir=workdir))
+    backing, mnt = rundir / "backing.img", rundir / "mnt"
+    mkfs_cmd, mount_cmd = commands(fstype, mkfs_options, mount_options, "DEVICE", mnt)
+    fs = LoopFs(fstype, size_mb, mkfs_cmd, mount_cmd, rundir, backing, mnt)
+    try:
+        with open(backing, "wb") as f:
+            f.truncate(size_mb << 20)  # sparse: only what the filesystem writes takes space
+        mnt.mkdir()
+        dio = ["--direct-io=on"] if direct_io else []  # O_DIRECT on the backing file: no second page cache
+        fs.device = sh(["losetup", "--find", "--show", *dio, str(backing)]).strip()
+        fs.allowed_because = check_device(fs.device, ours=backing, allowed=allowed or [])
+        fs.direct_io = _read(Path("/sys/block", fs.name, "loop", "dio"))
+        fs.mkfs_cmd, fs.mount_cmd = commands(fstype, mkfs_options, mount_options, fs.device, mnt)
+        fs.mkfs_output = sh(fs.mkfs_cmd)
+        sh(fs.mount_cmd)
+        fs.mount_options_effective = mounted_at(mnt)
+        yield fs
+    finally:
+        with signals.deferred():
+            errors = teardown(fs)
+        if errors:
+            msg = "teardown incomplete: " + "; ".join(errors)
+            if sys.exc_info()[0] is None:
+                raise TeardownError(msg)
+            print(f"blkscope: {msg}", file=sys.stderr)
+
+
+def teardown(fs: LoopFs) -> list[str]:
+    """Undo everything loop_filesystem did; every step is tried even when an earlier one failed."""
+    errors: list[str] = []
+    if fs.mountpoint.exists() and mounted_at(fs.mountpoint) is not None:
+        for attempt in range(5):
+            try:
+                sh(["umount", str(fs.mountpoint)])
+                break
+            except CommandFailed as e:
+                if attempt == 4:
+                    errors.append(str(e))
+                time.sleep(0.5 * (attempt + 1))  # a process that just exited may still hold the mount briefly
+    if fs.backing_file.exists():
+        devices = set(loops_backed_by(fs.backing_file))
+        if fs.device:
+            devices.add(fs.device)
+        for dev in sorted(devices):
+            try:
+                check_device(dev, ours=fs.backing_file)  # never detach a loop device we did not create
+                sh(["losetup", "--detach", dev])
+            except Exception as e:  # noqa: BLE001 - collect, keep tearing down
+                errors.append(str(e))
+    if errors:
+        errors.append(f"left {fs.rundir} in place for inspection")
+    else:
+        shutil.rmtree(fs.rundir, ignore_errors=True)
+    return errors
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return None

@@ -1,0 +1,322 @@
+"""One run of the runs sheet, end to end: testbed -> mkfs/mount -> iostat + tracer -> fio -> teardown.
+
+Outputs go to a hidden temporary directory beside the destination and are moved to data/raw/<run_id>/ only when
+the run succeeded, so a failed or interrupted run leaves no partial directory. `describe()` is the dry run: it
+prints the plan and touches nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import yaml
+import zstandard
+
+import blkscope
+from blkscope.capture import fio, hwlock, iostat, signals
+from blkscope.capture.loop import commands, loop_filesystem
+from blkscope.capture.sh import version
+from blkscope.capture.tracefs import CLOCK, OPTIONS, TRACEFS, BlkTracer
+from blkscope.runs import load_runs
+
+OUTPUTS = ("trace.txt.zst", "iostat.json", "fio.json", "run.yaml")
+TOOLS = ("losetup", "mount", "umount", "fio", "iostat")
+SETTLE_S = 1.0  # after fio: let the filesystem's own follow-up I/O (journal commit) land in the trace
+ZSTD_LEVEL = 19
+
+
+@dataclass
+class Plan:
+    row: dict
+    jobfile: Path
+    outdir: Path
+    workdir: Path
+    allowed: list[str] = field(default_factory=list)
+    buffer_size_kb: int = 65536
+
+    @property
+    def run_id(self) -> str:
+        return self.row["run_id"]
+
+    @property
+    def traced(self) -> bool:
+        return bool(self.row["traced"])
+
+    @property
+    def outputs(self) -> list[str]:
+        return [o for o in OUTPUTS if self.traced or o != "trace.txt.zst"]
+
+
+def load_row(runs: Path, run_id: str) -> dict:
+    df = load_runs(runs)
+    rows = df.filter(df["run_id"] == run_id).to_dicts()
+    if not rows:
+        raise ValueError(f"{runs}: no run {run_id!r} (known: {', '.join(df['run_id'].to_list()[:5])}, ...)")
+    return rows[0]
+
+
+def make_plan(runs: Path, run_id: str, outdir: Path, *, fio_dir: Path, workdir: Path, allowed: list[str]) -> Plan:
+    row = load_row(runs, run_id)
+    if row["testbed"] != "loop":
+        raise ValueError(f"{run_id}: testbed {row['testbed']!r} is not implemented yet (only 'loop')")
+    if row["workload"] != "fio":
+        raise ValueError(f"{run_id}: workload {row['workload']!r} is not implemented yet (only 'fio')")
+    if row["traced"] and row["tracer"] != "tracefs-blk":
+        raise ValueError(f"{run_id}: tracer {row['tracer']!r} is not implemented yet (only 'tracefs-blk')")
+    jobfile = fio_dir / f"{row['job']}.fio"
+    if not jobfile.is_file():
+        raise ValueError(f"{run_id}: fio job file {jobfile} not found")
+    for key, default in (("device_mb", 1024), ("runtime_s", 20)):
+        if row.get(key) is None:
+            row[key] = default
+    return Plan(row, jobfile, outdir, workdir, allowed)
+
+
+def describe(plan: Plan) -> str:
+    """The dry run: every step a real run would take, in order."""
+    r = plan.row
+    mnt = plan.workdir / "run-XXXX" / "mnt"
+    mkfs, mount = commands(r["filesystem"], r["mkfs_options"] or "", r["mount_options"] or "", "/dev/loopN", mnt)
+    env = fio.env(mnt, r["runtime_s"], r["repeat"])
+    envs = " ".join(f"{k}={v}" for k, v in env.items())
+    lines = [
+        f"run {plan.run_id}: {r['workload']}/{r['job']} on {r['filesystem']} ({r['testbed']}), repeat {r['repeat']}",
+        f"lock {hwlock.LOCK_PATH} (one hardware run at a time)",
+        f"create sparse file {plan.workdir}/run-XXXX/backing.img of {r['device_mb']} MiB",
+        f"losetup --find --show --direct-io=on {plan.workdir}/run-XXXX/backing.img  -> /dev/loopN",
+        "check /dev/loopN is backed by that file (allow-list: " + (", ".join(plan.allowed) or "loop only") + ")",
+        " ".join(mkfs),
+        " ".join(mount),
+        f"{envs} fio --create_only=1 {plan.jobfile}",
+        " ".join(iostat.command("/dev/loopN")) + " > iostat.json &",
+    ]
+    if plan.traced:
+        lines += [
+            f"tracefs {TRACEFS}: buffer_size_kb={plan.buffer_size_kb} trace_clock={CLOCK}; "
+            f"/sys/block/loopN/trace/enable=1; current_tracer=blk; trace_options={','.join(OPTIONS)}",
+            f"read {TRACEFS}/trace_pipe > trace.txt (in a thread)",
+        ]
+    lines.append(f"{envs} " + " ".join(fio.command(plan.jobfile, Path("fio.json"))))
+    if plan.traced:
+        lines.append(f"wait {SETTLE_S} s; trace/enable=0; drain trace_pipe; read per_cpu stats; current_tracer=nop")
+    lines += [
+        "iostat: SIGINT, check JSON",
+        "teardown (always, also on error and SIGINT/SIGTERM): umount; losetup --detach /dev/loopN; remove backing file",
+        ("zstd -19 trace.txt -> trace.txt.zst; " if plan.traced else "") + "write run.yaml",
+        f"move {', '.join(plan.outputs)} into {plan.outdir}/",
+    ]
+    return "\n".join(f"{i:2d}. {line}" for i, line in enumerate(lines, 1))
+
+
+def preflight(plan: Plan, force: bool) -> None:
+    """Everything that can be checked before touching the host."""
+    if os.geteuid() != 0:
+        raise PermissionError("blkscope capture needs root (loop devices, mkfs, mount, tracefs); try --dry-run")
+    missing = [t for t in (*TOOLS, f"mkfs.{plan.row['filesystem']}") if shutil.which(t) is None]
+    if missing:
+        raise RuntimeError(f"missing tool(s): {', '.join(missing)} (see deps/debian-capture.txt)")
+    fs = plan.row["filesystem"]
+    if fs not in Path("/proc/filesystems").read_text().split():
+        raise RuntimeError(f"filesystem {fs} is not available in this kernel (use the guest testbed)")
+    if plan.outdir.exists() and any(plan.outdir.iterdir()) and not force:
+        raise FileExistsError(f"{plan.outdir} exists and is not empty (pass --force to replace it)")
+
+
+def capture_run(plan: Plan, *, force: bool = False) -> dict:
+    preflight(plan, force)
+    plan.outdir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{plan.run_id}.partial-", dir=plan.outdir.parent))
+    try:
+        with signals.raise_on_signals():
+            meta = _capture(plan, tmp)
+            _publish(tmp, plan.outdir)
+        return meta
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _capture(plan: Plan, tmp: Path) -> dict:
+    r = plan.row
+    meta: dict = {"run_id": plan.run_id, "run": dict(r), "start_utc": _utc()}
+    meta.update(_host(), tools=_tools(r["filesystem"]))
+    job_env = None
+    with hwlock.hardware_lock():
+        meta["lock"] = {"path": str(hwlock.LOCK_PATH), "acquired_utc": _utc()}
+        with loop_filesystem(
+            plan.workdir,
+            fstype=r["filesystem"],
+            size_mb=r["device_mb"],
+            mkfs_options=r["mkfs_options"] or "",
+            mount_options=r["mount_options"] or "",
+            allowed=plan.allowed,
+        ) as fs:
+            job_env = fio.env(fs.mountpoint, r["runtime_s"], r["repeat"])
+            fio.prepare(plan.jobfile, job_env)
+            subprocess.run(["sync", "-f", str(fs.mountpoint)], check=True)
+            with iostat.Iostat(fs.device, tmp / "iostat.json") as io:
+                tracer = BlkTracer(fs.name, tmp / "trace.txt", plan.buffer_size_kb) if plan.traced else None
+                if tracer:
+                    tracer.start()
+                try:
+                    meta["clock"] = _clock_pair()
+                    meta["workload_start_utc"] = meta["clock"]["utc"]
+                    meta["fio"] = fio.run(plan.jobfile, tmp / "fio.json", job_env)
+                    meta["workload_end_utc"] = _utc()
+                    time.sleep(SETTLE_S)
+                finally:
+                    if tracer:
+                        with signals.deferred():
+                            tracer.stop() if sys.exc_info()[0] is None else _quiet(tracer.stop)
+            meta["iostat"] = io.info
+            st = fs.backing_file.stat()
+            meta["testbed"] = {
+                "kind": "loop",
+                "device": fs.device,
+                "allowed_because": fs.allowed_because,
+                "backing_file_bytes": st.st_size,
+                "backing_file_allocated_bytes": st.st_blocks * 512,
+                "backing_fs": _findmnt(plan.workdir),
+                "direct_io": fs.direct_io,
+                "workdir": str(plan.workdir),
+            }
+            meta["filesystem"] = {
+                "type": r["filesystem"],
+                "mkfs_command": " ".join(fs.mkfs_cmd),
+                "mkfs_options": r["mkfs_options"] or "",
+                "mount_command": " ".join(fs.mount_cmd),
+                "mount_options": r["mount_options"] or "",
+                "mount_options_effective": fs.mount_options_effective,
+            }
+    meta["teardown"] = "complete"
+    meta["workload"] = {
+        "tool": "fio",
+        "job": r["job"],
+        "job_file": str(plan.jobfile),
+        "job_sha256": hashlib.sha256(plan.jobfile.read_bytes()).hexdigest(),
+        "job_text": plan.jobfile.read_text(),
+        "env": {k: v for k, v in (job_env or {}).items() if k != "BLKSCOPE_DIR"},
+        "prepared_with": "fio --create_only=1 (before tracing)",
+    }
+    if plan.traced:
+        meta["tracer"] = tracer.info
+        meta["tracer"]["events"], meta["tracer"]["events_per_device"] = _compress(tmp / "trace.txt")
+    else:
+        meta["tracer"] = {"name": "none"}
+    meta["end_utc"] = _utc()
+    meta["files"] = {n: _file_info(tmp / n) for n in plan.outputs if n != "run.yaml"}
+    text = "# Written by `blkscope capture`: what ran, where, with which versions and options.\n"
+    text += yaml.dump(meta, Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=120)
+    (tmp / "run.yaml").write_text(text)
+    return meta
+
+
+class _Dumper(yaml.SafeDumper):
+    """Multi-line strings (the fio job text) as readable literal blocks."""
+
+
+_Dumper.add_representer(
+    str, lambda d, s: d.represent_scalar("tag:yaml.org,2002:str", s, style="|" if "\n" in s else None)
+)
+
+
+def _compress(raw: Path) -> tuple[int, dict[str, int]]:
+    """trace.txt -> trace.txt.zst (raw removed); returns the line count and lines per device (major,minor)."""
+    lines, per_dev = 0, {}
+    cctx = zstandard.ZstdCompressor(level=ZSTD_LEVEL, write_checksum=True)
+    with open(raw, "rb") as src, open(raw.with_suffix(".txt.zst"), "wb") as dst, cctx.stream_writer(dst) as w:
+        for line in src:
+            w.write(line)
+            lines += 1
+            dev = line.split(maxsplit=1)[0].decode(errors="replace") if line.strip() else ""
+            per_dev[dev] = per_dev.get(dev, 0) + 1
+    raw.unlink()
+    return lines, per_dev
+
+
+def _publish(tmp: Path, outdir: Path) -> None:
+    """Replace outdir with tmp in one rename (an empty outdir, e.g. made by Snakemake, is simply replaced)."""
+    old = None
+    if outdir.exists():
+        old = outdir.with_name(f".{outdir.name}.old-{os.getpid()}")
+        outdir.rename(old)
+    tmp.rename(outdir)
+    if old is not None:
+        shutil.rmtree(old)
+
+
+def _utc() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def _clock_pair() -> dict:
+    """CLOCK_MONOTONIC (the trace's clock) next to UTC, to place trace times on the iostat time line."""
+    mono = time.clock_gettime(time.CLOCK_MONOTONIC)
+    return {"trace_clock": CLOCK, "monotonic_s": round(mono, 6), "utc": _utc()}
+
+
+def _host() -> dict:
+    mem_kb = next(
+        int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal")
+    )
+    return {
+        "kernel": platform.release(),
+        "host": {
+            "hostname": socket.gethostname(),
+            "machine": platform.machine(),
+            "cpus": os.cpu_count(),
+            "mem_mb": mem_kb // 1024,
+        },
+    }
+
+
+def _tools(fstype: str) -> dict:
+    mkfs = {"ext4": ["mkfs.ext4", "-V"], "xfs": ["mkfs.xfs", "-V"], "btrfs": ["mkfs.btrfs", "--version"]}
+    return {
+        "blkscope": blkscope.__version__,
+        "blkscope_git": _git_describe(),
+        "python": platform.python_version(),
+        "fio": version(["fio", "--version"]),
+        "iostat": version(["iostat", "-V"]),
+        f"mkfs.{fstype}": version(mkfs.get(fstype, [f"mkfs.{fstype}", "-V"])),
+        "losetup": version(["losetup", "--version"]),
+    }
+
+
+def _git_describe() -> str | None:
+    try:
+        p = subprocess.run(
+            ["git", "describe", "--always", "--dirty", "--abbrev=12"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            cwd=Path(__file__).parent,
+        )
+    except OSError:
+        return None
+    return p.stdout.strip() or None
+
+
+def _findmnt(path: Path) -> str | None:
+    p = subprocess.run(["findmnt", "-n", "-o", "FSTYPE", "-T", str(path)], capture_output=True, text=True)
+    return p.stdout.strip() or None
+
+
+def _file_info(path: Path) -> dict:
+    return {"bytes": path.stat().st_size, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+
+
+def _quiet(fn) -> None:
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - an earlier error is already on its way up
+        print(f"blkscope: {e}", file=sys.stderr)

@@ -1,0 +1,218 @@
+"""Tracer: the tracefs `blk` tracer (blktrace's ring-buffer twin; blktrace itself needs debugfs, which kernel
+lockdown blocks on this host). Events of one device are read from trace_pipe, in blkparse-like text
+(`blk_classic`), into a plain file; run.py compresses it afterwards so the workload does not compete with zstd.
+
+The tracer is global to the host: start() refuses when current_tracer is not `nop` (someone else is tracing)
+and callers hold hwlock.hardware_lock(). stop() always returns the host to `nop`, the device's trace disabled,
+and the previous buffer size and trace clock."""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+from blkscope.capture.sh import sh
+
+TRACEFS = Path("/sys/kernel/tracing")
+OPTIONS = ["blk_classic"]
+CLOCK = "mono"  # CLOCK_MONOTONIC: run.yaml records its value against UTC, so trace and iostat times align
+
+
+class TracerBusy(RuntimeError):
+    pass
+
+
+def ensure_mounted(root: Path = TRACEFS) -> bool:
+    """Mount tracefs at root when it is not; True if we mounted it."""
+    if (root / "current_tracer").exists():
+        return False
+    sh(["mount", "-t", "tracefs", "nodev", str(root)])
+    return True
+
+
+STAT_KEYS = ("entries", "overrun", "commit_overrun", "dropped_events", "read_events")
+
+
+def read_cpu_stats(root: Path = TRACEFS) -> dict[int, dict[str, int]]:
+    """per_cpu/cpuN/stats counters: entries (left unread), overrun, commit_overrun, dropped_events, read_events."""
+    stats: dict[int, dict[str, int]] = {}
+    for d in sorted((root / "per_cpu").glob("cpu[0-9]*"), key=lambda p: int(p.name[3:])):
+        row: dict[str, int] = {}
+        for line in (d / "stats").read_text().splitlines():
+            key, _, value = line.partition(":")
+            key = key.strip().replace(" ", "_")
+            if key in STAT_KEYS:
+                row[key] = int(value.strip())
+        stats[int(d.name[3:])] = row
+    return stats
+
+
+class BlkTracer:
+    def __init__(self, device_name: str, raw_out: Path, buffer_size_kb: int = 65536, root: Path = TRACEFS) -> None:
+        self.dev = device_name
+        self.raw_out = raw_out
+        self.buffer_size_kb = buffer_size_kb
+        self.root = root
+        self.enable = Path("/sys/block", device_name, "trace", "enable")
+        self.info: dict = {"name": "tracefs-blk", "tracer": "blk", "options": OPTIONS, "clock": CLOCK}
+        self._saved: dict[str, str] = {}
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._bytes = 0
+        self._error: BaseException | None = None
+        self._enabled = False
+        self.started = False
+
+    def _w(self, name: str, value: str) -> None:
+        print(f"+ echo {value or '(empty)'} > {self.root / name}", file=sys.stderr, flush=True)
+        (self.root / name).write_text(value + "\n")
+
+    def _r(self, name: str) -> str:
+        return (self.root / name).read_text().strip()
+
+    def start(self) -> None:
+        try:
+            self._start()
+        except BaseException:
+            try:
+                self.stop()
+            except Exception as e:  # noqa: BLE001 - the original error matters more
+                print(f"blkscope: {e}", file=sys.stderr)
+            raise
+
+    def _start(self) -> None:
+        self.info["mounted_tracefs"] = ensure_mounted(self.root)
+        current = self._r("current_tracer")
+        if current != "nop":
+            raise TracerBusy(f"{self.root}/current_tracer is {current!r}, not 'nop': another trace is running")
+        if "blk" not in self._r("available_tracers").split():
+            raise TracerBusy(f"{self.root}/available_tracers lacks 'blk' (kernel without CONFIG_BLK_DEV_IO_TRACE)")
+        enables = Path("/sys/block").glob("*/trace/enable")
+        others = [p.parent.parent.name for p in enables if p.read_text().strip() == "1"]
+        self.info["other_devices_enabled"] = sorted(set(others) - {self.dev})
+        if self.info["other_devices_enabled"]:
+            print(f"blkscope: warning: blk trace also enabled on {others}", file=sys.stderr)
+        self._saved = {"buffer_size_kb": self._r("buffer_size_kb"), "trace_clock": _selected(self._r("trace_clock"))}
+        self.started = True  # from here on stop() has something to undo
+        self._w("buffer_size_kb", str(self.buffer_size_kb))
+        self._w("trace_clock", CLOCK)
+        self._w("trace", "")  # empty the ring buffer and its overrun counters
+        self.info["buffer_size_kb"] = int(self._r("buffer_size_kb"))
+        print(f"+ echo 1 > {self.enable}", file=sys.stderr)
+        self.enable.write_text("1\n")
+        self._enabled = True
+        self.info["act_mask"] = Path(self.enable.parent, "act_mask").read_text().strip()
+        self._w("current_tracer", "blk")
+        for opt in OPTIONS:
+            self._w("trace_options", opt)
+        self._w("tracing_on", "1")
+        self.info["overruns_at_start"] = sum(c.get("overrun", 0) for c in read_cpu_stats(self.root).values())
+        fd = os.open(self.root / "trace_pipe", os.O_RDONLY | os.O_NONBLOCK)
+        self._thread = threading.Thread(target=self._pump, args=(fd,), name="trace_pipe", daemon=True)
+        self._thread.start()
+
+    def _pump(self, fd: int) -> None:
+        # Non-blocking reads: trace_pipe's poll() waits for buffer_percent of a page set, so poll is no use here.
+        try:
+            with open(self.raw_out, "wb") as out:
+                while True:
+                    try:
+                        chunk = os.read(fd, 1 << 20)
+                    except BlockingIOError:
+                        chunk = b""
+                    except OSError as e:
+                        if e.errno != errno.EINTR:
+                            raise
+                        chunk = b""
+                    if chunk:
+                        out.write(chunk)
+                        self._bytes += len(chunk)
+                    elif self._stop.is_set():
+                        break  # stop was asked and the buffer is drained
+                    else:
+                        time.sleep(0.05)
+        except BaseException as e:  # noqa: BLE001 - reported by stop()
+            self._error = e
+        finally:
+            os.close(fd)
+
+    def stop(self) -> dict:
+        """Disable, drain, record overruns, restore. Every step is tried; the first error is raised at the end."""
+        errors: list[str] = []
+
+        def step(what: str, fn) -> None:
+            try:
+                fn()
+            except Exception as e:  # noqa: BLE001 - keep restoring the host
+                errors.append(f"{what}: {e}")
+
+        if not self.started:
+            return self.info
+        if self._enabled:
+            step("disable device trace", lambda: self.enable.write_text("0\n"))
+            self._enabled = False
+        time.sleep(0.2)  # events already emitted reach the ring buffer
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=60)
+            if self._thread.is_alive():
+                errors.append("trace_pipe reader did not finish")
+        if self._error is not None:
+            errors.append(f"trace_pipe reader: {self._error}")
+        try:
+            stats = read_cpu_stats(self.root)
+            self.info["per_cpu"] = stats
+            self.info["overruns_per_cpu"] = {c: s.get("overrun", 0) for c, s in stats.items()}
+            self.info["overruns_total"] = sum(self.info["overruns_per_cpu"].values())
+            lost = {c: s.get("dropped_events", 0) + s.get("commit_overrun", 0) for c, s in stats.items()}
+            self.info["dropped_total"] = sum(lost.values())
+            self.info["read_events_total"] = sum(s.get("read_events", 0) for s in stats.values())
+            self.info["entries_left"] = sum(s.get("entries", 0) for s in stats.values())
+        except OSError as e:
+            errors.append(f"read per_cpu stats: {e}")
+        self.info["bytes_read"] = self._bytes
+        for _ in range(10):  # EBUSY while a trace_pipe reader is still open (ours closes in _pump)
+            try:
+                self._w("current_tracer", "nop")
+                break
+            except OSError as e:
+                if e.errno != errno.EBUSY:
+                    errors.append(f"current_tracer=nop: {e}")
+                    break
+                time.sleep(0.3)
+        else:
+            errors.append("current_tracer=nop: busy (another trace_pipe reader is open)")
+        for name, value in self._saved.items():
+            step(f"restore {name}", lambda n=name, v=value: self._w(n, v))
+        self.started = False
+        if errors:
+            raise RuntimeError("tracer stop: " + "; ".join(errors))
+        return self.info
+
+    def __enter__(self) -> BlkTracer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        from blkscope.capture import signals
+
+        with signals.deferred():
+            if exc[0] is None:
+                self.stop()
+            else:
+                try:
+                    self.stop()
+                except Exception as e:  # noqa: BLE001 - the original error matters more
+                    print(f"blkscope: {e}", file=sys.stderr)
+
+
+def _selected(choices: str) -> str:
+    """'[local] global mono' -> 'local'."""
+    for word in choices.split():
+        if word.startswith("["):
+            return word.strip("[]")
+    return choices.split()[0]
