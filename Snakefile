@@ -21,6 +21,7 @@ include: "workflow/rules/ingest.smk"
 include: "workflow/rules/analysis.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/paper.smk"
+include: "workflow/rules/notebooks.smk"
 include: "workflow/rules/experiments.smk"
 
 
@@ -30,3 +31,4 @@ rule all:
         "paper/main.pdf",
         analysis_outputs(),
         figure_outputs(),
+        "notebooks/executed/access_patterns.ipynb",

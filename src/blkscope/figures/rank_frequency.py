@@ -15,13 +15,14 @@ def chart(rank: pl.DataFrame) -> alt.FacetChart:
     df = rank.select("run_id", "filesystem", "job", "repeat", "op", "rank", "count").to_pandas()
     jobs = sorted(rank["job"].unique().to_list())
     fss = [f for f in ["ext4", "xfs", "btrfs", "f2fs"] if f in set(rank["filesystem"])]
-    panel_w = (TEXT_WIDTH_PT - 90) / max(len(jobs), 1)
+    # room for the row headers and the y axis of each panel row (about 80 pt)
+    panel_w = (TEXT_WIDTH_PT - 80) / max(len(jobs), 1) - 12
     base = alt.Chart(df, width=panel_w, height=70).mark_line(clip=True)
     return (
         base.encode(
             x=alt.X("rank:Q", scale=alt.Scale(type="log"), title="rank of page (4 KiB)"),
             y=alt.Y("count:Q", scale=alt.Scale(type="log"), title="accesses"),
-            color=alt.Color("filesystem:N", scale=filesystem_scale(fss), title="filesystem"),
+            color=alt.Color("filesystem:N", scale=filesystem_scale(fss), title=None, legend=alt.Legend(orient="top")),
             detail="run_id:N",
         )
         .facet(
