@@ -73,14 +73,16 @@ class _State:
         self.before_origin = 0
 
 
-def _read_file(path: Path, writer, report, st: _State) -> None:
+def _read_file(path: Path, writer, report, st: _State, parse_chunk=None, what: str = "tracefs blk") -> None:
+    """Shared by the blkparse text reader, which passes its own `parse_chunk` (same return contract)."""
+    parse_chunk = parse_chunk or _parse_chunk
     events = lines_seen = 0
     bad: list[int] = []
     nbad = 0
     for lineno, lines in iter_line_chunks(path):
         lines_seen += lines.len()
         df = pl.DataFrame({"line": lines}).with_row_index("lineno", offset=lineno)
-        ev, lost, unparsed = _parse_chunk(df)
+        ev, lost, unparsed = parse_chunk(df)
         for cpu, n in lost.iter_rows():
             st.lost[cpu] = st.lost.get(cpu, 0) + n
         if unparsed.len():
@@ -104,10 +106,11 @@ def _read_file(path: Path, writer, report, st: _State) -> None:
         writer.write("events", select_events(ev))
         events += ev.height
     if lines_seen == 0:
-        raise InputError(path, None, "empty file: expected tracefs blk tracer output")
+        raise InputError(path, None, f"empty file: expected {what} output")
     if events == 0:
         where = f"line {bad[0]}" if bad else None
-        raise InputError(path, where, f"no tracefs blk events (expected e.g. {EXAMPLES})")
+        hint = f" (expected e.g. {EXAMPLES})" if what == "tracefs blk" else ""
+        raise InputError(path, where, f"no {what} events{hint}")
     if nbad:
         report.count_unknown("unparsed line", nbad)
         report.warn(f"{path}: {nbad} lines not understood (skipped), first at line(s) {', '.join(map(str, bad))}")
