@@ -12,7 +12,7 @@ from blkscope.cli import Handler, verb
 
 
 def _config_capture(path: Path) -> dict:
-    if not path.is_file():
+    if str(path) == "none" or not path.is_file():
         return {}
     return (yaml.safe_load(path.read_text()) or {}).get("capture") or {}
 
@@ -24,7 +24,13 @@ def _capture(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("-o", "--outdir", required=True, type=Path, help="destination, normally data/raw/RUN_ID")
     p.add_argument("--dry-run", action="store_true", help="print the plan and touch nothing")
     p.add_argument("--workdir", type=Path, help="where backing files live during the run (default: config)")
-    p.add_argument("--config", type=Path, default=Path("config/config.yaml"), help="for capture: allowed_devices")
+    p.add_argument(
+        "--config",
+        type=Path,
+        default=Path("config/config.yaml"),
+        help="read capture: workdir, allowed_devices ('none')",
+    )
+    p.add_argument("--allow-device", action="append", default=[], metavar="DEV", help="also allow DEV (repeatable)")
     p.add_argument("--fio-dir", type=Path, default=Path("config/fio"), help="fio job files, JOB.fio")
     p.add_argument("--buffer-size-kb", type=int, default=65536, help="tracefs ring buffer per CPU (default 65536)")
     p.add_argument("--force", action="store_true", help="replace a non-empty OUTDIR")
@@ -35,7 +41,12 @@ def _capture(p: argparse.ArgumentParser) -> Handler:
         cfg = _config_capture(a.config)
         workdir = a.workdir or Path(cfg.get("workdir") or "/var/tmp/blkscope")
         plan = make_plan(
-            a.runs, a.run_id, a.outdir, fio_dir=a.fio_dir, workdir=workdir, allowed=list(cfg.get("allowed_devices", []))
+            a.runs,
+            a.run_id,
+            a.outdir,
+            fio_dir=a.fio_dir,
+            workdir=workdir,
+            allowed=[*cfg.get("allowed_devices", []), *a.allow_device],
         )
         plan.buffer_size_kb = a.buffer_size_kb
         if a.dry_run:

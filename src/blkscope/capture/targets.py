@@ -1,0 +1,35 @@
+"""What the experiments rules may produce (used by workflow/rules/experiments.smk).
+
+A capture rule matches only runs that have no data/raw/<run>/run.yaml yet, or that the config names for
+recapture: committed raw data is then a plain source file to the rest of the workflow, so `snakemake all` can
+never start a hardware run, whatever the mtimes of a fresh clone or the .snakemake metadata say."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+import polars as pl
+
+NOTHING = "(?!x)x"  # a wildcard pattern that matches no run id
+
+
+def to_capture(runs: pl.DataFrame, raw_dir: str | Path, *, traced: bool, recapture: Iterable[str] = ()) -> list[str]:
+    again = set(recapture)
+    rows = runs.filter(pl.col("traced") == traced)["run_id"].to_list()
+    return [r for r in rows if r in again or not Path(raw_dir, r, "run.yaml").exists()]
+
+
+def pattern(run_ids: Iterable[str]) -> str:
+    """Wildcard constraint matching exactly these run ids."""
+    return "|".join(map(re.escape, run_ids)) or NOTHING
+
+
+def fio_job(runs: pl.DataFrame, run_id: str, fio_dir: str = "config/fio") -> str:
+    return f"{fio_dir}/{runs.filter(pl.col('run_id') == run_id)['job'].item()}.fio"
+
+
+def allow_options(devices: Iterable[str]) -> str:
+    """Config `capture: allowed_devices` as `blkscope capture` options (empty: loop devices only)."""
+    return " ".join(f"--allow-device {d}" for d in devices)

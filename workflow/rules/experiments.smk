@@ -1,0 +1,72 @@
+# Hardware runs (root): `snakemake --cores 1 experiments` captures, through `blkscope capture`, every run of the
+# runs sheet that has no raw data yet, into data/raw/<run>/. Never part of `all`.
+#
+# Why `all` can never start a capture: the capture rules only match runs without data/raw/<run>/run.yaml (or
+# runs named in config `capture: recapture: [...]`), so committed raw files are plain source files to every other
+# rule, whatever their mtimes in a fresh clone or the .snakemake metadata; and `all` only analyses CAPTURED runs
+# (common.smk). To capture a run again: delete data/raw/<run>/ or name it in `capture: recapture`.
+# Captures are serialised by the `testbed` resource (profiles/default sets testbed: 1) and, inside blkscope, by
+# flock on /tmp/blkscope-hw.lock: the tracefs blk tracer is global to the host.
+from blkscope.capture import targets as capture_targets
+
+_RECAPTURE = config["capture"].get("recapture", [])
+CAPTURE_TRACED = capture_targets.to_capture(RUNS, RAW, traced=True, recapture=_RECAPTURE)
+CAPTURE_UNTRACED = capture_targets.to_capture(RUNS, RAW, traced=False, recapture=_RECAPTURE)
+# The Snakemake config is the only source of capture settings here, hence --config none.
+CAPTURE_CMD = (
+    "blkscope capture --runs {input.runs} --run-id {wildcards.run} --config none {params.allow}"
+    " --workdir {params.workdir} -o $(dirname {output.meta}) > {log} 2>&1"
+)
+
+
+rule experiments:
+    input:
+        expand(f"{RAW}/{{run}}/run.yaml", run=RUN_IDS),
+
+
+rule capture_run:
+    input:
+        runs=config["runs"],
+        job=lambda w: capture_targets.fio_job(RUNS, w.run),
+    output:
+        trace=f"{RAW}/{{run}}/trace.txt.zst",
+        iostat=f"{RAW}/{{run}}/iostat.json",
+        fio=f"{RAW}/{{run}}/fio.json",
+        meta=f"{RAW}/{{run}}/run.yaml",
+    params:
+        allow=capture_targets.allow_options(config["capture"]["allowed_devices"]),
+        workdir=config["capture"]["workdir"],
+    wildcard_constraints:
+        run=capture_targets.pattern(CAPTURE_TRACED),
+    resources:
+        testbed=1,
+    log:
+        "logs/experiments/{run}.log",
+    benchmark:
+        "benchmarks/experiments/{run}.tsv"
+    shell:
+        CAPTURE_CMD
+
+
+# Untraced runs (tracer overhead): the same capture without the trace file.
+rule capture_run_untraced:
+    input:
+        runs=config["runs"],
+        job=lambda w: capture_targets.fio_job(RUNS, w.run),
+    output:
+        iostat=f"{RAW}/{{run}}/iostat.json",
+        fio=f"{RAW}/{{run}}/fio.json",
+        meta=f"{RAW}/{{run}}/run.yaml",
+    params:
+        allow=capture_targets.allow_options(config["capture"]["allowed_devices"]),
+        workdir=config["capture"]["workdir"],
+    wildcard_constraints:
+        run=capture_targets.pattern(CAPTURE_UNTRACED),
+    resources:
+        testbed=1,
+    log:
+        "logs/experiments/{run}.log",
+    benchmark:
+        "benchmarks/experiments/{run}.tsv"
+    shell:
+        CAPTURE_CMD
