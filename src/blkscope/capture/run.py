@@ -122,14 +122,14 @@ def preflight(plan: Plan, force: bool) -> None:
     """Everything that can be checked before touching the host."""
     if os.geteuid() != 0:
         raise PermissionError("blkscope capture needs root (loop devices, mkfs, mount, tracefs); try --dry-run")
+    if plan.outdir.exists() and any(plan.outdir.iterdir()) and not force:
+        raise FileExistsError(f"{plan.outdir} exists and is not empty (pass --force to replace it)")
     missing = [t for t in (*TOOLS, f"mkfs.{plan.row['filesystem']}") if shutil.which(t) is None]
     if missing:
         raise RuntimeError(f"missing tool(s): {', '.join(missing)} (see deps/debian-capture.txt)")
     fs = plan.row["filesystem"]
     if fs not in Path("/proc/filesystems").read_text().split():
         raise RuntimeError(f"filesystem {fs} is not available in this kernel (use the guest testbed)")
-    if plan.outdir.exists() and any(plan.outdir.iterdir()) and not force:
-        raise FileExistsError(f"{plan.outdir} exists and is not empty (pass --force to replace it)")
 
 
 def capture_run(plan: Plan, *, force: bool = False) -> dict:
