@@ -79,8 +79,8 @@ def test_sigterm_truncated_json_keeps_complete_reports(tmp_path: Path) -> None:
     assert any("SIGTERM" in w for w in rep["warnings"])
 
 
-def test_old_sysstat_keys_and_sector_units(tmp_path: Path) -> None:
-    path = FIX / "handmade_sysstat115_json_keys.json"
+def test_sysstat_1156_old_keys_and_sector_units(tmp_path: Path) -> None:
+    path = FIX / "s1156_x_t_json_1_2_vda.json"  # real output of iostat 11.5.6 built here
     disk, _, _ = ingest(path, tmp_path)
     for i, s in enumerate(stats_of(path)):
         d = s["disk"][0]
@@ -89,7 +89,19 @@ def test_old_sysstat_keys_and_sector_units(tmp_path: Path) -> None:
         assert row["areq_sz_kb"] == pytest.approx(d["avgrq-sz"] / 2)  # sectors -> kB
         assert (row["aqu_sz"], row["await_ms"], row["svctm_ms"]) == (d["avgqu-sz"], d["await"], d["svctm"])
         assert row["rrqm_pct"] is None
-    assert disk["timestamp"].to_list() == [datetime(2017, 3, 1, 9, 15, 2), datetime(2017, 3, 1, 9, 15, 3)]
+        assert row["timestamp"] == datetime.strptime(s["timestamp"], "%m/%d/%y %H:%M:%S")
+    assert disk["since_boot"].to_list() == [True, False]  # run without -y
+
+
+def test_sysstat_1156_basic_json(tmp_path: Path) -> None:
+    path = FIX / "s1156_d_t_json_1_2_vda.json"
+    disk, _, _ = ingest(path, tmp_path)
+    for i, s in enumerate(stats_of(path)):
+        d = s["disk"][0]
+        row = disk.filter(pl.col("sample") == i).row(0, named=True)
+        assert (row["tps"], row["rkb_s"], row["wkb_s"], row["kb_read"]) == (
+            d["tps"], d["kB_read_per_sec"], d["kB_wrtn_per_sec"], d["kB_read"])
+    assert disk["since_boot"].to_list() == [True, False]
 
 
 @pytest.mark.skipif(not SAMPLES.exists(), reason="../shared/samples absent")

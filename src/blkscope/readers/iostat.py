@@ -11,9 +11,9 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from blkscope.errors import InputError
 from blkscope.readers.iostat_json import read_json
 from blkscope.readers.iostat_sink import IostatSink
+from blkscope.readers.iostat_text import read_text_report
 from blkscope.readers.textio import open_binary
 
 if TYPE_CHECKING:
@@ -45,5 +45,6 @@ def read(inputs: list[Path], writer: TableWriter, report: Report) -> None:
             report.versions.setdefault("iostat_format", "json")
             read_json(path, sink)
         else:
-            raise InputError(path, "line 1", "iostat text layouts are not read yet; use -o JSON")
+            report.versions.setdefault("iostat_format", "text")
+            read_text_report(path, sink)
     sink.close()

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from blkscope.ingest import Report, TableWriter
 
 CHUNK_ROWS = 50_000
+TOTALS = (("kb_read", "rkb_s"), ("kb_wrtn", "wkb_s"))
 # Every chunk carries the same columns (Parquet chunks must agree): the contract, then every
 # extra column any layout can fill, as floats.
 _EXTRA = sorted({c for m in (FIELDS, JSON_12, JSON_OLD) for c, _ in m.values()} - set(IOSTAT))
@@ -38,6 +39,10 @@ class Sample:
 
     def count_rates(self) -> list[float]:
         return [d[c] for d in self.disks for c in COUNT_RATES if d.get(c) is not None]
+
+    def covered_seconds(self) -> list[float]:
+        """Basic layouts print totals beside rates: total / rate is the time the report covers."""
+        return [d[t] / d[r] for d in self.disks for t, r in TOTALS if d.get(t) and d.get(r)]
 
 
 class IostatSink:
@@ -87,9 +92,11 @@ class IostatSink:
         gap = None
         if second is not None and first.timestamp and second.timestamp:
             gap = (second.timestamp - first.timestamp).total_seconds()
-        verdict = first_report_since_boot(
-            first.count_rates(), second.count_rates() if second is not None else None, gap
-        )
+        verdict = covered_verdict(first, second) if second is not None else None
+        if verdict is None:
+            verdict = first_report_since_boot(
+                first.count_rates(), second.count_rates() if second is not None else None, gap
+            )
         self.verdicts.append({"file": str(self.path), "host": host, "at": first.where, "since_boot": verdict})
         if verdict is None:
             self.report.warn(
@@ -117,3 +124,12 @@ class IostatSink:
             self.writer.write("iostat_cpu", pl.DataFrame(self._cpu_rows, schema=IOSTAT_CPU))
             self._cpu_rows = []
 
+
+
+def covered_verdict(first: Sample, second: Sample) -> bool | None:
+    """Since-boot if the first report covers far more time than the second (basic layouts only)."""
+    a, b = first.covered_seconds(), second.covered_seconds()
+    if not a or not b:
+        return None
+    # totals are integers (kB, MB, blocks) so a small report's ratio is rough; uptime dwarfs it
+    return bool(min(a) > 10 * max(b) + 5)
