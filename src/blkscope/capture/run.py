@@ -31,7 +31,9 @@ from blkscope.runs import load_runs
 
 OUTPUTS = ("trace.txt.zst", "iostat.json", "fio.json", "run.yaml")
 TOOLS = ("losetup", "mount", "umount", "fio", "iostat")
-SETTLE_S = 1.0  # after fio: let the filesystem's own follow-up I/O (journal commit) land in the trace
+# After fio, still traced: `sync -f` makes the filesystem write what the workload left for later (btrfs commits
+# every 30 s, ext4 every 5 s: longer than a short run), then a pause lets completions land.
+SETTLE_S = 1.0
 ZSTD_LEVEL = 19
 
 
@@ -107,8 +109,9 @@ def describe(plan: Plan) -> str:
             f"read {TRACEFS}/trace_pipe > trace.txt (in a thread)",
         ]
     lines.append(f"{envs} " + " ".join(fio.command(plan.jobfile, Path("fio.json"))))
+    lines.append(f"sync -f {mnt}; wait {SETTLE_S} s")
     if plan.traced:
-        lines.append(f"wait {SETTLE_S} s; trace/enable=0; drain trace_pipe; read per_cpu stats; current_tracer=nop")
+        lines.append("trace/enable=0; drain trace_pipe; read per_cpu/cpuN/stats (overruns); current_tracer=nop")
     lines += [
         "iostat: SIGINT, check JSON",
         "teardown (always, also on error and SIGINT/SIGTERM): umount; losetup --detach /dev/loopN; remove backing file",
@@ -162,7 +165,7 @@ def _capture(plan: Plan, tmp: Path) -> dict:
         ) as fs:
             job_env = fio.env(fs.mountpoint, r["runtime_s"], r["repeat"])
             fio.prepare(plan.jobfile, job_env)
-            subprocess.run(["sync", "-f", str(fs.mountpoint)], check=True)
+            subprocess.run(["sync", "-f", str(fs.mountpoint)], check=True, process_group=0)
             with iostat.Iostat(fs.device, tmp / "iostat.json") as io:
                 tracer = BlkTracer(fs.name, tmp / "trace.txt", plan.buffer_size_kb) if plan.traced else None
                 if tracer:
@@ -172,6 +175,7 @@ def _capture(plan: Plan, tmp: Path) -> dict:
                     meta["workload_start_utc"] = meta["clock"]["utc"]
                     meta["fio"] = fio.run(plan.jobfile, tmp / "fio.json", job_env)
                     meta["workload_end_utc"] = _utc()
+                    subprocess.run(["sync", "-f", str(fs.mountpoint)], check=True, process_group=0)
                     time.sleep(SETTLE_S)
                 finally:
                     if tracer:
@@ -205,7 +209,8 @@ def _capture(plan: Plan, tmp: Path) -> dict:
         "job_sha256": hashlib.sha256(plan.jobfile.read_bytes()).hexdigest(),
         "job_text": plan.jobfile.read_text(),
         "env": {k: v for k, v in (job_env or {}).items() if k != "BLKSCOPE_DIR"},
-        "prepared_with": "fio --create_only=1 (before tracing)",
+        "prepared_with": "fio --create_only=1 and sync -f, before tracing",
+        "after": f"sync -f and {SETTLE_S} s pause, traced (the workload's deferred writeback is in the trace)",
     }
     if plan.traced:
         meta["tracer"] = tracer.info
