@@ -5,7 +5,7 @@ A file may hold several invocations (prepare, run, cleanup, repeated); each star
 writes/s, fsyncs/s and MiB/s; 0.4 prints operation counts (`6000 Read, 4000 Write, 12800 Other`)
 and volumes in `Mb` (MiB), so there reads_s, writes_s, read_mib_s and written_mib_s are those
 totals divided by the total time, and fsyncs_s stays null (Other counts more than fsyncs).
-A run must reach its latency block; one that stops before (FATAL error, truncation) is an error.
+A run must reach the end of its latency block; one that stops before (FATAL error, truncation) is an error.
 1.0's `--report-interval` lines go to `sysbench_intervals`.
 """
 
@@ -48,6 +48,7 @@ _FIELDS: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(rf"^avg:\s+{NUM}(ms|s|us)?$"), "lat_avg_ms", "ms"),
     (re.compile(rf"^max:\s+{NUM}(ms|s|us)?$"), "lat_max_ms", "ms"),
     (re.compile(rf"^(?:95th percentile|approx\.\s+95 percentile):\s+{NUM}(ms|s|us)?$"), "lat_p95_ms", "ms"),
+    (re.compile(rf"^sum:\s+{NUM}$"), "lat_sum_ms", "f"),
     (re.compile(rf"^{NUM} Requests/sec executed$"), "requests_s", "f"),
 ]
 _OPS04 = re.compile(r"^Operations performed:\s+(\d+) Reads?, (\d+) Writes?, (\d+) Other = (\d+) Total$")
@@ -55,8 +56,8 @@ _VOL04 = re.compile(rf"^Read {NUM}(b|Kb|Mb|Gb|Tb)\s+Written {NUM}(b|Kb|Mb|Gb|Tb)
 _INTERVAL = re.compile(
     rf"^\[\s*{NUM}s \] reads: {NUM} MiB/s writes: {NUM} MiB/s fsyncs: {NUM}/s latency \(ms,(\d+)%\): {NUM}$"
 )
-EXTRA = {"run": pl.Int64, "requests_s": pl.Float64, "read_ops": pl.Int64, "write_ops": pl.Int64,
-         "other_ops": pl.Int64, "line": pl.Int64}
+EXTRA = {"run": pl.Int64, "requests_s": pl.Float64, "lat_sum_ms": pl.Float64, "read_ops": pl.Int64,
+         "write_ops": pl.Int64, "other_ops": pl.Int64, "line": pl.Int64}
 SCHEMA = {**SYSBENCH_FILEIO, **EXTRA}
 INTERVALS = {"run": pl.Int64, "time_s": pl.Float64, "reads_mib_s": pl.Float64, "writes_mib_s": pl.Float64,
              "fsyncs_s": pl.Float64, "lat_pct": pl.Int64, "lat_pct_ms": pl.Float64}
@@ -85,7 +86,9 @@ def _parse(path: Path, report: Report, rows: list[dict[str, Any]], intervals: li
     def close() -> None:
         if run is None:
             return
-        if run.get("lat_max_ms") is None or run.get("total_time_s") is None:
+        # the latency block ends with "sum:" (1.0) or the 95th percentile (0.4): a run cut before is unfinished
+        last = "lat_p95_ms" if str(run.get("version") or "").startswith("0.") else "lat_sum_ms"
+        if run.get("total_time_s") is None or run.get(last) is None:
             at, why = fatal if fatal else (run["line"], "no results")
             raise InputError(path, f"line {at}", f"sysbench run that starts at line {run['line']} did not finish "
                              f"({why[:80]})")
