@@ -4,7 +4,8 @@
 # Why `all` can never start a capture: the capture rules only match runs without data/raw/<run>/run.yaml (or
 # runs named in config `capture: recapture: [...]`), so committed raw files are plain source files to every other
 # rule, whatever their mtimes in a fresh clone or the .snakemake metadata; and `all` only analyses CAPTURED runs
-# (common.smk). To capture a run again: delete data/raw/<run>/ or name it in `capture: recapture`.
+# (common.smk). To capture a run again: delete data/raw/<run>/, or name it in config `capture: recapture` and
+# add `--forcerun capture_run`.
 # Captures are serialised by the `testbed` resource (profiles/default sets testbed: 1) and, inside blkscope, by
 # flock on /tmp/blkscope-hw.lock: the tracefs blk tracer is global to the host.
 from blkscope.capture import targets as capture_targets
