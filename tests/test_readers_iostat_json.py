@@ -153,3 +153,14 @@ def test_since_boot_verdicts_on_generated_counts() -> None:
     nxt = list(np.round(rng.integers(1, 5000, size=6) * 100 / 100, 2))
     assert first_report_since_boot(vals, nxt, 1.0) is True
     assert first_report_since_boot([0.0, 0.0], nxt, 1.0) is None  # idle: cannot tell
+
+
+def test_cpu_evidence_tolerates_tick_jitter() -> None:
+    # a -y capture here: 2 CPUs, 196 ticks in the first interval, 204 in the second (jiffies jitter)
+    first = [16 / 196 * 100, 0, 9 / 196 * 100, 0, 0, 171 / 196 * 100]
+    second = [4 / 204 * 100, 0, 10 / 204 * 100, 1 / 204 * 100, 0, 189 / 204 * 100]
+    r = [round(x, 2) for x in first], [round(x, 2) for x in second]
+    assert first_report_since_boot([63.0, 63.0], [100.0, 100.0], 1.0, (r[0], r[1], 2)) is False
+    # the same CPU split over the ticks since boot is no interval report
+    boot = [round(x, 2) for x in (8.1637, 0.0013, 4.5911, 0.0871, 0.0032, 87.1536)]
+    assert first_report_since_boot([63.0, 63.0], [100.0, 100.0], 1.0, (boot, r[1], 2)) is True

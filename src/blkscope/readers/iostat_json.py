@@ -44,7 +44,10 @@ def _read_host(path: Path, host: Any, at: str, sink: IostatSink) -> None:
             raise InputError(path, where, "expected an object for a report")
         if not st:  # iostat writes an empty {} when interrupted between reports
             continue
-        sink.add(_sample(path, st, name, where, sink))
+        sample = _sample(path, st, name, where, sink)
+        ncpu = host.get("number-of-cpus")
+        sample.ncpu = ncpu if isinstance(ncpu, int) and not isinstance(ncpu, bool) else None
+        sink.add(sample)
 
 
 def _sample(path: Path, st: dict[str, Any], host: str, where: str, sink: IostatSink) -> Sample:

@@ -51,22 +51,60 @@ def _candidates(gap_s: float | None) -> np.ndarray:
     return np.arange(1, MAX_ITV_CS + 1)
 
 
+def _narrow(second: np.ndarray, cands: np.ndarray) -> np.ndarray:
+    """The candidates near one the (certainly interval) second report fits.
+
+    Intervals jitter from report to report (scheduling; CPU tick totals differ by a few
+    percent), so every candidate within 10 % of a fitting one is kept: a too narrow set would
+    wrongly call an interval report since-boot.
+    """
+    if not second.size:
+        return cands
+    fit = cands[_fitting(second, cands)]
+    if not fit.size:  # rounding surprised us: keep the wide range
+        return cands
+    idx = np.clip(np.searchsorted(fit, cands), 1, fit.size - 1) if fit.size > 1 else np.zeros(cands.size, int)
+    near = np.minimum(np.abs(cands - fit[idx]), np.abs(cands - fit[np.maximum(idx - 1, 0)]))
+    return cands[near <= np.maximum(3, 0.1 * cands)]
+
+
+def _evidence(first: np.ndarray, cands: np.ndarray) -> tuple[bool | None, float]:
+    """(fits?, chance of a fit by accident); fits is None when there is nothing to test."""
+    if not first.size:
+        return None, 1.0
+    if not _fitting(first, cands).any():
+        return False, 0.0
+    return True, _chance(first, cands)
+
+
 def first_report_since_boot(
-    first: list[float], second: list[float] | None, gap_s: float | None
+    first: list[float],
+    second: list[float] | None,
+    gap_s: float | None,
+    cpu: tuple[list[float], list[float] | None, int] | None = None,
 ) -> bool | None:
-    """Verdict for the first report from its count rates, the second report's, and the timestamp gap."""
-    v1 = _positive(first)
-    itvs = _candidates(gap_s)
-    if second is not None:
-        v2 = _positive(second)
-        if v2.size:
-            narrowed = itvs[_fitting(v2, itvs)]
-            if narrowed.size:  # an empty set means rounding surprised us: keep the wide range
-                itvs = np.unique(np.clip(np.concatenate([narrowed + d for d in (-2, -1, 0, 1, 2)]), 1, None))
-    if v1.size == 0:
+    """Verdict for the first report from its count rates, the second report's, and the timestamp gap.
+
+    `cpu` = (first report's CPU percentages, second's, number of CPUs) adds the same test on CPU
+    ticks: a percentage is ticks * 100 / T, with T about ncpu * itv ticks in an interval report.
+    """
+    itvs = _narrow(_positive(second or []), _candidates(gap_s))
+    tests = [_evidence(_positive(first), itvs)]
+    if cpu is not None and cpu[2] > 0:
+        pct1, pct2, ncpu = cpu
+        totals = np.arange(max(1, int(ncpu * itvs.min() * 0.9)), int(ncpu * itvs.max() * 1.1) + 2)
+        totals = _narrow(_cpu_values(pct2 or []), totals)
+        tests.append(_evidence(_cpu_values(pct1), totals))
+    tried = [t for t in tests if t[0] is not None]
+    if not tried:
         return None
-    if not _fitting(v1, itvs).any():
+    if any(fit is False for fit, _ in tried):
         return True
-    if _chance(v1, itvs) < CHANCE:
+    if float(np.prod([chance for _, chance in tried])) < CHANCE:
         return False
     return None
+
+
+def _cpu_values(pcts: list[float]) -> np.ndarray:
+    # 0 and 100 fit every total: no evidence
+    return _positive([p for p in pcts if p is not None and p < 100.0])

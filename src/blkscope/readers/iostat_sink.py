@@ -36,6 +36,7 @@ class Sample:
     cpu: dict[str, float] | None  # user, nice, system, iowait, steal, idle
     disks: list[dict[str, Any]] = field(default_factory=list)  # column -> value, with "device"
     where: str = ""  # e.g. "line 12", for the report
+    ncpu: int | None = None  # from the banner / JSON header, for the since-boot test
 
     def count_rates(self) -> list[float]:
         return [d[c] for d in self.disks for c in COUNT_RATES if d.get(c) is not None]
@@ -94,8 +95,12 @@ class IostatSink:
             gap = (second.timestamp - first.timestamp).total_seconds()
         verdict = covered_verdict(first, second) if second is not None else None
         if verdict is None:
+            cpu = None
+            if first.cpu is not None and first.ncpu:
+                cpu = (list(first.cpu.values()), list(second.cpu.values()) if second and second.cpu else None,
+                       first.ncpu)
             verdict = first_report_since_boot(
-                first.count_rates(), second.count_rates() if second is not None else None, gap
+                first.count_rates(), second.count_rates() if second is not None else None, gap, cpu
             )
         self.verdicts.append({"file": str(self.path), "host": host, "at": first.where, "since_boot": verdict})
         if verdict is None:

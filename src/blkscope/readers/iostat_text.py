@@ -34,6 +34,7 @@ _IOSTAT_START = re.compile(r"^(Linux\s|avg-cpu:|Device:?\s|\d|Time:|$)")
 class _HostState:
     host: str | None
     date: str | None = None  # banner date, for `Time:` lines
+    ncpu: int | None = None  # banner "(2 CPU)"
     header: list[tuple[str, float] | None] | None = None  # current device columns
     in_cpu: bool = False  # the next line holds avg-cpu values
     cpu_header: list[str] = field(default_factory=list)
@@ -88,6 +89,7 @@ class _Parser:
             if self.pdsh is False or st.host is None:
                 st.host = m.group(2)
             st.date = m.group(3)
+            st.ncpu = int(m.group(5)) if m.group(5) else None
             self.sink.report.versions.setdefault("kernel", m.group(1))
             self.sink.start_run(st.host or "")
             return
@@ -138,7 +140,7 @@ class _Parser:
 
     def _open(self, st: _HostState, n: int) -> None:
         if st.sample is None:
-            st.sample = Sample(host=st.host or "", timestamp=st.timestamp, cpu=None, where=f"line {n}")
+            st.sample = Sample(host=st.host or "", timestamp=st.timestamp, cpu=None, where=f"line {n}", ncpu=st.ncpu)
 
     def _new_report_if_started(self, st: _HostState) -> None:
         if st.sample is not None and (st.sample.cpu is not None or st.sample.disks):
