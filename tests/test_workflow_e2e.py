@@ -19,8 +19,8 @@ import zstandard
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
 
-# tracefs blk_classic: "... <ts>: <maj>,<min> <action> <rwbs> <sector> + <n> [...]"
-_C_LINE = re.compile(r":\s+\d+,\d+\s+C\s+(\S+)\s+(\d+)\s+\+\s+(\d+)")
+# tracefs blk_classic: "<maj>,<min> <cpu> <time> <pid> <action> <rwbs> <sector> + <n> [...]"
+_C_LINE = re.compile(r"^\s*\d+,\d+\s+\d+\s+[\d.]+\s+\d+\s+C\s+(\S+)\s+(\d+)\s+\+\s+(\d+)")
 
 
 def _completions(trace: Path) -> tuple[int, int]:
@@ -46,7 +46,9 @@ def mini(tmp_path_factory) -> tuple[Path, pl.DataFrame]:
     for item in ["Snakefile", "workflow", "config", "profiles"]:
         src = ROOT / item
         (shutil.copytree if src.is_dir() else shutil.copy2)(src, work / item)
-    shutil.copytree(ROOT / "paper", work / "paper", ignore=shutil.ignore_patterns("generated", "main.pdf"))
+    skip = shutil.ignore_patterns("generated", "main.pdf", "executed", ".ipynb_checkpoints")
+    for item in ["paper", "notebooks"]:
+        shutil.copytree(ROOT / item, work / item, ignore=skip)
     for r in sub["run_id"]:
         shutil.copytree(ROOT / "data/raw" / r, work / "data/raw" / r)
     sub.write_csv(work / "config/runs.tsv", separator="\t")
@@ -59,6 +61,7 @@ def test_outputs_exist(mini):
     work, _ = mini
     for f in ["paper/main.pdf", "data/processed/analysis/run_summary.csv", "data/processed/analysis/rank_frequency.csv",
               "paper/generated/tables/runs.tex", "paper/generated/numbers/runs.tex",
+              "notebooks/executed/access_patterns.ipynb",
               *[f"paper/generated/figures/rank_frequency.{e}" for e in ("pdf", "png", "svg")]]:
         assert (work / f).stat().st_size > 0, f
 
