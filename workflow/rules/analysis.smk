@@ -22,7 +22,7 @@ rule page_frequency:
 rule rank_frequency:
     input:
         runs=config["runs"],
-        rank=expand(f"{PROC}/{{run}}/frequency/rank.parquet", run=TRACED),
+        rank=expand(f"{PROC}/{{run}}/frequency/rank.parquet", run=FIO_TRACED),
     output:
         table=f"{ANALYSIS}/rank_frequency.parquet",
         csv=f"{ANALYSIS}/rank_frequency.csv",
@@ -35,15 +35,15 @@ rule rank_frequency:
 rule run_summary:
     input:
         runs=config["runs"],
-        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=TRACED),
-        pages=expand(f"{PROC}/{{run}}/frequency/pages.parquet", run=TRACED),
-        fio=expand(f"{PROC}/{{run}}/fio/fio_jobs.parquet", run=TRACED),
-        iostat=expand(f"{PROC}/{{run}}/iostat/iostat.parquet", run=TRACED),
+        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=FIO_TRACED),
+        pages=expand(f"{PROC}/{{run}}/frequency/pages.parquet", run=FIO_TRACED),
+        fio=expand(f"{PROC}/{{run}}/fio/fio_jobs.parquet", run=FIO_TRACED),
+        iostat=expand(f"{PROC}/{{run}}/iostat/iostat.parquet", run=FIO_TRACED),
     output:
         table=f"{ANALYSIS}/run_summary.parquet",
         csv=f"{ANALYSIS}/run_summary.csv",
     params:
-        runs=TRACED,
+        runs=FIO_TRACED,
         raw=RAW,
         processed=lambda w, input: Path(input.events[0]).parents[2],
     log:

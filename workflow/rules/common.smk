@@ -21,7 +21,17 @@ _missing = sorted(set(RUN_IDS) - set(CAPTURED))
 if _missing:
     print(f"blkscope: {len(_missing)} run(s) in {config['runs']} have no raw data yet "
           f"(run `snakemake experiments` as root): {', '.join(_missing[:5])}", file=sys.stderr)
-TRACED = [r for r in CAPTURED if RUNS.filter(pl.col("run_id") == r)["traced"].item()]
+
+
+def runs_where(*conditions):
+    """Captured run ids whose runs-sheet row meets every polars condition."""
+    sel = RUNS.filter(pl.col("run_id").is_in(CAPTURED), *conditions)
+    return sel["run_id"].to_list()
+
+
+TRACED = runs_where(pl.col("traced"))
+# The first study question (access frequency of fio jobs) reads host runs traced by tracefs.
+FIO_TRACED = runs_where(pl.col("traced"), pl.col("workload") == "fio", pl.col("testbed") == "loop")
 
 
 def raw(run, name):
