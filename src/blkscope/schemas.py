@@ -124,6 +124,16 @@ SYSBENCH_FILEIO: dict[str, pl.DataType] = {
     "lat_max_ms": F64,
     "lat_p95_ms": F64,
 }
+# sysbench 1.0 --report-interval lines (beyond the contract)
+SYSBENCH_INTERVALS: dict[str, pl.DataType] = {
+    "run": I64,
+    "time_s": F64,
+    "reads_mib_s": F64,
+    "writes_mib_s": F64,
+    "fsyncs_s": F64,
+    "lat_pct": I64,
+    "lat_pct_ms": F64,
+}
 
 # Analysis outputs
 PAGE_FREQUENCY: dict[str, pl.DataType] = {"op": STR, "page": I64, "count": I64}
@@ -139,6 +149,7 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
     "cstress_summary": CSTRESS_SUMMARY,
     "fio_jobs": FIO_JOBS,
     "sysbench_fileio": SYSBENCH_FILEIO,
+    "sysbench_intervals": SYSBENCH_INTERVALS,
 }
 
 

@@ -20,7 +20,7 @@ import polars as pl
 from blkscope.errors import InputError
 from blkscope.readers.numbers import parse_number
 from blkscope.readers.textlines import incomplete, numbered_lines
-from blkscope.schemas import SYSBENCH_FILEIO
+from blkscope.schemas import SYSBENCH_FILEIO, SYSBENCH_INTERVALS
 
 if TYPE_CHECKING:
     from blkscope.ingest import Report, TableWriter
@@ -59,8 +59,7 @@ _INTERVAL = re.compile(
 EXTRA = {"run": pl.Int64, "requests_s": pl.Float64, "lat_sum_ms": pl.Float64, "read_ops": pl.Int64,
          "write_ops": pl.Int64, "other_ops": pl.Int64, "line": pl.Int64}
 SCHEMA = {**SYSBENCH_FILEIO, **EXTRA}
-INTERVALS = {"run": pl.Int64, "time_s": pl.Float64, "reads_mib_s": pl.Float64, "writes_mib_s": pl.Float64,
-             "fsyncs_s": pl.Float64, "lat_pct": pl.Int64, "lat_pct_ms": pl.Float64}
+INTERVALS = SYSBENCH_INTERVALS
 
 
 def sniff(head: bytes) -> bool:
