@@ -59,18 +59,20 @@ def mle_alpha(q: np.ndarray, mean_log: np.ndarray, iters: int = 60, tol: float =
     with np.errstate(divide="ignore"):
         a = 1 + 1 / np.maximum(-target - np.log(np.maximum(q - 0.5, 0.5)), 1e-12)
     a = np.clip(a, 1 + 1e-6, 1e4)
+    act = np.arange(q.size)  # Newton steps only for the candidates not yet converged
     for _ in range(iters):
-        d1, d2 = _dlogz(a, q)
-        f = d1 - target  # increasing in a
-        lo = np.where(f < 0, a, lo)
-        hi = np.where(f > 0, a, hi)
+        qa, aa, la, ha = q[act], a[act], lo[act], hi[act]
+        d1, d2 = _dlogz(aa, qa)
+        f = d1 - target[act]  # increasing in a
+        la = np.where(f < 0, aa, la)
+        ha = np.where(f > 0, aa, ha)
         with np.errstate(divide="ignore", invalid="ignore"):
-            nxt = a - f / d2
-        inside = np.isfinite(nxt) & (nxt > lo) & (nxt < hi)
-        nxt = np.where(inside, nxt, np.where(np.isfinite(hi), 0.5 * (lo + hi), 2 * a))
-        done = np.abs(nxt - a) < tol
-        a = nxt
-        if done.all():
+            nxt = aa - f / d2
+        inside = np.isfinite(nxt) & (nxt > la) & (nxt < ha)
+        nxt = np.where(inside, nxt, np.where(np.isfinite(ha), 0.5 * (la + ha), 2 * aa))
+        a[act], lo[act], hi[act] = nxt, la, ha
+        act = act[np.abs(nxt - aa) >= tol]
+        if not act.size:
             break
     return a
 

@@ -1,9 +1,17 @@
 """How often each page of the device is accessed.
 
-A request of `nsectors` 512-byte sectors starting at `sector` touches every page from
-floor(sector*512/P) to floor(((sector+nsectors)*512-1)/P); each touched page counts one
-access. Reads and writes are told apart by the R/W letter of RWBS; requests with no
-data (flushes, zero-length completions) touch nothing.
+Two counting rules (mode):
+- "cover" (default): a request of `nsectors` 512-byte sectors starting at `sector` touches every page from
+  floor(sector*512/P) to floor(((sector+nsectors)*512-1)/P); each touched page counts one access.
+- "ssd-study": as the SSD workload study counted (C events only): a request counts ceil(nsectors/S) hits,
+  S = P/512 sectors per page, at pages floor((sector + i*S)/S) = floor(sector/S) + i for i = 0..ceil(nsectors/S)-1,
+  i.e. one hit per S-sector step from the request's first sector. For page-aligned requests both rules agree;
+  an unaligned request that crosses a page boundary it does not fill (e.g. sector 7, 2 sectors) touches pages 0
+  and 1 under "cover" but counts only page 0 under "ssd-study"; one of 9 sectors at sector 0 counts pages 0, 1 in
+  both; one of 9 sectors at sector 4 touches pages 0 and 1 under both, and one of 16 at sector 4 touches 0, 1, 2
+  under "cover" but 0, 1 under "ssd-study".
+Reads and writes are told apart by the R/W letter of RWBS; requests with no data (flushes, zero-length
+completions) touch nothing. `action` picks the events that count (C completions by default, or D issues).
 """
 
 from __future__ import annotations
@@ -28,19 +36,29 @@ def _op_expr() -> pl.Expr:
     )
 
 
-def page_counts(events: Sequence[Path] | pl.LazyFrame, page_kib: int = 4, action: str = "C") -> pl.DataFrame:
-    """Per-page access counts with columns op (read/write/all), page, count."""
+MODES = ("cover", "ssd-study")
+
+
+def page_counts(
+    events: Sequence[Path] | pl.LazyFrame, page_kib: int = 4, action: str = "C", mode: str = "cover"
+) -> pl.DataFrame:
+    """Per-page access counts with columns op (read/write/all), page, count (rules: module docstring)."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if mode == "ssd-study" and action != "C":
+        raise ValueError("the ssd-study mode counts completions only (action C)")
     lf = events if isinstance(events, pl.LazyFrame) else pl.scan_parquet([str(p) for p in events])
     page_sectors = page_kib * 1024 // 512
+    first = pl.col("sector") // page_sectors
+    if mode == "cover":
+        last = (pl.col("sector") + pl.col("nsectors") - 1) // page_sectors
+    else:  # ceil(nsectors / S) hits from the first page
+        last = first + (pl.col("nsectors") + page_sectors - 1) // page_sectors - 1
     touched = (
         lf.filter((pl.col("action") == action) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null())
         .with_columns(op=_op_expr())
         .filter(pl.col("op").is_not_null())
-        .select(
-            "op",
-            first=pl.col("sector") // page_sectors,
-            last=(pl.col("sector") + pl.col("nsectors") - 1) // page_sectors,
-        )
+        .select("op", first=first, last=last)
         .select("op", page=pl.int_ranges("first", pl.col("last") + 1))
         .explode("page")
     )
@@ -78,3 +96,12 @@ def hot_share(counts: pl.DataFrame, top_fraction: float = 0.01) -> pl.DataFrame:
         k = max(1, int(np.ceil(top_fraction * c.size)))
         rows.append({"op": op, "pages": c.size, "accesses": int(c.sum()), "top_share": float(c[:k].sum() / c.sum())})
     return pl.DataFrame(rows, schema={"op": pl.Utf8, "pages": pl.Int64, "accesses": pl.Int64, "top_share": pl.Float64})
+
+
+def frequency_of_frequency(counts: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+    """Per op: how many pages were accessed exactly `count` times (columns op, count, pages), ascending count.
+
+    This is the sufficient statistic of a power-law fit of the counts (blkscope.analysis.zipf)."""
+    lf = counts.lazy() if isinstance(counts, pl.DataFrame) else counts
+    out = lf.group_by("op", "count").agg(pages=pl.len().cast(pl.Int64)).sort("op", "count")
+    return out.collect(engine="streaming")
