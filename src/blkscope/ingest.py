@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from blkscope import __version__
@@ -54,35 +55,76 @@ class Report:
         }
 
 
+ROW_GROUP = 1 << 20  # rows per Parquet row group: big enough to amortise per-group costs, bounded memory
+# Measured on 10.5 M events (bench/RESULTS.md): zstd level 1 with dictionaries only for low-cardinality columns
+# and delta encoding for the ever-growing seq/time_ns writes fastest of zstd/lz4/snappy at a fraction of the size.
+OPTIONS: dict[str, dict[str, Any]] = {
+    "events": {
+        "use_dictionary": ["dev_major", "dev_minor", "cpu", "pid", "action", "rwbs", "error", "process",
+                           "remap_dev_major", "remap_dev_minor", "unplug_count", "nsectors", "message", "cdb"],
+        "column_encoding": {"seq": "DELTA_BINARY_PACKED", "time_ns": "DELTA_BINARY_PACKED"},
+        "write_statistics": ["dev_major", "dev_minor", "cpu", "time_ns", "action", "sector"],
+    },
+}  # fmt: skip
+
+
 class TableWriter:
-    """Appends conformed chunks to one Parquet file per table in a staging dir."""
+    """Appends conformed chunks to one Parquet file per table in a staging dir.
+
+    `write` takes polars frames; `write_arrow` takes record batches a reader built with the table's columns
+    and dtypes (dictionary-encoded strings allowed: stored without the Arrow schema, read back as strings).
+    Small chunks are buffered into row groups of about ROW_GROUP rows."""
 
     def __init__(self, staging: Path, report: Report) -> None:
         self.staging = staging
         self.report = report
         self._writers: dict[str, pq.ParquetWriter] = {}
+        self._pending: dict[str, list[pa.RecordBatch]] = {}
+        self._pending_rows: dict[str, int] = {}
 
     def write(self, table: str, df: pl.DataFrame) -> None:
         df = conform(df, TABLES[table]) if table in TABLES else df
-        arrow = df.to_arrow()
+        self.write_arrow(table, df.to_arrow())
+
+    def write_arrow(self, table: str, data: pa.RecordBatch | pa.Table) -> None:
+        batches = data.to_batches() if isinstance(data, pa.Table) else [data]
+        self._pending.setdefault(table, []).extend(batches)
+        self._pending_rows[table] = self._pending_rows.get(table, 0) + data.num_rows
+        self.report.rows[table] = self.report.rows.get(table, 0) + data.num_rows
+        if self._pending_rows[table] >= ROW_GROUP:
+            self._flush(table)
+
+    def _flush(self, table: str) -> None:
+        batches = self._pending.pop(table, [])
+        self._pending_rows[table] = 0
+        if not batches:
+            return
+        t = pa.Table.from_batches(batches)
+        dictionaries = any(pa.types.is_dictionary(f.type) for f in t.schema)
+        if dictionaries:
+            t = t.unify_dictionaries()  # one dictionary per column chunk, else Parquet falls back to plain
         w = self._writers.get(table)
         if w is None:
-            w = pq.ParquetWriter(self.staging / f"{table}.parquet", arrow.schema, compression="zstd")
+            opts = {"compression": "zstd", "compression_level": 1, **OPTIONS.get(table, {})}
+            w = pq.ParquetWriter(self.staging / f"{table}.parquet", t.schema, store_schema=not dictionaries, **opts)
             self._writers[table] = w
-        else:
-            arrow = arrow.cast(w.schema)
-        w.write_table(arrow)
-        self.report.rows[table] = self.report.rows.get(table, 0) + df.height
+        elif t.schema != w.schema:
+            t = t.cast(w.schema)
+        w.write_table(t, row_group_size=max(t.num_rows, 1))
 
     def ensure(self, table: str) -> None:
         """Make sure the table exists even when the reader produced no rows."""
-        if table not in self._writers:
+        if table not in self._writers and not self._pending.get(table):
             self.write(table, empty(TABLES[table]))
 
-    def close(self) -> None:
-        for w in self._writers.values():
-            w.close()
-        self._writers.clear()
+    def close(self, flush: bool = True) -> None:
+        try:
+            for table in list(self._pending) if flush else []:
+                self._flush(table)
+        finally:
+            for w in self._writers.values():
+                w.close()
+            self._writers.clear()
 
 
 def run_ingest(kind: str, inputs: list[Path], outdir: Path) -> Report:
@@ -106,7 +148,7 @@ def run_ingest(kind: str, inputs: list[Path], outdir: Path) -> Report:
             shutil.rmtree(outdir)
         staging.rename(outdir)
     except BaseException:
-        writer.close()
+        writer.close(flush=False)
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return report

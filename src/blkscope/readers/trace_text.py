@@ -56,6 +56,7 @@ PAYLOAD_RE = (
     r"(?:\((?P<cdb>[^)]*)\) ?)?(?:\[(?P<br>.*)\])?(?: (?P<cnt>\d+))?$"
 )
 
+PROGRESS_MIN = 64 << 20  # smaller inputs read in about a second: no bar
 BLOCK_BYTES = 32 << 20  # ~400k lines per chunk: bounded memory, few enough chunks to amortise polars calls
 
 
@@ -127,6 +128,16 @@ def parse_payload(df: pl.DataFrame) -> pl.DataFrame:
 def ns_from_parts(secs: pl.Expr, frac: pl.Expr) -> pl.Expr:
     """'123' and '4567' (of 123.4567 s) -> 123456700000 ns, exactly (no float rounding)."""
     return secs.cast(pl.Int64) * 1_000_000_000 + frac.str.pad_end(9, "0").str.slice(0, 9).cast(pl.Int64)
+
+
+def progress(total: int | None, desc: str):
+    """A byte-count progress bar on stderr for large inputs; silent when stderr is not a terminal."""
+    import sys
+
+    from tqdm import tqdm
+
+    quiet = not sys.stderr.isatty() or (total is not None and total < PROGRESS_MIN)
+    return tqdm(total=total, desc=desc, unit="B", unit_scale=True, file=sys.stderr, disable=quiet, leave=False)
 
 
 def first_lines(head: bytes, n: int = 20) -> list[str]:
