@@ -100,9 +100,10 @@ def ks_window(v, n_ge, alpha, width: int) -> np.ndarray:
     for q in (0.9, 0.7, 0.5, 0.35, 0.2, 0.1, 0.05, 0.02, 0.01, 1e-3):
         js.append(np.minimum(np.searchsorted(neg, -q * n_ge[:m], side="left"), v.size - 1))
     lb = np.zeros(m)
-    for j in js:
-        lb = np.maximum(lb, np.abs(n_ge[j] / n_ge[idx] - zeta(alpha, v[j]) / zk))
-    return lb
+    with np.errstate(invalid="ignore", divide="ignore"):  # 0/0 where zeta underflows: nan, never the minimum
+        for j in js:
+            lb = np.maximum(lb, np.abs(n_ge[j] / n_ge[idx] - zeta(alpha, v[j]) / zk))
+    return np.where(np.isnan(lb), np.inf, lb)
 
 
 def ks_full(v, n_ge, alpha: float, k: int) -> float:

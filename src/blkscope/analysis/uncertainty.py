@@ -1,0 +1,60 @@
+"""Small uncertainty helpers shared by the analyses: every statistic leaves with an interval and its n."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+LEVEL = 0.95
+
+
+def mean_ci(x, level: float = LEVEL) -> tuple[float, float, float]:
+    """Mean and its Student-t interval (the CLT carries it for the large n of traces)."""
+    x = np.asarray(x, np.float64)
+    n = x.size
+    if n == 0:
+        return np.nan, np.nan, np.nan
+    m = float(x.mean())
+    if n < 2:
+        return m, np.nan, np.nan
+    h = stats.t.ppf(0.5 + level / 2, n - 1) * x.std(ddof=1) / np.sqrt(n)
+    return m, m - h, m + h
+
+
+def quantile_ci(sorted_x: np.ndarray, q: float, level: float = LEVEL) -> tuple[float, float, float]:
+    """Quantile (inverted CDF: the ceil(q n)-th smallest) with a distribution-free interval from the binomial
+    distribution of order statistics; an end beyond the sample is nan (too few values to bound it)."""
+    n = sorted_x.size
+    if n == 0:
+        return np.nan, np.nan, np.nan
+    k = max(int(np.ceil(q * n)) - 1, 0)
+    lo = int(stats.binom.ppf((1 - level) / 2, n, q))  # rank of the lower bound (1-based -> index lo-1)
+    hi = int(stats.binom.ppf(0.5 + level / 2, n, q)) + 1
+    lo_v = float(sorted_x[lo - 1]) if lo >= 1 else np.nan
+    hi_v = float(sorted_x[hi - 1]) if hi <= n else np.nan
+    return float(sorted_x[k]), lo_v, hi_v
+
+
+def bootstrap_ci(stat, samples: list[np.ndarray], n_boot: int = 2000, seed: int = 0, level: float = LEVEL):
+    """Percentile bootstrap of stat(*samples), each sample resampled independently."""
+    rng = np.random.default_rng(seed)
+    reps = np.empty(n_boot)
+    for b in range(n_boot):
+        reps[b] = stat(*[s[rng.integers(0, s.size, s.size)] for s in samples])
+    a = (1 - level) / 2
+    return float(stat(*samples)), float(np.nanquantile(reps, a)), float(np.nanquantile(reps, 1 - a))
+
+
+def welch(a, b) -> tuple[float, float]:
+    """Welch's unequal-variance t test: (t, two-sided p)."""
+    r = stats.ttest_ind(np.asarray(a, float), np.asarray(b, float), equal_var=False)
+    return float(r.statistic), float(r.pvalue)
+
+
+def permutation_p(a, b, n_perm: int = 10000, seed: int = 0) -> float:
+    """Two-sided permutation test of equal means; exact over all splits when there are few."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    r = stats.permutation_test(
+        (a, b), lambda x, y: np.mean(x) - np.mean(y), n_resamples=n_perm, rng=np.random.default_rng(seed)
+    )
+    return float(r.pvalue)

@@ -1,0 +1,86 @@
+"""Latency stages: hand-made sequences with known answers, and parity with the real btt on real traces."""
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from blkscope.analysis.latency import per_bio, stage_summary
+from blkscope.schemas import EVENTS, conform
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _ev(rows):
+    cols = ["time_ns", "action", "sector", "nsectors", "rwbs"]
+    df = pl.DataFrame([dict(zip(cols, r, strict=True)) for r in rows])
+    return conform(df.with_columns(dev_major=pl.lit(7), dev_minor=pl.lit(0)), EVENTS).lazy()
+
+
+def test_one_request_through_every_stage():
+    b = per_bio(_ev([(100, "Q", 8, 8, "W"), (130, "G", 8, 8, "W"), (150, "I", 8, 8, "W"), (400, "D", 8, 8, "W"),
+                     (1400, "C", 8, 8, "W")]))  # fmt: skip
+    r = b.row(0, named=True)
+    assert (r["q2g"], r["g2i"], r["i2d"], r["q2d"], r["d2c"], r["q2c"]) == (30, 20, 250, 300, 1000, 1300)
+    assert r["q2m"] is None and r["m2d"] is None
+
+
+def test_back_merge_counts_both_bios_like_btt():
+    b = per_bio(_ev([(0, "Q", 0, 8, "W"), (10, "G", 0, 8, "W"), (20, "Q", 8, 8, "W"), (25, "M", 8, 8, "W"),
+                     (50, "D", 0, 16, "W"), (150, "C", 0, 16, "W")]))  # fmt: skip
+    assert b["d2c"].to_list() == [100, 100]  # one request, D2C once per bio
+    assert b["q2c"].to_list() == [150, 130]
+    assert b["q2m"].to_list() == [None, 5] and b["m2d"].to_list() == [None, 25]
+
+
+def test_untracked_events_are_ignored():
+    b = per_bio(_ev([(0, "C", 0, 8, "W"),  # before the device's first Q
+                     (5, "Q", 0, 0, "FWS"),  # no data: a flush
+                     (10, "Q", 64, 8, "R"), (11, "Q", 64, 8, "R"),  # same start sector: the second is not tracked
+                     (20, "D", 64, 8, "R"), (90, "C", 64, 8, "R")]))  # fmt: skip
+    assert b.height == 1 and b["q2c"].to_list() == [80]
+
+
+def test_summary_has_uncertainty_and_n():
+    rows = [(t * 1000, "Q", t * 8, 8, "R") for t in range(200)]
+    rows += [(t * 1000 + 10, "D", t * 8, 8, "R") for t in range(200)]
+    rows += [(t * 1000 + 500 + t, "C", t * 8, 8, "R") for t in range(200)]  # D2C = 490 .. 689 ns
+    s = stage_summary(per_bio(_ev(rows))).filter(pl.col("stage") == "d2c").row(0, named=True)
+    assert s["n"] == 200 and s["mean_us"] == pytest.approx(0.5895)
+    assert s["mean_lo_us"] < s["mean_us"] < s["mean_hi_us"]
+    assert (s["min_us"], s["max_us"], s["p50_us"]) == pytest.approx((0.49, 0.689, 0.589))
+    assert s["p50_lo_us"] < 0.589 < s["p50_hi_us"]
+    assert s["p99_99_us"] == pytest.approx(0.689) and s["p99_99_hi_us"] != s["p99_99_hi_us"]  # nan: n too small
+
+
+def _btt_means(events: Path, tmp: Path) -> dict[str, tuple[float, int]]:
+    subprocess.run(["blkscope", "export-blktrace", str(events), "-o", str(tmp / "t")], check=True, capture_output=True)
+    subprocess.run(["blkparse", "-i", "t", "-d", "t.bin", "-O"], check=True, capture_output=True, cwd=tmp)
+    out = subprocess.run(["btt", "-i", "t.bin"], check=True, capture_output=True, text=True, cwd=tmp).stdout
+    sec = out.split("All Devices")[1].split("Device Overhead")[0]
+    got = {}
+    for m in re.finditer(r"^(Q2G|G2I|Q2M|I2D|M2D|D2C|Q2C)\s+\S+\s+(\S+)\s+\S+\s+(\d+)", sec, re.M):
+        got[m.group(1).lower()] = (float(m.group(2)) * 1e9, int(m.group(3)))
+    return got
+
+
+@pytest.mark.skipif(not (shutil.which("btt") and shutil.which("blkparse")), reason="btt/blkparse not installed")
+@pytest.mark.parametrize("run", ["host-ext4-fio-randrw-r1", "host-xfs-fio-append-r1", "host-btrfs-fio-randrw-r1"])
+def test_stage_means_agree_with_real_btt(tmp_path, run):
+    raw = ROOT / "data" / "raw" / run / "trace.txt.zst"
+    if not raw.exists():
+        pytest.skip(f"{raw} not in this checkout")
+    if not shutil.which("blkscope"):
+        pytest.skip("the blkscope command is not on PATH (export-blktrace runs through it)")
+    subprocess.run(["blkscope", "ingest", "--kind", "ftrace", str(raw), "-o", str(tmp_path / "p")], check=True)
+    events = tmp_path / "p" / "events.parquet"
+    ref = _btt_means(events, tmp_path)
+    bios = per_bio([events])
+    assert {"q2g", "d2c", "q2c"} <= set(ref)
+    for stage, (mean_ns, n) in ref.items():
+        x = bios[stage].drop_nulls()
+        assert x.len() == n, stage
+        assert x.mean() == pytest.approx(mean_ns, rel=0.01), stage
