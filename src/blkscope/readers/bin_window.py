@@ -34,22 +34,24 @@ def total_size(paths: list[Path]) -> int | None:
 
 def _chunks(path: Path, size: int) -> Iterator[tuple[int, np.ndarray, bool]]:
     """(file offset, uint8 buffer, is last) with records cut anywhere; the caller sends how much it used.
-    Each window is read into a fresh buffer after the unused tail of the previous one (no concatenation)."""
+    One buffer per file, reused: the caller has handed out every event of a window before asking for the
+    next, and nothing it keeps points into the buffer (columns are copies)."""
+    buf = bytearray(size + (1 << 16))
     with open_binary(path) as f:
-        base, carry = 0, np.zeros(0, np.uint8)
+        base, keep = 0, 0
         while True:
-            buf = bytearray(carry.size + size)
-            buf[: carry.size] = carry.data
-            got = _fill(f, memoryview(buf)[carry.size :])
+            if keep > len(buf) - size:  # an unusually large unused tail: grow
+                buf = buf + bytearray(keep + size - len(buf))
+            got = _fill(f, memoryview(buf)[keep : keep + size])
             last = got < size
-            n = carry.size + got
+            n = keep + got
             if n == 0:
                 return
-            arr = np.frombuffer(buf, np.uint8, count=n)
-            used = yield base, arr, last
+            used = yield base, np.frombuffer(buf, np.uint8, count=n), last
             if last:
                 return
-            carry = arr[used:]
+            buf[: n - used] = buf[used:n]  # the cut record moves to the front
+            keep = n - used
             base += used
 
 
@@ -178,11 +180,12 @@ class Stream:
         avail = win.recs["pdu_len"][prow].astype(np.int64) - skip
         code = win.code[prow]
         n = win.n
-        if cg.any():
+        has_id = cg & (avail >= 0)  # the id fits in the payload
+        if has_id.any():
             win.cgroup = np.zeros(n, np.uint64)
             win.cgroup_ok = np.zeros(n, bool)
-            raw = gather(buf, offs[prow][cg] + hdr, 8).copy().view(self.order + "u8").ravel()
-            win.cgroup[prow[cg]], win.cgroup_ok[prow[cg]] = raw, True
+            raw = gather(buf, offs[prow][has_id] + hdr, 8).copy().view(self.order + "u8").ravel()
+            win.cgroup[prow[has_id]], win.cgroup_ok[prow[has_id]] = raw, True
         a = (code == bc.CODES["A"]) & (avail >= 16)
         if a.any():
             p = gather(buf, start[a], 16)

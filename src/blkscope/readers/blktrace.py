@@ -68,7 +68,7 @@ def read(inputs: list[Path], writer, report) -> None:
             tr["sets"][name] = {"cpu_files": cpus, "missing_cpus": missing}
             if missing:
                 report.warn(f"{name}: CPU list has a gap (no file for CPU {missing}); blkparse stops at the first "
-                            f"missing CPU and drops the files after it, blkscope reads all {len(files)} files")  # fmt: skip
+                            f"missing CPU and drops the files after it, blkscope reads all {len(files)} files")
             _read_set(name, files, writer, report, bar)
     writer.ensure("events")
 

@@ -113,7 +113,6 @@ def _follow(c: np.ndarray, nxt: np.ndarray, n: int) -> tuple[np.ndarray, int, bo
 
 def _walk_all(buf: np.ndarray, version: int, order: str, last: bool) -> Walk:
     """The general case: candidates at all four phases, with resynchronisation past garbage."""
-    hdr = HDR[version]
     n = buf.size
     magic = MAGIC | version
     cands = []
@@ -188,13 +187,18 @@ def _take(buf: np.ndarray, offsets: np.ndarray, r: int, words: int) -> np.ndarra
     src = buf[lo:hi]
     if src.ctypes.data % 8:
         src = src.copy()  # fresh arrays are aligned
-    words_src = src.view(np.uint64) if src.size % 8 == 0 else src[: src.size - src.size % 8].view(np.uint64)
-    idx = (offsets - lo) >> 3
-    return np.take(words_src, idx[:, None] + np.arange(words))
+    w64 = src[: src.size - src.size % 8].view(np.uint64)
+    return _rows(w64, words)[(offsets - lo) >> 3]
+
+
+def _rows(a: np.ndarray, width: int) -> np.ndarray:
+    """Overlapping rows a[i : i + width] as a read-only 2-D view, so a row gather needs no index matrix
+    (fancy indexing, not np.take: take would first copy the overlapping view into a contiguous array)."""
+    return np.lib.stride_tricks.as_strided(a, (a.size - width + 1, width), (a.itemsize, a.itemsize), writeable=False)
 
 
 def gather(buf: np.ndarray, offsets: np.ndarray, width: int) -> np.ndarray:
     """Rows of `width` bytes starting at `offsets` -> (n, width) uint8 (contiguous); for the few payloads."""
     if offsets.size == 0:
         return np.zeros((0, width), np.uint8)
-    return buf[offsets[:, None] + np.arange(width)]
+    return _rows(buf, width)[offsets]
