@@ -32,6 +32,7 @@ def _capture(p: argparse.ArgumentParser) -> Handler:
     )
     p.add_argument("--allow-device", action="append", default=[], metavar="DEV", help="also allow DEV (repeatable)")
     p.add_argument("--fio-dir", type=Path, default=Path("config/fio"), help="fio job files, JOB.fio")
+    p.add_argument("--tools-dir", type=Path, default=Path("tools"), help="journal and ycsb-rocksdb sources")
     p.add_argument("--buffer-size-kb", type=int, default=65536, help="tracefs ring buffer per CPU (default 65536)")
     p.add_argument("--force", action="store_true", help="replace a non-empty OUTDIR")
 
@@ -47,6 +48,7 @@ def _capture(p: argparse.ArgumentParser) -> Handler:
             fio_dir=a.fio_dir,
             workdir=workdir,
             allowed=[*cfg.get("allowed_devices", []), *a.allow_device],
+            tools_dir=a.tools_dir,
         )
         plan.buffer_size_kb = a.buffer_size_kb
         if a.dry_run:
@@ -57,10 +59,11 @@ def _capture(p: argparse.ArgumentParser) -> Handler:
         except (PermissionError, FileExistsError, RuntimeError, TimeoutError) as e:
             print(f"blkscope capture: error: {e}", file=sys.stderr)
             return 1
-        t = meta["tracer"]
+        t, wl = meta["tracer"], meta["run"]["workload"]
         print(
             f"{a.run_id}: {t.get('events', 0)} trace events, overruns {t.get('overruns_total', 'n/a')}, "
-            f"{meta['iostat']['samples']} iostat samples, fio ios {meta['fio']['ios']} -> {a.outdir}",
+            f"{meta['iostat']['samples']} iostat samples, {wl} {meta.get('fio', {}).get('ios') or meta.get(wl)} "
+            f"-> {a.outdir}",
             file=sys.stderr,
         )
         return 0

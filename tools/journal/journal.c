@@ -7,6 +7,8 @@
  *   none     the file does not exist; the first write creates it and every write extends it (O_APPEND).
  *   sparse   ftruncate() to the final size: the inode has its size, but no blocks; writes fill holes (pwrite).
  *   prealloc fallocate() the final size, fill it with zeros, fsync: blocks allocated and written (pwrite).
+ * --phase prepare does only that and exits; --phase run skips it (the file must have been prepared), so a caller
+ * can prepare, sync and only then start tracing. The default, all, does both.
  * --reader starts a thread that pread()s --read-size bytes at random offsets below the writer's current end of
  * the same file, at --read-rate per second (0: as fast as it can), timing each read.
  * Output: one JSON document on stdout with the options, and per operation (write, fdatasync, read) count, mean,
@@ -38,13 +40,13 @@ typedef struct {
 } lat_t;
 
 static struct {
-    const char *path, *mode;
+    const char *path, *mode, *phase;
     double duration_s, rate;
     long record, sync_every, read_size;
     int reader;
     double read_rate;
     unsigned seed;
-} opt = {NULL, "none", 10, 1000, 512, 0, 4096, 0, 0, 1};
+} opt = {NULL, "none", "all", 10, 1000, 512, 0, 4096, 0, 0, 1};
 
 static atomic_long written_end;  /* bytes the writer has completed: the reader stays below */
 static atomic_int stop;
@@ -165,15 +167,16 @@ static void *reader_main(void *arg) {
 static void usage(void) {
     puts("usage: journal --file PATH [--mode none|sparse|prealloc] [--duration S] [--rate WRITES_PER_S]\n"
          "               [--record BYTES] [--sync-every N (0: never fdatasync)] [--reader]\n"
-         "               [--read-size BYTES] [--read-rate READS_PER_S (0: unthrottled)] [--seed N]");
+         "               [--read-size BYTES] [--read-rate READS_PER_S (0: unthrottled)] [--seed N]\n"
+         "               [--phase all|prepare|run]");
 }
 
 int main(int argc, char **argv) {
-    static struct option lo[] = {{"file", 1, 0, 'f'},      {"mode", 1, 0, 'm'},      {"duration", 1, 0, 'd'},
-                                 {"rate", 1, 0, 'r'},      {"record", 1, 0, 'b'},    {"sync-every", 1, 0, 's'},
-                                 {"reader", 0, 0, 'R'},    {"read-size", 1, 0, 'z'}, {"read-rate", 1, 0, 'q'},
-                                 {"seed", 1, 0, 'S'},      {"help", 0, 0, 'h'},      {"version", 0, 0, 'V'},
-                                 {0, 0, 0, 0}};
+    static struct option lo[] = {
+        {"file", 1, 0, 'f'},   {"mode", 1, 0, 'm'},      {"duration", 1, 0, 'd'},  {"rate", 1, 0, 'r'},
+        {"record", 1, 0, 'b'}, {"sync-every", 1, 0, 's'}, {"reader", 0, 0, 'R'},   {"read-size", 1, 0, 'z'},
+        {"read-rate", 1, 0, 'q'}, {"seed", 1, 0, 'S'},   {"phase", 1, 0, 'p'},     {"help", 0, 0, 'h'},
+        {"version", 0, 0, 'V'}, {0, 0, 0, 0}};
     for (int c; (c = getopt_long(argc, argv, "", lo, NULL)) != -1;) {
         switch (c) {
         case 'f': opt.path = optarg; break;
@@ -186,13 +189,17 @@ int main(int argc, char **argv) {
         case 'z': opt.read_size = atol(optarg); break;
         case 'q': opt.read_rate = atof(optarg); break;
         case 'S': opt.seed = (unsigned)atol(optarg); break;
+        case 'p': opt.phase = optarg; break;
         case 'V': puts("blkscope-journal " VERSION); return 0;
         case 'h': usage(); return 0;
         default: usage(); return 2;
         }
     }
     int none = !strcmp(opt.mode, "none"), sparse = !strcmp(opt.mode, "sparse"), pre = !strcmp(opt.mode, "prealloc");
-    if (!opt.path || !(none || sparse || pre) || opt.rate <= 0 || opt.duration_s <= 0 || opt.record <= 0) {
+    int all = !strcmp(opt.phase, "all"), do_prepare = all || !strcmp(opt.phase, "prepare"),
+        do_run = all || !strcmp(opt.phase, "run");
+    if (!opt.path || !(none || sparse || pre) || !(do_prepare || do_run) || opt.rate <= 0 || opt.duration_s <= 0 ||
+        opt.record <= 0) {
         usage();
         return 2;
     }
@@ -200,11 +207,16 @@ int main(int argc, char **argv) {
     off_t size = (off_t)n_writes * opt.record;
 
     /* preparation, untimed */
-    if (none) {
+    if (!do_prepare) {
+        fd = open(opt.path, none ? O_RDWR | O_CREAT | O_APPEND : O_RDWR, 0644);
+        if (fd < 0)
+            die("open (prepared file)");
+    } else if (none) {
+        /* nothing to prepare but a fresh start; in the run, open() creates the file and writes extend it */
         if (unlink(opt.path) && errno != ENOENT)
             die("unlink");
-        fd = open(opt.path, O_RDWR | O_CREAT | O_APPEND, 0644);
-        if (fd < 0)
+        fd = do_run ? open(opt.path, O_RDWR | O_CREAT | O_APPEND, 0644) : -2;
+        if (fd == -1)
             die("open");
     } else {
         fd = open(opt.path, O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -226,6 +238,11 @@ int main(int argc, char **argv) {
                 die("fsync");
         }
     }
+    if (!do_run) {
+        if (fd >= 0)
+            close(fd);
+        return 0;
+    }
     char *rec = malloc((size_t)opt.record);
     memset(rec, 'j', (size_t)opt.record);
 
@@ -240,7 +257,8 @@ int main(int argc, char **argv) {
         sleep_until(due);
         snprintf(rec, (size_t)opt.record, "%ld\n", i); /* distinct content per record */
         uint64_t t0 = now_ns();
-        ssize_t w = none ? write(fd, rec, (size_t)opt.record) : pwrite(fd, rec, (size_t)opt.record, (off_t)i * opt.record);
+        ssize_t w = none ? write(fd, rec, (size_t)opt.record)
+                         : pwrite(fd, rec, (size_t)opt.record, (off_t)i * opt.record);
         uint64_t t1 = now_ns();
         if (w != opt.record)
             die("write");
@@ -260,9 +278,9 @@ int main(int argc, char **argv) {
 
     printf("{\n  \"tool\": \"blkscope-journal\",\n  \"version\": \"%s\",\n", VERSION);
     printf("  \"options\": {\"file\": \"%s\", \"mode\": \"%s\", \"duration_s\": %g, \"rate\": %g, \"record\": %ld, "
-           "\"sync_every\": %ld, \"reader\": %s, \"read_size\": %ld, \"read_rate\": %g, \"seed\": %u},\n",
+           "\"sync_every\": %ld, \"reader\": %s, \"read_size\": %ld, \"read_rate\": %g, \"seed\": %u, \"phase\": \"%s\"},\n",
            opt.path, opt.mode, opt.duration_s, opt.rate, opt.record, opt.sync_every, opt.reader ? "true" : "false",
-           opt.read_size, opt.read_rate, opt.seed);
+           opt.read_size, opt.read_rate, opt.seed, opt.phase);
     printf("  \"clock\": \"CLOCK_MONOTONIC\",\n  \"histogram\": {\"unit\": \"ns\", \"sub_buckets\": %d, "
            "\"linear_below\": %d},\n", 1 << SUB_BITS, 1 << (SUB_BITS + 1));
     printf("  \"elapsed_s\": %.6f,\n  \"late_writes\": %llu,\n  \"bytes_written\": %lld,\n  \"latency\": {\n", elapsed,

@@ -23,7 +23,7 @@ import yaml
 import zstandard
 
 import blkscope
-from blkscope.capture import fio, hwlock, iostat, signals
+from blkscope.capture import fio, hwlock, iostat, signals, workloads
 from blkscope.capture.loop import commands, loop_filesystem
 from blkscope.capture.sh import version
 from blkscope.capture.tracefs import CLOCK, OPTIONS, TRACEFS, BlkTracer
@@ -40,11 +40,12 @@ ZSTD_LEVEL = 19
 @dataclass
 class Plan:
     row: dict
-    jobfile: Path
+    jobfile: Path | None  # fio only
     outdir: Path
     workdir: Path
     allowed: list[str] = field(default_factory=list)
     buffer_size_kb: int = 65536
+    workload: workloads.Workload | None = None  # sysbench, journal, ycsb (None: fio)
 
     @property
     def run_id(self) -> str:
@@ -56,7 +57,8 @@ class Plan:
 
     @property
     def outputs(self) -> list[str]:
-        return [o for o in OUTPUTS if self.traced or o != "trace.txt.zst"]
+        names = [*OUTPUTS[:2], *workloads.outputs(self.row["workload"]), "run.yaml"]
+        return [o for o in names if self.traced or o != "trace.txt.zst"]
 
 
 def load_row(runs: Path, run_id: str) -> dict:
@@ -67,20 +69,29 @@ def load_row(runs: Path, run_id: str) -> dict:
     return rows[0]
 
 
-def make_plan(runs: Path, run_id: str, outdir: Path, *, fio_dir: Path, workdir: Path, allowed: list[str]) -> Plan:
+def make_plan(
+    runs: Path,
+    run_id: str,
+    outdir: Path,
+    *,
+    fio_dir: Path,
+    workdir: Path,
+    allowed: list[str],
+    tools_dir: Path = Path("tools"),
+) -> Plan:
     row = load_row(runs, run_id)
     if row["testbed"] != "loop":
         raise ValueError(f"{run_id}: testbed {row['testbed']!r} is not implemented yet (only 'loop')")
-    if row["workload"] != "fio":
-        raise ValueError(f"{run_id}: workload {row['workload']!r} is not implemented yet (only 'fio')")
     if row["traced"] and row["tracer"] != "tracefs-blk":
         raise ValueError(f"{run_id}: tracer {row['tracer']!r} is not implemented yet (only 'tracefs-blk')")
-    jobfile = fio_dir / f"{row['job']}.fio"
-    if not jobfile.is_file():
-        raise ValueError(f"{run_id}: fio job file {jobfile} not found")
     for key, default in (("device_mb", 1024), ("runtime_s", 20)):
         if row.get(key) is None:
             row[key] = default
+    if row["workload"] != "fio":
+        return Plan(row, None, outdir, workdir, allowed, workload=workloads.load(row, tools_dir))
+    jobfile = fio_dir / f"{row['job']}.fio"
+    if not jobfile.is_file():
+        raise ValueError(f"{run_id}: fio job file {jobfile} not found")
     return Plan(row, jobfile, outdir, workdir, allowed)
 
 
@@ -91,6 +102,7 @@ def describe(plan: Plan) -> str:
     mkfs, mount = commands(r["filesystem"], r["mkfs_options"] or "", r["mount_options"] or "", "/dev/loopN", mnt)
     env = fio.env(mnt, r["runtime_s"], r["repeat"])
     envs = " ".join(f"{k}={v}" for k, v in env.items())
+    wl = plan.workload.describe(mnt) if plan.workload else [f"{envs} fio --create_only=1 {plan.jobfile}", None]
     lines = [
         f"run {plan.run_id}: {r['workload']}/{r['job']} on {r['filesystem']} ({r['testbed']}), repeat {r['repeat']}",
         f"lock {hwlock.LOCK_PATH} (one hardware run at a time)",
@@ -99,7 +111,7 @@ def describe(plan: Plan) -> str:
         "check /dev/loopN is backed by that file (allow-list: " + (", ".join(plan.allowed) or "loop only") + ")",
         " ".join(mkfs),
         " ".join(mount),
-        f"{envs} fio --create_only=1 {plan.jobfile}",
+        *wl[:-1],
         " ".join(iostat.command("/dev/loopN")) + " > iostat.json &",
     ]
     if plan.traced:
@@ -108,7 +120,7 @@ def describe(plan: Plan) -> str:
             f"/sys/block/loopN/trace/enable=1; current_tracer=blk; trace_options={','.join(OPTIONS)}",
             f"read {TRACEFS}/trace_pipe > trace.txt (in a thread)",
         ]
-    lines.append(f"{envs} " + " ".join(fio.command(plan.jobfile, Path("fio.json"))))
+    lines.append(wl[-1] or f"{envs} " + " ".join(fio.command(plan.jobfile, Path("fio.json"))))
     lines.append(f"sync -f {mnt}; wait {SETTLE_S} s")
     if plan.traced:
         lines.append("trace/enable=0; drain trace_pipe; read per_cpu/cpuN/stats (overruns); current_tracer=nop")
@@ -127,7 +139,8 @@ def preflight(plan: Plan, force: bool) -> None:
         raise PermissionError("blkscope capture needs root (loop devices, mkfs, mount, tracefs); try --dry-run")
     if plan.outdir.exists() and any(plan.outdir.iterdir()) and not force:
         raise FileExistsError(f"{plan.outdir} exists and is not empty (pass --force to replace it)")
-    missing = [t for t in (*TOOLS, f"mkfs.{plan.row['filesystem']}") if shutil.which(t) is None]
+    wl_tools = plan.workload.tools if plan.workload else ()
+    missing = [t for t in (*TOOLS, *wl_tools, f"mkfs.{plan.row['filesystem']}") if shutil.which(t) is None]
     if missing:
         raise RuntimeError(f"missing tool(s): {', '.join(missing)} (see deps/debian-capture.txt)")
     fs = plan.row["filesystem"]
@@ -137,6 +150,8 @@ def preflight(plan: Plan, force: bool) -> None:
 
 def capture_run(plan: Plan, *, force: bool = False) -> dict:
     preflight(plan, force)
+    if plan.workload:
+        plan.workload.build()  # compile the tool before taking the hardware lock
     plan.outdir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{plan.run_id}.partial-", dir=plan.outdir.parent))
     try:
@@ -164,7 +179,10 @@ def _capture(plan: Plan, tmp: Path) -> dict:
             allowed=plan.allowed,
         ) as fs:
             job_env = fio.env(fs.mountpoint, r["runtime_s"], r["repeat"])
-            fio.prepare(plan.jobfile, job_env)
+            if plan.workload:
+                plan.workload.prepare(fs.mountpoint, tmp)
+            else:
+                fio.prepare(plan.jobfile, job_env)
             subprocess.run(["sync", "-f", str(fs.mountpoint)], check=True, process_group=0)
             with iostat.Iostat(fs.device, tmp / "iostat.json") as io:
                 tracer = BlkTracer(fs.name, tmp / "trace.txt", plan.buffer_size_kb) if plan.traced else None
@@ -173,7 +191,10 @@ def _capture(plan: Plan, tmp: Path) -> dict:
                 try:
                     meta["clock"] = _clock_pair()
                     meta["workload_start_utc"] = meta["clock"]["utc"]
-                    meta["fio"] = fio.run(plan.jobfile, tmp / "fio.json", job_env)
+                    if plan.workload:
+                        meta[r["workload"]] = plan.workload.run(fs.mountpoint, tmp)
+                    else:
+                        meta["fio"] = fio.run(plan.jobfile, tmp / "fio.json", job_env)
                     meta["workload_end_utc"] = _utc()
                     subprocess.run(["sync", "-f", str(fs.mountpoint)], check=True, process_group=0)
                     time.sleep(SETTLE_S)
@@ -202,7 +223,11 @@ def _capture(plan: Plan, tmp: Path) -> dict:
                 "mount_options_effective": fs.mount_options_effective,
             }
     meta["teardown"] = "complete"
-    meta["workload"] = {
+    after = f"sync -f and {SETTLE_S} s pause, traced (the workload's deferred writeback is in the trace)"
+    wl_meta = (
+        {**plan.workload.info, "prepared": "before tracing, then sync -f", "after": after} if plan.workload else {}
+    )
+    meta["workload"] = wl_meta or {
         "tool": "fio",
         "job": r["job"],
         "job_file": str(plan.jobfile),

@@ -1,0 +1,80 @@
+"""The workload interface, and running a tool to completion with its output in a file."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from blkscope.capture import procs
+
+
+class Workload:
+    name = ""
+    tools: tuple[str, ...] = ()  # executables preflight checks for
+    jobs: dict[str, dict] = {}  # job name -> options over the defaults
+
+    def __init__(self, row: dict, tools_dir: Path) -> None:
+        job = row["job"]
+        if job not in self.jobs:
+            raise ValueError(f"{row['run_id']}: {self.name} job {job!r} unknown (known: {', '.join(self.jobs)})")
+        self.row, self.tools_dir = row, tools_dir
+        self.options = self.resolve(row)
+        self.info: dict = {"tool": self.name, "job": job, "options": self.options}
+
+    def resolve(self, row: dict) -> dict:
+        raise NotImplementedError
+
+    def build(self) -> None:
+        """Before the hardware lock: compile or fetch the tool."""
+
+    def prepare(self, mnt: Path, out: Path) -> None:
+        """On the mounted filesystem, untraced: files and data the workload needs."""
+
+    def run(self, mnt: Path, out: Path) -> dict:
+        """The measured part (traced); returns a short summary for run.yaml and the capture log."""
+        raise NotImplementedError
+
+    def describe(self, mnt: Path) -> list[str]:
+        raise NotImplementedError
+
+
+def run_to_file(
+    cmd: Sequence[str],
+    out: Path,
+    *,
+    env: Mapping[str, str] | None = None,
+    append: bool = False,
+    stderr_to_out: bool = True,
+    cwd: Path | None = None,
+    timeout_s: float = 600,
+) -> str:
+    """Run cmd to completion, stdout (and stderr) into `out`; stop it (SIGINT, then SIGKILL) on an exception such
+    as a signal turned into one. Returns stderr when it is kept apart. Raises RuntimeError on a non-zero exit."""
+    where = "" if cwd is None else f"(cd {cwd}) "
+    print(f"+ {where}{shlex.join(cmd)} {'>>' if append else '>'} {out}", file=sys.stderr, flush=True)
+    with open(out, "ab" if append else "wb") as f:
+        # Own process group: a terminal Ctrl-C reaches blkscope only, which then stops the tool in order.
+        p = subprocess.Popen(
+            list(cmd),
+            stdout=f,
+            stderr=subprocess.STDOUT if stderr_to_out else subprocess.PIPE,
+            env={**os.environ, **(env or {})},
+            cwd=cwd,
+            process_group=0,
+        )
+        try:
+            _, err = p.communicate(timeout=timeout_s)
+        except BaseException as e:
+            procs.stop(p, grace_s=10)
+            if isinstance(e, subprocess.TimeoutExpired):
+                raise RuntimeError(f"{cmd[0]} did not finish within {timeout_s:.0f} s; stopped") from None
+            raise
+    err_text = (err or b"").decode(errors="replace")
+    if p.returncode != 0:
+        tail = err_text if not stderr_to_out else out.read_bytes()[-2000:].decode(errors="replace")
+        raise RuntimeError(f"{cmd[0]} exit {p.returncode}: {' | '.join(tail.strip().splitlines()[-5:])}")
+    return err_text

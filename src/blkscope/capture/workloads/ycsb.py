@@ -1,0 +1,137 @@
+"""YCSB core 0.17.0 driving RocksDB through the project's binding (tools/ycsb-rocksdb), as in the SSD study
+(STUDIES.md, 1): load, then a run of 50/50 read/update with zipfian requests (workloada), scaled to this machine:
+200,000 records of 10 x 100 B fields (about 1 KiB each), 4 client threads, RocksDB reading with O_DIRECT so
+reads reach the device as in a database larger than memory. The load is untraced (as the study traced the run
+phase only); the run is throttled (-target) so a traced run stays small, and untraced runs use the same target.
+YCSB 0.17.0 takes no random seed, so repeats differ in their key sequence.
+Outputs: ycsb-load.txt and ycsb-run.txt, stdout and stderr together (the -s status lines go to stderr)."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+from blkscope.capture.sh import sh, version
+from blkscope.capture.workloads.base import Workload, run_to_file
+
+OUTPUTS = ("ycsb-load.txt", "ycsb-run.txt")
+BINDING = "org.blkscope.ycsb.RocksDBClient"
+DEFAULTS = {
+    "recordcount": 200_000,
+    "fieldcount": 10,
+    "fieldlength": 100,
+    "readproportion": 0.5,
+    "updateproportion": 0.5,
+    "scanproportion": 0,
+    "insertproportion": 0,
+    "requestdistribution": "zipfian",
+    "zipfian_constant": 0.99,  # YCSB 0.17.0's ZipfianGenerator.ZIPFIAN_CONSTANT, not a property: recorded only
+    "threads": 4,
+    "target_ops_s": 1000,
+    "rocksdb.directreads": True,
+    "rocksdb.blockcachemb": 8,
+    "rocksdb.writebuffermb": 64,
+    "rocksdb.sync": False,
+}
+JOBS = {"workloada-zipfian": {}}
+JAVA_OPTS = ("-Xmx1g",)
+
+
+class Ycsb(Workload):
+    name = "ycsb"
+    tools = ("java", "mvn")
+    jobs = JOBS
+
+    def resolve(self, row: dict) -> dict:
+        return {**DEFAULTS, **JOBS[row["job"]], "maxexecutiontime_s": int(row["runtime_s"])}
+
+    @property
+    def project(self) -> Path:
+        return self.tools_dir / "ycsb-rocksdb"
+
+    @property
+    def classpath(self) -> str:
+        target = self.project / "target"
+        return f"{target / 'ycsb-rocksdb.jar'}:{target / 'lib'}/*"
+
+    def properties(self, mnt: Path) -> list[str]:
+        o = self.options
+        props = {
+            "workload": "site.ycsb.workloads.CoreWorkload",
+            "recordcount": o["recordcount"],
+            # the run stops on maxexecutiontime; an operationcount this large is never reached
+            "operationcount": 1_000_000_000,
+            "fieldcount": o["fieldcount"],
+            "fieldlength": o["fieldlength"],
+            "readproportion": o["readproportion"],
+            "updateproportion": o["updateproportion"],
+            "scanproportion": o["scanproportion"],
+            "insertproportion": o["insertproportion"],
+            "requestdistribution": o["requestdistribution"],
+            "status.interval": 1,
+            "rocksdb.dir": mnt / "rocksdb",
+            **{k: str(v).lower() if isinstance(v, bool) else v for k, v in o.items() if k.startswith("rocksdb.")},
+        }
+        return [a for k, v in props.items() for a in ("-p", f"{k}={v}")]
+
+    def command(self, mnt: Path, phase: str) -> list[str]:
+        o = self.options
+        cmd = ["java", *JAVA_OPTS, "-cp", self.classpath, "site.ycsb.Client", "-load" if phase == "load" else "-t"]
+        cmd += ["-db", BINDING, *self.properties(mnt), "-threads", str(o["threads"]), "-s"]
+        if phase == "run":
+            cmd += ["-p", f"maxexecutiontime={o['maxexecutiontime_s']}", "-target", str(o["target_ops_s"])]
+        return cmd
+
+    def build_command(self) -> list[str]:
+        return ["mvn", "-q", "-B", "-f", str(self.project / "pom.xml"), "package"]
+
+    def build(self) -> None:
+        jar = self.project / "target" / "ycsb-rocksdb.jar"
+        src = [*self.project.rglob("*.java"), self.project / "pom.xml"]
+        if not (self.project / "pom.xml").is_file():
+            raise RuntimeError(f"YCSB binding project {self.project} not found (--tools-dir)")
+        if not jar.exists() or max(p.stat().st_mtime for p in src) > jar.stat().st_mtime:
+            sh(self.build_command(), timeout=1200)
+        with zipfile.ZipFile(jar) as z:
+            manifest = z.read("META-INF/MANIFEST.MF").decode()
+        fields = dict(line.split(": ", 1) for line in manifest.splitlines() if ": " in line)
+        self.info["version"] = {
+            "ycsb": fields.get("YCSB-Version"),
+            "rocksdbjni": fields.get("RocksDB-Version"),
+            "binding": BINDING,
+            "java": version(["java", "-version"]),
+            "maven": version(["mvn", "-v"]),
+        }
+        self.info["build"] = " ".join(self.build_command())
+
+    def prepare(self, mnt: Path, out: Path) -> None:
+        (mnt / "rocksdb").mkdir()
+        run_to_file(self.command(mnt, "load"), out / "ycsb-load.txt", timeout_s=900)
+        self.info["commands"] = {
+            p: " ".join(self.command(mnt, p)).replace(str(mnt), "<mountpoint>") for p in ("load", "run")
+        }
+
+    def run(self, mnt: Path, out: Path) -> dict:
+        timeout = self.options["maxexecutiontime_s"] + 300  # JVM start, RocksDB open and close
+        run_to_file(self.command(mnt, "run"), out / "ycsb-run.txt", timeout_s=timeout)
+        return summary(out / "ycsb-run.txt")
+
+    def describe(self, mnt: Path) -> list[str]:
+        return [
+            " ".join(self.build_command()) + "  (before the lock, when the jar is older than its sources)",
+            " ".join(self.command(mnt, "load")) + " > ycsb-load.txt  (untraced)",
+            " ".join(self.command(mnt, "run")) + " > ycsb-run.txt",
+        ]
+
+
+def summary(path: Path) -> dict:
+    """[OVERALL] throughput and per-operation counts from the YCSB text, for run.yaml and the capture log."""
+    out: dict = {}
+    wanted = {"[OVERALL]", "[READ]", "[UPDATE]"}
+    for line in path.read_text(errors="replace").splitlines():
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) == 3 and parts[0] in wanted and parts[1] in ("Throughput(ops/sec)", "Operations"):
+            out[f"{parts[0].strip('[]').lower()}_{parts[1].split('(')[0].lower()}"] = float(parts[2])
+    if "overall_throughput" not in out:
+        raise RuntimeError(f"{path}: YCSB printed no [OVERALL] throughput")
+    return out
