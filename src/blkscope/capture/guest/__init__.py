@@ -1,0 +1,4 @@
+"""The emulated guest testbed: a Debian kernel under qemu TCG with an initramfs carrying the tools.
+
+The guest gives what this host lacks: f2fs, and blktrace with debugfs (no lockdown inside). build.py makes the
+kernel and initramfs from Debian packages, init.sh runs one experiment inside, run.py drives it from the host."""
