@@ -66,6 +66,19 @@ def test_outputs_exist(mini):
         assert (work / f).stat().st_size > 0, f
 
 
+def test_figures_fit_the_text_width(mini):
+    """Figures are included at their natural size, so none may be wider than the 345 pt text width."""
+    from pypdf import PdfReader
+
+    work, _ = mini
+    pdfs = sorted((work / "paper/generated/figures").glob("*.pdf"))
+    assert len(pdfs) >= 2
+    for pdf in pdfs:
+        assert float(PdfReader(pdf).pages[0].mediabox.width) <= 345.5, pdf.name
+        for ext in ("png", "svg"):
+            assert pdf.with_suffix(f".{ext}").stat().st_size > 0
+
+
 def test_tables_hold_counts_from_raw_text(mini):
     work, sub = mini
     summary = pl.read_parquet(work / "data/processed/analysis/run_summary.parquet")

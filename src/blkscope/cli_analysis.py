@@ -7,6 +7,9 @@ from pathlib import Path
 
 from blkscope.cli import Handler, verb
 
+# figure name on the command line -> module blkscope.figures.<name with _>; each has chart(table)
+FIGURES = ["rank-frequency", "iostat-compare"]
+
 
 def _runs_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--runs", type=Path, required=True, help="the runs sheet (config/runs.tsv)")
@@ -65,9 +68,25 @@ def _run_summary(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
+@verb("iostat-summary", "per-run iostat means with CIs (since-boot report dropped), one row per device and metric")
+def _iostat_summary(p: argparse.ArgumentParser) -> Handler:
+    _runs_arg(p)
+    _table_out(p)
+    p.add_argument("iostat", nargs="+", type=Path, help="<processed>/<run_id>/iostat/iostat.parquet files")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.analysis.iostat_summary import iostat_summary
+        from blkscope.runs import load_runs, run_id_of
+
+        _write_table(iostat_summary(a.iostat, load_runs(a.runs), run_id_of), a)
+        return 0
+
+    return run
+
+
 @verb("figure", "draw one figure from an analysis table (PDF, PNG, SVG)")
 def _figure(p: argparse.ArgumentParser) -> Handler:
-    p.add_argument("name", choices=["rank-frequency"], help="which figure")
+    p.add_argument("name", choices=FIGURES, help="which figure")
     p.add_argument("table", type=Path, help="the analysis table it draws (.parquet)")
     p.add_argument("-o", "--prefix", type=Path, required=True, help="output path without extension")
     p.add_argument("--formats", default="pdf,png,svg", help="comma-separated: pdf,png,svg")
@@ -89,15 +108,19 @@ def _figure(p: argparse.ArgumentParser) -> Handler:
 @verb("paper-numbers", "write the numbers quoted in the paper as \\newcommand macros")
 def _paper_numbers(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--summary", type=Path, required=True, help="run_summary table (.parquet)")
+    p.add_argument("--iostat", type=Path, help="iostat_summary table (.parquet)")
     p.add_argument("-o", "--out", type=Path, required=True, help="output .tex")
 
     def run(a: argparse.Namespace) -> int:
         import polars as pl
 
         from blkscope.io import write_text_atomic
-        from blkscope.paper.numbers import render, skeleton_numbers
+        from blkscope.paper.numbers import iostat_numbers, render, skeleton_numbers
 
-        write_text_atomic(render(skeleton_numbers(pl.read_parquet(a.summary))), a.out)
+        macros = skeleton_numbers(pl.read_parquet(a.summary))
+        if a.iostat:
+            macros |= iostat_numbers(pl.read_parquet(a.iostat))
+        write_text_atomic(render(macros), a.out)
         return 0
 
     return run

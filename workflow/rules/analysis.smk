@@ -51,3 +51,16 @@ rule run_summary:
     shell:
         "blkscope run-summary --runs {input.runs} --raw {params.raw} --processed {params.processed}"
         " -o {output.table} --csv {output.csv} {params.runs} > {log} 2>&1"
+
+
+rule iostat_summary:
+    input:
+        runs=config["runs"],
+        iostat=expand(f"{PROC}/{{run}}/iostat/iostat.parquet", run=HOST_RUNS),
+    output:
+        table=f"{ANALYSIS}/iostat_summary.parquet",
+        csv=f"{ANALYSIS}/iostat_summary.csv",
+    log:
+        "logs/analysis/iostat_summary.log",
+    shell:
+        "blkscope iostat-summary --runs {input.runs} -o {output.table} --csv {output.csv} {input.iostat} > {log} 2>&1"

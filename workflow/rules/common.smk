@@ -9,6 +9,7 @@ PROC = config["processed_dir"]
 ANALYSIS = f"{PROC}/analysis"
 FIGS = "paper/generated/figures"
 FORMATS = config["figure_formats"]
+FIGURE_NAMES = ["rank_frequency", "iostat_compare"]
 
 RUNS = pl.read_csv(config["runs"], separator="\t", schema_overrides={"mkfs_options": pl.Utf8, "mount_options": pl.Utf8})
 validate(RUNS, "../schemas/runs.schema.yaml")
@@ -32,6 +33,7 @@ def runs_where(*conditions):
 TRACED = runs_where(pl.col("traced"))
 # The first study question (access frequency of fio jobs) reads host runs traced by tracefs.
 FIO_TRACED = runs_where(pl.col("traced"), pl.col("workload") == "fio", pl.col("testbed") == "loop")
+HOST_RUNS = runs_where(pl.col("testbed") == "loop")
 
 
 def raw(run, name):
@@ -40,11 +42,11 @@ def raw(run, name):
 
 
 def analysis_outputs():
-    return expand(f"{ANALYSIS}/{{name}}.{{ext}}", name=["rank_frequency", "run_summary"], ext=["parquet", "csv"])
+    return expand(f"{ANALYSIS}/{{name}}.{{ext}}", name=["rank_frequency", "run_summary", "iostat_summary"], ext=["parquet", "csv"])
 
 
 def figure_outputs():
-    return expand(f"{FIGS}/{{name}}.{{ext}}", name=["rank_frequency"], ext=FORMATS)
+    return expand(f"{FIGS}/{{name}}.{{ext}}", name=FIGURE_NAMES, ext=FORMATS)
 
 
 def paper_sections():

@@ -3,6 +3,7 @@
 
 localrules:
     figure_rank_frequency,
+    figure_iostat_compare,
 
 
 rule figure_rank_frequency:
@@ -17,3 +18,17 @@ rule figure_rank_frequency:
         "logs/figures/rank_frequency.log",
     shell:
         "blkscope figure rank-frequency {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
+
+
+rule figure_iostat_compare:
+    input:
+        table=f"{ANALYSIS}/iostat_summary.parquet",
+    output:
+        expand(f"{FIGS}/iostat_compare.{{ext}}", ext=FORMATS),
+    params:
+        prefix=lambda w, output: os.path.splitext(output[0])[0],
+        formats=",".join(FORMATS),
+    log:
+        "logs/figures/iostat_compare.log",
+    shell:
+        "blkscope figure iostat-compare {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"

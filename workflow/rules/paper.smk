@@ -10,12 +10,13 @@ localrules:
 rule paper_numbers:
     input:
         summary=f"{ANALYSIS}/run_summary.parquet",
+        iostat=f"{ANALYSIS}/iostat_summary.parquet",
     output:
         "paper/generated/numbers/runs.tex",
     log:
         "logs/paper/numbers.log",
     shell:
-        "blkscope paper-numbers --summary {input.summary} -o {output} > {log} 2>&1"
+        "blkscope paper-numbers --summary {input.summary} --iostat {input.iostat} -o {output} > {log} 2>&1"
 
 
 rule paper_table_runs:
@@ -36,7 +37,7 @@ rule paper:
         bib="paper/refs.bib",
         numbers="paper/generated/numbers/runs.tex",
         tables="paper/generated/tables/runs.tex",
-        figures=f"{FIGS}/rank_frequency.pdf",
+        figures=expand(f"{FIGS}/{{name}}.pdf", name=FIGURE_NAMES),
     output:
         "paper/main.pdf",
     log:

@@ -37,3 +37,20 @@ def skeleton_numbers(summary: pl.DataFrame) -> dict[str, str]:
         m[macro_name("completions", r["job"], r["filesystem"])] = fmt_int(r["completions"])
         m[macro_name("write iops", r["job"], r["filesystem"])] = fmt_float(r["wiops"])
     return m
+
+
+def iostat_numbers(summary: pl.DataFrame) -> dict[str, str]:
+    """Mean over repeats of each host run's mean written kB/s and aqu-sz, per job and filesystem."""
+    m: dict[str, str] = {}
+    host = summary.filter((pl.col("testbed") == "loop") & pl.col("traced"))
+    by = (
+        host.filter(pl.col("metric").is_in(["wkb_s", "aqu_sz"]))
+        .group_by("workload", "job", "filesystem", "metric")
+        .agg(pl.col("mean").mean(), pl.col("run_id").n_unique().alias("n"))
+        .sort("workload", "job", "filesystem", "metric")
+    )
+    for r in by.iter_rows(named=True):
+        digits = 0 if r["metric"] == "wkb_s" else 3
+        name = macro_name("iostat", r["metric"].replace("_", " "), r["workload"], r["job"], r["filesystem"])
+        m[name] = fmt_float(r["mean"], digits)
+    return m

@@ -1,0 +1,40 @@
+"""Per-run device statistics from iostat: mean over the run's interval reports, with a CI.
+
+The since-boot report (flagged by the reader) is an average over the machine's uptime, not
+over the run, so it is dropped. Consecutive 1 s samples are autocorrelated, so the t interval
+over samples is optimistic; comparisons across filesystems use repeats as the unit (compare.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+from scipy import stats
+
+METRICS = ["r_s", "w_s", "rkb_s", "wkb_s", "rrqm_s", "wrqm_s", "r_await_ms", "w_await_ms", "aqu_sz", "util_pct"]
+
+
+def summarize(iostat: pl.DataFrame, level: float = 0.95) -> pl.DataFrame:
+    """Long table: device, metric, mean, sd, n, ci_lo, ci_hi, dropped_since_boot."""
+    has_flag = "since_boot" in iostat.columns
+    boot = iostat.filter(pl.col("since_boot").fill_null(False)) if has_flag else iostat.clear()
+    dropped = boot["sample"].n_unique()  # reports, not rows: a report holds one row per device
+    df = iostat.filter(~pl.col("since_boot").fill_null(False)) if has_flag else iostat
+    present = [m for m in METRICS if m in df.columns]
+    long = df.unpivot(index="device", on=present, variable_name="metric").drop_nulls("value")
+    out = long.group_by("device", "metric").agg(
+        mean=pl.col("value").mean(), sd=pl.col("value").std(), n=pl.len().cast(pl.Int64)
+    )
+    t = stats.t.ppf(0.5 + level / 2, np.maximum(out["n"].to_numpy() - 1, 1))
+    half = pl.Series(t) * out["sd"].fill_null(0.0) / out["n"].cast(pl.Float64).sqrt()
+    return out.with_columns(
+        ci_lo=pl.col("mean") - half, ci_hi=pl.col("mean") + half, dropped_since_boot=pl.lit(dropped, pl.Int64)
+    ).sort("device", "metric")
+
+
+def iostat_summary(files: list[Path], runs: pl.DataFrame, run_id_of) -> pl.DataFrame:
+    parts = [summarize(pl.read_parquet(f)).with_columns(run_id=pl.lit(run_id_of(f))) for f in files]
+    meta = runs.select("run_id", "filesystem", "workload", "job", "testbed", "traced", "repeat")
+    return meta.join(pl.concat(parts), on="run_id", how="inner").sort("workload", "job", "filesystem", "repeat")

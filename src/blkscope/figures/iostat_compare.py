@@ -1,0 +1,32 @@
+"""iostat across filesystems: per-run means of write rate, throughput, queue size and await, by job."""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+
+from blkscope.figures.theme import TEXT_WIDTH_PT, filesystem_scale
+
+SHOWN = {"w_s": "writes/s", "wkb_s": "written kB/s", "aqu_sz": "aqu-sz", "w_await_ms": "write await (ms)"}
+
+
+def chart(summary: pl.DataFrame) -> alt.VConcatChart:
+    """`summary` is the iostat_summary analysis table (host runs)."""
+    df = summary.filter(pl.col("metric").is_in(list(SHOWN)) & (pl.col("testbed") == "loop"))
+    df = df.with_columns(job=pl.col("workload") + "/" + pl.col("job")).select(
+        "run_id", "filesystem", "job", "repeat", "traced", "metric", "mean"
+    )
+    fss = [f for f in ["ext4", "xfs", "btrfs", "f2fs"] if f in set(df["filesystem"])]
+    color = alt.Color("filesystem:N", scale=filesystem_scale(fss), title=None, legend=alt.Legend(orient="top"))
+    panels = []
+    for metric, title in SHOWN.items():
+        d = df.filter(pl.col("metric") == metric).to_pandas()
+        base = alt.Chart(d, width=TEXT_WIDTH_PT - 95, height=55)  # y axis and the legend take ~95 pt
+        x = alt.X("job:N", title=None, axis=alt.Axis(labelAngle=0, labelFontSize=6))
+        off = alt.XOffset("filesystem:N", sort=fss)
+        points = base.mark_point(size=12, filled=True).encode(
+            x=x, xOffset=off, y=alt.Y("mean:Q", title=title), color=color, shape=alt.Shape("traced:N", title="traced")
+        )
+        bars = base.mark_tick(thickness=1.5, size=8).encode(x=x, xOffset=off, y="mean(mean):Q", color=color)
+        panels.append(points + bars)
+    return alt.vconcat(*panels, spacing=6)

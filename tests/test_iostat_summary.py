@@ -1,0 +1,42 @@
+"""iostat summary on real iostat output: the since-boot report is dropped, means and CIs are right."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from blkscope.analysis.iostat_summary import summarize
+from blkscope.ingest import run_ingest
+
+FIX = Path(__file__).parent / "fixtures" / "iostat"
+
+
+def _ingest(tmp_path, name):
+    run_ingest("iostat", [FIX / name], tmp_path / "out")
+    return pl.read_parquet(tmp_path / "out" / "iostat.parquet")
+
+
+def test_since_boot_report_is_dropped(tmp_path):
+    df = _ingest(tmp_path, "x_t_json_1_2_sinceboot.json")
+    s = summarize(df)
+    assert s["dropped_since_boot"].unique().to_list() == [1]
+    doc = json.loads((FIX / "x_t_json_1_2_sinceboot.json").read_text())
+    stats = doc["sysstat"]["hosts"][0]["statistics"]
+    # only the second (interval) report remains: its w/s per device is the mean, n = 1
+    for disk in stats[1]["disk"]:
+        row = s.filter((pl.col("device") == disk["disk_device"]) & (pl.col("metric") == "w_s")).row(0, named=True)
+        assert row["n"] == 1 and row["mean"] == pytest.approx(disk["w/s"])
+
+
+def test_mean_and_t_interval_over_interval_reports(tmp_path):
+    df = _ingest(tmp_path, "x_t_y_json_1_3_vda.json")
+    s = summarize(df).filter((pl.col("device") == "vda") & (pl.col("metric") == "wkb_s")).row(0, named=True)
+    doc = json.loads((FIX / "x_t_y_json_1_3_vda.json").read_text())
+    vals = np.array([d["wkB/s"] for st in doc["sysstat"]["hosts"][0]["statistics"] for d in st["disk"]
+                     if d["disk_device"] == "vda"])
+    assert s["n"] == len(vals) == 3 and s["dropped_since_boot"] == 0
+    assert s["mean"] == pytest.approx(vals.mean())
+    half = 4.302652729911275 * vals.std(ddof=1) / np.sqrt(3)  # t(0.975, 2)
+    assert s["ci_hi"] - s["mean"] == pytest.approx(half)
