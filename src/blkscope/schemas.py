@@ -135,6 +135,35 @@ SYSBENCH_INTERVALS: dict[str, pl.DataType] = {
     "lat_pct_ms": F64,
 }
 
+# blkscope journal writer (tools/journal): latency histogram buckets [lo, hi) and per-operation summaries
+JOURNAL_LATENCY: dict[str, pl.DataType] = {
+    "mode": STR,
+    "reader": BOOL,
+    "op": STR,
+    "bucket_lo_ns": I64,
+    "bucket_hi_ns": I64,
+    "count": I64,
+}
+JOURNAL_SUMMARY: dict[str, pl.DataType] = {
+    "mode": STR,
+    "reader": BOOL,
+    "op": STR,
+    "count": I64,
+    "mean_ns": F64,
+    "min_ns": I64,
+    "p50_ns": I64,
+    "p99_ns": I64,
+    "p9999_ns": I64,
+    "max_ns": I64,
+    "elapsed_s": F64,
+    "late_writes": I64,
+    "rate": F64,
+    "record": I64,
+    "sync_every": I64,
+    "read_rate": F64,
+    "version": STR,
+}
+
 # Analysis outputs
 PAGE_FREQUENCY: dict[str, pl.DataType] = {"op": STR, "page": I64, "count": I64}
 RANK_FREQUENCY: dict[str, pl.DataType] = {"op": STR, "rank": I64, "count": I64}
@@ -150,6 +179,8 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
     "fio_jobs": FIO_JOBS,
     "sysbench_fileio": SYSBENCH_FILEIO,
     "sysbench_intervals": SYSBENCH_INTERVALS,
+    "journal_latency": JOURNAL_LATENCY,
+    "journal_summary": JOURNAL_SUMMARY,
 }
 
 

@@ -29,6 +29,7 @@ KINDS: dict[str, str] = {
     "ycsb": "ycsb",
     "cassandra-stress": "cassandra_stress",
     "sysbench": "sysbench",
+    "journal": "journal",
 }
 
 
