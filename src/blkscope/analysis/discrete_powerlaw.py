@@ -153,21 +153,37 @@ def fisher_sigma(a: float, xmin: float, n: float) -> float:
     return float(1 / np.sqrt(n * d2[0]))
 
 
-def sample_hist(a: float, xmin: float, n: int, rng: np.random.Generator, table: int = 1 << 17):
-    """n draws from the discrete power law, returned as (values, counts): multinomial over a table of the first
-    `table` values, exact inverse-CDF bisection for the few draws beyond it. Cost follows `table`, not n."""
-    x = xmin + np.arange(table + 1, dtype=np.float64)
-    s = survival(a, xmin, x)
-    p = np.append(-np.diff(s), s[-1])  # last cell: X >= xmin + table
-    p = np.clip(p, 0, None)
-    cnt = rng.multinomial(n, p / p.sum())
-    beyond = int(cnt[-1])
-    vals, counts = x[:-1][cnt[:-1] > 0], cnt[:-1][cnt[:-1] > 0].astype(np.float64)
-    if beyond:
-        far = sample_inverse(a, xmin, rng.uniform(0, s[-1], beyond))
-        fv, fc = np.unique(far, return_counts=True)
-        vals, counts = np.concatenate([vals, fv]), np.concatenate([counts, fc.astype(np.float64)])
-    return vals, counts
+class TailSampler:
+    """Draws from the discrete power law as a histogram (values, counts): a multinomial over a table of the first
+    `table` values, exact inverse-CDF bisection for the few draws beyond it. The table is sized so that about
+    100 of `n_hint` draws fall beyond it; cost follows the table, not the number of draws."""
+
+    def __init__(self, a: float, xmin: float, n_hint: int = 10**6, table: int | None = None):
+        if table is None:  # P(X >= x) ~ (x / xmin)^(1 - a): solve n_hint * P = 100
+            guess = xmin * max(n_hint / 100, 1.0) ** (1 / max(a - 1, 1e-3))
+            table = int(np.clip(guess - xmin, 1024, 1 << 17))
+        self.a, self.xmin = a, xmin
+        self.x = xmin + np.arange(table + 1, dtype=np.float64)
+        s = survival(a, xmin, self.x)
+        self.s_end = s[-1]
+        p = np.clip(np.append(-np.diff(s), s[-1]), 0, None)  # last cell: X >= xmin + table
+        self.p = p / p.sum()
+
+    def draw(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        cnt = rng.multinomial(n, self.p)
+        beyond = int(cnt[-1])
+        keep = cnt[:-1] > 0
+        vals, counts = self.x[:-1][keep], cnt[:-1][keep].astype(np.float64)
+        if beyond:
+            far = sample_inverse(self.a, self.xmin, rng.uniform(0, self.s_end, beyond))
+            fv, fc = np.unique(far, return_counts=True)
+            vals, counts = np.concatenate([vals, fv]), np.concatenate([counts, fc.astype(np.float64)])
+        return vals, counts
+
+
+def sample_hist(a: float, xmin: float, n: int, rng: np.random.Generator, table: int | None = None):
+    """n draws from the discrete power law as (values, counts); see TailSampler."""
+    return TailSampler(a, xmin, n, table).draw(n, rng)
 
 
 def sample_inverse(a: float, xmin: float, u: np.ndarray) -> np.ndarray:

@@ -119,9 +119,10 @@ def gof_pvalue(v, c, k, alpha, ks, n_boot, seed, fixed_xmin=False, max_alpha=Non
     n_tail = int(c[k:].sum())
     body_v, body_p = v[:k], c[:k] / max(c[:k].sum(), 1)
     worse = 0
+    tail = dp.TailSampler(alpha, v[k], n_tail)
     for _ in range(n_boot):
         nt = int(rng.binomial(n, n_tail / n)) if k else n
-        tv, tc = dp.sample_hist(alpha, v[k], nt, rng)
+        tv, tc = tail.draw(nt, rng)
         if k and n - nt:
             bc = rng.multinomial(n - nt, body_p).astype(np.float64)
             tv, tc = np.concatenate([body_v[bc > 0], tv]), np.concatenate([bc[bc > 0], tc])
@@ -138,14 +139,31 @@ def gof_pvalue(v, c, k, alpha, ks, n_boot, seed, fixed_xmin=False, max_alpha=Non
 counts_of_counts = frequency_of_frequency  # the name the benchmarks use
 
 
-def fit_table(fof: pl.DataFrame, n_boot: int = 0, seed: int = 0, max_alpha: float | None = None) -> pl.DataFrame:
-    """One fit per op from a frequency-of-frequency table."""
+def fit_table(
+    fof: pl.DataFrame, n_boot: int = 0, seed: int = 0, max_alpha: float | None = None, min_distinct: int = 5
+) -> pl.DataFrame:
+    """One fit per op from a frequency-of-frequency table; ops with fewer than `min_distinct` distinct counts get
+    a row with n, distinct and a note instead of a fit (a "power law" through 2-4 points says nothing)."""
     rows = []
     for (op,), g in fof.group_by("op", maintain_order=True):
+        if g.height < min_distinct:  # e.g. every page touched once or twice: no tail to fit
+            rows.append({"op": op, "n": int(g["pages"].sum()), "distinct": g.height, "note": "too few distinct counts"})
+            continue
         try:
             f = fit_discrete(g["count"].to_numpy(), g["pages"].to_numpy(), n_boot=n_boot, seed=seed,
                              max_alpha=max_alpha)  # fmt: skip
         except ValueError:
             continue  # too few distinct counts to fit (e.g. a trace with no reads)
-        rows.append({"op": op, **f.row()})
-    return pl.DataFrame(rows) if rows else pl.DataFrame(schema={"op": pl.Utf8})
+        rows.append({"op": op, **f.row(), "note": None})
+    return pl.DataFrame(rows, schema=FIT_SCHEMA)
+
+
+_FLOAT = ["alpha", "sigma", "sigma_csn", "alpha_lo", "alpha_hi", "ks", "p_gof", "p_gof_se", "s", "s_lo", "s_hi"]
+_LR = [f"{k}_{d}" for d in ("lognormal", "exponential", "truncated_power_law") for k in ("R", "Rnorm", "p")]
+FIT_SCHEMA = (
+    {"op": pl.Utf8, "n": pl.Int64, "distinct": pl.Int64, "n_tail": pl.Int64, "xmin": pl.Int64}
+    | {c: pl.Float64 for c in _FLOAT[:8]}
+    | {"n_boot": pl.Int64}
+    | {c: pl.Float64 for c in _FLOAT[8:] + _LR}
+    | {"note": pl.Utf8}
+)

@@ -1,0 +1,62 @@
+"""What tracing costs: throughput lost to tracing (paired traced / untraced runs) and trace volume.
+
+Overhead for a configuration (workload, job, filesystem, testbed) is 1 - mean(traced ops/s) / mean(untraced
+ops/s) over its repeats; its 95% interval is a percentile bootstrap that resamples the repeats of each arm
+separately; Welch's t test on ops/s gives the p-value; n of each arm is reported. With 2-3 repeats per arm the
+bootstrap has few distinct resamples, so the interval is coarse: the n columns say so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from blkscope.analysis.uncertainty import bootstrap_ci, welch
+from blkscope.readers.textio import open_binary
+
+CONFIG = ("workload", "job", "filesystem", "testbed")
+
+
+def fio_ops(fio_jobs: pl.DataFrame) -> float:
+    """Total ops/s of a run: read + write (+ trim) IOPS summed over jobs."""
+    return float(fio_jobs.filter(pl.col("direction").is_in(["read", "write", "trim"]))["iops"].sum())
+
+
+def tracing_overhead(runs: pl.DataFrame, ops: dict[str, float], n_boot: int = 4000, seed: int = 0) -> pl.DataFrame:
+    """One row per configuration that has both traced and untraced runs."""
+    df = runs.select(*CONFIG, "run_id", "traced").with_columns(ops=pl.col("run_id").replace_strict(ops, default=None))
+    df = df.filter(pl.col("ops").is_not_null())
+    rows = []
+    for key, g in df.group_by(list(CONFIG), maintain_order=True):
+        tr = g.filter(pl.col("traced"))["ops"].to_numpy()
+        un = g.filter(~pl.col("traced"))["ops"].to_numpy()
+        if not (tr.size and un.size):
+            continue
+        ov, lo, hi = bootstrap_ci(lambda t, u: 1 - t.mean() / u.mean(), [tr, un], n_boot=n_boot, seed=seed)
+        t, p = welch(tr, un) if tr.size > 1 and un.size > 1 else (float("nan"), float("nan"))
+        rows.append(dict(zip(CONFIG, key, strict=True)) | {
+            "n_traced": int(tr.size), "n_untraced": int(un.size), "traced_ops_s": float(tr.mean()),
+            "untraced_ops_s": float(un.mean()), "overhead": ov, "overhead_lo": lo, "overhead_hi": hi,
+            "welch_t": t, "welch_p": p, "test": "Welch t on ops/s; bootstrap CI of 1 - traced/untraced",
+        })  # fmt: skip
+    schema = {c: pl.Utf8 for c in CONFIG}
+    return pl.DataFrame(rows) if rows else pl.DataFrame(schema=schema)
+
+
+def trace_cost(trace: Path, events: Path) -> dict:
+    """Bytes of the raw trace (as stored and uncompressed) per second of trace and per event."""
+    stored = Path(trace).stat().st_size
+    raw = 0
+    with open_binary(trace) as f:
+        while chunk := f.read(1 << 22):
+            raw += len(chunk)
+    s = pl.scan_parquet(events).select(n=pl.len(), t0=pl.col("time_ns").min(), t1=pl.col("time_ns").max()).collect()
+    n, t0, t1 = s.row(0)
+    dur = (t1 - t0) / 1e9 if n else float("nan")
+    return {
+        "events": int(n), "duration_s": dur, "stored_bytes": stored, "raw_bytes": raw,
+        "raw_bytes_per_s": raw / dur if dur else np.nan, "stored_bytes_per_s": stored / dur if dur else np.nan,
+        "raw_bytes_per_event": raw / n if n else np.nan, "events_per_s": n / dur if dur else np.nan,
+    }  # fmt: skip

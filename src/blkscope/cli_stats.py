@@ -1,0 +1,238 @@
+"""Statistics verbs: access frequency modes, Zipf fits, latency stages, queue depth, seeks, tracing overhead and
+cross-filesystem comparison. Verbs that take one file per run name each row by its run id (the directory two
+levels up: <processed>/<run_id>/<stage>/<file>), so one call covers every run."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from blkscope.cli import Handler, verb
+
+
+def _out(p: argparse.ArgumentParser, required: bool = True) -> None:
+    p.add_argument("-o", "--out", type=Path, required=required, help="output table (.parquet)")
+    p.add_argument("--csv", type=Path, help="also write the table as CSV here")
+
+
+def _write(df, path: Path | None, csv: Path | None = None) -> None:
+    from blkscope.io import write_atomic
+
+    if path:
+        write_atomic(df, path)
+    if csv:
+        write_atomic(df, csv)
+
+
+def _per_run(files, fn):
+    """Concatenate fn(file) over files with a leading run_id column."""
+    import polars as pl
+
+    from blkscope.runs import run_id_of
+
+    parts = [fn(f).with_columns(run_id=pl.lit(run_id_of(f))) for f in files]
+    df = pl.concat(parts, how="diagonal_relaxed")
+    return df.select("run_id", pl.exclude("run_id"))
+
+
+@verb("access-frequency", "page access counts (modes cover | ssd-study), rank-frequency, frequency of frequency")
+def _access_frequency(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("events", nargs="+", type=Path, help="events.parquet file(s) of one run")
+    p.add_argument(
+        "--mode", default="cover", choices=["cover", "ssd-study"],
+        help="cover: every page a request touches; ssd-study: one hit per 8-sector step (C only)",
+    )  # fmt: skip
+    p.add_argument("--action", default="C", help="events that count: C (completions, default) or D (issues)")
+    p.add_argument("--page-kib", type=int, default=4, help="page size in KiB (default 4)")
+    p.add_argument("--pages", type=Path, help="per-page counts (op, page, count)")
+    p.add_argument("--rank", type=Path, help="rank-frequency table (op, rank, count)")
+    p.add_argument("--fof", type=Path, required=True, help="frequency of frequency (op, count, pages)")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.analysis.frequency import frequency_of_frequency, page_counts, rank_frequency
+
+        counts = page_counts(a.events, page_kib=a.page_kib, action=a.action, mode=a.mode)
+        _write(counts, a.pages)
+        if a.rank:
+            _write(rank_frequency(counts), a.rank)
+        _write(frequency_of_frequency(counts), a.fof)
+        return 0
+
+    return run
+
+
+@verb("zipf", "discrete power-law fits (CSN: KS-chosen xmin, MLE alpha, bootstrap p, LR tests) of page access counts")
+def _zipf(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("fof", nargs="+", type=Path, help="<processed>/<run_id>/frequency/fof.parquet (op, count, pages)")
+    _out(p)
+    p.add_argument("--n-boot", type=int, default=200, help="bootstrap replicates for the p-value (0: skip)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-alpha", type=float, help="exclude xmin candidates with alpha at or above this")
+
+    def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
+        from blkscope.analysis.zipf import fit_table
+
+        def one(f):
+            return fit_table(pl.read_parquet(f), n_boot=a.n_boot, seed=a.seed, max_alpha=a.max_alpha)
+
+        _write(_per_run(a.fof, one), a.out, a.csv)
+        return 0
+
+    return run
+
+
+@verb("latency", "per-request latency stages Q2G G2I Q2M I2D M2D Q2D D2C Q2C matched as btt does, with CIs")
+def _latency(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("events", nargs="+", type=Path, help="events.parquet, one per run")
+    _out(p)
+    p.add_argument("--by-rw", action="store_true", help="also split by read/write (rw column: R or W)")
+
+    def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
+        from blkscope.analysis.latency import per_bio, stage_summary
+
+        def one(f):
+            bios = per_bio([f])
+            if not a.by_rw:
+                return stage_summary(bios)
+            rw = pl.when(pl.col("rw").str.contains("R")).then(pl.lit("R")).otherwise(pl.lit("W"))
+            return pl.concat([stage_summary(bios).with_columns(rw=pl.lit("all")),
+                              stage_summary(bios.with_columns(rw=rw), by=["rw"])], how="diagonal")  # fmt: skip
+
+        _write(_per_run(a.events, one), a.out, a.csv)
+        return 0
+
+    return run
+
+
+@verb("queue-depth", "requests in flight from D/C pairs: time-weighted mean (CI), distribution, series, aqu-sz")
+def _queue_depth(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("events", nargs="+", type=Path, help="events.parquet, one per run")
+    p.add_argument("--iostat", nargs="*", type=Path, default=[], help="iostat.parquet of the same runs")
+    _out(p)
+    p.add_argument("--dist", type=Path, help="time share per depth (run_id, depth, ns, time_share)")
+    p.add_argument("--series", type=Path, help="mean depth per bin (run_id, bin, start_s, mean_depth)")
+    p.add_argument("--bin-s", type=float, default=1.0, help="bin width in seconds (default 1, as iostat 1)")
+
+    def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
+        from blkscope.analysis import queue_depth as qd
+        from blkscope.runs import run_id_of
+
+        io = {run_id_of(f): pl.read_parquet(f) for f in a.iostat}
+        rows, dists, sers = [], [], []
+        for f in a.events:
+            rid = run_id_of(f)
+            pairs, t0, t1 = qd.dc_pairs([f])
+            rows.append({"run_id": rid} | qd.summary(pairs, t0, t1, io.get(rid), a.bin_s))
+            dists.append(qd.distribution(pairs, t0, t1).with_columns(run_id=pl.lit(rid)))
+            sers.append(qd.series(pairs, t0, t1, a.bin_s).with_columns(run_id=pl.lit(rid)))
+        _write(pl.DataFrame(rows), a.out, a.csv)
+        _write(pl.concat(dists).select("run_id", pl.exclude("run_id")), a.dist)
+        _write(pl.concat(sers).select("run_id", pl.exclude("run_id")), a.series)
+        return 0
+
+    return run
+
+
+@verb("seek", "seek distance and sequentiality of D (or Q) streams, with CIs, and a signed log2 histogram")
+def _seek(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("events", nargs="+", type=Path, help="events.parquet, one per run")
+    p.add_argument("--action", default="D", choices=["D", "Q", "C"], help="which stream (default D: issued)")
+    _out(p)
+    p.add_argument("--hist", type=Path, help="histogram (run_id, op, bucket, count)")
+
+    def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
+        from blkscope.analysis import seek
+        from blkscope.runs import run_id_of
+
+        dists = {run_id_of(f): seek.distances([f], a.action) for f in a.events}
+        _write(_per_run(a.events, lambda f: seek.summary(dists[run_id_of(f)])), a.out, a.csv)
+        if a.hist:
+            h = [seek.histogram(d).with_columns(run_id=pl.lit(r)) for r, d in dists.items()]
+            _write(pl.concat(h).select("run_id", pl.exclude("run_id")), a.hist)
+        return 0
+
+    return run
+
+
+@verb("overhead", "throughput lost to tracing from paired traced/untraced runs (bootstrap CI, Welch t)")
+def _overhead(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("--runs", type=Path, required=True, help="the runs sheet")
+    p.add_argument("fio", nargs="+", type=Path, help="fio_jobs.parquet of traced and untraced runs")
+    _out(p)
+    p.add_argument("--n-boot", type=int, default=4000)
+
+    def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
+        from blkscope.analysis.overhead import fio_ops, tracing_overhead
+        from blkscope.runs import load_runs, run_id_of
+
+        ops = {run_id_of(f): fio_ops(pl.read_parquet(f)) for f in a.fio}
+        _write(tracing_overhead(load_runs(a.runs), ops, n_boot=a.n_boot), a.out, a.csv)
+        return 0
+
+    return run
+
+
+@verb("trace-cost", "trace volume: raw bytes per second and per event (run ids from the events paths)")
+def _trace_cost(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("--raw", type=Path, required=True, help="raw data directory (<raw>/<run_id>/trace.txt.zst)")
+    p.add_argument("events", nargs="+", type=Path, help="events.parquet, one per run")
+    _out(p)
+
+    def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
+        from blkscope.analysis.overhead import trace_cost
+        from blkscope.runs import run_id_of
+
+        rows = []
+        for f in a.events:
+            rid = run_id_of(f)
+            traces = sorted((a.raw / rid).glob("trace*"))
+            if not traces:
+                raise ValueError(f"{a.raw / rid}: no trace file")
+            rows.append({"run_id": rid, "trace": traces[0].name} | trace_cost(traces[0], f))
+        _write(pl.DataFrame(rows), a.out, a.csv)
+        return 0
+
+    return run
+
+
+@verb("compare", "filesystems over repeats: means with t CIs, pairwise Welch t and exact permutation tests")
+def _compare(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("--runs", type=Path, required=True, help="the runs sheet")
+    p.add_argument("fio", nargs="+", type=Path, help="<processed>/<run_id>/fio/fio_jobs.parquet")
+    p.add_argument("--latency", type=Path, help="the `blkscope latency` table: adds block-level stage means")
+    _out(p)
+    p.add_argument("--pairs", type=Path, required=True, help="pairwise tests table")
+
+    def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
+        from blkscope.analysis import compare
+        from blkscope.runs import load_runs, run_id_of
+
+        runs = load_runs(a.runs)
+        m = pl.concat([compare.fio_metrics(run_id_of(f), pl.read_parquet(f)) for f in a.fio])
+        if a.latency:
+            lat = pl.read_parquet(a.latency)
+            if "rw" in lat.columns:
+                lat = lat.filter(pl.col("rw") == "all")
+            lat = lat.filter(pl.col("n") > 0).select(
+                "run_id", metric=pl.lit("block_") + pl.col("stage") + pl.lit("_mean_us"), value=pl.col("mean_us")
+            )
+            m = pl.concat([m, lat], how="diagonal_relaxed")
+        _write(compare.per_filesystem(m, runs), a.out, a.csv)
+        _write(compare.pairwise(m, runs), a.pairs)
+        return 0
+
+    return run
