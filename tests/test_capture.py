@@ -95,8 +95,8 @@ def test_plan_refuses_unknown_run_and_unimplemented_testbed(tmp_path):
     with pytest.raises(ValueError, match="no run"):
         make_plan(SHEET, "no-such-run", tmp_path, fio_dir=ROOT / "config/fio", workdir=tmp_path, allowed=[])
     sheet = tmp_path / "runs.tsv"
-    RUNS.head(1).with_columns(testbed=pl.lit("guest")).write_csv(sheet, separator="\t")
-    with pytest.raises(ValueError, match="testbed 'guest'"):
+    RUNS.head(1).with_columns(testbed=pl.lit("cloud")).write_csv(sheet, separator="\t")
+    with pytest.raises(ValueError, match="testbed 'cloud'"):
         make_plan(sheet, RUNS["run_id"][0], tmp_path, fio_dir=ROOT / "config/fio", workdir=tmp_path, allowed=[])
 
 

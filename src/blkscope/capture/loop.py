@@ -46,6 +46,20 @@ class LoopFs:
     def name(self) -> str:
         return os.path.basename(self.device or "")
 
+    def testbed_meta(self, backing_fs: str | None) -> dict:
+        """run.yaml's testbed: block (backing_fs: the filesystem the backing file lives on)."""
+        st = self.backing_file.stat()
+        return {
+            "kind": "loop",
+            "device": self.device,
+            "allowed_because": self.allowed_because,
+            "backing_file_bytes": st.st_size,
+            "backing_file_allocated_bytes": st.st_blocks * 512,
+            "backing_fs": backing_fs,
+            "direct_io": self.direct_io,
+            "workdir": str(self.rundir.parent),
+        }
+
 
 def commands(fstype: str, mkfs_options: str, mount_options: str, device: str, mountpoint: Path):
     mkfs = [f"mkfs.{fstype}", *shlex.split(mkfs_options or ""), device]
@@ -141,3 +155,14 @@ def _read(path: Path) -> str | None:
         return path.read_text().strip()
     except OSError:
         return None
+
+
+def testbed_filesystem(testbed: str, workdir: Path, *, device: str | None = None, **kw):
+    """The run's filesystem on its testbed: a loop device on a fresh file, or an allow-listed real device."""
+    if testbed == "device":
+        from blkscope.capture.device import device_filesystem
+
+        return device_filesystem(workdir, device=device, **kw)
+    if testbed != "loop":
+        raise ValueError(f"testbed {testbed!r} has no host filesystem (loop, device)")
+    return loop_filesystem(workdir, **kw)

@@ -23,8 +23,10 @@ import yaml
 import zstandard
 
 import blkscope
-from blkscope.capture import fio, hwlock, iostat, signals, workloads
-from blkscope.capture.loop import commands, loop_filesystem
+from blkscope.capture import blktrace, fio, hwlock, iostat, signals, workloads
+from blkscope.capture.device import allowed as device_allowed
+from blkscope.capture.device import plan_steps as device_plan
+from blkscope.capture.loop import commands, testbed_filesystem
 from blkscope.capture.sh import version
 from blkscope.capture.tracefs import CLOCK, OPTIONS, TRACEFS, BlkTracer
 from blkscope.runs import load_runs
@@ -80,13 +82,22 @@ def make_plan(
     tools_dir: Path = Path("tools"),
 ) -> Plan:
     row = load_row(runs, run_id)
-    if row["testbed"] != "loop":
-        raise ValueError(f"{run_id}: testbed {row['testbed']!r} is not implemented yet (only 'loop')")
-    if row["traced"] and row["tracer"] != "tracefs-blk":
-        raise ValueError(f"{run_id}: tracer {row['tracer']!r} is not implemented yet (only 'tracefs-blk')")
+    # `tracer: auto` is resolved here; run.yaml's run: block keeps what the sheet asked for (tracer_requested)
+    row["tracer_requested"] = row["tracer"]
+    row["tracer"], row["tracer_because"] = blktrace.resolve(row["tracer"], row["testbed"], bool(row["traced"]))
     for key, default in (("device_mb", 1024), ("runtime_s", 20)):
         if row.get(key) is None:
             row[key] = default
+    if row["testbed"] == "guest":  # the emulated guest has its own driver (capture/guest/run.py)
+        from blkscope.capture.guest.run import guest_plan
+
+        return guest_plan(row, outdir, fio_dir=fio_dir, workdir=workdir)
+    if row["testbed"] not in ("loop", "device"):
+        raise ValueError(f"{run_id}: testbed {row['testbed']!r} is not implemented (loop, device, guest)")
+    if row["testbed"] == "device":
+        device_allowed(row.get("device"), allowed)  # refused at plan time, so a dry run shows it too
+    if row["traced"] and row["tracer"] != "tracefs-blk":
+        raise ValueError(f"{run_id}: tracer {row['tracer']!r} is not implemented on the host (only 'tracefs-blk')")
     if row["workload"] != "fio":
         return Plan(row, None, outdir, workdir, allowed, workload=workloads.load(row, tools_dir))
     jobfile = fio_dir / f"{row['job']}.fio"
@@ -97,22 +108,29 @@ def make_plan(
 
 def describe(plan: Plan) -> str:
     """The dry run: every step a real run would take, in order."""
+    if plan.row["testbed"] == "guest":
+        from blkscope.capture.guest.run import describe as guest_describe
+
+        return guest_describe(plan)
     r = plan.row
     mnt = plan.workdir / "run-XXXX" / "mnt"
-    mkfs, mount = commands(r["filesystem"], r["mkfs_options"] or "", r["mount_options"] or "", "/dev/loopN", mnt)
+    dev = r.get("device") if r["testbed"] == "device" else "/dev/loopN"
+    mkfs, mount = commands(r["filesystem"], r["mkfs_options"] or "", r["mount_options"] or "", dev, mnt)
     env = fio.env(mnt, r["runtime_s"], r["repeat"])
     envs = " ".join(f"{k}={v}" for k, v in env.items())
     wl = plan.workload.describe(mnt) if plan.workload else [f"{envs} fio --create_only=1 {plan.jobfile}", None]
     lines = [
         f"run {plan.run_id}: {r['workload']}/{r['job']} on {r['filesystem']} ({r['testbed']}), repeat {r['repeat']}",
         f"lock {hwlock.LOCK_PATH} (one hardware run at a time)",
-        f"create sparse file {plan.workdir}/run-XXXX/backing.img of {r['device_mb']} MiB",
-        f"losetup --find --show --direct-io=on {plan.workdir}/run-XXXX/backing.img  -> /dev/loopN",
-        "check /dev/loopN is backed by that file (allow-list: " + (", ".join(plan.allowed) or "loop only") + ")",
+        *(device_plan(dev, plan.allowed) if r["testbed"] == "device" else [
+            f"create sparse file {plan.workdir}/run-XXXX/backing.img of {r['device_mb']} MiB",
+            f"losetup --find --show --direct-io=on {plan.workdir}/run-XXXX/backing.img  -> /dev/loopN",
+            "check /dev/loopN is backed by that file (allow-list: " + (", ".join(plan.allowed) or "loop only") + ")",
+        ]),
         " ".join(mkfs),
         " ".join(mount),
         *wl[:-1],
-        " ".join(iostat.command("/dev/loopN")) + " > iostat.json &",
+        " ".join(iostat.command(dev)) + " > iostat.json &",
     ]
     if plan.traced:
         lines += [
@@ -126,7 +144,8 @@ def describe(plan: Plan) -> str:
         lines.append("trace/enable=0; drain trace_pipe; read per_cpu/cpuN/stats (overruns); current_tracer=nop")
     lines += [
         "iostat: SIGINT, check JSON",
-        "teardown (always, also on error and SIGINT/SIGTERM): umount; losetup --detach /dev/loopN; remove backing file",
+        "teardown (always, also on error and SIGINT/SIGTERM): umount"
+        + ("" if r["testbed"] == "device" else "; losetup --detach /dev/loopN; remove backing file"),
         ("zstd -19 trace.txt -> trace.txt.zst; " if plan.traced else "") + "write run.yaml",
         f"move {', '.join(plan.outputs)} into {plan.outdir}/",
     ]
@@ -149,6 +168,10 @@ def preflight(plan: Plan, force: bool) -> None:
 
 
 def capture_run(plan: Plan, *, force: bool = False) -> dict:
+    if plan.row["testbed"] == "guest":
+        from blkscope.capture.guest.run import capture
+
+        return capture(plan, force=force)
     preflight(plan, force)
     if plan.workload:
         plan.workload.build()  # compile the tool before taking the hardware lock
@@ -170,8 +193,10 @@ def _capture(plan: Plan, tmp: Path) -> dict:
     job_env = None
     with hwlock.hardware_lock():
         meta["lock"] = {"path": str(hwlock.LOCK_PATH), "acquired_utc": _utc()}
-        with loop_filesystem(
+        with testbed_filesystem(
+            r["testbed"],
             plan.workdir,
+            device=r.get("device"),
             fstype=r["filesystem"],
             size_mb=r["device_mb"],
             mkfs_options=r["mkfs_options"] or "",
@@ -203,17 +228,7 @@ def _capture(plan: Plan, tmp: Path) -> dict:
                         with signals.deferred():
                             tracer.stop() if sys.exc_info()[0] is None else _quiet(tracer.stop)
             meta["iostat"] = io.info
-            st = fs.backing_file.stat()
-            meta["testbed"] = {
-                "kind": "loop",
-                "device": fs.device,
-                "allowed_because": fs.allowed_because,
-                "backing_file_bytes": st.st_size,
-                "backing_file_allocated_bytes": st.st_blocks * 512,
-                "backing_fs": _findmnt(plan.workdir),
-                "direct_io": fs.direct_io,
-                "workdir": str(plan.workdir),
-            }
+            meta["testbed"] = fs.testbed_meta(_findmnt(plan.workdir))
             meta["filesystem"] = {
                 "type": r["filesystem"],
                 "mkfs_command": " ".join(fs.mkfs_cmd),
