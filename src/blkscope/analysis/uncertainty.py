@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import stats
 
@@ -47,7 +49,9 @@ def bootstrap_ci(stat, samples: list[np.ndarray], n_boot: int = 2000, seed: int 
 
 def welch(a, b) -> tuple[float, float]:
     """Welch's unequal-variance t test: (t, two-sided p)."""
-    r = stats.ttest_ind(np.asarray(a, float), np.asarray(b, float), equal_var=False)
+    with warnings.catch_warnings():  # near-identical samples (rate-limited jobs) warn of precision loss
+        warnings.simplefilter("ignore", RuntimeWarning)
+        r = stats.ttest_ind(np.asarray(a, float), np.asarray(b, float), equal_var=False)
     return float(r.statistic), float(r.pvalue)
 
 
