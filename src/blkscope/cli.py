@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as e:
         print(f"blkscope {args.verb}: error: {e}", file=sys.stderr)
         return 2
-    except ValueError as e:
+    except (ValueError, OSError) as e:  # e.g. a missing input file: one line, not a traceback
         print(f"blkscope {args.verb}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from blkscope.figures.theme import TEXT_WIDTH_PT, filesystem_scale
+from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, filesystem_scale
 
 OP_ORDER = ["read", "write", "all"]
 
@@ -15,8 +15,9 @@ def chart(rank: pl.DataFrame) -> alt.FacetChart:
     df = rank.select("run_id", "filesystem", "job", "repeat", "op", "rank", "count").to_pandas()
     jobs = sorted(rank["job"].unique().to_list())
     fss = [f for f in ["ext4", "xfs", "btrfs", "f2fs"] if f in set(rank["filesystem"])]
-    # room for the row headers and the y axis of each panel row (about 80 pt)
-    panel_w = (TEXT_WIDTH_PT - 80) / max(len(jobs), 1) - 12
+    # every panel has its own y axis (independent scales) plus spacing; the row headers take ~35 pt
+    ncol = max(len(jobs), 1)
+    panel_w = (TEXT_WIDTH_PT - 35 - ncol * (Y_AXIS_PT + 22)) / ncol
     base = alt.Chart(df, width=panel_w, height=70).mark_line(clip=True)
     return (
         base.encode(

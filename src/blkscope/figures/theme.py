@@ -16,6 +16,7 @@ from blkscope.io import write_text_atomic
 
 TEXT_WIDTH_PT = 345
 FONT = "Liberation Sans"
+Y_AXIS_PT = 32  # labels + title of a y axis
 FILESYSTEM_COLORS = {"ext4": "#1b9e77", "xfs": "#d95f02", "btrfs": "#7570b3", "f2fs": "#e7298a"}
 
 
@@ -26,6 +27,9 @@ def blkscope_theme() -> alt.theme.ThemeConfig:
             "font": FONT,
             "view": {"stroke": "#bbbbbb", "strokeWidth": 0.5},
             "axis": {"labelFontSize": 7, "titleFontSize": 8, "gridWidth": 0.3, "tickWidth": 0.5, "domainWidth": 0.5},
+            # A fixed y-axis extent makes a figure's width independent of its tick labels, so widths
+            # computed from TEXT_WIDTH_PT hold whatever the data.
+            "axisY": {"minExtent": Y_AXIS_PT, "maxExtent": Y_AXIS_PT},
             "legend": {"labelFontSize": 7, "titleFontSize": 8, "symbolSize": 40},
             "header": {"labelFontSize": 8, "titleFontSize": 8},
             "title": {"fontSize": 9},
