@@ -11,8 +11,14 @@
 from blkscope.capture import targets as capture_targets
 
 _RECAPTURE = config["capture"].get("recapture", [])
-CAPTURE_TRACED = capture_targets.to_capture(RUNS, RAW, traced=True, recapture=_RECAPTURE)
-CAPTURE_UNTRACED = capture_targets.to_capture(RUNS, RAW, traced=False, recapture=_RECAPTURE)
+_HOST = ("loop", "device")
+CAPTURE_TRACED = capture_targets.to_capture(RUNS, RAW, traced=True, recapture=_RECAPTURE, testbeds=_HOST)
+CAPTURE_UNTRACED = capture_targets.to_capture(RUNS, RAW, traced=False, recapture=_RECAPTURE, testbeds=_HOST)
+CAPTURE_GUEST = capture_targets.to_capture(RUNS, RAW, traced=True, recapture=_RECAPTURE, testbeds=["guest"])
+CAPTURE_GUEST_UNTRACED = capture_targets.to_capture(
+    RUNS, RAW, traced=False, recapture=_RECAPTURE, testbeds=["guest"]
+)
+GUEST = "build/guest"  # git-ignored: the guest kernel, its initramfs and their manifest
 # The Snakemake config is the only source of capture settings here, hence --config none.
 CAPTURE_CMD = (
     "blkscope capture --runs {input.runs} --run-id {wildcards.run} --config none {params.allow}"
@@ -71,3 +77,59 @@ rule capture_run_untraced:
         "benchmarks/experiments/{run}.tsv"
     shell:
         CAPTURE_CMD
+
+
+# The emulated guest (qemu TCG): Debian's current 6.1 kernel package and an initramfs with its modules, busybox,
+# fio, blktrace, iostat and mkfs.{ext4,xfs,btrfs,f2fs} from this host's Debian packages (deps/debian-capture.txt).
+rule guest_build:
+    input:
+        init="src/blkscope/capture/guest/init.sh",
+    output:
+        kernel=f"{GUEST}/vmlinuz",
+        initramfs=f"{GUEST}/initramfs.cpio",
+        manifest=f"{GUEST}/manifest.json",
+    log:
+        "logs/experiments/guest_build.log",
+    benchmark:
+        "benchmarks/experiments/guest_build.tsv"
+    shell:
+        "python -m blkscope.capture.guest.build -o $(dirname {output.manifest}) > {log} 2>&1"
+
+
+# Guest runs: binary per-CPU blktrace files (zstd), iostat and fio JSON, the guest's dmesg, run.yaml.
+rule capture_guest:
+    input:
+        runs=config["runs"],
+        job=lambda w: capture_targets.fio_job(RUNS, w.run),
+        kernel=f"{GUEST}/vmlinuz",
+        initramfs=f"{GUEST}/initramfs.cpio",
+        manifest=f"{GUEST}/manifest.json",
+    output:
+        blktrace=directory(f"{RAW}/{{run}}/blktrace"),
+        iostat=f"{RAW}/{{run}}/iostat.json",
+        fio=f"{RAW}/{{run}}/fio.json",
+        dmesg=f"{RAW}/{{run}}/dmesg.txt.zst",
+        meta=f"{RAW}/{{run}}/run.yaml",
+    params:
+        allow="",
+        workdir=config["capture"]["workdir"],
+    wildcard_constraints:
+        run=capture_targets.pattern(CAPTURE_GUEST),
+    resources:
+        testbed=1,
+    log:
+        "logs/experiments/{run}.log",
+    benchmark:
+        "benchmarks/experiments/{run}.tsv"
+    shell:
+        CAPTURE_CMD
+
+
+use rule capture_guest as capture_guest_untraced with:
+    output:
+        iostat=f"{RAW}/{{run}}/iostat.json",
+        fio=f"{RAW}/{{run}}/fio.json",
+        dmesg=f"{RAW}/{{run}}/dmesg.txt.zst",
+        meta=f"{RAW}/{{run}}/run.yaml",
+    wildcard_constraints:
+        run=capture_targets.pattern(CAPTURE_GUEST_UNTRACED),

@@ -15,9 +15,20 @@ import polars as pl
 NOTHING = "(?!x)x"  # a wildcard pattern that matches no run id
 
 
-def to_capture(runs: pl.DataFrame, raw_dir: str | Path, *, traced: bool, recapture: Iterable[str] = ()) -> list[str]:
+def to_capture(
+    runs: pl.DataFrame,
+    raw_dir: str | Path,
+    *,
+    traced: bool,
+    recapture: Iterable[str] = (),
+    testbeds: Iterable[str] | None = None,
+) -> list[str]:
+    """Runs (traced or not, on the given testbeds; None: any) that have no raw data yet or are to be redone."""
     again = set(recapture)
-    rows = runs.filter(pl.col("traced") == traced)["run_id"].to_list()
+    sel = runs.filter(pl.col("traced") == traced)
+    if testbeds is not None:
+        sel = sel.filter(pl.col("testbed").is_in(list(testbeds)))
+    rows = sel["run_id"].to_list()
     return [r for r in rows if r in again or not Path(raw_dir, r, "run.yaml").exists()]
 
 

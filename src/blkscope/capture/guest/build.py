@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -47,8 +48,13 @@ INIT = Path(__file__).with_name("init.sh")
 
 def kernel_package() -> str:
     """The linux-image-6.1.0-N-amd64 that Debian's linux-image-amd64 depends on today."""
-    out = subprocess.run(["apt-cache", "depends", "linux-image-amd64"], capture_output=True, text=True, check=True)
-    names = re.findall(r"Depends: (linux-image-\S+-amd64)\b", out.stdout)
+    names: list[str] = []
+    for attempt in range(2):
+        out = subprocess.run(["apt-cache", "depends", "linux-image-amd64"], capture_output=True, text=True)
+        names = re.findall(r"Depends: (linux-image-\S+-amd64)\b", out.stdout)
+        if names or attempt or os.geteuid() != 0:
+            break
+        subprocess.run(["apt-get", "update", "-q"], check=True)  # a fresh machine has no package lists yet
     if not names:
         raise RuntimeError("apt-cache depends linux-image-amd64 names no linux-image-*-amd64 (apt-get update?)")
     return names[0]

@@ -1,0 +1,295 @@
+"""Guest and device testbeds without hardware: the dry-run plan, the run parameters, the initramfs (cpio writer,
+module order, the built manifest), tracer resolution, blktrace's summary, device refusals, guest teardown."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from blkscope.capture import blktrace, device, targets
+from blkscope.capture.guest import build, cpio
+from blkscope.capture.guest import run as grun
+from blkscope.capture.run import make_plan
+from blkscope.capture.safety import UnsafeDevice
+from blkscope.cli import main
+from blkscope.runs import load_runs
+
+ROOT = Path(__file__).resolve().parents[1]
+FIO = ROOT / "config" / "fio"
+BUILT = ROOT / "build" / "guest"
+PY = sys.executable
+HEADER = load_runs(ROOT / "config" / "runs.tsv").columns
+# blktrace 2.0.0's exit summary, as printed in the guest (a real run of the f2fs randrw job)
+SUMMARY = """=== vda ===
+  CPU  0:                 4793 events,      225 KiB data
+  CPU  1:                 5241 events,      246 KiB data
+  Total:                 10034 events (dropped 0),      471 KiB data
+"""
+
+
+def _sheet(tmp_path: Path, **over) -> tuple[Path, str]:
+    row = {
+        "run_id": "guest-test",
+        "study": "test",
+        "database": "none",
+        "workload": "fio",
+        "job": "randrw",
+        "filesystem": "ext4",
+        "mkfs_options": "-F -q -E lazy_itable_init=0,lazy_journal_init=0",
+        "mount_options": "noatime,data=ordered",
+        "testbed": "guest",
+        "tracer": "auto",
+        "traced": True,
+        "repeat": 1,
+        "device_mb": 256,
+        "runtime_s": 3,
+        **over,
+    }
+    path = tmp_path / "runs.tsv"
+    pl.DataFrame([row]).write_csv(path, separator="\t")
+    return path, row["run_id"]
+
+
+@pytest.fixture
+def no_processes(monkeypatch):
+    def forbidden(*a, **k):
+        raise AssertionError(f"a dry run started a process: {a}")
+
+    monkeypatch.setattr(subprocess, "Popen", forbidden)
+
+
+# --- the guest plan -------------------------------------------------------------------------------------------
+
+
+def test_guest_dry_run_prints_plan_and_touches_nothing(tmp_path, no_processes, capsys):
+    sheet, run_id = _sheet(tmp_path)
+    out, work = tmp_path / "out", tmp_path / "work"
+    argv = ["capture", "--runs", str(sheet), "--run-id", run_id, "-o", str(out), "--workdir", str(work)]
+    assert main([*argv, "--config", "none", "--fio-dir", str(FIO), "--dry-run"]) == 0
+    plan = capsys.readouterr().out
+    for step in (
+        "qemu-system-x86_64 -nographic -no-reboot -accel tcg",
+        "scratch.img of 256 MiB",
+        "mkfs.ext4 -F -q -E lazy_itable_init=0,lazy_journal_init=0 /dev/vda",
+        "mount -t ext4 -o noatime,data=ordered /dev/vda",
+        "blktrace -d /dev/vda",
+        "iostat -x -t -y -o JSON 1 vda",
+        "fio --output-format=json",
+        "kill qemu; remove scratch.img and exchange.img",
+        "blktrace/vda.blktrace.N.zst",
+    ):
+        assert step in plan, step
+    assert not out.exists() and not work.exists()
+
+
+def test_guest_params_reach_init_intact(tmp_path):
+    sheet, run_id = _sheet(tmp_path)
+    plan = make_plan(sheet, run_id, tmp_path / "o", fio_dir=FIO, workdir=tmp_path, allowed=[])
+    assert isinstance(plan, grun.GuestPlan) and plan.tracer == "blktrace" and plan.row["tracer_requested"] == "auto"
+    cmd = plan.qemu_command(tmp_path / "a.img", tmp_path / "b.img")
+    append = cmd[cmd.index("-append") + 1]
+    assert len(append) < 2048  # the x86 kernel command line limit
+    b64 = append.split("blkscope=")[1].split()[0]
+    params = base64.b64decode(b64).decode()
+    # the same quoting init.sh's `. /params.sh` undoes: check with a real POSIX shell
+    sh = subprocess.run(["sh", "-c", params + 'printf "%s|%s|%s" "$MKFS_OPTS" "$MOUNT_OPTS" "$TRACED"'],
+                        capture_output=True, text=True, check=True).stdout
+    assert sh == "-F -q -E lazy_itable_init=0,lazy_journal_init=0|noatime,data=ordered|1"
+    assert [a for a in cmd if a.startswith("file=")] == [
+        f"file={tmp_path / 'a.img'},format=raw,if=virtio,cache=none",
+        f"file={tmp_path / 'b.img'},format=raw,if=virtio,cache=none",
+    ]
+
+
+def test_guest_refuses_other_tracers_and_workloads(tmp_path):
+    sheet, run_id = _sheet(tmp_path, tracer="tracefs-blk")
+    with pytest.raises(ValueError, match="blktrace only"):
+        make_plan(sheet, run_id, tmp_path / "o", fio_dir=FIO, workdir=tmp_path, allowed=[])
+    sheet, run_id = _sheet(tmp_path, workload="ycsb")
+    with pytest.raises(ValueError, match="fio jobs only"):
+        make_plan(sheet, run_id, tmp_path / "o", fio_dir=FIO, workdir=tmp_path, allowed=[])
+
+
+# --- tracer resolution and blktrace's summary ---------------------------------------------------------------
+
+
+def test_tracer_auto_resolution(tmp_path):
+    assert blktrace.resolve("auto", "guest", True)[0] == "blktrace"
+    assert blktrace.resolve("auto", "guest", False)[0] == "none"
+    tracer, why = blktrace.resolve("auto", "loop", True, debugfs=tmp_path / "nodebugfs")
+    assert tracer == "tracefs-blk" and "blktrace" in why
+    assert blktrace.resolve("tracefs-blk", "loop", True)[0] == "tracefs-blk"
+    with pytest.raises(ValueError, match="unknown tracer"):
+        blktrace.resolve("perf", "loop", True)
+
+
+def test_blktrace_summary():
+    s = blktrace.parse_summary(SUMMARY)
+    assert s == {"per_cpu": {0: {"events": 4793, "kib": 225}, 1: {"events": 5241, "kib": 246}},
+                 "events": 10034, "dropped": 0, "kib": 471}
+    assert blktrace.parse_summary(SUMMARY.replace("dropped 0", "dropped 17"))["dropped"] == 17
+    with pytest.raises(ValueError, match="Total"):
+        blktrace.parse_summary("=== vda ===\n")
+
+
+# --- the initramfs --------------------------------------------------------------------------------------------
+
+
+def test_cpio_newc_round_trip(tmp_path):
+    tree = tmp_path / "tree"
+    (tree / "bin").mkdir(parents=True)
+    (tree / "bin" / "tool").write_bytes(b"\x7fELF" + bytes(range(7)))
+    (tree / "bin" / "tool").chmod(0o755)
+    (tree / "init").write_text("#!/bin/sh\n")
+    (tree / "sh").symlink_to("bin/tool")
+    out = tmp_path / "a.cpio"
+    assert cpio.write_tree(tree, out) == 4
+    assert cpio.names(out) == ["bin", "bin/tool", "init", "sh"]
+    assert out.stat().st_size % 512 == 0
+    first = out.read_bytes()
+    cpio.write_tree(tree, out)
+    assert out.read_bytes() == first  # reproducible
+    if shutil.which("cpio"):  # GNU cpio agrees on the listing
+        listed = subprocess.run(["cpio", "-it", "--quiet"], input=out.read_bytes(), capture_output=True)
+        assert listed.stdout.decode().split() == ["bin", "bin/tool", "init", "sh"]
+
+
+def _ko(moddir: Path, rel: str, depends: str = "", softdep: str = "") -> None:
+    p = moddir / "kernel" / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    info = b"\0license=GPL\0" + (f"softdep=pre: {softdep}\0".encode() if softdep else b"")
+    p.write_bytes(b"\x7fELF" + info + f"depends={depends}\0".encode())
+
+
+def test_module_order_dependencies_first(tmp_path):
+    m = tmp_path / "6.1.0-test"
+    (m / "kernel").mkdir(parents=True)
+    (m / "modules.builtin").write_text("kernel/crypto/sha256_generic.ko\n")
+    _ko(m, "fs/ext4/ext4.ko", "jbd2,crc16", softdep="crypto-crc32c")
+    _ko(m, "fs/jbd2/jbd2.ko")
+    _ko(m, "lib/crc16.ko")
+    _ko(m, "crypto/crc32c_generic.ko")
+    _ko(m, "fs/btrfs/btrfs.ko", "libcrc32c", softdep="sha256 blake2b-256")  # blake2b missing: optional
+    _ko(m, "lib/libcrc32c.ko")
+    order = [p.name for p in build.module_order(m, ("ext4", "btrfs"))]
+    assert order == ["crc32c_generic.ko", "jbd2.ko", "crc16.ko", "ext4.ko", "libcrc32c.ko", "btrfs.ko"]
+    _ko(m, "fs/xfs/xfs.ko", "nosuchmod")
+    with pytest.raises(RuntimeError, match="nosuchmod"):
+        build.module_order(m, ("xfs",))
+
+
+@pytest.mark.skipif(not (BUILT / "manifest.json").exists(), reason="guest not built (rule guest_build)")
+def test_built_initramfs_carries_the_tools():
+    manifest = json.loads((BUILT / "manifest.json").read_text())
+    names = set(cpio.names(BUILT / "initramfs.cpio"))
+    assert {"init", "bin/busybox", "modules.order", "etc/mke2fs.conf"} <= names
+    for tool, info in manifest["tools"].items():
+        assert info["path"].lstrip("/") in names, tool
+        assert info["version"], tool
+    assert set(build.TOOLS) == set(manifest["tools"])
+    for mod in ("virtio_blk", "f2fs", "xfs", "btrfs", "ext4"):
+        assert any(m.endswith(f"/{mod}.ko") for m in manifest["modules"]), mod
+    assert all(f"lib/modules/{m}" in names for m in manifest["modules"])
+    assert all(lib.lstrip("/") in names for lib in manifest["libraries"])
+    assert manifest["kernel_release"].endswith("-amd64")
+
+
+# --- guest teardown (a stand-in for qemu that never powers off) ---------------------------------------------
+
+
+@contextmanager
+def _private_lock(path: Path = None, timeout_s: float = 0):
+    yield
+
+
+def test_guest_timeout_kills_qemu_and_removes_images(tmp_path, monkeypatch):
+    sheet, run_id = _sheet(tmp_path)
+    bd = tmp_path / "build"
+    bd.mkdir()
+    for n in ("vmlinuz", "initramfs.cpio"):
+        (bd / n).write_bytes(b"x")
+    (bd / "manifest.json").write_text("{}")
+    plan = make_plan(sheet, run_id, tmp_path / "raw" / run_id, fio_dir=FIO, workdir=tmp_path / "work", allowed=[])
+    plan.build_dir = bd
+    marker = f"blkscope-test-{os.getpid()}"
+    stand_in = [PY, "-c", "import time; time.sleep(60)", marker]
+    monkeypatch.setattr(grun.GuestPlan, "qemu_command", lambda self, a, b: stand_in)
+    monkeypatch.setattr(grun, "BOOT_BUDGET_S", -8)  # timeout = -8 + 3 * 3 s = 1 s
+    monkeypatch.setattr(grun.hwlock, "hardware_lock", _private_lock)
+    monkeypatch.setattr(grun.shutil, "which", lambda name: "/usr/bin/true")
+    t0 = time.monotonic()
+    with pytest.raises(TimeoutError, match="did not power off"):
+        grun.capture(plan)
+    assert time.monotonic() - t0 < 15
+    assert not list((tmp_path / "work").iterdir()), "an image directory was left behind"
+    assert not (tmp_path / "raw" / run_id).exists() and not list((tmp_path / "raw").glob(".*"))
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert marker not in ps, "the stand-in qemu is still running"
+
+
+# --- the real-device testbed: refusals and the plan ----------------------------------------------------------
+
+
+def _device_sheet(tmp_path: Path, dev: str | None) -> tuple[Path, str]:
+    return _sheet(tmp_path, run_id="dev-test", testbed="device", device=dev, tracer="tracefs-blk")
+
+
+def test_device_refused_unless_allow_listed(tmp_path):
+    sheet, run_id = _device_sheet(tmp_path, "/dev/sdz")
+    with pytest.raises(UnsafeDevice, match="allowed_devices"):
+        make_plan(sheet, run_id, tmp_path / "o", fio_dir=FIO, workdir=tmp_path, allowed=[])
+    with pytest.raises(UnsafeDevice, match="allowed_devices"):
+        make_plan(sheet, run_id, tmp_path / "o", fio_dir=FIO, workdir=tmp_path, allowed=["/dev/sdy"])
+    sheet, run_id = _device_sheet(tmp_path, None)
+    with pytest.raises(UnsafeDevice, match="needs a device"):
+        make_plan(sheet, run_id, tmp_path / "o", fio_dir=FIO, workdir=tmp_path, allowed=["/dev/sdz"])
+
+
+def test_device_refused_on_the_command_line_and_planned_when_allowed(tmp_path, no_processes, capsys):
+    sheet, run_id = _device_sheet(tmp_path, "/dev/sdz")
+    out, work = tmp_path / "out", tmp_path / "work"
+    argv = ["capture", "--runs", str(sheet), "--run-id", run_id, "-o", str(out), "--workdir", str(work),
+            "--config", "none", "--fio-dir", str(FIO), "--dry-run"]
+    assert main(argv) != 0
+    assert "refused" in capsys.readouterr().err
+    assert main([*argv, "--allow-device", "/dev/sdz"]) == 0
+    plan = capsys.readouterr().out
+    for step in ("allowed_devices (/dev/sdz)", "mkfs.ext4", "/dev/sdz", "iostat -x -t -y -o JSON 1 /dev/sdz"):
+        assert step in plan, step
+    assert "losetup" not in plan
+    assert not out.exists() and not work.exists()
+
+
+def test_device_in_use_is_refused(tmp_path):
+    sb = tmp_path / "sys"
+    (sb / "sdz" / "sdz1").mkdir(parents=True)
+    (sb / "sdz" / "sdz1" / "partition").write_text("1\n")
+    (sb / "sdz" / "holders").mkdir()
+    device.check_free("/dev/sdz", sys_block=sb, mounts="/dev/vda / ext4 rw 0 0\n", swaps="Filename\n")
+    with pytest.raises(UnsafeDevice, match="mounted at /data"):
+        device.check_free("/dev/sdz", sys_block=sb, mounts="/dev/sdz1 /data ext4 rw 0 0\n", swaps="")
+    with pytest.raises(UnsafeDevice, match="swap"):
+        device.check_free("/dev/sdz", sys_block=sb, mounts="", swaps="Filename\n/dev/sdz1 partition 1 0 -2\n")
+    with pytest.raises(UnsafeDevice, match="whole disk"):
+        device.check_free("/dev/sdz1", sys_block=sb, mounts="", swaps="")
+    (sb / "sdz" / "holders" / "dm-0").mkdir()
+    with pytest.raises(UnsafeDevice, match="held by dm-0"):
+        device.check_free("/dev/sdz", sys_block=sb, mounts="", swaps="")
+
+
+def test_capture_targets_by_testbed(tmp_path):
+    sheet, _ = _sheet(tmp_path)
+    runs = pl.concat([load_runs(sheet), load_runs(sheet).with_columns(run_id=pl.lit("host-x"), testbed=pl.lit("loop"))])
+    assert targets.to_capture(runs, tmp_path, traced=True, testbeds=["guest"]) == ["guest-test"]
+    assert targets.to_capture(runs, tmp_path, traced=True, testbeds=["loop", "device"]) == ["host-x"]
+    assert targets.to_capture(runs, tmp_path, traced=True) == ["guest-test", "host-x"]
