@@ -20,6 +20,7 @@ LINE_RE = (
     r"^\s*(?P<maj>\d+),(?P<min>\d+)\s+(?P<cpu>\d+)\s+(?P<seq>\d+)\s+(?P<s>\d+)\.(?P<f>\d+)\s+(?P<pid>\d+)\s+"
     r"(?P<act>\S+)\s+(?P<rwbs>\S+)(?: (?P<rest>.*))?$"
 )
+HEAD = ["dev", "cpu", "seq", "time", "pid", "act", "rwbs"]  # tokens before the payload (text_fast)
 # Summary section: `CPU0 (sda):`, `Total (sda):`, ` Reads Queued:  1,154,  4,616KiB  Writes Queued: ...`,
 # `Throughput (R/W): 0KiB/s / 230KiB/s`, `Events (sda): 2,398 entries`, `Skips: ...`, `Input file ... added`.
 SUMMARY_RE = r"^(?:CPU\d+ \(|Total \(| [A-Z][A-Za-z ]+:|Throughput|Events \(|Skips:|Input file |#|\s*$)"
@@ -40,7 +41,8 @@ def read(inputs: list[Path], writer, report) -> None:
         def parse(df: pl.DataFrame, lines=lines):
             return _parse_chunk(df, lines)
 
-        ftrace._read_file(Path(path), writer, report, st, parse_chunk=parse, what="blkparse")
+        ftrace._read_file(Path(path), writer, report, st, parse_chunk=parse, what="blkparse",
+                          fast=(HEAD, "blkparse"))
         _summary(lines, summary)
     writer.ensure("events")
     report.trace.update(cpus_seen=sorted(st.cpus), sequence_numbers=True, summary=summary,

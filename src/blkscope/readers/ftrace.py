@@ -16,14 +16,17 @@ from pathlib import Path
 import polars as pl
 
 from blkscope.errors import InputError
+from blkscope.readers import text_fast
 from blkscope.readers.trace_text import (
     KNOWN_ACTIONS,
     first_lines,
-    iter_line_chunks,
+    iter_blocks,
     matches_any,
     ns_from_parts,
     parse_payload,
+    progress,
     select_events,
+    split_lines,
 )
 
 CLASSIC_RE = r"^\s*(?P<maj>\d+),(?P<min>\d+)\s+(?P<cpu>\d+)\s+(?P<s>\d+)\.(?P<f>\d+)\s+(?P<pid>\d+)\s+" \
@@ -38,6 +41,8 @@ LOST_RE = r"^CPU:(?P<cpu>\d+) \[LOST (?P<n>\d+) EVENTS\]"
 IGNORED_RE = r"^(?:#|\s*$|##### CPU \d+ buffer started ####)"
 EXAMPLES = "'7,0 1 12.345678901 1234 Q W 2048 + 8 [fio]' or 'fio-1234 [001] .... 12.345678: 7,0 Q W 2048 + 8 [fio]'"
 MAX_LISTED = 5  # line numbers named in a warning
+CLASSIC_HEAD = ["dev", "cpu", "time", "pid", "act", "rwbs"]  # tokens before the payload (text_fast)
+NO_LOST = pl.DataFrame(schema={"cpu": pl.Int64, "n": pl.Int64})
 
 
 def sniff(head: bytes) -> bool:
@@ -73,38 +78,27 @@ class _State:
         self.before_origin = 0
 
 
-def _read_file(path: Path, writer, report, st: _State, parse_chunk=None, what: str = "tracefs blk") -> None:
-    """Shared by the blkparse text reader, which passes its own `parse_chunk` (same return contract)."""
+def _read_file(path: Path, writer, report, st: _State, parse_chunk=None, what: str = "tracefs blk",
+               fast: tuple[list[str], str] | None = (CLASSIC_HEAD, "classic")) -> None:
+    """Shared by the blkparse text reader, which passes its own `parse_chunk` (same return contract) and
+    `fast` (the token names before the payload, layout name) for the fast path of readers/text_fast.py."""
     parse_chunk = parse_chunk or _parse_chunk
     events = lines_seen = 0
     bad: list[int] = []
     nbad = 0
-    for lineno, lines in iter_line_chunks(path):
-        lines_seen += lines.len()
-        df = pl.DataFrame({"line": lines}).with_row_index("lineno", offset=lineno)
-        ev, lost, unparsed = parse_chunk(df)
-        for cpu, n in lost.iter_rows():
-            st.lost[cpu] = st.lost.get(cpu, 0) + n
-        if unparsed.len():
-            nbad += unparsed.len()
-            bad.extend(unparsed.head(max(0, MAX_LISTED - len(bad))).to_list())
-        if ev.height == 0:
-            continue
-        st.layouts.update(ev["layout"].unique().to_list())
-        if st.origin is None:
-            st.origin = int(ev["abs_ns"][0])
-        ev = ev.with_columns(time_ns=pl.col("abs_ns") - st.origin)
-        st.before_origin += int((ev["time_ns"] < 0).sum())
-        st.cpus.update(ev["cpu"].unique().to_list())
-        unknown_act = ev.filter(~pl.col("action").is_in(KNOWN_ACTIONS))["action"].value_counts()
-        for act, n in unknown_act.iter_rows():
-            report.count_unknown(f"action {act}", n)
-        nopay = ev.filter(~pl.col("payload_ok"))
-        if nopay.height:
-            report.count_unknown("unparsed payload", nopay.height)
-            report.warn(f"{path}: line {nopay['lineno'][0]}: payload not understood: {nopay['rest'][0]!r}")
-        writer.write("events", select_events(ev))
-        events += ev.height
+    with progress(_size(path), what) as bar:
+        for lineno, block, n in iter_blocks(path, bar=bar):
+            ev, lost, unparsed = _chunk(block, lineno, n, parse_chunk, fast)
+            lines_seen += n
+            for cpu, k in lost.iter_rows():
+                st.lost[cpu] = st.lost.get(cpu, 0) + k
+            if unparsed.len():
+                nbad += unparsed.len()
+                bad.extend(unparsed.head(max(0, MAX_LISTED - len(bad))).to_list())
+            if ev.height == 0:
+                continue
+            events += ev.height
+            _events(ev, path, writer, report, st)
     if lines_seen == 0:
         raise InputError(path, None, f"empty file: expected {what} output")
     if events == 0:
@@ -114,6 +108,47 @@ def _read_file(path: Path, writer, report, st: _State, parse_chunk=None, what: s
     if nbad:
         report.count_unknown("unparsed line", nbad)
         report.warn(f"{path}: {nbad} lines not understood (skipped), first at line(s) {', '.join(map(str, bad))}")
+
+
+def _size(path: Path) -> int | None:
+    with open(path, "rb") as f:
+        plain = not f.read(6).startswith((b"\x28\xb5\x2f\xfd", b"\x1f\x8b", b"\xfd7zXZ"))
+    return path.stat().st_size if plain else None
+
+
+def _chunk(block: bytes, lineno: int, n: int, parse_chunk, fast) -> tuple[pl.DataFrame, pl.DataFrame, pl.Series]:
+    """(events, lost counts, unparsed line numbers) of one block of `n` lines: common lines through the
+    fast path, the others (and whole blocks it cannot split) through `parse_chunk`."""
+    got = text_fast.split(block, fast[0], lineno, n) if fast else None
+    if got is None:
+        lines = split_lines(block)
+        return parse_chunk(pl.DataFrame({"line": lines}).with_row_index("lineno", offset=lineno))
+    ev, rest = got
+    ev = ev.with_columns(layout=pl.lit(fast[1]))
+    if rest.size == 0:
+        return ev, NO_LOST, pl.Series("lineno", [], pl.UInt32)
+    lines = split_lines(block).gather(rest - lineno)
+    other, lost, unparsed = parse_chunk(pl.DataFrame({"lineno": pl.Series(rest).cast(pl.UInt32), "line": lines}))
+    if other.height:
+        ev = pl.concat([ev, other], how="diagonal_relaxed").sort("lineno")
+    return ev, lost, unparsed
+
+
+def _events(ev: pl.DataFrame, path: Path, writer, report, st: _State) -> None:
+    st.layouts.update(ev["layout"].unique().to_list())
+    if st.origin is None:
+        st.origin = int(ev["abs_ns"][0])
+    ev = ev.with_columns(time_ns=pl.col("abs_ns") - st.origin)
+    st.before_origin += int((ev["time_ns"] < 0).sum())
+    st.cpus.update(ev["cpu"].unique().to_list())
+    unknown_act = ev.filter(~pl.col("action").is_in(KNOWN_ACTIONS))["action"].value_counts()
+    for act, n in unknown_act.iter_rows():
+        report.count_unknown(f"action {act}", n)
+    nopay = ev.filter(~pl.col("payload_ok"))
+    if nopay.height:
+        report.count_unknown("unparsed payload", nopay.height)
+        report.warn(f"{path}: line {nopay['lineno'][0]}: payload not understood: {nopay['rest'][0]!r}")
+    writer.write("events", select_events(ev))
 
 
 def _parse_chunk(df: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.Series]:

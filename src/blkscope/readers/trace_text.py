@@ -60,11 +60,9 @@ PROGRESS_MIN = 64 << 20  # smaller inputs read in about a second: no bar
 BLOCK_BYTES = 32 << 20  # ~400k lines per chunk: bounded memory, few enough chunks to amortise polars calls
 
 
-def iter_line_chunks(path: str | Path, block_bytes: int = BLOCK_BYTES) -> Iterator[tuple[int, pl.Series]]:
-    """Yield (line number of the first line, lines) for `path`, decompressing transparently.
-
-    Chunks are cut at newlines; a last line without newline is still yielded (it may be truncated).
-    """
+def iter_blocks(path: str | Path, block_bytes: int = BLOCK_BYTES, bar=None) -> Iterator[tuple[int, bytes, int]]:
+    """Yield (line number of the first line, bytes of whole lines each ending in a newline, number of lines)
+    for `path`, decompressing transparently; a last line without newline gets one (it may be truncated)."""
     lineno = 1
     carry = b""
     with open_binary(path) as f:
@@ -72,20 +70,29 @@ def iter_line_chunks(path: str | Path, block_bytes: int = BLOCK_BYTES) -> Iterat
             block = f.read(block_bytes)
             if not block:
                 break
+            if bar is not None:
+                bar.update(len(block))
             block = carry + block
             cut = block.rfind(b"\n")
             if cut < 0:
                 carry = block
                 continue
             carry = block[cut + 1 :]
-            lines = _split(block[: cut + 1])
-            yield lineno, lines
-            lineno += lines.len()
+            n = block.count(b"\n", 0, cut + 1)
+            yield lineno, block[: cut + 1], n
+            lineno += n
         if carry:
-            yield lineno, _split(carry + b"\n")
+            yield lineno, carry + b"\n", carry.count(b"\n") + 1
 
 
-def _split(data: bytes) -> pl.Series:
+def iter_line_chunks(path: str | Path, block_bytes: int = BLOCK_BYTES) -> Iterator[tuple[int, pl.Series]]:
+    """Yield (line number of the first line, lines) for `path`, decompressing transparently."""
+    for lineno, block, _ in iter_blocks(path, block_bytes):
+        yield lineno, split_lines(block)
+
+
+def split_lines(data: bytes) -> pl.Series:
+    """Whole lines (ending in a newline) -> a Series of lines without line ends."""
     text = data.decode("utf-8", errors="replace")
     s = pl.Series("line", [text]).str.split("\n").explode()
     s = s.head(s.len() - 1)  # the text ends with "\n": drop the empty tail
