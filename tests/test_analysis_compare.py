@@ -66,3 +66,19 @@ def test_trace_cost_counts_uncompressed_bytes(tmp_path):
     pl.DataFrame({"time_ns": [0, 2_000_000_000]}).write_parquet(tmp_path / "events.parquet")
     c = overhead.trace_cost(tmp_path / "trace.txt.zst", tmp_path / "events.parquet")
     assert c["raw_bytes"] == 10000 and c["raw_bytes_per_s"] == 5000 and c["raw_bytes_per_event"] == 5000
+
+
+def test_skew_reads_the_requested_constant(tmp_path):
+    from blkscope.analysis.skew import skew_table
+
+    (tmp_path / "y1").mkdir()
+    (tmp_path / "y1" / "run.yaml").write_text(
+        "workload:\n  tool: ycsb\n  options:\n    recordcount: 1000\n    requestdistribution: zipfian\n"
+        "    zipfian_constant: 0.8\n"
+    )
+    fits = pl.DataFrame({"run_id": ["y1", "f1"], "op": ["all", "all"], "s": [0.4, 0.2], "s_lo": [0.3, 0.1],
+                         "s_hi": [0.5, 0.3]})  # fmt: skip
+    runs = pl.DataFrame({"run_id": ["y1", "f1"], "workload": ["ycsb", "fio"], "filesystem": ["ext4", "xfs"]})
+    t = {r["run_id"]: r for r in skew_table(fits, runs, tmp_path).iter_rows(named=True)}
+    assert t["y1"]["s_requested"] == 0.8 and t["y1"]["s_ratio"] == pytest.approx(0.5) and t["y1"]["recordcount"] == 1000
+    assert t["f1"]["s_requested"] is None and t["f1"]["filesystem"] == "xfs"

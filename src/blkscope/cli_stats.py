@@ -214,6 +214,7 @@ def _compare(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--latency", type=Path, help="the `blkscope latency` table: adds block-level stage means")
     _out(p)
     p.add_argument("--pairs", type=Path, required=True, help="pairwise tests table")
+    p.add_argument("--pairs-csv", type=Path, help="also write the pairwise table as CSV here")
 
     def run(a: argparse.Namespace) -> int:
         import polars as pl
@@ -232,7 +233,26 @@ def _compare(p: argparse.ArgumentParser) -> Handler:
             )
             m = pl.concat([m, lat], how="diagonal_relaxed")
         _write(compare.per_filesystem(m, runs), a.out, a.csv)
-        _write(compare.pairwise(m, runs), a.pairs)
+        _write(compare.pairwise(m, runs), a.pairs, a.pairs_csv)
+        return 0
+
+    return run
+
+
+@verb("skew", "requested (YCSB zipfian constant) vs block-level rank-frequency exponent, per run and op")
+def _skew(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("--runs", type=Path, required=True, help="the runs sheet")
+    p.add_argument("--raw", type=Path, default=Path("data/raw"), help="raw data directory (run.yaml per run)")
+    p.add_argument("zipf", type=Path, help="the `blkscope zipf` table")
+    _out(p)
+
+    def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
+        from blkscope.analysis.skew import skew_table
+        from blkscope.runs import load_runs
+
+        _write(skew_table(pl.read_parquet(a.zipf), load_runs(a.runs), a.raw), a.out, a.csv)
         return 0
 
     return run

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from blkscope.analysis.uncertainty import mean_ci, quantile_ci
+from blkscope.analysis.uncertainty import mean_ci_boot, quantile_ci
 
 STAGES = ("q2g", "g2i", "q2m", "i2d", "m2d", "q2d", "d2c", "q2c")
 QUANTILES = (0.5, 0.9, 0.99, 0.999, 0.9999)
@@ -132,14 +132,15 @@ def per_bio(events: Sequence[Path] | pl.LazyFrame) -> pl.DataFrame:
 
 
 def stage_summary(bios: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFrame:
-    """Per stage (and group): n, mean with 95% CI, min, max and quantiles p50..p99.99 with distribution-free
-    95% CIs, all in microseconds. Stages only count bios where both ends were seen (as btt)."""
+    """Per stage (and group): n, mean with 95% CI (bootstrap up to 1e5 values, t above), min, max and
+    quantiles p50..p99.99 with distribution-free 95% CIs, all in microseconds. Stages only count bios where
+    both ends were seen (as btt)."""
     rows = []
     groups = bios.group_by(list(by), maintain_order=True) if by else [((), bios)]
     for key, g in groups:
         for st in STAGES:
             x = np.sort(g[st].drop_nulls().to_numpy().astype(np.float64)) / 1e3
-            m, lo, hi = mean_ci(x)
+            m, lo, hi = mean_ci_boot(x)
             row = dict(zip(by, key, strict=True)) | {
                 "stage": st, "n": int(x.size), "mean_us": m, "mean_lo_us": lo, "mean_hi_us": hi,
                 "min_us": float(x[0]) if x.size else None, "max_us": float(x[-1]) if x.size else None,

@@ -23,6 +23,19 @@ def mean_ci(x, level: float = LEVEL) -> tuple[float, float, float]:
     return m, m - h, m + h
 
 
+def mean_ci_boot(x, level: float = LEVEL, n_boot: int = 2000, seed: int = 0, t_above: int = 100_000):
+    """Mean with a percentile-bootstrap interval: latencies are skewed and positive, where a t interval can run
+    below zero; above `t_above` values the t interval is used (the CLT holds there and resampling costs n)."""
+    x = np.asarray(x, np.float64)
+    n = x.size
+    if n < 2 or n > t_above:
+        return mean_ci(x, level)
+    rng = np.random.default_rng(seed)
+    means = np.concatenate([x[rng.integers(0, n, (k, n))].mean(axis=1) for k in np.diff(np.r_[0:n_boot:200, n_boot])])
+    a = (1 - level) / 2
+    return float(x.mean()), float(np.quantile(means, a)), float(np.quantile(means, 1 - a))
+
+
 def quantile_ci(sorted_x: np.ndarray, q: float, level: float = LEVEL) -> tuple[float, float, float]:
     """Quantile (inverted CDF: the ceil(q n)-th smallest) with a distribution-free interval from the binomial
     distribution of order statistics; an end beyond the sample is nan (too few values to bound it)."""

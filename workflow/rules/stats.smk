@@ -1,0 +1,162 @@
+# Statistics over the ingested runs (issue D): Zipf fits, latency stages, queue depth, seeks, tracing cost and
+# overhead, cross-filesystem comparison. Every table: data/processed/analysis/<name>.{parquet,csv}.
+# Include after common.smk and ingest.smk; add STATS_OUTPUTS to `rule all`.
+
+FREQUENCY_MODES = ["cover", "ssd-study"]
+ZIPF_N_BOOT = 200  # bootstrap replicates of the goodness-of-fit p (CSN suggest 2500 for +-0.01)
+
+
+wildcard_constraints:
+    mode="|".join(FREQUENCY_MODES),
+
+
+# fio runs on the host, traced or not: throughput for the overhead and comparison tables
+FIO_HOST = runs_where(pl.col("workload") == "fio", pl.col("testbed") == "loop")
+STATS_OUTPUTS = expand(
+    f"{ANALYSIS}/{{name}}.{{ext}}",
+    name=["latency", "queue_depth", "seek", "trace_cost", "compare", "compare_pairs", "overhead"]
+    + [f"zipf_{m}" for m in FREQUENCY_MODES]
+    + [f"skew_{m}" for m in FREQUENCY_MODES],
+    ext=["parquet", "csv"],
+)
+
+
+rule access_frequency:
+    input:
+        events=f"{PROC}/{{run}}/trace/events.parquet",
+    output:
+        fof=f"{PROC}/{{run}}/frequency/fof.{{mode}}.parquet",
+        rank=f"{PROC}/{{run}}/frequency/rank.{{mode}}.parquet",
+    params:
+        page_kib=config["page_kib"],
+    log:
+        "logs/stats/{run}.access_frequency.{mode}.log",
+    benchmark:
+        "benchmarks/stats/{run}.access_frequency.{mode}.tsv"
+    shell:
+        "blkscope access-frequency {input.events} --mode {wildcards.mode} --action C --page-kib {params.page_kib}"
+        " --fof {output.fof} --rank {output.rank} > {log} 2>&1"
+
+
+rule zipf:
+    input:
+        fof=expand(f"{PROC}/{{run}}/frequency/fof.{{{{mode}}}}.parquet", run=TRACED),
+    output:
+        table=f"{ANALYSIS}/zipf_{{mode}}.parquet",
+        csv=f"{ANALYSIS}/zipf_{{mode}}.csv",
+    params:
+        n_boot=ZIPF_N_BOOT,
+    log:
+        "logs/stats/zipf_{mode}.log",
+    benchmark:
+        "benchmarks/stats/zipf_{mode}.tsv"
+    shell:
+        "blkscope zipf {input.fof} --n-boot {params.n_boot} --seed 0 -o {output.table} --csv {output.csv} > {log} 2>&1"
+
+
+rule latency:
+    input:
+        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=TRACED),
+    output:
+        table=f"{ANALYSIS}/latency.parquet",
+        csv=f"{ANALYSIS}/latency.csv",
+    log:
+        "logs/stats/latency.log",
+    benchmark:
+        "benchmarks/stats/latency.tsv"
+    shell:
+        "blkscope latency {input.events} --by-rw -o {output.table} --csv {output.csv} > {log} 2>&1"
+
+
+rule queue_depth:
+    input:
+        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=FIO_TRACED),
+        iostat=expand(f"{PROC}/{{run}}/iostat/iostat.parquet", run=FIO_TRACED),
+    output:
+        table=f"{ANALYSIS}/queue_depth.parquet",
+        csv=f"{ANALYSIS}/queue_depth.csv",
+        dist=f"{ANALYSIS}/queue_depth_dist.parquet",
+        series=f"{ANALYSIS}/queue_depth_series.parquet",
+    log:
+        "logs/stats/queue_depth.log",
+    benchmark:
+        "benchmarks/stats/queue_depth.tsv"
+    shell:
+        "blkscope queue-depth {input.events} --iostat {input.iostat} -o {output.table} --csv {output.csv}"
+        " --dist {output.dist} --series {output.series} > {log} 2>&1"
+
+
+rule seek:
+    input:
+        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=TRACED),
+    output:
+        table=f"{ANALYSIS}/seek.parquet",
+        csv=f"{ANALYSIS}/seek.csv",
+        hist=f"{ANALYSIS}/seek_hist.parquet",
+    log:
+        "logs/stats/seek.log",
+    benchmark:
+        "benchmarks/stats/seek.tsv"
+    shell:
+        "blkscope seek {input.events} --action D -o {output.table} --csv {output.csv} --hist {output.hist} > {log} 2>&1"
+
+
+rule trace_cost:
+    input:
+        traces=[raw(r, "trace.txt.zst") for r in FIO_TRACED],
+        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=FIO_TRACED),
+    output:
+        table=f"{ANALYSIS}/trace_cost.parquet",
+        csv=f"{ANALYSIS}/trace_cost.csv",
+    params:
+        raw=RAW,
+    log:
+        "logs/stats/trace_cost.log",
+    shell:
+        "blkscope trace-cost --raw {params.raw} {input.events} -o {output.table} --csv {output.csv} > {log} 2>&1"
+
+
+rule overhead:
+    input:
+        runs=config["runs"],
+        fio=expand(f"{PROC}/{{run}}/fio/fio_jobs.parquet", run=FIO_HOST),
+    output:
+        table=f"{ANALYSIS}/overhead.parquet",
+        csv=f"{ANALYSIS}/overhead.csv",
+    log:
+        "logs/stats/overhead.log",
+    shell:
+        "blkscope overhead --runs {input.runs} {input.fio} -o {output.table} --csv {output.csv} > {log} 2>&1"
+
+
+rule compare:
+    input:
+        runs=config["runs"],
+        fio=expand(f"{PROC}/{{run}}/fio/fio_jobs.parquet", run=FIO_TRACED),
+        latency=f"{ANALYSIS}/latency.parquet",
+    output:
+        table=f"{ANALYSIS}/compare.parquet",
+        csv=f"{ANALYSIS}/compare.csv",
+        pairs=f"{ANALYSIS}/compare_pairs.parquet",
+        pairs_csv=f"{ANALYSIS}/compare_pairs.csv",
+    log:
+        "logs/stats/compare.log",
+    shell:
+        "blkscope compare --runs {input.runs} {input.fio} --latency {input.latency} -o {output.table}"
+        " --csv {output.csv} --pairs {output.pairs} --pairs-csv {output.pairs_csv} > {log} 2>&1"
+
+
+rule skew:
+    input:
+        runs=config["runs"],
+        zipf=f"{ANALYSIS}/zipf_{{mode}}.parquet",
+    output:
+        table=f"{ANALYSIS}/skew_{{mode}}.parquet",
+        csv=f"{ANALYSIS}/skew_{{mode}}.csv",
+    params:
+        raw=RAW,
+    log:
+        "logs/stats/skew_{mode}.log",
+    shell:
+        "blkscope skew --runs {input.runs} --raw {params.raw} {input.zipf} -o {output.table} --csv {output.csv}"
+        " > {log} 2>&1"
