@@ -293,3 +293,38 @@ def test_capture_targets_by_testbed(tmp_path):
     assert targets.to_capture(runs, tmp_path, traced=True, testbeds=["guest"]) == ["guest-test"]
     assert targets.to_capture(runs, tmp_path, traced=True, testbeds=["loop", "device"]) == ["host-x"]
     assert targets.to_capture(runs, tmp_path, traced=True) == ["guest-test", "host-x"]
+
+
+# --- the committed guest runs ---------------------------------------------------------------------------------
+
+RAW = ROOT / "data" / "raw"
+SHEET = load_runs(ROOT / "config" / "runs.tsv")
+GUEST_RUNS = SHEET.filter(pl.col("testbed") == "guest")["run_id"].to_list()
+
+
+@pytest.mark.parametrize("run_id", GUEST_RUNS)
+def test_guest_dataset_run_complete(run_id):
+    import yaml
+    import zstandard
+
+    row = SHEET.filter(pl.col("run_id") == run_id).to_dicts()[0]
+    d = RAW / run_id
+    m = yaml.safe_load((d / "run.yaml").read_text())
+    assert m["run_id"] == run_id and m["teardown"] == "complete"
+    for key in ("filesystem", "job", "mkfs_options", "mount_options", "repeat", "runtime_s"):
+        assert m["run"][key] == row[key], key
+    assert m["testbed"]["kind"] == "guest" and m["testbed"]["emulated"] is True
+    assert m["kernel"].endswith("-amd64") and m["tools"]["blktrace"] and m["tools"][f"mkfs.{row['filesystem']}"]
+    assert m["filesystem"]["type"] == row["filesystem"]
+    for name, info in m["files"].items():
+        assert (d / name).stat().st_size == info["bytes"], name
+    assert json.loads((d / "fio.json").read_text())["jobs"][0]["error"] == 0
+    io = json.loads((d / "iostat.json").read_text())["sysstat"]["hosts"][0]["statistics"]
+    assert len(io) == m["iostat"]["samples"] >= row["runtime_s"] - 2
+    if row["traced"]:
+        t = m["tracer"]
+        assert t["name"] == "blktrace" and t["dropped_total"] == 0, "events were lost"
+        assert sorted(p.name for p in (d / "blktrace").iterdir()) == t["files"]
+        with open(d / "blktrace" / t["files"][0], "rb") as f, zstandard.ZstdDecompressor().stream_reader(f) as r:
+            magic = int.from_bytes(r.read(4), "little")
+        assert magic & 0xFFFFFF00 == 0x65617400  # struct blk_io_trace, host (little-endian) order

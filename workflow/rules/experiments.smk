@@ -19,6 +19,9 @@ CAPTURE_GUEST_UNTRACED = capture_targets.to_capture(
     RUNS, RAW, traced=False, recapture=_RECAPTURE, testbeds=["guest"]
 )
 GUEST = "build/guest"  # git-ignored: the guest kernel, its initramfs and their manifest
+from blkscope.capture.guest.run import GuestPlan
+
+GUEST_CPUS = GuestPlan.cpus  # qemu -smp: blktrace writes one file per CPU
 # The Snakemake config is the only source of capture settings here, hence --config none.
 CAPTURE_CMD = (
     "blkscope capture --runs {input.runs} --run-id {wildcards.run} --config none {params.allow}"
@@ -105,7 +108,8 @@ rule capture_guest:
         initramfs=f"{GUEST}/initramfs.cpio",
         manifest=f"{GUEST}/manifest.json",
     output:
-        blktrace=directory(f"{RAW}/{{run}}/blktrace"),
+        # one file per guest CPU (blktrace.GUEST_CPUS; plain files, so no .snakemake_timestamp lands in raw data)
+        blktrace=[f"{RAW}/{{run}}/blktrace/vda.blktrace.{cpu}.zst" for cpu in range(GUEST_CPUS)],
         iostat=f"{RAW}/{{run}}/iostat.json",
         fio=f"{RAW}/{{run}}/fio.json",
         dmesg=f"{RAW}/{{run}}/dmesg.txt.zst",
