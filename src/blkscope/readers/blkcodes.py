@@ -70,18 +70,16 @@ def rwbs(cat: np.ndarray, nbytes: np.ndarray) -> pl.Series:
 
 
 def categories_from_rwbs(rwbs_s: pl.Series) -> np.ndarray:
-    """RWBS strings -> category bits (the inverse of `rwbs`, for export)."""
+    """RWBS strings -> category bits (the inverse of `rwbs`, for export), with polars string ops."""
     s = rwbs_s.fill_null("N")
-    first = s.str.slice(0, 1)
-    flush = first == "F"
-    rest = pl.Series(np.where(flush.to_numpy(), s.str.slice(1).to_numpy(), s.to_numpy()))
+    flush = s.str.starts_with("F")
+    rest = pl.select(pl.when(flush).then(s.str.slice(1)).otherwise(s)).to_series()
     kind = rest.str.slice(0, 1)
     tail = rest.str.slice(1)
+    bits = [(flush, TC_FLUSH), (kind == "D", TC_DISCARD | TC_WRITE), (kind == "W", TC_WRITE), (kind == "R", TC_READ)]
+    bits += [(tail.str.contains(ch, literal=True), bit) for ch, bit in (("F", TC_FUA), ("A", TC_AHEAD),
+                                                                        ("S", TC_SYNC), ("M", TC_META))]  # fmt: skip
     cat = np.zeros(len(s), dtype=np.uint64)
-    cat |= np.where(flush.to_numpy(), TC_FLUSH, 0).astype(np.uint64)
-    cat |= np.where((kind == "D").to_numpy(), TC_DISCARD | TC_WRITE, 0).astype(np.uint64)
-    cat |= np.where((kind == "W").to_numpy(), TC_WRITE, 0).astype(np.uint64)
-    cat |= np.where((kind == "R").to_numpy(), TC_READ, 0).astype(np.uint64)
-    for ch, bit in (("F", TC_FUA), ("A", TC_AHEAD), ("S", TC_SYNC), ("M", TC_META)):
-        cat |= np.where(tail.str.contains(ch, literal=True).to_numpy(), bit, 0).astype(np.uint64)
+    for mask, bit in bits:
+        cat |= np.where(mask.to_numpy(), bit, 0).astype(np.uint64)
     return cat
