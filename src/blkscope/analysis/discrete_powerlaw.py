@@ -19,12 +19,15 @@ def unique_counts(values, weights=None) -> tuple[np.ndarray, np.ndarray]:
     """Sorted unique positive values and multiplicities (zeros and negatives dropped, as powerlaw does)."""
     x = np.asarray(values)
     if weights is None:
-        if x.size and x.min() <= 0:
-            x = x[x > 0]
         if x.size and np.issubdtype(x.dtype, np.integer) and x.max() < 50 * x.size:
-            c = np.bincount(x)  # dense and fast when the range is small
+            try:
+                c = np.bincount(x)  # dense and fast when the range is small
+            except ValueError:  # negative values: drop them (and zeros below), as powerlaw does
+                c = np.bincount(x[x > 0])
+            c[:1] = 0
             v = np.flatnonzero(c)
             return v.astype(np.float64), c[v].astype(np.float64)
+        x = x[x > 0]
         vc = pl.Series("v", x).value_counts(name="c").sort("v")  # hash-based: faster than a sort
         return vc["v"].to_numpy().astype(np.float64), vc["c"].to_numpy().astype(np.float64)
     w = np.asarray(weights, dtype=np.float64)

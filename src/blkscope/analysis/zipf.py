@@ -92,7 +92,7 @@ def fit_discrete(
     k, a, d, n_ge = _point(v, c, xmin, max_alpha)
     n_tail = float(n_ge[k])
     sig = dp.fisher_sigma(a, v[k], n_tail)
-    zq = norm.ppf(0.5 + level / 2)
+    zq = 1.959963984540054 if level == 0.95 else float(norm.ppf(0.5 + level / 2))
     lo, hi = max(a - zq * sig, 1.0), a + zq * sig
     cmps = {}
     if compare:
