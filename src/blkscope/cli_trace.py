@@ -27,3 +27,33 @@ def _export(p: argparse.ArgumentParser) -> Handler:
         return 0
 
     return run
+
+
+@verb("btt", "run the real btt on a blktrace set, blkparse -d dump or events.parquet; its tables into OUTDIR")
+def _btt(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("inputs", nargs="+", type=Path, metavar="INPUT", help="set prefix, dir, dump or events.parquet")
+    p.add_argument("-o", "--outdir", required=True, type=Path, help="btt_avg.parquet, btt_latency.parquet, btt.avg")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.readers.btt import to_dir
+
+        avg, lat = to_dir(a.inputs, a.outdir)
+        print(f"btt: {avg.height} averages, {lat.height} per-IO latencies -> {a.outdir}", file=sys.stderr)
+        return 0
+
+    return run
+
+
+@verb("ingest-blkparse", "run the real blkparse (-f format) on binary traces and read its output into events")
+def _via_blkparse(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("inputs", nargs="+", type=Path, metavar="INPUT", help="set prefix, dir or blkparse -d dump")
+    p.add_argument("-o", "--outdir", required=True, type=Path, help="events.parquet and ingest.json")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.readers import blkparse_run
+
+        rep = blkparse_run.to_dir(a.inputs, a.outdir)
+        print(f"ingest-blkparse: events={rep.rows.get('events', 0)} -> {a.outdir}", file=sys.stderr)
+        return 0
+
+    return run
