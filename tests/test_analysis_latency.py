@@ -3,6 +3,7 @@
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -12,6 +13,7 @@ from blkscope.analysis.latency import per_bio, stage_summary
 from blkscope.schemas import EVENTS, conform
 
 ROOT = Path(__file__).resolve().parents[1]
+BLKSCOPE = [sys.executable, "-m", "blkscope"]
 
 
 def _ev(rows):
@@ -57,7 +59,7 @@ def test_summary_has_uncertainty_and_n():
 
 
 def _btt_means(events: Path, tmp: Path) -> dict[str, tuple[float, int]]:
-    subprocess.run(["blkscope", "export-blktrace", str(events), "-o", str(tmp / "t")], check=True, capture_output=True)
+    subprocess.run([*BLKSCOPE, "export-blktrace", str(events), "-o", str(tmp / "t")], check=True, capture_output=True)
     subprocess.run(["blkparse", "-i", "t", "-d", "t.bin", "-O"], check=True, capture_output=True, cwd=tmp)
     out = subprocess.run(["btt", "-i", "t.bin"], check=True, capture_output=True, text=True, cwd=tmp).stdout
     sec = out.split("All Devices")[1].split("Device Overhead")[0]
@@ -73,9 +75,7 @@ def test_stage_means_agree_with_real_btt(tmp_path, run):
     raw = ROOT / "data" / "raw" / run / "trace.txt.zst"
     if not raw.exists():
         pytest.skip(f"{raw} not in this checkout")
-    if not shutil.which("blkscope"):
-        pytest.skip("the blkscope command is not on PATH (export-blktrace runs through it)")
-    subprocess.run(["blkscope", "ingest", "--kind", "ftrace", str(raw), "-o", str(tmp_path / "p")], check=True)
+    subprocess.run([*BLKSCOPE, "ingest", "--kind", "ftrace", str(raw), "-o", str(tmp_path / "p")], check=True)
     events = tmp_path / "p" / "events.parquet"
     ref = _btt_means(events, tmp_path)
     bios = per_bio([events])
