@@ -19,6 +19,7 @@ wildcard_constraints:
 
 include: "workflow/rules/ingest.smk"
 include: "workflow/rules/analysis.smk"
+include: "workflow/rules/stats.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/paper.smk"
 include: "workflow/rules/notebooks.smk"
@@ -30,5 +31,6 @@ rule all:
     input:
         "paper/main.pdf",
         analysis_outputs(),
+        STATS_OUTPUTS,
         figure_outputs(),
         "notebooks/executed/access_patterns.ipynb",

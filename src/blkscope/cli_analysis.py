@@ -7,9 +7,6 @@ from pathlib import Path
 
 from blkscope.cli import Handler, verb
 
-# figure name on the command line -> module blkscope.figures.<name with _>; each has chart(table)
-FIGURES = ["rank-frequency", "iostat-compare"]
-
 
 def _runs_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--runs", type=Path, required=True, help="the runs sheet (config/runs.tsv)")
@@ -86,7 +83,9 @@ def _iostat_summary(p: argparse.ArgumentParser) -> Handler:
 
 @verb("figure", "draw one figure from an analysis table (PDF, PNG, SVG)")
 def _figure(p: argparse.ArgumentParser) -> Handler:
-    p.add_argument("name", choices=FIGURES, help="which figure")
+    from blkscope.figures import FIGURES
+
+    p.add_argument("name", choices=list(FIGURES), help="which figure")
     p.add_argument("table", type=Path, help="the analysis table it draws (.parquet)")
     p.add_argument("-o", "--prefix", type=Path, required=True, help="output path without extension")
     p.add_argument("--formats", default="pdf,png,svg", help="comma-separated: pdf,png,svg")
@@ -98,7 +97,7 @@ def _figure(p: argparse.ArgumentParser) -> Handler:
 
         from blkscope.figures.theme import save
 
-        mod = importlib.import_module(f"blkscope.figures.{a.name.replace('-', '_')}")
+        mod = importlib.import_module(f"blkscope.figures.{FIGURES[a.name]}")
         save(mod.chart(pl.read_parquet(a.table)), a.prefix, a.formats.split(","))
         return 0
 

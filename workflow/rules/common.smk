@@ -9,7 +9,6 @@ PROC = config["processed_dir"]
 ANALYSIS = f"{PROC}/analysis"
 FIGS = "paper/generated/figures"
 FORMATS = config["figure_formats"]
-FIGURE_NAMES = ["rank_frequency", "iostat_compare"]
 
 RUNS = pl.read_csv(config["runs"], separator="\t", schema_overrides={"mkfs_options": pl.Utf8, "mount_options": pl.Utf8})
 validate(RUNS, "../schemas/runs.schema.yaml")
@@ -41,11 +40,26 @@ def raw(run, name):
     return ancient(f"{RAW}/{run}/{name}")
 
 
+def trace_files(wildcards):
+    """A run's raw trace: tracefs text (host) or per-CPU blktrace files (guest, devices)."""
+    d = Path(RAW, wildcards.run)
+    if (d / "trace.txt.zst").exists():
+        return [ancient(str(d / "trace.txt.zst"))]
+    return [ancient(str(p)) for p in sorted(d.glob("blktrace/*.blktrace.*"))]
+
+
+def trace_kind(wildcards):
+    return "ftrace" if Path(RAW, wildcards.run, "trace.txt.zst").exists() else "blktrace"
+
+
 def analysis_outputs():
     return expand(f"{ANALYSIS}/{{name}}.{{ext}}", name=["rank_frequency", "run_summary", "iostat_summary"], ext=["parquet", "csv"])
 
 
+
+
 def figure_outputs():
+    """FIGURE_NAMES is defined in figures.smk, next to the figure rules."""
     return expand(f"{FIGS}/{{name}}.{{ext}}", name=FIGURE_NAMES, ext=FORMATS)
 
 

@@ -1,5 +1,9 @@
 # Analysis tables -> one figure per rule (paper/generated/figures/<name>.{pdf,png,svg}).
 
+# Every figure of the study: `all` builds them and the paper rule depends on their PDFs.
+FIGURE_NAMES = ["rank_frequency", "iostat_compare"]
+
+
 
 localrules:
     figure_rank_frequency,

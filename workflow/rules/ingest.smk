@@ -3,16 +3,18 @@
 
 rule ingest_trace:
     input:
-        trace=raw("{run}", "trace.txt.zst"),
+        trace=trace_files,
     output:
         events=f"{PROC}/{{run}}/trace/events.parquet",
         report=f"{PROC}/{{run}}/trace/ingest.json",
+    params:
+        kind=trace_kind,
     log:
         "logs/ingest/{run}.trace.log",
     benchmark:
         "benchmarks/ingest/{run}.trace.tsv"
     shell:
-        "blkscope ingest --kind ftrace {input.trace} -o $(dirname {output.events}) > {log} 2>&1"
+        "blkscope ingest --kind {params.kind} {input.trace} -o $(dirname {output.events}) > {log} 2>&1"
 
 
 rule ingest_iostat:

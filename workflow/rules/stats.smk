@@ -109,7 +109,7 @@ rule trace_cost:
         table=f"{ANALYSIS}/trace_cost.parquet",
         csv=f"{ANALYSIS}/trace_cost.csv",
     params:
-        raw=RAW,
+        raw=lambda w, input: os.path.dirname(os.path.dirname(input.traces[0])),
     log:
         "logs/stats/trace_cost.log",
     shell:

@@ -1,1 +1,10 @@
-"""Figures: one module per figure family, all drawn with the theme in theme.py."""
+"""Figures: one module per figure family, all drawn with the theme in theme.py.
+
+Each module has `chart(table: pl.DataFrame) -> altair chart`; `blkscope figure NAME TABLE -o PREFIX`
+draws it. Register new figures here (name on the command line -> module).
+"""
+
+FIGURES: dict[str, str] = {
+    "rank-frequency": "rank_frequency",
+    "iostat-compare": "iostat_compare",
+}
