@@ -65,6 +65,23 @@ def _run_summary(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
+@verb("workload-metrics", "what each run's workload reported (ops/s and latencies), long form, one table")
+def _workload_metrics(p: argparse.ArgumentParser) -> Handler:
+    _runs_arg(p)
+    _table_out(p)
+    p.add_argument("--processed", type=Path, default=Path("data/processed"), help="processed data directory")
+    p.add_argument("run_ids", nargs="+", metavar="RUN_ID")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.analysis.workload_metrics import workload_metrics
+        from blkscope.runs import load_runs
+
+        _write_table(workload_metrics(load_runs(a.runs), a.processed, a.run_ids), a)
+        return 0
+
+    return run
+
+
 @verb("iostat-summary", "per-run iostat means with CIs (since-boot report dropped), one row per device and metric")
 def _iostat_summary(p: argparse.ArgumentParser) -> Handler:
     _runs_arg(p)

@@ -165,7 +165,8 @@ def _seek(p: argparse.ArgumentParser) -> Handler:
 @verb("overhead", "throughput lost to tracing from paired traced/untraced runs (bootstrap CI, Welch t)")
 def _overhead(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--runs", type=Path, required=True, help="the runs sheet")
-    p.add_argument("fio", nargs="+", type=Path, help="fio_jobs.parquet of traced and untraced runs")
+    p.add_argument("fio", nargs="*", type=Path, help="fio_jobs.parquet of traced and untraced runs")
+    p.add_argument("--metrics", type=Path, help="workload_metrics table: ops_s of every workload (instead of fio)")
     _out(p)
     p.add_argument("--n-boot", type=int, default=4000)
 
@@ -176,6 +177,9 @@ def _overhead(p: argparse.ArgumentParser) -> Handler:
         from blkscope.runs import load_runs, run_id_of
 
         ops = {run_id_of(f): fio_ops(pl.read_parquet(f)) for f in a.fio}
+        if a.metrics:
+            m = pl.read_parquet(a.metrics).filter(pl.col("metric") == "ops_s")
+            ops |= dict(m.select("run_id", "value").iter_rows())
         _write(tracing_overhead(load_runs(a.runs), ops, n_boot=a.n_boot), a.out, a.csv)
         return 0
 

@@ -64,3 +64,20 @@ rule iostat_summary:
         "logs/analysis/iostat_summary.log",
     shell:
         "blkscope iostat-summary --runs {input.runs} -o {output.table} --csv {output.csv} {input.iostat} > {log} 2>&1"
+
+
+rule workload_metrics:
+    input:
+        runs=config["runs"],
+        tables=workload_tables,
+    output:
+        table=f"{ANALYSIS}/workload_metrics.parquet",
+        csv=f"{ANALYSIS}/workload_metrics.csv",
+    params:
+        runs=CAPTURED,
+        processed=lambda w, input: Path(input.tables[0]).parents[2],
+    log:
+        "logs/analysis/workload_metrics.log",
+    shell:
+        "blkscope workload-metrics --runs {input.runs} --processed {params.processed}"
+        " -o {output.table} --csv {output.csv} {params.runs} > {log} 2>&1"

@@ -52,8 +52,22 @@ def trace_kind(wildcards):
     return "ftrace" if Path(RAW, wildcards.run, "trace.txt.zst").exists() else "blktrace"
 
 
+# workload -> the table of it that workload_metrics reads (see blkscope.analysis.workload_metrics)
+WORKLOAD_TABLES = {
+    "fio": "fio/fio_jobs.parquet",
+    "sysbench": "sysbench/sysbench_fileio.parquet",
+    "journal": "journal/journal_summary.parquet",
+    "ycsb": "ycsb/ycsb_summary.parquet",
+}
+
+
+def workload_tables(wildcards):
+    sel = RUNS.filter(pl.col("run_id").is_in(CAPTURED))
+    return [f"{PROC}/{r}/{WORKLOAD_TABLES[w]}" for r, w in sel.select("run_id", "workload").iter_rows()]
+
+
 def analysis_outputs():
-    return expand(f"{ANALYSIS}/{{name}}.{{ext}}", name=["rank_frequency", "run_summary", "iostat_summary"], ext=["parquet", "csv"])
+    return expand(f"{ANALYSIS}/{{name}}.{{ext}}", name=["rank_frequency", "run_summary", "iostat_summary", "workload_metrics"], ext=["parquet", "csv"])
 
 
 

@@ -40,3 +40,42 @@ rule ingest_fio:
         "logs/ingest/{run}.fio.log",
     shell:
         "blkscope ingest --kind fio {input.fio} -o $(dirname {output.jobs}) > {log} 2>&1"
+
+
+rule ingest_sysbench:
+    input:
+        log=raw("{run}", "sysbench.txt"),
+    output:
+        table=f"{PROC}/{{run}}/sysbench/sysbench_fileio.parquet",
+        report=f"{PROC}/{{run}}/sysbench/ingest.json",
+    log:
+        "logs/ingest/{run}.sysbench.log",
+    shell:
+        "blkscope ingest --kind sysbench {input.log} -o $(dirname {output.table}) > {log} 2>&1"
+
+
+rule ingest_journal:
+    input:
+        log=raw("{run}", "journal.json"),
+    output:
+        summary=f"{PROC}/{{run}}/journal/journal_summary.parquet",
+        latency=f"{PROC}/{{run}}/journal/journal_latency.parquet",
+        report=f"{PROC}/{{run}}/journal/ingest.json",
+    log:
+        "logs/ingest/{run}.journal.log",
+    shell:
+        "blkscope ingest --kind journal {input.log} -o $(dirname {output.summary}) > {log} 2>&1"
+
+
+rule ingest_ycsb:
+    input:
+        load=raw("{run}", "ycsb-load.txt"),
+        run=raw("{run}", "ycsb-run.txt"),
+    output:
+        summary=f"{PROC}/{{run}}/ycsb/ycsb_summary.parquet",
+        series=f"{PROC}/{{run}}/ycsb/ycsb_series.parquet",
+        report=f"{PROC}/{{run}}/ycsb/ingest.json",
+    log:
+        "logs/ingest/{run}.ycsb.log",
+    shell:
+        "blkscope ingest --kind ycsb {input.load} {input.run} -o $(dirname {output.summary}) > {log} 2>&1"

@@ -119,14 +119,15 @@ rule trace_cost:
 rule overhead:
     input:
         runs=config["runs"],
-        fio=expand(f"{PROC}/{{run}}/fio/fio_jobs.parquet", run=FIO_HOST),
+        metrics=f"{ANALYSIS}/workload_metrics.parquet",
     output:
         table=f"{ANALYSIS}/overhead.parquet",
         csv=f"{ANALYSIS}/overhead.csv",
     log:
         "logs/stats/overhead.log",
     shell:
-        "blkscope overhead --runs {input.runs} {input.fio} -o {output.table} --csv {output.csv} > {log} 2>&1"
+        "blkscope overhead --runs {input.runs} --metrics {input.metrics} -o {output.table} --csv {output.csv}"
+        " > {log} 2>&1"
 
 
 rule compare:

@@ -1,0 +1,93 @@
+"""What each workload reported, as one long table: run_id, metric, value, unit.
+
+Every workload gives `ops_s` (its throughput, the number tracing overhead and cross-filesystem
+comparisons use) plus its own latency metrics:
+  fio      ops_s = read + write IOPS; {read,write}_lat_mean_us, {read,write}_clat_p99_us
+  sysbench ops_s = reads/s + writes/s (fsyncs excluded, as the MySQL study's req/s); lat_avg_us, lat_p95_us
+  journal  ops_s = writes per second of the run phase; write_{mean,p99,p9999,max}_us and the same for reads
+  ycsb     ops_s = run-phase OVERALL throughput; {read,update}_{mean,p99}_us
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+SCHEMA = {"run_id": pl.Utf8, "metric": pl.Utf8, "value": pl.Float64, "unit": pl.Utf8}
+
+# workload -> (stage directory under <processed>/<run_id>/, table read)
+SOURCES = {
+    "fio": ("fio", "fio_jobs"),
+    "sysbench": ("sysbench", "sysbench_fileio"),
+    "journal": ("journal", "journal_summary"),
+    "ycsb": ("ycsb", "ycsb_summary"),
+}
+
+
+def _fio(df: pl.DataFrame) -> list[tuple[str, float, str]]:
+    out = [("ops_s", float(df.filter(pl.col("direction").is_in(["read", "write", "trim"]))["iops"].sum()), "ops/s")]
+    for d in ("read", "write"):
+        g = df.filter((pl.col("direction") == d) & (pl.col("iops") > 0))
+        if g.height:
+            out.append((f"{d}_lat_mean_us", float(g["lat_mean_ns"].mean()) / 1e3, "us"))
+            out.append((f"{d}_clat_p99_us", float(g["clat_p99_ns"].max()) / 1e3, "us"))
+    return out
+
+
+def _sysbench(df: pl.DataFrame) -> list[tuple[str, float, str]]:
+    r = df.row(df.height - 1, named=True)  # the last run block of the file
+    out = [("ops_s", (r["reads_s"] or 0.0) + (r["writes_s"] or 0.0), "ops/s")]
+    for name, col in (("lat_avg_us", "lat_avg_ms"), ("lat_p95_us", "lat_p95_ms"), ("lat_max_us", "lat_max_ms")):
+        if r.get(col) is not None:
+            out.append((name, r[col] * 1e3, "us"))
+    return out
+
+
+def _journal(df: pl.DataFrame) -> list[tuple[str, float, str]]:
+    out = []
+    for r in df.iter_rows(named=True):
+        op = r["op"]
+        if op == "write" and r["elapsed_s"]:
+            out.append(("ops_s", r["count"] / r["elapsed_s"], "ops/s"))
+        for stat, col in (("mean", "mean_ns"), ("p99", "p99_ns"), ("p9999", "p9999_ns"), ("max", "max_ns")):
+            if r.get(col) is not None:
+                out.append((f"{op}_{stat}_us", float(r[col]) / 1e3, "us"))
+    return out
+
+
+def _ycsb(df: pl.DataFrame) -> list[tuple[str, float, str]]:
+    run = df.filter(pl.col("phase") == "run")
+    get = {(s, m): v for s, m, v in run.select("section", "metric", "value").iter_rows()}
+    out = []
+    if ("OVERALL", "Throughput(ops/sec)") in get:
+        out.append(("ops_s", get[("OVERALL", "Throughput(ops/sec)")], "ops/s"))
+    for sec in ("READ", "UPDATE"):
+        for stat, metric in (("mean", "AverageLatency(us)"), ("p99", "99thPercentileLatency(us)")):
+            if (sec, metric) in get:
+                out.append((f"{sec.lower()}_{stat}_us", get[(sec, metric)], "us"))
+    return out
+
+
+_READERS = {"fio": _fio, "sysbench": _sysbench, "journal": _journal, "ycsb": _ycsb}
+
+
+def run_metrics(run_id: str, workload: str, table: pl.DataFrame) -> pl.DataFrame:
+    rows = [(run_id, m, v, u) for m, v, u in _READERS[workload](table) if v is not None]
+    return pl.DataFrame(rows, schema=SCHEMA, orient="row")
+
+
+def workload_metrics(runs: pl.DataFrame, processed: Path, run_ids: list[str]) -> pl.DataFrame:
+    """Metrics of every listed run whose workload has a reader here; joined with its runs-sheet row."""
+    parts = []
+    meta = runs.filter(pl.col("run_id").is_in(run_ids))
+    for r in meta.iter_rows(named=True):
+        if r["workload"] not in SOURCES:
+            continue
+        stage, table = SOURCES[r["workload"]]
+        path = processed / r["run_id"] / stage / f"{table}.parquet"
+        parts.append(run_metrics(r["run_id"], r["workload"], pl.read_parquet(path)))
+    df = pl.concat(parts) if parts else pl.DataFrame(schema=SCHEMA)
+    cols = ["run_id", "workload", "job", "filesystem", "testbed", "traced", "repeat"]
+    out = meta.select(cols).join(df, on="run_id", how="inner")
+    return out.sort("workload", "job", "filesystem", "run_id", "metric")
