@@ -98,6 +98,32 @@ def _iostat_summary(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
+@verb("claims", "re-test the claims of the studies we build on: measurement, CI, n, verdict per claim")
+def _claims(p: argparse.ArgumentParser) -> Handler:
+    _runs_arg(p)
+    _table_out(p)
+    for name in ("iostat", "metrics", "overhead", "zipf"):
+        p.add_argument(f"--{name}", type=Path, required=True, help=f"the {name} analysis table (.parquet)")
+
+    def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
+        from blkscope.paper.claims import evaluate
+        from blkscope.runs import load_runs
+
+        tables = {
+            "runs": load_runs(a.runs),
+            "iostat_summary": pl.read_parquet(a.iostat),
+            "workload_metrics": pl.read_parquet(a.metrics),
+            "overhead": pl.read_parquet(a.overhead),
+            "zipf": pl.read_parquet(a.zipf),
+        }
+        _write_table(evaluate(tables), a)
+        return 0
+
+    return run
+
+
 @verb("figure", "draw one figure from an analysis table (PDF, PNG, SVG)")
 def _figure(p: argparse.ArgumentParser) -> Handler:
     from blkscope.figures import FIGURES
@@ -144,7 +170,7 @@ def _paper_numbers(p: argparse.ArgumentParser) -> Handler:
 
 @verb("paper-table", "write one table of the paper as booktabs LaTeX")
 def _paper_table(p: argparse.ArgumentParser) -> Handler:
-    p.add_argument("name", choices=["runs"], help="which table")
+    p.add_argument("name", choices=["runs", "claims"], help="which table")
     p.add_argument("table", type=Path, help="the analysis table it shows (.parquet)")
     p.add_argument("-o", "--out", type=Path, required=True, help="output .tex")
 

@@ -81,3 +81,20 @@ rule workload_metrics:
     shell:
         "blkscope workload-metrics --runs {input.runs} --processed {params.processed}"
         " -o {output.table} --csv {output.csv} {params.runs} > {log} 2>&1"
+
+
+rule claims:
+    input:
+        runs=config["runs"],
+        iostat=f"{ANALYSIS}/iostat_summary.parquet",
+        metrics=f"{ANALYSIS}/workload_metrics.parquet",
+        overhead=f"{ANALYSIS}/overhead.parquet",
+        zipf=f"{ANALYSIS}/zipf_cover.parquet",
+    output:
+        table=f"{ANALYSIS}/claims.parquet",
+        csv=f"{ANALYSIS}/claims.csv",
+    log:
+        "logs/analysis/claims.log",
+    shell:
+        "blkscope claims --runs {input.runs} --iostat {input.iostat} --metrics {input.metrics}"
+        " --overhead {input.overhead} --zipf {input.zipf} -o {output.table} --csv {output.csv} > {log} 2>&1"

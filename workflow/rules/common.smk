@@ -67,7 +67,7 @@ def workload_tables(wildcards):
 
 
 def analysis_outputs():
-    return expand(f"{ANALYSIS}/{{name}}.{{ext}}", name=["rank_frequency", "run_summary", "iostat_summary", "workload_metrics"], ext=["parquet", "csv"])
+    return expand(f"{ANALYSIS}/{{name}}.{{ext}}", name=["rank_frequency", "run_summary", "iostat_summary", "workload_metrics", "claims"], ext=["parquet", "csv"])
 
 
 

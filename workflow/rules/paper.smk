@@ -4,6 +4,7 @@
 localrules:
     paper_numbers,
     paper_table_runs,
+    paper_table_claims,
     paper,
 
 
@@ -30,13 +31,24 @@ rule paper_table_runs:
         "blkscope paper-table runs {input.summary} -o {output} > {log} 2>&1"
 
 
+rule paper_table_claims:
+    input:
+        claims=f"{ANALYSIS}/claims.parquet",
+    output:
+        "paper/generated/tables/claims.tex",
+    log:
+        "logs/paper/table_claims.log",
+    shell:
+        "blkscope paper-table claims {input.claims} -o {output} > {log} 2>&1"
+
+
 rule paper:
     input:
         tex="paper/main.tex",
         sections=paper_sections(),
         bib="paper/refs.bib",
         numbers="paper/generated/numbers/runs.tex",
-        tables="paper/generated/tables/runs.tex",
+        tables=["paper/generated/tables/runs.tex", "paper/generated/tables/claims.tex"],
         figures=expand(f"{FIGS}/{{name}}.pdf", name=FIGURE_NAMES),
     output:
         "paper/main.pdf",
