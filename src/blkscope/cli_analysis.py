@@ -151,17 +151,34 @@ def _figure(p: argparse.ArgumentParser) -> Handler:
 def _paper_numbers(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--summary", type=Path, required=True, help="run_summary table (.parquet)")
     p.add_argument("--iostat", type=Path, help="iostat_summary table (.parquet)")
+    p.add_argument("--runs", type=Path, help="the runs sheet (needed by the tables below)")
+    for name in ("queue-depth", "trace-cost", "overhead", "zipf", "metrics"):
+        p.add_argument(f"--{name}", type=Path, help=f"the {name} analysis table (.parquet)")
     p.add_argument("-o", "--out", type=Path, required=True, help="output .tex")
 
     def run(a: argparse.Namespace) -> int:
         import polars as pl
 
         from blkscope.io import write_text_atomic
+        from blkscope.paper import study_numbers as sn
         from blkscope.paper.numbers import iostat_numbers, render, skeleton_numbers
+        from blkscope.runs import load_runs
 
         macros = skeleton_numbers(pl.read_parquet(a.summary))
         if a.iostat:
             macros |= iostat_numbers(pl.read_parquet(a.iostat))
+        runs = load_runs(a.runs) if a.runs else None
+        if runs is not None:
+            if a.queue_depth:
+                macros |= sn.queue_depth(pl.read_parquet(a.queue_depth), runs)
+            if a.trace_cost:
+                macros |= sn.trace_cost(pl.read_parquet(a.trace_cost), runs)
+            if a.metrics:
+                macros |= sn.workloads(pl.read_parquet(a.metrics), runs)
+        if a.overhead:
+            macros |= sn.overhead(pl.read_parquet(a.overhead))
+        if a.zipf:
+            macros |= sn.zipf(pl.read_parquet(a.zipf))
         write_text_atomic(render(macros), a.out)
         return 0
 

@@ -12,12 +12,20 @@ rule paper_numbers:
     input:
         summary=f"{ANALYSIS}/run_summary.parquet",
         iostat=f"{ANALYSIS}/iostat_summary.parquet",
+        runs=config["runs"],
+        queue_depth=f"{ANALYSIS}/queue_depth.parquet",
+        trace_cost=f"{ANALYSIS}/trace_cost.parquet",
+        overhead=f"{ANALYSIS}/overhead.parquet",
+        zipf=f"{ANALYSIS}/zipf_cover.parquet",
+        metrics=f"{ANALYSIS}/workload_metrics.parquet",
     output:
         "paper/generated/numbers/runs.tex",
     log:
         "logs/paper/numbers.log",
     shell:
-        "blkscope paper-numbers --summary {input.summary} --iostat {input.iostat} -o {output} > {log} 2>&1"
+        "blkscope paper-numbers --summary {input.summary} --iostat {input.iostat} --runs {input.runs}"
+        " --queue-depth {input.queue_depth} --trace-cost {input.trace_cost} --overhead {input.overhead}"
+        " --zipf {input.zipf} --metrics {input.metrics} -o {output} > {log} 2>&1"
 
 
 rule paper_table_runs:

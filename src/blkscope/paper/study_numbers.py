@@ -1,0 +1,88 @@
+"""Numbers of the question sections (queue depth, tracing cost and overhead, Zipf, workloads), as macros.
+
+Sections read them through \\blk{Name}, which prints `n/a` for a number the dataset cannot give (a
+workload never captured, no paired runs), so the paper builds from any subset of the runs.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from blkscope.paper.latex import fmt_float, fmt_int, fmt_pct, macro_name
+
+
+def _host_traced(df: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
+    ids = runs.filter((pl.col("testbed") == "loop") & pl.col("traced"))["run_id"]
+    return df.filter(pl.col("run_id").is_in(ids))
+
+
+def queue_depth(qd: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
+    q = _host_traced(qd, runs)
+    if q.height == 0:
+        return {}
+    rel = ((q["little_depth"] - q["mean_depth"]).abs() / q["mean_depth"]).max()
+    return {
+        "QdRuns": fmt_int(q.height),
+        "QdMeanMin": fmt_float(q["mean_depth"].min(), 3),
+        "QdMeanMax": fmt_float(q["mean_depth"].max(), 3),
+        "QdAquMin": fmt_float(q["iostat_aqu_sz"].min(), 3),
+        "QdAquMax": fmt_float(q["iostat_aqu_sz"].max(), 3),
+        "QdMaxDepth": fmt_int(q["max_depth"].max()),
+        "QdLittleMaxRelErr": fmt_pct(rel, 2),
+    }
+
+
+def trace_cost(tc: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
+    t = _host_traced(tc, runs)
+    if t.height == 0:
+        return {}
+    return {
+        "TraceRuns": fmt_int(t.height),
+        "TraceBytesPerEvent": fmt_float(t["raw_bytes_per_event"].median(), 1),
+        "TraceStoredBytesPerEvent": fmt_float((t["stored_bytes"] / t["events"]).median(), 1),
+        "TraceCompression": fmt_float((t["raw_bytes"].sum() / t["stored_bytes"].sum()), 1),
+        "TraceEventsPerSecondMax": fmt_int(t["events_per_s"].max()),
+    }
+
+
+def overhead(ov: pl.DataFrame) -> dict[str, str]:
+    if ov.height == 0 or "overhead" not in ov.columns:
+        return {"OverheadConfigs": "0"}
+    host = ov.filter(pl.col("testbed") == "loop")
+    m = {"OverheadConfigs": fmt_int(host.height)}
+    if host.height:
+        m |= {"OverheadMin": fmt_pct(host["overhead"].min()), "OverheadMax": fmt_pct(host["overhead"].max()),
+              "OverheadMedian": fmt_pct(host["overhead"].median())}  # fmt: skip
+    return m
+
+
+def zipf(z: pl.DataFrame) -> dict[str, str]:
+    a = z.filter(pl.col("op") == "all")
+    fitted = a.filter(pl.col("alpha").is_not_null())
+    m = {"ZipfRuns": fmt_int(a.height), "ZipfRunsFitted": fmt_int(fitted.height),
+         "ZipfMaxDistinct": fmt_int(a["distinct"].max()) if "distinct" in a.columns else "n/a"}  # fmt: skip
+    if fitted.height:
+        m |= {"ZipfSMin": fmt_float(fitted["s"].min(), 2), "ZipfSMax": fmt_float(fitted["s"].max(), 2)}
+    return m
+
+
+def workloads(metrics: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
+    """Mean ops/s (and journal write latencies) over repeats per workload, job and filesystem (host, traced)."""
+    # ext4 mounted data=writeback is its own configuration, not more repeats of ext4
+    wb = runs.filter(pl.col("mount_options").fill_null("").str.contains("data=writeback"))["run_id"]
+    t = _host_traced(metrics, runs).with_columns(
+        filesystem=pl.when(pl.col("run_id").is_in(wb)).then(pl.col("filesystem") + " writeback")
+        .otherwise(pl.col("filesystem"))
+    )
+    m: dict[str, str] = {}
+    wanted = {"ops_s": ("ops", 0, 1.0), "write_mean_us": ("write mean us", 1, 1.0),
+              "write_max_us": ("write max ms", 2, 1e-3), "write_p9999_us": ("write p9999 us", 0, 1.0)}  # fmt: skip
+    by = t.filter(pl.col("metric").is_in(list(wanted))).group_by("workload", "job", "filesystem", "metric").agg(
+        pl.col("value").mean(), pl.len().alias("n"))
+    for r in by.iter_rows(named=True):
+        label, digits, scale = wanted[r["metric"]]
+        key = macro_name(label, r["workload"], r["job"], r["filesystem"])
+        m[key] = fmt_float(r["value"] * scale, digits)
+    for w, g in t.filter(pl.col("metric") == "ops_s").group_by("workload"):
+        m[macro_name("runs", w[0])] = fmt_int(g.height)
+    return m

@@ -1,0 +1,36 @@
+"""Section numbers: computed from the tables, absent (so the paper prints n/a) when the data cannot give them."""
+
+import polars as pl
+
+from blkscope.paper import study_numbers as sn
+
+RUNS = pl.DataFrame({
+    "run_id": ["a", "b", "c", "g"], "testbed": ["loop", "loop", "loop", "guest"], "traced": [True, True, False, True],
+    "mount_options": ["noatime", "noatime,data=writeback", "noatime", None],
+})  # fmt: skip
+
+
+def test_workload_macros_split_writeback_and_skip_untraced_and_guest():
+    m = pl.DataFrame({
+        "run_id": ["a", "b", "c", "g"], "workload": ["sysbench"] * 4, "job": ["rndrw"] * 4,
+        "filesystem": ["ext4"] * 4, "metric": ["ops_s"] * 4, "value": [100.0, 300.0, 1000.0, 5.0],
+    })  # fmt: skip
+    out = sn.workloads(m, RUNS)
+    assert out["OpsSysbenchRndrwExtFour"] == "100"
+    assert out["OpsSysbenchRndrwExtFourWriteback"] == "300"
+    assert out["RunsSysbench"] == "2"
+
+
+def test_overhead_and_zipf_without_data():
+    assert sn.overhead(pl.DataFrame()) == {"OverheadConfigs": "0"}
+    z = pl.DataFrame({"op": ["all", "read"], "alpha": [None, 2.0], "s": [None, 1.0], "distinct": [3, 9]})
+    out = sn.zipf(z)
+    assert out["ZipfRunsFitted"] == "0" and "ZipfSMin" not in out and out["ZipfMaxDistinct"] == "3"
+
+
+def test_queue_depth_little_error():
+    qd = pl.DataFrame({"run_id": ["a", "g"], "mean_depth": [0.5, 9.0], "little_depth": [0.51, 1.0],
+                       "iostat_aqu_sz": [0.6, 1.0], "max_depth": [4, 9]})
+    out = sn.queue_depth(qd, RUNS)
+    assert out["QdRuns"] == "1" and out["QdMaxDepth"] == "4"
+    assert out["QdLittleMaxRelErr"] == r"2.00\,\%"
