@@ -33,4 +33,4 @@ rule all:
         analysis_outputs(),
         STATS_OUTPUTS,
         figure_outputs(),
-        "notebooks/executed/access_patterns.ipynb",
+        notebook_outputs(),

@@ -108,6 +108,35 @@ def test_pdf_holds_figure_and_generated_numbers(mini):
     assert any("/XObject" in str(p.get("/Resources", {})) for p in PdfReader(work / "paper/main.pdf").pages)
 
 
+def test_pdf_has_every_section_and_numbers_from_other_tables(mini):
+    from pypdf import PdfReader
+
+    work, _ = mini
+    text = re.sub(r"\s+", " ", " ".join(p.extract_text() for p in PdfReader(work / "paper/main.pdf").pages))
+    for title in ["Access patterns", "Queue depth", "Tracing cost and overhead", "Databases on the filesystems",
+                  "Claims re-tested"]:
+        assert title in text, title
+    qd = pl.read_parquet(work / "data/processed/analysis/queue_depth.parquet")
+    assert f"at most {qd['max_depth'].max()} requests at once" in text
+    claims = pl.read_parquet(work / "data/processed/analysis/claims.parquet")
+    assert claims.height >= 5 and claims["verdict"].null_count() == 0
+    for cid in claims["claim_id"]:
+        assert cid in text, cid
+
+
+def test_notebooks_executed_without_errors(mini):
+    import json
+
+    work, _ = mini
+    executed = sorted((work / "notebooks/executed").glob("*.ipynb"))
+    assert any(p.name.startswith("study_") for p in executed) and any(p.name.startswith("run_") for p in executed)
+    for nb in executed:
+        cells = json.loads(nb.read_text())["cells"]
+        errors = [o for c in cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+        assert not errors, nb.name
+        assert any(c.get("outputs") for c in cells if c["cell_type"] == "code"), nb.name
+
+
 def test_second_run_has_nothing_to_do(mini):
     work, _ = mini
     proc = subprocess.run(["snakemake", "--cores", "2", "-n", "all"], cwd=work, capture_output=True, text=True)

@@ -79,3 +79,25 @@ def figure_outputs():
 
 def paper_sections():
     return sorted(str(p) for p in Path("paper/sections").glob("*.tex"))
+
+
+# studies we build on, by the name the claims table gives them
+STUDY_NOTEBOOKS = {"ssd": "SSD study", "commitlog": "commitlog study", "journal": "journal study", "mysql": "MySQL study"}
+EXPLORE = [r for r in config["explore_runs"] if r in CAPTURED]
+
+
+def notebook_outputs():
+    return [
+        "notebooks/executed/access_patterns.ipynb",
+        *expand("notebooks/executed/study_{study}.ipynb", study=STUDY_NOTEBOOKS),
+        *expand("notebooks/executed/run_{run}.ipynb", run=EXPLORE),
+    ]
+
+
+def run_tables(wildcards):
+    """The processed tables the explorer reads for one run."""
+    row = RUNS.filter(pl.col("run_id") == wildcards.run).row(0, named=True)
+    tables = [f"{PROC}/{wildcards.run}/iostat/iostat.parquet", f"{PROC}/{wildcards.run}/{WORKLOAD_TABLES[row['workload']]}"]
+    if row["traced"]:
+        tables.append(f"{PROC}/{wildcards.run}/trace/events.parquet")
+    return tables

@@ -17,3 +17,45 @@ rule notebook_access_patterns:
         "(jupytext --to ipynb -o {params.src} {input.nb}"
         " && papermill --cwd notebooks {params.src} {output} -p analysis_dir {params.analysis_dir}"
         " && rm -f {params.src}) > {log} 2>&1"
+
+
+rule notebook_study:
+    input:
+        nb="notebooks/study.py",
+        claims=f"{ANALYSIS}/claims.parquet",
+        metrics=f"{ANALYSIS}/workload_metrics.parquet",
+        iostat=f"{ANALYSIS}/iostat_summary.parquet",
+    output:
+        "notebooks/executed/study_{study}.ipynb",
+    wildcard_constraints:
+        study="|".join(STUDY_NOTEBOOKS),
+    params:
+        name=lambda w: STUDY_NOTEBOOKS[w.study],
+        analysis_dir=lambda w, input: os.path.dirname(os.path.abspath(input.claims)),
+        src=lambda w, output: output[0] + ".src.ipynb",
+    log:
+        "logs/notebooks/study_{study}.log",
+    shell:
+        "(jupytext --to ipynb -o {params.src} {input.nb}"
+        " && papermill --cwd notebooks {params.src} {output} -p study '{params.name}' -p analysis_dir {params.analysis_dir}"
+        " && rm -f {params.src}) > {log} 2>&1"
+
+
+rule notebook_run_explorer:
+    input:
+        nb="notebooks/run_explorer.py",
+        meta=raw("{run}", "run.yaml"),
+        tables=run_tables,
+    output:
+        "notebooks/executed/run_{run}.ipynb",
+    params:
+        raw_dir=lambda w, input: os.path.dirname(os.path.dirname(os.path.abspath(input.meta))),
+        processed_dir=lambda w, input: Path(os.path.abspath(input.tables[0])).parents[2],
+        src=lambda w, output: output[0] + ".src.ipynb",
+    log:
+        "logs/notebooks/run_{run}.log",
+    shell:
+        "(jupytext --to ipynb -o {params.src} {input.nb}"
+        " && papermill --cwd notebooks {params.src} {output} -p run_id {wildcards.run}"
+        " -p raw_dir {params.raw_dir} -p processed_dir {params.processed_dir}"
+        " && rm -f {params.src}) > {log} 2>&1"
