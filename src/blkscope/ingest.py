@@ -90,6 +90,8 @@ class TableWriter:
 
     def write_arrow(self, table: str, data: pa.RecordBatch | pa.Table) -> None:
         batches = data.to_batches() if isinstance(data, pa.Table) else [data]
+        if not batches:  # an empty table has no batches, but its schema still makes the file
+            batches = [pa.RecordBatch.from_pylist([], schema=data.schema)]
         self._pending.setdefault(table, []).extend(batches)
         self._pending_rows[table] = self._pending_rows.get(table, 0) + data.num_rows
         self.report.rows[table] = self.report.rows.get(table, 0) + data.num_rows
@@ -107,7 +109,7 @@ class TableWriter:
             t = t.unify_dictionaries()  # one dictionary per column chunk, else Parquet falls back to plain
         w = self._writers.get(table)
         if w is None:
-            opts = {"compression": "zstd", "compression_level": 1, **OPTIONS.get(table, {})}
+            opts = {"compression": "zstd", **OPTIONS.get(table, {})}  # Arrow's zstd default level is 1
             w = pq.ParquetWriter(self.staging / f"{table}.parquet", t.schema, store_schema=not dictionaries, **opts)
             self._writers[table] = w
         elif t.schema != w.schema:
