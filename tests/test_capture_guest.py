@@ -120,6 +120,25 @@ def test_guest_refuses_other_tracers_and_workloads(tmp_path):
         make_plan(sheet, run_id, tmp_path / "o", fio_dir=FIO, workdir=tmp_path, allowed=[])
 
 
+def test_guest_preflight_accepts_snakemakes_empty_dirs_only(tmp_path, monkeypatch):
+    sheet, run_id = _sheet(tmp_path)
+    out = tmp_path / "raw" / run_id
+    plan = make_plan(sheet, run_id, out, fio_dir=FIO, workdir=tmp_path, allowed=[])
+    plan.build_dir = tmp_path / "build"
+    plan.build_dir.mkdir()
+    for n in ("vmlinuz", "initramfs.cpio", "manifest.json"):
+        (plan.build_dir / n).write_bytes(b"x")
+    monkeypatch.setattr(grun.shutil, "which", lambda name: "/usr/bin/true")
+    (out / "blktrace").mkdir(parents=True)  # what Snakemake makes for the declared per-CPU outputs
+    grun.preflight(plan, force=False)
+    (out / "run.yaml").write_text("keep me\n")
+    with pytest.raises(FileExistsError):
+        grun.preflight(plan, force=False)
+    (plan.build_dir / "vmlinuz").unlink()
+    with pytest.raises(RuntimeError, match="guest_build|guest.build"):
+        grun.preflight(plan, force=True)
+
+
 # --- tracer resolution and blktrace's summary ---------------------------------------------------------------
 
 

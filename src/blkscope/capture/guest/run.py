@@ -131,7 +131,8 @@ def describe(plan: GuestPlan) -> str:
 
 
 def preflight(plan: GuestPlan, force: bool) -> None:
-    if plan.outdir.exists() and any(plan.outdir.iterdir()) and not force:
+    # Snakemake makes the empty blktrace/ directory for the declared outputs: only files count as existing data.
+    if plan.outdir.exists() and any(p.is_file() for p in plan.outdir.rglob("*")) and not force:
         raise FileExistsError(f"{plan.outdir} exists and is not empty (pass --force to replace it)")
     if shutil.which(qemu.BINARY) is None:
         raise RuntimeError(f"{qemu.BINARY} not found (Debian qemu-system-x86; see deps/debian-capture.txt)")
