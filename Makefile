@@ -8,7 +8,7 @@ DEBS := $(VENV)/.debs-main
 TESTDEBS := $(VENV)/.debs-test
 CORES ?= 8
 
-.PHONY: all test setup lint lock experiments clean
+.PHONY: all test setup lint lock experiments report clean
 .DEFAULT_GOAL := all
 
 $(STAMP): requirements.lock pyproject.toml
@@ -37,6 +37,10 @@ lint: setup
 
 test: lint $(TESTDEBS)
 	source $(BIN)/activate && pytest -q
+
+# HTML report of every figure and table with its provenance (after `make all`).
+report: setup
+	source $(BIN)/activate && snakemake --report report.html
 
 # Hardware runs (root): produce new data/raw directories. Never part of `all`.
 experiments: setup

@@ -137,6 +137,14 @@ def test_notebooks_executed_without_errors(mini):
         assert any(c.get("outputs") for c in cells if c["cell_type"] == "code"), nb.name
 
 
+def test_report_builds(mini):
+    work, _ = mini
+    proc = subprocess.run(["snakemake", "--report", "report.html"], cwd=work, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    html = (work / "report.html").read_text(errors="replace")
+    assert "main.pdf" in html and "claims.csv" in html
+
+
 def test_second_run_has_nothing_to_do(mini):
     work, _ = mini
     proc = subprocess.run(["snakemake", "--cores", "2", "-n", "all"], cwd=work, capture_output=True, text=True)

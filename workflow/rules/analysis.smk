@@ -92,7 +92,7 @@ rule claims:
         zipf=f"{ANALYSIS}/zipf_cover.parquet",
     output:
         table=f"{ANALYSIS}/claims.parquet",
-        csv=f"{ANALYSIS}/claims.csv",
+        csv=report(f"{ANALYSIS}/claims.csv", caption="../report/claims.rst", category="Claims"),
     log:
         "logs/analysis/claims.log",
     shell:

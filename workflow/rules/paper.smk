@@ -59,7 +59,7 @@ rule paper:
         tables=["paper/generated/tables/runs.tex", "paper/generated/tables/claims.tex"],
         figures=expand(f"{FIGS}/{{name}}.pdf", name=FIGURE_NAMES),
     output:
-        "paper/main.pdf",
+        report("paper/main.pdf", caption="../report/paper.rst", category="Paper"),
     log:
         "logs/paper/latexmk.log",
     shell:
