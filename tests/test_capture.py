@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHEET = ROOT / "config" / "runs.tsv"
 RAW = ROOT / "data" / "raw"
 RUNS = load_runs(SHEET)
-RAW_BUDGET = 6 << 20
+RAW_BUDGET = 50 << 20  # the repository budget for data/raw (DESIGN.md)
 
 
 def _fake_loop(sys_block: Path, name: str, backing: str | None) -> None:
@@ -154,7 +154,10 @@ def _meta(run_id: str) -> dict:
     return yaml.safe_load((RAW / run_id / "run.yaml").read_text())
 
 
-@pytest.mark.parametrize("run_id", RUNS.filter(pl.col("testbed") != "guest")["run_id"].to_list())  # guest: own test
+# guest runs and the other workloads (test_workloads_dataset.py) have their own tests
+@pytest.mark.parametrize(
+    "run_id", RUNS.filter(pl.col("testbed") != "guest", pl.col("workload") == "fio")["run_id"].to_list()
+)
 def test_dataset_run_complete(run_id):
     row = RUNS.filter(pl.col("run_id") == run_id).to_dicts()[0]
     d = RAW / run_id

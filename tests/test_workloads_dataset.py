@@ -1,0 +1,69 @@
+"""The committed sysbench, journal and YCSB runs (and untraced fio pairs) against the runs sheet: every row has
+its raw files, run.yaml agrees with the row, nothing was lost by the tracer, and this share of data/raw stays
+within its budget."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+import yaml
+
+from blkscope.capture import workloads
+from blkscope.runs import load_runs
+
+ROOT = Path(__file__).resolve().parents[1]
+RAW = ROOT / "data" / "raw"
+RUNS = load_runs(ROOT / "config" / "runs.tsv")
+OURS = RUNS.filter(
+    pl.col("testbed") == "loop",
+    pl.col("workload").is_in(workloads.NAMES) | ((pl.col("workload") == "fio") & ~pl.col("traced")),
+)
+BUDGET = 25 << 20  # this share of the 50 MB repository budget
+
+
+def _check_output(d: Path, workload: str) -> None:
+    if workload == "journal":
+        doc = json.loads((d / "journal.json").read_text())
+        assert doc["tool"] == "blkscope-journal" and doc["latency"]["write"]["count"] > 0
+    elif workload == "sysbench":
+        text = (d / "sysbench.txt").read_text()
+        assert "Creating files for the test" in text and "total number of events" in text
+    elif workload == "ycsb":
+        assert "[INSERT], Return=OK" in (d / "ycsb-load.txt").read_text()
+        assert "[OVERALL], Throughput(ops/sec)" in (d / "ycsb-run.txt").read_text()
+    else:
+        assert all(j["error"] == 0 for j in json.loads((d / "fio.json").read_text())["jobs"])
+
+
+@pytest.mark.parametrize("run_id", OURS["run_id"].to_list())
+def test_run_complete(run_id):
+    row = OURS.filter(pl.col("run_id") == run_id).row(0, named=True)
+    d = RAW / run_id
+    expected = {"iostat.json", "run.yaml", *workloads.outputs(row["workload"])} | (
+        {"trace.txt.zst"} if row["traced"] else set()
+    )
+    assert {p.name for p in d.iterdir()} == expected
+    m = yaml.safe_load((d / "run.yaml").read_text())
+    for key in ("workload", "job", "filesystem", "mkfs_options", "mount_options", "repeat", "runtime_s", "traced"):
+        assert m["run"][key] == row[key], key
+    assert m["teardown"] == "complete" and m["testbed"]["device"].startswith("/dev/loop")
+    for opt in (row["mount_options"] or "").split(","):
+        assert opt.split("=")[-1] in m["filesystem"]["mount_options_effective"] or opt == "data=ordered", opt
+    for name, info in m["files"].items():
+        assert (d / name).stat().st_size == info["bytes"], name
+    if row["workload"] != "fio":
+        assert m["workload"]["tool"] == row["workload"] and m["workload"]["version"]
+    if row["traced"]:
+        t = m["tracer"]
+        assert t["overruns_total"] == 0 and t["dropped_total"] == 0 and t["events"] > 0
+    else:
+        assert m["tracer"]["name"] == "none"
+    _check_output(d, row["workload"])
+
+
+def test_budget():
+    size = sum(p.stat().st_size for r in OURS["run_id"] for p in (RAW / r).iterdir())
+    assert size <= BUDGET, f"{size / 2**20:.1f} MiB"
