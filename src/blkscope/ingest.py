@@ -56,18 +56,17 @@ class Report:
 
 
 ROW_GROUP = 1 << 20  # rows per Parquet row group: big enough to amortise per-group costs, bounded memory
-# Events, measured on 10.5 M (bench/RESULTS.md): lz4 writes ~0.5 s faster than zstd-1 per 10 M rows for a file
-# 25% larger (24 vs 19.5 MB); dictionaries only for low-cardinality columns; delta encoding for the growing
-# seq/time_ns (halves the file); statistics only where filters use them (each costs ~0.1 s per 10 M rows).
+# Events, measured on 10.5 M (bench/RESULTS.md): writing costs ~1.5 s per 10 M rows whatever the codec (none,
+# lz4, snappy, zstd-1 within 0.15 s): the time is in encoding, so zstd (Arrow's default level 1) for the smallest
+# file; dictionaries only for the string columns (plain numbers encode faster); delta encoding for the growing
+# seq/time_ns (a fifth of the size); statistics only where filters use them.
 OPTIONS: dict[str, dict[str, Any]] = {
     "events": {
-        "compression": "lz4",
-        "use_dictionary": ["dev_major", "dev_minor", "cpu", "pid", "action", "rwbs", "error", "process",
-                           "remap_dev_major", "remap_dev_minor", "unplug_count", "nsectors", "message", "cdb"],
+        "use_dictionary": ["action", "rwbs", "process", "message", "cdb"],
         "column_encoding": {"seq": "DELTA_BINARY_PACKED", "time_ns": "DELTA_BINARY_PACKED"},
         "write_statistics": ["cpu", "time_ns", "sector"],
     },
-}  # fmt: skip
+}
 
 
 class TableWriter:

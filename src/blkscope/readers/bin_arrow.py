@@ -92,15 +92,17 @@ def batch(w: Win, a: int, b: int, names: Names, origin: int) -> pa.RecordBatch:
     r = w.recs[a:b]
     n = b - a
     code = w.code[a:b]
-    dev = r["device"].astype(np.uint32)
+    # ufuncs straight from the strided record fields: one pass each, contiguous native output for Arrow
+    dev = r["device"]
     nbytes = r["bytes"].astype(np.int64)
     pc = (w.cat[a:b] & bc.TC_PC) > 0
     nosec = NO_SECTOR[code] | pc
     pid = r["pid"].astype(np.uint32)
     split = IS_SPLIT[code]
+    time_ns = np.subtract(r["time"], np.uint64(origin)).view(np.int64)  # wraps like int64 arithmetic
     cols = [
-        pa.array(dev >> 20), pa.array(dev & 0xFFFFF), pa.array(r["cpu"].astype(np.uint32)),
-        pa.array(r["seq"].astype(np.int64)), pa.array(r["time"].astype(np.int64) - origin), pa.array(pid),
+        pa.array(np.right_shift(dev, 20, dtype=np.uint32)), pa.array(np.bitwise_and(dev, 0xFFFFF, dtype=np.uint32)),
+        pa.array(r["cpu"].astype(np.uint32)), pa.array(r["seq"].astype(np.int64)), pa.array(time_ns), pa.array(pid),
         pa.DictionaryArray.from_arrays(pa.array(code), ACTION_DICT),
         pa.DictionaryArray.from_arrays(pa.array(bc.rwbs_key(w.cat[a:b], nbytes)), RWBS_DICT),
         _arr(r["sector"].astype(np.int64), nosec), _arr(nbytes >> 9, nosec), pa.array(r["error"].astype(np.int32)),
