@@ -17,7 +17,7 @@ def _config_capture(path: Path) -> dict:
     return (yaml.safe_load(path.read_text()) or {}).get("capture") or {}
 
 
-@verb("capture", "one hardware run from the runs sheet: loop device, mkfs, mount, tracer, iostat, fio, teardown")
+@verb("capture", "one hardware run from the runs sheet: testbed, mkfs, mount, tracer, iostat, workload, teardown")
 def _capture(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--runs", type=Path, default=Path("config/runs.tsv"), help="runs sheet (default config/runs.tsv)")
     p.add_argument("--run-id", required=True, help="the run_id row to run")
