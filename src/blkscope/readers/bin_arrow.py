@@ -48,31 +48,48 @@ class Win:
 
 
 class Names:
-    """pid -> process name from notify records (first name wins, as blkparse)."""
+    """Process names from notify records. A name announced on the event's own CPU wins (pid 0 is the idle
+    task of every CPU: swapper/0, swapper/1 ...), else the pid's first name (a task that moved CPUs)."""
 
     def __init__(self) -> None:
-        self.by_pid: dict[int, str] = {}
+        self.by_pid: dict[int, int] = {}  # pid -> index into values
+        self.by_pid_cpu: dict[int, int] = {}  # pid << 32 | cpu -> index into values
+        self.values: list[str] = []
         self.wall: dict | None = None
         self._dirty = True
 
-    def add(self, pid: int, name: str) -> None:
-        if pid not in self.by_pid:
-            self.by_pid[pid] = name
+    def add(self, pid: int, cpu: int, name: str) -> None:
+        key = pid << 32 | cpu
+        if key not in self.by_pid_cpu:
+            self.values.append(name)
+            self.by_pid_cpu[key] = len(self.values) - 1
+            self.by_pid.setdefault(pid, len(self.values) - 1)
             self._dirty = True
 
-    def column(self, pid: np.ndarray) -> pa.Array:
+    def column(self, pid: np.ndarray, cpu: np.ndarray) -> pa.Array:
         if not self.by_pid:
             return pa.nulls(pid.size, pa.string())
         if self._dirty:
-            pids = np.fromiter(self.by_pid, np.int64, len(self.by_pid))
-            self._order = np.argsort(pids)
-            self._sorted = pids[self._order]
-            self._values = pa.array(list(self.by_pid.values()), pa.string())
+            self._pid = _table(self.by_pid)
+            self._pid_cpu = _table(self.by_pid_cpu)
+            self._values = pa.array(self.values, pa.string())
             self._dirty = False
-        pos = np.minimum(np.searchsorted(self._sorted, pid), self._sorted.size - 1)
-        found = self._sorted[pos] == pid
-        idx = pa.array(self._order[pos].astype(np.int32), mask=None if found.all() else ~found)
-        return pa.DictionaryArray.from_arrays(idx, self._values)
+        idx, found = _lookup(*self._pid_cpu, (pid.astype(np.int64) << 32) | cpu)
+        if not found.all():
+            idx2, found2 = _lookup(*self._pid, pid.astype(np.int64))
+            idx, found = np.where(found, idx, idx2), found | found2
+        return pa.DictionaryArray.from_arrays(pa.array(idx, mask=None if found.all() else ~found), self._values)
+
+
+def _table(d: dict[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    keys = np.fromiter(d, np.int64, len(d))
+    order = np.argsort(keys)
+    return keys[order], np.fromiter(d.values(), np.int32, len(d))[order]
+
+
+def _lookup(keys: np.ndarray, vals: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    pos = np.minimum(np.searchsorted(keys, q), keys.size - 1)
+    return vals[pos], keys[pos] == q
 
 
 def _arr(x: np.ndarray, null: np.ndarray | None = None) -> pa.Array:
@@ -106,7 +123,7 @@ def batch(w: Win, a: int, b: int, names: Names, origin: int) -> pa.RecordBatch:
         pa.DictionaryArray.from_arrays(pa.array(code), ACTION_DICT),
         pa.DictionaryArray.from_arrays(pa.array(bc.rwbs_key(w.cat[a:b], nbytes)), RWBS_DICT),
         _arr(r["sector"].astype(np.int64), nosec), _arr(nbytes >> 9, nosec), pa.array(r["error"].astype(np.int32)),
-        names.column(pid),
+        names.column(pid, r["cpu"].astype(np.int64)),
         _opt(None if w.remap_dev is None else w.remap_dev >> 20, w.remap_ok, a, b, pa.uint32()),
         _opt(None if w.remap_dev is None else w.remap_dev & 0xFFFFF, w.remap_ok, a, b, pa.uint32()),
         _opt(w.remap_sector, w.remap_ok, a, b, pa.int64()),

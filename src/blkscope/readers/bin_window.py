@@ -167,7 +167,7 @@ class Stream:
             start = o + hdr + (8 if int(r["action"]) & bc.CGROUP_BIT else 0)
             data = bytes(buf[start : o + hdr + int(r["pdu_len"])])
             if kind == bc.NOTIFY_PROCESS:
-                names.add(int(r["pid"]), data.split(b"\0", 1)[0].decode("utf-8", "replace"))
+                names.add(int(r["pid"]), int(r["cpu"]), data.split(b"\0", 1)[0].decode("utf-8", "replace"))
             elif names.wall is None and len(data) >= 8:
                 sec, nsec = np.frombuffer(data[:8], dtype=self.order + "u4")
                 names.wall = {"sec": int(sec), "nsec": int(nsec), "at_time_ns": int(r["time"])}
