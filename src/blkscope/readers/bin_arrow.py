@@ -17,6 +17,7 @@ RWBS_DICT = pa.array(bc.RWBS_NAMES, pa.string())
 # P, U, UT (and messages) carry no sector; blkparse prints none
 NO_SECTOR = np.zeros(len(bc.ACTION_NAMES), bool)
 NO_SECTOR[[bc.CODES["P"], bc.CODES["U"], bc.CODES["UT"], bc.MSG]] = True
+DENSE_PIDS = 1 << 23  # pid tables up to 32 MB; larger pids (pid_max is at most 4 M) take the sorted lookup
 IS_SPLIT = np.zeros(len(bc.ACTION_NAMES), bool)
 IS_SPLIT[bc.CODES["X"]] = True
 
@@ -73,12 +74,30 @@ class Names:
             self._pid = _table(self.by_pid)
             self._pid_cpu = _table(self.by_pid_cpu)
             self._values = pa.array(self.values, pa.string())
+            self._dense: dict[int, np.ndarray] = {}
             self._dirty = False
+        if cpu.size and cpu[0] == cpu[-1] and (cpu == cpu[0]).all() and self._pid[0][-1] < DENSE_PIDS:
+            idx = self._dense_table(int(cpu[0]))[np.minimum(pid, self._pid[0][-1] + 1)]  # one gather per row
+            found = idx >= 0
+            return pa.DictionaryArray.from_arrays(pa.array(idx, mask=None if found.all() else ~found), self._values)
         idx, found = _lookup(*self._pid_cpu, (pid.astype(np.int64) << 32) | cpu)
         if not found.all():
             idx2, found2 = _lookup(*self._pid, pid.astype(np.int64))
             idx, found = np.where(found, idx, idx2), found | found2
         return pa.DictionaryArray.from_arrays(pa.array(idx, mask=None if found.all() else ~found), self._values)
+
+
+    def _dense_table(self, cpu: int) -> np.ndarray:
+        """pid -> name index (-1: none) for events of one CPU, as a flat array (pids are small numbers)."""
+        t = self._dense.get(cpu)
+        if t is None:
+            t = np.full(int(self._pid[0][-1]) + 2, -1, np.int32)
+            t[self._pid[0]] = self._pid[1]
+            keys, vals = self._pid_cpu
+            mine = (keys & 0xFFFFFFFF) == cpu
+            t[keys[mine] >> 32] = vals[mine]
+            self._dense[cpu] = t
+        return t
 
 
 def _table(d: dict[int, int]) -> tuple[np.ndarray, np.ndarray]:
