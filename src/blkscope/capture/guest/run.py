@@ -204,7 +204,11 @@ def _capture(plan: GuestPlan, tmp: Path) -> dict:
                 t.extractall(out, filter="data")
             status = (out / "status").read_text().strip() if (out / "status").exists() else None
             if rc != 0 or status != "0":
-                tail = " | ".join(console.strip().splitlines()[-8:])
+                # the failing step's own first lines say why (a usage text follows them on the console)
+                step = {"20": "mkfs.txt", "22": "fio-prepare.txt", "30": "blktrace.log"}.get(status or "")
+                f = out / step if step else None
+                why = f.read_text(errors="replace").splitlines()[:3] if f and f.exists() else []
+                tail = " | ".join(why + console.strip().splitlines()[-4:])
                 raise RuntimeError(f"guest run failed (qemu exit {rc}, guest status {status}): {tail}")
             st = img.scratch.stat()
             meta["testbed"] = {
