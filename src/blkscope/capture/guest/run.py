@@ -24,7 +24,9 @@ from blkscope.capture.sh import version
 
 # The guest_build rule's output; BLKSCOPE_GUEST_BUILD points elsewhere (tests that run from another directory).
 DEFAULT_BUILD = Path(os.environ.get("BLKSCOPE_GUEST_BUILD", "build/guest"))
-EXCHANGE_MB = 256  # results tar (trace files, JSON, dmesg); sparse on the host
+# The results tar (trace files, JSON, dmesg) must fit on the exchange disk (sparse on the host) and the traces
+# in the guest's tmpfs (512 MiB of its RAM): ample for rate-limited jobs; long unthrottled runs need more.
+EXCHANGE_MB = 640
 BOOT_BUDGET_S = 150  # boot, modules, mkfs and fio's lay-out under TCG, with room; plus 3x the runtime
 
 
@@ -200,8 +202,11 @@ def _capture(plan: GuestPlan, tmp: Path) -> dict:
             meta["qemu_end_utc"] = host_run._utc()
             console = img.console.read_text(errors="replace")
             out = tmp / "guest"
-            with tarfile.open(img.exchange) as t:
-                t.extractall(out, filter="data")
+            try:
+                with tarfile.open(img.exchange) as t:
+                    t.extractall(out, filter="data")
+            except tarfile.TarError as e:  # e.g. results larger than the exchange disk
+                raise RuntimeError(f"guest results unreadable from {img.exchange}: {e}") from e
             status = (out / "status").read_text().strip() if (out / "status").exists() else None
             if rc != 0 or status != "0":
                 # the failing step's own first lines say why (a usage text follows them on the console)
