@@ -70,7 +70,7 @@ def _frequency(p: argparse.ArgumentParser) -> Handler:
 
 def build_parser() -> argparse.ArgumentParser:
     # Import verb modules that register themselves.
-    from blkscope import cli_analysis, cli_capture, cli_stats, cli_trace  # noqa: F401
+    from blkscope import cli_analysis, cli_capture, cli_figdata, cli_stats, cli_trace  # noqa: F401
 
     parser = argparse.ArgumentParser(prog="blkscope", description=__doc__)
     sub = parser.add_subparsers(dest="verb", required=True, metavar="VERB")

@@ -1,13 +1,127 @@
 # Analysis tables -> one figure per rule (paper/generated/figures/<name>.{pdf,png,svg}).
+# Figures that need run metadata or thinning read a small figure-data table ({PROC}/figures/<name>.parquet,
+# written by a `blkscope figdata-*` verb); the others read their analysis table directly.
 
 # Every figure of the study: `all` builds them and the paper rule depends on their PDFs.
-FIGURE_NAMES = ["rank_frequency", "iostat_compare"]
+FIGURE_NAMES = [
+    "rank_frequency",
+    "iostat_compare",
+    "frequency_of_frequency",
+    "zipf_ccdf",
+    "tracing_overhead",
+    "trace_cost",
+    "io_over_time",
+    "latency_stages",
+    "queue_depth",
+    "seek_distance",
+]
+FIGDATA = f"{PROC}/figures"
+FIG_MODE = "cover"  # the access-frequency mode the figures show (see stats.smk FREQUENCY_MODES)
+YCSB_HOST = runs_where(pl.col("workload") == "ycsb", pl.col("testbed") == "loop")
 
+
+wildcard_constraints:
+    joined="latency|trace_cost",
 
 
 localrules:
+    figdata_fof,
+    figdata_ccdf,
+    figdata_series,
+    figdata_queue_depth,
+    figdata_seek,
+    figdata_join,
     figure_rank_frequency,
     figure_iostat_compare,
+    figure_frequency_of_frequency,
+    figure_zipf_ccdf,
+    figure_tracing_overhead,
+    figure_trace_cost,
+    figure_io_over_time,
+    figure_latency_stages,
+    figure_queue_depth,
+    figure_seek_distance,
+
+
+rule figdata_fof:
+    input:
+        runs=config["runs"],
+        fof=expand(f"{PROC}/{{run}}/frequency/fof.{FIG_MODE}.parquet", run=TRACED),
+    output:
+        f"{FIGDATA}/frequency_of_frequency.parquet",
+    log:
+        "logs/figures/figdata_fof.log",
+    shell:
+        "blkscope figdata-fof --runs {input.runs} -o {output} {input.fof} > {log} 2>&1"
+
+
+rule figdata_ccdf:
+    input:
+        runs=config["runs"],
+        zipf=f"{ANALYSIS}/zipf_{FIG_MODE}.parquet",
+        fof=expand(f"{PROC}/{{run}}/frequency/fof.{FIG_MODE}.parquet", run=TRACED),
+    output:
+        f"{FIGDATA}/zipf_ccdf.parquet",
+    log:
+        "logs/figures/figdata_ccdf.log",
+    shell:
+        "blkscope figdata-ccdf --runs {input.runs} --zipf {input.zipf} -o {output} {input.fof} > {log} 2>&1"
+
+
+rule figdata_series:
+    input:
+        runs=config["runs"],
+        iostat=expand(f"{PROC}/{{run}}/iostat/iostat.parquet", run=HOST_RUNS),
+        ycsb=expand(f"{PROC}/{{run}}/ycsb/ycsb_series.parquet", run=YCSB_HOST),
+    output:
+        f"{FIGDATA}/io_over_time.parquet",
+    log:
+        "logs/figures/figdata_series.log",
+    shell:
+        "blkscope figdata-series --runs {input.runs} -o {output} --ycsb {input.ycsb} -- {input.iostat} > {log} 2>&1"
+
+
+rule figdata_queue_depth:
+    input:
+        runs=config["runs"],
+        series=f"{ANALYSIS}/queue_depth_series.parquet",
+        dist=f"{ANALYSIS}/queue_depth_dist.parquet",
+    output:
+        f"{FIGDATA}/queue_depth.parquet",
+    log:
+        "logs/figures/figdata_queue_depth.log",
+    shell:
+        "blkscope figdata-queue-depth --runs {input.runs} --series {input.series} --dist {input.dist} -o {output}"
+        " > {log} 2>&1"
+
+
+rule figdata_seek:
+    input:
+        runs=config["runs"],
+        seek=f"{ANALYSIS}/seek.parquet",
+        hist=f"{ANALYSIS}/seek_hist.parquet",
+    output:
+        f"{FIGDATA}/seek_distance.parquet",
+    log:
+        "logs/figures/figdata_seek.log",
+    shell:
+        "blkscope figdata-seek --runs {input.runs} --seek {input.seek} --hist {input.hist} -o {output} > {log} 2>&1"
+
+
+rule figdata_join:
+    input:
+        runs=config["runs"],
+        table=f"{ANALYSIS}/{{joined}}.parquet",
+    output:
+        f"{FIGDATA}/{{joined}}.parquet",
+    log:
+        "logs/figures/figdata_{joined}.log",
+    shell:
+        "blkscope figdata-join --runs {input.runs} {input.table} -o {output} > {log} 2>&1"
+
+
+def _figure_params():
+    return dict(prefix=lambda w, output: os.path.splitext(output[0])[0], formats=",".join(FORMATS))
 
 
 rule figure_rank_frequency:
@@ -16,8 +130,7 @@ rule figure_rank_frequency:
     output:
         expand(f"{FIGS}/rank_frequency.{{ext}}", ext=FORMATS),
     params:
-        prefix=lambda w, output: os.path.splitext(output[0])[0],
-        formats=",".join(FORMATS),
+        **_figure_params(),
     log:
         "logs/figures/rank_frequency.log",
     shell:
@@ -30,9 +143,113 @@ rule figure_iostat_compare:
     output:
         expand(f"{FIGS}/iostat_compare.{{ext}}", ext=FORMATS),
     params:
-        prefix=lambda w, output: os.path.splitext(output[0])[0],
-        formats=",".join(FORMATS),
+        **_figure_params(),
     log:
         "logs/figures/iostat_compare.log",
     shell:
         "blkscope figure iostat-compare {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
+
+
+rule figure_frequency_of_frequency:
+    input:
+        table=f"{FIGDATA}/frequency_of_frequency.parquet",
+    output:
+        expand(f"{FIGS}/frequency_of_frequency.{{ext}}", ext=FORMATS),
+    params:
+        **_figure_params(),
+    log:
+        "logs/figures/frequency_of_frequency.log",
+    shell:
+        "blkscope figure frequency-of-frequency {input.table} -o {params.prefix} --formats {params.formats}"
+        " > {log} 2>&1"
+
+
+rule figure_zipf_ccdf:
+    input:
+        table=f"{FIGDATA}/zipf_ccdf.parquet",
+    output:
+        expand(f"{FIGS}/zipf_ccdf.{{ext}}", ext=FORMATS),
+    params:
+        **_figure_params(),
+    log:
+        "logs/figures/zipf_ccdf.log",
+    shell:
+        "blkscope figure zipf-ccdf {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
+
+
+rule figure_tracing_overhead:
+    input:
+        table=f"{ANALYSIS}/overhead.parquet",
+    output:
+        expand(f"{FIGS}/tracing_overhead.{{ext}}", ext=FORMATS),
+    params:
+        **_figure_params(),
+    log:
+        "logs/figures/tracing_overhead.log",
+    shell:
+        "blkscope figure tracing-overhead {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
+
+
+rule figure_trace_cost:
+    input:
+        table=f"{FIGDATA}/trace_cost.parquet",
+    output:
+        expand(f"{FIGS}/trace_cost.{{ext}}", ext=FORMATS),
+    params:
+        **_figure_params(),
+    log:
+        "logs/figures/trace_cost.log",
+    shell:
+        "blkscope figure trace-cost {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
+
+
+rule figure_io_over_time:
+    input:
+        table=f"{FIGDATA}/io_over_time.parquet",
+    output:
+        expand(f"{FIGS}/io_over_time.{{ext}}", ext=FORMATS),
+    params:
+        **_figure_params(),
+    log:
+        "logs/figures/io_over_time.log",
+    shell:
+        "blkscope figure io-over-time {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
+
+
+rule figure_latency_stages:
+    input:
+        table=f"{FIGDATA}/latency.parquet",
+    output:
+        expand(f"{FIGS}/latency_stages.{{ext}}", ext=FORMATS),
+    params:
+        **_figure_params(),
+    log:
+        "logs/figures/latency_stages.log",
+    shell:
+        "blkscope figure latency-stages {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
+
+
+rule figure_queue_depth:
+    input:
+        table=f"{FIGDATA}/queue_depth.parquet",
+    output:
+        expand(f"{FIGS}/queue_depth.{{ext}}", ext=FORMATS),
+    params:
+        **_figure_params(),
+    log:
+        "logs/figures/queue_depth.log",
+    shell:
+        "blkscope figure queue-depth {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
+
+
+rule figure_seek_distance:
+    input:
+        table=f"{FIGDATA}/seek_distance.parquet",
+    output:
+        expand(f"{FIGS}/seek_distance.{{ext}}", ext=FORMATS),
+    params:
+        **_figure_params(),
+    log:
+        "logs/figures/seek_distance.log",
+    shell:
+        "blkscope figure seek-distance {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"

@@ -7,4 +7,12 @@ draws it. Register new figures here (name on the command line -> module).
 FIGURES: dict[str, str] = {
     "rank-frequency": "rank_frequency",
     "iostat-compare": "iostat_compare",
+    "frequency-of-frequency": "frequency_of_frequency",
+    "zipf-ccdf": "zipf_ccdf",
+    "tracing-overhead": "tracing_overhead",
+    "trace-cost": "trace_cost",
+    "io-over-time": "io_over_time",
+    "latency-stages": "latency_stages",
+    "queue-depth": "queue_depth",
+    "seek-distance": "seek_distance",
 }

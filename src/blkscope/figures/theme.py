@@ -59,3 +59,79 @@ def save(chart: alt.TopLevelMixin, prefix: str | Path, formats: list[str]) -> li
             tmp.replace(out)
         written.append(out)
     return written
+
+
+# Shared helpers for the figure modules (added with the study figures; the values above are unchanged).
+FS_ORDER = ["ext4", "ext4 wb", "xfs", "btrfs", "f2fs"]  # `fs` of blkscope.analysis.figure_data: " wb" = data=writeback
+VARIANT_COLORS = {"ext4 wb": "#66a61e"}
+HEADER_PT = 58  # a facet-row header of horizontal labels, one word a line ("journal" / "prealloc-reader")
+
+
+def fs_domain(values) -> list[str]:
+    """The filesystems (as configured) present in values, in the study's order, unknown ones last."""
+    present = set(values)
+    return [f for f in FS_ORDER if f in present] + sorted(present - set(FS_ORDER))
+
+
+def fs_scale(values) -> alt.Scale:
+    """The colour scale of the `fs` column: the filesystem colours and the variants' own."""
+    domain = fs_domain(values)
+    colors = FILESYSTEM_COLORS | VARIANT_COLORS
+    return alt.Scale(domain=domain, range=[colors.get(f, "#666666") for f in domain])
+
+
+def fs_color(values, legend: bool = True) -> alt.Color:
+    """Colour by the `fs` column (fs_scale), legend on top."""
+    return alt.Color("fs:N", scale=fs_scale(values), title=None, legend=alt.Legend(orient="top") if legend else None)
+
+
+def no_data(message: str, width: float = TEXT_WIDTH_PT - 10, height: float = 40) -> alt.Chart:
+    """A placeholder chart that says why there is nothing to draw (an empty table must not crash a figure)."""
+    import pandas as pd
+
+    return (
+        alt.Chart(pd.DataFrame({"message": [message]}), width=width, height=height)
+        .mark_text(fontSize=8, color="#555555")
+        .encode(text="message:N")
+    )
+
+
+def log_axis(max_value: float, title: str | None = None, **kw) -> alt.Axis:
+    """A log axis labelled only at powers of ten (1, 10, 100, ... up to max_value), SI-formatted."""
+    values, v = [], 1.0
+    while v <= max(max_value, 1.0) * 1.0001:
+        values.append(v)
+        v *= 10
+    return alt.Axis(values=values, format="~s", title=title, **kw)
+
+
+def row_header() -> alt.Header:
+    """Facet-row labels left of each row, horizontal, one word a line, so long setup names stay narrow."""
+    return alt.Header(
+        labelAngle=0,
+        labelOrient="left",
+        labelAlign="right",
+        labelBaseline="middle",
+        labelFontSize=7,
+        labelExpr="split(datum.value, ' ')",
+        labelPadding=4,
+        labelLimit=HEADER_PT - 4,
+    )
+
+
+def small_title(text: str) -> alt.TitleParams:
+    """A figure title in axis-label size, left-aligned: names the shared y quantity of a facet grid once."""
+    return alt.TitleParams(text, anchor="start", fontSize=7, fontWeight="normal", offset=2)
+
+
+def corner_label(base: alt.Chart, field: str, width: float, facets: list[str], where: str | None = None) -> alt.Chart:
+    """A text layer writing `field` once per facet cell in the top-right corner (where log-log and
+    distribution panels are usually empty), optionally only in cells matching the Vega expression `where`.
+    `facets` are the fields the chart is faceted by (kept so each label lands in its cell). It replaces
+    facet-row headers, which take width from the panels."""
+    layer = base.transform_filter(where) if where else base
+    return (
+        layer.transform_aggregate(n="count()", groupby=sorted({field, *facets}))
+        .mark_text(align="right", baseline="top", fontSize=6.5, color="#333333", dx=-2, dy=2)
+        .encode(text=f"{field}:N", x=alt.value(width), y=alt.value(0))
+    )

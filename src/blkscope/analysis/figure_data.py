@@ -1,0 +1,175 @@
+"""Small figure-ready tables: analysis results joined with the runs sheet and thinned for plotting.
+
+Figures are drawn from small aggregated tables (Altair refuses more than 5,000 rows), so every function here
+returns at most a few thousand rows whatever the size of the traces: log-spaced points of long distributions,
+bin means of long series. Every table carries the run metadata the figures group by (`META`):
+- `fs`: the filesystem as configured: the filesystem name, with " wb" for ext4 mounted data=writeback;
+- `setup`: what ran: workload and job, with the testbed in parentheses when it is not the host loop device.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+from scipy.special import zeta
+
+META = ["run_id", "filesystem", "fs", "workload", "job", "setup", "testbed", "traced", "repeat"]
+QD_COLUMNS = {"kind": pl.Utf8, "x": pl.Float64, "y": pl.Float64}
+
+
+def _frame(parts: list[pl.DataFrame], schema: dict) -> pl.DataFrame:
+    """Concatenate parts into exactly `schema` (an empty frame of it when there are none)."""
+    if not parts:
+        return pl.DataFrame(schema=schema)
+    df = pl.concat(parts, how="diagonal_relaxed")
+    return df.select([pl.col(c).cast(t) for c, t in schema.items()])
+
+
+def run_meta(runs: pl.DataFrame) -> pl.DataFrame:
+    """The runs sheet reduced to META."""
+    mount = pl.col("mount_options").fill_null("") if "mount_options" in runs.columns else pl.lit("")
+    fs = pl.col("filesystem") + pl.when(mount.str.contains("data=writeback")).then(pl.lit(" wb")).otherwise(pl.lit(""))
+    loop = pl.col("testbed") == "loop"
+    setup = (
+        pl.col("workload")
+        + " "
+        + pl.col("job")
+        + pl.when(loop).then(pl.lit("")).otherwise(pl.lit(" (") + pl.col("testbed") + pl.lit(")"))
+    )
+    return runs.with_columns(fs=fs, setup=setup).select(META)
+
+
+def with_meta(df: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
+    """META columns first, then the table's own (inner join on run_id: runs not in the sheet are dropped)."""
+    meta = run_meta(runs)
+    if df.is_empty() and "run_id" not in df.columns:
+        return meta.clear()
+    return meta.join(df, on="run_id", how="inner").select(*META, pl.exclude(META))
+
+
+def log_thin(df: pl.DataFrame, x: str, points: int, by: list[str]) -> pl.DataFrame:
+    """Keep at most ~`points` rows per group with log-spaced values of x (x >= 1): the first row of each of
+    `points` equal-width bins of log(x), plus the group's last row, so the extremes stay. Drops, never merges."""
+    if df.is_empty():
+        return df
+    lx = pl.col(x).cast(pl.Float64).log()
+    lo, hi = lx.min().over(by), lx.max().over(by)
+    b = ((lx - lo) / (hi - lo) * points).floor().fill_nan(0).cast(pl.Int64)
+    df = df.sort(*by, x).with_columns(_bin=b, _last=pl.col(x) == pl.col(x).max().over(by))
+    return df.filter(pl.col("_bin").is_first_distinct().over(by) | pl.col("_last")).drop("_bin", "_last")
+
+
+def fof_table(fofs: dict[str, pl.DataFrame], runs: pl.DataFrame, points: int = 60) -> pl.DataFrame:
+    """Frequency of frequency per run and op (pages accessed exactly `count` times), log-thinned counts."""
+    schema = {"run_id": pl.Utf8, "op": pl.Utf8, "count": pl.Int64, "pages": pl.Int64}
+    parts = [f.select("op", "count", "pages").with_columns(run_id=pl.lit(r)) for r, f in fofs.items()]
+    df = _frame(parts, schema)
+    df = log_thin(df.filter(pl.col("count") > 0), "count", points, ["run_id", "op"])
+    return with_meta(df, runs).sort("run_id", "op", "count")
+
+
+def ccdf_table(fofs: dict[str, pl.DataFrame], zipf: pl.DataFrame, runs: pl.DataFrame, points: int = 60) -> pl.DataFrame:
+    """CCDF P(X >= x) of per-page counts (kind "data") and, where the zipf table has a fit, the fitted
+    discrete power-law tail (kind "fit") from xmin to the largest count:
+    P(X >= x) = n_tail / n * zeta(alpha, x) / zeta(alpha, xmin). Columns: META, op, kind, x, ccdf, alpha, xmin."""
+    rows = []
+    fits = {(r["run_id"], r["op"]): r for r in zipf.iter_rows(named=True)} if not zipf.is_empty() else {}
+    for rid, f in fofs.items():
+        for (op,), g in f.filter(pl.col("count") > 0).group_by("op", maintain_order=True):
+            g = g.sort("count", descending=True)
+            n = float(g["pages"].sum())
+            x, ccdf = pl.col("count").cast(pl.Float64), pl.col("pages").cum_sum() / n
+            data = g.select(op=pl.lit(op), kind=pl.lit("data"), x=x, ccdf=ccdf)
+            rows.append(data.with_columns(run_id=pl.lit(rid)))
+            fit = fits.get((rid, op))
+            if fit and fit.get("alpha") is not None and fit.get("xmin") is not None:
+                a, xmin, xmax = fit["alpha"], int(fit["xmin"]), int(g["count"].max())
+                x = np.unique(np.round(np.geomspace(xmin, max(xmax, xmin), 40)))
+                y = fit["n_tail"] / fit["n"] * zeta(a, x) / zeta(a, xmin)
+                rows.append(pl.DataFrame({"op": op, "kind": "fit", "x": x, "ccdf": y, "run_id": rid}))
+    schema = {"run_id": pl.Utf8, "op": pl.Utf8, "kind": pl.Utf8, "x": pl.Float64, "ccdf": pl.Float64}
+    df = _frame(rows, schema)
+    df = log_thin(df, "x", points, ["run_id", "op", "kind"])
+    fit_cols = ["run_id", "op", "alpha", "xmin", "p_gof"]
+    if zipf.is_empty() or "alpha" not in zipf.columns:
+        fitted = pl.DataFrame(schema={"run_id": pl.Utf8, "op": pl.Utf8, "alpha": pl.Float64, "xmin": pl.Int64,
+                                      "p_gof": pl.Float64})  # fmt: skip
+    else:
+        fitted = zipf.select(fit_cols)
+    df = df.join(fitted, on=["run_id", "op"], how="left")
+    return with_meta(df, runs).sort("run_id", "op", "kind", "x")
+
+
+def _elapsed(df: pl.DataFrame) -> pl.Expr:
+    if "timestamp" in df.columns and df["timestamp"].null_count() < df.height:
+        return (pl.col("timestamp") - pl.col("timestamp").min()).dt.total_milliseconds() / 1000.0
+    return (pl.col("sample") - pl.col("sample").min()).cast(pl.Float64)
+
+
+IOSTAT_SHOWN = {"w_s": "writes/s", "w_await_ms": "write await (ms)"}
+
+
+def series_table(
+    iostat: dict[str, pl.DataFrame], ycsb: dict[str, pl.DataFrame], runs: pl.DataFrame, max_points: int = 120
+) -> pl.DataFrame:
+    """Per-sample series over elapsed seconds, long form (source, metric, elapsed_s, value):
+    iostat w/s and w_await of each run's busiest device (the since-boot report dropped), and for YCSB runs the
+    run phase's overall ops/s and the 99th percentile latency (ms) of each operation. Series longer than
+    max_points are averaged in equal groups of consecutive samples."""
+    parts = []
+    for rid, io in iostat.items():
+        if "since_boot" in io.columns:
+            io = io.filter(~pl.col("since_boot").fill_null(False))
+        if io.is_empty():
+            continue
+        busiest = io.group_by("device").agg(pl.col("w_s").fill_null(0).sum() + pl.col("r_s").fill_null(0).sum())
+        dev = busiest.sort("w_s", "device", descending=[True, False])["device"][0]
+        io = io.filter(pl.col("device") == dev)
+        long = io.with_columns(elapsed_s=_elapsed(io)).unpivot(
+            index="elapsed_s", on=[c for c in IOSTAT_SHOWN if c in io.columns], variable_name="metric"
+        )  # fmt: skip
+        parts.append(long.with_columns(run_id=pl.lit(rid), source=pl.lit("iostat"),
+                                       metric=pl.col("metric").replace(IOSTAT_SHOWN)))  # fmt: skip
+    for rid, y in ycsb.items():
+        y = y.filter((pl.col("phase") == "run") & pl.col("ops_per_s").is_not_null()) if "phase" in y.columns else y
+        if y.is_empty():
+            continue
+        ops = y.unique("elapsed_s").select("elapsed_s", value=pl.col("ops_per_s"), metric=pl.lit("ops/s"))
+        lat = y.filter((pl.col("stat") == "99") & pl.col("section").is_not_null()).select(
+            "elapsed_s", value=pl.col("value") / 1000.0, metric=pl.col("section").str.to_lowercase() + " p99 (ms)"
+        )  # fmt: skip
+        parts.append(pl.concat([ops, lat]).with_columns(run_id=pl.lit(rid), source=pl.lit("ycsb")))
+    schema = {"run_id": pl.Utf8, "source": pl.Utf8, "metric": pl.Utf8, "elapsed_s": pl.Float64, "value": pl.Float64}
+    df = _frame(parts, schema)
+    df = df.drop_nulls("value").sort("run_id", "source", "metric", "elapsed_s")
+    by = ["run_id", "source", "metric"]
+    n = pl.len().over(by)
+    group = pl.int_range(pl.len()).over(by) * max_points // n
+    df = df.group_by(*by, group.alias("g")).agg(pl.col("elapsed_s").mean(), pl.col("value").mean()).drop("g")
+    return with_meta(df.select(list(schema)), runs).sort(*by, "elapsed_s")
+
+
+def queue_depth_table(
+    series: pl.DataFrame, dist: pl.DataFrame, runs: pl.DataFrame, max_bins: int = 120
+) -> pl.DataFrame:
+    """Queue depth over time (kind "series": x = bin start s, y = mean depth in the bin) and its distribution
+    (kind "dist": x = depth, y = share of time). Long series are averaged over equal groups of bins."""
+    s = series.select("run_id", x=pl.col("start_s"), y=pl.col("mean_depth")).sort("run_id", "x")
+    g = pl.int_range(pl.len()).over("run_id") * max_bins // pl.len().over("run_id")
+    s = s.group_by("run_id", g.alias("g")).agg(pl.col("x").min(), pl.col("y").mean()).drop("g")
+    d = dist.select("run_id", x=pl.col("depth").cast(pl.Float64), y=pl.col("time_share"))
+    df = pl.concat([s.with_columns(kind=pl.lit("series")), d.with_columns(kind=pl.lit("dist"))], how="diagonal_relaxed")
+    return with_meta(df.select("run_id", *list(QD_COLUMNS)), runs).sort("run_id", "kind", "x")
+
+
+def seek_table(seek: pl.DataFrame, hist: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
+    """Signed log2 seek-distance histogram as shares per run and op (kind "hist": bucket, share) and the share
+    of sequential steps with its Wilson interval (kind "seq": share, lo, hi, n)."""
+    h = hist.with_columns(share=pl.col("count") / pl.col("count").sum().over("run_id", "op")).select(
+        "run_id", "op", "bucket", "share", n=pl.col("count"), kind=pl.lit("hist")
+    )  # fmt: skip
+    q = seek.select(
+        "run_id", "op", "n", share=pl.col("sequential_share"), lo=pl.col("sequential_lo"),
+        hi=pl.col("sequential_hi"), kind=pl.lit("seq"),
+    )  # fmt: skip
+    return with_meta(pl.concat([h, q], how="diagonal_relaxed"), runs).sort("run_id", "op", "kind", "bucket")

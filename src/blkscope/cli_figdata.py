@@ -1,0 +1,134 @@
+"""Figure-data verbs: small, thinned tables that a figure draws, joined with the runs sheet (registered on import
+by cli.build_parser). Per-run inputs are named by their run id (<processed>/<run_id>/<stage>/<file>)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from blkscope.cli import Handler, verb
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--runs", type=Path, required=True, help="the runs sheet (config/runs.tsv)")
+    p.add_argument("-o", "--out", type=Path, required=True, help="output table (.parquet)")
+
+
+def _per_run(files: list[Path]) -> dict:
+    import polars as pl
+
+    from blkscope.runs import run_id_of
+
+    return {run_id_of(f): pl.read_parquet(f) for f in files}
+
+
+def _write(df, out: Path) -> None:
+    from blkscope.io import write_atomic
+
+    write_atomic(df, out)
+
+
+@verb("figdata-fof", "figure data: frequency of frequency per run and op (log-thinned) with run metadata")
+def _fof(p: argparse.ArgumentParser) -> Handler:
+    _common(p)
+    p.add_argument("--points", type=int, default=60, help="log-spaced counts kept per run and op (default 60)")
+    p.add_argument("fof", nargs="*", type=Path, help="<processed>/<run_id>/frequency/fof.<mode>.parquet files")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.analysis.figure_data import fof_table
+        from blkscope.runs import load_runs
+
+        _write(fof_table(_per_run(a.fof), load_runs(a.runs), a.points), a.out)
+        return 0
+
+    return run
+
+
+@verb("figdata-ccdf", "figure data: CCDF of per-page counts and the fitted power-law tail of the zipf table")
+def _ccdf(p: argparse.ArgumentParser) -> Handler:
+    _common(p)
+    p.add_argument("--zipf", type=Path, required=True, help="the `blkscope zipf` table of the same fof files")
+    p.add_argument("--points", type=int, default=60, help="log-spaced points kept per run, op and kind")
+    p.add_argument("fof", nargs="*", type=Path, help="<processed>/<run_id>/frequency/fof.<mode>.parquet files")
+
+    def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
+        from blkscope.analysis.figure_data import ccdf_table
+        from blkscope.runs import load_runs
+
+        _write(ccdf_table(_per_run(a.fof), pl.read_parquet(a.zipf), load_runs(a.runs), a.points), a.out)
+        return 0
+
+    return run
+
+
+@verb("figdata-series", "figure data: iostat w/s and w_await per sample (and YCSB ops/s, p99) over elapsed time")
+def _series(p: argparse.ArgumentParser) -> Handler:
+    _common(p)
+    p.add_argument("--ycsb", nargs="*", type=Path, default=[], help="<processed>/<run_id>/ycsb/ycsb_series.parquet")
+    p.add_argument("--max-points", type=int, default=120, help="samples kept per series (longer: group means)")
+    p.add_argument("iostat", nargs="*", type=Path, help="<processed>/<run_id>/iostat/iostat.parquet files")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.analysis.figure_data import series_table
+        from blkscope.runs import load_runs
+
+        df = series_table(_per_run(a.iostat), _per_run(a.ycsb), load_runs(a.runs), a.max_points)
+        _write(df, a.out)
+        return 0
+
+    return run
+
+
+@verb("figdata-queue-depth", "figure data: queue depth series and distribution in one long table")
+def _queue_depth(p: argparse.ArgumentParser) -> Handler:
+    _common(p)
+    p.add_argument("--series", type=Path, required=True, help="the queue_depth_series table")
+    p.add_argument("--dist", type=Path, required=True, help="the queue_depth_dist table")
+
+    def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
+        from blkscope.analysis.figure_data import queue_depth_table
+        from blkscope.runs import load_runs
+
+        _write(queue_depth_table(pl.read_parquet(a.series), pl.read_parquet(a.dist), load_runs(a.runs)), a.out)
+        return 0
+
+    return run
+
+
+@verb("figdata-seek", "figure data: seek-distance histogram shares and sequential share per run and op")
+def _seek(p: argparse.ArgumentParser) -> Handler:
+    _common(p)
+    p.add_argument("--seek", type=Path, required=True, help="the seek table")
+    p.add_argument("--hist", type=Path, required=True, help="the seek_hist table")
+
+    def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
+        from blkscope.analysis.figure_data import seek_table
+        from blkscope.runs import load_runs
+
+        _write(seek_table(pl.read_parquet(a.seek), pl.read_parquet(a.hist), load_runs(a.runs)), a.out)
+        return 0
+
+    return run
+
+
+@verb("figdata-join", "figure data: an analysis table with a run_id column, joined with the run metadata")
+def _join(p: argparse.ArgumentParser) -> Handler:
+    _common(p)
+    p.add_argument("table", type=Path, help="the analysis table (.parquet, with run_id)")
+
+    def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
+        from blkscope.analysis.figure_data import with_meta
+        from blkscope.runs import load_runs
+
+        _write(with_meta(pl.read_parquet(a.table), load_runs(a.runs)), a.out)
+        return 0
+
+    return run

@@ -1,0 +1,52 @@
+"""Frequency of frequency of page accesses per configuration: for each access count, how many 4 KiB pages were
+accessed that often, on log-log axes; rows are setups (workload and job), columns read / write / all, one line
+per run, coloured by filesystem.
+
+Proposed caption (label fig:fof):
+\\caption{Frequency of frequency of 4\\,KiB page accesses (completions, every page a request covers): the number
+of pages accessed exactly $k$ times against $k$, per setup (rows) and operation (columns), one line per run. A
+single point at $k=1$ means every page was touched once.}\\label{fig:fof}
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+
+from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, corner_label, fs_color, log_axis, no_data, small_title
+
+CAPTION = (
+    r"Frequency of frequency of 4\,KiB page accesses (completions; a request counts every page it covers): the "
+    r"number of pages accessed exactly $k$ times against $k$, per setup (rows) and operation (columns), one line "
+    r"per run, on log--log axes. A lone point at $k=1$ means every page was touched once."
+)
+LABEL = "fig:fof"
+OP_ORDER = ["read", "write", "all"]
+
+
+def chart(fof: pl.DataFrame) -> alt.TopLevelMixin:
+    """`fof` is the figdata-fof table: META columns, op, count, pages."""
+    if fof.is_empty():
+        return no_data("no traced runs: no page access counts")
+    setups = sorted(fof["setup"].unique().to_list())
+    df = fof.select("run_id", "fs", "setup", "op", "count", "pages").to_pandas()
+    ncol = len(OP_ORDER)
+    panel_w = (TEXT_WIDTH_PT - Y_AXIS_PT - 12 - ncol * 8) / ncol
+    base = alt.Chart(df, width=panel_w, height=28)
+    enc = {
+        "x": alt.X("count:Q", scale=alt.Scale(type="log"), axis=log_axis(fof["count"].max(), "accesses per page k")),
+        "y": alt.Y("pages:Q", scale=alt.Scale(type="log"), axis=log_axis(fof["pages"].max())),
+        "color": fs_color(fof["fs"]),
+        "detail": "run_id:N",
+    }
+    lines = base.mark_line(clip=True, opacity=0.8).encode(**enc)
+    label = corner_label(base, "setup", panel_w, ["setup", "op"], "datum.op == 'all'")
+    return (
+        alt.layer(lines, base.mark_point(size=6, filled=True).encode(**enc), label)
+        .facet(
+            row=alt.Row("setup:N", sort=setups, title=None, header=alt.Header(labels=False)),
+            column=alt.Column("op:N", sort=OP_ORDER, title=None),
+            spacing={"row": 4, "column": 8},
+        )
+        .properties(title=small_title("pages accessed exactly k times"))
+    )

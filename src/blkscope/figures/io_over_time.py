@@ -1,0 +1,72 @@
+"""Throughput and latency over time: iostat writes/s and write await (w_await) per 1 s sample over the run's
+elapsed seconds, one line per host run (dashed: untraced), rows are setups; below, for YCSB runs, the run
+phase's ops/s and per-operation 99th percentile latency from YCSB's own status lines. Caption and label:
+CAPTION, LABEL.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+
+from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, corner_label, fs_color, no_data
+
+CAPTION = (
+    r"Throughput and latency over time on the host loop devices: iostat writes per second and write await "
+    r"(\texttt{w\_await}, ms) per 1\,s report over the elapsed time of each run (solid: traced, dashed: untraced), "
+    r"one row per setup with its own scale. Bottom: the YCSB run phase, overall operations per second and the "
+    r"99th percentile latency of each operation type as YCSB reports them every second."
+)
+LABEL = "fig:io-over-time"
+IOSTAT_METRICS = ["writes/s", "write await (ms)"]
+
+
+def _dash() -> alt.StrokeDash:
+    return alt.StrokeDash(
+        "traced:N", scale=alt.Scale(domain=[True, False], range=[[1, 0], [3, 2]]),
+        legend=alt.Legend(orient="top", title="traced"),
+    )  # fmt: skip
+
+
+def chart(series: pl.DataFrame) -> alt.TopLevelMixin:
+    """`series` is the figdata-series table: META columns, source (iostat / ycsb), metric, elapsed_s, value."""
+    io = series.filter((pl.col("source") == "iostat") & (pl.col("testbed") == "loop")) if series.height else series
+    if io.is_empty():
+        return no_data("no host runs: no iostat series")
+    setups = sorted(io["setup"].unique().to_list())
+    color = fs_color(series["fs"])
+    cols = ["run_id", "fs", "setup", "traced", "metric", "elapsed_s", "value"]
+    panel_w = (TEXT_WIDTH_PT - 2 * Y_AXIS_PT - 14 - 8) / 2
+    base = alt.Chart(io.select(cols).to_pandas(), width=panel_w, height=26)
+    x = alt.X("elapsed_s:Q", title="elapsed (s)")
+    lines = base.mark_line(strokeWidth=0.8, opacity=0.8).encode(
+        x=x, y=alt.Y("value:Q", title=None, axis=alt.Axis(tickCount=3, format="~s")), color=color,
+        strokeDash=_dash(), detail="run_id:N",
+    )  # fmt: skip
+    label = corner_label(base, "setup", panel_w, ["setup", "metric"], f"datum.metric == '{IOSTAT_METRICS[0]}'")
+    grid = (
+        alt.layer(lines, label)
+        .facet(
+            row=alt.Row("setup:N", sort=setups, title=None, header=alt.Header(labels=False)),
+            column=alt.Column("metric:N", sort=IOSTAT_METRICS, title=None),
+            spacing={"row": 4, "column": 8},
+        )
+        .resolve_scale(y="independent")
+    )
+    ycsb = series.filter((pl.col("source") == "ycsb") & ~pl.col("metric").str.starts_with("cleanup"))
+    if ycsb.is_empty():
+        return grid
+    metrics = ["ops/s"] + sorted(m for m in ycsb["metric"].unique().to_list() if m != "ops/s")
+    n = len(metrics)
+    w = (TEXT_WIDTH_PT - n * Y_AXIS_PT - 24 - (n - 1) * 8) / n
+    yb = alt.Chart(ycsb.select(cols).to_pandas(), width=w, height=40)
+    ylines = yb.mark_line(strokeWidth=0.8).encode(
+        x=x, y=alt.Y("value:Q", title=None, axis=alt.Axis(tickCount=3, format="~s")), color=color,
+        strokeDash=_dash(), detail="run_id:N",
+    )  # fmt: skip
+    bottom = ylines.facet(
+        column=alt.Column("metric:N", sort=metrics, title=None, header=alt.Header(labelFontSize=7)),
+        spacing=8,
+        title=alt.TitleParams("YCSB run phase", anchor="start", fontSize=7, fontWeight="normal"),
+    ).resolve_scale(y="independent")
+    return alt.vconcat(grid, bottom, spacing=8)

@@ -1,0 +1,49 @@
+"""Queue depth from D/C pairs: requests in flight over time (mean per 1 s bin, one line per run) and the share
+of time spent at each depth (log axis), per job (rows) and coloured by filesystem. Caption and label: CAPTION,
+LABEL.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+
+from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, corner_label, fs_color, no_data
+
+CAPTION = (
+    r"Device queue depth: requests issued and not yet completed (from D and C events), as the time-weighted mean "
+    r"per 1\,s bin over the run (left) and the share of time spent at each depth (right, log scale), per job "
+    r"(rows), one line per traced run."
+)
+LABEL = "fig:queue-depth"
+
+
+def chart(qd: pl.DataFrame) -> alt.TopLevelMixin:
+    """`qd` is the figdata-queue-depth table: META columns, kind (series / dist), x, y."""
+    if qd.is_empty():
+        return no_data("no traced runs: no queue depth")
+    setups = sorted(qd["setup"].unique().to_list())
+    color = fs_color(qd["fs"])
+    cols = ["run_id", "fs", "setup", "kind", "x", "y"]
+    w_series = (TEXT_WIDTH_PT - 2 * Y_AXIS_PT - 56) * 0.6
+    w_dist = TEXT_WIDTH_PT - 2 * Y_AXIS_PT - 56 - w_series
+    h = 40
+    s = qd.filter(pl.col("kind") == "series").select(cols).to_pandas()
+    d = qd.filter((pl.col("kind") == "dist") & (pl.col("y") > 0)).select(cols).to_pandas()
+    sb = alt.Chart(s, width=w_series, height=h)
+    series = alt.layer(
+        sb.mark_line(strokeWidth=0.8, opacity=0.85).encode(
+            x=alt.X("x:Q", title="elapsed (s)"),
+            y=alt.Y("y:Q", title="mean depth", axis=alt.Axis(tickCount=3)),
+            color=color,
+            detail="run_id:N",
+        ),  # fmt: skip
+        corner_label(sb, "setup", w_series, ["setup"]),
+    ).facet(row=alt.Row("setup:N", sort=setups, title=None, header=alt.Header(labels=False)), spacing=4)
+    db = alt.Chart(d, width=w_dist, height=h)
+    dist = db.mark_line(strokeWidth=0.8, point=alt.OverlayMarkDef(size=6, filled=True), opacity=0.85).encode(
+        x=alt.X("x:Q", title="depth", axis=alt.Axis(tickMinStep=1, format="d")),
+        y=alt.Y("y:Q", scale=alt.Scale(type="log"), title="share of time", axis=alt.Axis(format="~g", tickCount=3)),
+        color=color, detail="run_id:N",
+    ).facet(row=alt.Row("setup:N", sort=setups, title=None, header=alt.Header(labels=False)), spacing=4)  # fmt: skip
+    return alt.hconcat(series, dist, spacing=12)

@@ -1,0 +1,47 @@
+"""Tracing overhead: throughput lost to tracing, 1 - traced / untraced ops/s, per setup (rows) and filesystem,
+with the bootstrap 95% interval over repeats as a bar; n of each arm in the tooltip. An empty overhead table
+(no configuration with both traced and untraced runs) gives a chart that says so. Caption and label: CAPTION, LABEL.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+
+from blkscope.figures.theme import TEXT_WIDTH_PT, fs_color, no_data
+
+CAPTION = (
+    r"Throughput lost to block tracing: $1 - \overline{\text{traced}}/\overline{\text{untraced}}$ operations per "
+    r"second of the workload, per setup and filesystem, host loop devices with the tracefs \texttt{blk} tracer. "
+    r"Points: the estimate; bars: percentile-bootstrap 95\% intervals resampling the repeats of each arm (a single "
+    r"repeat per arm gives no interval). Positive values: tracing slowed the workload."
+)
+LABEL = "fig:tracing-overhead"
+NO_PAIRS = "no paired runs: no configuration has both traced and untraced runs"
+LABEL_PT = 95  # the setup labels left of the plot
+
+
+def chart(overhead: pl.DataFrame) -> alt.TopLevelMixin:
+    """`overhead` is the overhead analysis table (workload, job, filesystem, testbed, n_traced, n_untraced,
+    overhead, overhead_lo, overhead_hi, ...)."""
+    if overhead.is_empty() or "overhead" not in overhead.columns:
+        return no_data(NO_PAIRS)
+    df = overhead.with_columns(
+        setup=pl.col("workload") + " " + pl.col("job")
+        + pl.when(pl.col("testbed") == "loop").then(pl.lit("")).otherwise(" (" + pl.col("testbed") + ")"),
+        fs=pl.col("filesystem"),
+        pct=pl.col("overhead") * 100, lo=pl.col("overhead_lo") * 100, hi=pl.col("overhead_hi") * 100,
+    ).select("setup", "fs", "pct", "lo", "hi", "n_traced", "n_untraced")  # fmt: skip
+    setups = sorted(df["setup"].unique().to_list())
+    color = fs_color(df["fs"])
+    base = alt.Chart(df.to_pandas(), width=TEXT_WIDTH_PT - LABEL_PT - 12, height=11 * len(setups))
+    y = alt.Y(
+        "setup:N", sort=setups, title=None, axis=alt.Axis(labelLimit=LABEL_PT, minExtent=LABEL_PT, maxExtent=LABEL_PT)
+    )
+    off = alt.YOffset("fs:N")
+    x = alt.X("pct:Q", title="throughput lost to tracing (%)")
+    tip = ["setup:N", "fs:N", "pct:Q", "lo:Q", "hi:Q", "n_traced:Q", "n_untraced:Q"]
+    zero = alt.Chart().mark_rule(color="#888888", strokeWidth=0.5).encode(x=alt.datum(0))
+    bars = base.mark_rule(strokeWidth=1.2).encode(x=alt.X("lo:Q"), x2="hi:Q", y=y, yOffset=off, color=color)
+    points = base.mark_point(size=14, filled=True).encode(x=x, y=y, yOffset=off, color=color, tooltip=tip)
+    return alt.layer(zero, bars, points)

@@ -1,0 +1,64 @@
+"""Zipf diagnostics: the CCDF P(X >= k) of per-page access counts per run on log-log axes, rows are setups and
+columns read / write / all, coloured by filesystem; where the zipf table has a discrete power-law fit (CSN: xmin
+by KS, MLE alpha), its tail is drawn dashed from xmin. Runs with too few distinct counts have no fit and no tail.
+Caption and label: CAPTION, LABEL.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+
+from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, corner_label, fs_color, log_axis, no_data, small_title
+
+CAPTION = (
+    r"Zipf diagnostics: complementary CDF $P(X \ge k)$ of the number of accesses $X$ per 4\,KiB page, per setup "
+    r"(rows) and operation (columns), one line per run. Dashed: the discrete power-law tail fitted by maximum "
+    r"likelihood with $x_{\min}$ chosen by the Kolmogorov--Smirnov distance (Clauset, Shalizi and Newman), drawn "
+    r"from $x_{\min}$. Runs without a dashed tail had too few distinct counts (fewer than five) for a fit: most "
+    r"pages were accessed once or twice, which no power law describes."
+)
+LABEL = "fig:zipf-ccdf"
+OP_ORDER = ["read", "write", "all"]
+
+
+def chart(ccdf: pl.DataFrame) -> alt.TopLevelMixin:
+    """`ccdf` is the figdata-ccdf table: META columns, op, kind (data / fit), x, ccdf, alpha, xmin, p_gof."""
+    if ccdf.is_empty():
+        return no_data("no traced runs: no page access counts")
+    setups = sorted(ccdf["setup"].unique().to_list())
+    df = ccdf.select("run_id", "fs", "setup", "op", "kind", "x", "ccdf").to_pandas()
+    ncol = len(OP_ORDER)
+    panel_w = (TEXT_WIDTH_PT - Y_AXIS_PT - 12 - ncol * 8) / ncol
+    base = alt.Chart(df, width=panel_w, height=26)
+    xmax = ccdf["x"].max()
+    ymin = max(float(ccdf.filter(pl.col("ccdf") > 0)["ccdf"].min()), 1e-9)
+    enc = {
+        "x": alt.X("x:Q", scale=alt.Scale(type="log"), axis=log_axis(xmax, "accesses per page k")),
+        "y": alt.Y(
+            "ccdf:Q",
+            scale=alt.Scale(type="log", domain=[ymin, 1]),
+            axis=alt.Axis(values=[10.0**-e for e in range(0, 10)], format="~g", title=None),
+        ),  # fmt: skip
+        "color": fs_color(ccdf["fs"]),
+        "detail": "run_id:N",
+    }
+    data = base.transform_filter("datum.kind == 'data'")
+    fit = base.transform_filter("datum.kind == 'fit'")
+    layers = [
+        data.mark_line(clip=True, opacity=0.8).encode(**enc),
+        data.mark_point(size=5, filled=True, clip=True).encode(**enc),
+        fit.mark_line(clip=True, strokeDash=[3, 2], strokeWidth=1.3, color="#222222").encode(
+            x=enc["x"], y=enc["y"], detail="run_id:N"
+        ),
+        corner_label(base, "setup", panel_w, ["setup", "op"], "datum.op == 'all'"),
+    ]
+    return (
+        alt.layer(*layers)
+        .facet(
+            row=alt.Row("setup:N", sort=setups, title=None, header=alt.Header(labels=False)),
+            column=alt.Column("op:N", sort=OP_ORDER, title=None),
+            spacing={"row": 4, "column": 8},
+        )
+        .properties(title=small_title("P(X ≥ k): share of pages accessed at least k times (dashed: fitted power law)"))
+    )
