@@ -13,7 +13,16 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, corner_label, fs_color, log_axis, no_data, small_title
+from blkscope.figures.theme import (
+    TEXT_WIDTH_PT,
+    Y_AXIS_PT,
+    complete_cells,
+    corner_label,
+    fs_color,
+    log_axis,
+    no_data,
+    small_title,
+)
 
 CAPTION = (
     r"Frequency of frequency of 4\,KiB page accesses (completions; a request counts every page it covers): the "
@@ -29,7 +38,7 @@ def chart(fof: pl.DataFrame) -> alt.TopLevelMixin:
     if fof.is_empty():
         return no_data("no traced runs: no page access counts")
     setups = sorted(fof["setup"].unique().to_list())
-    df = fof.select("run_id", "fs", "setup", "op", "count", "pages").to_pandas()
+    df = complete_cells(fof.select("run_id", "fs", "setup", "op", "count", "pages"), "setup", "op").to_pandas()
     ncol = len(OP_ORDER)
     panel_w = (TEXT_WIDTH_PT - Y_AXIS_PT - 12 - ncol * 8) / ncol
     base = alt.Chart(df, width=panel_w, height=28)

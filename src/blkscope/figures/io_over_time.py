@@ -9,7 +9,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, corner_label, fs_color, no_data
+from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, complete_cells, corner_label, fs_color, no_data
 
 CAPTION = (
     r"Throughput and latency over time on the host loop devices: iostat writes per second and write await "
@@ -37,7 +37,7 @@ def chart(series: pl.DataFrame) -> alt.TopLevelMixin:
     color = fs_color(series["fs"])
     cols = ["run_id", "fs", "setup", "traced", "metric", "elapsed_s", "value"]
     panel_w = (TEXT_WIDTH_PT - 2 * Y_AXIS_PT - 14 - 8) / 2
-    base = alt.Chart(io.select(cols).to_pandas(), width=panel_w, height=26)
+    base = alt.Chart(complete_cells(io.select(cols), "setup", "metric").to_pandas(), width=panel_w, height=26)
     x = alt.X("elapsed_s:Q", title="elapsed (s)")
     lines = base.mark_line(strokeWidth=0.8, opacity=0.8).encode(
         x=x, y=alt.Y("value:Q", title=None, axis=alt.Axis(tickCount=3, format="~s")), color=color,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, corner_label, fs_color, no_data
+from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, corner_label, fs_color, no_data, small_title
 
 CAPTION = (
     r"Device queue depth: requests issued and not yet completed (from D and C events), as the time-weighted mean "
@@ -34,16 +34,18 @@ def chart(qd: pl.DataFrame) -> alt.TopLevelMixin:
     series = alt.layer(
         sb.mark_line(strokeWidth=0.8, opacity=0.85).encode(
             x=alt.X("x:Q", title="elapsed (s)"),
-            y=alt.Y("y:Q", title="mean depth", axis=alt.Axis(tickCount=3)),
+            y=alt.Y("y:Q", title=None, axis=alt.Axis(tickCount=3)),
             color=color,
             detail="run_id:N",
         ),  # fmt: skip
         corner_label(sb, "setup", w_series, ["setup"]),
     ).facet(row=alt.Row("setup:N", sort=setups, title=None, header=alt.Header(labels=False)), spacing=4)
+    series = series.properties(title=small_title("requests in flight, mean per 1 s"))
     db = alt.Chart(d, width=w_dist, height=h)
     dist = db.mark_line(strokeWidth=0.8, point=alt.OverlayMarkDef(size=6, filled=True), opacity=0.85).encode(
         x=alt.X("x:Q", title="depth", axis=alt.Axis(tickMinStep=1, format="d")),
-        y=alt.Y("y:Q", scale=alt.Scale(type="log"), title="share of time", axis=alt.Axis(format="~g", tickCount=3)),
+        y=alt.Y("y:Q", scale=alt.Scale(type="log"), title=None, axis=alt.Axis(format="~g", tickCount=3)),
         color=color, detail="run_id:N",
     ).facet(row=alt.Row("setup:N", sort=setups, title=None, header=alt.Header(labels=False)), spacing=4)  # fmt: skip
+    dist = dist.properties(title=small_title("share of time at each depth"))
     return alt.hconcat(series, dist, spacing=12)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import altair as alt
+import polars as pl
 import vl_convert as vlc
 
 from blkscope.io import write_text_atomic
@@ -135,3 +136,11 @@ def corner_label(base: alt.Chart, field: str, width: float, facets: list[str], w
         .mark_text(align="right", baseline="top", fontSize=6.5, color="#333333", dx=-2, dy=2)
         .encode(text=f"{field}:N", x=alt.value(width), y=alt.value(0))
     )
+
+
+def complete_cells(df: pl.DataFrame, row: str, column: str) -> pl.DataFrame:
+    """Add a row of nulls for every (row, column) facet cell without data: Vega-Lite lays out the cells of a
+    row x column facet with a sorted row field in order of appearance, so a missing cell would shift the rest."""
+    cells = df.select(row).unique().join(df.select(column).unique(), how="cross")
+    missing = cells.join(df.select(row, column).unique(), on=[row, column], how="anti")
+    return pl.concat([df, missing], how="diagonal_relaxed") if missing.height else df

@@ -8,11 +8,11 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from blkscope.figures.theme import TEXT_WIDTH_PT, fs_color, fs_scale, no_data
+from blkscope.figures.theme import TEXT_WIDTH_PT, fs_color, log_axis, no_data
 
 CAPTION = (
     r"What a block trace costs to keep: bytes of trace per event (left) and per second of tracing (right), as "
-    r"captured text (filled) and as stored with zstd (open), per setup and filesystem, one point per run, on log "
+    r"captured text (circles) and as stored with zstd (triangles), per setup and filesystem, one point per run, on log "
     r"axes. Duration is the span between the first and last event of the trace."
 )
 LABEL = "fig:trace-cost"
@@ -38,17 +38,15 @@ def chart(cost: pl.DataFrame) -> alt.TopLevelMixin:
     y = alt.Y(
         "setup:N", sort=setups, title=None, axis=alt.Axis(labelLimit=LABEL_PT, minExtent=LABEL_PT, maxExtent=LABEL_PT)
     )
-    shape = alt.Shape("form:N", title=None, scale=alt.Scale(domain=list(FORMS.values()), range=["circle", "circle"]),
-                      legend=alt.Legend(orient="top"))  # fmt: skip
-    fill = alt.Fill("fs:N", scale=fs_scale(long["fs"]), legend=None)
-    fill_c = alt.condition("datum.form == 'uncompressed'", fill, alt.value("white"))
+    shapes = alt.Scale(domain=list(FORMS.values()), range=["circle", "triangle-down"])
+    shape = alt.Shape("form:N", title=None, scale=shapes, legend=alt.Legend(orient="top"))
     tip = ["run_id:N", "events:Q", "duration_s:Q", "per_event:Q", "per_s:Q"]
 
     def panel(field: str, title: str, axis_y: bool) -> alt.Chart:
         yy = y if axis_y else alt.Y("setup:N", sort=setups, axis=None)
-        return base.mark_point(size=14, strokeWidth=0.8).encode(
-            x=alt.X(f"{field}:Q", scale=alt.Scale(type="log"), title=title), y=yy, yOffset="fs:N",
-            color=color, fill=fill_c, shape=shape, tooltip=tip,
+        return base.mark_point(size=14, filled=True, opacity=0.85).encode(
+            x=alt.X(f"{field}:Q", scale=alt.Scale(type="log"), axis=log_axis(float(long[field].max()), title)),
+            y=yy, yOffset="fs:N", color=color, shape=shape, tooltip=tip,
         )  # fmt: skip
 
     left = panel("per_event", "bytes per event", True)

@@ -9,7 +9,16 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, corner_label, fs_color, log_axis, no_data, small_title
+from blkscope.figures.theme import (
+    TEXT_WIDTH_PT,
+    Y_AXIS_PT,
+    complete_cells,
+    corner_label,
+    fs_color,
+    log_axis,
+    no_data,
+    small_title,
+)
 
 CAPTION = (
     r"Zipf diagnostics: complementary CDF $P(X \ge k)$ of the number of accesses $X$ per 4\,KiB page, per setup "
@@ -27,7 +36,7 @@ def chart(ccdf: pl.DataFrame) -> alt.TopLevelMixin:
     if ccdf.is_empty():
         return no_data("no traced runs: no page access counts")
     setups = sorted(ccdf["setup"].unique().to_list())
-    df = ccdf.select("run_id", "fs", "setup", "op", "kind", "x", "ccdf").to_pandas()
+    df = complete_cells(ccdf.select("run_id", "fs", "setup", "op", "kind", "x", "ccdf"), "setup", "op").to_pandas()
     ncol = len(OP_ORDER)
     panel_w = (TEXT_WIDTH_PT - Y_AXIS_PT - 12 - ncol * 8) / ncol
     base = alt.Chart(df, width=panel_w, height=26)
