@@ -1,0 +1,153 @@
+"""Every registered figure, drawn from tables made here from real embedded runs: the largest committed YCSB run
+(traced, with its YCSB status lines), a traced and an untraced fio run. Raw logs are ingested into a temporary
+directory, the statistics and figure-data verbs run on them as the workflow runs them, and each chart must give
+a valid Vega-Lite spec with no dataset over Altair's 5,000 rows, render to SVG within the text width, and draw
+an empty table without crashing."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+import vl_convert as vlc
+
+from blkscope.cli import main
+from blkscope.figures import FIGURES
+from blkscope.figures.theme import TEXT_WIDTH_PT
+
+ROOT = Path(__file__).resolve().parents[1]
+RAW = ROOT / "data" / "raw"
+RUNS = ROOT / "config" / "runs.tsv"
+FIO, FIO_UNTRACED = "host-ext4-fio-randrw-r1", "host-ext4-fio-randrw-untraced-r1"
+
+
+def _largest_ycsb() -> str | None:
+    runs = sorted(RAW.glob("host-*-ycsb-*-r*/trace.txt.zst"), key=lambda p: p.stat().st_size)
+    return runs[-1].parent.name if runs else None
+
+
+YCSB = _largest_ycsb()
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory) -> dict[str, Path]:
+    """Figure name -> the table its rule gives it, built from the embedded runs."""
+    if YCSB is None or not (RAW / FIO / "trace.txt.zst").exists() or not (RAW / FIO_UNTRACED).exists():
+        pytest.skip("embedded runs not in this checkout")
+    proc = tmp_path_factory.mktemp("processed")
+    a, f = proc / "analysis", proc / "figures"
+    ingest = [
+        (YCSB, "ftrace", ["trace.txt.zst"], "trace"), (YCSB, "iostat", ["iostat.json"], "iostat"),
+        (YCSB, "ycsb", ["ycsb-load.txt", "ycsb-run.txt"], "ycsb"), (FIO, "ftrace", ["trace.txt.zst"], "trace"),
+        (FIO, "iostat", ["iostat.json"], "iostat"), (FIO, "fio", ["fio.json"], "fio"),
+        (FIO_UNTRACED, "fio", ["fio.json"], "fio"),
+    ]  # fmt: skip
+    for run, kind, files, stage in ingest:
+        paths = [str(RAW / run / x) for x in files]
+        assert main(["ingest", "--kind", kind, *paths, "-o", str(proc / run / stage)]) == 0
+    traced = [YCSB, FIO]
+    ev = [str(proc / r / "trace" / "events.parquet") for r in traced]
+    io = [str(proc / r / "iostat" / "iostat.parquet") for r in traced]
+    fof = [str(proc / r / "frequency" / "fof.cover.parquet") for r in traced]
+    for e, o in zip(ev, fof, strict=True):
+        assert main(["access-frequency", e, "--fof", o]) == 0
+    runs = ["--runs", str(RUNS)]
+    rank = proc / FIO / "frequency" / "rank.parquet"
+    fio = [str(proc / r / "fio" / "fio_jobs.parquet") for r in (FIO, FIO_UNTRACED)]
+    verbs = [
+        ["zipf", *fof, "--n-boot", "0", "-o", str(a / "zipf.parquet")],
+        ["latency", *ev, "--by-rw", "-o", str(a / "latency.parquet")],
+        ["queue-depth", *ev, "--iostat", *io, "-o", str(a / "qd.parquet"), "--dist", str(a / "qd_dist.parquet"),
+         "--series", str(a / "qd_series.parquet")],
+        ["seek", *ev, "-o", str(a / "seek.parquet"), "--hist", str(a / "seek_hist.parquet")],
+        ["trace-cost", "--raw", str(RAW), *ev, "-o", str(a / "trace_cost.parquet")],
+        ["overhead", *runs, *fio, "-o", str(a / "overhead.parquet")],
+        ["overhead", *runs, fio[0], "-o", str(a / "overhead_none.parquet")],
+        ["figdata-fof", *runs, *fof, "-o", str(f / "fof.parquet")],
+        ["figdata-ccdf", *runs, "--zipf", str(a / "zipf.parquet"), *fof, "-o", str(f / "ccdf.parquet")],
+        ["figdata-series", *runs, "-o", str(f / "series.parquet"), "--ycsb",
+         str(proc / YCSB / "ycsb" / "ycsb_series.parquet"), "--", *io],
+        ["figdata-queue-depth", *runs, "--series", str(a / "qd_series.parquet"), "--dist", str(a / "qd_dist.parquet"),
+         "-o", str(f / "qd.parquet")],
+        ["figdata-seek", *runs, "--seek", str(a / "seek.parquet"), "--hist", str(a / "seek_hist.parquet"),
+         "-o", str(f / "seek.parquet")],
+        ["figdata-join", *runs, str(a / "latency.parquet"), "-o", str(f / "latency.parquet")],
+        ["figdata-join", *runs, str(a / "trace_cost.parquet"), "-o", str(f / "trace_cost.parquet")],
+        ["rank-frequency", *runs, "-o", str(a / "rank_frequency.parquet"), str(rank)],
+        ["iostat-summary", *runs, "-o", str(a / "iostat_summary.parquet"), *io],
+    ]  # fmt: skip
+    assert main(["frequency", ev[1], "--rank", str(rank)]) == 0
+    for v in verbs:
+        assert main(v) == 0, v[0]
+    return {
+        "rank-frequency": a / "rank_frequency.parquet", "iostat-compare": a / "iostat_summary.parquet",
+        "frequency-of-frequency": f / "fof.parquet", "zipf-ccdf": f / "ccdf.parquet",
+        "tracing-overhead": a / "overhead.parquet", "trace-cost": f / "trace_cost.parquet",
+        "io-over-time": f / "series.parquet", "latency-stages": f / "latency.parquet",
+        "queue-depth": f / "qd.parquet", "seek-distance": f / "seek.parquet",
+        "tracing-overhead-empty": a / "overhead_none.parquet",
+    }  # fmt: skip
+
+
+def _chart(name: str, table: pl.DataFrame):
+    return importlib.import_module(f"blkscope.figures.{FIGURES[name]}").chart(table)
+
+
+def _check(chart) -> str:
+    """Valid spec (to_dict validates), every embedded dataset within Altair's row limit, SVG within the width."""
+    spec = chart.to_dict()
+    assert all(len(rows) <= 5000 for rows in spec.get("datasets", {}).values())
+    svg = vlc.vegalite_to_svg(spec)
+    width = float(re.search(r'<svg[^>]* width="([\d.]+)"', svg).group(1))
+    assert width <= TEXT_WIDTH_PT + 0.5, width
+    return svg
+
+
+def test_every_figure_has_a_caption_and_label():
+    for name, mod in FIGURES.items():
+        m = importlib.import_module(f"blkscope.figures.{mod}")
+        if name in ("rank-frequency", "iostat-compare"):
+            continue
+        assert m.CAPTION and m.LABEL.startswith("fig:"), name
+
+
+@pytest.mark.parametrize("name", list(FIGURES))
+def test_figure_from_real_runs(tables, name):
+    table = pl.read_parquet(tables[name])
+    assert table.height, f"{name}: the real runs gave an empty table"
+    svg = _check(_chart(name, table))
+    assert "<svg" in svg and "no traced" not in svg and "no paired" not in svg
+
+
+@pytest.mark.parametrize("name", list(FIGURES))
+def test_figure_from_an_empty_table(tables, name):
+    if name in ("rank-frequency", "iostat-compare"):
+        pytest.skip("the skeleton figures are drawn from tables that are never empty")
+    _check(_chart(name, pl.read_parquet(tables[name]).clear()))
+
+
+def test_overhead_without_pairs_says_so(tables):
+    empty = pl.read_parquet(tables["tracing-overhead-empty"])
+    assert empty.is_empty()
+    assert "no paired runs" in _check(_chart("tracing-overhead", empty))
+
+
+def test_zipf_ccdf_draws_the_fitted_tail_from_xmin(tables):
+    ccdf = pl.read_parquet(tables["zipf-ccdf"])
+    zipf = pl.read_parquet(tables["zipf-ccdf"].parents[1] / "analysis" / "zipf.parquet")
+    fitted = zipf.filter(pl.col("alpha").is_not_null())
+    fit = ccdf.filter(pl.col("kind") == "fit")
+    assert set(fit["run_id"]) <= set(fitted["run_id"])  # runs without a fit have no tail
+    for (run, op), g in fit.group_by("run_id", "op"):
+        xmin = fitted.filter((pl.col("run_id") == run) & (pl.col("op") == op))["xmin"][0]
+        assert g["x"].min() == xmin
+        assert (g.sort("x")["ccdf"].diff().drop_nulls() <= 0).all()
+
+
+def test_series_holds_iostat_and_ycsb(tables):
+    s = pl.read_parquet(tables["io-over-time"])
+    assert {"writes/s", "write await (ms)", "ops/s"} <= set(s["metric"])
+    assert set(s.filter(pl.col("source") == "ycsb")["run_id"]) == {YCSB}
