@@ -18,6 +18,8 @@ FIGURE_NAMES = [
 FIGDATA = f"{PROC}/figures"
 FIG_MODE = "cover"  # the access-frequency mode the figures show (see stats.smk FREQUENCY_MODES)
 YCSB_HOST = runs_where(pl.col("workload") == "ycsb", pl.col("testbed") == "loop")
+FIG_PREFIX = lambda w, output: os.path.splitext(output[0])[0]  # `blkscope figure -o` takes the path sans extension
+FIG_FORMATS = ",".join(FORMATS)
 
 
 wildcard_constraints:
@@ -120,17 +122,14 @@ rule figdata_join:
         "blkscope figdata-join --runs {input.runs} {input.table} -o {output} > {log} 2>&1"
 
 
-def _figure_params():
-    return dict(prefix=lambda w, output: os.path.splitext(output[0])[0], formats=",".join(FORMATS))
-
-
 rule figure_rank_frequency:
     input:
         table=f"{ANALYSIS}/rank_frequency.parquet",
     output:
         expand(f"{FIGS}/rank_frequency.{{ext}}", ext=FORMATS),
     params:
-        **_figure_params(),
+        prefix=FIG_PREFIX,
+        formats=FIG_FORMATS,
     log:
         "logs/figures/rank_frequency.log",
     shell:
@@ -143,7 +142,8 @@ rule figure_iostat_compare:
     output:
         expand(f"{FIGS}/iostat_compare.{{ext}}", ext=FORMATS),
     params:
-        **_figure_params(),
+        prefix=FIG_PREFIX,
+        formats=FIG_FORMATS,
     log:
         "logs/figures/iostat_compare.log",
     shell:
@@ -156,7 +156,8 @@ rule figure_frequency_of_frequency:
     output:
         expand(f"{FIGS}/frequency_of_frequency.{{ext}}", ext=FORMATS),
     params:
-        **_figure_params(),
+        prefix=FIG_PREFIX,
+        formats=FIG_FORMATS,
     log:
         "logs/figures/frequency_of_frequency.log",
     shell:
@@ -170,7 +171,8 @@ rule figure_zipf_ccdf:
     output:
         expand(f"{FIGS}/zipf_ccdf.{{ext}}", ext=FORMATS),
     params:
-        **_figure_params(),
+        prefix=FIG_PREFIX,
+        formats=FIG_FORMATS,
     log:
         "logs/figures/zipf_ccdf.log",
     shell:
@@ -183,7 +185,8 @@ rule figure_tracing_overhead:
     output:
         expand(f"{FIGS}/tracing_overhead.{{ext}}", ext=FORMATS),
     params:
-        **_figure_params(),
+        prefix=FIG_PREFIX,
+        formats=FIG_FORMATS,
     log:
         "logs/figures/tracing_overhead.log",
     shell:
@@ -196,7 +199,8 @@ rule figure_trace_cost:
     output:
         expand(f"{FIGS}/trace_cost.{{ext}}", ext=FORMATS),
     params:
-        **_figure_params(),
+        prefix=FIG_PREFIX,
+        formats=FIG_FORMATS,
     log:
         "logs/figures/trace_cost.log",
     shell:
@@ -209,7 +213,8 @@ rule figure_io_over_time:
     output:
         expand(f"{FIGS}/io_over_time.{{ext}}", ext=FORMATS),
     params:
-        **_figure_params(),
+        prefix=FIG_PREFIX,
+        formats=FIG_FORMATS,
     log:
         "logs/figures/io_over_time.log",
     shell:
@@ -222,7 +227,8 @@ rule figure_latency_stages:
     output:
         expand(f"{FIGS}/latency_stages.{{ext}}", ext=FORMATS),
     params:
-        **_figure_params(),
+        prefix=FIG_PREFIX,
+        formats=FIG_FORMATS,
     log:
         "logs/figures/latency_stages.log",
     shell:
@@ -235,7 +241,8 @@ rule figure_queue_depth:
     output:
         expand(f"{FIGS}/queue_depth.{{ext}}", ext=FORMATS),
     params:
-        **_figure_params(),
+        prefix=FIG_PREFIX,
+        formats=FIG_FORMATS,
     log:
         "logs/figures/queue_depth.log",
     shell:
@@ -248,7 +255,8 @@ rule figure_seek_distance:
     output:
         expand(f"{FIGS}/seek_distance.{{ext}}", ext=FORMATS),
     params:
-        **_figure_params(),
+        prefix=FIG_PREFIX,
+        formats=FIG_FORMATS,
     log:
         "logs/figures/seek_distance.log",
     shell:
