@@ -185,6 +185,21 @@ def _paper_numbers(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
+@verb("paper-figure", "write the LaTeX figure environment of one figure (caption and label from its module)")
+def _paper_figure(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("name", help="figure module name, e.g. rank_frequency")
+    p.add_argument("-o", "--out", type=Path, required=True, help="output .tex")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.io import write_text_atomic
+        from blkscope.paper.figure_tex import figure_tex
+
+        write_text_atomic(figure_tex(a.name), a.out)
+        return 0
+
+    return run
+
+
 @verb("paper-table", "write one table of the paper as booktabs LaTeX")
 def _paper_table(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("name", choices=["runs", "claims"], help="which table")

@@ -2,6 +2,7 @@
 
 
 localrules:
+    paper_figure,
     paper_numbers,
     paper_table_runs,
     paper_table_claims,
@@ -50,6 +51,19 @@ rule paper_table_claims:
         "blkscope paper-table claims {input.claims} -o {output} > {log} 2>&1"
 
 
+rule paper_figure:
+    input:
+        pdf=f"{FIGS}/{{name}}.pdf",
+    output:
+        "paper/generated/figures/{name}.tex",
+    wildcard_constraints:
+        name="|".join(FIGURE_NAMES),
+    log:
+        "logs/paper/figure_{name}.log",
+    shell:
+        "blkscope paper-figure {wildcards.name} -o {output} > {log} 2>&1"
+
+
 rule paper:
     input:
         tex="paper/main.tex",
@@ -58,6 +72,7 @@ rule paper:
         numbers="paper/generated/numbers/runs.tex",
         tables=["paper/generated/tables/runs.tex", "paper/generated/tables/claims.tex"],
         figures=expand(f"{FIGS}/{{name}}.pdf", name=FIGURE_NAMES),
+        figure_tex=expand("paper/generated/figures/{name}.tex", name=FIGURE_NAMES),
     output:
         report("paper/main.pdf", caption="../report/paper.rst", category="Paper"),
     log:

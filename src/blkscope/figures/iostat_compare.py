@@ -7,6 +7,11 @@ import polars as pl
 
 from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, filesystem_scale
 
+CAPTION = (
+    r"iostat per run (points) and its mean over repeats (ticks), by workload and filesystem: writes per second, "
+    r"written kB/s, average queue size and write await. Host runs on a loop device."
+)
+LABEL = "fig:iostat"
 SHOWN = {"w_s": "writes/s", "wkb_s": "written kB/s", "aqu_sz": "aqu-sz", "w_await_ms": "write await (ms)"}
 
 
@@ -21,7 +26,7 @@ def chart(summary: pl.DataFrame) -> alt.VConcatChart:
     panels = []
     for metric, title in SHOWN.items():
         d = df.filter(pl.col("metric") == metric).to_pandas()
-        base = alt.Chart(d, width=TEXT_WIDTH_PT - Y_AXIS_PT - 85, height=55)  # the shape legend takes ~85 pt
+        base = alt.Chart(d, width=TEXT_WIDTH_PT - Y_AXIS_PT - 88, height=55)  # the shape legend takes ~85 pt
         x = alt.X("job:N", title=None, axis=alt.Axis(labelAngle=0, labelFontSize=6))
         off = alt.XOffset("filesystem:N", sort=fss)
         points = base.mark_point(size=12, filled=True).encode(

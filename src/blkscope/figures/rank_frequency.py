@@ -8,6 +8,11 @@ import polars as pl
 from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, filesystem_scale
 
 OP_ORDER = ["read", "write", "all"]
+CAPTION = (
+    r"Accesses per 4\,KiB page against the page's rank, log--log, one line per run, coloured by filesystem; "
+    r"rows: reads, writes, all; columns: fio job (host runs)."
+)
+LABEL = "fig:rank"
 
 
 def chart(rank: pl.DataFrame) -> alt.FacetChart:

@@ -61,10 +61,10 @@ def runs_table(summary: pl.DataFrame) -> str:
 
 CLAIMS_COLUMNS: list[Column] = [
     ("claim_id", "id", "l", escape),
-    ("claim", "claim (study)", "p{3.3cm}", escape),
-    ("measurement", "our measurement", "p{4.6cm}", escape),
-    ("n", "n", "l", escape),
-    ("verdict", "verdict", "p{1.6cm}", escape),
+    ("claim", "claim (study)", "p{2.9cm}", escape),
+    ("measurement", "our measurement", "p{3.9cm}", escape),
+    ("n", "n", "p{1.1cm}", escape),
+    ("verdict", "verdict", "p{1.5cm}", escape),
 ]
 
 
