@@ -137,7 +137,11 @@ def run_ingest(kind: str, inputs: list[Path], outdir: Path) -> Report:
 
     if kind == "auto":
         kind = detect(inputs)
-    reader = get_reader(kind)
+    return run_reader(get_reader(kind), kind, inputs, outdir)
+
+
+def run_reader(reader, kind: str, inputs: list[Path], outdir: Path) -> Report:
+    """Run `reader` into a staging directory beside `outdir`, then rename it into place: all or nothing."""
     report = Report(kind=kind, inputs=[str(p) for p in inputs])
     outdir = Path(outdir)
     outdir.parent.mkdir(parents=True, exist_ok=True)

@@ -7,10 +7,8 @@ way, blkparse counts some CPUs' times from another origin (seen: CPU 1 shifted b
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import polars as pl
@@ -88,21 +86,6 @@ def _version() -> str:
 
 def to_dir(inputs: list[Path], outdir: Path):
     """events.parquet and ingest.json into `outdir`, atomically (as `blkscope ingest`)."""
-    from blkscope.ingest import Report, TableWriter
+    from blkscope.ingest import run_reader
 
-    report = Report(kind="blkparse-run", inputs=[str(p) for p in inputs])
-    outdir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.", dir=outdir.parent))
-    writer = TableWriter(staging, report)
-    try:
-        read(inputs, writer, report)
-        writer.close()
-        (staging / "ingest.json").write_text(json.dumps(report.to_json(), indent=2, default=str) + "\n")
-        if outdir.exists():
-            shutil.rmtree(outdir)
-        staging.rename(outdir)
-    except BaseException:
-        writer.close(flush=False)
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return report
+    return run_reader(read, "blkparse-run", inputs, outdir)
