@@ -69,3 +69,21 @@ def _capture(p: argparse.ArgumentParser) -> Handler:
         return 0
 
     return run
+
+
+@verb("manifest", "list every raw file of the dataset with its run's configuration, size and sha256 (TSV)")
+def _manifest(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("raw", type=Path, help="the raw data directory (data/raw)")
+    p.add_argument("--runs", type=Path, default=Path("config/runs.tsv"), help="the runs sheet")
+    p.add_argument("-o", "--out", type=Path, required=True, help="output TSV (data/raw/MANIFEST.tsv)")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.capture.manifest import build
+        from blkscope.io import write_text_atomic
+        from blkscope.runs import load_runs
+
+        df = build(a.raw, load_runs(a.runs))
+        write_text_atomic(df.write_csv(separator="\t"), a.out)
+        return 0
+
+    return run

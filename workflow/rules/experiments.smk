@@ -32,6 +32,20 @@ CAPTURE_CMD = (
 rule experiments:
     input:
         expand(f"{RAW}/{{run}}/run.yaml", run=RUN_IDS),
+        f"{RAW}/MANIFEST.tsv",
+
+
+# The dataset's manifest (committed with it): every raw file with its run, size and sha256.
+rule dataset_manifest:
+    input:
+        runs=config["runs"],
+        meta=expand(f"{RAW}/{{run}}/run.yaml", run=RUN_IDS),
+    output:
+        f"{RAW}/MANIFEST.tsv",
+    log:
+        "logs/experiments/manifest.log",
+    shell:
+        "blkscope manifest $(dirname {output}) --runs {input.runs} -o {output} > {log} 2>&1"
 
 
 rule capture_run:
