@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from blkscope.capture import signals
-from blkscope.capture.loop import TeardownError, commands, mounted_at
+from blkscope.capture.loop import commands, finish_teardown, mounted_at
 from blkscope.capture.safety import SYS_BLOCK, UnsafeDevice, check_device
 from blkscope.capture.sh import CommandFailed, sh
 
@@ -115,13 +113,7 @@ def device_filesystem(
         fs.mount_options_effective = mounted_at(mnt)
         yield fs
     finally:
-        with signals.deferred():
-            errors = _teardown(fs)
-        if errors:
-            msg = "teardown incomplete: " + "; ".join(errors)
-            if sys.exc_info()[0] is None:
-                raise TeardownError(msg)
-            print(f"blkscope: {msg}", file=sys.stderr)
+        finish_teardown(_teardown, fs)
 
 
 def _teardown(fs: DeviceFs) -> list[str]:

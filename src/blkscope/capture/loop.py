@@ -112,13 +112,18 @@ def loop_filesystem(
         fs.mount_options_effective = mounted_at(mnt)
         yield fs
     finally:
-        with signals.deferred():
-            errors = teardown(fs)
-        if errors:
-            msg = "teardown incomplete: " + "; ".join(errors)
-            if sys.exc_info()[0] is None:
-                raise TeardownError(msg)
-            print(f"blkscope: {msg}", file=sys.stderr)
+        finish_teardown(teardown, fs)
+
+
+def finish_teardown(undo, fs) -> None:
+    """Run `undo(fs)` shielded from further signals; a failed step is an error unless one is already raised."""
+    with signals.deferred():
+        errors = undo(fs)
+    if errors:
+        msg = "teardown incomplete: " + "; ".join(errors)
+        if sys.exc_info()[0] is None:
+            raise TeardownError(msg)
+        print(f"blkscope: {msg}", file=sys.stderr)
 
 
 def teardown(fs: LoopFs) -> list[str]:
