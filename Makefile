@@ -7,8 +7,11 @@ STAMP := $(VENV)/.installed
 DEBS := $(VENV)/.debs-main
 TESTDEBS := $(VENV)/.debs-test
 CORES ?= 8
+# the compiled trace readers (native/): cargo from rustup's default place when not on PATH
+export PATH := $(PATH):$(HOME)/.cargo/bin
+NATIVE := native/target/release/blkscope-native
 
-.PHONY: all test setup lint lock experiments report clean
+.PHONY: all test setup native lint lock experiments report clean
 .DEFAULT_GOAL := all
 
 $(STAMP): requirements.lock pyproject.toml
@@ -26,7 +29,13 @@ $(TESTDEBS): deps/debian-test.txt deps/debian-capture.txt scripts/ensure-debs.sh
 	scripts/ensure-debs.sh deps/debian-test.txt deps/debian-capture.txt
 	touch $@
 
-setup: $(STAMP) $(DEBS)
+$(NATIVE): native/Cargo.toml native/Cargo.lock $(wildcard native/src/*.rs native/src/*/*.rs)
+	cargo build --release --locked --quiet --manifest-path native/Cargo.toml
+	touch $@
+
+native: $(NATIVE)
+
+setup: $(STAMP) $(DEBS) $(NATIVE)
 
 all: setup
 	source $(BIN)/activate && snakemake --cores $(CORES) all

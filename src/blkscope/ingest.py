@@ -12,14 +12,13 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import polars as pl
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, Any
 
 from blkscope import __version__
-from blkscope.schemas import TABLES, conform, empty
+
+if TYPE_CHECKING:  # imported where used: the native trace readers' path needs neither (startup time)
+    import polars as pl
+    import pyarrow as pa
 
 
 @dataclass
@@ -79,15 +78,27 @@ class TableWriter:
     def __init__(self, staging: Path, report: Report) -> None:
         self.staging = staging
         self.report = report
-        self._writers: dict[str, pq.ParquetWriter] = {}
+        self._writers: dict = {}  # table -> pyarrow.parquet.ParquetWriter
         self._pending: dict[str, list[pa.RecordBatch]] = {}
         self._pending_rows: dict[str, int] = {}
+        self._external: set[str] = set()
+
+    def external(self, table: str, rows: int) -> None:
+        """`table`.parquet was written into the staging dir by another program (blkscope-native)."""
+        self._external.add(table)
+        self.report.rows[table] = self.report.rows.get(table, 0) + rows
 
     def write(self, table: str, df: pl.DataFrame) -> None:
+        from blkscope.schemas import TABLES, conform
+
         df = conform(df, TABLES[table]) if table in TABLES else df
         self.write_arrow(table, df.to_arrow())
 
     def write_arrow(self, table: str, data: pa.RecordBatch | pa.Table) -> None:
+        import pyarrow as pa
+
+        if table in self._external:
+            raise RuntimeError(f"{table} was written by blkscope-native; cannot append")
         batches = data.to_batches() if isinstance(data, pa.Table) else [data]
         if not batches:  # an empty table has no batches, but its schema still makes the file
             batches = [pa.RecordBatch.from_pylist([], schema=data.schema)]
@@ -98,6 +109,9 @@ class TableWriter:
             self._flush(table)
 
     def _flush(self, table: str) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         batches = self._pending.pop(table, [])
         self._pending_rows[table] = 0
         if not batches:
@@ -117,7 +131,9 @@ class TableWriter:
 
     def ensure(self, table: str) -> None:
         """Make sure the table exists even when the reader produced no rows."""
-        if table not in self._writers and not self._pending.get(table):
+        if table not in self._writers and table not in self._external and not self._pending.get(table):
+            from blkscope.schemas import TABLES, empty
+
             self.write(table, empty(TABLES[table]))
 
     def close(self, flush: bool = True) -> None:

@@ -1,0 +1,237 @@
+//! The events table (schemas.EVENTS plus trace_text.EVENT_EXTRAS) as columns that decoders fill row by
+//! row and the Parquet writer (parquet.rs) encodes one row group at a time.
+//!
+//! Dense columns hold one value per row; nullable ones also a validity flag. The payload extras are
+//! null in almost every row, so they are sparse: (row, value) pairs only for the rows that have one.
+
+use std::collections::HashMap;
+
+/// A column with a value in (almost) every row; `ok[i] == false` marks a null (its value is ignored).
+#[derive(Default)]
+pub struct Col<T> {
+    pub v: Vec<T>,
+    pub ok: Vec<bool>,
+}
+
+impl<T: Copy + Default> Col<T> {
+    #[inline]
+    pub fn push(&mut self, x: T) {
+        self.v.push(x);
+        self.ok.push(true);
+    }
+    #[inline]
+    pub fn push_null(&mut self) {
+        self.v.push(T::default());
+        self.ok.push(false);
+    }
+    #[inline]
+    pub fn push_opt(&mut self, x: Option<T>) {
+        match x {
+            Some(x) => self.push(x),
+            None => self.push_null(),
+        }
+    }
+    fn clear(&mut self) {
+        self.v.clear();
+        self.ok.clear();
+    }
+    fn reserve(&mut self, n: usize) {
+        self.v.reserve(n);
+        self.ok.reserve(n);
+    }
+}
+
+/// Values in a few rows only: `rows` ascending, within the current row group.
+#[derive(Default)]
+pub struct Sparse<T> {
+    pub rows: Vec<u32>,
+    pub v: Vec<T>,
+}
+
+impl<T> Sparse<T> {
+    #[inline]
+    pub fn set(&mut self, row: usize, x: T) {
+        self.rows.push(row as u32);
+        self.v.push(x);
+    }
+    fn clear(&mut self) {
+        self.rows.clear();
+        self.v.clear();
+    }
+}
+
+/// Interned strings: keys index `dict`, which lives across row groups (the writer writes the used part).
+#[derive(Default)]
+pub struct Dict {
+    pub values: Vec<String>,
+    index: HashMap<String, u32>,
+}
+
+impl Dict {
+    pub fn with_values(values: &[&str]) -> Dict {
+        let mut d = Dict::default();
+        for v in values {
+            d.intern(v);
+        }
+        d
+    }
+    #[inline]
+    pub fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&k) = self.index.get(s) {
+            return k;
+        }
+        let k = self.values.len() as u32;
+        self.values.push(s.to_owned());
+        self.index.insert(s.to_owned(), k);
+        k
+    }
+}
+
+/// A dense string column as keys into a Dict.
+#[derive(Default)]
+pub struct StrCol {
+    pub keys: Col<u32>,
+    pub dict: Dict,
+}
+
+impl StrCol {
+    #[inline]
+    pub fn push_key(&mut self, k: u32) {
+        self.keys.push(k);
+    }
+    #[inline]
+    pub fn push_str(&mut self, s: &str) {
+        let k = self.dict.intern(s);
+        self.keys.push(k);
+    }
+    #[inline]
+    pub fn push_null(&mut self) {
+        self.keys.push_null();
+    }
+}
+
+/// A sparse string column (cdb, message).
+#[derive(Default)]
+pub struct SparseStr {
+    pub keys: Sparse<u32>,
+    pub dict: Dict,
+}
+
+impl SparseStr {
+    pub fn set(&mut self, row: usize, s: &str) {
+        let k = self.dict.intern(s);
+        self.keys.set(row, k);
+    }
+}
+
+/// One row group of the events table, in EVENT_COLUMNS order.
+#[derive(Default)]
+pub struct Events {
+    pub dev_major: Col<u32>,
+    pub dev_minor: Col<u32>,
+    pub cpu: Col<u32>,
+    pub seq: Col<i64>,
+    pub time_ns: Col<i64>,
+    pub pid: Col<u32>,
+    pub action: StrCol,
+    pub rwbs: StrCol,
+    pub sector: Col<i64>,
+    pub nsectors: Col<i64>,
+    pub error: Col<i32>,
+    pub process: StrCol,
+    pub remap_dev_major: Sparse<u32>,
+    pub remap_dev_minor: Sparse<u32>,
+    pub remap_sector: Sparse<i64>,
+    pub split_sector: Sparse<i64>,
+    pub unplug_count: Sparse<i64>,
+    pub pc_bytes: Sparse<i64>,
+    pub cdb: SparseStr,
+    pub message: SparseStr,
+    pub cgroup_id: Sparse<u64>,
+}
+
+/// Rows per row group: big enough to amortise per-group costs, small enough to bound memory (~60 MB).
+pub const ROW_GROUP: usize = 1 << 20;
+
+impl Events {
+    pub fn new() -> Events {
+        let mut e = Events::default();
+        e.reserve(ROW_GROUP);
+        e
+    }
+
+    /// Rows so far in this row group (every decoder pushes all dense columns for each row).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.time_ns.v.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Row index the next pushed row gets (for Sparse::set before or after pushing the dense columns).
+    #[inline]
+    pub fn row(&self) -> usize {
+        self.len()
+    }
+
+    fn reserve(&mut self, n: usize) {
+        self.dev_major.reserve(n);
+        self.dev_minor.reserve(n);
+        self.cpu.reserve(n);
+        self.seq.reserve(n);
+        self.time_ns.reserve(n);
+        self.pid.reserve(n);
+        self.action.keys.reserve(n);
+        self.rwbs.keys.reserve(n);
+        self.sector.reserve(n);
+        self.nsectors.reserve(n);
+        self.error.reserve(n);
+        self.process.keys.reserve(n);
+    }
+
+    /// Empty the rows, keep dictionaries and capacity.
+    pub fn clear(&mut self) {
+        self.dev_major.clear();
+        self.dev_minor.clear();
+        self.cpu.clear();
+        self.seq.clear();
+        self.time_ns.clear();
+        self.pid.clear();
+        self.action.keys.clear();
+        self.rwbs.keys.clear();
+        self.sector.clear();
+        self.nsectors.clear();
+        self.error.clear();
+        self.process.keys.clear();
+        self.remap_dev_major.clear();
+        self.remap_dev_minor.clear();
+        self.remap_sector.clear();
+        self.split_sector.clear();
+        self.unplug_count.clear();
+        self.pc_bytes.clear();
+        self.cdb.keys.clear();
+        self.message.keys.clear();
+        self.cgroup_id.clear();
+    }
+
+    /// Every dense column has one entry per row (a decoder bug otherwise).
+    pub fn check(&self) {
+        let n = self.len();
+        let lens = [
+            self.dev_major.v.len(),
+            self.dev_minor.v.len(),
+            self.cpu.v.len(),
+            self.seq.v.len(),
+            self.pid.v.len(),
+            self.action.keys.v.len(),
+            self.rwbs.keys.v.len(),
+            self.sector.v.len(),
+            self.nsectors.v.len(),
+            self.error.v.len(),
+            self.process.keys.v.len(),
+        ];
+        assert!(lens.iter().all(|&l| l == n), "events columns of unequal length: {lens:?} vs {n}");
+    }
+}

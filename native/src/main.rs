@@ -1,0 +1,99 @@
+//! blkscope-native: the trace readers of `blkscope ingest` (kinds blktrace, blkparse, ftrace) in
+//! compiled code, because Python cannot read traces at disk speed (issue B, bench/RESULTS.md).
+//!
+//! Usage: blkscope-native KIND --out EVENTS.parquet --report REPORT.json [--progress] INPUT...
+//! Exit 0: table and report written. Exit 2: bad input; the report holds {"error": {path, where, message}}
+//! and the table is removed. src/blkscope/native.py runs this and merges the report into ingest.json.
+
+mod blktrace;
+mod encode;
+mod events;
+mod input;
+mod parquet;
+mod report;
+mod sample;
+mod sink;
+mod text;
+mod thrift;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use report::{Fail, Report};
+use sink::Sink;
+
+struct Args {
+    kind: String,
+    out: PathBuf,
+    report: PathBuf,
+    progress: bool,
+    rows: usize,
+    group: usize,
+    inputs: Vec<PathBuf>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut it = std::env::args().skip(1);
+    let kind = it.next().ok_or("usage: blkscope-native KIND --out FILE --report FILE [--progress] INPUT...")?;
+    let (mut out, mut report, mut progress) = (None, None, false);
+    let (mut rows, mut group) = (0usize, events::ROW_GROUP);
+    let mut inputs = Vec::new();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--out" => out = it.next().map(PathBuf::from),
+            "--report" => report = it.next().map(PathBuf::from),
+            "--progress" => progress = true,
+            "--rows" => rows = it.next().and_then(|s| s.parse().ok()).ok_or("--rows N")?,
+            "--row-group" => group = it.next().and_then(|s| s.parse().ok()).ok_or("--row-group N")?,
+            _ => inputs.push(PathBuf::from(a)),
+        }
+    }
+    Ok(Args {
+        kind,
+        out: out.ok_or("--out is required")?,
+        report: report.ok_or("--report is required")?,
+        progress,
+        rows,
+        group,
+        inputs,
+    })
+}
+
+fn run(a: &Args, rep: &mut Report) -> Result<(), Fail> {
+    if a.inputs.is_empty() && a.kind != "parquet-sample" {
+        return Err(Fail::new(&a.out, None, "no inputs"));
+    }
+    let mut sink = Sink::with_group(&a.out, a.group)?;
+    match a.kind.as_str() {
+        "blktrace" => blktrace::read(&a.inputs, &mut sink, rep, a.progress)?,
+        "blkparse" => text::read_blkparse(&a.inputs, &mut sink, rep, a.progress)?,
+        "ftrace" => text::read_ftrace(&a.inputs, &mut sink, rep, a.progress)?,
+        "parquet-sample" => sample::write(&mut sink, a.rows)?,
+        k => return Err(Fail::new(&a.out, None, format!("unknown kind {k:?}"))),
+    }
+    rep.rows = sink.finish()?;
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let a = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("blkscope-native: {e}");
+            return ExitCode::from(64);
+        }
+    };
+    let mut rep = Report::default();
+    let (doc, code) = match run(&a, &mut rep) {
+        Ok(()) => (rep.to_json(), 0),
+        Err(f) => {
+            let _ = std::fs::remove_file(&a.out); // never a partial table
+            (f.to_json(), 2)
+        }
+    };
+    if let Err(e) = std::fs::write(&a.report, serde_json::to_vec(&doc).expect("json")) {
+        eprintln!("blkscope-native: cannot write {}: {e}", a.report.display());
+        return ExitCode::from(74);
+    }
+    ExitCode::from(code)
+}

@@ -1,0 +1,45 @@
+//! Where decoders put rows: the current row group, written out whenever it is full.
+
+use std::path::Path;
+
+use crate::events::{Events, ROW_GROUP};
+use crate::parquet::EventsWriter;
+use crate::report::Fail;
+
+pub struct Sink {
+    pub ev: Events,
+    writer: EventsWriter,
+    out: String,
+    pub rows: i64,
+    group: usize,
+}
+
+impl Sink {
+    pub fn create(path: &Path) -> Result<Sink, Fail> {
+        Sink::with_group(path, ROW_GROUP)
+    }
+    pub fn with_group(path: &Path, group: usize) -> Result<Sink, Fail> {
+        let writer = EventsWriter::create(path).map_err(|e| Fail::new(path, None, format!("cannot write: {e}")))?;
+        Ok(Sink { ev: Events::new(), writer, out: path.display().to_string(), rows: 0, group })
+    }
+    /// Call after each complete row (dense and sparse columns pushed): writes a full row group.
+    #[inline]
+    pub fn end_row(&mut self) -> Result<(), Fail> {
+        if self.ev.len() >= self.group {
+            self.flush()?;
+        }
+        Ok(())
+    }
+    pub fn flush(&mut self) -> Result<(), Fail> {
+        self.rows += self.ev.len() as i64;
+        self.writer.write(&self.ev).map_err(|e| Fail::new(Path::new(&self.out), None, format!("cannot write: {e}")))?;
+        self.ev.clear();
+        Ok(())
+    }
+    pub fn finish(mut self) -> Result<i64, Fail> {
+        self.flush()?;
+        let out = self.out.clone();
+        self.writer.finish().map_err(|e| Fail::new(Path::new(&out), None, format!("cannot write: {e}")))?;
+        Ok(self.rows)
+    }
+}

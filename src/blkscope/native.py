@@ -1,0 +1,79 @@
+"""Run the compiled trace readers (native/, the `blkscope-native` program) for `blkscope ingest`.
+
+The program writes events.parquet straight into the ingest staging directory and a JSON report that is
+merged here into ingest.json; bad input comes back as one InputError (file, line or byte offset, message)
+and no table. Python cannot read traces at disk speed (bench/RESULTS.md), hence a separate program.
+Deliberately light: no polars or pyarrow import on this path (they cost more than reading a small trace).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from blkscope.errors import InputError
+
+REPO = Path(__file__).resolve().parents[2]
+CRATE = REPO / "native"
+PROGRESS_MIN = 64 << 20  # smaller inputs read in well under a second: no progress meter
+
+
+def program() -> Path:
+    """The blkscope-native binary: $BLKSCOPE_NATIVE, else the crate's release build (built by `make setup`)."""
+    env = os.environ.get("BLKSCOPE_NATIVE")
+    if env:
+        return Path(env)
+    exe = CRATE / "target" / "release" / "blkscope-native"
+    if not exe.exists():
+        raise RuntimeError(f"{exe} is not built: run `make setup` (cargo build --release in {CRATE})")
+    return exe
+
+
+def _progress(inputs: list[Path]) -> bool:
+    if not sys.stderr.isatty():
+        return False
+    try:
+        return sum(p.stat().st_size for p in map(Path, inputs) if p.is_file()) >= PROGRESS_MIN
+    except OSError:
+        return False
+
+
+def run(kind: str, inputs: list[Path], writer, report, table: str = "events") -> None:
+    """Read `inputs` of `kind` with blkscope-native into `writer`'s staging directory; merge its report."""
+    out = Path(writer.staging) / f"{table}.parquet"
+    with tempfile.TemporaryDirectory(prefix="blkscope-native-") as tmp:
+        rep_path = Path(tmp) / "report.json"
+        cmd = [str(program()), kind, "--out", str(out), "--report", str(rep_path)]
+        cmd += ["--progress"] if _progress(inputs) else []
+        proc = subprocess.run([*cmd, *map(str, inputs)], stdout=subprocess.DEVNULL, stderr=None)
+        doc = json.loads(rep_path.read_text()) if rep_path.exists() else None
+    if doc is None or (proc.returncode != 0 and "error" not in doc):
+        out.unlink(missing_ok=True)
+        raise RuntimeError(f"blkscope-native {kind} failed (exit {proc.returncode}) on {', '.join(map(str, inputs))}")
+    if "error" in doc:
+        out.unlink(missing_ok=True)
+        e = doc["error"]
+        raise InputError(e["path"], e.get("where"), e["message"])
+    merge(report, doc)
+    writer.external(table, doc["rows"].get(table, 0))
+
+
+def merge(report, doc: dict) -> None:
+    report.warnings.extend(doc.get("warnings", []))
+    for k, n in doc.get("unknown", {}).items():
+        report.count_unknown(k, n)
+    report.trace.update(doc.get("trace", {}))
+    report.versions.update(doc.get("versions", {}))
+
+
+def build(quiet: bool = True) -> Path:
+    """cargo build --release of the crate (what `make setup` runs); returns the binary."""
+    cargo = shutil.which("cargo") or str(Path.home() / ".cargo" / "bin" / "cargo")
+    subprocess.run([cargo, "build", "--release", *(["-q"] if quiet else []), "--manifest-path",
+                    str(CRATE / "Cargo.toml")], check=True)  # fmt: skip
+    return CRATE / "target" / "release" / "blkscope-native"
