@@ -13,8 +13,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from blkscope import native
-from blkscope.schemas import EVENTS
 from blkscope.readers.trace_text import EVENT_COLUMNS, EVENT_EXTRAS
+from blkscope.schemas import EVENTS
 
 ROWS, GROUP = 300_007, 100_000  # 4 row groups, the last short; pages of 2^17 rows cut inside groups
 
@@ -33,8 +33,11 @@ def expected() -> pl.DataFrame:
     actions = np.array(["Q", "G", "I", "D", "C", "P", "U", "m"])
     a = actions[(i * 7 + i // 3) % 8]
     nosec = np.isin(a, ["P", "U", "m"])
+
     def opt(vals, mask, dtype):
-        return pl.Series(vals, dtype=dtype).set(pl.Series(~mask), None) if (~mask).any() else pl.Series(vals, dtype=dtype)
+        s = pl.Series(vals, dtype=dtype)
+        return s.set(pl.Series(~mask), None) if (~mask).any() else s
+
     return pl.DataFrame({
         "dev_major": np.where(i % 1000 == 999, 259, 7).astype(np.uint32),
         "dev_minor": (i % 3).astype(np.uint32),
