@@ -11,7 +11,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use crate::encode::{bit_width, def_levels, delta_binary_packed, plain_strings, rle_hybrid};
-use crate::events::{Col, Dict, Events, Sparse, SparseStr, StrCol};
+use crate::events::{Col, Dict, Events, Sparse};
 use crate::thrift::{self, Writer as Thrift};
 
 const PAGE_ROWS: usize = 1 << 17;
@@ -92,13 +92,33 @@ pub struct EventsWriter {
     rows: i64,
 }
 
-/// A column of one row group seen the same way whatever its storage: values of the non-null rows,
-/// in row order, plus the validity of every row.
-enum View<'a> {
-    Ints { ok: Vec<bool>, vals: Vec<i64>, all_ok: bool },
-    Dense { col: &'a Col<i64> },
-    Keys { ok: &'a [bool], keys: Vec<u32>, dict: &'a Dict },
-    SparseKeys { ok: Vec<bool>, keys: &'a [u32], dict: &'a Dict },
+/// Integer columns of every width, encoded in 64-bit arithmetic (wrapping to 32 bits where stored so).
+pub trait Int: Copy {
+    fn i64(self) -> i64;
+}
+impl Int for u32 {
+    #[inline(always)]
+    fn i64(self) -> i64 {
+        self as i64
+    }
+}
+impl Int for i32 {
+    #[inline(always)]
+    fn i64(self) -> i64 {
+        self as i64
+    }
+}
+impl Int for i64 {
+    #[inline(always)]
+    fn i64(self) -> i64 {
+        self
+    }
+}
+impl Int for u64 {
+    #[inline(always)]
+    fn i64(self) -> i64 {
+        self as i64
+    }
 }
 
 fn sparse_ok<T>(s: &Sparse<T>, n: usize) -> Vec<bool> {
@@ -109,31 +129,23 @@ fn sparse_ok<T>(s: &Sparse<T>, n: usize) -> Vec<bool> {
     ok
 }
 
-fn ints<T: Copy + Into<i64>>(c: &Col<T>) -> View<'static> {
-    let all_ok = c.ok.iter().all(|&b| b);
-    let vals = if all_ok {
-        c.v.iter().map(|&x| x.into()).collect()
+/// The non-null values of a dense column, borrowed when there is no null.
+fn present<T: Copy>(c: &Col<T>) -> std::borrow::Cow<'_, [T]> {
+    if c.ok.iter().all(|&b| b) {
+        std::borrow::Cow::Borrowed(&c.v)
     } else {
-        c.v.iter().zip(&c.ok).filter(|(_, &ok)| ok).map(|(&x, _)| x.into()).collect()
-    };
-    View::Ints { ok: c.ok.clone(), vals, all_ok }
-}
-
-fn sparse_ints<T: Copy + Into<i64>>(s: &Sparse<T>, n: usize) -> View<'static> {
-    View::Ints { ok: sparse_ok(s, n), vals: s.v.iter().map(|&x| x.into()).collect(), all_ok: s.rows.len() == n }
-}
-
-fn u64_ints(s: &Sparse<u64>, n: usize) -> View<'static> {
-    View::Ints { ok: sparse_ok(s, n), vals: s.v.iter().map(|&x| x as i64).collect(), all_ok: s.rows.len() == n }
-}
-
-fn keys(c: &StrCol) -> View<'_> {
-    let k: Vec<u32> = c.keys.v.iter().zip(&c.keys.ok).filter(|(_, &ok)| ok).map(|(&k, _)| k).collect();
-    View::Keys { ok: &c.keys.ok, keys: k, dict: &c.dict }
-}
-
-fn sparse_keys(c: &SparseStr, n: usize) -> View<'_> {
-    View::SparseKeys { ok: sparse_ok(&c.keys, n), keys: &c.keys.v, dict: &c.dict }
+        // branchless compaction: every value is written, the cursor only advances past kept ones
+        let mut out = Vec::with_capacity(c.v.len() + 1);
+        let dst = out.spare_capacity_mut();
+        let mut k = 0;
+        for (&x, &ok) in c.v.iter().zip(&c.ok) {
+            dst[k].write(x);
+            k += ok as usize;
+        }
+        // SAFETY: the first k slots were written above
+        unsafe { out.set_len(k) };
+        std::borrow::Cow::Owned(out)
+    }
 }
 
 impl EventsWriter {
@@ -157,75 +169,59 @@ impl EventsWriter {
             return Ok(());
         }
         let start = self.pos;
-        let mut chunks = Vec::with_capacity(SCHEMA.len());
-        for (i, &(name, kind)) in SCHEMA.iter().enumerate() {
-            let view = match i {
-                0 => ints(&ev.dev_major),
-                1 => ints(&ev.dev_minor),
-                2 => ints(&ev.cpu),
-                3 => View::Dense { col: &ev.seq },
-                4 => View::Dense { col: &ev.time_ns },
-                5 => ints(&ev.pid),
-                6 => keys(&ev.action),
-                7 => keys(&ev.rwbs),
-                8 => View::Dense { col: &ev.sector },
-                9 => View::Dense { col: &ev.nsectors },
-                10 => ints(&ev.error),
-                11 => keys(&ev.process),
-                12 => sparse_ints(&ev.remap_dev_major, n),
-                13 => sparse_ints(&ev.remap_dev_minor, n),
-                14 => sparse_ints(&ev.remap_sector, n),
-                15 => sparse_ints(&ev.split_sector, n),
-                16 => sparse_ints(&ev.unplug_count, n),
-                17 => sparse_ints(&ev.pc_bytes, n),
-                18 => sparse_keys(&ev.cdb, n),
-                19 => sparse_keys(&ev.message, n),
-                _ => u64_ints(&ev.cgroup_id, n),
+        let mut c = Vec::with_capacity(SCHEMA.len());
+        let mut col = |w: &mut Self, i: usize, f: &dyn Fn(&mut Self, &mut ChunkMeta) -> std::io::Result<()>| {
+            let (name, kind) = SCHEMA[i];
+            let start = w.pos as i64;
+            let mut meta = ChunkMeta {
+                kind,
+                name,
+                encodings: vec![RLE],
+                num_values: n as i64,
+                size: 0,
+                data_page_offset: start,
+                dict_page_offset: None,
+                stats: None,
             };
-            chunks.push(self.column(name, kind, view, n)?);
-        }
+            f(w, &mut meta)?;
+            meta.size = w.pos as i64 - start;
+            c.push(meta);
+            Ok::<(), std::io::Error>(())
+        };
+        col(self, 0, &|w, m| w.int_pages(m, &ev.dev_major.ok, &present(&ev.dev_major)))?;
+        col(self, 1, &|w, m| w.int_pages(m, &ev.dev_minor.ok, &present(&ev.dev_minor)))?;
+        col(self, 2, &|w, m| w.int_pages(m, &ev.cpu.ok, &present(&ev.cpu)))?;
+        col(self, 3, &|w, m| w.int_pages(m, &ev.seq.ok, &present(&ev.seq)))?;
+        col(self, 4, &|w, m| w.int_pages(m, &ev.time_ns.ok, &present(&ev.time_ns)))?;
+        col(self, 5, &|w, m| w.int_pages(m, &ev.pid.ok, &present(&ev.pid)))?;
+        col(self, 6, &|w, m| w.str_pages(m, &ev.action.keys.ok, &present(&ev.action.keys), &ev.action.dict))?;
+        col(self, 7, &|w, m| w.str_pages(m, &ev.rwbs.keys.ok, &present(&ev.rwbs.keys), &ev.rwbs.dict))?;
+        col(self, 8, &|w, m| w.int_pages(m, &ev.sector.ok, &present(&ev.sector)))?;
+        col(self, 9, &|w, m| w.int_pages(m, &ev.nsectors.ok, &present(&ev.nsectors)))?;
+        col(self, 10, &|w, m| w.int_pages(m, &ev.error.ok, &present(&ev.error)))?;
+        col(self, 11, &|w, m| w.str_pages(m, &ev.process.keys.ok, &present(&ev.process.keys), &ev.process.dict))?;
+        col(self, 12, &|w, m| w.int_pages(m, &sparse_ok(&ev.remap_dev_major, n), &ev.remap_dev_major.v))?;
+        col(self, 13, &|w, m| w.int_pages(m, &sparse_ok(&ev.remap_dev_minor, n), &ev.remap_dev_minor.v))?;
+        col(self, 14, &|w, m| w.int_pages(m, &sparse_ok(&ev.remap_sector, n), &ev.remap_sector.v))?;
+        col(self, 15, &|w, m| w.int_pages(m, &sparse_ok(&ev.split_sector, n), &ev.split_sector.v))?;
+        col(self, 16, &|w, m| w.int_pages(m, &sparse_ok(&ev.unplug_count, n), &ev.unplug_count.v))?;
+        col(self, 17, &|w, m| w.int_pages(m, &sparse_ok(&ev.pc_bytes, n), &ev.pc_bytes.v))?;
+        col(self, 18, &|w, m| w.str_pages(m, &sparse_ok(&ev.cdb.keys, n), &ev.cdb.keys.v, &ev.cdb.dict))?;
+        col(self, 19, &|w, m| w.str_pages(m, &sparse_ok(&ev.message.keys, n), &ev.message.keys.v, &ev.message.dict))?;
+        col(self, 20, &|w, m| w.int_pages(m, &sparse_ok(&ev.cgroup_id, n), &ev.cgroup_id.v))?;
+        let chunks = c;
         self.groups.push(RowGroupMeta { rows: n as i64, bytes: (self.pos - start) as i64, offset: start as i64, chunks });
         self.rows += n as i64;
         Ok(())
     }
 
-    fn column(&mut self, name: &'static str, kind: Kind, view: View, n: usize) -> std::io::Result<ChunkMeta> {
-        let start = self.pos as i64;
-        let mut meta = ChunkMeta {
-            kind,
-            name,
-            encodings: vec![RLE],
-            num_values: n as i64,
-            size: 0,
-            data_page_offset: start,
-            dict_page_offset: None,
-            stats: None,
-        };
-        match view {
-            View::Dense { col } => {
-                let all_ok = col.ok.iter().all(|&b| b);
-                let vals: Vec<i64> = if all_ok {
-                    col.v.clone()
-                } else {
-                    col.v.iter().zip(&col.ok).filter(|(_, &ok)| ok).map(|(&x, _)| x).collect()
-                };
-                self.int_pages(&mut meta, &col.ok, &vals, n)?;
-            }
-            View::Ints { ok, vals, all_ok: _ } => self.int_pages(&mut meta, &ok, &vals, n)?,
-            View::Keys { ok, keys, dict } => self.str_pages(&mut meta, ok, &keys, dict, n)?,
-            View::SparseKeys { ok, keys, dict } => self.str_pages(&mut meta, &ok, keys, dict, n)?,
-        }
-        meta.size = self.pos as i64 - start;
-        Ok(meta)
-    }
-
     /// Data pages of an integer column; `vals` are the non-null values in row order.
-    fn int_pages(&mut self, meta: &mut ChunkMeta, ok: &[bool], vals: &[i64], n: usize) -> std::io::Result<()> {
+    fn int_pages<T: Int>(&mut self, meta: &mut ChunkMeta, ok: &[bool], vals: &[T]) -> std::io::Result<()> {
         let bits = if matches!(meta.kind, Kind::U32 | Kind::I32) { 32 } else { 64 };
         let enc = if vals.is_empty() { PLAIN } else { DELTA_BINARY_PACKED };
         meta.encodings.push(enc);
         if !vals.is_empty() {
-            meta.stats = Some(min_max(meta.kind, vals, (n - vals.len()) as i64));
+            meta.stats = Some(min_max(meta.kind, vals, (ok.len() - vals.len()) as i64));
         }
         let mut at = 0usize;
         let mut body = Vec::new();
@@ -244,9 +240,7 @@ impl EventsWriter {
     }
 
     /// Dictionary page of the keys used in this row group, then data pages of remapped keys.
-    fn str_pages(&mut self, meta: &mut ChunkMeta, ok: &[bool], keys: &[u32], dict: &Dict, n: usize)
-        -> std::io::Result<()> {
-        let _ = n;
+    fn str_pages(&mut self, meta: &mut ChunkMeta, ok: &[bool], keys: &[u32], dict: &Dict) -> std::io::Result<()> {
         let mut remap = vec![u32::MAX; dict.values.len()];
         let mut used: Vec<u32> = Vec::new();
         let mut local = Vec::with_capacity(keys.len());
@@ -411,22 +405,22 @@ fn converted(k: Kind) -> i32 {
 }
 
 /// Statistics in the column's sort order (unsigned for UINT_*), as plain little-endian bytes.
-fn min_max(kind: Kind, vals: &[i64], nulls: i64) -> (Vec<u8>, Vec<u8>, i64) {
+fn min_max<T: Int>(kind: Kind, vals: &[T], nulls: i64) -> (Vec<u8>, Vec<u8>, i64) {
     match kind {
         Kind::U32 => {
-            let (lo, hi) = vals.iter().fold((u32::MAX, 0u32), |(a, b), &x| (a.min(x as u32), b.max(x as u32)));
+            let (lo, hi) = vals.iter().fold((u32::MAX, 0u32), |(a, b), &x| (a.min(x.i64() as u32), b.max(x.i64() as u32)));
             (lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec(), nulls)
         }
         Kind::I32 => {
-            let (lo, hi) = vals.iter().fold((i32::MAX, i32::MIN), |(a, b), &x| (a.min(x as i32), b.max(x as i32)));
+            let (lo, hi) = vals.iter().fold((i32::MAX, i32::MIN), |(a, b), &x| (a.min(x.i64() as i32), b.max(x.i64() as i32)));
             (lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec(), nulls)
         }
         Kind::U64 => {
-            let (lo, hi) = vals.iter().fold((u64::MAX, 0u64), |(a, b), &x| (a.min(x as u64), b.max(x as u64)));
+            let (lo, hi) = vals.iter().fold((u64::MAX, 0u64), |(a, b), &x| (a.min(x.i64() as u64), b.max(x.i64() as u64)));
             (lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec(), nulls)
         }
         _ => {
-            let (lo, hi) = vals.iter().fold((i64::MAX, i64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+            let (lo, hi) = vals.iter().fold((i64::MAX, i64::MIN), |(a, b), &x| (a.min(x.i64()), b.max(x.i64())));
             (lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec(), nulls)
         }
     }

@@ -6,18 +6,23 @@ use crate::sink::Sink;
 
 pub fn write(sink: &mut Sink, rows: usize) -> Result<(), Fail> {
     let actions = ["Q", "G", "I", "D", "C", "P", "U", "m"];
+    // keys interned once, as a decoder would (a per-row string hash costs more than the row)
+    let procs: Vec<u32> = (0..37).map(|k| sink.ev.process.dict.intern(&format!("proc-{k}"))).collect();
+    let akeys: Vec<u32> = actions.iter().map(|a| sink.ev.action.dict.intern(a)).collect();
+    let rkeys = [sink.ev.rwbs.dict.intern("WS"), sink.ev.rwbs.dict.intern("R")];
     for i in 0..rows {
         let e = &mut sink.ev;
         let row = e.row();
-        let a = actions[(i * 7 + i / 3) % actions.len()];
+        let ai = (i * 7 + i / 3) % actions.len();
+        let a = actions[ai];
         e.dev_major.push(if i % 1000 == 999 { 259 } else { 7 });
         e.dev_minor.push((i % 3) as u32);
         e.cpu.push((i / 100_000 % 4) as u32);
         e.seq.push(i as i64 + 1);
         e.time_ns.push((i as i64) * 1733 - 5000 + (i as i64 % 17) * 3);
         e.pid.push(u32::MAX - (i % 5) as u32);
-        e.action.push_str(a);
-        e.rwbs.push_str(if i % 2 == 0 { "WS" } else { "R" });
+        e.action.push_key(akeys[ai]);
+        e.rwbs.push_key(rkeys[i % 2]);
         if a == "P" || a == "U" || a == "m" {
             e.sector.push_null();
             e.nsectors.push_null();
@@ -33,7 +38,7 @@ pub fn write(sink: &mut Sink, rows: usize) -> Result<(), Fail> {
         if i % 11 == 0 {
             e.process.push_null();
         } else {
-            e.process.push_str(&format!("proc-{}", i % 37));
+            e.process.push_key(procs[i % 37]);
         }
         if i % 5 == 0 {
             e.remap_dev_major.set(row, 8);

@@ -1,6 +1,7 @@
 //! Where decoders put rows: the current row group, written out whenever it is full.
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use crate::events::{Events, ROW_GROUP};
 use crate::parquet::EventsWriter;
@@ -12,6 +13,7 @@ pub struct Sink {
     out: String,
     pub rows: i64,
     group: usize,
+    spent: Duration, // in the writer; printed when BLKSCOPE_NATIVE_TIMING is set (bench/)
 }
 
 impl Sink {
@@ -20,7 +22,7 @@ impl Sink {
     }
     pub fn with_group(path: &Path, group: usize) -> Result<Sink, Fail> {
         let writer = EventsWriter::create(path).map_err(|e| Fail::new(path, None, format!("cannot write: {e}")))?;
-        Ok(Sink { ev: Events::new(), writer, out: path.display().to_string(), rows: 0, group })
+        Ok(Sink { ev: Events::new(), writer, out: path.display().to_string(), rows: 0, group, spent: Duration::ZERO })
     }
     /// Call after each complete row (dense and sparse columns pushed): writes a full row group.
     #[inline]
@@ -31,14 +33,19 @@ impl Sink {
         Ok(())
     }
     pub fn flush(&mut self) -> Result<(), Fail> {
+        let t = Instant::now();
         self.rows += self.ev.len() as i64;
-        self.writer.write(&self.ev).map_err(|e| Fail::new(Path::new(&self.out), None, format!("cannot write: {e}")))?;
+        let r = self.writer.write(&self.ev).map_err(|e| Fail::new(Path::new(&self.out), None, format!("cannot write: {e}")));
         self.ev.clear();
-        Ok(())
+        self.spent += t.elapsed();
+        r
     }
     pub fn finish(mut self) -> Result<i64, Fail> {
         self.flush()?;
         let out = self.out.clone();
+        if std::env::var_os("BLKSCOPE_NATIVE_TIMING").is_some() {
+            eprintln!("blkscope-native: {:.3} s writing {} rows", self.spent.as_secs_f64(), self.rows);
+        }
         self.writer.finish().map_err(|e| Fail::new(Path::new(&out), None, format!("cannot write: {e}")))?;
         Ok(self.rows)
     }
