@@ -53,6 +53,16 @@ def test_tracing_overhead_with_bootstrap_ci():
     assert r["welch_p"] < 1e-4
 
 
+def test_mount_options_are_a_configuration_of_their_own():
+    runs = _runs([True, False] * 4, ["ext4"] * 8, [1, 1, 2, 2, 1, 1, 2, 2]).with_columns(
+        mount_options=pl.Series(["noatime"] * 4 + ["noatime,data=writeback"] * 4)
+    )
+    ops = dict(zip(runs["run_id"], [90.0, 100.0, 91.0, 100.0, 50.0, 100.0, 52.0, 100.0], strict=True))
+    r = overhead.tracing_overhead(runs, ops, n_boot=200).sort("mount_options")
+    assert r["mount_options"].to_list() == ["noatime", "noatime,data=writeback"]
+    assert r["overhead"].round(3).to_list() == [0.095, 0.49]
+
+
 def test_no_untraced_runs_gives_an_empty_table():
     runs = _runs([True] * 2, ["ext4"] * 2, [1, 2])
     assert overhead.tracing_overhead(runs, {"r0": 1.0, "r1": 2.0}).height == 0

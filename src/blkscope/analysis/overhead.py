@@ -1,6 +1,7 @@
 """What tracing costs: throughput lost to tracing (paired traced / untraced runs) and trace volume.
 
-Overhead for a configuration (workload, job, filesystem, testbed) is 1 - mean(traced ops/s) / mean(untraced
+Overhead for a configuration (workload, job, filesystem, mount options, testbed: ext4 data=writeback is not
+plain ext4) is 1 - mean(traced ops/s) / mean(untraced
 ops/s) over its repeats; its 95% interval is a percentile bootstrap that resamples the repeats of each arm
 separately; Welch's t test on ops/s gives the p-value; n of each arm is reported. With 2-3 repeats per arm the
 bootstrap has few distinct resamples, so the interval is coarse: the n columns say so.
@@ -16,7 +17,7 @@ import polars as pl
 from blkscope.analysis.uncertainty import bootstrap_ci, welch
 from blkscope.readers.textio import open_binary
 
-CONFIG = ("workload", "job", "filesystem", "testbed")
+CONFIG = ("workload", "job", "filesystem", "mount_options", "testbed")
 
 
 def fio_ops(fio_jobs: pl.DataFrame) -> float:
@@ -26,6 +27,9 @@ def fio_ops(fio_jobs: pl.DataFrame) -> float:
 
 def tracing_overhead(runs: pl.DataFrame, ops: dict[str, float], n_boot: int = 4000, seed: int = 0) -> pl.DataFrame:
     """One row per configuration that has both traced and untraced runs."""
+    if "mount_options" not in runs.columns:
+        runs = runs.with_columns(mount_options=pl.lit(""))
+    runs = runs.with_columns(pl.col("mount_options").fill_null(""))
     df = runs.select(*CONFIG, "run_id", "traced").with_columns(ops=pl.col("run_id").replace_strict(ops, default=None))
     df = df.filter(pl.col("ops").is_not_null())
     rows = []

@@ -21,13 +21,22 @@ NO_PAIRS = "no paired runs: no configuration has both traced and untraced runs"
 LABEL_PT = 95  # the setup labels left of the plot
 
 
+def _options() -> pl.Expr:
+    """Mount options that set a configuration apart (` data=writeback`); noatime is every run's."""
+    opts = pl.col("mount_options").fill_null("").str.split(",").list.eval(
+        pl.element().filter(~pl.element().is_in(["", "noatime", "defaults"]))).list.join(",")  # fmt: skip
+    return pl.when(opts != "").then(" " + opts).otherwise(pl.lit(""))
+
+
 def chart(overhead: pl.DataFrame) -> alt.TopLevelMixin:
     """`overhead` is the overhead analysis table (workload, job, filesystem, testbed, n_traced, n_untraced,
     overhead, overhead_lo, overhead_hi, ...)."""
     if overhead.is_empty() or "overhead" not in overhead.columns:
         return no_data(NO_PAIRS)
+    if "mount_options" not in overhead.columns:
+        overhead = overhead.with_columns(mount_options=pl.lit(""))
     df = overhead.with_columns(
-        setup=pl.col("workload") + " " + pl.col("job")
+        setup=pl.col("workload") + " " + pl.col("job") + _options()
         + pl.when(pl.col("testbed") == "loop").then(pl.lit("")).otherwise(" (" + pl.col("testbed") + ")"),
         fs=pl.col("filesystem"),
         pct=pl.col("overhead") * 100, lo=pl.col("overhead_lo") * 100, hi=pl.col("overhead_hi") * 100,
