@@ -112,12 +112,30 @@ pub fn rle_hybrid(out: &mut Vec<u8>, vals: &[u32], w: u32) {
     }
 }
 
+/// Whether every flag is set / any is (memchr: vectorised, unlike a short-circuiting loop).
+#[inline]
+pub fn all_true(ok: &[bool]) -> bool {
+    memchr::memchr(0, bytes(ok)).is_none()
+}
+#[inline]
+pub fn any_true(ok: &[bool]) -> bool {
+    memchr::memchr(1, bytes(ok)).is_some()
+}
+#[inline]
+pub fn count_true(ok: &[bool]) -> usize {
+    bytes(ok).chunks(255).map(|c| c.iter().fold(0u8, |a, &b| a + b) as usize).sum()
+}
+fn bytes(ok: &[bool]) -> &[u8] {
+    // SAFETY: a bool is one byte holding 0 or 1
+    unsafe { std::slice::from_raw_parts(ok.as_ptr() as *const u8, ok.len()) }
+}
+
 /// Definition levels (1 = value present) as a length-prefixed RLE hybrid of width 1.
 pub fn def_levels(out: &mut Vec<u8>, ok: &[bool]) {
     let start = out.len();
     out.extend_from_slice(&[0; 4]);
-    let all = ok.iter().all(|&b| b);
-    if all || !ok.iter().any(|&b| b) {
+    let all = all_true(ok);
+    if all || !any_true(ok) {
         varint(out, (ok.len() as u64) << 1);
         out.push(all as u8);
     } else {
@@ -172,7 +190,8 @@ fn delta<const BITS: u32, T: Int>(out: &mut Vec<u8>, vals: &[T]) {
     if vals.len() < 2 {
         return;
     }
-    if vals.iter().all(|&v| v.i64() == vals[0].i64()) {
+    let v0 = vals[0].i64();
+    if vals.iter().fold(true, |a, &v| a & (v.i64() == v0)) {
         // constant (device, CPU of a per-CPU file ...): every block is a zero min delta and zero widths
         for _ in 0..(vals.len() - 1).div_ceil(BLOCK) {
             out.extend_from_slice(&[0u8; 1 + BLOCK / MINI]);

@@ -68,10 +68,12 @@ pub struct Dict {
 }
 
 impl Dict {
+    /// A dictionary whose keys are the positions of `values` (which may repeat: codes -> names).
     pub fn with_values(values: &[&str]) -> Dict {
         let mut d = Dict::default();
-        for v in values {
-            d.intern(v);
+        for (k, v) in values.iter().enumerate() {
+            d.values.push((*v).to_owned());
+            d.index.entry((*v).to_owned()).or_insert(k as u32);
         }
         d
     }

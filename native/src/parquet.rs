@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use crate::encode::{bit_width, def_levels, delta_binary_packed, plain_strings, rle_hybrid};
+use crate::encode::{all_true, bit_width, count_true, def_levels, delta_binary_packed, plain_strings, rle_hybrid};
 use crate::events::{Col, Dict, Events, Sparse};
 use crate::thrift::{self, Writer as Thrift};
 
@@ -131,7 +131,7 @@ fn sparse_ok<T>(s: &Sparse<T>, n: usize) -> Vec<bool> {
 
 /// The non-null values of a dense column, borrowed when there is no null.
 fn present<T: Copy>(c: &Col<T>) -> std::borrow::Cow<'_, [T]> {
-    if c.ok.iter().all(|&b| b) {
+    if all_true(&c.ok) {
         std::borrow::Cow::Borrowed(&c.v)
     } else {
         // branchless compaction: every value is written, the cursor only advances past kept ones
@@ -227,7 +227,7 @@ impl EventsWriter {
         let mut body = Vec::new();
         for (p, okp) in ok.chunks(PAGE_ROWS).enumerate() {
             let _ = p;
-            let k = okp.iter().filter(|&&b| b).count();
+            let k = count_true(okp);
             body.clear();
             def_levels(&mut body, okp);
             if k > 0 {
@@ -275,7 +275,7 @@ impl EventsWriter {
         let w = bit_width(used.len().saturating_sub(1) as u64);
         let mut at = 0usize;
         for okp in ok.chunks(PAGE_ROWS) {
-            let k = okp.iter().filter(|&&b| b).count();
+            let k = count_true(okp);
             body.clear();
             def_levels(&mut body, okp);
             if k > 0 {
@@ -406,22 +406,28 @@ fn converted(k: Kind) -> i32 {
 
 /// Statistics in the column's sort order (unsigned for UINT_*), as plain little-endian bytes.
 fn min_max<T: Int>(kind: Kind, vals: &[T], nulls: i64) -> (Vec<u8>, Vec<u8>, i64) {
-    match kind {
+    // separate min and max folds vectorise; a tuple fold does not
+    fn mm<U: Copy + Ord>(v: impl Iterator<Item = U> + Clone, lo0: U, hi0: U) -> (U, U) {
+        (v.clone().fold(lo0, |a, x| a.min(x)), v.fold(hi0, |a, x| a.max(x)))
+    }
+    let it = vals.iter().map(|x| x.i64());
+    let (lo, hi) = match kind {
         Kind::U32 => {
-            let (lo, hi) = vals.iter().fold((u32::MAX, 0u32), |(a, b), &x| (a.min(x.i64() as u32), b.max(x.i64() as u32)));
-            (lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec(), nulls)
+            let (a, b) = mm(it.map(|x| x as u32), u32::MAX, 0);
+            (a.to_le_bytes().to_vec(), b.to_le_bytes().to_vec())
         }
         Kind::I32 => {
-            let (lo, hi) = vals.iter().fold((i32::MAX, i32::MIN), |(a, b), &x| (a.min(x.i64() as i32), b.max(x.i64() as i32)));
-            (lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec(), nulls)
+            let (a, b) = mm(it.map(|x| x as i32), i32::MAX, i32::MIN);
+            (a.to_le_bytes().to_vec(), b.to_le_bytes().to_vec())
         }
         Kind::U64 => {
-            let (lo, hi) = vals.iter().fold((u64::MAX, 0u64), |(a, b), &x| (a.min(x.i64() as u64), b.max(x.i64() as u64)));
-            (lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec(), nulls)
+            let (a, b) = mm(it.map(|x| x as u64), u64::MAX, 0);
+            (a.to_le_bytes().to_vec(), b.to_le_bytes().to_vec())
         }
         _ => {
-            let (lo, hi) = vals.iter().fold((i64::MAX, i64::MIN), |(a, b), &x| (a.min(x.i64()), b.max(x.i64())));
-            (lo.to_le_bytes().to_vec(), hi.to_le_bytes().to_vec(), nulls)
+            let (a, b) = mm(it, i64::MAX, i64::MIN);
+            (a.to_le_bytes().to_vec(), b.to_le_bytes().to_vec())
         }
-    }
+    };
+    (lo, hi, nulls)
 }

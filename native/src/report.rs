@@ -19,6 +19,10 @@ impl Report {
     pub fn warn(&mut self, msg: impl Into<String>) {
         self.warnings.push(msg.into());
     }
+    /// A list under `trace` (created empty on first use).
+    pub fn trace_list(&mut self, key: &str) -> &mut Vec<Value> {
+        self.trace.entry(key).or_insert_with(|| Value::Array(Vec::new())).as_array_mut().expect("a list")
+    }
     pub fn count_unknown(&mut self, what: &str, n: i64) {
         *self.unknown.entry(what.to_owned()).or_insert(0) += n;
     }

@@ -32,6 +32,11 @@ impl Sink {
         }
         Ok(())
     }
+    /// Rows the current row group can still take.
+    #[inline]
+    pub fn room(&self) -> usize {
+        self.group.saturating_sub(self.ev.len()).max(1)
+    }
     pub fn flush(&mut self) -> Result<(), Fail> {
         let t = Instant::now();
         self.rows += self.ev.len() as i64;

@@ -1,0 +1,504 @@
+//! One blktrace file read window by window: records located (magic and version checked per record,
+//! resynchronising past garbage), notify records turned into process names, events handed out up to a
+//! time horizon straight into the events columns.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use memchr::memmem;
+use serde_json::{json, Value};
+
+use super::codes::*;
+use super::names::{Names, NONE};
+use crate::input::{self, Progress};
+use crate::report::{Fail, Report};
+use crate::sink::Sink;
+
+/// Record layout of one file: version 7 (48-byte header) or 8 (64), byte order from its first magic.
+#[derive(Clone, Copy)]
+pub struct Fmt {
+    pub version: u32,
+    pub big: bool,
+    pub hdr: usize,
+}
+
+impl Fmt {
+    pub fn detect(head: &[u8]) -> Option<Fmt> {
+        if head.len() < 4 {
+            return None;
+        }
+        let b: [u8; 4] = head[..4].try_into().unwrap();
+        for big in [false, true] {
+            let m = if big { u32::from_be_bytes(b) } else { u32::from_le_bytes(b) };
+            let v = m & 0xFF;
+            if m & 0xFFFF_FF00 == MAGIC && (v == 7 || v == 8) {
+                return Some(Fmt { version: v, big, hdr: if v == 7 { 48 } else { 64 } });
+            }
+        }
+        None
+    }
+    #[inline(always)]
+    fn u16(&self, b: &[u8], at: usize) -> u16 {
+        let x: [u8; 2] = b[at..at + 2].try_into().unwrap();
+        if self.big { u16::from_be_bytes(x) } else { u16::from_le_bytes(x) }
+    }
+    #[inline(always)]
+    fn u32(&self, b: &[u8], at: usize) -> u32 {
+        let x: [u8; 4] = b[at..at + 4].try_into().unwrap();
+        if self.big { u32::from_be_bytes(x) } else { u32::from_le_bytes(x) }
+    }
+    #[inline(always)]
+    fn u64(&self, b: &[u8], at: usize) -> u64 {
+        let x: [u8; 8] = b[at..at + 8].try_into().unwrap();
+        if self.big { u64::from_be_bytes(x) } else { u64::from_le_bytes(x) }
+    }
+    pub fn dev_at(&self) -> usize {
+        if self.version == 8 { 40 } else { 36 }
+    }
+    pub fn cpu_at(&self) -> usize {
+        if self.version == 8 { 44 } else { 40 }
+    }
+    pub fn pid_at(&self) -> usize {
+        if self.version == 8 { 28 } else { 32 }
+    }
+    pub fn err_at(&self) -> usize {
+        if self.version == 8 { 48 } else { 44 }
+    }
+    /// Category bits (action >> 16) of the record at `o`.
+    #[inline(always)]
+    pub fn cat(&self, b: &[u8], o: usize) -> u32 {
+        // the action's bits 16..32: v7 a u32 at 28, v8 a u64 at 32 (its low half first when little-endian)
+        let a = if self.version == 8 { self.u64(b, o + 32) } else { self.u32(b, o + 28) as u64 };
+        ((a >> 16) & 0xFFFF) as u32
+    }
+    #[inline(always)]
+    pub fn pdu_len(&self, b: &[u8], o: usize) -> u16 {
+        self.u16(b, o + if self.version == 8 { 50 } else { 46 })
+    }
+    /// The header fields of the record at `o`.
+    #[inline(always)]
+    pub fn rec(&self, b: &[u8], o: usize) -> Rec {
+        let v8 = self.version == 8;
+        Rec {
+            seq: self.u32(b, o + 4),
+            time: self.u64(b, o + 8),
+            sector: self.u64(b, o + 16),
+            bytes: self.u32(b, o + 24),
+            action: if v8 { self.u64(b, o + 32) } else { self.u32(b, o + 28) as u64 },
+            pid: self.u32(b, o + if v8 { 28 } else { 32 }),
+            device: self.u32(b, o + if v8 { 40 } else { 36 }),
+            cpu: self.u32(b, o + if v8 { 44 } else { 40 }),
+            error: self.u16(b, o + if v8 { 48 } else { 44 }),
+            pdu_len: self.u16(b, o + if v8 { 50 } else { 46 }),
+        }
+    }
+}
+
+const CHUNK: usize = 4096; // records per column pass: ~200 KB of headers, cache-resident
+
+const NO_KEY: (u32, u32) = (u32::MAX, u32::MAX);
+
+pub struct Rec {
+    pub seq: u32,
+    pub time: u64,
+    pub sector: u64,
+    pub bytes: u32,
+    pub action: u64,
+    pub pid: u32,
+    pub device: u32,
+    pub cpu: u32,
+    pub error: u16,
+    pub pdu_len: u16,
+}
+
+/// Tables shared by all streams: code -> no sector, category -> rwbs key.
+pub struct Tables {
+    pub cat_key: Vec<u8>,
+    pub unknown: Vec<bool>,
+}
+
+pub struct Stream {
+    pub path: PathBuf,
+    pub name_cpu: Option<u32>,
+    reader: Option<Box<dyn Read + Send>>,
+    buf: Vec<u8>,
+    n: usize,
+    base: u64,
+    window: usize,
+    fmt: Fmt,
+    pub done: bool,
+    consumed: usize,
+    // events of the current window (notify records removed, messages kept)
+    offs: Vec<usize>,
+    codes: Vec<u16>,
+    times: Vec<u64>,
+    sorted: bool,
+    at: usize,
+    pub first_time: Option<u64>,
+    pub before_origin: u64,
+    n_rec: u64,
+    n_ev: u64,
+    other_cpu: u64,
+    devices: BTreeSet<u32>,
+    last_seq: HashMap<(u32, u32), u32>,
+    cur: ((u32, u32), u32), // the (device, cpu) of the last record and its sequence number
+    pub gaps: BTreeMap<(u32, u32), (i64, i64)>,
+}
+
+impl Stream {
+    pub fn open(path: &Path, name_cpu: Option<u32>, window: usize) -> Result<Stream, Fail> {
+        Ok(Stream {
+            path: path.to_owned(),
+            name_cpu,
+            reader: Some(input::open(path)?),
+            buf: vec![0; window + (1 << 16)],
+            n: 0,
+            base: 0,
+            window,
+            fmt: Fmt { version: 7, big: false, hdr: 48 },
+            done: false,
+            consumed: 0,
+            offs: Vec::new(),
+            codes: Vec::new(),
+            times: Vec::new(),
+            sorted: true,
+            at: 0,
+            first_time: None,
+            before_origin: 0,
+            n_rec: 0,
+            n_ev: 0,
+            other_cpu: 0,
+            devices: BTreeSet::new(),
+            last_seq: HashMap::new(),
+            cur: (NO_KEY, 0),
+            gaps: BTreeMap::new(),
+        })
+    }
+
+    pub fn empty(&self) -> bool {
+        self.at >= self.offs.len()
+    }
+
+    pub fn last_time(&self) -> u64 {
+        let t = &self.times[self.at..];
+        if self.sorted { *t.last().unwrap() } else { *t.iter().max().unwrap() }
+    }
+
+    /// Decode the next window (or mark the stream done).
+    pub fn fill(&mut self, names: &mut Names, sink: &mut Sink, rep: &mut Report, t: &Tables, bar: &mut Progress)
+        -> Result<(), Fail> {
+        let first = self.reader.is_some() && self.base == 0 && self.n == 0 && self.consumed == 0;
+        // the cut record of the last window moves to the front
+        self.buf.copy_within(self.consumed..self.n, 0);
+        self.base += self.consumed as u64;
+        self.n -= self.consumed;
+        self.consumed = 0;
+        if self.buf.len() < self.n + self.window {
+            self.buf.resize(self.n + self.window, 0);
+        }
+        let got = match self.reader.as_mut() {
+            Some(r) => input::fill(r.as_mut(), &mut self.buf[self.n..self.n + self.window], &self.path)?,
+            None => 0,
+        };
+        let last = got < self.window;
+        if last {
+            self.reader = None;
+        }
+        self.n += got;
+        self.offs.clear();
+        self.codes.clear();
+        self.times.clear();
+        self.at = 0;
+        if first {
+            if self.n == 0 {
+                return Err(Fail::new(&self.path, None, "empty file: expected blktrace binary records"));
+            }
+            self.fmt = Fmt::detect(&self.buf[..self.n]).ok_or_else(|| {
+                let h: String = self.buf[..self.n.min(4)].iter().map(|b| format!("{b:02x}")).collect();
+                Fail::offset(&self.path, 0, format!("not a blktrace file (magic {h}, expected 0x656174 with version 7 or 8)"))
+            })?;
+            let info = files_entry(rep, &self.path);
+            info.insert("version".into(), json!(self.fmt.version));
+            info.insert("byte_order".into(), json!(if self.fmt.big { "big" } else { "little" }));
+        }
+        if self.n == 0 {
+            self.done = true;
+            return Ok(());
+        }
+        let recs = self.walk(last, rep);
+        bar.add(if last { self.n as u64 } else { self.consumed as u64 });
+        self.decode(&recs, names, sink, rep, t);
+        self.done = last;
+        Ok(())
+    }
+
+    /// Offsets of the complete records in buf[..n]; sets `consumed` (where the next window starts).
+    fn walk(&mut self, last: bool, rep: &mut Report) -> Vec<usize> {
+        let (buf, n, f) = (&self.buf[..self.n], self.n, self.fmt);
+        let magic = MAGIC | f.version;
+        let pat = if f.big { magic.to_be_bytes() } else { magic.to_le_bytes() };
+        let pl = f.hdr - if f.version == 8 { 14 } else { 2 }; // pdu_len: 2 bytes before the end (v8: before 12 pad)
+        let mut offs = Vec::with_capacity(n / f.hdr + 1);
+        let mut pos = 0usize;
+        while pos + 4 <= n {
+            if buf[pos..pos + 4] == pat {
+                if pos + f.hdr > n {
+                    break;
+                }
+                let end = pos + f.hdr + f.u16(buf, pos + pl) as usize;
+                if end > n {
+                    break;
+                }
+                offs.push(pos);
+                pos = end;
+                continue;
+            }
+            // not a record here: skip to the next magic word at any byte
+            let to = match memmem::find(&buf[pos + 1..], &pat) {
+                Some(k) => pos + 1 + k,
+                None if last => n,
+                None => n.saturating_sub(3).max(pos), // a magic may straddle the cut
+            };
+            if to > pos {
+                let off = self.base + pos as u64;
+                rep.trace_list("resyncs").push(json!({"file": self.path.display().to_string(), "byte_offset": off,
+                                                     "bytes_skipped": to - pos}));
+                rep.warn(format!("{}: byte offset {off}: no valid record (bad magic or version); skipped {} bytes to \
+                                  the next record", self.path.display(), to - pos));
+            }
+            if to == pos {
+                break;
+            }
+            pos = to;
+        }
+        if last && pos < n {
+            let off = self.base + pos as u64;
+            rep.warn(format!("{}: byte offset {off}: truncated last record ({} bytes) ignored", self.path.display(), n - pos));
+            rep.trace_list("truncated").push(json!({"file": self.path.display().to_string(), "byte_offset": off}));
+        }
+        self.consumed = pos;
+        offs
+    }
+
+    fn decode(&mut self, recs: &[usize], names: &mut Names, sink: &mut Sink, rep: &mut Report, t: &Tables) {
+        let (buf, f) = (&self.buf[..self.n], self.fmt);
+        self.n_rec += recs.len() as u64;
+        let mut unknown: BTreeMap<usize, i64> = BTreeMap::new();
+        for &o in recs {
+            let r = f.rec(buf, o);
+            let cat = ((r.action >> 16) & 0xFFFF) as u32;
+            let mut code = (r.action & 0xFF) as usize;
+            if cat & TC_NOTIFY != 0 {
+                let kind = r.action & 0xFF;
+                let skip = if r.action & CGROUP_BIT != 0 { 8 } else { 0 };
+                let data = &buf[(o + f.hdr + skip).min(o + f.hdr + r.pdu_len as usize)..o + f.hdr + r.pdu_len as usize];
+                match kind {
+                    NOTIFY_PROCESS => {
+                        let end = memchr::memchr(0, data).unwrap_or(data.len());
+                        names.add(r.pid, r.cpu, &String::from_utf8_lossy(&data[..end]), &mut sink.ev.process.dict);
+                        continue;
+                    }
+                    NOTIFY_TIMESTAMP => {
+                        if names.wall.is_none() && data.len() >= 8 {
+                            names.wall = Some((f.u32(data, 0), f.u32(data, 4), r.time));
+                        }
+                        continue;
+                    }
+                    NOTIFY_MESSAGE => code = MSG,
+                    _ => continue,
+                }
+            }
+            if t.unknown[code] {
+                *unknown.entry(code).or_insert(0) += 1;
+            }
+            if let Some(c) = self.name_cpu {
+                self.other_cpu += (r.cpu != c) as u64;
+            }
+            if code != MSG {
+                let key = (r.device, r.cpu);
+                // the usual per-CPU file has one key: skip the map while it stays the same
+                let prev = if self.cur.0 == key {
+                    let p = self.cur.1;
+                    self.cur.1 = r.seq;
+                    Some(p)
+                } else {
+                    if self.cur.0 != NO_KEY {
+                        self.last_seq.insert(self.cur.0, self.cur.1);
+                    }
+                    self.cur = (key, r.seq);
+                    self.last_seq.get(&key).copied()
+                };
+                if let Some(prev) = prev {
+                    let d = r.seq as i64 - prev as i64;
+                    if d > 1 || d <= 0 {
+                        let g = self.gaps.entry(key).or_insert((0, 0));
+                        if d > 1 {
+                            g.0 += d - 1;
+                        } else {
+                            g.1 += 1;
+                        }
+                    }
+                } else {
+                    self.devices.insert(r.device);
+                }
+                if self.cur.0 == key && prev.is_none() {
+                    self.last_seq.insert(key, r.seq);
+                }
+            }
+            if let Some(&prev) = self.times.last() {
+                self.sorted &= r.time >= prev;
+            } else {
+                self.sorted = true;
+            }
+            self.offs.push(o);
+            self.codes.push(code as u16);
+            self.times.push(r.time);
+        }
+        let names_tbl = super::codes::action_names();
+        for (c, k) in unknown {
+            rep.count_unknown(&format!("action {}", names_tbl[c]), k);
+        }
+        if !self.times.is_empty() && self.first_time.is_none() {
+            self.first_time = self.times.iter().min().copied();
+        }
+    }
+
+    /// Hand out the pending events with time <= horizon (all when None or when the window is unsorted).
+    pub fn take(&mut self, horizon: Option<u64>, names: &mut Names, origin: u64, sink: &mut Sink, t: &Tables)
+        -> Result<(), Fail> {
+        let total = self.offs.len();
+        let end = match horizon {
+            Some(h) if self.sorted => self.at + self.times[self.at..].partition_point(|&x| x <= h),
+            _ => total,
+        };
+        if end <= self.at {
+            return Ok(());
+        }
+        if !self.sorted || self.times[self.at] < origin {
+            self.before_origin += self.times[self.at..end].iter().filter(|&&x| x < origin).count() as u64;
+        }
+        let (buf, f) = (&self.buf[..self.n], self.fmt);
+        let cpu0 = f.rec(buf, self.offs[self.at]).cpu;
+        names.build(cpu0);
+        let names = &*names;
+        let tbl = names.table(cpu0);
+        let mut i = self.at;
+        while i < end {
+            // column by column over a cache-sized chunk of records, never past the row group
+            let j = end.min(i + CHUNK).min(i + sink.room());
+            let (idx, codes) = (&self.offs[i..j], &self.codes[i..j]);
+            let ev = &mut sink.ev;
+            let row0 = ev.row();
+            for (k, (&o, &c)) in idx.iter().zip(codes).enumerate() {
+                let code = c as usize;
+                let pc = f.cat(buf, o) & TC_PC != 0;
+                if f.pdu_len(buf, o) > 0 || pc || code == MSG {
+                    payload(ev, row0 + k, buf, o, &f.rec(buf, o), code, pc, f);
+                }
+            }
+            let n = idx.len();
+            let dev = |o: usize| f.u32(buf, o + f.dev_at());
+            ev.dev_major.v.extend(idx.iter().map(|&o| dev(o) >> 20));
+            ev.dev_minor.v.extend(idx.iter().map(|&o| dev(o) & 0xFFFFF));
+            ev.cpu.v.extend(idx.iter().map(|&o| f.u32(buf, o + f.cpu_at())));
+            ev.seq.v.extend(idx.iter().map(|&o| f.u32(buf, o + 4) as i64));
+            ev.time_ns.v.extend(idx.iter().map(|&o| f.u64(buf, o + 8).wrapping_sub(origin) as i64));
+            ev.pid.v.extend(idx.iter().map(|&o| f.u32(buf, o + f.pid_at())));
+            ev.action.keys.v.extend(codes.iter().map(|&c| c as u32));
+            ev.rwbs.keys.v.extend(idx.iter().map(|&o| {
+                (t.cat_key[f.cat(buf, o) as usize] | (((f.u32(buf, o + 24) > 0) as u8) << 3)) as u32
+            }));
+            ev.sector.v.extend(idx.iter().map(|&o| f.u64(buf, o + 16) as i64));
+            ev.nsectors.v.extend(idx.iter().map(|&o| (f.u32(buf, o + 24) >> 9) as i64));
+            let has_sector = idx.iter().zip(codes).map(|(&o, &c)| !(no_sector(c as usize) || f.cat(buf, o) & TC_PC != 0));
+            ev.sector.ok.extend(has_sector.clone());
+            ev.nsectors.ok.extend(has_sector);
+            ev.error.v.extend(idx.iter().map(|&o| f.u16(buf, o + f.err_at()) as i32));
+            ev.process.keys.v.extend(idx.iter().map(|&o| {
+                let (pid, cpu) = (f.u32(buf, o + f.pid_at()), f.u32(buf, o + f.cpu_at()));
+                match tbl {
+                    Some(tb) if cpu == cpu0 => tb.get(pid as usize).copied().unwrap_or(NONE),
+                    _ => names.lookup(pid, cpu),
+                }
+            }));
+            let keys = &ev.process.keys.v[row0..];
+            ev.process.keys.ok.extend(keys.iter().map(|&k| k != NONE));
+            for ok in [&mut ev.dev_major.ok, &mut ev.dev_minor.ok, &mut ev.cpu.ok, &mut ev.pid.ok] {
+                ok.extend(std::iter::repeat_n(true, n));
+            }
+            for ok in [&mut ev.seq.ok, &mut ev.time_ns.ok, &mut ev.action.keys.ok, &mut ev.rwbs.keys.ok, &mut ev.error.ok] {
+                ok.extend(std::iter::repeat_n(true, n));
+            }
+            sink.end_row()?;
+            i = j;
+        }
+        self.n_ev += (end - self.at) as u64;
+        self.at = end;
+        Ok(())
+    }
+
+    pub fn finish(&self, rep: &mut Report) {
+        let devs: Vec<String> = self.devices.iter().map(|d| format!("{},{}", d >> 20, d & 0xFFFFF)).collect();
+        let ndev = devs.len();
+        let info = files_entry(rep, &self.path);
+        info.insert("records".into(), json!(self.n_rec));
+        info.insert("events".into(), json!(self.n_ev));
+        info.insert("devices".into(), json!(devs));
+        if self.other_cpu > 0 {
+            info.insert("records_from_other_cpus".into(), json!(self.other_cpu));
+            rep.warn(format!("{}: {} records are from another CPU than the file name says ({}); kept",
+                             self.path.display(), self.other_cpu, self.name_cpu.unwrap()));
+        }
+        if ndev > 1 && self.name_cpu.is_some() {
+            rep.warn(format!("{}: records from {ndev} devices in one per-device file; kept", self.path.display()));
+        }
+    }
+}
+
+/// Payload fields: cgroup id, remap (A), split sector (X), unplug count (U, UT) — big-endian on every
+/// host — and the texts of SCSI commands (hex) and messages.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn payload(ev: &mut crate::events::Events, row: usize, buf: &[u8], o: usize, r: &Rec, code: usize, pc: bool, f: Fmt) {
+    let cg = r.action & CGROUP_BIT != 0;
+    let skip = if cg { 8 } else { 0 };
+    let pdu = r.pdu_len as usize;
+    let avail = pdu as i64 - skip as i64;
+    let start = o + f.hdr + skip;
+    let be64 = |at: usize| u64::from_be_bytes(buf[at..at + 8].try_into().unwrap());
+    if cg && avail >= 0 {
+        ev.cgroup_id.set(row, f.u64(buf, o + f.hdr));
+    }
+    if code == A && avail >= 16 {
+        let dev = u32::from_be_bytes(buf[start..start + 4].try_into().unwrap());
+        ev.remap_dev_major.set(row, dev >> 20);
+        ev.remap_dev_minor.set(row, dev & 0xFFFFF);
+        ev.remap_sector.set(row, be64(start + 8) as i64);
+    }
+    if matches!(code, X | U | UT) && avail >= 8 {
+        if code == X {
+            ev.split_sector.set(row, be64(start) as i64);
+        } else {
+            ev.unplug_count.set(row, be64(start) as i64);
+        }
+    }
+    if pc && code != MSG {
+        ev.pc_bytes.set(row, r.bytes as i64);
+    }
+    if pc || code == MSG {
+        let raw = if avail > 0 { &buf[start..o + f.hdr + pdu] } else { &[][..] };
+        if code == MSG {
+            let end = raw.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
+            ev.message.set(row, &String::from_utf8_lossy(&raw[..end]));
+        } else {
+            let hex: String = raw.iter().map(|b| format!("{b:02x}")).collect();
+            ev.cdb.set(row, &hex);
+        }
+    }
+}
+
+pub fn files_entry<'a>(rep: &'a mut Report, path: &Path) -> &'a mut serde_json::Map<String, Value> {
+    let files = rep.trace.entry("files").or_insert_with(|| json!({})).as_object_mut().unwrap();
+    files.entry(path.display().to_string()).or_insert_with(|| json!({})).as_object_mut().unwrap()
+}
