@@ -148,8 +148,7 @@ def test_sniff():
 def test_small_windows_change_nothing(tmp_path, name, monkeypatch):
     """Records cut at window edges, carried over, horizons every few hundred records: same table, same report."""
     rep, whole = ingest(tmp_path / "a", SETS[name])
-    monkeypatch.setattr(blktrace, "WINDOW_TOTAL", 4096)
-    monkeypatch.setattr(blktrace, "WINDOW_MIN", 4093)  # odd: cuts land inside headers and payloads
+    monkeypatch.setenv("BLKSCOPE_BLKTRACE_WINDOWS", "4096,4093")  # odd: cuts land inside headers and payloads
     rep2, small = ingest(tmp_path / "b", SETS[name])
     # the interleaving of CPUs follows the window size; each CPU's rows and their order do not
     assert small.sort("cpu", maintain_order=True).equals(whole.sort("cpu", maintain_order=True))

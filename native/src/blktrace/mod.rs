@@ -31,6 +31,17 @@ use stream::{Stream, Tables};
 const WINDOW_TOTAL: usize = 96 << 20; // bytes of raw input held per set, split among its files
 const WINDOW_MIN: usize = 4 << 20;
 
+/// Window sizes: BLKSCOPE_BLKTRACE_WINDOWS="TOTAL,MIN" overrides them (tests cut records at window edges).
+fn windows() -> (usize, usize) {
+    std::env::var("BLKSCOPE_BLKTRACE_WINDOWS")
+        .ok()
+        .and_then(|v| {
+            let (a, b) = v.split_once(',')?;
+            Some((a.parse().ok()?, b.parse().ok()?))
+        })
+        .unwrap_or((WINDOW_TOTAL, WINDOW_MIN))
+}
+
 /// `<name>.blktrace.<cpu>[.zst|.gz|.xz]` -> (name, cpu)
 fn set_name(file: &str) -> Option<(&str, u32)> {
     let base = file.strip_suffix(".zst").or(file.strip_suffix(".gz")).or(file.strip_suffix(".xz")).unwrap_or(file);
@@ -135,7 +146,8 @@ pub fn read(inputs: &[PathBuf], sink: &mut Sink, rep: &mut Report, progress: boo
 
 fn read_set(name: &str, files: &[(Option<u32>, PathBuf)], sink: &mut Sink, rep: &mut Report, t: &Tables,
             bar: &mut Progress) -> Result<(), Fail> {
-    let window = WINDOW_MIN.max(WINDOW_TOTAL / files.len());
+    let (total, min) = windows();
+    let window = min.max(total / files.len());
     let mut names = Names::default();
     let mut streams = Vec::with_capacity(files.len());
     for (cpu, path) in files {
