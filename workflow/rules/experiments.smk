@@ -48,44 +48,20 @@ rule dataset_manifest:
         "blkscope manifest $(dirname {output}) --runs {input.runs} -o {output} > {log} 2>&1"
 
 
+# Host runs of every workload (fio, sysbench, journal, YCSB-RocksDB), traced or not: what lands in the run's
+# directory depends on the workload (trace.txt.zst when traced, iostat.json, fio.json / sysbench.txt /
+# journal.json / ycsb logs), so run.yaml, written last, is the output that says the capture finished.
 rule capture_run:
     input:
         runs=config["runs"],
-        job=lambda w: capture_targets.fio_job(RUNS, w.run),
+        job=lambda w: capture_targets.job_inputs(RUNS, w.run),
     output:
-        trace=f"{RAW}/{{run}}/trace.txt.zst",
-        iostat=f"{RAW}/{{run}}/iostat.json",
-        fio=f"{RAW}/{{run}}/fio.json",
         meta=f"{RAW}/{{run}}/run.yaml",
     params:
         allow=capture_targets.allow_options(config["capture"]["allowed_devices"]),
         workdir=config["capture"]["workdir"],
     wildcard_constraints:
-        run=capture_targets.pattern(CAPTURE_TRACED),
-    resources:
-        testbed=1,
-    log:
-        "logs/experiments/{run}.log",
-    benchmark:
-        "benchmarks/experiments/{run}.tsv"
-    shell:
-        CAPTURE_CMD
-
-
-# Untraced runs (tracer overhead): the same capture without the trace file.
-rule capture_run_untraced:
-    input:
-        runs=config["runs"],
-        job=lambda w: capture_targets.fio_job(RUNS, w.run),
-    output:
-        iostat=f"{RAW}/{{run}}/iostat.json",
-        fio=f"{RAW}/{{run}}/fio.json",
-        meta=f"{RAW}/{{run}}/run.yaml",
-    params:
-        allow=capture_targets.allow_options(config["capture"]["allowed_devices"]),
-        workdir=config["capture"]["workdir"],
-    wildcard_constraints:
-        run=capture_targets.pattern(CAPTURE_UNTRACED),
+        run=capture_targets.pattern(CAPTURE_TRACED + CAPTURE_UNTRACED),
     resources:
         testbed=1,
     log:
@@ -117,15 +93,13 @@ rule guest_build:
 rule capture_guest:
     input:
         runs=config["runs"],
-        job=lambda w: capture_targets.fio_job(RUNS, w.run),
+        job=lambda w: capture_targets.job_inputs(RUNS, w.run),
         kernel=f"{GUEST}/vmlinuz",
         initramfs=f"{GUEST}/initramfs.cpio",
         manifest=f"{GUEST}/manifest.json",
     output:
         # one file per guest CPU (blktrace.GUEST_CPUS; plain files, so no .snakemake_timestamp lands in raw data)
         blktrace=[f"{RAW}/{{run}}/blktrace/vda.blktrace.{cpu}.zst" for cpu in range(GUEST_CPUS)],
-        iostat=f"{RAW}/{{run}}/iostat.json",
-        fio=f"{RAW}/{{run}}/fio.json",
         dmesg=f"{RAW}/{{run}}/dmesg.txt.zst",
         meta=f"{RAW}/{{run}}/run.yaml",
     params:
@@ -145,8 +119,6 @@ rule capture_guest:
 
 use rule capture_guest as capture_guest_untraced with:
     output:
-        iostat=f"{RAW}/{{run}}/iostat.json",
-        fio=f"{RAW}/{{run}}/fio.json",
         dmesg=f"{RAW}/{{run}}/dmesg.txt.zst",
         meta=f"{RAW}/{{run}}/run.yaml",
     wildcard_constraints:

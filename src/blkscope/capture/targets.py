@@ -37,6 +37,12 @@ def pattern(run_ids: Iterable[str]) -> str:
     return "|".join(map(re.escape, run_ids)) or NOTHING
 
 
+def job_inputs(runs: pl.DataFrame, run_id: str, fio_dir: str = "config/fio") -> list[str]:
+    """Files a capture reads besides the runs sheet: the fio job file of fio runs (other workloads: none)."""
+    row = runs.filter(pl.col("run_id") == run_id)
+    return [fio_job(runs, run_id, fio_dir)] if row.height and row["workload"].item() == "fio" else []
+
+
 def fio_job(runs: pl.DataFrame, run_id: str, fio_dir: str = "config/fio") -> str:
     return f"{fio_dir}/{runs.filter(pl.col('run_id') == run_id)['job'].item()}.fio"
 
