@@ -122,6 +122,8 @@ pub struct Stream {
     pub path: PathBuf,
     pub name_cpu: Option<u32>,
     reader: Option<Box<dyn Read + Send>>,
+    map: Option<input::Map>,
+    started: bool,
     buf: Vec<u8>,
     n: usize,
     base: u64,
@@ -148,11 +150,24 @@ pub struct Stream {
 
 impl Stream {
     pub fn open(path: &Path, name_cpu: Option<u32>, window: usize) -> Result<Stream, Fail> {
-        Ok(Stream {
+        let map = input::Map::open(path)?;
+        let reader = if map.is_none() { Some(input::open(path)?) } else { None };
+        let mut s = Stream::new(path, name_cpu, window);
+        (s.map, s.reader) = (map, reader);
+        if s.map.is_none() {
+            s.buf = vec![0; window + (1 << 16)];
+        }
+        Ok(s)
+    }
+
+    fn new(path: &Path, name_cpu: Option<u32>, window: usize) -> Stream {
+        Stream {
             path: path.to_owned(),
             name_cpu,
-            reader: Some(input::open(path)?),
-            buf: vec![0; window + (1 << 16)],
+            reader: None,
+            map: None,
+            started: false,
+            buf: Vec::new(),
             n: 0,
             base: 0,
             window,
@@ -173,7 +188,7 @@ impl Stream {
             last_seq: HashMap::new(),
             cur: (NO_KEY, 0),
             gaps: BTreeMap::new(),
-        })
+        }
     }
 
     pub fn empty(&self) -> bool {
@@ -188,24 +203,38 @@ impl Stream {
     /// Decode the next window (or mark the stream done).
     pub fn fill(&mut self, names: &mut Names, sink: &mut Sink, rep: &mut Report, t: &Tables, bar: &mut Progress)
         -> Result<(), Fail> {
-        let first = self.reader.is_some() && self.base == 0 && self.n == 0 && self.consumed == 0;
-        // the cut record of the last window moves to the front
-        self.buf.copy_within(self.consumed..self.n, 0);
-        self.base += self.consumed as u64;
-        self.n -= self.consumed;
-        self.consumed = 0;
-        if self.buf.len() < self.n + self.window {
-            self.buf.resize(self.n + self.window, 0);
-        }
-        let got = match self.reader.as_mut() {
-            Some(r) => input::fill(r.as_mut(), &mut self.buf[self.n..self.n + self.window], &self.path)?,
-            None => 0,
+        let first = !self.started;
+        self.started = true;
+        let last = if let Some(m) = &self.map {
+            // the next window starts at the cut record: nothing moves, the finished part is released
+            let carry = self.n - self.consumed;
+            let base = self.base + self.consumed as u64;
+            m.release(self.base, base);
+            self.base = base;
+            let rest = m.len() - base as usize;
+            self.n = rest.min(carry + self.window);
+            m.populate(base, base + self.n as u64);
+            self.consumed = 0;
+            self.n == rest
+        } else {
+            // the cut record of the last window moves to the front
+            self.buf.copy_within(self.consumed..self.n, 0);
+            self.base += self.consumed as u64;
+            self.n -= self.consumed;
+            self.consumed = 0;
+            if self.buf.len() < self.n + self.window {
+                self.buf.resize(self.n + self.window, 0);
+            }
+            let got = match self.reader.as_mut() {
+                Some(r) => input::fill(r.as_mut(), &mut self.buf[self.n..self.n + self.window], &self.path)?,
+                None => 0,
+            };
+            if got < self.window {
+                self.reader = None;
+            }
+            self.n += got;
+            got < self.window
         };
-        let last = got < self.window;
-        if last {
-            self.reader = None;
-        }
-        self.n += got;
         self.offs.clear();
         self.codes.clear();
         self.times.clear();
@@ -214,8 +243,9 @@ impl Stream {
             if self.n == 0 {
                 return Err(Fail::new(&self.path, None, "empty file: expected blktrace binary records"));
             }
-            self.fmt = Fmt::detect(&self.buf[..self.n]).ok_or_else(|| {
-                let h: String = self.buf[..self.n.min(4)].iter().map(|b| format!("{b:02x}")).collect();
+            let data = view(&self.buf, &self.map, self.base, self.n);
+            self.fmt = Fmt::detect(data).ok_or_else(|| {
+                let h: String = data[..self.n.min(4)].iter().map(|b| format!("{b:02x}")).collect();
                 Fail::offset(&self.path, 0, format!("not a blktrace file (magic {h}, expected 0x656174 with version 7 or 8)"))
             })?;
             let info = files_entry(rep, &self.path);
@@ -235,7 +265,7 @@ impl Stream {
 
     /// Offsets of the complete records in buf[..n]; sets `consumed` (where the next window starts).
     fn walk(&mut self, last: bool, rep: &mut Report) -> Vec<usize> {
-        let (buf, n, f) = (&self.buf[..self.n], self.n, self.fmt);
+        let (buf, n, f) = (view(&self.buf, &self.map, self.base, self.n), self.n, self.fmt);
         let magic = MAGIC | f.version;
         let pat = if f.big { magic.to_be_bytes() } else { magic.to_le_bytes() };
         let pl = f.hdr - if f.version == 8 { 14 } else { 2 }; // pdu_len: 2 bytes before the end (v8: before 12 pad)
@@ -282,7 +312,7 @@ impl Stream {
     }
 
     fn decode(&mut self, recs: &[usize], names: &mut Names, sink: &mut Sink, rep: &mut Report, t: &Tables) {
-        let (buf, f) = (&self.buf[..self.n], self.fmt);
+        let (buf, f) = (view(&self.buf, &self.map, self.base, self.n), self.fmt);
         self.n_rec += recs.len() as u64;
         let mut unknown: BTreeMap<usize, i64> = BTreeMap::new();
         for &o in recs {
@@ -378,7 +408,7 @@ impl Stream {
         if !self.sorted || self.times[self.at] < origin {
             self.before_origin += self.times[self.at..end].iter().filter(|&&x| x < origin).count() as u64;
         }
-        let (buf, f) = (&self.buf[..self.n], self.fmt);
+        let (buf, f) = (view(&self.buf, &self.map, self.base, self.n), self.fmt);
         let cpu0 = f.rec(buf, self.offs[self.at]).cpu;
         names.build(cpu0);
         let names = &*names;
@@ -453,6 +483,14 @@ impl Stream {
         if ndev > 1 && self.name_cpu.is_some() {
             rep.warn(format!("{}: records from {ndev} devices in one per-device file; kept", self.path.display()));
         }
+    }
+}
+
+/// The current window: a slice of the mapping, or of the read buffer.
+fn view<'a>(buf: &'a [u8], map: &'a Option<input::Map>, base: u64, n: usize) -> &'a [u8] {
+    match map {
+        Some(m) => &m.as_slice()[base as usize..base as usize + n],
+        None => &buf[..n],
     }
 }
 
