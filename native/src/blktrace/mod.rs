@@ -13,6 +13,7 @@
 //! order (blkparse prints that). `sort("time_ns")` where needed.
 
 mod codes;
+pub(crate) mod layout;
 mod names;
 mod stream;
 

@@ -10,6 +10,7 @@ use memchr::memmem;
 use serde_json::{json, Value};
 
 use super::codes::*;
+use super::layout::{with_layout, Layout, Rec};
 use super::names::{Names, NONE};
 use crate::input::{self, Progress};
 use crate::report::{Fail, Report};
@@ -20,7 +21,6 @@ use crate::sink::Sink;
 pub struct Fmt {
     pub version: u32,
     pub big: bool,
-    pub hdr: usize,
 }
 
 impl Fmt {
@@ -33,65 +33,10 @@ impl Fmt {
             let m = if big { u32::from_be_bytes(b) } else { u32::from_le_bytes(b) };
             let v = m & 0xFF;
             if m & 0xFFFF_FF00 == MAGIC && (v == 7 || v == 8) {
-                return Some(Fmt { version: v, big, hdr: if v == 7 { 48 } else { 64 } });
+                return Some(Fmt { version: v, big });
             }
         }
         None
-    }
-    #[inline(always)]
-    fn u16(&self, b: &[u8], at: usize) -> u16 {
-        let x: [u8; 2] = b[at..at + 2].try_into().unwrap();
-        if self.big { u16::from_be_bytes(x) } else { u16::from_le_bytes(x) }
-    }
-    #[inline(always)]
-    fn u32(&self, b: &[u8], at: usize) -> u32 {
-        let x: [u8; 4] = b[at..at + 4].try_into().unwrap();
-        if self.big { u32::from_be_bytes(x) } else { u32::from_le_bytes(x) }
-    }
-    #[inline(always)]
-    fn u64(&self, b: &[u8], at: usize) -> u64 {
-        let x: [u8; 8] = b[at..at + 8].try_into().unwrap();
-        if self.big { u64::from_be_bytes(x) } else { u64::from_le_bytes(x) }
-    }
-    pub fn dev_at(&self) -> usize {
-        if self.version == 8 { 40 } else { 36 }
-    }
-    pub fn cpu_at(&self) -> usize {
-        if self.version == 8 { 44 } else { 40 }
-    }
-    pub fn pid_at(&self) -> usize {
-        if self.version == 8 { 28 } else { 32 }
-    }
-    pub fn err_at(&self) -> usize {
-        if self.version == 8 { 48 } else { 44 }
-    }
-    /// Category bits (action >> 16) of the record at `o`.
-    #[inline(always)]
-    pub fn cat(&self, b: &[u8], o: usize) -> u32 {
-        // the action's bits 16..32: v7 a u32 at 28, v8 a u64 at 32 (its low half first when little-endian)
-        let a = if self.version == 8 { self.u64(b, o + 32) } else { self.u32(b, o + 28) as u64 };
-        ((a >> 16) & 0xFFFF) as u32
-    }
-    #[inline(always)]
-    pub fn pdu_len(&self, b: &[u8], o: usize) -> u16 {
-        self.u16(b, o + if self.version == 8 { 50 } else { 46 })
-    }
-    /// The header fields of the record at `o`.
-    #[inline(always)]
-    pub fn rec(&self, b: &[u8], o: usize) -> Rec {
-        let v8 = self.version == 8;
-        Rec {
-            seq: self.u32(b, o + 4),
-            time: self.u64(b, o + 8),
-            sector: self.u64(b, o + 16),
-            bytes: self.u32(b, o + 24),
-            action: if v8 { self.u64(b, o + 32) } else { self.u32(b, o + 28) as u64 },
-            pid: self.u32(b, o + if v8 { 28 } else { 32 }),
-            device: self.u32(b, o + if v8 { 40 } else { 36 }),
-            cpu: self.u32(b, o + if v8 { 44 } else { 40 }),
-            error: self.u16(b, o + if v8 { 48 } else { 44 }),
-            pdu_len: self.u16(b, o + if v8 { 50 } else { 46 }),
-        }
     }
 }
 
@@ -99,18 +44,6 @@ const CHUNK: usize = 4096; // records per column pass: ~200 KB of headers, cache
 
 const NO_KEY: (u32, u32) = (u32::MAX, u32::MAX);
 
-pub struct Rec {
-    pub seq: u32,
-    pub time: u64,
-    pub sector: u64,
-    pub bytes: u32,
-    pub action: u64,
-    pub pid: u32,
-    pub device: u32,
-    pub cpu: u32,
-    pub error: u16,
-    pub pdu_len: u16,
-}
 
 /// Tables shared by all streams: code -> no sector, category -> rwbs key.
 pub struct Tables {
@@ -171,7 +104,7 @@ impl Stream {
             n: 0,
             base: 0,
             window,
-            fmt: Fmt { version: 7, big: false, hdr: 48 },
+            fmt: Fmt { version: 7, big: false },
             done: false,
             consumed: 0,
             offs: Vec::new(),
@@ -265,18 +198,22 @@ impl Stream {
 
     /// Offsets of the complete records in buf[..n]; sets `consumed` (where the next window starts).
     fn walk(&mut self, last: bool, rep: &mut Report) -> Vec<usize> {
-        let (buf, n, f) = (view(&self.buf, &self.map, self.base, self.n), self.n, self.fmt);
-        let magic = MAGIC | f.version;
-        let pat = if f.big { magic.to_be_bytes() } else { magic.to_le_bytes() };
-        let pl = f.hdr - if f.version == 8 { 14 } else { 2 }; // pdu_len: 2 bytes before the end (v8: before 12 pad)
-        let mut offs = Vec::with_capacity(n / f.hdr + 1);
+        with_layout!(self.fmt, l => self.walk_as(l, last, rep))
+    }
+
+    fn walk_as<L: Layout>(&mut self, f: L, last: bool, rep: &mut Report) -> Vec<usize> {
+        let (buf, n, fm) = (view(&self.buf, &self.map, self.base, self.n), self.n, self.fmt);
+        let magic = MAGIC | fm.version;
+        let pat = if fm.big { magic.to_be_bytes() } else { magic.to_le_bytes() };
+        let hdr = f.hdr();
+        let mut offs = Vec::with_capacity(n / hdr + 1);
         let mut pos = 0usize;
         while pos + 4 <= n {
             if buf[pos..pos + 4] == pat {
-                if pos + f.hdr > n {
+                if pos + hdr > n {
                     break;
                 }
-                let end = pos + f.hdr + f.u16(buf, pos + pl) as usize;
+                let end = pos + hdr + f.pdu_len(buf, pos) as usize;
                 if end > n {
                     break;
                 }
@@ -312,7 +249,12 @@ impl Stream {
     }
 
     fn decode(&mut self, recs: &[usize], names: &mut Names, sink: &mut Sink, rep: &mut Report, t: &Tables) {
-        let (buf, f) = (view(&self.buf, &self.map, self.base, self.n), self.fmt);
+        with_layout!(self.fmt, l => self.decode_as(l, recs, names, sink, rep, t))
+    }
+
+    fn decode_as<L: Layout>(&mut self, f: L, recs: &[usize], names: &mut Names, sink: &mut Sink, rep: &mut Report,
+                            t: &Tables) {
+        let buf = view(&self.buf, &self.map, self.base, self.n);
         self.n_rec += recs.len() as u64;
         let mut unknown: BTreeMap<usize, i64> = BTreeMap::new();
         for &o in recs {
@@ -322,7 +264,7 @@ impl Stream {
             if cat & TC_NOTIFY != 0 {
                 let kind = r.action & 0xFF;
                 let skip = if r.action & CGROUP_BIT != 0 { 8 } else { 0 };
-                let data = &buf[(o + f.hdr + skip).min(o + f.hdr + r.pdu_len as usize)..o + f.hdr + r.pdu_len as usize];
+                let data = &buf[(o + f.hdr() + skip).min(o + f.hdr() + r.pdu_len as usize)..o + f.hdr() + r.pdu_len as usize];
                 match kind {
                     NOTIFY_PROCESS => {
                         let end = memchr::memchr(0, data).unwrap_or(data.len());
@@ -397,6 +339,11 @@ impl Stream {
     /// Hand out the pending events with time <= horizon (all when None or when the window is unsorted).
     pub fn take(&mut self, horizon: Option<u64>, names: &mut Names, origin: u64, sink: &mut Sink, t: &Tables)
         -> Result<(), Fail> {
+        with_layout!(self.fmt, l => self.take_as(l, horizon, names, origin, sink, t))
+    }
+
+    fn take_as<L: Layout>(&mut self, f: L, horizon: Option<u64>, names: &mut Names, origin: u64, sink: &mut Sink,
+                          t: &Tables) -> Result<(), Fail> {
         let total = self.offs.len();
         let end = match horizon {
             Some(h) if self.sorted => self.at + self.times[self.at..].partition_point(|&x| x <= h),
@@ -408,7 +355,7 @@ impl Stream {
         if !self.sorted || self.times[self.at] < origin {
             self.before_origin += self.times[self.at..end].iter().filter(|&&x| x < origin).count() as u64;
         }
-        let (buf, f) = (view(&self.buf, &self.map, self.base, self.n), self.fmt);
+        let buf = view(&self.buf, &self.map, self.base, self.n);
         let cpu0 = f.rec(buf, self.offs[self.at]).cpu;
         names.build(cpu0);
         let names = &*names;
@@ -498,15 +445,16 @@ fn view<'a>(buf: &'a [u8], map: &'a Option<input::Map>, base: u64, n: usize) -> 
 /// host — and the texts of SCSI commands (hex) and messages.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-fn payload(ev: &mut crate::events::Events, row: usize, buf: &[u8], o: usize, r: &Rec, code: usize, pc: bool, f: Fmt) {
+fn payload<L: Layout>(ev: &mut crate::events::Events, row: usize, buf: &[u8], o: usize, r: &Rec, code: usize, pc: bool,
+                      f: L) {
     let cg = r.action & CGROUP_BIT != 0;
     let skip = if cg { 8 } else { 0 };
     let pdu = r.pdu_len as usize;
     let avail = pdu as i64 - skip as i64;
-    let start = o + f.hdr + skip;
+    let start = o + f.hdr() + skip;
     let be64 = |at: usize| u64::from_be_bytes(buf[at..at + 8].try_into().unwrap());
     if cg && avail >= 0 {
-        ev.cgroup_id.set(row, f.u64(buf, o + f.hdr));
+        ev.cgroup_id.set(row, f.u64(buf, o + f.hdr()));
     }
     if code == A && avail >= 16 {
         let dev = u32::from_be_bytes(buf[start..start + 4].try_into().unwrap());
@@ -525,7 +473,7 @@ fn payload(ev: &mut crate::events::Events, row: usize, buf: &[u8], o: usize, r: 
         ev.pc_bytes.set(row, r.bytes as i64);
     }
     if pc || code == MSG {
-        let raw = if avail > 0 { &buf[start..o + f.hdr + pdu] } else { &[][..] };
+        let raw = if avail > 0 { &buf[start..o + f.hdr() + pdu] } else { &[][..] };
         if code == MSG {
             let end = raw.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
             ev.message.set(row, &String::from_utf8_lossy(&raw[..end]));
