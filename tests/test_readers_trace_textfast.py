@@ -1,4 +1,5 @@
-"""The fast text path (readers/text_fast.py) gives exactly what the general regex parser gives."""
+"""The fast text path of the native reader (native/src/text/fast.rs) gives exactly what its general regex
+parser gives (BLKSCOPE_TEXT_GENERAL sends every line through the regular expressions)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import polars as pl
 import pytest
 
 from blkscope.ingest import run_ingest
-from blkscope.readers import text_fast
 
 FIX = Path(__file__).parent / "fixtures" / "trace"
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples" / "blkparse"
@@ -20,7 +20,7 @@ CASES += [("blkparse", p) for p in (sorted(SAMPLES.glob("*.txt")) if SAMPLES.is_
 def _both(tmp_path: Path, kind: str, path: Path, monkeypatch) -> tuple[pl.DataFrame, pl.DataFrame, dict, dict]:
     run_ingest(kind, [path], tmp_path / "fast")
     with monkeypatch.context() as m:
-        m.setattr(text_fast, "split", lambda *a: None)  # every block through the general parser
+        m.setenv("BLKSCOPE_TEXT_GENERAL", "1")  # every line through the general parser
         run_ingest(kind, [path], tmp_path / "slow")
     read = [pl.read_parquet(tmp_path / d / "events.parquet") for d in ("fast", "slow")]
     js = [json.loads((tmp_path / d / "ingest.json").read_text()) for d in ("fast", "slow")]

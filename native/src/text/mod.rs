@@ -1,0 +1,404 @@
+//! blkparse default text and tracefs `blk` tracer text (classic and non-classic) -> events.
+//!
+//! Both print the same action / RWBS / payload after different prefixes:
+//! - blkparse: `  8,0  3  1  0.000000000  697  G  W 223490 + 8 [kjournald]` (dev, cpu, seq, time, pid), its
+//!   per-CPU and Total summary at the end (into trace.summary, thousands separators removed);
+//! - tracefs classic: the same without the sequence number;
+//! - tracefs non-classic: `fio-10145 [001] d..1. 586.694868: 7,0 Q RM 2128 + 8 [fio]` (task, pid, cpu,
+//!   flags, time, dev, optional cgroup); `CPU:1 [LOST 42 EVENTS]` counts go to trace.lost_events.
+//! Lines are split on blanks, not fixed columns (sequence numbers past 10^8 overflow blkparse's columns).
+//! Common lines take the fast path (fast.rs), all others the regular expressions (general.rs); lines that
+//! are neither an event nor known furniture are counted, and their first line numbers reported.
+
+mod fast;
+mod general;
+mod summary;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use crate::input::{self, Progress};
+use crate::report::{Fail, Report};
+use crate::sink::Sink;
+
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Layout {
+    #[default]
+    Blkparse,
+    Classic,
+    NonClassic,
+}
+
+impl Layout {
+    fn name(self) -> &'static str {
+        match self {
+            Layout::Blkparse => "blkparse",
+            Layout::Classic => "classic",
+            Layout::NonClassic => "nonclassic",
+        }
+    }
+}
+
+/// One event line, parsed.
+#[derive(Default)]
+pub struct Line<'a> {
+    pub maj: u32,
+    pub min: u32,
+    pub cpu: u32,
+    pub seq: Option<i64>,
+    pub pid: u32,
+    pub abs_ns: i64,
+    pub act: &'a str,
+    pub rwbs: &'a str,
+    pub layout: Layout,
+    pub task: Option<&'a str>,
+    pub rest: &'a str,
+    pub sector: Option<i64>,
+    pub nsectors: Option<i64>,
+    pub error: Option<i32>,
+    pub bracket: Option<&'a str>,
+    pub remap: Option<(u32, u32, Option<i64>)>,
+    pub split: Option<i64>,
+    pub unplug: Option<i64>,
+    pub pc_bytes: Option<i64>,
+    pub cdb: Option<&'a str>,
+    pub message: Option<&'a str>,
+    pub payload_ok: bool,
+}
+
+impl<'a> Line<'a> {
+    /// C and R print the error in brackets, the others the command name.
+    fn set_bracket(&mut self, br: Option<&'a str>) {
+        let err_act = self.act == "C" || self.act == "R";
+        let br_int = br.and_then(|b| b.parse::<i32>().ok());
+        self.error = if err_act { br_int } else { None };
+        self.bracket = if err_act && br_int.is_some() { None } else { br };
+    }
+}
+
+/// Long action names (tracefs `verbose` option) -> the letters blkparse prints.
+fn long_action(a: &str) -> &str {
+    match a {
+        "queue" => "Q",
+        "backmerge" => "M",
+        "frontmerge" => "F",
+        "getrq" => "G",
+        "sleeprq" => "S",
+        "requeue" => "R",
+        "issue" => "D",
+        "complete" => "C",
+        "plug" => "P",
+        "unplug_io" => "U",
+        "unplug_timer" => "UT",
+        "insert" => "I",
+        "split" => "X",
+        "bounce" => "B",
+        "remap" => "A",
+        "message" => "m",
+        _ => a,
+    }
+}
+
+fn known_action(a: &str) -> bool {
+    matches!(a, "Q" | "M" | "F" | "G" | "S" | "R" | "D" | "C" | "P" | "U" | "UT" | "I" | "X" | "B" | "A" | "m" | "ZP" | "ZU" | "N")
+}
+const MAX_LISTED: usize = 5;
+const EXAMPLES: &str =
+    "'7,0 1 12.345678901 1234 Q W 2048 + 8 [fio]' or 'fio-1234 [001] .... 12.345678: 7,0 Q W 2048 + 8 [fio]'";
+const BLOCK: usize = 8 << 20;
+
+/// Test knobs: BLKSCOPE_TEXT_BLOCK (bytes per read, to cut lines at block edges) and BLKSCOPE_TEXT_GENERAL
+/// (every line through the regular expressions, to check the fast path against them).
+fn knobs() -> (usize, bool) {
+    let block = std::env::var("BLKSCOPE_TEXT_BLOCK").ok().and_then(|v| v.parse().ok()).unwrap_or(BLOCK);
+    (block.max(2), std::env::var_os("BLKSCOPE_TEXT_GENERAL").is_some())
+}
+
+/// FxHash (rustc's): a multiply per 8 bytes; SipHash's DoS resistance buys nothing for trace strings.
+#[derive(Default, Clone, Copy)]
+struct Fx(u64);
+
+impl std::hash::Hasher for Fx {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for c in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.0 = (self.0.rotate_left(5) ^ i as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Interned strings keyed by their text (process names and RWBS repeat by the million); the last one
+/// is checked first (runs of the same process).
+#[derive(Default)]
+struct Keys {
+    map: HashMap<Box<str>, u32, std::hash::BuildHasherDefault<Fx>>,
+    last: Option<u32>,
+}
+
+impl Keys {
+    #[inline]
+    fn get(&mut self, s: &str, dict: &mut crate::events::Dict) -> u32 {
+        if let Some(k) = self.last {
+            if dict.values[k as usize] == s {
+                return k;
+            }
+        }
+        if let Some(&k) = self.map.get(s) {
+            self.last = Some(k);
+            return k;
+        }
+        let k = dict.intern(s);
+        self.map.insert(s.into(), k);
+        k
+    }
+}
+
+struct State {
+    blkparse: bool,
+    origin: Option<i64>,
+    before_origin: i64,
+    cpus: BTreeSet<u32>,
+    last_cpu: Option<u32>,
+    lost: BTreeMap<u32, i64>,
+    layouts: BTreeSet<Layout>,
+    unknown_act: BTreeMap<String, i64>,
+    procs: Keys,
+    rwbs: Keys,
+    acts: Keys,
+}
+
+pub fn read_blkparse(inputs: &[PathBuf], sink: &mut Sink, rep: &mut Report, progress: bool) -> Result<(), Fail> {
+    read(inputs, sink, rep, progress, true)
+}
+
+pub fn read_ftrace(inputs: &[PathBuf], sink: &mut Sink, rep: &mut Report, progress: bool) -> Result<(), Fail> {
+    read(inputs, sink, rep, progress, false)
+}
+
+fn read(inputs: &[PathBuf], sink: &mut Sink, rep: &mut Report, progress: bool, blkparse: bool) -> Result<(), Fail> {
+    let rx = general::Rx::new();
+    let mut st = State {
+        blkparse,
+        origin: None,
+        before_origin: 0,
+        cpus: BTreeSet::new(),
+        last_cpu: None,
+        lost: BTreeMap::new(),
+        layouts: BTreeSet::new(),
+        unknown_act: BTreeMap::new(),
+        procs: Keys::default(),
+        rwbs: Keys::default(),
+        acts: Keys::default(),
+    };
+    let mut summary = serde_json::Map::new();
+    let what = if blkparse { "blkparse" } else { "tracefs blk" };
+    for path in inputs {
+        let paths = [path.as_path()];
+        let mut bar = Progress::new(progress, what, input::total_size(&paths)?);
+        let lines = read_file(path, &rx, &mut st, sink, rep, &mut bar)?;
+        bar.finish();
+        summary::parse(&lines, &mut summary);
+    }
+    for (a, n) in &st.unknown_act {
+        rep.count_unknown(&format!("action {a}"), *n);
+    }
+    let t = &mut rep.trace;
+    t.insert("cpus_seen".into(), json!(st.cpus));
+    if blkparse {
+        t.insert("sequence_numbers".into(), json!(true));
+        t.insert("summary".into(), Value::Object(summary));
+    } else {
+        let lost: serde_json::Map<String, Value> = st.lost.iter().map(|(c, n)| (c.to_string(), json!(n))).collect();
+        t.insert("lost_events".into(), Value::Object(lost));
+        t.insert("sequence_numbers".into(), json!(false));
+        t.insert("layouts".into(), json!(st.layouts.iter().map(|l| l.name()).collect::<Vec<_>>()));
+    }
+    t.insert("time_origin_s".into(), st.origin.map_or(Value::Null, |o| json!(o as f64 / 1e9)));
+    if !blkparse && !st.lost.is_empty() {
+        let total: i64 = st.lost.values().sum();
+        rep.warn(format!("tracefs reported {total} lost events (buffer overruns): see trace.lost_events"));
+    }
+    if st.before_origin > 0 {
+        rep.warn(format!("{} events are earlier than the first event (negative time_ns)", st.before_origin));
+    }
+    Ok(())
+}
+
+/// Every line of one file; returns its summary lines (blkparse).
+fn read_file(path: &Path, rx: &general::Rx, st: &mut State, sink: &mut Sink, rep: &mut Report, bar: &mut Progress)
+    -> Result<Vec<String>, Fail> {
+    let mut r = input::open(path)?;
+    let (block, general_only) = knobs();
+    let mut buf = vec![0u8; block];
+    let (mut have, mut lineno, mut events) = (0usize, 0u64, 0u64);
+    let (mut nbad, mut bad) = (0u64, Vec::<u64>::new());
+    let mut summary = Vec::new();
+    let mut nopay: Option<(u64, String)> = None;
+    let mut nopay_n = 0i64;
+    loop {
+        if buf.len() - have < block / 2 {
+            buf.resize(buf.len() * 2, 0); // a line longer than the block: grow
+        }
+        let got = input::fill(r.as_mut(), &mut buf[have..], path)?;
+        bar.add(got as u64);
+        let end = have + got;
+        let eof = got < buf.len() - have;
+        // whole lines of this block; the cut last line waits for the next (at the end: it is a line)
+        let upto = if eof { end } else { memchr::memrchr(b'\n', &buf[..end]).map_or(0, |p| p + 1) };
+        let mut pos = 0;
+        while pos < upto {
+            let stop = memchr::memchr(b'\n', &buf[pos..upto]).map_or(upto, |p| pos + p);
+            let raw = &buf[pos..stop];
+            pos = stop + 1;
+            lineno += 1;
+            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+            // trace lines are ASCII: skip the UTF-8 decoder for them
+            let text = if raw.is_ascii() {
+                std::borrow::Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(raw) }) // SAFETY: ASCII
+            } else {
+                String::from_utf8_lossy(raw)
+            };
+            let quick = if general_only { None } else { fast::parse(&text, st.blkparse) };
+            let parsed = quick.map(Ok).unwrap_or_else(|| rx.parse(&text, st.blkparse));
+            match parsed {
+                Ok(ln) => {
+                    events += 1;
+                    if !ln.payload_ok {
+                        nopay_n += 1;
+                        nopay.get_or_insert_with(|| (lineno, ln.rest.to_owned()));
+                    }
+                    push(&ln, st, sink)?;
+                }
+                Err(general::Other::Lost(cpu, n)) => *st.lost.entry(cpu).or_insert(0) += n,
+                Err(general::Other::Ignored) => {}
+                Err(general::Other::Summary) => summary.push(text.into_owned()),
+                Err(general::Other::Unparsed) => {
+                    nbad += 1;
+                    if bad.len() < MAX_LISTED {
+                        bad.push(lineno);
+                    }
+                }
+            }
+        }
+        buf.copy_within(upto..end, 0);
+        have = end - upto;
+        if eof {
+            break;
+        }
+    }
+    let what = if st.blkparse { "blkparse" } else { "tracefs blk" };
+    if lineno == 0 {
+        return Err(Fail::new(path, None, format!("empty file: expected {what} output")));
+    }
+    if events == 0 {
+        let hint = if st.blkparse { String::new() } else { format!(" (expected e.g. {EXAMPLES})") };
+        return Err(Fail::new(path, bad.first().map(|l| format!("line {l}")), format!("no {what} events{hint}")));
+    }
+    if nopay_n > 0 {
+        let (l, rest) = nopay.unwrap();
+        rep.count_unknown("unparsed payload", nopay_n);
+        rep.warn(format!("{}: line {l}: payload not understood: {}", path.display(), py_repr(&rest)));
+    }
+    if nbad > 0 {
+        rep.count_unknown("unparsed line", nbad as i64);
+        let listed: Vec<String> = bad.iter().map(|l| l.to_string()).collect();
+        rep.warn(format!("{}: {nbad} lines not understood (skipped), first at line(s) {}", path.display(),
+                         listed.join(", ")));
+    }
+    Ok(summary)
+}
+
+/// Python's repr of a str, as the Python reader printed it (single quotes unless the text has one).
+fn py_repr(s: &str) -> String {
+    let q = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let mut out = String::from(q);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == q => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(q);
+    out
+}
+
+#[inline]
+fn push(ln: &Line, st: &mut State, sink: &mut Sink) -> Result<(), Fail> {
+    let origin = *st.origin.get_or_insert(ln.abs_ns);
+    let time_ns = ln.abs_ns.wrapping_sub(origin);
+    st.before_origin += (time_ns < 0) as i64;
+    if st.last_cpu != Some(ln.cpu) {
+        st.cpus.insert(ln.cpu);
+        st.last_cpu = Some(ln.cpu);
+    }
+    if !st.layouts.contains(&ln.layout) {
+        st.layouts.insert(ln.layout);
+    }
+    if !known_action(ln.act) {
+        *st.unknown_act.entry(ln.act.to_owned()).or_insert(0) += 1;
+    }
+    let ev = &mut sink.ev;
+    let row = ev.row();
+    if let Some((x, y, r)) = ln.remap {
+        ev.remap_dev_major.set(row, x);
+        ev.remap_dev_minor.set(row, y);
+        if let Some(r) = r {
+            ev.remap_sector.set(row, r);
+        }
+    }
+    if let Some(v) = ln.split {
+        ev.split_sector.set(row, v);
+    }
+    if let Some(v) = ln.unplug {
+        ev.unplug_count.set(row, v);
+    }
+    if let Some(v) = ln.pc_bytes {
+        ev.pc_bytes.set(row, v);
+    }
+    if let Some(v) = ln.cdb {
+        ev.cdb.set(row, v);
+    }
+    if let Some(v) = ln.message {
+        ev.message.set(row, v);
+    }
+    ev.dev_major.push(ln.maj);
+    ev.dev_minor.push(ln.min);
+    ev.cpu.push(ln.cpu);
+    ev.seq.push_opt(ln.seq);
+    ev.time_ns.push(time_ns);
+    ev.pid.push(ln.pid);
+    let k = st.acts.get(ln.act, &mut ev.action.dict);
+    ev.action.push_key(k);
+    let k = st.rwbs.get(ln.rwbs, &mut ev.rwbs.dict);
+    ev.rwbs.push_key(k);
+    ev.sector.push_opt(ln.sector);
+    ev.nsectors.push_opt(ln.nsectors);
+    ev.error.push_opt(ln.error);
+    // the task of a non-classic prefix names the process; `<...>` (name not saved) falls back to the bracket
+    match ln.task.or(ln.bracket) {
+        Some(p) => {
+            let k = st.procs.get(p, &mut ev.process.dict);
+            ev.process.push_key(k);
+        }
+        None => ev.process.push_null(),
+    }
+    sink.end_row()
+}
