@@ -1,4 +1,5 @@
-//! Where the fields of a record are, for each (byte order, version) at compile time: the decoders are
+//! Where the fields of a record are (read without bounds checks: the walk only hands out records that
+//! lie wholly inside the window), for each (byte order, version) at compile time: the decoders are
 //! instantiated four times instead of testing the order and version at every field of every record.
 
 /// Record fields; offsets are valid because the walk only hands out complete records.
@@ -11,17 +12,23 @@ pub trait Layout: Copy {
     }
     #[inline(always)]
     fn u16(self, b: &[u8], at: usize) -> u16 {
-        let x: [u8; 2] = b[at..at + 2].try_into().unwrap();
+        assert!(at + 2 <= b.len() || cfg!(not(debug_assertions)));
+        // SAFETY: callers read header fields of records the walk found complete inside `b`
+        let x: [u8; 2] = unsafe { (b.as_ptr().add(at) as *const [u8; 2]).read_unaligned() };
         if Self::BIG { u16::from_be_bytes(x) } else { u16::from_le_bytes(x) }
     }
     #[inline(always)]
     fn u32(self, b: &[u8], at: usize) -> u32 {
-        let x: [u8; 4] = b[at..at + 4].try_into().unwrap();
+        assert!(at + 4 <= b.len() || cfg!(not(debug_assertions)));
+        // SAFETY: callers read header fields of records the walk found complete inside `b`
+        let x: [u8; 4] = unsafe { (b.as_ptr().add(at) as *const [u8; 4]).read_unaligned() };
         if Self::BIG { u32::from_be_bytes(x) } else { u32::from_le_bytes(x) }
     }
     #[inline(always)]
     fn u64(self, b: &[u8], at: usize) -> u64 {
-        let x: [u8; 8] = b[at..at + 8].try_into().unwrap();
+        assert!(at + 8 <= b.len() || cfg!(not(debug_assertions)));
+        // SAFETY: callers read header fields of records the walk found complete inside `b`
+        let x: [u8; 8] = unsafe { (b.as_ptr().add(at) as *const [u8; 8]).read_unaligned() };
         if Self::BIG { u64::from_be_bytes(x) } else { u64::from_le_bytes(x) }
     }
     #[inline(always)]

@@ -29,7 +29,7 @@ use crate::sink::Sink;
 use names::Names;
 use stream::{Stream, Tables};
 
-const WINDOW_TOTAL: usize = 96 << 20; // bytes of raw input held per set, split among its files
+const WINDOW_TOTAL: usize = 16 << 20; // bytes of raw input held per set, split among its files
 const WINDOW_MIN: usize = 4 << 20;
 
 /// Window sizes: BLKSCOPE_BLKTRACE_WINDOWS="TOTAL,MIN" overrides them (tests cut records at window edges).

@@ -28,6 +28,13 @@ fn digits<T: TryFrom<u64>>(t: &[u8]) -> Option<T> {
     T::try_from(v).ok()
 }
 
+/// A token of a &str split at ASCII blanks (or a part cut at ASCII brackets) is itself valid UTF-8.
+#[inline]
+fn as_str(t: &[u8]) -> &str {
+    // SAFETY: cut from a str at ASCII bytes, which are never inside a multi-byte character
+    unsafe { std::str::from_utf8_unchecked(t) }
+}
+
 #[inline]
 fn bracket(t: &[u8]) -> Option<&[u8]> {
     (t.len() >= 2 && t[0] == b'[' && t[t.len() - 1] == b']').then(|| &t[1..t.len() - 1])
@@ -40,27 +47,54 @@ fn dev_pair(t: &[u8]) -> Option<(u32, u32)> {
     Some((digits(&inner[..comma])?, digits(&inner[comma + 1..])?))
 }
 
+/// Bit i set where b[i] is a blank (space or tab), for lines of up to 128 bytes: 16 bytes per compare.
+#[inline]
+fn blanks(b: &[u8]) -> Option<u128> {
+    use std::arch::x86_64::*;
+    if b.len() > 128 {
+        return None;
+    }
+    let mut pad = [0u8; 128];
+    pad[..b.len()].copy_from_slice(b);
+    let mut m = 0u128;
+    for (k, c) in pad.chunks_exact(16).enumerate() {
+        // SAFETY: SSE2 is part of x86_64; the loads read 16 bytes inside `pad`
+        let bits = unsafe {
+            let v = _mm_loadu_si128(c.as_ptr() as *const __m128i);
+            let sp = _mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8));
+            let tb = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\t' as i8));
+            _mm_movemask_epi8(_mm_or_si128(sp, tb)) as u16
+        };
+        m |= (bits as u128) << (16 * k);
+    }
+    Some(m)
+}
+
+/// Split on runs of blanks into `toks`; None when the line is long or has more tokens than fit.
+#[inline]
+fn tokens<'a>(b: &'a [u8], toks: &mut [&'a [u8]; 16]) -> Option<usize> {
+    let len_mask = if b.len() == 128 { u128::MAX } else { (1u128 << b.len()) - 1 };
+    let word = !blanks(b)? & len_mask; // bits of token bytes
+    let mut starts = word & !(word << 1);
+    let mut ends = word & !(word >> 1);
+    let mut n = 0;
+    while starts != 0 {
+        if n == toks.len() {
+            return None;
+        }
+        let (a, e) = (starts.trailing_zeros() as usize, ends.trailing_zeros() as usize);
+        toks[n] = &b[a..=e];
+        n += 1;
+        starts &= starts - 1;
+        ends &= ends - 1;
+    }
+    Some(n)
+}
+
 pub fn parse(line: &str, blkparse: bool) -> Option<Line<'_>> {
     let b = line.as_bytes();
     let mut toks: [&[u8]; 16] = [&[]; 16];
-    let mut n = 0;
-    let mut i = 0;
-    while i < b.len() {
-        while i < b.len() && (b[i] == b' ' || b[i] == b'\t') {
-            i += 1;
-        }
-        let start = i;
-        while i < b.len() && b[i] != b' ' && b[i] != b'\t' {
-            i += 1;
-        }
-        if i > start {
-            if n == toks.len() {
-                return None;
-            }
-            toks[n] = &b[start..i];
-            n += 1;
-        }
-    }
+    let n = tokens(b, &mut toks)?;
     let head = if blkparse { 7 } else { 6 };
     if n < head || n > head + 6 {
         return None;
@@ -80,8 +114,8 @@ pub fn parse(line: &str, blkparse: bool) -> Option<Line<'_>> {
     if !short_action(toks[k + 2]) {
         return None;
     }
-    let act = std::str::from_utf8(toks[k + 2]).ok()?;
-    let rwbs = std::str::from_utf8(toks[k + 3]).ok()?;
+    let act = as_str(toks[k + 2]);
+    let rwbs = as_str(toks[k + 3]);
     let p = &toks[head..n];
     let mut ln = Line {
         maj,
@@ -125,6 +159,6 @@ pub fn parse(line: &str, blkparse: bool) -> Option<Line<'_>> {
         }
         _ => return None,
     };
-    ln.set_bracket(Some(std::str::from_utf8(br).ok()?));
+    ln.set_bracket(Some(as_str(br)));
     Some(ln)
 }

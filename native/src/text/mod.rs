@@ -144,11 +144,33 @@ impl std::hash::Hasher for Fx {
 struct Keys {
     map: HashMap<Box<str>, u32, std::hash::BuildHasherDefault<Fx>>,
     last: Option<u32>,
+    short: Vec<(u64, u32)>,
+    last_short: (u64, u32), // (0, _) never matches: a packed word has its length bits set
 }
 
 impl Keys {
     #[inline]
     fn get(&mut self, s: &str, dict: &mut crate::events::Dict) -> u32 {
+        // short strings (actions, RWBS, most process names): packed into a word, the last one checked
+        // first, then a short list
+        if s.len() <= 7 {
+            let mut w = [0u8; 8];
+            w[..s.len()].copy_from_slice(s.as_bytes());
+            let w = u64::from_le_bytes(w) | ((s.len() as u64 + 1) << 59);
+            if self.last_short.0 == w {
+                return self.last_short.1;
+            }
+            if let Some(&(_, k)) = self.short.iter().find(|(x, _)| *x == w) {
+                self.last_short = (w, k);
+                return k;
+            }
+            if self.short.len() < 64 {
+                let k = dict.intern(s);
+                self.short.push((w, k));
+                self.last_short = (w, k);
+                return k;
+            }
+        }
         if let Some(k) = self.last {
             if dict.values[k as usize] == s {
                 return k;
