@@ -151,3 +151,22 @@ def test_series_holds_iostat_and_ycsb(tables):
     s = pl.read_parquet(tables["io-over-time"])
     assert {"writes/s", "write await (ms)", "ops/s"} <= set(s["metric"])
     assert set(s.filter(pl.col("source") == "ycsb")["run_id"]) == {YCSB}
+
+
+def test_overhead_setups_with_mount_options_keep_the_width():
+    """A setup label cut short (ext4 data=writeback runs have long ones) must not widen the figure."""
+    import vl_convert as vlc
+    from pypdf import PdfReader
+
+    from blkscope.figures import tracing_overhead
+
+    df = pl.DataFrame({"workload": ["sysbench", "sysbench"], "job": ["rndrw", "rndrw"], "filesystem": ["ext4", "ext4"],
+                       "mount_options": ["noatime", "noatime,data=writeback"], "testbed": ["loop", "loop"],
+                       "n_traced": [3, 3], "n_untraced": [3, 3], "overhead": [0.01, 0.02],
+                       "overhead_lo": [0.0, 0.0], "overhead_hi": [0.05, 0.05]})  # fmt: skip
+    spec = tracing_overhead.chart(df).to_json()
+    assert "sysbench rndrw data=writeback" in spec
+    pdf = vlc.vegalite_to_pdf(spec)
+    import io
+
+    assert float(PdfReader(io.BytesIO(pdf)).pages[0].mediabox.width) <= 345.5

@@ -54,18 +54,26 @@ fn blanks(b: &[u8]) -> Option<u128> {
     if b.len() > 128 {
         return None;
     }
-    let mut pad = [0u8; 128];
-    pad[..b.len()].copy_from_slice(b);
     let mut m = 0u128;
-    for (k, c) in pad.chunks_exact(16).enumerate() {
-        // SAFETY: SSE2 is part of x86_64; the loads read 16 bytes inside `pad`
+    let mut k = 0;
+    while k < b.len() {
+        // whole 16-byte chunks straight from the line, the last part through a zeroed copy
+        let mut pad = [0u8; 16];
+        let c: &[u8] = if k + 16 <= b.len() {
+            &b[k..k + 16]
+        } else {
+            pad[..b.len() - k].copy_from_slice(&b[k..]);
+            &pad
+        };
+        // SAFETY: SSE2 is part of x86_64; the load reads the 16 bytes of `c`
         let bits = unsafe {
             let v = _mm_loadu_si128(c.as_ptr() as *const __m128i);
             let sp = _mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8));
             let tb = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\t' as i8));
             _mm_movemask_epi8(_mm_or_si128(sp, tb)) as u16
         };
-        m |= (bits as u128) << (16 * k);
+        m |= (bits as u128) << k;
+        k += 16;
     }
     Some(m)
 }

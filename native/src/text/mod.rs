@@ -292,7 +292,14 @@ fn read_file(path: &Path, rx: &general::Rx, st: &mut State, sink: &mut Sink, rep
                 String::from_utf8_lossy(raw)
             };
             let quick = if general_only { None } else { fast::parse(&text, st.blkparse) };
-            let parsed = quick.map(Ok).unwrap_or_else(|| rx.parse(&text, st.blkparse));
+            let parsed = match quick {
+                Some(ln) => {
+                    events += 1;
+                    push(&ln, st, sink)?;
+                    continue;
+                }
+                None => rx.parse(&text, st.blkparse),
+            };
             match parsed {
                 Ok(ln) => {
                     events += 1;

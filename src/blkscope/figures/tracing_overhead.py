@@ -44,9 +44,9 @@ def chart(overhead: pl.DataFrame) -> alt.TopLevelMixin:
     setups = sorted(df["setup"].unique().to_list())
     color = fs_color(df["fs"])
     base = alt.Chart(df.to_pandas(), width=TEXT_WIDTH_PT - LABEL_PT - 12, height=11 * len(setups))
-    y = alt.Y(
-        "setup:N", sort=setups, title=None, axis=alt.Axis(labelLimit=LABEL_PT, minExtent=LABEL_PT, maxExtent=LABEL_PT)
-    )
+    # a label cut at labelLimit gets an ellipsis drawn past it: keep the limit inside the extent
+    axis = alt.Axis(labelLimit=LABEL_PT - 8, minExtent=LABEL_PT, maxExtent=LABEL_PT)
+    y = alt.Y("setup:N", sort=setups, title=None, axis=axis)
     off = alt.YOffset("fs:N")
     x = alt.X("pct:Q", title="throughput lost to tracing (%)")
     tip = ["setup:N", "fs:N", "pct:Q", "lo:Q", "hi:Q", "n_traced:Q", "n_untraced:Q"]
