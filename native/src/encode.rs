@@ -130,6 +130,16 @@ fn bytes(ok: &[bool]) -> &[u8] {
     unsafe { std::slice::from_raw_parts(ok.as_ptr() as *const u8, ok.len()) }
 }
 
+/// Definition levels of `rows` rows that all have a value: one RLE run.
+pub fn def_levels_all(out: &mut Vec<u8>, rows: usize) {
+    let start = out.len();
+    out.extend_from_slice(&[0; 4]);
+    varint(out, (rows as u64) << 1);
+    out.push(1);
+    let len = (out.len() - start - 4) as u32;
+    out[start..start + 4].copy_from_slice(&len.to_le_bytes());
+}
+
 /// Definition levels (1 = value present) as a length-prefixed RLE hybrid of width 1.
 pub fn def_levels(out: &mut Vec<u8>, ok: &[bool]) {
     let start = out.len();

@@ -6,21 +6,26 @@
 
 use std::collections::HashMap;
 
-/// A column with a value in (almost) every row; `ok[i] == false` marks a null (its value is ignored).
+/// A column with a value in (almost) every row. Validity is kept only once a null arrives (most columns
+/// never have one, and a flag per row per column costs as much as the value).
 #[derive(Default)]
 pub struct Col<T> {
     pub v: Vec<T>,
-    pub ok: Vec<bool>,
+    ok: Vec<bool>,
+    nulls: bool,
 }
 
 impl<T: Copy + Default> Col<T> {
     #[inline]
     pub fn push(&mut self, x: T) {
         self.v.push(x);
-        self.ok.push(true);
+        if self.nulls {
+            self.ok.push(true);
+        }
     }
     #[inline]
     pub fn push_null(&mut self) {
+        self.materialize(self.v.len());
         self.v.push(T::default());
         self.ok.push(false);
     }
@@ -31,13 +36,37 @@ impl<T: Copy + Default> Col<T> {
             None => self.push_null(),
         }
     }
+    /// Flags of the last `flags.len()` values, which were appended to `v` already.
+    pub fn extend_valid(&mut self, flags: &[bool]) {
+        if self.nulls || flags.contains(&false) {
+            self.materialize(self.v.len() - flags.len());
+            self.ok.extend_from_slice(flags);
+        }
+    }
+    /// The last `n` values, appended to `v` already, are all valid.
+    pub fn extend_all_valid(&mut self, n: usize) {
+        if self.nulls {
+            self.ok.extend(std::iter::repeat_n(true, n));
+        }
+    }
+    fn materialize(&mut self, rows: usize) {
+        if !self.nulls {
+            self.ok.clear();
+            self.ok.resize(rows, true);
+            self.nulls = true;
+        }
+    }
+    /// Validity of every row, or None when every row has a value.
+    pub fn valid(&self) -> Option<&[bool]> {
+        self.nulls.then_some(self.ok.as_slice())
+    }
     fn clear(&mut self) {
         self.v.clear();
         self.ok.clear();
+        self.nulls = false;
     }
     fn reserve(&mut self, n: usize) {
         self.v.reserve(n);
-        self.ok.reserve(n);
     }
 }
 

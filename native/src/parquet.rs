@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use crate::encode::{all_true, bit_width, count_true, def_levels, delta_binary_packed, plain_strings, rle_hybrid};
+use crate::encode::{bit_width, count_true, def_levels, def_levels_all, delta_binary_packed, plain_strings, rle_hybrid};
 use crate::events::{Col, Dict, Events, Sparse};
 use crate::thrift::{self, Writer as Thrift};
 
@@ -130,15 +130,16 @@ fn sparse_ok<T>(s: &Sparse<T>, n: usize) -> Vec<bool> {
 }
 
 /// The non-null values of a dense column, borrowed when there is no null.
-fn present<T: Copy>(c: &Col<T>) -> std::borrow::Cow<'_, [T]> {
-    if all_true(&c.ok) {
-        std::borrow::Cow::Borrowed(&c.v)
-    } else {
+fn present<T: Copy + Default>(c: &Col<T>) -> std::borrow::Cow<'_, [T]> {
+    let Some(ok) = c.valid() else {
+        return std::borrow::Cow::Borrowed(&c.v);
+    };
+    {
         // branchless compaction: every value is written, the cursor only advances past kept ones
         let mut out = Vec::with_capacity(c.v.len() + 1);
         let dst = out.spare_capacity_mut();
         let mut k = 0;
-        for (&x, &ok) in c.v.iter().zip(&c.ok) {
+        for (&x, &ok) in c.v.iter().zip(ok) {
             dst[k].write(x);
             k += ok as usize;
         }
@@ -188,27 +189,27 @@ impl EventsWriter {
             c.push(meta);
             Ok::<(), std::io::Error>(())
         };
-        col(self, 0, &|w, m| w.int_pages(m, &ev.dev_major.ok, &present(&ev.dev_major)))?;
-        col(self, 1, &|w, m| w.int_pages(m, &ev.dev_minor.ok, &present(&ev.dev_minor)))?;
-        col(self, 2, &|w, m| w.int_pages(m, &ev.cpu.ok, &present(&ev.cpu)))?;
-        col(self, 3, &|w, m| w.int_pages(m, &ev.seq.ok, &present(&ev.seq)))?;
-        col(self, 4, &|w, m| w.int_pages(m, &ev.time_ns.ok, &present(&ev.time_ns)))?;
-        col(self, 5, &|w, m| w.int_pages(m, &ev.pid.ok, &present(&ev.pid)))?;
-        col(self, 6, &|w, m| w.str_pages(m, &ev.action.keys.ok, &present(&ev.action.keys), &ev.action.dict))?;
-        col(self, 7, &|w, m| w.str_pages(m, &ev.rwbs.keys.ok, &present(&ev.rwbs.keys), &ev.rwbs.dict))?;
-        col(self, 8, &|w, m| w.int_pages(m, &ev.sector.ok, &present(&ev.sector)))?;
-        col(self, 9, &|w, m| w.int_pages(m, &ev.nsectors.ok, &present(&ev.nsectors)))?;
-        col(self, 10, &|w, m| w.int_pages(m, &ev.error.ok, &present(&ev.error)))?;
-        col(self, 11, &|w, m| w.str_pages(m, &ev.process.keys.ok, &present(&ev.process.keys), &ev.process.dict))?;
-        col(self, 12, &|w, m| w.int_pages(m, &sparse_ok(&ev.remap_dev_major, n), &ev.remap_dev_major.v))?;
-        col(self, 13, &|w, m| w.int_pages(m, &sparse_ok(&ev.remap_dev_minor, n), &ev.remap_dev_minor.v))?;
-        col(self, 14, &|w, m| w.int_pages(m, &sparse_ok(&ev.remap_sector, n), &ev.remap_sector.v))?;
-        col(self, 15, &|w, m| w.int_pages(m, &sparse_ok(&ev.split_sector, n), &ev.split_sector.v))?;
-        col(self, 16, &|w, m| w.int_pages(m, &sparse_ok(&ev.unplug_count, n), &ev.unplug_count.v))?;
-        col(self, 17, &|w, m| w.int_pages(m, &sparse_ok(&ev.pc_bytes, n), &ev.pc_bytes.v))?;
-        col(self, 18, &|w, m| w.str_pages(m, &sparse_ok(&ev.cdb.keys, n), &ev.cdb.keys.v, &ev.cdb.dict))?;
-        col(self, 19, &|w, m| w.str_pages(m, &sparse_ok(&ev.message.keys, n), &ev.message.keys.v, &ev.message.dict))?;
-        col(self, 20, &|w, m| w.int_pages(m, &sparse_ok(&ev.cgroup_id, n), &ev.cgroup_id.v))?;
+        col(self, 0, &|w, m| w.int_pages(m, ev.dev_major.valid(), &present(&ev.dev_major), n))?;
+        col(self, 1, &|w, m| w.int_pages(m, ev.dev_minor.valid(), &present(&ev.dev_minor), n))?;
+        col(self, 2, &|w, m| w.int_pages(m, ev.cpu.valid(), &present(&ev.cpu), n))?;
+        col(self, 3, &|w, m| w.int_pages(m, ev.seq.valid(), &present(&ev.seq), n))?;
+        col(self, 4, &|w, m| w.int_pages(m, ev.time_ns.valid(), &present(&ev.time_ns), n))?;
+        col(self, 5, &|w, m| w.int_pages(m, ev.pid.valid(), &present(&ev.pid), n))?;
+        col(self, 6, &|w, m| w.str_pages(m, ev.action.keys.valid(), &present(&ev.action.keys), &ev.action.dict, n))?;
+        col(self, 7, &|w, m| w.str_pages(m, ev.rwbs.keys.valid(), &present(&ev.rwbs.keys), &ev.rwbs.dict, n))?;
+        col(self, 8, &|w, m| w.int_pages(m, ev.sector.valid(), &present(&ev.sector), n))?;
+        col(self, 9, &|w, m| w.int_pages(m, ev.nsectors.valid(), &present(&ev.nsectors), n))?;
+        col(self, 10, &|w, m| w.int_pages(m, ev.error.valid(), &present(&ev.error), n))?;
+        col(self, 11, &|w, m| w.str_pages(m, ev.process.keys.valid(), &present(&ev.process.keys), &ev.process.dict, n))?;
+        col(self, 12, &|w, m| w.int_pages(m, Some(&sparse_ok(&ev.remap_dev_major, n)), &ev.remap_dev_major.v, n))?;
+        col(self, 13, &|w, m| w.int_pages(m, Some(&sparse_ok(&ev.remap_dev_minor, n)), &ev.remap_dev_minor.v, n))?;
+        col(self, 14, &|w, m| w.int_pages(m, Some(&sparse_ok(&ev.remap_sector, n)), &ev.remap_sector.v, n))?;
+        col(self, 15, &|w, m| w.int_pages(m, Some(&sparse_ok(&ev.split_sector, n)), &ev.split_sector.v, n))?;
+        col(self, 16, &|w, m| w.int_pages(m, Some(&sparse_ok(&ev.unplug_count, n)), &ev.unplug_count.v, n))?;
+        col(self, 17, &|w, m| w.int_pages(m, Some(&sparse_ok(&ev.pc_bytes, n)), &ev.pc_bytes.v, n))?;
+        col(self, 18, &|w, m| w.str_pages(m, Some(&sparse_ok(&ev.cdb.keys, n)), &ev.cdb.keys.v, &ev.cdb.dict, n))?;
+        col(self, 19, &|w, m| w.str_pages(m, Some(&sparse_ok(&ev.message.keys, n)), &ev.message.keys.v, &ev.message.dict, n))?;
+        col(self, 20, &|w, m| w.int_pages(m, Some(&sparse_ok(&ev.cgroup_id, n)), &ev.cgroup_id.v, n))?;
         let chunks = c;
         self.groups.push(RowGroupMeta { rows: n as i64, bytes: (self.pos - start) as i64, offset: start as i64, chunks });
         self.rows += n as i64;
@@ -216,31 +217,31 @@ impl EventsWriter {
     }
 
     /// Data pages of an integer column; `vals` are the non-null values in row order.
-    fn int_pages<T: Int>(&mut self, meta: &mut ChunkMeta, ok: &[bool], vals: &[T]) -> std::io::Result<()> {
+    fn int_pages<T: Int>(&mut self, meta: &mut ChunkMeta, ok: Option<&[bool]>, vals: &[T], n: usize)
+        -> std::io::Result<()> {
         let bits = if matches!(meta.kind, Kind::U32 | Kind::I32) { 32 } else { 64 };
         let enc = if vals.is_empty() { PLAIN } else { DELTA_BINARY_PACKED };
         meta.encodings.push(enc);
         if !vals.is_empty() {
-            meta.stats = Some(min_max(meta.kind, vals, (ok.len() - vals.len()) as i64));
+            meta.stats = Some(min_max(meta.kind, vals, (n - vals.len()) as i64));
         }
         let mut at = 0usize;
         let mut body = Vec::new();
-        for (p, okp) in ok.chunks(PAGE_ROWS).enumerate() {
-            let _ = p;
-            let k = count_true(okp);
+        for (start, rows) in pages(n) {
             body.clear();
-            def_levels(&mut body, okp);
+            let k = page_levels(&mut body, ok, start, rows);
             if k > 0 {
                 delta_binary_packed(&mut body, &vals[at..at + k], bits);
             }
             at += k;
-            self.data_page(&body, okp.len(), enc)?;
+            self.data_page(&body, rows, enc)?;
         }
         Ok(())
     }
 
     /// Dictionary page of the keys used in this row group, then data pages of remapped keys.
-    fn str_pages(&mut self, meta: &mut ChunkMeta, ok: &[bool], keys: &[u32], dict: &Dict) -> std::io::Result<()> {
+    fn str_pages(&mut self, meta: &mut ChunkMeta, ok: Option<&[bool]>, keys: &[u32], dict: &Dict, n: usize)
+        -> std::io::Result<()> {
         let mut remap = vec![u32::MAX; dict.values.len()];
         let mut used: Vec<u32> = Vec::new();
         let mut local = Vec::with_capacity(keys.len());
@@ -274,16 +275,15 @@ impl EventsWriter {
         meta.data_page_offset = self.pos as i64;
         let w = bit_width(used.len().saturating_sub(1) as u64);
         let mut at = 0usize;
-        for okp in ok.chunks(PAGE_ROWS) {
-            let k = count_true(okp);
+        for (start, rows) in pages(n) {
             body.clear();
-            def_levels(&mut body, okp);
+            let k = page_levels(&mut body, ok, start, rows);
             if k > 0 {
                 body.push(w as u8);
                 rle_hybrid(&mut body, &local[at..at + k], w);
             }
             at += k;
-            self.data_page(&body, okp.len(), enc)?;
+            self.data_page(&body, rows, enc)?;
         }
         Ok(())
     }
@@ -383,6 +383,26 @@ impl EventsWriter {
         self.put(b"PAR1")?;
         self.out.flush()?;
         Ok(self.pos)
+    }
+}
+
+/// (first row, rows) of each page of a column chunk of n rows.
+fn pages(n: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..n).step_by(PAGE_ROWS).map(move |s| (s, PAGE_ROWS.min(n - s)))
+}
+
+/// Definition levels of a page (None: every row has a value); returns how many rows have one.
+fn page_levels(body: &mut Vec<u8>, ok: Option<&[bool]>, start: usize, rows: usize) -> usize {
+    match ok {
+        Some(ok) => {
+            let okp = &ok[start..start + rows];
+            def_levels(body, okp);
+            count_true(okp)
+        }
+        None => {
+            def_levels_all(body, rows);
+            rows
+        }
     }
 }
 

@@ -388,9 +388,10 @@ impl Stream {
             }));
             ev.sector.v.extend(idx.iter().map(|&o| f.u64(buf, o + 16) as i64));
             ev.nsectors.v.extend(idx.iter().map(|&o| (f.u32(buf, o + 24) >> 9) as i64));
-            let has_sector = idx.iter().zip(codes).map(|(&o, &c)| !(no_sector(c as usize) || f.cat(buf, o) & TC_PC != 0));
-            ev.sector.ok.extend(has_sector.clone());
-            ev.nsectors.ok.extend(has_sector);
+            let has_sector: Vec<bool> =
+                idx.iter().zip(codes).map(|(&o, &c)| !(no_sector(c as usize) || f.cat(buf, o) & TC_PC != 0)).collect();
+            ev.sector.extend_valid(&has_sector);
+            ev.nsectors.extend_valid(&has_sector);
             ev.error.v.extend(idx.iter().map(|&o| f.u16(buf, o + f.err_at()) as i32));
             ev.process.keys.v.extend(idx.iter().map(|&o| {
                 let (pid, cpu) = (f.u32(buf, o + f.pid_at()), f.u32(buf, o + f.cpu_at()));
@@ -399,14 +400,17 @@ impl Stream {
                     _ => names.lookup(pid, cpu),
                 }
             }));
-            let keys = &ev.process.keys.v[row0..];
-            ev.process.keys.ok.extend(keys.iter().map(|&k| k != NONE));
-            for ok in [&mut ev.dev_major.ok, &mut ev.dev_minor.ok, &mut ev.cpu.ok, &mut ev.pid.ok] {
-                ok.extend(std::iter::repeat_n(true, n));
-            }
-            for ok in [&mut ev.seq.ok, &mut ev.time_ns.ok, &mut ev.action.keys.ok, &mut ev.rwbs.keys.ok, &mut ev.error.ok] {
-                ok.extend(std::iter::repeat_n(true, n));
-            }
+            let named: Vec<bool> = ev.process.keys.v[row0..].iter().map(|&k| k != NONE).collect();
+            ev.process.keys.extend_valid(&named);
+            ev.dev_major.extend_all_valid(n);
+            ev.dev_minor.extend_all_valid(n);
+            ev.cpu.extend_all_valid(n);
+            ev.pid.extend_all_valid(n);
+            ev.seq.extend_all_valid(n);
+            ev.time_ns.extend_all_valid(n);
+            ev.action.keys.extend_all_valid(n);
+            ev.rwbs.keys.extend_all_valid(n);
+            ev.error.extend_all_valid(n);
             sink.end_row()?;
             i = j;
         }

@@ -47,9 +47,14 @@ fn dev_pair(t: &[u8]) -> Option<(u32, u32)> {
     Some((digits(&inner[..comma])?, digits(&inner[comma + 1..])?))
 }
 
+/// Bytes after a line that may be read (not used) when the line lies in the reader's buffer.
+pub const SLACK: usize = 16;
+
 /// Bit i set where b[i] is a blank (space or tab), for lines of up to 128 bytes: 16 bytes per compare.
+/// With `slack`, chunks are loaded straight from the line even past its end (bits beyond it are masked
+/// by the caller); without, the last part goes through a zeroed copy.
 #[inline]
-fn blanks(b: &[u8]) -> Option<u128> {
+fn blanks(b: &[u8], slack: bool) -> Option<u128> {
     use std::arch::x86_64::*;
     if b.len() > 128 {
         return None;
@@ -59,15 +64,16 @@ fn blanks(b: &[u8]) -> Option<u128> {
     while k < b.len() {
         // whole 16-byte chunks straight from the line, the last part through a zeroed copy
         let mut pad = [0u8; 16];
-        let c: &[u8] = if k + 16 <= b.len() {
-            &b[k..k + 16]
+        let c: *const u8 = if k + 16 <= b.len() || slack {
+            // SAFETY: in bounds, or within the SLACK bytes the buffer keeps after every line
+            unsafe { b.as_ptr().add(k) }
         } else {
             pad[..b.len() - k].copy_from_slice(&b[k..]);
-            &pad
+            pad.as_ptr()
         };
-        // SAFETY: SSE2 is part of x86_64; the load reads the 16 bytes of `c`
+        // SAFETY: SSE2 is part of x86_64; the load reads 16 readable bytes at `c`
         let bits = unsafe {
-            let v = _mm_loadu_si128(c.as_ptr() as *const __m128i);
+            let v = _mm_loadu_si128(c as *const __m128i);
             let sp = _mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8));
             let tb = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\t' as i8));
             _mm_movemask_epi8(_mm_or_si128(sp, tb)) as u16
@@ -80,9 +86,9 @@ fn blanks(b: &[u8]) -> Option<u128> {
 
 /// Split on runs of blanks into `toks`; None when the line is long or has more tokens than fit.
 #[inline]
-fn tokens<'a>(b: &'a [u8], toks: &mut [&'a [u8]; 16]) -> Option<usize> {
+fn tokens<'a>(b: &'a [u8], toks: &mut [&'a [u8]; 16], slack: bool) -> Option<usize> {
     let len_mask = if b.len() == 128 { u128::MAX } else { (1u128 << b.len()) - 1 };
-    let word = !blanks(b)? & len_mask; // bits of token bytes
+    let word = !blanks(b, slack)? & len_mask; // bits of token bytes
     let mut starts = word & !(word << 1);
     let mut ends = word & !(word >> 1);
     let mut n = 0;
@@ -99,10 +105,12 @@ fn tokens<'a>(b: &'a [u8], toks: &mut [&'a [u8]; 16]) -> Option<usize> {
     Some(n)
 }
 
-pub fn parse(line: &str, blkparse: bool) -> Option<Line<'_>> {
+/// `slack`: the line lies in the reader's buffer, SLACK readable bytes after it.
+#[inline(always)]
+pub fn parse(line: &str, blkparse: bool, slack: bool) -> Option<Line<'_>> {
     let b = line.as_bytes();
     let mut toks: [&[u8]; 16] = [&[]; 16];
-    let n = tokens(b, &mut toks)?;
+    let n = tokens(b, &mut toks, slack)?;
     let head = if blkparse { 7 } else { 6 };
     if n < head || n > head + 6 {
         return None;

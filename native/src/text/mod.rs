@@ -154,9 +154,8 @@ impl Keys {
         // short strings (actions, RWBS, most process names): packed into a word, the last one checked
         // first, then a short list
         if s.len() <= 7 {
-            let mut w = [0u8; 8];
-            w[..s.len()].copy_from_slice(s.as_bytes());
-            let w = u64::from_le_bytes(w) | ((s.len() as u64 + 1) << 59);
+            // built byte by byte: a variable-length copy into a word stalls the load that follows
+            let w = s.bytes().rev().fold(0u64, |w, c| (w << 8) | c as u64) | ((s.len() as u64 + 1) << 59);
             if self.last_short.0 == w {
                 return self.last_short.1;
             }
@@ -262,20 +261,22 @@ fn read_file(path: &Path, rx: &general::Rx, st: &mut State, sink: &mut Sink, rep
     -> Result<Vec<String>, Fail> {
     let mut r = input::open(path)?;
     let (block, general_only) = knobs();
-    let mut buf = vec![0u8; block];
+    // SLACK bytes past the data are never filled: the tokenizer may read 16 bytes at a time past a line's end
+    let mut buf = vec![0u8; block + fast::SLACK];
     let (mut have, mut lineno, mut events) = (0usize, 0u64, 0u64);
     let (mut nbad, mut bad) = (0u64, Vec::<u64>::new());
     let mut summary = Vec::new();
     let mut nopay: Option<(u64, String)> = None;
     let mut nopay_n = 0i64;
     loop {
-        if buf.len() - have < block / 2 {
+        if buf.len() - fast::SLACK - have < block / 2 {
             buf.resize(buf.len() * 2, 0); // a line longer than the block: grow
         }
-        let got = input::fill(r.as_mut(), &mut buf[have..], path)?;
+        let cap = buf.len() - fast::SLACK;
+        let got = input::fill(r.as_mut(), &mut buf[have..cap], path)?;
         bar.add(got as u64);
         let end = have + got;
-        let eof = got < buf.len() - have;
+        let eof = got < cap - have;
         // whole lines of this block; the cut last line waits for the next (at the end: it is a line)
         let upto = if eof { end } else { memchr::memrchr(b'\n', &buf[..end]).map_or(0, |p| p + 1) };
         let mut pos = 0;
@@ -291,7 +292,9 @@ fn read_file(path: &Path, rx: &general::Rx, st: &mut State, sink: &mut Sink, rep
             } else {
                 String::from_utf8_lossy(raw)
             };
-            let quick = if general_only { None } else { fast::parse(&text, st.blkparse) };
+            // in place (ASCII): the slack after it may be read; a decoded copy has none
+            let in_place = matches!(text, std::borrow::Cow::Borrowed(_));
+            let quick = if general_only { None } else { fast::parse(&text, st.blkparse, in_place) };
             let parsed = match quick {
                 Some(ln) => {
                     events += 1;
@@ -369,7 +372,7 @@ fn py_repr(s: &str) -> String {
     out
 }
 
-#[inline]
+#[inline(always)]
 fn push(ln: &Line, st: &mut State, sink: &mut Sink) -> Result<(), Fail> {
     let origin = *st.origin.get_or_insert(ln.abs_ns);
     let time_ns = ln.abs_ns.wrapping_sub(origin);
