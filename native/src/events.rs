@@ -16,7 +16,7 @@ pub struct Col<T> {
 }
 
 impl<T: Copy + Default> Col<T> {
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, x: T) {
         self.v.push(x);
         if self.nulls {
@@ -29,7 +29,7 @@ impl<T: Copy + Default> Col<T> {
         self.v.push(T::default());
         self.ok.push(false);
     }
-    #[inline]
+    #[inline(always)]
     pub fn push_opt(&mut self, x: Option<T>) {
         match x {
             Some(x) => self.push(x),

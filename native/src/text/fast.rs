@@ -125,7 +125,9 @@ pub fn parse(line: &str, blkparse: bool, slack: bool) -> Option<Line<'_>> {
     let dot = time.iter().position(|&c| c == b'.')?;
     let secs: i64 = digits(&time[..dot])?;
     let frac = &time[dot + 1..];
-    digits::<u64>(&frac[..frac.len().min(18)])?;
+    if frac.is_empty() || !frac.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
     let pid = digits(toks[k + 1])?;
     if !short_action(toks[k + 2]) {
         return None;

@@ -192,7 +192,7 @@ struct State {
     cpus: BTreeSet<u32>,
     last_cpu: Option<u32>,
     lost: BTreeMap<u32, i64>,
-    layouts: BTreeSet<Layout>,
+    layout_bits: u8, // bit per Layout seen
     unknown_act: BTreeMap<String, i64>,
     procs: Keys,
     rwbs: Keys,
@@ -216,7 +216,7 @@ fn read(inputs: &[PathBuf], sink: &mut Sink, rep: &mut Report, progress: bool, b
         cpus: BTreeSet::new(),
         last_cpu: None,
         lost: BTreeMap::new(),
-        layouts: BTreeSet::new(),
+        layout_bits: 0,
         unknown_act: BTreeMap::new(),
         procs: Keys::default(),
         rwbs: Keys::default(),
@@ -243,7 +243,8 @@ fn read(inputs: &[PathBuf], sink: &mut Sink, rep: &mut Report, progress: bool, b
         let lost: serde_json::Map<String, Value> = st.lost.iter().map(|(c, n)| (c.to_string(), json!(n))).collect();
         t.insert("lost_events".into(), Value::Object(lost));
         t.insert("sequence_numbers".into(), json!(false));
-        t.insert("layouts".into(), json!(st.layouts.iter().map(|l| l.name()).collect::<Vec<_>>()));
+        let seen = [Layout::Blkparse, Layout::Classic, Layout::NonClassic].into_iter().filter(|&l| st.layout_bits & (1 << l as u8) != 0);
+        t.insert("layouts".into(), json!(seen.map(|l| l.name()).collect::<Vec<_>>()));
     }
     t.insert("time_origin_s".into(), st.origin.map_or(Value::Null, |o| json!(o as f64 / 1e9)));
     if !blkparse && !st.lost.is_empty() {
@@ -381,9 +382,7 @@ fn push(ln: &Line, st: &mut State, sink: &mut Sink) -> Result<(), Fail> {
         st.cpus.insert(ln.cpu);
         st.last_cpu = Some(ln.cpu);
     }
-    if !st.layouts.contains(&ln.layout) {
-        st.layouts.insert(ln.layout);
-    }
+    st.layout_bits |= 1 << ln.layout as u8;
     if !known_action(ln.act) {
         *st.unknown_act.entry(ln.act.to_owned()).or_insert(0) += 1;
     }
