@@ -131,11 +131,6 @@ impl StrCol {
         self.keys.push(k);
     }
     #[inline]
-    pub fn push_str(&mut self, s: &str) {
-        let k = self.dict.intern(s);
-        self.keys.push(k);
-    }
-    #[inline]
     pub fn push_null(&mut self) {
         self.keys.push_null();
     }
@@ -197,9 +192,6 @@ impl Events {
         self.time_ns.v.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 
     /// Row index the next pushed row gets (for Sparse::set before or after pushing the dense columns).
     #[inline]

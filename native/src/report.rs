@@ -49,9 +49,6 @@ impl Fail {
     pub fn new(path: &Path, at: Option<String>, message: impl Into<String>) -> Fail {
         Fail { path: path.display().to_string(), at, message: message.into() }
     }
-    pub fn line(path: &Path, lineno: u64, message: impl Into<String>) -> Fail {
-        Fail::new(path, Some(format!("line {lineno}")), message)
-    }
     pub fn offset(path: &Path, offset: u64, message: impl Into<String>) -> Fail {
         Fail::new(path, Some(format!("byte offset {offset}")), message)
     }

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::events::{Events, ROW_GROUP};
+use crate::events::Events;
 use crate::parquet::EventsWriter;
 use crate::report::Fail;
 
@@ -17,9 +17,6 @@ pub struct Sink {
 }
 
 impl Sink {
-    pub fn create(path: &Path) -> Result<Sink, Fail> {
-        Sink::with_group(path, ROW_GROUP)
-    }
     pub fn with_group(path: &Path, group: usize) -> Result<Sink, Fail> {
         let writer = EventsWriter::create(path).map_err(|e| Fail::new(path, None, format!("cannot write: {e}")))?;
         Ok(Sink { ev: Events::new(), writer, out: path.display().to_string(), rows: 0, group, spent: Duration::ZERO })
