@@ -37,11 +37,11 @@ fn num<T: std::str::FromStr>(c: &regex::Captures, name: &str) -> Option<T> {
 }
 
 /// "123" and "4567" (of 123.4567 s) -> 123456700000 ns, exactly (no float rounding).
+#[inline]
 pub fn ns(secs: i64, frac: &[u8]) -> i64 {
-    let mut f = 0i64;
-    for i in 0..9 {
-        f = f * 10 + frac.get(i).map_or(0, |d| (d - b'0') as i64);
-    }
+    const SCALE: [i64; 10] = [1_000_000_000, 100_000_000, 10_000_000, 1_000_000, 100_000, 10_000, 1_000, 100, 10, 1];
+    let d = &frac[..frac.len().min(9)];
+    let f = d.iter().fold(0i64, |f, &c| f * 10 + (c - b'0') as i64) * SCALE[d.len()];
     secs.wrapping_mul(1_000_000_000).wrapping_add(f)
 }
 
@@ -137,5 +137,16 @@ impl Rx {
         ln.cdb = cdb;
         ln.set_bracket(br);
         ln.payload_ok = is_msg || g.name("a").is_some() || br.is_some() || is_pc;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fractions_of_any_length_are_exact_nanoseconds() {
+        assert_eq!(super::ns(12, b"5"), 12_500_000_000);
+        assert_eq!(super::ns(0, b"000032692"), 32_692);
+        assert_eq!(super::ns(583, b"245661688123"), 583_245_661_688);
+        assert_eq!(super::ns(1, b"000001"), 1_000_001_000);
     }
 }
