@@ -170,3 +170,15 @@ def test_overhead_setups_with_mount_options_keep_the_width():
     import io
 
     assert float(PdfReader(io.BytesIO(pdf)).pages[0].mediabox.width) <= 345.5
+
+
+def test_figures_take_tables_beyond_altairs_row_guard():
+    """Three repeats of every run gave the rank-frequency table 6,479 rows: more than altair's default 5,000."""
+    from blkscope.figures import rank_frequency
+
+    n = 6000
+    rank = pl.DataFrame({"run_id": [f"r{i % 30}" for i in range(n)], "filesystem": "ext4", "job": "randrw",
+                         "repeat": 1, "op": "read", "rank": list(range(1, n + 1)),
+                         "count": [1 + n - i for i in range(n)]})  # fmt: skip
+    spec = rank_frequency.chart(rank).to_dict()
+    assert [len(v) for v in spec["datasets"].values()] == [n]

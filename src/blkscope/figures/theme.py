@@ -21,6 +21,11 @@ Y_AXIS_PT = 32  # labels + title of a y axis
 FILESYSTEM_COLORS = {"ext4": "#1b9e77", "xfs": "#d95f02", "btrfs": "#7570b3", "f2fs": "#e7298a"}
 
 
+# Figures are static renders of tables the analyses already thinned; altair's 5,000-row guard is meant for
+# notebooks shipping raw data to a browser, and three repeats of every run pass it (rank-frequency: 6,479 rows).
+alt.data_transformers.disable_max_rows()
+
+
 @alt.theme.register("blkscope", enable=True)
 def blkscope_theme() -> alt.theme.ThemeConfig:
     return {
