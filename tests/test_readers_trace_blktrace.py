@@ -203,3 +203,23 @@ def test_v8_big_endian_reads_like_v7(tmp_path):
     assert a.equals(b) and a.height > 0
     info = rep8.trace["files"][str(p)]
     assert info["version"] == 8 and info["byte_order"] == "big" and rep8.warnings == []
+
+
+GUEST_RUN = Path(__file__).resolve().parents[1] / "data" / "raw" / "guest-f2fs-fio-randrw-r1"
+
+
+@pytest.mark.skipif(not GUEST_RUN.is_dir(), reason="embedded dataset absent")
+def test_dropped_events_come_from_the_capture(tmp_path):
+    """blktrace's own dropped count (run.yaml of the capture) lands in ingest.json; lost events warn."""
+    rep, _ = ingest(tmp_path / "a", GUEST_RUN / "blktrace")
+    assert rep.trace["dropped_events"] == 0 and rep.trace["dropped_events_source"].endswith("run.yaml")
+    run = tmp_path / "handmade_dropped_run"
+    shutil.copytree(GUEST_RUN / "blktrace", run / "blktrace")
+    meta = (GUEST_RUN / "run.yaml").read_text().replace("  dropped_total: 0\n", "  dropped_total: 7\n", 1)
+    (run / "run.yaml").write_text(meta)
+    rep2, _ = ingest(tmp_path / "b", run / "blktrace")
+    assert rep2.trace["dropped_events"] == 7
+    assert any("dropped 7 events" in w for w in rep2.warnings)
+    rep3, _ = ingest(tmp_path / "c", SETS["sda"]) if SAMPLES.is_dir() else (None, None)
+    if rep3 is not None:
+        assert rep3.trace["dropped_events"] is None  # no capture record beside the shared sample

@@ -178,3 +178,14 @@ def test_ingest_json_trace_section(tmp_path):
     assert js["trace"]["cpus_seen"] == [0, 1]
     assert js["trace"]["sequence_numbers"] is False
     assert js["trace"]["layouts"] == ["classic"]
+
+
+HOST_RUN = Path(__file__).resolve().parents[1] / "data" / "raw" / "host-ext4-fio-randrw-r1"
+
+
+@pytest.mark.skipif(not HOST_RUN.is_dir(), reason="embedded dataset absent")
+def test_dropped_events_come_from_the_capture(tmp_path):
+    rep = run_ingest("ftrace", [HOST_RUN / "trace.txt.zst"], tmp_path / "o")
+    assert rep.trace["dropped_events"] == 0 and rep.trace["dropped_events_source"].endswith("run.yaml")
+    fixture = run_ingest("ftrace", [FIX / "tracefs_blk_classic_file.txt.zst"], tmp_path / "f")
+    assert fixture.trace["dropped_events"] is None  # no capture record beside a test fixture

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from blkscope import native
 from blkscope.errors import InputError
+from blkscope.readers.capture_meta import record_drops
 
 SET_RE = re.compile(r"^(?P<name>.+)\.blktrace\.(?P<cpu>\d+)(?:\.(?:zst|gz|xz))?$")
 
@@ -52,3 +53,4 @@ def resolve(inputs: list[Path]) -> dict[str, list[tuple[int | None, Path]]]:
 
 def read(inputs: list[Path], writer, report) -> None:
     native.run("blktrace", inputs, writer, report)
+    record_drops(inputs, report)  # what blktrace itself dropped, from the capture's run.yaml

@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from blkscope import native
+from blkscope.readers.capture_meta import record_drops
 from blkscope.readers.trace_text import first_lines, matches_any
 
 CLASSIC_RE = r"^\s*(?P<maj>\d+),(?P<min>\d+)\s+(?P<cpu>\d+)\s+(?P<s>\d+)\.(?P<f>\d+)\s+(?P<pid>\d+)\s+" \
@@ -33,3 +34,4 @@ def sniff(head: bytes) -> bool:
 
 def read(inputs: list[Path], writer, report) -> None:
     native.run("ftrace", inputs, writer, report)
+    record_drops(inputs, report)  # overruns the capture counted in tracefs, from its run.yaml
