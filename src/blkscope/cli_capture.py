@@ -6,14 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
-import yaml
-
 from blkscope.cli import Handler, verb
 
 
 def _config_capture(path: Path) -> dict:
     if str(path) == "none" or not path.is_file():
         return {}
+    import yaml  # here, not at import: every `blkscope` command loads this module (0.02 s)
+
     return (yaml.safe_load(path.read_text()) or {}).get("capture") or {}
 
 
