@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from blkscope import native
-from blkscope.readers.trace_text import first_lines, matches_any
+from blkscope.readers.text_sniff import first_lines, matches_any
 
 LINE_RE = (
     r"^\s*(?P<maj>\d+),(?P<min>\d+)\s+(?P<cpu>\d+)\s+(?P<seq>\d+)\s+(?P<s>\d+)\.(?P<f>\d+)\s+(?P<pid>\d+)\s+"

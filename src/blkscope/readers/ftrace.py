@@ -17,7 +17,7 @@ from pathlib import Path
 
 from blkscope import native
 from blkscope.readers.capture_meta import record_drops
-from blkscope.readers.trace_text import first_lines, matches_any
+from blkscope.readers.text_sniff import first_lines, matches_any
 
 CLASSIC_RE = r"^\s*(?P<maj>\d+),(?P<min>\d+)\s+(?P<cpu>\d+)\s+(?P<s>\d+)\.(?P<f>\d+)\s+(?P<pid>\d+)\s+" \
     r"(?P<act>\S+)\s+(?P<rwbs>\S+)(?: (?P<rest>.*))?$"  # fmt: skip

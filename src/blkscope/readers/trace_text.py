@@ -1,9 +1,7 @@
 """What every trace reader shares: the events table's columns beyond the contract (the native readers
-write the same ones, native/src/parquet.rs) and the sniffing helpers of the text formats."""
+write the same ones, native/src/parquet.rs). The text formats' sniffing helpers are in text_sniff.py."""
 
 from __future__ import annotations
-
-import re
 
 import polars as pl
 
@@ -30,14 +28,3 @@ def select_events(df: pl.DataFrame) -> pl.DataFrame:
     casts = [pl.col(c).cast(dt) for c, dt in EVENT_EXTRAS.items() if c in df.columns]
     return df.with_columns(*missing, *casts).select(EVENT_COLUMNS)
 
-
-def first_lines(head: bytes, n: int = 20) -> list[str]:
-    """The first `n` non-empty, non-comment lines of a sniffed head (its last, maybe cut, line dropped)."""
-    text = head.decode("utf-8", errors="replace")
-    lines = text.splitlines()[:-1] if not text.endswith("\n") else text.splitlines()
-    return [ln for ln in lines if ln.strip() and not ln.startswith("#")][:n]
-
-
-def matches_any(lines: list[str], *patterns: str) -> bool:
-    rxs = [re.compile(p) for p in patterns]
-    return any(rx.match(ln) for rx in rxs for ln in lines)
