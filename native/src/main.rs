@@ -5,6 +5,7 @@
 //! Exit 0: table and report written. Exit 2: bad input; the report holds {"error": {path, where, message}}
 //! and the table is removed. src/blkscope/native.py runs this and merges the report into ingest.json.
 
+mod alloc;
 mod blktrace;
 mod encode;
 mod events;
@@ -21,6 +22,9 @@ use std::process::ExitCode;
 
 use report::{Fail, Report};
 use sink::Sink;
+
+#[global_allocator]
+static ALLOC: alloc::Alloc = alloc::Alloc;
 
 struct Args {
     kind: String,
@@ -76,6 +80,7 @@ fn run(a: &Args, rep: &mut Report) -> Result<(), Fail> {
 }
 
 fn main() -> ExitCode {
+    alloc::keep_freed_memory();
     let a = match parse_args() {
         Ok(a) => a,
         Err(e) => {

@@ -55,7 +55,6 @@ pub struct Stream {
     pub path: PathBuf,
     pub name_cpu: Option<u32>,
     reader: Option<Box<dyn Read + Send>>,
-    map: Option<input::Map>,
     started: bool,
     buf: Vec<u8>,
     n: usize,
@@ -83,13 +82,9 @@ pub struct Stream {
 
 impl Stream {
     pub fn open(path: &Path, name_cpu: Option<u32>, window: usize) -> Result<Stream, Fail> {
-        let map = input::Map::open(path)?;
-        let reader = if map.is_none() { Some(input::open(path)?) } else { None };
         let mut s = Stream::new(path, name_cpu, window);
-        (s.map, s.reader) = (map, reader);
-        if s.map.is_none() {
-            s.buf = vec![0; window + (1 << 16)];
-        }
+        s.reader = Some(input::open(path)?);
+        s.buf = vec![0; window + (1 << 16)];
         Ok(s)
     }
 
@@ -98,7 +93,6 @@ impl Stream {
             path: path.to_owned(),
             name_cpu,
             reader: None,
-            map: None,
             started: false,
             buf: Vec::new(),
             n: 0,
@@ -138,36 +132,23 @@ impl Stream {
         -> Result<(), Fail> {
         let first = !self.started;
         self.started = true;
-        let last = if let Some(m) = &self.map {
-            // the next window starts at the cut record: nothing moves, the finished part is released
-            let carry = self.n - self.consumed;
-            let base = self.base + self.consumed as u64;
-            m.release(self.base, base);
-            self.base = base;
-            let rest = m.len() - base as usize;
-            self.n = rest.min(carry + self.window);
-            m.populate(base, base + self.n as u64);
-            self.consumed = 0;
-            self.n == rest
-        } else {
-            // the cut record of the last window moves to the front
-            self.buf.copy_within(self.consumed..self.n, 0);
-            self.base += self.consumed as u64;
-            self.n -= self.consumed;
-            self.consumed = 0;
-            if self.buf.len() < self.n + self.window {
-                self.buf.resize(self.n + self.window, 0);
-            }
-            let got = match self.reader.as_mut() {
-                Some(r) => input::fill(r.as_mut(), &mut self.buf[self.n..self.n + self.window], &self.path)?,
-                None => 0,
-            };
-            if got < self.window {
-                self.reader = None;
-            }
-            self.n += got;
-            got < self.window
+        // the cut record of the last window moves to the front; the rest of the buffer is refilled
+        self.buf.copy_within(self.consumed..self.n, 0);
+        self.base += self.consumed as u64;
+        self.n -= self.consumed;
+        self.consumed = 0;
+        if self.buf.len() < self.n + self.window {
+            self.buf.resize(self.n + self.window, 0);
+        }
+        let got = match self.reader.as_mut() {
+            Some(r) => input::fill(r.as_mut(), &mut self.buf[self.n..self.n + self.window], &self.path)?,
+            None => 0,
         };
+        if got < self.window {
+            self.reader = None;
+        }
+        self.n += got;
+        let last = got < self.window;
         self.offs.clear();
         self.codes.clear();
         self.times.clear();
@@ -176,7 +157,7 @@ impl Stream {
             if self.n == 0 {
                 return Err(Fail::new(&self.path, None, "empty file: expected blktrace binary records"));
             }
-            let data = view(&self.buf, &self.map, self.base, self.n);
+            let data = &self.buf[..self.n];
             self.fmt = Fmt::detect(data).ok_or_else(|| {
                 let h: String = data[..self.n.min(4)].iter().map(|b| format!("{b:02x}")).collect();
                 Fail::offset(&self.path, 0, format!("not a blktrace file (magic {h}, expected 0x656174 with version 7 or 8)"))
@@ -202,7 +183,7 @@ impl Stream {
     }
 
     fn walk_as<L: Layout>(&mut self, f: L, last: bool, rep: &mut Report) -> Vec<usize> {
-        let (buf, n, fm) = (view(&self.buf, &self.map, self.base, self.n), self.n, self.fmt);
+        let (buf, n, fm) = (&self.buf[..self.n], self.n, self.fmt);
         let magic = MAGIC | fm.version;
         let pat = if fm.big { magic.to_be_bytes() } else { magic.to_le_bytes() };
         let hdr = f.hdr();
@@ -254,7 +235,7 @@ impl Stream {
 
     fn decode_as<L: Layout>(&mut self, f: L, recs: &[usize], names: &mut Names, sink: &mut Sink, rep: &mut Report,
                             t: &Tables) {
-        let buf = view(&self.buf, &self.map, self.base, self.n);
+        let buf = &self.buf[..self.n];
         self.n_rec += recs.len() as u64;
         let mut unknown: BTreeMap<usize, i64> = BTreeMap::new();
         for &o in recs {
@@ -355,7 +336,7 @@ impl Stream {
         if !self.sorted || self.times[self.at] < origin {
             self.before_origin += self.times[self.at..end].iter().filter(|&&x| x < origin).count() as u64;
         }
-        let buf = view(&self.buf, &self.map, self.base, self.n);
+        let buf = &self.buf[..self.n];
         let cpu0 = f.rec(buf, self.offs[self.at]).cpu;
         names.build(cpu0);
         let names = &*names;
@@ -434,14 +415,6 @@ impl Stream {
         if ndev > 1 && self.name_cpu.is_some() {
             rep.warn(format!("{}: records from {ndev} devices in one per-device file; kept", self.path.display()));
         }
-    }
-}
-
-/// The current window: a slice of the mapping, or of the read buffer.
-fn view<'a>(buf: &'a [u8], map: &'a Option<input::Map>, base: u64, n: usize) -> &'a [u8] {
-    match map {
-        Some(m) => &m.as_slice()[base as usize..base as usize + n],
-        None => &buf[..n],
     }
 }
 
