@@ -176,8 +176,10 @@ pub struct Events {
     pub cgroup_id: Sparse<u64>,
 }
 
-/// Rows per row group: big enough to amortise per-group costs, small enough to bound memory (~60 MB).
-pub const ROW_GROUP: usize = 1 << 20;
+/// Rows per row group: big enough to amortise per-group costs, small enough that the columns (~4 MB)
+/// stay in cache between the decoder filling them and the writer encoding them (binary bench set: 1<<16
+/// rows 0.51 s CPU, 1<<20 rows 0.60 s; file 0.3% larger; RSS 14 MB instead of 93 MB).
+pub const ROW_GROUP: usize = 1 << 16;
 
 impl Events {
     pub fn new() -> Events {
