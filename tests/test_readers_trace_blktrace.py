@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import re
 import shutil
+import struct
 import subprocess
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 import pytest
 
 from blkscope.errors import InputError
 from blkscope.ingest import run_ingest
 from blkscope.readers import blktrace
-from blkscope.readers.trace_bin import walk
 
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples" / "blktrace-bin"
 SETS = {"keks": SAMPLES / "influx_keks" / "keks", "sda": SAMPLES / "centos7_notes_sda" / "sda"}
@@ -34,6 +33,19 @@ def blkparse_events(prefix: Path, cwd: Path | None = None) -> pl.DataFrame:
             n = int(rest[2]) if len(rest) >= 3 and rest[1] == "+" else None
             rows.append((int(m[1]), int(m[2]), int(m[3]) * 10**9 + int(m[4]), m[5], n))
     return pl.DataFrame(rows, schema=["cpu", "seq", "time_ns", "action", "nsectors"], orient="row")
+
+
+V7 = struct.Struct("<IIQQIIIIIHH")  # struct blk_io_trace, little-endian
+
+
+def v7_records(data: bytes) -> list[tuple[int, tuple]]:
+    """(offset, header fields) of each record of a clean v7 little-endian file (test helper, record by record)."""
+    out, pos = [], 0
+    while pos + V7.size <= len(data):
+        h = V7.unpack_from(data, pos)
+        out.append((pos, h))
+        pos += V7.size + h[-1]
+    return out
 
 
 def ingest(tmp_path: Path, *inputs: Path):
@@ -110,8 +122,8 @@ def test_handmade_truncated_and_bad_magic(tmp_path):
     cut.write_bytes(data[:-20])
     rep, ev = ingest(tmp_path / "t", cut)
     assert ev.height == whole.height - 1 and any("truncated last record" in w for w in rep.warnings)
-    offs = walk(np.frombuffer(data, np.uint8), 7, "<", True).offsets
-    at, size = int(offs[100]), int(offs[101] - offs[100])
+    offs = [o for o, _ in v7_records(data)]
+    at, size = offs[100], offs[101] - offs[100]
     assert size == 48  # an event record without payload
     bad = bytearray(data)
     bad[at : at + 4] = b"XXXX"  # break the magic of one record in the middle
@@ -177,19 +189,11 @@ def test_no_progress_bar_without_a_terminal(tmp_path, capsys):
 
 def _to_v8_big_endian(data: bytes) -> bytes:
     """A v7 little-endian file rewritten as v8 (blk_io_trace2, 64 bytes) big-endian, payloads as they were."""
-    from blkscope.readers.trace_bin import dtype, records
-
-    buf = np.frombuffer(data, np.uint8)
-    offs = walk(buf, 7, "<", True).offsets
-    r = records(buf, offs, dtype(7, "<"))
-    v8 = np.zeros(r.size, dtype(8, ">"))
-    for f in ("seq", "time", "sector", "bytes", "pid", "action", "device", "cpu", "error", "pdu_len"):
-        v8[f] = r[f]
-    v8["magic"] = 0x65617408
-    hdr = v8.view(np.uint8).reshape(-1, 64)
+    v8 = struct.Struct(">IIQQIIQIIHH12x")  # blk_io_trace2: pid before a 64-bit action
     out = bytearray()
-    for i, o in enumerate(offs.tolist()):
-        out += hdr[i].tobytes() + data[o + 48 : o + 48 + int(r["pdu_len"][i])]
+    for o, (_, seq, time, sector, nbytes, action, pid, device, cpu, error, pdu_len) in v7_records(data):
+        out += v8.pack(0x65617408, seq, time, sector, nbytes, pid, action, device, cpu, error, pdu_len)
+        out += data[o + 48 : o + 48 + pdu_len]
     return bytes(out)
 
 

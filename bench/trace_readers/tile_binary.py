@@ -5,9 +5,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from bin_records import detect, records, walk  # beside this script
 
 from blkscope.readers.blktrace import resolve
-from blkscope.readers.trace_bin import detect, dtype, records, walk
+from blkscope.readers.trace_bin import dtype
 
 WINDOW = 64 << 20
 

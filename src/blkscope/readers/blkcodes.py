@@ -1,5 +1,6 @@
-"""blktrace action codes and categories (include/uapi/linux/blktrace_api.h), shared by the binary reader
-and the exporter. Vectorised: codes -> letters and categories -> RWBS go through lookup tables."""
+"""blktrace action codes and categories (include/uapi/linux/blktrace_api.h) for the exporter
+(export_blktrace.py). The reader's tables (codes -> letters, categories -> RWBS as blkparse prints them)
+are in native/src/blktrace/codes.rs."""
 
 from __future__ import annotations
 
@@ -27,47 +28,6 @@ ACTION_CATEGORY = {"Q": TC_QUEUE, "M": TC_QUEUE, "F": TC_QUEUE, "G": TC_QUEUE, "
                    "ZU": TC_QUEUE}  # fmt: skip
 
 NOTIFY_PROCESS, NOTIFY_TIMESTAMP, NOTIFY_MESSAGE = 0, 1, 2
-
-# Dictionary values for action codes 0..255, then "m" (messages, code MSG): the binary reader writes indices
-ACTION_NAMES = [ACTIONS.get(i, f"?{i}") for i in range(256)] + ["m"]
-MSG = 256
-_ACTION_TABLE = pl.Series("action", ACTION_NAMES[:256])
-
-
-def action_letters(code: np.ndarray) -> pl.Series:
-    """Action codes (low byte) -> blkparse letters."""
-    return _ACTION_TABLE.gather(pl.Series(code.astype(np.uint32)))
-
-
-def _rwbs(key: int) -> str:
-    # blkparse fill_rwbs: F(lush), then D(iscard) | W(rite) | R(ead, bytes > 0) | N(one), then F(UA) A(head) S M
-    f, d, w, r, u, a, s, m = ((key >> i) & 1 for i in range(8))
-    out = "F" if f else ""
-    out += "D" if d else "W" if w else "R" if r else "N"
-    return out + ("F" if u else "") + ("A" if a else "") + ("S" if s else "") + ("M" if m else "")
-
-
-RWBS_NAMES = [_rwbs(k) for k in range(256)]
-_RWBS_TABLE = pl.Series("rwbs", RWBS_NAMES)
-# category bit -> bit of the rwbs key (bit 3 is "bytes > 0")
-_RWBS_BITS = ((TC_FLUSH, 0), (TC_DISCARD, 1), (TC_WRITE, 2), (TC_FUA, 4), (TC_AHEAD, 5), (TC_SYNC, 6), (TC_META, 7))
-# key of every 16-bit category combination, without the bytes bit: one table lookup per record
-_CAT_KEY = np.zeros(1 << 16, np.int16)
-for _bit, _k in _RWBS_BITS:
-    _CAT_KEY[(np.arange(1 << 16) & _bit) > 0] |= 1 << _k
-
-
-def rwbs_key(cat: np.ndarray, nbytes: np.ndarray) -> np.ndarray:
-    """Category bits (action >> 16) and byte counts -> index into RWBS_NAMES (int16)."""
-    key = _CAT_KEY[(cat & 0xFFFF).astype(np.intp)]
-    key |= (nbytes > 0).astype(np.int16) << 3
-    return key
-
-
-def rwbs(cat: np.ndarray, nbytes: np.ndarray) -> pl.Series:
-    """Category bits (action >> 16) and byte counts -> RWBS strings, as blkparse prints them."""
-    return _RWBS_TABLE.gather(pl.Series(rwbs_key(cat.astype(np.uint64), nbytes).astype(np.uint32)))
-
 
 def categories_from_rwbs(rwbs_s: pl.Series) -> np.ndarray:
     """RWBS strings -> category bits (the inverse of `rwbs`, for export), with polars string ops."""

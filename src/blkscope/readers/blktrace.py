@@ -19,13 +19,15 @@ from blkscope import native
 from blkscope.errors import InputError
 from blkscope.readers.capture_meta import record_drops
 
+MAGIC = 0x65617400
 SET_RE = re.compile(r"^(?P<name>.+)\.blktrace\.(?P<cpu>\d+)(?:\.(?:zst|gz|xz))?$")
 
 
 def sniff(head: bytes) -> bool:
-    from blkscope.readers.trace_bin import detect
-
-    return detect(head[:4]) is not None
+    """A blktrace magic (0x656174 and version 7 or 8) in either byte order (no numpy: sniffing stays light)."""
+    if len(head) < 4:
+        return False
+    return any((m := int.from_bytes(head[:4], o)) >> 8 == MAGIC >> 8 and m & 0xFF in (7, 8) for o in ("little", "big"))
 
 
 def resolve(inputs: list[Path]) -> dict[str, list[tuple[int | None, Path]]]:
