@@ -67,3 +67,33 @@ pub fn category_keys() -> Vec<u8> {
 pub fn no_sector(code: usize) -> bool {
     matches!(code, P | U | UT | MSG)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rwbs(cat: u32, bytes: bool) -> String {
+        rwbs_names()[(category_keys()[cat as usize] | ((bytes as u8) << 3)) as usize].clone()
+    }
+
+    #[test]
+    fn rwbs_letters_as_blkparse_prints_them() {
+        const READ: u32 = 1;
+        const WRITE: u32 = 2;
+        const FLUSH: u32 = 4;
+        const SYNC: u32 = 8;
+        const AHEAD: u32 = 1 << 11;
+        const META: u32 = 1 << 12;
+        const DISCARD: u32 = 1 << 13;
+        const FUA: u32 = 1 << 15;
+        assert_eq!(rwbs(READ, true), "R");
+        assert_eq!(rwbs(READ, false), "N"); // a read without bytes (blkparse: N)
+        assert_eq!(rwbs(WRITE | SYNC, true), "WS");
+        assert_eq!(rwbs(FLUSH | WRITE | FUA | SYNC, false), "FWFS");
+        assert_eq!(rwbs(DISCARD | WRITE | SYNC, true), "DS");
+        assert_eq!(rwbs(READ | AHEAD | META, true), "RAM");
+        assert_eq!(action_names()[11], "UT");
+        assert_eq!(action_names()[200], "?200");
+        assert_eq!(action_names()[MSG], "m");
+    }
+}

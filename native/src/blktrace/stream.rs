@@ -465,3 +465,76 @@ pub fn files_entry<'a>(rep: &'a mut Report, path: &Path) -> &'a mut serde_json::
     let files = rep.trace.entry("files").or_insert_with(|| json!({})).as_object_mut().unwrap();
     files.entry(path.display().to_string()).or_insert_with(|| json!({})).as_object_mut().unwrap()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A v7 little-endian record: header fields that matter to the walk, then `pdu` payload bytes.
+    fn rec(seq: u32, pdu: &[u8]) -> Vec<u8> {
+        let mut r = Vec::with_capacity(48 + pdu.len());
+        r.extend_from_slice(&(MAGIC | 7).to_le_bytes());
+        r.extend_from_slice(&seq.to_le_bytes());
+        r.extend_from_slice(&(1000 + seq as u64).to_le_bytes()); // time
+        r.extend_from_slice(&[0; 8 + 4]); // sector, bytes
+        r.extend_from_slice(&(1u32 | (1 << 16)).to_le_bytes()); // action Q, READ
+        r.extend_from_slice(&[0; 4 * 3 + 2]); // pid, device, cpu, error
+        r.extend_from_slice(&(pdu.len() as u16).to_le_bytes());
+        r.extend_from_slice(pdu);
+        r
+    }
+
+    fn walk(data: &[u8], last: bool) -> (Vec<usize>, usize, Report) {
+        let mut s = Stream::new(Path::new("t.blktrace.0"), Some(0), 1 << 16);
+        s.buf = data.to_vec();
+        s.n = data.len();
+        s.fmt = Fmt { version: 7, big: false };
+        let mut rep = Report::default();
+        let offs = s.walk(last, &mut rep);
+        (offs, s.consumed, rep)
+    }
+
+    #[test]
+    fn records_with_payloads_and_a_magic_inside_one_are_walked_in_order() {
+        // the payload of record 1 holds a magic word: a look-alike, not a record
+        let fake = (MAGIC | 7).to_le_bytes();
+        let parts = [rec(0, &[]), rec(1, &[fake.as_slice(), &[9; 13]].concat()), rec(2, &[1; 3]), rec(3, &[])];
+        let data = parts.concat();
+        let (offs, consumed, rep) = walk(&data, true);
+        assert_eq!(offs, vec![0, 48, 48 + 65, 48 + 65 + 51]);
+        assert_eq!(consumed, data.len());
+        assert!(rep.warnings.is_empty());
+    }
+
+    #[test]
+    fn garbage_between_records_is_skipped_and_reported_with_its_offset() {
+        let data = [rec(0, &[]), b"garbage!!".to_vec(), rec(1, &[7; 8])].concat();
+        let (offs, _, mut rep) = walk(&data, true);
+        assert_eq!(offs, vec![0, 57]);
+        assert_eq!(rep.trace_list("resyncs").clone(),
+                   vec![json!({"file": "t.blktrace.0", "byte_offset": 48, "bytes_skipped": 9})]);
+        assert!(rep.warnings[0].contains("byte offset 48"));
+    }
+
+    #[test]
+    fn a_record_cut_at_the_window_end_waits_for_the_next_window_or_is_reported_truncated() {
+        let data = [rec(0, &[]), rec(1, &[5; 16])].concat();
+        let cut = &data[..48 + 30];
+        let (offs, consumed, rep) = walk(cut, false);
+        assert_eq!((offs, consumed), (vec![0], 48)); // carried over, no warning yet
+        assert!(rep.warnings.is_empty());
+        let (offs, consumed, rep) = walk(cut, true);
+        assert_eq!((offs, consumed), (vec![0], 48));
+        assert!(rep.warnings[0].contains("byte offset 48: truncated last record (30 bytes)"));
+    }
+
+    #[test]
+    fn a_magic_straddling_the_window_end_is_not_skipped() {
+        // garbage, then a record whose magic is cut by the window end: only the garbage is skipped
+        let data = [b"xx".to_vec(), rec(0, &[])].concat();
+        let (offs, consumed, rep) = walk(&data[..4], false);
+        assert!(offs.is_empty());
+        assert_eq!(consumed, 1); // the last 3 bytes may start a magic
+        assert_eq!(rep.warnings.len(), 1);
+    }
+}
