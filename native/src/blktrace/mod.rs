@@ -4,13 +4,16 @@
 //! files such as a merged `blkparse -d` dump; .zst/.gz/.xz read transparently. Unlike blkparse, a gap in the
 //! CPU list does not stop reading; it is reported, like per-CPU sequence gaps and resynchronisations.
 //!
-//! One pass, bounded memory: each file of a set is read in windows (stream.rs), and the files advance
+//! One pass, bounded memory: each file of a set is read() in windows of about 1 MB (stream.rs; walked,
+//! decoded and copied into columns while in cache), and the files advance
 //! together up to a common time horizon, so a process name (a notify record, written on whichever CPU
 //! first saw the pid) is known before that pid's events on other CPUs are written, and time_ns counts from
 //! the earliest first event (blkparse's genesis).
 //!
-//! Row order: each CPU's events in time order, CPUs interleaved in horizon blocks; NOT one global time
-//! order (blkparse prints that). `sort("time_ns")` where needed.
+//! Row order: each CPU's events in time order, CPUs interleaved in horizon blocks (a block ends at the
+//! last event time of the window the slowest file holds); NOT one global time order (blkparse prints
+//! that). `sort("time_ns")` where needed (a global order needs a k-way merge
+//! per row: not tried, the speed budget of issue B is spent).
 
 mod codes;
 pub(crate) mod layout;
