@@ -197,6 +197,30 @@ struct State {
     procs: Keys,
     rwbs: Keys,
     acts: Keys,
+    // the fast path's own key caches (same dictionaries)
+    act_keys: [u32; 256],
+    rwbs_words: fast::Words,
+    proc_words: fast::Words,
+}
+
+impl State {
+    /// Bookkeeping of every event: CPUs and layouts seen.
+    #[inline(always)]
+    fn note(&mut self, cpu: u32, layout: Layout) {
+        if self.last_cpu != Some(cpu) {
+            self.cpus.insert(cpu);
+            self.last_cpu = Some(cpu);
+        }
+        self.layout_bits |= 1 << layout as u8;
+    }
+    /// Time from the first event (which sets the origin); earlier ones are counted.
+    #[inline(always)]
+    fn time_ns(&mut self, abs_ns: i64) -> i64 {
+        let origin = *self.origin.get_or_insert(abs_ns);
+        let t = abs_ns.wrapping_sub(origin);
+        self.before_origin += (t < 0) as i64;
+        t
+    }
 }
 
 pub fn read_blkparse(inputs: &[PathBuf], sink: &mut Sink, rep: &mut Report, progress: bool) -> Result<(), Fail> {
@@ -221,6 +245,9 @@ fn read(inputs: &[PathBuf], sink: &mut Sink, rep: &mut Report, progress: bool, b
         procs: Keys::default(),
         rwbs: Keys::default(),
         acts: Keys::default(),
+        act_keys: [u32::MAX; 256],
+        rwbs_words: fast::Words::default(),
+        proc_words: fast::Words::default(),
     };
     let mut summary = serde_json::Map::new();
     let what = if blkparse { "blkparse" } else { "tracefs blk" };
@@ -282,29 +309,28 @@ fn read_file(path: &Path, rx: &general::Rx, st: &mut State, sink: &mut Sink, rep
         let upto = if eof { end } else { memchr::memrchr(b'\n', &buf[..end]).map_or(0, |p| p + 1) };
         let mut pos = 0;
         while pos < upto {
-            let stop = memchr::memchr(b'\n', &buf[pos..upto]).map_or(upto, |p| pos + p);
+            // the common line: scanned and pushed in place
+            // SAFETY: pos < upto <= cap, and SLACK readable bytes follow cap
+            let sc = unsafe { fast::scan(buf.as_ptr().add(pos), upto - pos) };
+            if let (Some(sc), false) = (&sc, general_only) {
+                // SAFETY: the line is in the buffer (SLACK bytes after it) and ASCII
+                if sc.ascii && unsafe { fast::take(buf.as_ptr().add(pos), sc, st, sink)? } {
+                    pos += sc.len + 1;
+                    lineno += 1;
+                    events += 1;
+                    continue;
+                }
+            }
+            let stop = match sc {
+                Some(sc) => pos + sc.len,
+                None => memchr::memchr(b'\n', &buf[pos..upto]).map_or(upto, |p| pos + p),
+            };
             let raw = &buf[pos..stop];
             pos = stop + 1;
             lineno += 1;
             let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-            // trace lines are ASCII: skip the UTF-8 decoder for them
-            let text = if raw.is_ascii() {
-                std::borrow::Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(raw) }) // SAFETY: ASCII
-            } else {
-                String::from_utf8_lossy(raw)
-            };
-            // in place (ASCII): the slack after it may be read; a decoded copy has none
-            let in_place = matches!(text, std::borrow::Cow::Borrowed(_));
-            let quick = if general_only { None } else { fast::parse(&text, st.blkparse, in_place) };
-            let parsed = match quick {
-                Some(ln) => {
-                    events += 1;
-                    push(&ln, st, sink)?;
-                    continue;
-                }
-                None => rx.parse(&text, st.blkparse),
-            };
-            match parsed {
+            let text = String::from_utf8_lossy(raw);
+            match rx.parse(&text, st.blkparse) {
                 Ok(ln) => {
                     events += 1;
                     if !ln.payload_ok {
@@ -373,16 +399,10 @@ fn py_repr(s: &str) -> String {
     out
 }
 
-#[inline(always)]
+#[inline]
 fn push(ln: &Line, st: &mut State, sink: &mut Sink) -> Result<(), Fail> {
-    let origin = *st.origin.get_or_insert(ln.abs_ns);
-    let time_ns = ln.abs_ns.wrapping_sub(origin);
-    st.before_origin += (time_ns < 0) as i64;
-    if st.last_cpu != Some(ln.cpu) {
-        st.cpus.insert(ln.cpu);
-        st.last_cpu = Some(ln.cpu);
-    }
-    st.layout_bits |= 1 << ln.layout as u8;
+    let time_ns = st.time_ns(ln.abs_ns);
+    st.note(ln.cpu, ln.layout);
     if !known_action(ln.act) {
         *st.unknown_act.entry(ln.act.to_owned()).or_insert(0) += 1;
     }
