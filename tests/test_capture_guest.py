@@ -16,7 +16,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from blkscope.capture import blktrace, device, targets
+from blkscope.capture import blktrace, device, targets, workloads
 from blkscope.capture.guest import build, cpio
 from blkscope.capture.guest import run as grun
 from blkscope.capture.run import make_plan
@@ -115,9 +115,46 @@ def test_guest_refuses_other_tracers_and_workloads(tmp_path):
     sheet, run_id = _sheet(tmp_path, tracer="tracefs-blk")
     with pytest.raises(ValueError, match="blktrace only"):
         make_plan(sheet, run_id, tmp_path / "o", fio_dir=FIO, workdir=tmp_path, allowed=[])
-    sheet, run_id = _sheet(tmp_path, workload="ycsb")
-    with pytest.raises(ValueError, match="fio jobs only"):
+    sheet, run_id = _sheet(tmp_path, workload="cassandra")
+    with pytest.raises(ValueError, match="'cassandra' is not implemented"):
         make_plan(sheet, run_id, tmp_path / "o", fio_dir=FIO, workdir=tmp_path, allowed=[])
+
+
+@pytest.mark.parametrize(
+    "workload, job, outputs, run_line",
+    [
+        ("sysbench", "rndrw", ["sysbench.txt"], "cd /mnt/fs && sysbench fileio --file-num=16 --file-total-size=64M"),
+        ("journal", "prealloc-reader", ["journal.json"], "/in/bin/journal --file /mnt/fs/journal.0 --mode prealloc"),
+        ("ycsb", "workloada-zipfian-small", ["ycsb-load.txt", "ycsb-run.txt"], "/in/java/jre/bin/java -Xmx1g -cp"),
+    ],
+)
+def test_guest_plans_other_workloads_as_shell_steps(tmp_path, no_processes, capsys, workload, job, outputs, run_line):
+    sheet, run_id = _sheet(tmp_path, workload=workload, job=job)
+    plan = make_plan(sheet, run_id, tmp_path / "o", fio_dir=FIO, workdir=tmp_path, allowed=[], tools_dir=ROOT / "tools")
+    assert isinstance(plan, grun.GuestPlan) and plan.workload is not None and plan.jobfile is None
+    assert plan.outputs == ["blktrace", "iostat.json", *outputs, "dmesg.txt.zst", "run.yaml"]
+    assert plan.memory_mb == (3072 if workload == "ycsb" else 1536)
+    assert plan.timeout_s == grun.BOOT_BUDGET_S + grun.PREPARE_BUDGET_S[workload] + 3 * 3
+    scripts = grun._scripts(plan)
+    assert set(scripts) == {"prepare.sh", "run.sh"}
+    assert run_line in scripts["run.sh"]
+    for out in outputs:  # every output lands in init.sh's results directory
+        assert f"{grun.OUT}/{out}" in scripts["prepare.sh"] + scripts["run.sh"], out
+    argv = ["capture", "--runs", str(sheet), "--run-id", run_id, "-o", str(tmp_path / "out")]
+    argv += ["--workdir", str(tmp_path)]
+    assert main([*argv, "--config", "none", "--tools-dir", str(ROOT / "tools"), "--dry-run"]) == 0
+    dry = capsys.readouterr().out
+    assert run_line in dry and "guest prepare.sh (untraced" in dry and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("workload, job", [("sysbench", "rndrw"), ("journal", "none"), ("ycsb", "workloada-zipfian")])
+def test_guest_steps_are_posix_shell(tmp_path, workload, job):
+    sheet, run_id = _sheet(tmp_path, workload=workload, job=job)
+    plan = make_plan(sheet, run_id, tmp_path / "o", fio_dir=FIO, workdir=tmp_path, allowed=[], tools_dir=ROOT / "tools")
+    for name, text in grun._scripts(plan).items():
+        (tmp_path / name).write_text(text)
+        p = subprocess.run(["busybox", "sh", "-n", str(tmp_path / name)], capture_output=True, text=True)
+        assert p.returncode == 0, (name, p.stderr)
 
 
 def test_guest_preflight_accepts_snakemakes_empty_dirs_only(tmp_path, monkeypatch):
@@ -337,7 +374,11 @@ def test_guest_dataset_run_complete(run_id):
     assert m["filesystem"]["type"] == row["filesystem"]
     for name, info in m["files"].items():
         assert (d / name).stat().st_size == info["bytes"], name
-    assert json.loads((d / "fio.json").read_text())["jobs"][0]["error"] == 0
+    if row["workload"] == "fio":
+        assert json.loads((d / "fio.json").read_text())["jobs"][0]["error"] == 0
+    else:
+        assert m[row["workload"]] and m["workload"]["guest_run_sh"], "no summary of the workload"
+        assert all((d / o).stat().st_size > 0 for o in workloads.outputs(row["workload"]))
     io = json.loads((d / "iostat.json").read_text())["sysstat"]["hosts"][0]["statistics"]
     assert len(io) == m["iostat"]["samples"] >= row["runtime_s"] - 2
     if row["traced"]:

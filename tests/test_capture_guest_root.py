@@ -41,13 +41,13 @@ def guest_build() -> Path:
     return BUILD
 
 
-def _sheet(tmp_path: Path, runtime_s: int) -> tuple[Path, str]:
+def _sheet(tmp_path: Path, runtime_s: int, workload: str = "fio", job: str = "randrw") -> tuple[Path, str]:
     row = {
         "run_id": "guest-tiny",
         "study": "test",
         "database": "none",
-        "workload": "fio",
-        "job": "randrw",
+        "workload": workload,
+        "job": job,
         "filesystem": "f2fs",
         "mkfs_options": "-f -q",
         "mount_options": "noatime",
@@ -65,7 +65,8 @@ def _sheet(tmp_path: Path, runtime_s: int) -> tuple[Path, str]:
 
 def _cmd(sheet: Path, run_id: str, out: Path, work: Path) -> list[str]:
     return [sys.executable, "-m", "blkscope.cli", "capture", "--runs", str(sheet), "--run-id", run_id,
-            "-o", str(out), "--workdir", str(work), "--config", "none", "--fio-dir", str(ROOT / "config/fio")]
+            "-o", str(out), "--workdir", str(work), "--config", "none", "--fio-dir", str(ROOT / "config/fio"),
+            "--tools-dir", str(ROOT / "tools")]
 
 
 def _assert_clean(work: Path) -> None:
@@ -94,6 +95,29 @@ def test_tiny_guest_capture(tmp_path, guest_build):
     subprocess.run([sys.executable, "-m", "blkscope.cli", "ingest", str(out / "blktrace"), "-o", str(ingest)],
                    check=True, timeout=120)
     assert (ingest / "events.parquet").stat().st_size > 0
+    _assert_clean(work)
+
+
+@pytest.mark.parametrize("workload, job, output", [("sysbench", "rndrw", "sysbench.txt"), ("journal", "sparse-reader",
+                                                                                          "journal.json")])
+def test_tiny_guest_workload(tmp_path, guest_build, workload, job, output):
+    """sysbench (in the initramfs) and the journal writer (built here, carried on the exchange disk)."""
+    if workload == "journal" and shutil.which("gcc") is None:
+        pytest.skip("needs gcc (the journal writer is compiled per run)")
+    sheet, run_id = _sheet(tmp_path, runtime_s=2, workload=workload, job=job)
+    out, work = tmp_path / "raw" / run_id, tmp_path / "work"
+    env = {**os.environ, "BLKSCOPE_GUEST_BUILD": str(guest_build)}
+    subprocess.run(_cmd(sheet, run_id, out, work), check=True, timeout=480, cwd=tmp_path, env=env)
+    assert sorted(p.name for p in out.iterdir()) == sorted(["blktrace", "dmesg.txt.zst", "iostat.json", output,
+                                                            "run.yaml"])
+    meta = yaml.safe_load((out / "run.yaml").read_text())
+    assert meta["tracer"]["events"] > 0 and meta["tracer"]["dropped_total"] == 0
+    assert meta["workload"]["tool"] == workload and meta["tools"][workload]
+    if workload == "journal":  # the writer's own JSON, with per-write latencies from the guest
+        assert meta["journal"]["write"]["count"] > 0 and meta["journal"]["read"]["count"] > 0
+    else:  # sysbench's run report follows its prepare output in the same file
+        text = (out / output).read_text()
+        assert "Creating file test_file.15" in text and "reads/s:" in text and "total time:" in text
     _assert_clean(work)
 
 

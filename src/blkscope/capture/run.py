@@ -91,7 +91,7 @@ def make_plan(
     if row["testbed"] == "guest":  # the emulated guest has its own driver (capture/guest/run.py)
         from blkscope.capture.guest.run import guest_plan
 
-        return guest_plan(row, outdir, fio_dir=fio_dir, workdir=workdir)
+        return guest_plan(row, outdir, fio_dir=fio_dir, workdir=workdir, tools_dir=tools_dir)
     if row["testbed"] not in ("loop", "device"):
         raise ValueError(f"{run_id}: testbed {row['testbed']!r} is not implemented (loop, device, guest)")
     if row["testbed"] == "device":
@@ -122,11 +122,17 @@ def describe(plan: Plan) -> str:
     lines = [
         f"run {plan.run_id}: {r['workload']}/{r['job']} on {r['filesystem']} ({r['testbed']}), repeat {r['repeat']}",
         f"lock {hwlock.LOCK_PATH} (one hardware run at a time)",
-        *(device_plan(dev, plan.allowed) if r["testbed"] == "device" else [
-            f"create sparse file {plan.workdir}/run-XXXX/backing.img of {r['device_mb']} MiB",
-            f"losetup --find --show --direct-io=on {plan.workdir}/run-XXXX/backing.img  -> /dev/loopN",
-            "check /dev/loopN is backed by that file (allow-list: " + (", ".join(plan.allowed) or "loop only") + ")",
-        ]),
+        *(
+            device_plan(dev, plan.allowed)
+            if r["testbed"] == "device"
+            else [
+                f"create sparse file {plan.workdir}/run-XXXX/backing.img of {r['device_mb']} MiB",
+                f"losetup --find --show --direct-io=on {plan.workdir}/run-XXXX/backing.img  -> /dev/loopN",
+                "check /dev/loopN is backed by that file (allow-list: "
+                + (", ".join(plan.allowed) or "loop only")
+                + ")",
+            ]
+        ),
         " ".join(mkfs),
         " ".join(mount),
         *wl[:-1],

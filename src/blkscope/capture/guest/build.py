@@ -3,7 +3,7 @@
 `python -m blkscope.capture.guest.build -o build/guest` (the experiments rule `guest_build`) writes
 vmlinuz, initramfs.cpio and manifest.json there. The kernel package is the one Debian's linux-image-amd64
 currently depends on (apt-cache), fetched with `apt-get download`; the tools are this host's Debian binaries
-with the shared libraries ldd names, so guest and host run the same fio, blktrace and mkfs builds."""
+with the shared libraries ldd names, so guest and host run the same fio, blktrace, sysbench and mkfs builds."""
 
 from __future__ import annotations
 
@@ -40,6 +40,7 @@ TOOLS = {  # tool -> how it prints its version
     "mkfs.xfs": ["-V"],
     "mkfs.btrfs": ["--version"],
     "mkfs.f2fs": ["-V"],
+    "sysbench": ["--version"],  # the journal writer and the Java payload come per run, on the exchange disk
 }
 BUSYBOX = Path("/bin/busybox")  # Debian busybox-static: no libraries needed
 EXTRA_FILES = ("/etc/mke2fs.conf",)
@@ -199,8 +200,11 @@ def main(argv: list[str] | None = None) -> int:
     except (RuntimeError, subprocess.CalledProcessError, OSError) as e:
         print(f"blkscope guest build: error: {e}", file=sys.stderr)
         return 1
-    print(f"guest {m['kernel_release']}: {len(m['modules'])} modules, {len(m['tools'])} tools, "
-          f"{m['initramfs_entries']} initramfs entries -> {a.outdir}", file=sys.stderr)
+    print(
+        f"guest {m['kernel_release']}: {len(m['modules'])} modules, {len(m['tools'])} tools, "
+        f"{m['initramfs_entries']} initramfs entries -> {a.outdir}",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -1,7 +1,8 @@
 #!/bin/busybox sh
 # PID 1 of the blkscope guest: one experiment, then power off.
-# /dev/vda: the run's scratch disk (formatted here). /dev/vdb: the exchange disk; the host put a tar with the
-# fio job at its start, and this script overwrites it with a tar of the results (no filesystem needed on it).
+# /dev/vda: the run's scratch disk (formatted here). /dev/vdb: the exchange disk; the host put a tar at its start
+# with the workload's two steps (prepare.sh, untraced; run.sh, traced) and what they need (fio job, journal
+# binary, Java payload), and this script overwrites it with a tar of the results (no filesystem needed on it).
 # Run parameters come base64-encoded on the kernel command line (blkscope=...), as shell assignments.
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -45,8 +46,9 @@ mount -t "$FS" ${MOUNT_OPTS:+-o "$MOUNT_OPTS"} /dev/vda /mnt/fs || finish 21
 grep ' /mnt/fs ' /proc/mounts > $OUT/mount.txt
 
 export BLKSCOPE_DIR=/mnt/fs BLKSCOPE_RUNTIME=$RUNTIME BLKSCOPE_SEED=$SEED
-# Lay out the job's files before tracing, so the trace holds the workload, not its set-up.
-fio --create_only=1 --output=/dev/null /in/job.fio > $OUT/fio-prepare.txt 2>&1 || { cat $OUT/fio-prepare.txt; finish 22; }
+# Lay out the workload's files (or load its data) before tracing, so the trace holds the workload, not its set-up.
+log "+ sh /in/prepare.sh"
+(cd /mnt/fs && sh -e /in/prepare.sh) > $OUT/prepare.txt 2>&1 || { cat $OUT/prepare.txt; finish 22; }
 sync -f /mnt/fs
 stamp prepared
 
@@ -62,9 +64,9 @@ if [ "$TRACED" = 1 ]; then
 fi
 
 stamp workload_start
-log "+ fio /in/job.fio (runtime $RUNTIME s)"
-fio --output-format=json --output=$OUT/fio.json /in/job.fio > $OUT/fio.err 2>&1
-FIO_RC=$?
+log "+ sh /in/run.sh (runtime $RUNTIME s)"
+(cd /mnt/fs && sh -e /in/run.sh) > $OUT/run.txt 2>&1
+WL_RC=$?
 stamp workload_end
 # Still traced: sync makes the filesystem write what the workload deferred, then completions land.
 sync -f /mnt/fs
@@ -87,7 +89,10 @@ umount /mnt/fs || log "umount failed"
     echo "blktrace: $(blktrace -V 2>&1 | head -1)"
     echo "iostat: $(iostat -V 2>&1 | head -1)"
     echo "busybox: $(busybox 2>&1 | head -1)"
+    echo "sysbench: $(sysbench --version 2>&1)"
+    [ -x /in/bin/journal ] && echo "journal: $(/in/bin/journal --version 2>&1)"
+    [ -x /in/java/jre/bin/java ] && echo "java: $(LD_LIBRARY_PATH=/in/java/native /in/java/jre/bin/java -version 2>&1 | head -1)"
     echo "cpus: $(nproc)"
     echo "mem_kb: $(sed -n 's/MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
 } > $OUT/versions.txt
-finish $FIO_RC
+finish $WL_RC

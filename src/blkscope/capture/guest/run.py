@@ -1,5 +1,6 @@
-"""One guest run: scratch and exchange images -> qemu (init.sh formats, traces with blktrace, runs fio) -> results
-out of the exchange image -> data/raw/<run_id>/. Both images live in a fresh directory of the host's workdir and
+"""One guest run: scratch and exchange images -> qemu (init.sh formats, traces with blktrace, runs the workload's
+prepare.sh untraced and run.sh traced: fio, sysbench, the journal writer or YCSB-RocksDB) -> results out of the
+exchange image -> data/raw/<run_id>/. Both images live in a fresh directory of the host's workdir and
 are removed afterwards, also on failure and SIGINT (qemu is killed first). The host formats nothing: the guest's
 /dev/vda is this run's own sparse file."""
 
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import json
 import os
 import shlex
@@ -16,7 +18,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from blkscope.capture import blktrace, hwlock, signals
+from blkscope.capture import blktrace, hwlock, signals, workloads
 from blkscope.capture import run as host_run
 from blkscope.capture.guest import qemu
 from blkscope.capture.iostat import check_json as check_iostat
@@ -28,12 +30,16 @@ DEFAULT_BUILD = Path(os.environ.get("BLKSCOPE_GUEST_BUILD", "build/guest"))
 # in the guest's tmpfs (512 MiB of its RAM): ample for rate-limited jobs; long unthrottled runs need more.
 EXCHANGE_MB = 640
 BOOT_BUDGET_S = 150  # boot, modules, mkfs and fio's lay-out under TCG, with room; plus 3x the runtime
+PREPARE_BUDGET_S = {"ycsb": 1500, "sysbench": 300, "journal": 120}  # the untraced load under TCG
+MEMORY_MB = {"ycsb": 3072}  # the JVM (-Xmx1g), RocksDB and the Java payload in the guest's RAM
+TOOL_VERSIONS = {"sysbench": ("sysbench",), "journal": ("journal",), "ycsb": ("java",)}  # from versions.txt
+MNT, OUT = "/mnt/fs", "/tmp/out"  # init.sh's mount point and results directory
 
 
 @dataclass
 class GuestPlan:
     row: dict
-    jobfile: Path
+    jobfile: Path | None  # fio runs
     outdir: Path
     workdir: Path
     build_dir: Path = DEFAULT_BUILD
@@ -45,6 +51,7 @@ class GuestPlan:
     bt_nbuf: int = 8
     settle_s: float = 1.0
     buffer_size_kb: int = 0  # the host tracefs option; unused in the guest (blktrace has bt_buf_kb)
+    workload: workloads.Workload | None = None  # sysbench, journal, ycsb (None: fio)
 
     @property
     def run_id(self) -> str:
@@ -56,11 +63,23 @@ class GuestPlan:
 
     @property
     def timeout_s(self) -> float:
-        return BOOT_BUDGET_S + 3 * self.row["runtime_s"]
+        return BOOT_BUDGET_S + PREPARE_BUDGET_S.get(self.row["workload"], 0) + 3 * self.row["runtime_s"]
 
     @property
     def outputs(self) -> list[str]:
-        return (["blktrace"] if self.traced else []) + ["iostat.json", "fio.json", "dmesg.txt.zst", "run.yaml"]
+        wl = list(workloads.outputs(self.row["workload"]))
+        return (["blktrace"] if self.traced else []) + ["iostat.json", *wl, "dmesg.txt.zst", "run.yaml"]
+
+    def steps(self) -> tuple[list[str], list[str]]:
+        """prepare.sh (untraced) and run.sh (traced) lines; init.sh runs them in the mounted filesystem."""
+        if self.workload:
+            return self.workload.guest_steps(MNT, OUT)
+        prep = "fio --create_only=1 --output=/dev/null /in/job.fio"
+        return [prep], [f"fio --output-format=json --output={OUT}/fio.json /in/job.fio"]
+
+    def inputs(self) -> dict[str, Path]:
+        """What the exchange disk carries into the guest's /in, besides the two steps."""
+        return self.workload.guest_files() if self.workload else {"job.fio": self.jobfile}
 
     def params(self) -> str:
         """Shell assignments init.sh sources (base64 on the kernel command line)."""
@@ -91,37 +110,49 @@ class GuestPlan:
         )
 
 
-def guest_plan(row: dict, outdir: Path, *, fio_dir: Path, workdir: Path) -> GuestPlan:
+def guest_plan(row: dict, outdir: Path, *, fio_dir: Path, workdir: Path, tools_dir: Path = Path("tools")) -> GuestPlan:
+    tracer, because = row["tracer"], row.get("tracer_because", "")
+    mem = MEMORY_MB.get(row["workload"], GuestPlan.memory_mb)
     if row["workload"] != "fio":
-        raise ValueError(f"{row['run_id']}: the guest testbed runs fio jobs only, not {row['workload']!r}")
+        wl = workloads.load(row, tools_dir)
+        return GuestPlan(row, None, outdir, workdir, tracer=tracer, tracer_because=because, workload=wl, memory_mb=mem)
     jobfile = fio_dir / f"{row['job']}.fio"
     if not jobfile.is_file():
         raise ValueError(f"{row['run_id']}: fio job file {jobfile} not found")
-    tracer = row["tracer"]
-    return GuestPlan(row, jobfile, outdir, workdir, tracer=tracer, tracer_because=row.get("tracer_because", ""))
+    return GuestPlan(row, jobfile, outdir, workdir, tracer=tracer, tracer_because=because, memory_mb=mem)
+
+
+INPUTS = {
+    "sysbench": "nothing else (sysbench is in the initramfs)",
+    "journal": "the journal writer built here (bin/journal)",
+    "ycsb": "the Java payload (java/: jlinked runtime, YCSB and rocksdbjni jars, native libraries)",
+}
 
 
 def describe(plan: GuestPlan) -> str:
     r = plan.row
     rd = plan.workdir / "guest-XXXX"
+    prepare, run = plan.steps()
     cmd = plan.qemu_command(rd / "scratch.img", rd / "exchange.img")
     lines = [
         f"run {plan.run_id}: {r['workload']}/{r['job']} on {r['filesystem']} (guest, emulated), repeat {r['repeat']}",
         f"lock {hwlock.LOCK_PATH} (one hardware run at a time)",
         f"guest kernel and initramfs from {plan.build_dir} (rule guest_build)",
         f"create sparse {rd}/scratch.img of {r['device_mb']} MiB (the guest's /dev/vda; nothing on the host)",
-        f"create {rd}/exchange.img: tar of the fio job, sparse to {EXCHANGE_MB} MiB (the guest's /dev/vdb)",
+        f"create {rd}/exchange.img: tar of prepare.sh, run.sh and {INPUTS.get(r['workload'], 'the fio job')}, "
+        f"sparse to {EXCHANGE_MB} MiB (the guest's /dev/vdb)",
         f"{qemu.describe(cmd)}  (timeout {plan.timeout_s:.0f} s)",
         "  guest params: " + "; ".join(plan.params().splitlines()),
         f"  guest: insmod modules; mkfs.{r['filesystem']} {r['mkfs_options'] or ''} /dev/vda; "
         f"mount -t {r['filesystem']} -o {r['mount_options'] or 'defaults'} /dev/vda /mnt/fs",
-        "  guest: fio --create_only=1 job.fio; sync -f",
+        *(f"  guest prepare.sh (untraced, in {MNT}): {line}" for line in prepare),
+        "  guest: sync -f",
         "  guest: iostat -x -t -y -o JSON 1 vda > iostat.json &",
     ]
     if plan.traced:
         lines.append(f"  guest: blktrace -d /dev/vda -D out/blktrace -o vda -b {plan.bt_buf_kb} -n {plan.bt_nbuf} &")
     lines += [
-        "  guest: fio --output-format=json --output=fio.json job.fio",
+        *(f"  guest run.sh (traced, in {MNT}): {line}" for line in run),
         f"  guest: sync -f; sleep {plan.settle_s}; SIGINT blktrace and iostat; umount; tar results onto /dev/vdb; "
         "poweroff",
         "read the results tar from exchange.img"
@@ -148,6 +179,8 @@ def preflight(plan: GuestPlan, force: bool) -> None:
 
 def capture(plan: GuestPlan, *, force: bool = False) -> dict:
     preflight(plan, force)
+    if plan.workload:
+        plan.workload.build()  # compile the tool (and its guest payload) before taking the hardware lock
     plan.outdir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{plan.run_id}.partial-", dir=plan.outdir.parent))
     try:
@@ -162,13 +195,13 @@ def capture(plan: GuestPlan, *, force: bool = False) -> dict:
 class Images:
     """This run's two image files in a fresh directory; removes exactly those (and the directory) on exit."""
 
-    def __init__(self, workdir: Path, scratch_mb: int, jobfile: Path) -> None:
+    def __init__(self, workdir: Path, scratch_mb: int, inputs: dict[str, Path], steps: dict[str, str]) -> None:
         workdir.mkdir(parents=True, exist_ok=True)
         self.dir = Path(tempfile.mkdtemp(prefix="guest-", dir=workdir))
         self.scratch, self.exchange = self.dir / "scratch.img", self.dir / "exchange.img"
         self.console = self.dir / "console.txt"
         self.created: list[Path] = []
-        self.scratch_mb, self.jobfile = scratch_mb, jobfile
+        self.scratch_mb, self.inputs, self.steps = scratch_mb, inputs, steps
 
     def __enter__(self) -> Images:
         with open(self.scratch, "xb") as f:  # x: never reuse a file someone else made
@@ -176,8 +209,13 @@ class Images:
             f.truncate(self.scratch_mb << 20)
         with open(self.exchange, "xb") as f:
             self.created.append(self.exchange)
-            with tarfile.open(fileobj=f, mode="w", format=tarfile.USTAR_FORMAT) as t:
-                t.add(self.jobfile, arcname="job.fio")
+            with tarfile.open(fileobj=f, mode="w", format=tarfile.GNU_FORMAT) as t:
+                for name, text in self.steps.items():
+                    info = tarfile.TarInfo(name)
+                    info.size, info.mode = len(text.encode()), 0o755
+                    t.addfile(info, io.BytesIO(text.encode()))
+                for name, path in self.inputs.items():
+                    t.add(path, arcname=name)
             f.truncate(EXCHANGE_MB << 20)
         return self
 
@@ -194,7 +232,7 @@ def _capture(plan: GuestPlan, tmp: Path) -> dict:
     meta: dict = {"run_id": plan.run_id, "run": dict(r), "start_utc": host_run._utc()}
     with hwlock.hardware_lock():
         meta["lock"] = {"path": str(hwlock.LOCK_PATH), "acquired_utc": host_run._utc()}
-        with Images(plan.workdir, r["device_mb"], plan.jobfile) as img:
+        with Images(plan.workdir, r["device_mb"], plan.inputs(), _scripts(plan)) as img:
             cmd = plan.qemu_command(img.scratch, img.exchange)
             meta["qemu_start_utc"] = host_run._utc()
             with qemu.Guest(cmd, img.console) as g:
@@ -210,7 +248,8 @@ def _capture(plan: GuestPlan, tmp: Path) -> dict:
             status = (out / "status").read_text().strip() if (out / "status").exists() else None
             if rc != 0 or status != "0":
                 # the failing step's own first lines say why (a usage text follows them on the console)
-                step = {"20": "mkfs.txt", "22": "fio-prepare.txt", "30": "blktrace.log"}.get(status or "")
+                known = {"10": "", "11": "", "12": "", "13": "", "20": "mkfs.txt", "21": "", "30": "blktrace.log"}
+                step = known.get(status or "", "prepare.txt" if status == "22" else "run.txt" if status else "")
                 f = out / step if step else None
                 why = f.read_text(errors="replace").splitlines()[:3] if f and f.exists() else []
                 tail = " | ".join(why + console.strip().splitlines()[-4:])
@@ -238,6 +277,12 @@ def _capture(plan: GuestPlan, tmp: Path) -> dict:
     return _finish(plan, tmp, out, meta, manifest)
 
 
+def _scripts(plan: GuestPlan) -> dict[str, str]:
+    prepare, run = plan.steps()
+    head = f"# {plan.run_id}: written by blkscope capture; init.sh runs it with sh -e in {MNT}\n"
+    return {"prepare.sh": head + "\n".join(prepare) + "\n", "run.sh": head + "\n".join(run) + "\n"}
+
+
 def _kv(path: Path) -> dict[str, str]:
     return dict(line.split(": ", 1) for line in path.read_text().splitlines() if ": " in line)
 
@@ -262,15 +307,19 @@ def _finish(plan: GuestPlan, tmp: Path, out: Path, meta: dict, manifest: dict) -
         "blkscope": host_run.blkscope.__version__,
         "blkscope_git": host_run._git_describe(),
         "fio": v["fio"],
+        **{k: v[k] for k in TOOL_VERSIONS.get(r["workload"], ()) if k in v},
         "iostat": v["iostat"],
         "blktrace": v["blktrace"],
         mkfs: manifest["tools"][mkfs]["version"],
         "busybox": v["busybox"],
         "where": "inside the guest (binaries copied from the host's Debian packages; sha256 in the manifest)",
     }
-    shutil.move(out / "fio.json", tmp / "fio.json")
-    shutil.move(out / "iostat.json", tmp / "iostat.json")
-    meta["fio"] = host_run.fio.check_json(tmp / "fio.json")
+    for name in ("iostat.json", *workloads.outputs(r["workload"])):
+        shutil.move(out / name, tmp / name)
+    if plan.workload:
+        meta[r["workload"]] = plan.workload.summarize(tmp)
+    else:
+        meta["fio"] = host_run.fio.check_json(tmp / "fio.json")
     meta["iostat"] = {"command": "iostat -x -t -y -o JSON 1 vda", "env": {"S_TIME_FORMAT": "ISO", "LC_ALL": "C"}}
     meta["iostat"].update(check_iostat(tmp / "iostat.json", 0, (out / "iostat.err").read_text()))
     mount = (out / "mount.txt").read_text().split()
@@ -281,16 +330,20 @@ def _finish(plan: GuestPlan, tmp: Path, out: Path, meta: dict, manifest: dict) -
         "mount_options": r["mount_options"] or "",
         "mount_options_effective": mount[3] if len(mount) > 3 else None,
     }
-    meta["workload"] = {
-        "tool": "fio",
-        "job": r["job"],
-        "job_file": str(plan.jobfile),
-        "job_sha256": hashlib.sha256(plan.jobfile.read_bytes()).hexdigest(),
-        "job_text": plan.jobfile.read_text(),
-        "env": {"BLKSCOPE_RUNTIME": str(r["runtime_s"]), "BLKSCOPE_SEED": str(r["repeat"])},
-        "prepared_with": "fio --create_only=1 and sync -f, before tracing",
-        "after": f"sync -f and {plan.settle_s} s pause, traced (deferred writeback is in the trace)",
-    }
+    meta["workload"] = (
+        _workload_meta(plan)
+        if plan.workload
+        else {
+            "tool": "fio",
+            "job": r["job"],
+            "job_file": str(plan.jobfile),
+            "job_sha256": hashlib.sha256(plan.jobfile.read_bytes()).hexdigest(),
+            "job_text": plan.jobfile.read_text(),
+            "env": {"BLKSCOPE_RUNTIME": str(r["runtime_s"]), "BLKSCOPE_SEED": str(r["repeat"])},
+            "prepared_with": "fio --create_only=1 and sync -f, before tracing",
+            "after": f"sync -f and {plan.settle_s} s pause, traced (deferred writeback is in the trace)",
+        }
+    )
     meta["tracer"] = _tracer(plan, out, tmp) if plan.traced else {"name": "none", "requested": r["tracer"]}
     _zst(out / "dmesg.txt", tmp / "dmesg.txt.zst")
     meta["end_utc"] = host_run._utc()
@@ -304,6 +357,17 @@ def _finish(plan: GuestPlan, tmp: Path, out: Path, meta: dict, manifest: dict) -
     (tmp / "run.yaml").write_text(text)
     shutil.rmtree(out)
     return meta
+
+
+def _workload_meta(plan: GuestPlan) -> dict:
+    prepare, run = plan.steps()
+    return {
+        **plan.workload.info,
+        "guest_prepare_sh": prepare,
+        "guest_run_sh": run,
+        "prepared": "prepare.sh before tracing, then sync -f",
+        "after": f"sync -f and {plan.settle_s} s pause, traced (deferred writeback is in the trace)",
+    }
 
 
 def _tracer(plan: GuestPlan, out: Path, tmp: Path) -> dict:

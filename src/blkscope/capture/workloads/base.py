@@ -41,6 +41,25 @@ class Workload:
     def describe(self, mnt: Path) -> list[str]:
         raise NotImplementedError
 
+    # The emulated guest runs the same commands from shell scripts (capture/guest/init.sh): no Python there.
+    def guest_files(self) -> dict[str, Path]:
+        """Files or directories the guest needs, by their name under /in (after build())."""
+        return {}
+
+    def guest_steps(self, mnt: str, out: str) -> tuple[list[str], list[str]]:
+        """Shell lines for the guest: prepare (untraced) and run (traced), writing OUTPUTS into `out`."""
+        raise NotImplementedError
+
+    def summarize(self, out: Path) -> dict:
+        """run.yaml's short summary of the outputs in `out`."""
+        raise NotImplementedError
+
+
+def redirect(cmd: Sequence[str], out: str, *, append: bool = False, cwd: str | None = None) -> str:
+    """A shell line running cmd with stdout and stderr into `out` (the guest's form of run_to_file)."""
+    line = f"{shlex.join(cmd)} {'>>' if append else '>'} {shlex.quote(out)} 2>&1"
+    return f"cd {shlex.quote(cwd)} && {line}" if cwd else line
+
 
 def run_to_file(
     cmd: Sequence[str],

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 from pathlib import Path
 
 from blkscope.capture.sh import sh, version
@@ -44,9 +45,10 @@ class Journal(Workload):
     def build_command(self) -> list[str]:
         return ["gcc", *CFLAGS, "-o", str(self.binary), str(self.source)]
 
-    def command(self, mnt: Path) -> list[str]:
+    def command(self, mnt: Path | str, binary: str | None = None) -> list[str]:
         o = self.options
-        cmd = [str(self.binary), "--file", str(mnt / FILE), "--mode", o["mode"], "--duration", str(o["duration_s"])]
+        cmd = [binary or str(self.binary), "--file", f"{mnt}/{FILE}", "--mode", o["mode"]]
+        cmd += ["--duration", str(o["duration_s"])]
         cmd += ["--rate", str(o["rate"]), "--record", str(o["record"]), "--sync-every", str(o["sync_every"])]
         cmd += ["--seed", str(o["seed"])]
         if o["reader"]:
@@ -76,7 +78,20 @@ class Journal(Workload):
         err = run_to_file(cmd, out / "journal.json", stderr_to_out=False)
         if err.strip():
             self.info["stderr"] = err.strip()[-2000:]
+        return self.summarize(out)
+
+    def summarize(self, out: Path) -> dict:
         return summary(out / "journal.json")
+
+    def guest_files(self) -> dict[str, Path]:
+        return {"bin/journal": self.binary}  # built on the host; the initramfs carries its glibc
+
+    def guest_steps(self, mnt: str, out: str) -> tuple[list[str], list[str]]:
+        cmd = self.command(mnt, binary="/in/bin/journal")
+        self.info["command"] = " ".join([*cmd, "--phase", "run"]).replace(mnt, "<mountpoint>")
+        prepare = [f"{shlex.join([*cmd, '--phase', 'prepare'])} > {out}/journal-prepare.txt 2>&1"]
+        # stdout is the JSON; stderr apart, as on the host
+        return prepare, [f"{shlex.join([*cmd, '--phase', 'run'])} > {out}/journal.json 2> {out}/journal.err"]
 
     def describe(self, mnt: Path) -> list[str]:
         cmd = " ".join(self.command(mnt))

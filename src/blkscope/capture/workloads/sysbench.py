@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from blkscope.capture.sh import version
-from blkscope.capture.workloads.base import Workload, run_to_file
+from blkscope.capture.workloads.base import Workload, redirect, run_to_file
 
 OUTPUTS = ("sysbench.txt",)
 
@@ -80,7 +80,16 @@ class Sysbench(Workload):
 
     def run(self, mnt: Path, out: Path) -> dict:
         _in(mnt, self.run_command(), out / "sysbench.txt", append=True)
+        return self.summarize(out)
+
+    def summarize(self, out: Path) -> dict:
         return {"output": "sysbench.txt"}
+
+    def guest_steps(self, mnt: str, out: str) -> tuple[list[str], list[str]]:
+        self.info["commands"] = {"prepare": self.prepare_command(), "run": self.run_command(), "cwd": "<mountpoint>"}
+        txt = f"{out}/sysbench.txt"
+        prepare = ["export LC_ALL=C", redirect(self.prepare_command(), txt, cwd=mnt)]
+        return prepare, ["export LC_ALL=C", redirect(self.run_command(), txt, append=True, cwd=mnt)]
 
     def describe(self, mnt: Path) -> list[str]:
         return [

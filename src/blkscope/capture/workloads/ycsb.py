@@ -8,11 +8,12 @@ Outputs: ycsb-load.txt and ycsb-run.txt, stdout and stderr together (the -s stat
 
 from __future__ import annotations
 
+import json
 import zipfile
 from pathlib import Path
 
 from blkscope.capture.sh import sh, version
-from blkscope.capture.workloads.base import Workload, run_to_file
+from blkscope.capture.workloads.base import Workload, redirect, run_to_file
 
 OUTPUTS = ("ycsb-load.txt", "ycsb-run.txt")
 BINDING = "org.blkscope.ycsb.RocksDBClient"
@@ -33,7 +34,11 @@ DEFAULTS = {
     "rocksdb.writebuffermb": 64,
     "rocksdb.sync": False,
 }
-JOBS = {"workloada-zipfian": {}}
+JOBS = {
+    "workloada-zipfian": {},
+    # the emulated guest (TCG runs the JVM some 10-30x slower): a quarter of the records, a fifth of the rate
+    "workloada-zipfian-small": {"recordcount": 50_000, "target_ops_s": 200},
+}
 JAVA_OPTS = ("-Xmx1g",)
 
 
@@ -54,7 +59,7 @@ class Ycsb(Workload):
         target = self.project / "target"
         return f"{target / 'ycsb-rocksdb.jar'}:{target / 'lib'}/*"
 
-    def properties(self, mnt: Path) -> list[str]:
+    def properties(self, mnt: Path | str) -> list[str]:
         o = self.options
         props = {
             "workload": "site.ycsb.workloads.CoreWorkload",
@@ -69,14 +74,15 @@ class Ycsb(Workload):
             "insertproportion": o["insertproportion"],
             "requestdistribution": o["requestdistribution"],
             "status.interval": 1,
-            "rocksdb.dir": mnt / "rocksdb",
+            "rocksdb.dir": f"{mnt}/rocksdb",
             **{k: str(v).lower() if isinstance(v, bool) else v for k, v in o.items() if k.startswith("rocksdb.")},
         }
         return [a for k, v in props.items() for a in ("-p", f"{k}={v}")]
 
-    def command(self, mnt: Path, phase: str) -> list[str]:
+    def command(self, mnt: Path | str, phase: str, java: str = "java", classpath: str | None = None) -> list[str]:
         o = self.options
-        cmd = ["java", *JAVA_OPTS, "-cp", self.classpath, "site.ycsb.Client", "-load" if phase == "load" else "-t"]
+        cmd = [java, *JAVA_OPTS, "-cp", classpath or self.classpath, "site.ycsb.Client"]
+        cmd.append("-load" if phase == "load" else "-t")
         cmd += ["-db", BINDING, *self.properties(mnt), "-threads", str(o["threads"]), "-s"]
         if phase == "run":
             cmd += ["-p", f"maxexecutiontime={o['maxexecutiontime_s']}", "-target", str(o["target_ops_s"])]
@@ -114,7 +120,31 @@ class Ycsb(Workload):
     def run(self, mnt: Path, out: Path) -> dict:
         timeout = self.options["maxexecutiontime_s"] + 300  # JVM start, RocksDB open and close
         run_to_file(self.command(mnt, "run"), out / "ycsb-run.txt", timeout_s=timeout)
+        return self.summarize(out)
+
+    def summarize(self, out: Path) -> dict:
         return summary(out / "ycsb-run.txt")
+
+    def guest_files(self) -> dict[str, Path]:
+        from blkscope.capture.guest import java_payload
+
+        dest, jar = self.project / "target" / "guest-payload", self.project / "target" / "ycsb-rocksdb.jar"
+        manifest = dest / "payload.json"
+        if not manifest.exists() or manifest.stat().st_mtime < jar.stat().st_mtime:
+            java_payload.build(self.project, dest)  # build() made the jar; the payload follows it
+        info = json.loads(manifest.read_text())
+        self.info["guest_payload"] = {k: v for k, v in info.items() if not isinstance(v, dict | list)}
+        return {"java": dest}
+
+    def guest_steps(self, mnt: str, out: str) -> tuple[list[str], list[str]]:
+        # the payload's own runtime and libraries (capture/guest/java_payload.py): the guest has no JDK
+        java, cp = "/in/java/jre/bin/java", "/in/java/lib/*"
+        env = "export LD_LIBRARY_PATH=/in/java/native"
+        self.info["commands"] = {
+            p: " ".join(self.command(mnt, p, java, cp)).replace(mnt, "<mountpoint>") for p in ("load", "run")
+        }
+        prepare = [env, f"mkdir {mnt}/rocksdb", redirect(self.command(mnt, "load", java, cp), f"{out}/ycsb-load.txt")]
+        return prepare, [env, redirect(self.command(mnt, "run", java, cp), f"{out}/ycsb-run.txt")]
 
     def describe(self, mnt: Path) -> list[str]:
         return [
