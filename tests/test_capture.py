@@ -194,3 +194,13 @@ def test_dataset_size_and_no_partial_runs():
     assert sum(p.stat().st_size for p in files) <= RAW_BUDGET
     assert not [p for p in RAW.iterdir() if p.name.startswith(".")], "partial run directory left behind"
     assert {p.name for p in RAW.iterdir() if p.is_dir()} >= set(RUNS["run_id"].to_list())
+
+
+def test_tracefs_buffer_size_as_written_back():
+    from blkscope.capture.tracefs import _buffer_kb
+
+    assert _buffer_kb("65536\n") == "65536"
+    # a tracefs mounted on a fresh boot: the kernel refuses this text as input; restore the expanded size
+    assert _buffer_kb("7 (expanded: 1408)") == "1408"
+    with pytest.raises(RuntimeError, match="not a size"):
+        _buffer_kb("X")

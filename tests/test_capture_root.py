@@ -16,6 +16,7 @@ import polars as pl
 import pytest
 import yaml
 
+from blkscope.capture import tracefs
 from blkscope.runs import load_runs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,10 +27,7 @@ pytestmark = [
     pytest.mark.root,
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root"),
     pytest.mark.skipif(any(shutil.which(t) is None for t in TOOLS), reason=f"needs {', '.join(TOOLS)}"),
-    pytest.mark.skipif(
-        not (TRACEFS / "available_tracers").exists() or "blk" not in (TRACEFS / "available_tracers").read_text(),
-        reason="needs the tracefs blk tracer",
-    ),
+    pytest.mark.skipif(not tracefs.blk_available(), reason="needs the tracefs blk tracer"),
 ]
 
 

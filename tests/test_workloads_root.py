@@ -14,6 +14,7 @@ import polars as pl
 import pytest
 import yaml
 
+from blkscope.capture import tracefs
 from blkscope.ingest import run_ingest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,10 +25,7 @@ pytestmark = [
     pytest.mark.root,
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root"),
     pytest.mark.skipif(any(shutil.which(t) is None for t in TOOLS), reason=f"needs {', '.join(TOOLS)}"),
-    pytest.mark.skipif(
-        not (TRACEFS / "available_tracers").exists() or "blk" not in (TRACEFS / "available_tracers").read_text(),
-        reason="needs the tracefs blk tracer",
-    ),
+    pytest.mark.skipif(not tracefs.blk_available(), reason="needs the tracefs blk tracer"),
 ]
 
 CASES = {  # run id: (workload, job, traced, runtime_s, outputs)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sys
 import threading
 import time
@@ -32,6 +33,17 @@ def ensure_mounted(root: Path = TRACEFS) -> bool:
         return False
     sh(["mount", "-t", "tracefs", "nodev", str(root)])
     return True
+
+
+def blk_available(root: Path = TRACEFS) -> bool:
+    """Whether the kernel offers the blk tracer; as root, mounts tracefs first (a fresh boot may lack it)."""
+    if os.geteuid() == 0:
+        try:
+            ensure_mounted(root)
+        except Exception:  # noqa: BLE001 - no tracefs in this kernel or container: simply unavailable
+            return False
+    f = root / "available_tracers"
+    return f.exists() and "blk" in f.read_text().split()
 
 
 STAT_KEYS = ("entries", "overrun", "commit_overrun", "dropped_events", "read_events")
@@ -96,7 +108,8 @@ class BlkTracer:
         self.info["other_devices_enabled"] = sorted(set(others) - {self.dev})
         if self.info["other_devices_enabled"]:
             print(f"blkscope: warning: blk trace also enabled on {others}", file=sys.stderr)
-        self._saved = {"buffer_size_kb": self._r("buffer_size_kb"), "trace_clock": _selected(self._r("trace_clock"))}
+        size, clock = _buffer_kb(self._r("buffer_size_kb")), _selected(self._r("trace_clock"))
+        self._saved = {"buffer_size_kb": size, "trace_clock": clock}
         self.started = True  # from here on stop() has something to undo
         self._w("buffer_size_kb", str(self.buffer_size_kb))
         self._w("trace_clock", CLOCK)
@@ -208,6 +221,15 @@ class BlkTracer:
                     self.stop()
                 except Exception as e:  # noqa: BLE001 - the original error matters more
                     print(f"blkscope: {e}", file=sys.stderr)
+
+
+def _buffer_kb(text: str) -> str:
+    """buffer_size_kb as it can be written back: a fresh tracefs reads '7 (expanded: 1408)' (the ring buffer
+    grows to 1408 KiB on first use), which the kernel refuses as input; the size it would use is the second."""
+    m = re.fullmatch(r"(\d+)(?: \(expanded: (\d+)\))?", text.strip())
+    if not m:
+        raise RuntimeError(f"buffer_size_kb reads {text!r}: not a size")
+    return m.group(2) or m.group(1)
 
 
 def _selected(choices: str) -> str:
