@@ -21,7 +21,16 @@ interpreter path points) of the same glibc as the build host (the shipped libpth
 that glibc's). rocksdbjni's NativeLibraryLoader tries System.loadLibrary("rocksdbjni"), then
 ("rocksdbjni-linux64") before extracting a library from its jar to java.io.tmpdir; on Linux the JVM puts
 LD_LIBRARY_PATH first on java.library.path, so the library loads straight from native/ and nothing is written
-to /tmp. Without LD_LIBRARY_PATH neither the runtime (libstdc++) nor RocksDB loads."""
+to /tmp. Without LD_LIBRARY_PATH neither the runtime (libz, libstdc++) nor RocksDB loads.
+
+Under the guest's emulated CPU (qemu TCG): java needs /proc mounted (glibc resolves the launcher's $ORIGIN
+RUNPATH through /proc/self/exe). Suggested options: -Xmx256m (YCSB's heap stays small; -Xmx64m works too,
+with more collections), -XX:+UseSerialGC stated explicitly (the JVM picks it anyway on a machine with less than
+1792 MB, but the host runs with G1), -XX:TieredStopAtLevel=1 (C1 only: about a third less CPU than the default
+tiered C1+C2 in short host runs; -Xint is 5-8 times costlier), -Xshare:auto (the default; the CDS archive
+halves the JVM's start-up CPU). ROCKSDB_MUSL_LIBC=false spares rocksdbjni's musl probe, which otherwise
+spawns `/usr/bin/env sh -c "ldd /usr/bin/env | grep -q musl"`. YCSB 0.17.0 hangs instead of exiting when
+the binding fails to open RocksDB (e.g. no librocksdbjni in native/): run it under `timeout`."""
 
 from __future__ import annotations
 
@@ -162,6 +171,8 @@ def build(project: Path, dest: Path) -> dict:
     try:
         jlink = [_tool("jlink"), "--add-modules", ",".join(modules), *JLINK_OPTIONS, "--output", str(tmp / "jre")]
         subprocess.run(jlink, check=True, capture_output=True, text=True)
+        # the CDS archive for heaps of 32 GB and more (no compressed oops): never used in the guest
+        (tmp / "jre" / "lib" / "server" / "classes_nocoops.jsa").unlink(missing_ok=True)
         (tmp / "lib").mkdir()
         (tmp / "native").mkdir()
         rocksdb = repack_rocksdbjni(rocks, tmp / "lib" / rocks.name, tmp / "native")
