@@ -49,8 +49,8 @@ from blkscope.capture.workloads.ycsb import Ycsb
 
 # What the guest's root filesystem is assumed to hold already (build.py copies them with the tools).
 BASE_LIBS = frozenset({"libc.so.6", "libm.so.6", "ld-linux-x86-64.so.2", "linux-vdso.so.1"})
-# Modules beyond what jdeps reports; none needed so far (rocksdbjni uses no sun.misc.Unsafe: the chroot test
-# of tests/test_guest_java_payload.py runs YCSB on the image without jdk.unsupported).
+# Modules beyond what jdeps reports; none needed so far (jdeps names only java.base for rocksdbjni 9.10.0, and
+# the chroot test of tests/test_guest_java_payload.py runs YCSB load and run on the image without jdk.unsupported).
 EXTRA_MODULES: tuple[str, ...] = ()
 JLINK_OPTIONS = (
     "--strip-debug",
