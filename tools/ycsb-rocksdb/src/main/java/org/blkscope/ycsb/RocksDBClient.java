@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.Vector;
 
 import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.FlushOptions;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
@@ -32,7 +33,9 @@ import site.ycsb.Status;
  * table name as a key prefix (YCSB uses one table). Properties:
  * rocksdb.dir (required), rocksdb.directreads (default true: O_DIRECT reads, so reads reach the block device as in
  * a database larger than memory), rocksdb.blockcachemb (default 8), rocksdb.writebuffermb (default 64),
- * rocksdb.sync (default false: WAL written, not fsynced, per update; RocksDB's default).
+ * rocksdb.sync (default false: WAL written, not fsynced, per update; RocksDB's default), rocksdb.flushonclose
+ * (default false: true writes the memtable to an SST file before closing, so the next open replays no WAL; for
+ * the load phase, which otherwise leaves the next phase a WAL replay and its flush).
  */
 public class RocksDBClient extends DB {
   private static RocksDB db;
@@ -40,6 +43,7 @@ public class RocksDBClient extends DB {
   private static LRUCache cache;
   private static int refs;
   private static WriteOptions writeOptions;
+  private static boolean flushOnClose;
 
   @Override
   public void init() throws DBException {
@@ -57,6 +61,7 @@ public class RocksDBClient extends DB {
             .setUseDirectReads(Boolean.parseBoolean(p.getProperty("rocksdb.directreads", "true")))
             .setWriteBufferSize(Long.parseLong(p.getProperty("rocksdb.writebuffermb", "64")) << 20)
             .setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache));
+        flushOnClose = Boolean.parseBoolean(p.getProperty("rocksdb.flushonclose", "false"));
         writeOptions = new WriteOptions().setSync(Boolean.parseBoolean(p.getProperty("rocksdb.sync", "false")));
         try {
           db = RocksDB.open(options, dir);
@@ -64,7 +69,8 @@ public class RocksDBClient extends DB {
           throw new DBException(e);
         }
         System.err.println("blkscope RocksDBClient: rocksdb " + RocksDB.rocksdbVersion() + " dir=" + dir
-            + " directreads=" + options.useDirectReads() + " sync=" + writeOptions.sync());
+            + " directreads=" + options.useDirectReads() + " sync=" + writeOptions.sync()
+            + " flushonclose=" + flushOnClose);
       }
       refs++;
     }
@@ -74,8 +80,11 @@ public class RocksDBClient extends DB {
   public void cleanup() throws DBException {
     synchronized (RocksDBClient.class) {
       if (--refs == 0) {
-        try {
+        try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
           db.syncWal();
+          if (flushOnClose) {
+            db.flush(flush);
+          }
         } catch (RocksDBException e) {
           throw new DBException(e);
         } finally {
