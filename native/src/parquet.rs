@@ -90,6 +90,8 @@ pub struct EventsWriter {
     pos: u64,
     groups: Vec<RowGroupMeta>,
     rows: i64,
+    /// Time per column (BLKSCOPE_NATIVE_TIMING set): where the writer's time goes.
+    col_time: Option<[std::time::Duration; 21]>,
 }
 
 /// Integer columns of every width, encoded in 64-bit arithmetic (wrapping to 32 bits where stored so).
@@ -153,7 +155,8 @@ impl EventsWriter {
     pub fn create(path: &Path) -> std::io::Result<EventsWriter> {
         let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
         out.write_all(b"PAR1")?;
-        Ok(EventsWriter { out, pos: 4, groups: Vec::new(), rows: 0 })
+        let col_time = std::env::var_os("BLKSCOPE_NATIVE_TIMING").map(|_| Default::default());
+        Ok(EventsWriter { out, pos: 4, groups: Vec::new(), rows: 0, col_time })
     }
 
     fn put(&mut self, b: &[u8]) -> std::io::Result<()> {
@@ -184,7 +187,11 @@ impl EventsWriter {
                 dict_page_offset: None,
                 stats: None,
             };
+            let t = w.col_time.is_some().then(thread_cpu);
             f(w, &mut meta)?;
+            if let (Some(ct), Some(t)) = (&mut w.col_time, t) {
+                ct[i] += thread_cpu() - t;
+            }
             meta.size = w.pos as i64 - start;
             c.push(meta);
             Ok::<(), std::io::Error>(())
@@ -306,6 +313,10 @@ impl EventsWriter {
 
     /// Footer (FileMetaData), its length and the closing magic.
     pub fn finish(mut self) -> std::io::Result<u64> {
+        if let Some(ct) = &self.col_time {
+            let cols: Vec<String> = SCHEMA.iter().zip(ct).map(|((n, _), t)| format!("{n} {:.3}", t.as_secs_f64())).collect();
+            eprintln!("blkscope-native: seconds per column: {}", cols.join(", "));
+        }
         let mut t = Thrift::default();
         t.i32(1, 1);
         t.list(2, thrift::STRUCT, SCHEMA.len() + 1);
@@ -384,6 +395,15 @@ impl EventsWriter {
         self.out.flush()?;
         Ok(self.pos)
     }
+}
+
+/// CPU time of this thread: what the per-column timers add up (wall time counts other processes on a
+/// loaded machine).
+pub fn thread_cpu() -> std::time::Duration {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec, which lives on this stack frame
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
 /// (first row, rows) of each page of a column chunk of n rows.
