@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use crate::encode::{bit_width, count_true, def_levels, def_levels_all, delta_binary_packed, plain_strings, rle_hybrid};
+use crate::encode::{bit_width, count_true, def_levels, def_levels_all, def_levels_sparse, delta_binary_packed, plain_strings, rle_hybrid};
 use crate::events::{Col, Dict, Events, Sparse};
 use crate::thrift::{self, Writer as Thrift};
 
@@ -123,12 +123,25 @@ impl Int for u64 {
     }
 }
 
-fn sparse_ok<T>(s: &Sparse<T>, n: usize) -> Vec<bool> {
-    let mut ok = vec![false; n];
-    for &r in &s.rows {
-        ok[r as usize] = true;
+/// Which rows of a column chunk have a value.
+#[derive(Clone, Copy)]
+enum Valid<'a> {
+    /// every row
+    All,
+    /// a dense column with nulls: a flag per row
+    Flags(&'a [bool]),
+    /// a sparse column: the (ascending) rows that have one. Its levels are made from these directly:
+    /// a flag per row of 9 mostly empty columns cost more than the columns' values.
+    Rows(&'a [u32]),
+}
+
+impl<'a> Valid<'a> {
+    fn dense<T: Copy + Default>(c: &'a Col<T>) -> Valid<'a> {
+        c.valid().map_or(Valid::All, Valid::Flags)
     }
-    ok
+    fn sparse<T>(s: &'a Sparse<T>) -> Valid<'a> {
+        Valid::Rows(&s.rows)
+    }
 }
 
 /// The non-null values of a dense column, borrowed when there is no null.
@@ -196,27 +209,27 @@ impl EventsWriter {
             c.push(meta);
             Ok::<(), std::io::Error>(())
         };
-        col(self, 0, &|w, m| w.int_pages(m, ev.dev_major.valid(), &present(&ev.dev_major), n))?;
-        col(self, 1, &|w, m| w.int_pages(m, ev.dev_minor.valid(), &present(&ev.dev_minor), n))?;
-        col(self, 2, &|w, m| w.int_pages(m, ev.cpu.valid(), &present(&ev.cpu), n))?;
-        col(self, 3, &|w, m| w.int_pages(m, ev.seq.valid(), &present(&ev.seq), n))?;
-        col(self, 4, &|w, m| w.int_pages(m, ev.time_ns.valid(), &present(&ev.time_ns), n))?;
-        col(self, 5, &|w, m| w.int_pages(m, ev.pid.valid(), &present(&ev.pid), n))?;
-        col(self, 6, &|w, m| w.str_pages(m, ev.action.keys.valid(), &present(&ev.action.keys), &ev.action.dict, n))?;
-        col(self, 7, &|w, m| w.str_pages(m, ev.rwbs.keys.valid(), &present(&ev.rwbs.keys), &ev.rwbs.dict, n))?;
-        col(self, 8, &|w, m| w.int_pages(m, ev.sector.valid(), &present(&ev.sector), n))?;
-        col(self, 9, &|w, m| w.int_pages(m, ev.nsectors.valid(), &present(&ev.nsectors), n))?;
-        col(self, 10, &|w, m| w.int_pages(m, ev.error.valid(), &present(&ev.error), n))?;
-        col(self, 11, &|w, m| w.str_pages(m, ev.process.keys.valid(), &present(&ev.process.keys), &ev.process.dict, n))?;
-        col(self, 12, &|w, m| w.int_pages(m, Some(&sparse_ok(&ev.remap_dev_major, n)), &ev.remap_dev_major.v, n))?;
-        col(self, 13, &|w, m| w.int_pages(m, Some(&sparse_ok(&ev.remap_dev_minor, n)), &ev.remap_dev_minor.v, n))?;
-        col(self, 14, &|w, m| w.int_pages(m, Some(&sparse_ok(&ev.remap_sector, n)), &ev.remap_sector.v, n))?;
-        col(self, 15, &|w, m| w.int_pages(m, Some(&sparse_ok(&ev.split_sector, n)), &ev.split_sector.v, n))?;
-        col(self, 16, &|w, m| w.int_pages(m, Some(&sparse_ok(&ev.unplug_count, n)), &ev.unplug_count.v, n))?;
-        col(self, 17, &|w, m| w.int_pages(m, Some(&sparse_ok(&ev.pc_bytes, n)), &ev.pc_bytes.v, n))?;
-        col(self, 18, &|w, m| w.str_pages(m, Some(&sparse_ok(&ev.cdb.keys, n)), &ev.cdb.keys.v, &ev.cdb.dict, n))?;
-        col(self, 19, &|w, m| w.str_pages(m, Some(&sparse_ok(&ev.message.keys, n)), &ev.message.keys.v, &ev.message.dict, n))?;
-        col(self, 20, &|w, m| w.int_pages(m, Some(&sparse_ok(&ev.cgroup_id, n)), &ev.cgroup_id.v, n))?;
+        col(self, 0, &|w, m| w.int_pages(m, Valid::dense(&ev.dev_major), &present(&ev.dev_major), n))?;
+        col(self, 1, &|w, m| w.int_pages(m, Valid::dense(&ev.dev_minor), &present(&ev.dev_minor), n))?;
+        col(self, 2, &|w, m| w.int_pages(m, Valid::dense(&ev.cpu), &present(&ev.cpu), n))?;
+        col(self, 3, &|w, m| w.int_pages(m, Valid::dense(&ev.seq), &present(&ev.seq), n))?;
+        col(self, 4, &|w, m| w.int_pages(m, Valid::dense(&ev.time_ns), &present(&ev.time_ns), n))?;
+        col(self, 5, &|w, m| w.int_pages(m, Valid::dense(&ev.pid), &present(&ev.pid), n))?;
+        col(self, 6, &|w, m| w.str_pages(m, Valid::dense(&ev.action.keys), &present(&ev.action.keys), &ev.action.dict, n))?;
+        col(self, 7, &|w, m| w.str_pages(m, Valid::dense(&ev.rwbs.keys), &present(&ev.rwbs.keys), &ev.rwbs.dict, n))?;
+        col(self, 8, &|w, m| w.int_pages(m, Valid::dense(&ev.sector), &present(&ev.sector), n))?;
+        col(self, 9, &|w, m| w.int_pages(m, Valid::dense(&ev.nsectors), &present(&ev.nsectors), n))?;
+        col(self, 10, &|w, m| w.int_pages(m, Valid::dense(&ev.error), &present(&ev.error), n))?;
+        col(self, 11, &|w, m| w.str_pages(m, Valid::dense(&ev.process.keys), &present(&ev.process.keys), &ev.process.dict, n))?;
+        col(self, 12, &|w, m| w.int_pages(m, Valid::sparse(&ev.remap_dev_major), &ev.remap_dev_major.v, n))?;
+        col(self, 13, &|w, m| w.int_pages(m, Valid::sparse(&ev.remap_dev_minor), &ev.remap_dev_minor.v, n))?;
+        col(self, 14, &|w, m| w.int_pages(m, Valid::sparse(&ev.remap_sector), &ev.remap_sector.v, n))?;
+        col(self, 15, &|w, m| w.int_pages(m, Valid::sparse(&ev.split_sector), &ev.split_sector.v, n))?;
+        col(self, 16, &|w, m| w.int_pages(m, Valid::sparse(&ev.unplug_count), &ev.unplug_count.v, n))?;
+        col(self, 17, &|w, m| w.int_pages(m, Valid::sparse(&ev.pc_bytes), &ev.pc_bytes.v, n))?;
+        col(self, 18, &|w, m| w.str_pages(m, Valid::sparse(&ev.cdb.keys), &ev.cdb.keys.v, &ev.cdb.dict, n))?;
+        col(self, 19, &|w, m| w.str_pages(m, Valid::sparse(&ev.message.keys), &ev.message.keys.v, &ev.message.dict, n))?;
+        col(self, 20, &|w, m| w.int_pages(m, Valid::sparse(&ev.cgroup_id), &ev.cgroup_id.v, n))?;
         let chunks = c;
         self.groups.push(RowGroupMeta { rows: n as i64, bytes: (self.pos - start) as i64, offset: start as i64, chunks });
         self.rows += n as i64;
@@ -224,7 +237,7 @@ impl EventsWriter {
     }
 
     /// Data pages of an integer column; `vals` are the non-null values in row order.
-    fn int_pages<T: Int>(&mut self, meta: &mut ChunkMeta, ok: Option<&[bool]>, vals: &[T], n: usize)
+    fn int_pages<T: Int>(&mut self, meta: &mut ChunkMeta, ok: Valid, vals: &[T], n: usize)
         -> std::io::Result<()> {
         let bits = if matches!(meta.kind, Kind::U32 | Kind::I32) { 32 } else { 64 };
         let enc = if vals.is_empty() { PLAIN } else { DELTA_BINARY_PACKED };
@@ -247,7 +260,7 @@ impl EventsWriter {
     }
 
     /// Dictionary page of the keys used in this row group, then data pages of remapped keys.
-    fn str_pages(&mut self, meta: &mut ChunkMeta, ok: Option<&[bool]>, keys: &[u32], dict: &Dict, n: usize)
+    fn str_pages(&mut self, meta: &mut ChunkMeta, ok: Valid, keys: &[u32], dict: &Dict, n: usize)
         -> std::io::Result<()> {
         let mut remap = vec![u32::MAX; dict.values.len()];
         let mut used: Vec<u32> = Vec::new();
@@ -411,17 +424,23 @@ fn pages(n: usize) -> impl Iterator<Item = (usize, usize)> {
     (0..n).step_by(PAGE_ROWS).map(move |s| (s, PAGE_ROWS.min(n - s)))
 }
 
-/// Definition levels of a page (None: every row has a value); returns how many rows have one.
-fn page_levels(body: &mut Vec<u8>, ok: Option<&[bool]>, start: usize, rows: usize) -> usize {
+/// Definition levels of a page; returns how many rows have a value.
+fn page_levels(body: &mut Vec<u8>, ok: Valid, start: usize, rows: usize) -> usize {
     match ok {
-        Some(ok) => {
+        Valid::All => {
+            def_levels_all(body, rows);
+            rows
+        }
+        Valid::Flags(ok) => {
             let okp = &ok[start..start + rows];
             def_levels(body, okp);
             count_true(okp)
         }
-        None => {
-            def_levels_all(body, rows);
-            rows
+        Valid::Rows(have) => {
+            let lo = have.partition_point(|&r| (r as usize) < start);
+            let hi = have.partition_point(|&r| (r as usize) < start + rows);
+            def_levels_sparse(body, &have[lo..hi], start, rows);
+            hi - lo
         }
     }
 }
