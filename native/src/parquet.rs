@@ -90,6 +90,8 @@ pub struct EventsWriter {
     pos: u64,
     groups: Vec<RowGroupMeta>,
     rows: i64,
+    /// Page bodies are encoded here (kept: its capacity grows once, not per column and row group).
+    body: Vec<u8>,
     /// Time per column (BLKSCOPE_NATIVE_TIMING set): where the writer's time goes.
     col_time: Option<[std::time::Duration; 21]>,
 }
@@ -169,7 +171,7 @@ impl EventsWriter {
         let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
         out.write_all(b"PAR1")?;
         let col_time = std::env::var_os("BLKSCOPE_NATIVE_TIMING").map(|_| Default::default());
-        Ok(EventsWriter { out, pos: 4, groups: Vec::new(), rows: 0, col_time })
+        Ok(EventsWriter { out, pos: 4, groups: Vec::new(), rows: 0, body: Vec::new(), col_time })
     }
 
     fn put(&mut self, b: &[u8]) -> std::io::Result<()> {
@@ -246,7 +248,8 @@ impl EventsWriter {
             meta.stats = Some(min_max(meta.kind, vals, (n - vals.len()) as i64));
         }
         let mut at = 0usize;
-        let mut body = Vec::new();
+        let mut body = std::mem::take(&mut self.body);
+        body.clear();
         for (start, rows) in pages(n) {
             body.clear();
             let k = page_levels(&mut body, ok, start, rows);
@@ -256,6 +259,7 @@ impl EventsWriter {
             at += k;
             self.data_page(&body, rows, enc)?;
         }
+        self.body = body;
         Ok(())
     }
 
@@ -264,16 +268,20 @@ impl EventsWriter {
         -> std::io::Result<()> {
         let mut remap = vec![u32::MAX; dict.values.len()];
         let mut used: Vec<u32> = Vec::new();
-        let mut local = Vec::with_capacity(keys.len());
-        for &k in keys {
-            let r = &mut remap[k as usize];
-            if *r == u32::MAX {
-                *r = used.len() as u32;
-                used.push(k);
-            }
-            local.push(*r);
-        }
-        let mut body = Vec::new();
+        // collect from a slice's map knows the length up front: no capacity check per key
+        let local: Vec<u32> = keys
+            .iter()
+            .map(|&k| {
+                let r = &mut remap[k as usize];
+                if *r == u32::MAX {
+                    *r = used.len() as u32;
+                    used.push(k);
+                }
+                *r
+            })
+            .collect();
+        let mut body = std::mem::take(&mut self.body);
+        body.clear();
         let enc = if used.is_empty() { PLAIN } else { RLE_DICTIONARY };
         meta.encodings.push(enc);
         if !used.is_empty() {
@@ -305,6 +313,7 @@ impl EventsWriter {
             at += k;
             self.data_page(&body, rows, enc)?;
         }
+        self.body = body;
         Ok(())
     }
 
