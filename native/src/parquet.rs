@@ -266,20 +266,7 @@ impl EventsWriter {
     /// Dictionary page of the keys used in this row group, then data pages of remapped keys.
     fn str_pages(&mut self, meta: &mut ChunkMeta, ok: Valid, keys: &[u32], dict: &Dict, n: usize)
         -> std::io::Result<()> {
-        let mut remap = vec![u32::MAX; dict.values.len()];
-        let mut used: Vec<u32> = Vec::new();
-        // collect from a slice's map knows the length up front: no capacity check per key
-        let local: Vec<u32> = keys
-            .iter()
-            .map(|&k| {
-                let r = &mut remap[k as usize];
-                if *r == u32::MAX {
-                    *r = used.len() as u32;
-                    used.push(k);
-                }
-                *r
-            })
-            .collect();
+        let (used, local) = local_keys(keys, dict.values.len());
         let mut body = std::mem::take(&mut self.body);
         body.clear();
         let enc = if used.is_empty() { PLAIN } else { RLE_DICTIONARY };
@@ -426,6 +413,25 @@ pub fn thread_cpu() -> std::time::Duration {
     // SAFETY: clock_gettime writes one timespec, which lives on this stack frame
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// The dictionary keys a row group uses (ascending) and its keys renumbered into them. Marking the used
+/// keys first and renumbering in key order (not order of first use) leaves no branch in the per-key
+/// loops; when every key of the dictionary is used (action, rwbs) the keys stay as they are.
+fn local_keys(keys: &[u32], dict_len: usize) -> (Vec<u32>, std::borrow::Cow<'_, [u32]>) {
+    let mut seen = vec![false; dict_len];
+    for &k in keys {
+        seen[k as usize] = true;
+    }
+    let used: Vec<u32> = (0..dict_len as u32).filter(|&k| seen[k as usize]).collect();
+    if used.len() == dict_len {
+        return (used, std::borrow::Cow::Borrowed(keys));
+    }
+    let mut remap = vec![0u32; dict_len];
+    for (local, &k) in used.iter().enumerate() {
+        remap[k as usize] = local as u32;
+    }
+    (used, std::borrow::Cow::Owned(keys.iter().map(|&k| remap[k as usize]).collect()))
 }
 
 /// (first row, rows) of each page of a column chunk of n rows.
