@@ -23,7 +23,19 @@ fn pack<T: Copy + Into<u64>>(out: &mut Vec<u8>, vals: &[T], w: u32) {
         }
         pack32(out, &buf, w);
     }
-    pack_slow(out, groups.remainder(), w);
+    let rest = groups.remainder();
+    if rest.len() % 8 == 0 {
+        // whole bytes (the hybrid's groups of 8): zero-padded to 32 through the fast packer, cut back
+        for (b, &v) in buf.iter_mut().zip(rest) {
+            *b = v.into();
+        }
+        buf[rest.len()..].fill(0);
+        let keep = out.len() + rest.len() * w as usize / 8;
+        pack32(out, &buf, w);
+        out.truncate(keep);
+    } else {
+        pack_slow(out, rest, w);
+    }
 }
 
 fn pack_slow<T: Copy + Into<u64>>(out: &mut Vec<u8>, vals: &[T], w: u32) {
@@ -84,30 +96,37 @@ fn pack32(out: &mut Vec<u8>, vals: &[u64; 32], w: u32) {
 
 /// RLE/bit-packed hybrid of `vals` with bit width `w` (no length prefix). Uniform groups of 8 become
 /// RLE runs, the rest bit-packed runs; only the last group may be short (padded; readers count values).
+/// Runs start and end on multiples of 8, so the scans below step a group at a time.
 pub fn rle_hybrid(out: &mut Vec<u8>, vals: &[u32], w: u32) {
     let vbytes = w.div_ceil(8) as usize;
-    let mut i = 0;
     let n = vals.len();
-    let uniform = |i: usize| i + 8 <= n && vals[i + 1..i + 8].iter().all(|&x| x == vals[i]);
-    while i < n {
-        if uniform(i) {
+    let full = n / 8; // groups of 8 (a shorter last one is never uniform)
+    let uniform = |g: usize| g < full && group_uniform(&vals[g * 8..g * 8 + 8]);
+    let mut g = 0;
+    while g * 8 < n {
+        let i = g * 8;
+        let mut h = g + 1;
+        if uniform(g) {
             let v = vals[i];
-            let mut j = i + 8;
-            while j < n && vals[j] == v {
-                j += 1;
+            while uniform(h) && vals[h * 8] == v {
+                h += 1;
             }
-            if j < n {
-                j = i + (j - i) / 8 * 8; // the next run starts on a group boundary
+            let mut j = h * 8;
+            if h == full {
+                // equal values up to the very end join the run (the short last group included)
+                let tail = vals[j..].iter().take_while(|&&x| x == v).count();
+                if j + tail == n {
+                    j = n;
+                    h = n.div_ceil(8); // the short last group is taken
+                }
             }
             varint(out, ((j - i) as u64) << 1);
             out.extend_from_slice(&v.to_le_bytes()[..vbytes]);
-            i = j;
         } else {
-            let mut j = i + 8;
-            while j < n && !uniform(j) {
-                j += 8;
+            while h * 8 < n && !uniform(h) {
+                h += 1;
             }
-            let j = j.min(n);
+            let j = (h * 8).min(n);
             let groups = (j - i).div_ceil(8);
             varint(out, ((groups as u64) << 1) | 1);
             if j - i == groups * 8 {
@@ -117,9 +136,15 @@ pub fn rle_hybrid(out: &mut Vec<u8>, vals: &[u32], w: u32) {
                 last.resize(groups * 8, 0);
                 pack(out, &last, w);
             }
-            i = j;
         }
+        g = h;
     }
+}
+
+/// All 8 values equal: a fold without early exit, which compiles to two vector compares.
+#[inline(always)]
+fn group_uniform(g: &[u32]) -> bool {
+    g.iter().fold(true, |a, &x| a & (x == g[0]))
 }
 
 /// Whether every flag is set / any is (memchr: vectorised, unlike a short-circuiting loop).
@@ -319,18 +344,40 @@ mod tests {
                 b = &b[bytes..];
             }
         }
+        assert!(b.is_empty(), "bytes after the last run");
         out.truncate(n);
         out
     }
 
+
+    #[test]
+    fn hybrid_round_trips_random_runs() {
+        let mut x = 12345u64;
+        for t in 0..20000 {
+            let n = (t % 97) + 1;
+            let mut vals = Vec::new();
+            while vals.len() < n {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let v = ((x >> 33) % 3) as u32;
+                let r = ((x >> 40) % 12) as usize + 1;
+                vals.extend(std::iter::repeat_n(v, r));
+            }
+            vals.truncate(n);
+            let mut out = Vec::new();
+            rle_hybrid(&mut out, &vals, 2);
+            assert_eq!(unhybrid(&out, 2, n), vals);
+        }
+    }
     #[test]
     fn fast_and_slow_packers_agree() {
         for w in 1..=64u32 {
-            let vals: Vec<u64> = (0..96u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - w)).collect();
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            pack(&mut a, &vals, w);
-            pack_slow(&mut b, &vals, w);
-            assert_eq!(a, b, "width {w}");
+            for n in [96u64, 8, 40, 48, 88] {
+                let vals: Vec<u64> = (0..n).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - w)).collect();
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                pack(&mut a, &vals, w);
+                pack_slow(&mut b, &vals, w);
+                assert_eq!(a, b, "width {w}, {n} values");
+            }
         }
     }
 
@@ -362,10 +409,20 @@ mod tests {
         let mut vals: Vec<u32> = (0..1000).map(|i| (i * 7 % 13) as u32).collect();
         vals.extend(std::iter::repeat_n(5, 100));
         vals.extend([1, 2, 3]);
+        vals.extend(std::iter::repeat_n(3, 21));
+        vals.extend([4; 8]);
+        vals.extend([5; 8]);
+        vals.extend([5; 3]);
         for w in [4u32, 5, 9] {
             let mut out = Vec::new();
             rle_hybrid(&mut out, &vals, w);
             assert_eq!(unhybrid(&out, w, vals.len()), vals);
+        }
+        // every prefix: runs ending anywhere relative to the groups of 8
+        for n in 0..vals.len().min(300) {
+            let mut out = Vec::new();
+            rle_hybrid(&mut out, &vals[n..], 4);
+            assert_eq!(unhybrid(&out, 4, vals.len() - n), &vals[n..], "from {n}");
         }
     }
 }
