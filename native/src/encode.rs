@@ -230,12 +230,13 @@ const BLOCK: usize = 128;
 const MINI: usize = 32;
 
 /// DELTA_BINARY_PACKED of `vals`, read as integers of `bits` (32 or 64) bits with wrapping deltas:
-/// blocks of 128 values in 4 miniblocks of 32.
-pub fn delta_binary_packed<T: Int>(out: &mut Vec<u8>, vals: &[T], bits: u32) {
+/// blocks of 128 values in 4 miniblocks of 32. `constant`: the caller knows every value is the same
+/// (from the column's statistics), which skips the blocks' arithmetic; false is always correct.
+pub fn delta_binary_packed<T: Int>(out: &mut Vec<u8>, vals: &[T], bits: u32, constant: bool) {
     if bits == 32 {
-        delta::<32, T>(out, vals)
+        delta::<32, T>(out, vals, constant)
     } else {
-        delta::<64, T>(out, vals)
+        delta::<64, T>(out, vals, constant)
     }
 }
 
@@ -248,7 +249,7 @@ fn wrap<const BITS: u32>(x: i64) -> i64 {
     }
 }
 
-fn delta<const BITS: u32, T: Int>(out: &mut Vec<u8>, vals: &[T]) {
+fn delta<const BITS: u32, T: Int>(out: &mut Vec<u8>, vals: &[T], constant: bool) {
     varint(out, BLOCK as u64);
     varint(out, (BLOCK / MINI) as u64);
     varint(out, vals.len() as u64);
@@ -256,9 +257,9 @@ fn delta<const BITS: u32, T: Int>(out: &mut Vec<u8>, vals: &[T]) {
     if vals.len() < 2 {
         return;
     }
-    let v0 = vals[0].i64();
-    if vals.iter().fold(true, |a, &v| a & (v.i64() == v0)) {
-        // constant (device, CPU of a per-CPU file ...): every block is a zero min delta and zero widths
+    if constant {
+        // (device, CPU of a per-CPU file ...): every block is a zero min delta and zero widths, the bytes
+        // the general path below would write too
         for _ in 0..(vals.len() - 1).div_ceil(BLOCK) {
             out.extend_from_slice(&[0u8; 1 + BLOCK / MINI]);
         }

@@ -247,6 +247,8 @@ impl EventsWriter {
         if !vals.is_empty() {
             meta.stats = Some(min_max(meta.kind, vals, (n - vals.len()) as i64));
         }
+        // min == max: constant, so every page is (a pass over the values fewer than testing each page)
+        let constant = meta.stats.as_ref().is_some_and(|(lo, hi, _)| lo == hi);
         let mut at = 0usize;
         let mut body = std::mem::take(&mut self.body);
         body.clear();
@@ -254,7 +256,7 @@ impl EventsWriter {
             body.clear();
             let k = page_levels(&mut body, ok, start, rows);
             if k > 0 {
-                delta_binary_packed(&mut body, &vals[at..at + k], bits);
+                delta_binary_packed(&mut body, &vals[at..at + k], bits, constant);
             }
             at += k;
             self.data_page(&body, rows, enc)?;
