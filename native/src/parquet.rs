@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use crate::encode::{bit_width, count_true, def_levels, def_levels_all, delta_binary_packed, plain_strings, rle_hybrid};
+use crate::encode::{bit_width, count_true, def_levels, def_levels_all, def_levels_sparse, delta_binary_packed, plain_strings, rle_hybrid};
 use crate::events::{Col, Dict, Events, Sparse};
 use crate::thrift::{self, Writer as Thrift};
 
@@ -90,6 +90,10 @@ pub struct EventsWriter {
     pos: u64,
     groups: Vec<RowGroupMeta>,
     rows: i64,
+    /// Page bodies are encoded here (kept: its capacity grows once, not per column and row group).
+    body: Vec<u8>,
+    /// Time per column (BLKSCOPE_NATIVE_TIMING set): where the writer's time goes.
+    col_time: Option<[std::time::Duration; 21]>,
 }
 
 /// Integer columns of every width, encoded in 64-bit arithmetic (wrapping to 32 bits where stored so).
@@ -121,12 +125,25 @@ impl Int for u64 {
     }
 }
 
-fn sparse_ok<T>(s: &Sparse<T>, n: usize) -> Vec<bool> {
-    let mut ok = vec![false; n];
-    for &r in &s.rows {
-        ok[r as usize] = true;
+/// Which rows of a column chunk have a value.
+#[derive(Clone, Copy)]
+enum Valid<'a> {
+    /// every row
+    All,
+    /// a dense column with nulls: a flag per row
+    Flags(&'a [bool]),
+    /// a sparse column: the (ascending) rows that have one. Its levels are made from these directly:
+    /// a flag per row of 9 mostly empty columns cost more than the columns' values.
+    Rows(&'a [u32]),
+}
+
+impl<'a> Valid<'a> {
+    fn dense<T: Copy + Default>(c: &'a Col<T>) -> Valid<'a> {
+        c.valid().map_or(Valid::All, Valid::Flags)
     }
-    ok
+    fn sparse<T>(s: &'a Sparse<T>) -> Valid<'a> {
+        Valid::Rows(&s.rows)
+    }
 }
 
 /// The non-null values of a dense column, borrowed when there is no null.
@@ -153,7 +170,8 @@ impl EventsWriter {
     pub fn create(path: &Path) -> std::io::Result<EventsWriter> {
         let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
         out.write_all(b"PAR1")?;
-        Ok(EventsWriter { out, pos: 4, groups: Vec::new(), rows: 0 })
+        let col_time = std::env::var_os("BLKSCOPE_NATIVE_TIMING").map(|_| Default::default());
+        Ok(EventsWriter { out, pos: 4, groups: Vec::new(), rows: 0, body: Vec::new(), col_time })
     }
 
     fn put(&mut self, b: &[u8]) -> std::io::Result<()> {
@@ -184,32 +202,36 @@ impl EventsWriter {
                 dict_page_offset: None,
                 stats: None,
             };
+            let t = w.col_time.is_some().then(thread_cpu);
             f(w, &mut meta)?;
+            if let (Some(ct), Some(t)) = (&mut w.col_time, t) {
+                ct[i] += thread_cpu() - t;
+            }
             meta.size = w.pos as i64 - start;
             c.push(meta);
             Ok::<(), std::io::Error>(())
         };
-        col(self, 0, &|w, m| w.int_pages(m, ev.dev_major.valid(), &present(&ev.dev_major), n))?;
-        col(self, 1, &|w, m| w.int_pages(m, ev.dev_minor.valid(), &present(&ev.dev_minor), n))?;
-        col(self, 2, &|w, m| w.int_pages(m, ev.cpu.valid(), &present(&ev.cpu), n))?;
-        col(self, 3, &|w, m| w.int_pages(m, ev.seq.valid(), &present(&ev.seq), n))?;
-        col(self, 4, &|w, m| w.int_pages(m, ev.time_ns.valid(), &present(&ev.time_ns), n))?;
-        col(self, 5, &|w, m| w.int_pages(m, ev.pid.valid(), &present(&ev.pid), n))?;
-        col(self, 6, &|w, m| w.str_pages(m, ev.action.keys.valid(), &present(&ev.action.keys), &ev.action.dict, n))?;
-        col(self, 7, &|w, m| w.str_pages(m, ev.rwbs.keys.valid(), &present(&ev.rwbs.keys), &ev.rwbs.dict, n))?;
-        col(self, 8, &|w, m| w.int_pages(m, ev.sector.valid(), &present(&ev.sector), n))?;
-        col(self, 9, &|w, m| w.int_pages(m, ev.nsectors.valid(), &present(&ev.nsectors), n))?;
-        col(self, 10, &|w, m| w.int_pages(m, ev.error.valid(), &present(&ev.error), n))?;
-        col(self, 11, &|w, m| w.str_pages(m, ev.process.keys.valid(), &present(&ev.process.keys), &ev.process.dict, n))?;
-        col(self, 12, &|w, m| w.int_pages(m, Some(&sparse_ok(&ev.remap_dev_major, n)), &ev.remap_dev_major.v, n))?;
-        col(self, 13, &|w, m| w.int_pages(m, Some(&sparse_ok(&ev.remap_dev_minor, n)), &ev.remap_dev_minor.v, n))?;
-        col(self, 14, &|w, m| w.int_pages(m, Some(&sparse_ok(&ev.remap_sector, n)), &ev.remap_sector.v, n))?;
-        col(self, 15, &|w, m| w.int_pages(m, Some(&sparse_ok(&ev.split_sector, n)), &ev.split_sector.v, n))?;
-        col(self, 16, &|w, m| w.int_pages(m, Some(&sparse_ok(&ev.unplug_count, n)), &ev.unplug_count.v, n))?;
-        col(self, 17, &|w, m| w.int_pages(m, Some(&sparse_ok(&ev.pc_bytes, n)), &ev.pc_bytes.v, n))?;
-        col(self, 18, &|w, m| w.str_pages(m, Some(&sparse_ok(&ev.cdb.keys, n)), &ev.cdb.keys.v, &ev.cdb.dict, n))?;
-        col(self, 19, &|w, m| w.str_pages(m, Some(&sparse_ok(&ev.message.keys, n)), &ev.message.keys.v, &ev.message.dict, n))?;
-        col(self, 20, &|w, m| w.int_pages(m, Some(&sparse_ok(&ev.cgroup_id, n)), &ev.cgroup_id.v, n))?;
+        col(self, 0, &|w, m| w.int_pages(m, Valid::dense(&ev.dev_major), &present(&ev.dev_major), n))?;
+        col(self, 1, &|w, m| w.int_pages(m, Valid::dense(&ev.dev_minor), &present(&ev.dev_minor), n))?;
+        col(self, 2, &|w, m| w.int_pages(m, Valid::dense(&ev.cpu), &present(&ev.cpu), n))?;
+        col(self, 3, &|w, m| w.int_pages(m, Valid::dense(&ev.seq), &present(&ev.seq), n))?;
+        col(self, 4, &|w, m| w.int_pages(m, Valid::dense(&ev.time_ns), &present(&ev.time_ns), n))?;
+        col(self, 5, &|w, m| w.int_pages(m, Valid::dense(&ev.pid), &present(&ev.pid), n))?;
+        col(self, 6, &|w, m| w.str_pages(m, Valid::dense(&ev.action.keys), &present(&ev.action.keys), &ev.action.dict, n))?;
+        col(self, 7, &|w, m| w.str_pages(m, Valid::dense(&ev.rwbs.keys), &present(&ev.rwbs.keys), &ev.rwbs.dict, n))?;
+        col(self, 8, &|w, m| w.int_pages(m, Valid::dense(&ev.sector), &present(&ev.sector), n))?;
+        col(self, 9, &|w, m| w.int_pages(m, Valid::dense(&ev.nsectors), &present(&ev.nsectors), n))?;
+        col(self, 10, &|w, m| w.int_pages(m, Valid::dense(&ev.error), &present(&ev.error), n))?;
+        col(self, 11, &|w, m| w.str_pages(m, Valid::dense(&ev.process.keys), &present(&ev.process.keys), &ev.process.dict, n))?;
+        col(self, 12, &|w, m| w.int_pages(m, Valid::sparse(&ev.remap_dev_major), &ev.remap_dev_major.v, n))?;
+        col(self, 13, &|w, m| w.int_pages(m, Valid::sparse(&ev.remap_dev_minor), &ev.remap_dev_minor.v, n))?;
+        col(self, 14, &|w, m| w.int_pages(m, Valid::sparse(&ev.remap_sector), &ev.remap_sector.v, n))?;
+        col(self, 15, &|w, m| w.int_pages(m, Valid::sparse(&ev.split_sector), &ev.split_sector.v, n))?;
+        col(self, 16, &|w, m| w.int_pages(m, Valid::sparse(&ev.unplug_count), &ev.unplug_count.v, n))?;
+        col(self, 17, &|w, m| w.int_pages(m, Valid::sparse(&ev.pc_bytes), &ev.pc_bytes.v, n))?;
+        col(self, 18, &|w, m| w.str_pages(m, Valid::sparse(&ev.cdb.keys), &ev.cdb.keys.v, &ev.cdb.dict, n))?;
+        col(self, 19, &|w, m| w.str_pages(m, Valid::sparse(&ev.message.keys), &ev.message.keys.v, &ev.message.dict, n))?;
+        col(self, 20, &|w, m| w.int_pages(m, Valid::sparse(&ev.cgroup_id), &ev.cgroup_id.v, n))?;
         let chunks = c;
         self.groups.push(RowGroupMeta { rows: n as i64, bytes: (self.pos - start) as i64, offset: start as i64, chunks });
         self.rows += n as i64;
@@ -217,7 +239,7 @@ impl EventsWriter {
     }
 
     /// Data pages of an integer column; `vals` are the non-null values in row order.
-    fn int_pages<T: Int>(&mut self, meta: &mut ChunkMeta, ok: Option<&[bool]>, vals: &[T], n: usize)
+    fn int_pages<T: Int>(&mut self, meta: &mut ChunkMeta, ok: Valid, vals: &[T], n: usize)
         -> std::io::Result<()> {
         let bits = if matches!(meta.kind, Kind::U32 | Kind::I32) { 32 } else { 64 };
         let enc = if vals.is_empty() { PLAIN } else { DELTA_BINARY_PACKED };
@@ -225,35 +247,30 @@ impl EventsWriter {
         if !vals.is_empty() {
             meta.stats = Some(min_max(meta.kind, vals, (n - vals.len()) as i64));
         }
+        // min == max: constant, so every page is (a pass over the values fewer than testing each page)
+        let constant = meta.stats.as_ref().is_some_and(|(lo, hi, _)| lo == hi);
         let mut at = 0usize;
-        let mut body = Vec::new();
+        let mut body = std::mem::take(&mut self.body);
+        body.clear();
         for (start, rows) in pages(n) {
             body.clear();
             let k = page_levels(&mut body, ok, start, rows);
             if k > 0 {
-                delta_binary_packed(&mut body, &vals[at..at + k], bits);
+                delta_binary_packed(&mut body, &vals[at..at + k], bits, constant);
             }
             at += k;
             self.data_page(&body, rows, enc)?;
         }
+        self.body = body;
         Ok(())
     }
 
     /// Dictionary page of the keys used in this row group, then data pages of remapped keys.
-    fn str_pages(&mut self, meta: &mut ChunkMeta, ok: Option<&[bool]>, keys: &[u32], dict: &Dict, n: usize)
+    fn str_pages(&mut self, meta: &mut ChunkMeta, ok: Valid, keys: &[u32], dict: &Dict, n: usize)
         -> std::io::Result<()> {
-        let mut remap = vec![u32::MAX; dict.values.len()];
-        let mut used: Vec<u32> = Vec::new();
-        let mut local = Vec::with_capacity(keys.len());
-        for &k in keys {
-            let r = &mut remap[k as usize];
-            if *r == u32::MAX {
-                *r = used.len() as u32;
-                used.push(k);
-            }
-            local.push(*r);
-        }
-        let mut body = Vec::new();
+        let (used, local) = local_keys(keys, dict.values.len());
+        let mut body = std::mem::take(&mut self.body);
+        body.clear();
         let enc = if used.is_empty() { PLAIN } else { RLE_DICTIONARY };
         meta.encodings.push(enc);
         if !used.is_empty() {
@@ -285,6 +302,7 @@ impl EventsWriter {
             at += k;
             self.data_page(&body, rows, enc)?;
         }
+        self.body = body;
         Ok(())
     }
 
@@ -306,6 +324,10 @@ impl EventsWriter {
 
     /// Footer (FileMetaData), its length and the closing magic.
     pub fn finish(mut self) -> std::io::Result<u64> {
+        if let Some(ct) = &self.col_time {
+            let cols: Vec<String> = SCHEMA.iter().zip(ct).map(|((n, _), t)| format!("{n} {:.3}", t.as_secs_f64())).collect();
+            eprintln!("blkscope-native: seconds per column: {}", cols.join(", "));
+        }
         let mut t = Thrift::default();
         t.i32(1, 1);
         t.list(2, thrift::STRUCT, SCHEMA.len() + 1);
@@ -386,22 +408,56 @@ impl EventsWriter {
     }
 }
 
+/// CPU time of this thread: what the per-column timers add up (wall time counts other processes on a
+/// loaded machine).
+pub fn thread_cpu() -> std::time::Duration {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec, which lives on this stack frame
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// The dictionary keys a row group uses (ascending) and its keys renumbered into them. Marking the used
+/// keys first and renumbering in key order (not order of first use) leaves no branch in the per-key
+/// loops; when every key of the dictionary is used (action, rwbs) the keys stay as they are.
+fn local_keys(keys: &[u32], dict_len: usize) -> (Vec<u32>, std::borrow::Cow<'_, [u32]>) {
+    let mut seen = vec![false; dict_len];
+    for &k in keys {
+        seen[k as usize] = true;
+    }
+    let used: Vec<u32> = (0..dict_len as u32).filter(|&k| seen[k as usize]).collect();
+    if used.len() == dict_len {
+        return (used, std::borrow::Cow::Borrowed(keys));
+    }
+    let mut remap = vec![0u32; dict_len];
+    for (local, &k) in used.iter().enumerate() {
+        remap[k as usize] = local as u32;
+    }
+    (used, std::borrow::Cow::Owned(keys.iter().map(|&k| remap[k as usize]).collect()))
+}
+
 /// (first row, rows) of each page of a column chunk of n rows.
 fn pages(n: usize) -> impl Iterator<Item = (usize, usize)> {
     (0..n).step_by(PAGE_ROWS).map(move |s| (s, PAGE_ROWS.min(n - s)))
 }
 
-/// Definition levels of a page (None: every row has a value); returns how many rows have one.
-fn page_levels(body: &mut Vec<u8>, ok: Option<&[bool]>, start: usize, rows: usize) -> usize {
+/// Definition levels of a page; returns how many rows have a value.
+fn page_levels(body: &mut Vec<u8>, ok: Valid, start: usize, rows: usize) -> usize {
     match ok {
-        Some(ok) => {
+        Valid::All => {
+            def_levels_all(body, rows);
+            rows
+        }
+        Valid::Flags(ok) => {
             let okp = &ok[start..start + rows];
             def_levels(body, okp);
             count_true(okp)
         }
-        None => {
-            def_levels_all(body, rows);
-            rows
+        Valid::Rows(have) => {
+            let lo = have.partition_point(|&r| (r as usize) < start);
+            let hi = have.partition_point(|&r| (r as usize) < start + rows);
+            def_levels_sparse(body, &have[lo..hi], start, rows);
+            hi - lo
         }
     }
 }

@@ -1,10 +1,10 @@
 //! Where decoders put rows: the current row group, written out whenever it is full.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::events::Events;
-use crate::parquet::EventsWriter;
+use crate::parquet::{thread_cpu, EventsWriter};
 use crate::report::Fail;
 
 pub struct Sink {
@@ -13,7 +13,7 @@ pub struct Sink {
     out: String,
     pub rows: i64,
     group: usize,
-    spent: Duration, // in the writer; printed when BLKSCOPE_NATIVE_TIMING is set (bench/)
+    spent: Duration, // CPU time in the writer; printed when BLKSCOPE_NATIVE_TIMING is set (bench/)
 }
 
 impl Sink {
@@ -35,11 +35,11 @@ impl Sink {
         self.group.saturating_sub(self.ev.len()).max(1)
     }
     pub fn flush(&mut self) -> Result<(), Fail> {
-        let t = Instant::now();
+        let t = thread_cpu();
         self.rows += self.ev.len() as i64;
         let r = self.writer.write(&self.ev).map_err(|e| Fail::new(Path::new(&self.out), None, format!("cannot write: {e}")));
         self.ev.clear();
-        self.spent += t.elapsed();
+        self.spent += thread_cpu() - t;
         r
     }
     pub fn finish(mut self) -> Result<i64, Fail> {
