@@ -45,6 +45,7 @@ lint: setup
 	source $(BIN)/activate && scripts/lint-workflow.sh
 
 test: lint $(TESTDEBS)
+	cargo test --release --locked --quiet --manifest-path native/Cargo.toml
 	source $(BIN)/activate && pytest -q
 
 # HTML report of every figure and table with its provenance (after `make all`).

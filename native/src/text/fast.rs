@@ -402,7 +402,7 @@ mod tests {
         let sc = unsafe { scan(b.as_ptr(), 38) }.unwrap();
         assert_eq!((sc.len, sc.ascii), (28, true));
         let mut t = [Tok::default(); 14];
-        assert_eq!(tokens(&sc, &mut t), Some(11));
+        assert_eq!(tokens(&sc, &mut t), Some(10));
         assert_eq!((t[2].a, t[2].e), (7, 10));
         let sc = unsafe { scan(b.as_ptr(), 5) }.unwrap(); // a last line without a newline
         assert_eq!(sc.len, 5);
