@@ -125,7 +125,7 @@ def test_guest_refuses_other_tracers_and_workloads(tmp_path):
     [
         ("sysbench", "rndrw", ["sysbench.txt"], "cd /mnt/fs && sysbench fileio --file-num=16 --file-total-size=64M"),
         ("journal", "prealloc-reader", ["journal.json"], "/in/bin/journal --file /mnt/fs/journal.0 --mode prealloc"),
-        ("ycsb", "workloada-zipfian-small", ["ycsb-load.txt", "ycsb-run.txt"], "/in/java/jre/bin/java -Xmx1g -XX:Tiered"),
+        ("ycsb", "workloada-zipfian-small", ["ycsb-load.txt", "ycsb-run.txt"], "java -Xmx1g -XX:Tiered"),
     ],
 )
 def test_guest_plans_other_workloads_as_shell_steps(tmp_path, no_processes, capsys, workload, job, outputs, run_line):
