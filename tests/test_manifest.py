@@ -53,7 +53,7 @@ def test_grid_covered(manifest):
 GUEST_COVERED = {
     "f2fs": ("fio", "sysbench", "journal", "ycsb"),
     "ext4": ("fio", "sysbench", "journal", "ycsb"),
-    "xfs": ("fio", "sysbench", "journal"),  # YCSB: in the runs sheet, not captured yet
+    "xfs": ("fio", "sysbench", "journal"),  # YCSB: not captured yet (rows to add to config/runs.tsv)
     "btrfs": ("fio", "sysbench", "journal"),
 }
 
