@@ -34,6 +34,7 @@ PREPARE_BUDGET_S = {"ycsb": 1500, "sysbench": 300, "journal": 120}  # the untrac
 MEMORY_MB = {"ycsb": 3072}  # the JVM (-Xmx1g), RocksDB and the Java payload in the guest's RAM
 TOOL_VERSIONS = {"sysbench": ("sysbench",), "journal": ("journal",), "ycsb": ("java",)}  # from versions.txt
 MNT, OUT = "/mnt/fs", "/tmp/out"  # init.sh's mount point and results directory
+STEP_LOGS = {"20": "mkfs.txt", "22": "prepare.txt", "30": "blktrace.log"}  # init.sh finish codes -> their log
 
 
 @dataclass
@@ -248,10 +249,9 @@ def _capture(plan: GuestPlan, tmp: Path) -> dict:
             status = (out / "status").read_text().strip() if (out / "status").exists() else None
             if rc != 0 or status != "0":
                 # the failing step's own first lines say why (a usage text follows them on the console)
-                known = {"10": "", "11": "", "12": "", "13": "", "20": "mkfs.txt", "21": "", "30": "blktrace.log"}
-                step = known.get(status or "", "prepare.txt" if status == "22" else "run.txt" if status else "")
-                f = out / step if step else None
-                why = f.read_text(errors="replace").splitlines()[:3] if f and f.exists() else []
+                # init.sh's own codes name their step's log; any other status is the workload's exit code
+                f = out / STEP_LOGS.get(status or "", "run.txt")
+                why = f.read_text(errors="replace").splitlines()[:3] if f.exists() else []
                 tail = " | ".join(why + console.strip().splitlines()[-4:])
                 raise RuntimeError(f"guest run failed (qemu exit {rc}, guest status {status}): {tail}")
             st = img.scratch.stat()
