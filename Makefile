@@ -29,8 +29,9 @@ $(TESTDEBS): deps/debian-test.txt deps/debian-capture.txt scripts/ensure-debs.sh
 	scripts/ensure-debs.sh deps/debian-test.txt deps/debian-capture.txt
 	touch $@
 
-$(NATIVE): native/Cargo.toml native/Cargo.lock $(wildcard native/src/*.rs native/src/*/*.rs)
-	cargo build --release --locked --quiet --manifest-path native/Cargo.toml
+$(NATIVE): native/Cargo.toml native/Cargo.lock native/.cargo/config.toml $(wildcard native/src/*.rs native/src/*/*.rs)
+	# in native/: cargo finds .cargo/config.toml (target-cpu=native) from the working directory, not the manifest
+	cd native && cargo build --release --locked --quiet
 	touch $@
 
 native: $(NATIVE)
@@ -45,7 +46,7 @@ lint: setup
 	source $(BIN)/activate && scripts/lint-workflow.sh
 
 test: lint $(TESTDEBS)
-	cargo test --release --locked --quiet --manifest-path native/Cargo.toml
+	cd native && cargo test --release --locked --quiet
 	source $(BIN)/activate && pytest -q
 
 # HTML report of every figure and table with its provenance (after `make all`).

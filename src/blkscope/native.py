@@ -74,6 +74,6 @@ def merge(report, doc: dict) -> None:
 def build(quiet: bool = True) -> Path:
     """cargo build --release of the crate (what `make setup` runs); returns the binary."""
     cargo = shutil.which("cargo") or str(Path.home() / ".cargo" / "bin" / "cargo")
-    subprocess.run([cargo, "build", "--release", *(["-q"] if quiet else []), "--manifest-path",
-                    str(CRATE / "Cargo.toml")], check=True)  # fmt: skip
+    # in the crate: cargo finds .cargo/config.toml (target-cpu=native) from the working directory
+    subprocess.run([cargo, "build", "--release", *(["-q"] if quiet else [])], cwd=CRATE, check=True)
     return CRATE / "target" / "release" / "blkscope-native"
