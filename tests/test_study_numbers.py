@@ -34,3 +34,34 @@ def test_queue_depth_little_error():
     out = sn.queue_depth(qd, RUNS)
     assert out["QdRuns"] == "1" and out["QdMaxDepth"] == "4"
     assert out["QdLittleMaxRelErr"] == r"2.00\,\%"
+
+
+def test_guest_requests_count_a_run_without_reads_as_zero_and_skip_uncaptured_runs():
+    runs = pl.DataFrame({
+        "run_id": ["g1", "g2", "h", "u", "x"], "testbed": ["guest", "guest", "loop", "guest", "guest"],
+        "traced": [True, True, True, False, True], "workload": ["ycsb"] * 5, "job": ["small"] * 5,
+        "filesystem": ["f2fs", "f2fs", "f2fs", "f2fs", "xfs"],
+    })  # fmt: skip
+    lat = pl.DataFrame({"run_id": ["g1", "g1", "g2", "h"], "stage": ["d2c"] * 4, "rw": ["R", "W", "W", "R"],
+                        "n": [10, 4, 6, 99]})  # fmt: skip
+    # x is in the sheet but not captured: no metrics, so no macro (the paper prints n/a, not 0)
+    met = pl.DataFrame({
+        "run_id": ["g1", "g2", "h", "u"], "workload": ["ycsb"] * 4, "job": ["small"] * 4, "filesystem": ["f2fs"] * 4,
+        "metric": ["ops_s"] * 4, "value": [100.0, 200.0, 1.0, 7.0],
+    })  # fmt: skip
+    out = sn.guest(lat, met, runs)
+    assert out["GuestRuns"] == "2" and out["GuestRunsUntraced"] == "1"
+    assert out["GuestReadsYcsbSmallFTwofs"] == "5"  # (10 + 0) / 2: g2 has no read row
+    assert out["GuestWritesYcsbSmallFTwofs"] == "5"
+    assert out["GuestOpsYcsbSmallFTwofs"] == "150"
+    assert not any(k.endswith("Xfs") for k in out)
+
+
+def test_dataset_counts_runs_once_whatever_their_number_of_metrics():
+    met = pl.DataFrame({"run_id": ["a", "a", "b", "g"], "testbed": ["loop", "loop", "loop", "guest"],
+                        "traced": [True, True, False, True], "filesystem": ["ext4", "ext4", "xfs", "f2fs"],
+                        "workload": ["fio", "fio", "fio", "ycsb"]})  # fmt: skip
+    out = sn.dataset(met)
+    counts = (out["DatasetRuns"], out["DatasetRunsTraced"], out["DatasetRunsHost"], out["DatasetRunsGuest"])
+    assert counts == ("3", "2", "2", "1")
+    assert (out["DatasetFilesystems"], out["DatasetWorkloads"]) == ("3", "2")

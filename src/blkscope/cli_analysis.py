@@ -152,7 +152,7 @@ def _paper_numbers(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--summary", type=Path, required=True, help="run_summary table (.parquet)")
     p.add_argument("--iostat", type=Path, help="iostat_summary table (.parquet)")
     p.add_argument("--runs", type=Path, help="the runs sheet (needed by the tables below)")
-    for name in ("queue-depth", "trace-cost", "overhead", "zipf", "metrics"):
+    for name in ("queue-depth", "trace-cost", "overhead", "zipf", "metrics", "latency"):
         p.add_argument(f"--{name}", type=Path, help=f"the {name} analysis table (.parquet)")
     p.add_argument("-o", "--out", type=Path, required=True, help="output .tex")
 
@@ -175,6 +175,10 @@ def _paper_numbers(p: argparse.ArgumentParser) -> Handler:
                 macros |= sn.trace_cost(pl.read_parquet(a.trace_cost), runs)
             if a.metrics:
                 macros |= sn.workloads(pl.read_parquet(a.metrics), runs)
+            if a.metrics:
+                macros |= sn.dataset(pl.read_parquet(a.metrics))
+            if a.metrics and a.latency:
+                macros |= sn.guest(pl.read_parquet(a.latency), pl.read_parquet(a.metrics), runs)
         if a.overhead:
             macros |= sn.overhead(pl.read_parquet(a.overhead))
         if a.zipf:

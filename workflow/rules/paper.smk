@@ -19,6 +19,7 @@ rule paper_numbers:
         overhead=f"{ANALYSIS}/overhead.parquet",
         zipf=f"{ANALYSIS}/zipf_cover.parquet",
         metrics=f"{ANALYSIS}/workload_metrics.parquet",
+        latency=f"{ANALYSIS}/latency.parquet",
     output:
         "paper/generated/numbers/runs.tex",
     log:
@@ -26,7 +27,7 @@ rule paper_numbers:
     shell:
         "blkscope paper-numbers --summary {input.summary} --iostat {input.iostat} --runs {input.runs}"
         " --queue-depth {input.queue_depth} --trace-cost {input.trace_cost} --overhead {input.overhead}"
-        " --zipf {input.zipf} --metrics {input.metrics} -o {output} > {log} 2>&1"
+        " --zipf {input.zipf} --metrics {input.metrics} --latency {input.latency} -o {output} > {log} 2>&1"
 
 
 rule paper_table_runs:

@@ -86,3 +86,37 @@ def workloads(metrics: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
     for w, g in t.filter(pl.col("metric") == "ops_s").group_by("workload"):
         m[macro_name("runs", w[0])] = fmt_int(g.height)
     return m
+
+
+def guest(latency: pl.DataFrame, metrics: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
+    """The emulated guest's traced runs: mean completed read and write requests per run (D2C pairs of the
+    latency table; a run without any has none) and mean ops/s, per workload, job and filesystem."""
+    # captured runs only (the sheet may list runs not captured yet): those with workload metrics
+    guest = runs.filter((pl.col("testbed") == "guest") & pl.col("run_id").is_in(metrics["run_id"].unique()))
+    g = guest.filter(pl.col("traced")).select("run_id", "workload", "job", "filesystem")
+    if g.height == 0:
+        return {}
+    m = {"GuestRuns": fmt_int(g.height), "GuestRunsUntraced": fmt_int(guest.height - g.height)}
+    d2c = latency.filter((pl.col("stage") == "d2c") & pl.col("rw").is_in(["R", "W"]))
+    for rw, label in (("R", "guest reads"), ("W", "guest writes")):
+        n = d2c.filter(pl.col("rw") == rw).select("run_id", "n")
+        per_run = g.join(n, on="run_id", how="left").with_columns(pl.col("n").fill_null(0))
+        for r in per_run.group_by("workload", "job", "filesystem").agg(pl.col("n").mean()).iter_rows(named=True):
+            m[macro_name(label, r["workload"], r["job"], r["filesystem"])] = fmt_int(r["n"])
+    ops = metrics.filter(pl.col("metric") == "ops_s").join(g.select("run_id"), on="run_id")
+    for r in ops.group_by("workload", "job", "filesystem").agg(pl.col("value").mean()).iter_rows(named=True):
+        m[macro_name("guest ops", r["workload"], r["job"], r["filesystem"])] = fmt_float(r["value"], 0)
+    return m
+
+
+def dataset(metrics: pl.DataFrame) -> dict[str, str]:
+    """The captured dataset as a whole (every captured run has workload metrics)."""
+    r = metrics.select("run_id", "testbed", "traced", "filesystem", "workload").unique()
+    return {
+        "DatasetRuns": fmt_int(r.height),
+        "DatasetRunsTraced": fmt_int(r["traced"].sum()),
+        "DatasetRunsHost": fmt_int(r.filter(pl.col("testbed") != "guest").height),
+        "DatasetRunsGuest": fmt_int(r.filter(pl.col("testbed") == "guest").height),
+        "DatasetFilesystems": fmt_int(r["filesystem"].n_unique()),
+        "DatasetWorkloads": fmt_int(r["workload"].n_unique()),
+    }
