@@ -28,34 +28,21 @@ def test_every_captured_run_is_in_the_manifest(manifest):
     assert captured == set(manifest["run_id"])
 
 
+WORKLOADS = ("fio", "sysbench", "journal", "ycsb")
+# issue F's grid: ext4, xfs and btrfs on the host; f2fs (which the host kernel lacks) and the other three, for
+# comparison, in the emulated guest; every workload traced and untraced, at least 3 repeats each
+GRID = {"loop": ("ext4", "xfs", "btrfs"), "guest": ("f2fs", "ext4", "xfs", "btrfs")}
+
+
 def test_grid_covered(manifest):
     runs = manifest.select("run_id", "testbed", "filesystem", "workload", "traced", "repeat").unique()
-    host = runs.filter(pl.col("testbed") == "loop")
-    for workload in ("fio", "sysbench", "journal", "ycsb"):
-        for fs in ("ext4", "xfs", "btrfs"):
-            for traced in (True, False):
-                sel = host.filter((pl.col("workload") == workload) & (pl.col("filesystem") == fs)
-                                  & (pl.col("traced") == traced))
-                assert sel.height >= 1, (workload, fs, traced)
-    guest = runs.filter(pl.col("testbed") == "guest")
-    for fs in ("f2fs", "ext4", "xfs", "btrfs"):
-        assert guest.filter(pl.col("filesystem") == fs)["repeat"].n_unique() >= 3, fs
-    # every workload on f2fs (the filesystem the host kernel lacks), traced and untraced, 3 repeats; the other
-    # filesystems' guest runs of these workloads are compared with it where captured (GUEST_COVERED)
-    for fs, workloads in GUEST_COVERED.items():
-        for workload in workloads:
-            for traced in (True, False):
-                sel = guest.filter((pl.col("workload") == workload) & (pl.col("filesystem") == fs)
-                                   & (pl.col("traced") == traced))
-                assert sel["repeat"].n_unique() >= 3, (fs, workload, traced)
-
-
-GUEST_COVERED = {
-    "f2fs": ("fio", "sysbench", "journal", "ycsb"),
-    "ext4": ("fio", "sysbench", "journal", "ycsb"),
-    "xfs": ("fio", "sysbench", "journal"),  # YCSB: not captured yet (rows to add to config/runs.tsv)
-    "btrfs": ("fio", "sysbench", "journal"),
-}
+    for testbed, filesystems in GRID.items():
+        for fs in filesystems:
+            for workload in WORKLOADS:
+                for traced in (True, False):
+                    sel = runs.filter((pl.col("testbed") == testbed) & (pl.col("workload") == workload)
+                                      & (pl.col("filesystem") == fs) & (pl.col("traced") == traced))
+                    assert sel["repeat"].n_unique() >= 3, (testbed, fs, workload, traced)
 
 
 def test_within_the_git_budget(manifest):
