@@ -70,6 +70,20 @@ impl<T: Copy + Default> Col<T> {
     }
 }
 
+/// The next `n` slots of a vector's spare capacity, for a loop that fills several columns at once; the
+/// caller sets the length once every slot is written.
+pub trait Spare<T> {
+    fn spare(&mut self, n: usize) -> &mut [std::mem::MaybeUninit<T>];
+}
+
+impl<T> Spare<T> for Vec<T> {
+    #[inline]
+    fn spare(&mut self, n: usize) -> &mut [std::mem::MaybeUninit<T>] {
+        self.reserve(n);
+        &mut self.spare_capacity_mut()[..n]
+    }
+}
+
 /// Values in a few rows only: `rows` ascending, within the current row group.
 #[derive(Default)]
 pub struct Sparse<T> {
