@@ -99,3 +99,32 @@ def test_killed_midway_leaves_nothing_behind(tmp_path, sig):
     assert p.wait(timeout=60) == 130, log.read_text()
     assert not out.exists() and not list(out.parent.glob(".*partial*")), "partial output left behind"
     _assert_clean(work)
+
+
+def test_tiny_capture_on_an_allow_listed_device(tmp_path):
+    """The real-device testbed for real: a loop device this test attaches stands in for a spare disk. The capture
+    formats, mounts, traces and unmounts it; the device itself is not ours to detach, so it stays attached."""
+    backing = tmp_path / "disk.img"
+    with open(backing, "wb") as f:
+        f.truncate(128 << 20)
+    dev = subprocess.run(["losetup", "--find", "--show", str(backing)], capture_output=True, text=True,
+                         check=True).stdout.strip()  # fmt: skip
+    try:
+        sheet, run_id = _sheet(tmp_path, runtime_s=2)
+        row = pl.read_csv(sheet, separator="\t").with_columns(testbed=pl.lit("device"), device=pl.lit(dev))
+        row.write_csv(sheet, separator="\t")
+        out, work = tmp_path / "raw" / run_id, tmp_path / "work"
+        cmd = _cmd(sheet, run_id, out, work)
+        refused = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert refused.returncode != 0 and f"{dev}: loop device not backed by this run's file" in refused.stderr
+        assert not out.exists()
+        subprocess.run([*cmd, "--allow-device", dev], check=True, timeout=120, cwd=tmp_path)
+        meta = yaml.safe_load((out / "run.yaml").read_text())
+        assert meta["testbed"]["kind"] == "device" and meta["testbed"]["device"] == dev
+        assert meta["tracer"]["events"] > 0 and meta["fio"]["ios"]["read"] > 0
+        assert os.path.basename(dev) not in Path("/proc/self/mounts").read_text(), "the device was left mounted"
+        assert (TRACEFS / "current_tracer").read_text().strip() == "nop"
+        assert str(backing) in subprocess.run(["losetup", "--list", "--noheadings", "--output", "BACK-FILE"],
+                                              capture_output=True, text=True).stdout  # fmt: skip
+    finally:
+        subprocess.run(["losetup", "-d", dev], check=False)
