@@ -18,8 +18,9 @@ pub struct Sink {
 
 impl Sink {
     pub fn with_group(path: &Path, group: usize) -> Result<Sink, Fail> {
+        let group = group.max(1); // Events::new(group) must leave room for one row
         let writer = EventsWriter::create(path).map_err(|e| Fail::new(path, None, format!("cannot write: {e}")))?;
-        Ok(Sink { ev: Events::new(), writer, out: path.display().to_string(), rows: 0, group, spent: Duration::ZERO })
+        Ok(Sink { ev: Events::new(group), writer, out: path.display().to_string(), rows: 0, group, spent: Duration::ZERO })
     }
     /// Call after each complete row (dense and sparse columns pushed): writes a full row group.
     #[inline]

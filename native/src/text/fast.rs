@@ -307,20 +307,20 @@ pub unsafe fn take(p: *const u8, sc: &Scan, st: &mut State, sink: &mut Sink) -> 
     let rwbsk = st.rwbs_words.get(p.add(rwbs.a), rwbs.len(), &mut st.rwbs, &mut ev.rwbs.dict);
     let prock = proc_.map(|(a, l)| st.proc_words.get(p.add(a), l, &mut st.procs, &mut ev.process.dict));
     let time_ns = st.time_ns(abs_ns);
-    ev.dev_major.push(maj);
-    ev.dev_minor.push(min);
-    ev.cpu.push(cpu);
-    ev.seq.push_opt(seq);
-    ev.time_ns.push(time_ns);
-    ev.pid.push(pid);
-    ev.action.push_key(actk);
-    ev.rwbs.push_key(rwbsk);
-    ev.sector.push_opt(pl.sector);
-    ev.nsectors.push_opt(pl.nsectors);
-    ev.error.push_opt(error);
-    match prock {
-        Some(k) => ev.process.push_key(k),
-        None => ev.process.push_null(),
+    // SAFETY: end_row below flushed any full row group, and Events has room for a whole one
+    unsafe {
+        ev.dev_major.put(maj);
+        ev.dev_minor.put(min);
+        ev.cpu.put(cpu);
+        ev.seq.put_opt(seq);
+        ev.time_ns.put(time_ns);
+        ev.pid.put(pid);
+        ev.action.keys.put(actk);
+        ev.rwbs.keys.put(rwbsk);
+        ev.sector.put_opt(pl.sector);
+        ev.nsectors.put_opt(pl.nsectors);
+        ev.error.put_opt(error);
+        ev.process.keys.put_opt(prock);
     }
     sink.end_row()?;
     Ok(true)
