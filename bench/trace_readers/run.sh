@@ -16,12 +16,13 @@ blkscope ingest --kind ftrace $fix -o src
 python $here/make_tiled.py src/events.parquet $N tiled.parquet
 rm -rf bin; echo "== blkscope export-blktrace"; one blkscope export-blktrace tiled.parquet -o bin/tiled
 du -cb bin/tiled.blktrace.* | tail -1
+cat bin/tiled.blktrace.* > /dev/null  # warm: whoever reads a just-written file first pays ~0.4 s of sys time
 echo "== blkparse -i (text to /dev/null, 2 runs)"; for i in 1 2; do one blkparse -i bin/tiled -o /dev/null; done
 echo "== blkscope ingest binary (3 runs)"; three ing_bin blkscope ingest --kind blktrace bin/tiled
 echo "== blkparse text of the same set (for the text path)"; blkparse -i bin/tiled -o tiled.txt >/dev/null
 # tracefs-classic text of the same events: blkparse's lines without the sequence column
 awk '$1 ~ /^[0-9]+,[0-9]+$/ && NF >= 7 { $3 = ""; print }' tiled.txt > tiled_ftrace.txt
-ls -la tiled_ftrace.txt tiled.txt
+ls -la tiled_ftrace.txt tiled.txt; cat tiled_ftrace.txt tiled.txt > /dev/null  # warm, as above
 echo "== blkscope ingest ftrace text (3 runs)"; three ing_txt blkscope ingest --kind ftrace tiled_ftrace.txt
 echo "== blkscope ingest blkparse text (3 runs)"; three ing_bptxt blkscope ingest --kind blkparse tiled.txt
 echo "== plain Python line-splitting loop (3 runs)"; for i in 1 2 3; do one python $here/python_loop.py tiled_ftrace.txt; done
