@@ -351,8 +351,8 @@ impl Stream {
             let row0 = ev.row();
             let n = idx.len();
             let mut has_sector = vec![false; n];
-            // one pass over the records, each read once into every column (a pass per column read the
-            // chunk's records from L2 a dozen times: a quarter of the reader's time)
+            // one pass over the records, each read once into every column (a gather pass per column re-read
+            // the chunk's records a dozen times; thin-LTO build 10% less CPU, bench/RESULTS.md session 4)
             {
                 let dmaj = ev.dev_major.v.spare(n);
                 let dmin = ev.dev_minor.v.spare(n);
