@@ -168,17 +168,18 @@ def _paper_numbers(p: argparse.ArgumentParser) -> Handler:
         if a.iostat:
             macros |= iostat_numbers(pl.read_parquet(a.iostat))
         runs = load_runs(a.runs) if a.runs else None
+        metrics = pl.read_parquet(a.metrics) if a.metrics else None
+        if metrics is not None:
+            macros |= sn.dataset(metrics)
         if runs is not None:
             if a.queue_depth:
                 macros |= sn.queue_depth(pl.read_parquet(a.queue_depth), runs)
             if a.trace_cost:
                 macros |= sn.trace_cost(pl.read_parquet(a.trace_cost), runs)
-            if a.metrics:
-                macros |= sn.workloads(pl.read_parquet(a.metrics), runs)
-            if a.metrics:
-                macros |= sn.dataset(pl.read_parquet(a.metrics))
-            if a.metrics and a.latency:
-                macros |= sn.guest(pl.read_parquet(a.latency), pl.read_parquet(a.metrics), runs)
+            if metrics is not None:
+                macros |= sn.workloads(metrics, runs)
+                if a.latency:
+                    macros |= sn.guest(pl.read_parquet(a.latency), metrics, runs)
         if a.overhead:
             macros |= sn.overhead(pl.read_parquet(a.overhead))
         if a.zipf:
