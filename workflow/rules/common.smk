@@ -10,7 +10,7 @@ ANALYSIS = f"{PROC}/analysis"
 FIGS = "paper/generated/figures"
 FORMATS = config["figure_formats"]
 
-RUNS = pl.read_csv(config["runs"], separator="\t", schema_overrides={"mkfs_options": pl.Utf8, "mount_options": pl.Utf8})
+RUNS = pl.read_csv(config["runs"], separator="\t", schema_overrides={"mkfs_options": pl.Utf8, "mount_options": pl.Utf8, "batch": pl.Utf8})
 validate(RUNS, "../schemas/runs.schema.yaml")
 RUN_IDS = RUNS["run_id"].to_list()
 

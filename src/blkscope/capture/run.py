@@ -220,6 +220,7 @@ def _capture(plan: Plan, tmp: Path) -> dict:
                 if tracer:
                     tracer.start()
                 try:
+                    meta["loadavg"] = {"before": loadavg()}
                     meta["clock"] = _clock_pair()
                     meta["workload_start_utc"] = meta["clock"]["utc"]
                     if plan.workload:
@@ -227,6 +228,7 @@ def _capture(plan: Plan, tmp: Path) -> dict:
                     else:
                         meta["fio"] = fio.run(plan.jobfile, tmp / "fio.json", job_env)
                     meta["workload_end_utc"] = _utc()
+                    meta["loadavg"]["after"] = loadavg()
                     subprocess.run(["sync", "-f", str(fs.mountpoint)], check=True, process_group=0)
                     time.sleep(SETTLE_S)
                 finally:
@@ -307,6 +309,15 @@ def _publish(tmp: Path, outdir: Path) -> None:
 
 def _utc() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def loadavg() -> dict:
+    """/proc/loadavg now: the machine is shared, so a run records how busy it was (before and after the
+    workload; the workload's own threads count in `after`)."""
+    f = Path("/proc/loadavg").read_text().split()
+    running, total = f[3].split("/")
+    return {"utc": _utc(), "1min": float(f[0]), "5min": float(f[1]), "15min": float(f[2]),
+            "running": int(running), "tasks": int(total)}  # fmt: skip
 
 
 def _clock_pair() -> dict:

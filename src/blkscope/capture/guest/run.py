@@ -235,10 +235,12 @@ def _capture(plan: GuestPlan, tmp: Path) -> dict:
         meta["lock"] = {"path": str(hwlock.LOCK_PATH), "acquired_utc": host_run._utc()}
         with Images(plan.workdir, r["device_mb"], plan.inputs(), _scripts(plan)) as img:
             cmd = plan.qemu_command(img.scratch, img.exchange)
+            meta["loadavg"] = {"before": host_run.loadavg()}  # the host's, around the whole guest
             meta["qemu_start_utc"] = host_run._utc()
             with qemu.Guest(cmd, img.console) as g:
                 rc = g.wait(plan.timeout_s)
             meta["qemu_end_utc"] = host_run._utc()
+            meta["loadavg"]["after"] = host_run.loadavg()
             console = img.console.read_text(errors="replace")
             out = tmp / "guest"
             try:
