@@ -3,10 +3,10 @@
 # (trace -> events.parquet) on the 10.5 M-event set of bench/trace_readers, then the cross-reader check of
 # the files (DuckDB, arrow-rs, polars, footer: tools/parquet-check/crosscheck.py).
 # Usage: bench/parquet_writer/run.sh [EVENTS] [WORKDIR] [REPEATS]   (defaults 10500000, /tmp/blkscope-pqbench, 5)
-# Run from the repository root with the venv active. Builds the set, then timing.py times every
+# Run with the venv active (SETUP_ONLY=1: build the set and stop). Builds the set, then timing.py times every
 # configuration REPEATS times in one shuffled order (recorded), one core each (taskset -c 0).
 set -euo pipefail
-N=${1:-10500000}; W=${2:-/tmp/blkscope-pqbench}; R=${3:-5}
+N=${1:-10500000}; W=${2:-/tmp/blkscope-pqbench}; R=${3:-5}; SETUP_ONLY=${SETUP_ONLY:-0}
 here=$(cd "$(dirname "$0")" && pwd); repo=$(cd "$here/../.." && pwd)
 fix=$repo/tests/fixtures/trace/tracefs_blk_classic_pipe.txt.zst
 make -s -C "$repo" native parquet-check
@@ -22,6 +22,7 @@ if [ ! -e bin/tiled.blktrace.0 ] || [ ! -e tiled_ftrace.txt ]; then
   rm -f tiled.txt
 fi
 du -cb bin/tiled.blktrace.* | tail -1; ls -l tiled_ftrace.txt
+[ "$SETUP_ONLY" = 1 ] && exit 0  # the set only (SETUP_ONLY=1), e.g. before a quiet moment for the timing
 cat bin/tiled.blktrace.* tiled_ftrace.txt > /dev/null  # in page cache before the timed runs
 python "$here/timing.py" --repeats "$R" --out "$W/timing.tsv" \
   --native "$repo/native/target/release/blkscope-native" \

@@ -43,7 +43,7 @@ fn props(schema: &Schema, group: usize) -> WriterProperties {
         .set_max_row_group_row_count(Some(group)) // one row group per flush of the sink, as ours
         .set_data_page_row_count_limit(1 << 17) // ours: pages of 2^17 rows (a row group is one page)
         .set_data_page_size_limit(16 << 20)
-        .set_write_batch_size(8192)
+        .set_write_batch_size(batch())
         .set_dictionary_enabled(false)
         .set_statistics_enabled(EnabledStatistics::Chunk)
         .set_offset_index_disabled(true); // ours writes no page index
@@ -59,11 +59,18 @@ fn props(schema: &Schema, group: usize) -> WriterProperties {
     p.build()
 }
 
+/// Rows arrow-rs encodes at a time (its default 1024); PARQUET_CHECK_WRITE_BATCH overrides it (tuning runs).
+fn batch() -> usize {
+    std::env::var("PARQUET_CHECK_WRITE_BATCH").ok().and_then(|s| s.parse().ok()).unwrap_or(8192)
+}
+
 pub struct ArrowEvents {
     w: ArrowWriter<File>,
     schema: SchemaRef,
     /// each string column's dictionary as an Arrow array, rebuilt only when the dictionary grew
     dicts: [(usize, Option<ArrayRef>); 5],
+    /// CPU time spent turning the row group into Arrow arrays (the rest of the writer's time is arrow-rs's)
+    building: std::time::Duration,
 }
 
 impl ArrowEvents {
@@ -73,7 +80,7 @@ impl ArrowEvents {
         // no ARROW:schema in the footer, as ours: readers see the Parquet types only
         let opts = ArrowWriterOptions::new().with_properties(props).with_skip_arrow_metadata(true);
         let w = ArrowWriter::try_new_with_options(File::create(path)?, schema.clone(), opts)?;
-        Ok(ArrowEvents { w, schema, dicts: Default::default() })
+        Ok(ArrowEvents { w, schema, dicts: Default::default(), building: Default::default() })
     }
 
     pub fn write(&mut self, ev: &Events) -> Result<()> {
@@ -81,6 +88,7 @@ impl ArrowEvents {
         if n == 0 {
             return Ok(());
         }
+        let t = crate::parquet::thread_cpu();
         let [d0, d1, d2, d3, d4] = &mut self.dicts;
         let cols: Vec<ArrayRef> = vec![
             dense::<UInt32Type>(&ev.dev_major),
@@ -106,10 +114,14 @@ impl ArrowEvents {
             sparse::<UInt64Type>(&ev.cgroup_id, n),
         ];
         let batch = RecordBatch::try_new(self.schema.clone(), cols)?;
+        self.building += crate::parquet::thread_cpu() - t;
         self.w.write(&batch)
     }
 
     pub fn finish(self) -> Result<()> {
+        if std::env::var_os("BLKSCOPE_NATIVE_TIMING").is_some() {
+            eprintln!("parquet-check: {:.3} s CPU building Arrow arrays", self.building.as_secs_f64());
+        }
         self.w.close().map(|_| ())
     }
 }
