@@ -67,7 +67,7 @@ impl Sink {
         r.map_err(|e| Fail::new(Path::new(&out), None, format!("cannot write: {e}")))?;
         if std::env::var_os("BLKSCOPE_NATIVE_TIMING").is_some() {
             let s = (self.spent + thread_cpu() - t).as_secs_f64();
-            eprintln!("parquet-check: {s:.3} s CPU in the {} writer, {} rows", if arrow { "arrow-rs" } else { "our" }, self.rows);
+            eprintln!("parquet-check: {s:.3} s CPU in the writer ({}), {} rows", if arrow { "arrow-rs" } else { "ours" }, self.rows);
         }
         Ok(self.rows)
     }
