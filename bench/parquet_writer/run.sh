@@ -10,7 +10,8 @@ N=${1:-10500000}; W=${2:-/tmp/blkscope-pqbench}; R=${3:-5}; SETUP_ONLY=${SETUP_O
 here=$(cd "$(dirname "$0")" && pwd); repo=$(cd "$here/../.." && pwd)
 fix=$repo/tests/fixtures/trace/tracefs_blk_classic_pipe.txt.zst
 make -s -C "$repo" native parquet-check
-mkdir -p "$W"; cd "$W"
+mkdir -p "$W/tmp"; cd "$W"
+export TMPDIR=$W/tmp  # the cross-check's Arrow IPC copy of 10.5 M rows (~1 GB) goes here, not to /tmp
 if [ ! -e bin/tiled.blktrace.0 ] || [ ! -e tiled_ftrace.txt ]; then
   # the set of bench/trace_readers/run.sh: a real tracefs capture tiled to N events, exported to blktrace
   # binary (2 CPUs), and blkparse's text of it without the sequence column (tracefs classic layout)
