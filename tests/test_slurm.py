@@ -41,9 +41,11 @@ def _cannot_run_slurmd() -> str | None:
     missing = [b for b in DAEMONS if shutil.which(b) is None]
     if missing:
         return f"missing {', '.join(missing)}: scripts/ensure-debs.sh deps/debian-slurm.txt (make test does)"
-    for p in ("/etc/slurm/slurm.conf", "/run/slurm/conf"):
-        if os.path.lexists(p):
-            return f"{p} exists: this host is already a SLURM node, not mixing a second cluster into it"
+    if os.path.lexists("/etc/slurm/slurm.conf"):
+        return "/etc/slurm/slurm.conf exists: this host is a SLURM node already; not mixing a second cluster in"
+    if os.path.lexists("/run/slurm/conf"):
+        # a cluster of another test session, or one left behind (`scripts/slurm-local.sh down <its dir>` ends it)
+        return f"/run/slurm/conf -> {os.readlink('/run/slurm/conf')}: another SLURM node runs on this host"
     return None
 
 
@@ -101,10 +103,10 @@ class Cluster:
     def jobs(self, ids: list[str]) -> dict[str, dict[str, str]]:
         """SLURM's own record of the jobs (squeue lists finished jobs for MinJobAge)."""
         out = subprocess.run(["squeue", "--states=all", "--noheader", "--jobs", ",".join(ids),
-                              "--format=%i|%T|%j|%l|%m"], env=self.env, capture_output=True, text=True,
+                              "--format=%i|%T|%j|%l|%m|%h"], env=self.env, capture_output=True, text=True,
                              check=True, timeout=30).stdout  # fmt: skip
         rows = [line.split("|") for line in out.split()]
-        return {r[0]: dict(state=r[1], name=r[2], time_limit=r[3], mem=r[4]) for r in rows}
+        return {r[0]: dict(state=r[1], name=r[2], time_limit=r[3], mem=r[4], share=r[5]) for r in rows}
 
 
 @pytest.fixture(scope="module")
@@ -216,6 +218,8 @@ def test_tiny_capture_on_slurm_with_the_testbed_resource(cluster, tmp_path):
     log = cluster.snakemake(work, target, log=tmp_path / "slurm.log")
     subs = _submitted(log, cluster)
     assert list(subs.values()) == ["capture_run"], subs
+    # the profile gives captures a node of their own (sbatch --exclusive: OverSubscribe=NO)
+    assert [j["share"] for j in cluster.jobs(list(subs)).values()] == ["NO"]
     # Snakemake counted the rule's testbed against the profile's limit of 1
     assert "Provided resources: testbed=" in log and re.search(r"resources: .*testbed=1", log), log[-3000:]
 
