@@ -17,6 +17,7 @@ RUNLINK=/run/slurm/conf
 # not the default ports 6817/6818, so a host's own SLURM (if any) is never reached by mistake
 CTLD_PORT=${SLURM_LOCAL_CTLD_PORT:-16817}
 SLURMD_PORT=${SLURM_LOCAL_SLURMD_PORT:-16818}
+WAIT_S=${SLURM_LOCAL_WAIT_S:-30}  # how long each daemon may take to come up
 export SLURM_CONF=$CONF
 
 die() { echo "slurm-local: $*" >&2; exit 1; }
@@ -36,9 +37,10 @@ stop_pid() {
   rm -f "$pidfile"
 }
 
-wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...
-  local t=$1 what=$2; shift 2
-  for _ in $(seq $((t * 10))); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
+wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...: by the clock (a client may block for seconds per try)
+  local t=$1 what=$2 end; shift 2
+  end=$((SECONDS + t))
+  while [ $SECONDS -lt $end ]; do timeout 5 "$@" >/dev/null 2>&1 && return 0; sleep 0.2; done
   die "$what did not come up within ${t}s (logs: $STATE/log)"
 }
 
@@ -91,6 +93,9 @@ up() {
     die "$RUNLINK exists and is not ours ($(readlink "$RUNLINK")): another SLURM node runs here"
   fi
   pid_alive "$STATE/run/slurmctld.pid" && die "already up in $STATE"
+  # whatever fails or interrupts from here on stops what was started
+  trap 'exit 130' INT TERM
+  trap 'rc=$?; [ $rc -eq 0 ] || down >&2; exit $rc' EXIT
   rm -rf "$STATE"
   mkdir -p "$STATE"/{etc,munge,ctld,slurmd,run,log}
   chmod 700 "$STATE/munge"
@@ -100,22 +105,27 @@ up() {
   write_conf
   munged --force --key-file="$STATE/munge/munge.key" --socket="$SOCK" --pid-file="$STATE/run/munged.pid" \
     --log-file="$STATE/log/munged.log" --seed-file="$STATE/munge/munged.seed"
-  wait_for 10 munged munge --socket="$SOCK" -n
+  wait_for "$WAIT_S" munged munge --socket="$SOCK" -n
   if [ ! -d "$(dirname "$RUNLINK")" ]; then mkdir -p "$(dirname "$RUNLINK")"; touch "$STATE/run/made-run-slurm"; fi
   ln -sfn "$STATE/etc" "$RUNLINK"
   slurmctld -f "$CONF"
-  wait_for 30 slurmctld scontrol ping
+  wait_for "$WAIT_S" slurmctld scontrol ping
   slurmd -f "$CONF"
   # the node is idle once slurmd has registered
-  wait_for 60 "slurmd (node idle)" bash -c "sinfo -h -N -o %t | grep -qx idle"
+  wait_for $((2 * WAIT_S)) "slurmd (node idle)" bash -c "sinfo -h -N -o %t | grep -qx idle"
+  trap - EXIT INT TERM
   echo "slurm-local: up in $STATE (export SLURM_CONF=$CONF)"
 }
 
 down() {
   if pid_alive "$STATE/run/slurmctld.pid"; then
     # cancel our jobs first, so their slurmstepd processes end by themselves
-    scancel --full --quiet --user=root 2>/dev/null || true
-    for _ in $(seq 100); do [ -z "$(squeue -h -t RUNNING,COMPLETING,PENDING 2>/dev/null)" ] && break; sleep 0.2; done
+    timeout 10 scancel --full --quiet --user=root 2>/dev/null || true
+    local end=$((SECONDS + 20))
+    while [ $SECONDS -lt $end ]; do
+      [ -z "$(timeout 5 squeue -h -t RUNNING,COMPLETING,PENDING 2>&1)" ] && break
+      sleep 0.5
+    done
   fi
   stop_pid "$STATE/run/slurmd.pid"
   stop_pid "$STATE/run/slurmctld.pid"

@@ -124,6 +124,32 @@ def cluster(tmp_path_factory):
     assert not os.path.lexists("/run/slurm/conf")
 
 
+def test_up_that_fails_leaves_nothing_running(tmp_path):
+    """slurmctld cannot bind its port (taken here): `up` fails and stops the munged it had started. Runs before
+    the module's cluster exists (file order): only one SLURM node fits on a host."""
+    state = tmp_path / "state"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        env = dict(os.environ, SLURM_LOCAL_CTLD_PORT=str(taken.getsockname()[1]),
+                   SLURM_LOCAL_SLURMD_PORT=str(_free_port()), SLURM_LOCAL_WAIT_S="5")  # fmt: skip
+        p = subprocess.run(["bash", str(SCRIPT), "up", str(state)], env=env, capture_output=True, text=True,
+                           timeout=120)  # fmt: skip
+    assert p.returncode != 0 and "slurmctld did not come up" in p.stderr, p.stderr
+    assert "Starting munge" in (state / "log/munged.log").read_text()  # munged had been started, then stopped
+    assert not list((state / "run").glob("*.pid"))
+    ours = [c for c in Path("/proc").glob("[0-9]*/cmdline") if str(state).encode() in _read(c)]
+    assert not ours, "a daemon of the failed cluster is still running"
+    assert not os.path.lexists("/run/slurm/conf")
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:  # the process ended meanwhile
+        return b""
+
+
 def _logs(state: Path) -> str:
     return "".join(f"\n--- {p.name}\n{p.read_text()[-1500:]}" for p in sorted((state / "log").glob("*.log")))
 
