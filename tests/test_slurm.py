@@ -90,10 +90,12 @@ class Cluster:
             try:
                 rc = p.wait(timeout=LIMIT_S)
             except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait()
                 pytest.fail(f"Snakemake on SLURM did not finish within {LIMIT_S} s (stalled status query?):\n"
                             f"{log.read_text()[-3000:]}")  # fmt: skip
+            finally:  # also on Ctrl-C/SIGTERM: Snakemake and whatever it started
+                if p.poll() is None:
+                    os.killpg(p.pid, signal.SIGKILL)
+                    p.wait()
         text = log.read_text()
         assert rc == 0, text[-4000:]
         # the profile's squeue status mode was kept (the plugin falls back to sacct when MinJobAge is short)
