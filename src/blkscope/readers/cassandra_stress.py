@@ -27,7 +27,7 @@ from blkscope.readers.textlines import cut_line, numbered_lines, unterminated
 from blkscope.schemas import CSTRESS_INTERVALS, CSTRESS_SUMMARY
 
 if TYPE_CHECKING:
-    from blkscope.ingest import Report, TableWriter
+    from blkscope.io import Report, TableWriter
 
 _ROUND = re.compile(r"^Running (.+?) with (\d+) threads?\b")
 _HEADER = re.compile(r"^type,?\s+total ops,")

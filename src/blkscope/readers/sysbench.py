@@ -23,7 +23,7 @@ from blkscope.readers.textlines import cut_line, numbered_lines, unterminated
 from blkscope.schemas import SYSBENCH_FILEIO, SYSBENCH_INTERVALS
 
 if TYPE_CHECKING:
-    from blkscope.ingest import Report, TableWriter
+    from blkscope.io import Report, TableWriter
 
 NUM = r"([-+]?\d[\d.,]*)"
 _BANNER = re.compile(r"^sysbench (\d[\w.\-]*)")

@@ -24,7 +24,7 @@ from blkscope.readers.textlines import cut_line, numbered_lines, unterminated
 from blkscope.schemas import YCSB_SERIES, YCSB_SUMMARY
 
 if TYPE_CHECKING:
-    from blkscope.ingest import Report, TableWriter
+    from blkscope.io import Report, TableWriter
 
 _SUMMARY = re.compile(r"^\[([^\]]+)\], (.+), (\S+)\s*$")
 _STATUS = re.compile(
