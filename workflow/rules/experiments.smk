@@ -33,7 +33,7 @@ def after_previous(wildcards):
 
 
 GUEST = "build/guest"  # git-ignored: the guest kernel, its initramfs and their manifest
-from blkscope.capture.guest.run import GuestPlan
+from blkscope.capture.guest.testbed import GuestPlan
 
 GUEST_CPUS = GuestPlan.cpus  # qemu -smp: blktrace writes one file per CPU
 # The Snakemake config is the only source of capture settings here, hence --config none.
