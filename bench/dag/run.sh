@@ -17,8 +17,17 @@ export BLKSCOPE_NATIVE=$here/native/target/release/blkscope-native
 order=$(for r in $(seq "$reps"); do echo "before $(git -C "$here" rev-parse --short "$before") $r"
                                     echo "after $(git -C "$here" rev-parse --short "$after") $r"; done | shuf)
 echo "$order" > "$out/order.txt"
-printf 'config\tcommit\trepeat\tall_wall_s\tall_user_s\tall_sys_s\tjobs\tnoop_wall_s\tload_before\tload_after\n' \
+# snakemake-executor-plugin-slurm runs `scontrol show config` (timeout 10 s) at every Snakemake start; where
+# slurm-client is installed without a reachable controller that is a 10 s wait. The no-op is also timed with a
+# `scontrol` that fails at once (the plugin then goes on as on a machine without SLURM), to show both.
+mkdir -p "$out/stub" && printf '#!/bin/sh\nexit 1\n' > "$out/stub/scontrol" && chmod +x "$out/stub/scontrol"
+printf 'config\tcommit\trepeat\tall_wall_s\tall_user_s\tall_sys_s\tjobs\tnoop_wall_s\tnoop_user_s\tnoop_sys_s' \
   > "$out/results.tsv"
+printf '\tnoop_no_scontrol_wall_s\tload_before\tload_after\n' >> "$out/results.tsv"
+# the load average every 10 s through the whole bench (others share the machine)
+(while :; do echo "$(date -u +%T) $(cat /proc/loadavg)"; sleep 10; done) > "$out/loadavg.log" &
+sampler=$!
+trap 'kill $sampler' EXIT
 while read -r name ref rep; do
   d=$out/$name-$rep
   rm -rf "$d" && mkdir -p "$d"
@@ -30,12 +39,14 @@ while read -r name ref rep; do
     l0=$(cut -d' ' -f1-3 /proc/loadavg)
     /usr/bin/time -f '%e %U %S' -o time.all snakemake --cores 8 all > all.log 2>&1
     l1=$(cut -d' ' -f1-3 /proc/loadavg)
-    /usr/bin/time -f '%e' -o time.noop snakemake -n all > noop.log 2>&1
+    /usr/bin/time -f '%e %U %S' -o time.noop snakemake -n all > noop.log 2>&1
     grep -q 'Nothing to be done' noop.log
+    PATH=$out/stub:$PATH /usr/bin/time -f '%e' -o time.noop2 snakemake -n all > noop2.log 2>&1
     jobs=$(grep -Eo '^[0-9]+ of [0-9]+ steps' all.log | tail -1 | cut -d' ' -f3)
     read -r wall user sys < time.all
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$ref" "$rep" "$wall" "$user" "$sys" "$jobs" \
-      "$(cat time.noop)" "$l0" "$l1" >> "$out/results.tsv"
+    read -r nwall nuser nsys < time.noop
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$ref" "$rep" "$wall" "$user" "$sys" \
+      "$jobs" "$nwall" "$nuser" "$nsys" "$(cat time.noop2)" "$l0" "$l1" >> "$out/results.tsv"
   )
   tail -1 "$out/results.tsv"
 done <<< "$order"
