@@ -16,6 +16,8 @@ WORKLOAD_LOGS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "sysbench": ("sysbench", "sysbench", ("sysbench.txt",)),
     "journal": ("journal", "journal", ("journal.json",)),
     "ycsb": ("ycsb", "ycsb", ("ycsb-load.txt", "ycsb-run.txt")),
+    # the measured cassandra-stress run (an untraced prepare's cstress-prepare.txt stays raw)
+    "cassandra": ("cstress", "cassandra-stress", ("cstress.txt",)),
 }
 # reader kind -> the tables the workflow declares (a reader may write more, e.g. sysbench_intervals)
 KIND_TABLES: dict[str, tuple[str, ...]] = {
@@ -26,6 +28,7 @@ KIND_TABLES: dict[str, tuple[str, ...]] = {
     "sysbench": ("sysbench_fileio",),
     "journal": ("journal_summary", "journal_latency"),
     "ycsb": ("ycsb_summary", "ycsb_series"),
+    "cassandra-stress": ("cstress_summary", "cstress_intervals"),
 }
 
 

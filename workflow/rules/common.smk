@@ -51,6 +51,15 @@ for _r in CAPTURED:
     INGEST_BATCHES.setdefault(f"{_row[_r]['testbed']}_{_row[_r]['filesystem']}", []).append(_r)
 
 
+def trace_files(wildcards):
+    """A run's raw trace files (for rules that read the raw trace, e.g. split-trace ingest)."""
+    return [ancient(str(f)) for f in run_logs.trace_source(Path(RAW, wildcards.run))[1]]
+
+
+def trace_kind(wildcards):
+    return run_logs.trace_source(Path(RAW, wildcards.run))[0]
+
+
 def ingest_inputs(runs):
     return [ancient(str(f)) for r in runs for _, _, files in RUN_SOURCES[r] for f in files]
 
