@@ -6,7 +6,7 @@
 # the no-op `snakemake -n all`, each timed, with the load average before and after (the machine is shared).
 # Both use this checkout's .venv and blkscope-native; PYTHONPATH points the `blkscope` command at the exported
 # commit's src/. Then bench/dag/compare.py checks that every configuration produced the same outputs.
-# Results: $OUT/results.tsv (default OUT=/var/tmp/blkscope-dagbench); write them up in bench/dag/RESULTS.md.
+# Results: $OUT/results.tsv (default OUT=/var/tmp/blkscope-dagbench); written up in bench/RESULTS.md ("The main job").
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 before=$1 after=$2 reps=${3:-1}

@@ -40,7 +40,7 @@ def _ingest_runs(p: argparse.ArgumentParser) -> Handler:
 
     def run(a: argparse.Namespace) -> int:
         """One process for many runs: the workflow's unit of ingest is a batch of runs, since a Python process
-        costs more to start than most of these logs take to read (bench/dag/RESULTS.md)."""
+        costs more to start than most of these logs take to read (bench/RESULTS.md, "The main job")."""
         from blkscope.ingest import run_ingest
         from blkscope.run_logs import sources
         from blkscope.runs import load_runs

@@ -43,7 +43,8 @@ def raw(run, name):
 
 
 # Ingest batches: one job per testbed x filesystem reads every log of its runs in one process (a Python process
-# costs more to start than most of these logs take to read; see bench/dag/RESULTS.md). A new run joins its batch.
+# costs more to start than most of these logs take to read; bench/RESULTS.md, "The main job"). A new run joins
+# its batch; a new testbed or filesystem makes a new batch.
 _row = {r["run_id"]: r for r in RUNS.iter_rows(named=True)}
 RUN_SOURCES = {r: run_logs.sources(Path(RAW), r, _row[r]["workload"]) for r in CAPTURED}
 INGEST_BATCHES = {}
