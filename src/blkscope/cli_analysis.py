@@ -190,16 +190,20 @@ def _paper_numbers(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-@verb("paper-figure", "write the LaTeX figure environment of one figure (caption and label from its module)")
+@verb("paper-figure", "write the LaTeX figure environment of figures (caption and label from their modules)")
 def _paper_figure(p: argparse.ArgumentParser) -> Handler:
-    p.add_argument("name", help="figure module name, e.g. rank_frequency")
-    p.add_argument("-o", "--out", type=Path, required=True, help="output .tex")
+    p.add_argument("names", nargs="+", metavar="NAME", help="figure module name(s), e.g. rank_frequency")
+    p.add_argument("-o", "--out", type=Path, required=True,
+                   help="output .tex; with several names a template with {name}")
 
     def run(a: argparse.Namespace) -> int:
         from blkscope.io import write_text_atomic
         from blkscope.paper.figure_tex import figure_tex
 
-        write_text_atomic(figure_tex(a.name), a.out)
+        if len(a.names) > 1 and "{name}" not in str(a.out):
+            raise ValueError(f"several figures: -o needs a {{name}} template, got {a.out}")
+        for name in a.names:
+            write_text_atomic(figure_tex(name), str(a.out).replace("{name}", name))
         return 0
 
     return run

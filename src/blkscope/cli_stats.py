@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from blkscope.verbs import Handler, verb
+from blkscope.verbs import EACH_HELP, Handler, each_run, verb
 
 
 def _out(p: argparse.ArgumentParser, required: bool = True) -> None:
@@ -47,15 +47,17 @@ def _access_frequency(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--pages", type=Path, help="per-page counts (op, page, count)")
     p.add_argument("--rank", type=Path, help="rank-frequency table (op, rank, count)")
     p.add_argument("--fof", type=Path, required=True, help="frequency of frequency (op, count, pages)")
+    p.add_argument("--each", action="store_true", help=EACH_HELP)
 
     def run(a: argparse.Namespace) -> int:
         from blkscope.analysis.frequency import frequency_of_frequency, page_counts, rank_frequency
 
-        counts = page_counts(a.events, page_kib=a.page_kib, action=a.action, mode=a.mode)
-        _write(counts, a.pages)
-        if a.rank:
-            _write(rank_frequency(counts), a.rank)
-        _write(frequency_of_frequency(counts), a.fof)
+        for events, out in each_run(a.events, a.each, pages=a.pages, rank=a.rank, fof=a.fof):
+            counts = page_counts(events, page_kib=a.page_kib, action=a.action, mode=a.mode)
+            _write(counts, out["pages"])
+            if out["rank"]:
+                _write(rank_frequency(counts), out["rank"])
+            _write(frequency_of_frequency(counts), out["fof"])
         return 0
 
     return run

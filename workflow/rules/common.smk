@@ -4,6 +4,8 @@ import sys
 import polars as pl
 from pathlib import Path
 
+from blkscope import run_logs
+
 RAW = config["raw_dir"]
 PROC = config["processed_dir"]
 ANALYSIS = f"{PROC}/analysis"
@@ -40,16 +42,31 @@ def raw(run, name):
     return ancient(f"{RAW}/{run}/{name}")
 
 
+# Ingest batches: one job per testbed x filesystem reads every log of its runs in one process (a Python process
+# costs more to start than most of these logs take to read; bench/RESULTS.md, "The main job"). A new run joins
+# its batch; a new testbed or filesystem makes a new batch.
+_row = {r["run_id"]: r for r in RUNS.iter_rows(named=True)}
+RUN_SOURCES = {r: run_logs.sources(Path(RAW), r, _row[r]["workload"]) for r in CAPTURED}
+INGEST_BATCHES = {}
+for _r in CAPTURED:
+    INGEST_BATCHES.setdefault(f"{_row[_r]['testbed']}_{_row[_r]['filesystem']}", []).append(_r)
+
+
 def trace_files(wildcards):
-    """A run's raw trace: tracefs text (host) or per-CPU blktrace files (guest, devices)."""
-    d = Path(RAW, wildcards.run)
-    if (d / "trace.txt.zst").exists():
-        return [ancient(str(d / "trace.txt.zst"))]
-    return [ancient(str(p)) for p in sorted(d.glob("blktrace/*.blktrace.*"))]
+    """A run's raw trace files (for rules that read the raw trace, e.g. split-trace ingest)."""
+    return [ancient(str(f)) for f in run_logs.trace_source(Path(RAW, wildcards.run))[1]]
 
 
 def trace_kind(wildcards):
-    return "ftrace" if Path(RAW, wildcards.run, "trace.txt.zst").exists() else "blktrace"
+    return run_logs.trace_source(Path(RAW, wildcards.run))[0]
+
+
+def ingest_inputs(runs):
+    return [ancient(str(f)) for r in runs for _, _, files in RUN_SOURCES[r] for f in files]
+
+
+def ingest_outputs(runs):
+    return [str(f) for r in runs for f in run_logs.outputs(Path(PROC), r, RUN_SOURCES[r])]
 
 
 # workload -> the table of it that workload_metrics reads (see blkscope.analysis.workload_metrics)

@@ -53,16 +53,18 @@ rule paper_table_claims:
 
 
 rule paper_figure:
+    # every figure's LaTeX environment in one process (each costs an Altair import, not the figure)
     input:
-        pdf=f"{FIGS}/{{name}}.pdf",
+        pdf=expand(f"{FIGS}/{{name}}.pdf", name=FIGURE_NAMES),
     output:
-        "paper/generated/figures/{name}.tex",
-    wildcard_constraints:
-        name="|".join(FIGURE_NAMES),
+        expand("paper/generated/figures/{name}.tex", name=FIGURE_NAMES),
+    params:
+        names=FIGURE_NAMES,
+        out=lambda w: "paper/generated/figures/{name}.tex",  # a template the verb fills in
     log:
-        "logs/paper/figure_{name}.log",
+        "logs/paper/figures.log",
     shell:
-        "blkscope paper-figure {wildcards.name} -o {output} > {log} 2>&1"
+        "blkscope paper-figure {params.names} -o '{params.out}' > {log} 2>&1"
 
 
 rule paper:

@@ -22,20 +22,23 @@ STATS_OUTPUTS = expand(
 
 
 rule access_frequency:
+    # one process per mode for every traced run (--each): per-run outputs, as many Python starts saved
     input:
-        events=f"{PROC}/{{run}}/trace/events.parquet",
+        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=TRACED),
     output:
-        fof=f"{PROC}/{{run}}/frequency/fof.{{mode}}.parquet",
-        rank=f"{PROC}/{{run}}/frequency/rank.{{mode}}.parquet",
+        fof=expand(f"{PROC}/{{run}}/frequency/fof.{{{{mode}}}}.parquet", run=TRACED),
+        rank=expand(f"{PROC}/{{run}}/frequency/rank.{{{{mode}}}}.parquet", run=TRACED),
     params:
         page_kib=config["page_kib"],
+        fof=lambda w: f"{PROC}/{{run}}/frequency/fof.{w.mode}.parquet",
+        rank=lambda w: f"{PROC}/{{run}}/frequency/rank.{w.mode}.parquet",
     log:
-        "logs/stats/{run}.access_frequency.{mode}.log",
+        "logs/stats/access_frequency.{mode}.log",
     benchmark:
-        "benchmarks/stats/{run}.access_frequency.{mode}.tsv"
+        "benchmarks/stats/access_frequency.{mode}.tsv"
     shell:
-        "blkscope access-frequency {input.events} --mode {wildcards.mode} --action C --page-kib {params.page_kib}"
-        " --fof {output.fof} --rank {output.rank} > {log} 2>&1"
+        "blkscope access-frequency --each {input.events} --mode {wildcards.mode} --action C"
+        " --page-kib {params.page_kib} --fof '{params.fof}' --rank '{params.rank}' > {log} 2>&1"
 
 
 rule zipf:

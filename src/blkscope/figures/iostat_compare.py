@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, filesystem_scale
+from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, filesystem_scale, no_data
 
 CAPTION = (
     r"iostat per run (points) and its mean over repeats (ticks), by workload and filesystem: writes per second, "
@@ -15,9 +15,11 @@ LABEL = "fig:iostat"
 SHOWN = {"w_s": "writes/s", "wkb_s": "written kB/s", "aqu_sz": "aqu-sz", "w_await_ms": "write await (ms)"}
 
 
-def chart(summary: pl.DataFrame) -> alt.VConcatChart:
+def chart(summary: pl.DataFrame) -> alt.TopLevelMixin:
     """`summary` is the iostat_summary analysis table (host runs)."""
     df = summary.filter(pl.col("metric").is_in(list(SHOWN)) & (pl.col("testbed") == "loop"))
+    if df.is_empty():
+        return no_data("no host runs with iostat")
     df = df.with_columns(job=pl.col("workload") + "/" + pl.col("job")).select(
         "run_id", "filesystem", "job", "repeat", "traced", "metric", "mean"
     )

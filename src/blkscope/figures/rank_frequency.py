@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, filesystem_scale
+from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, filesystem_scale, no_data
 
 OP_ORDER = ["read", "write", "all"]
 CAPTION = (
@@ -15,8 +15,10 @@ CAPTION = (
 LABEL = "fig:rank"
 
 
-def chart(rank: pl.DataFrame) -> alt.FacetChart:
+def chart(rank: pl.DataFrame) -> alt.TopLevelMixin:
     """`rank` is the thinned analysis table: run_id, filesystem, job, repeat, op, rank, count."""
+    if rank.is_empty():
+        return no_data("no traced fio runs: no page access counts")
     df = rank.select("run_id", "filesystem", "job", "repeat", "op", "rank", "count").to_pandas()
     jobs = sorted(rank["job"].unique().to_list())
     fss = [f for f in ["ext4", "xfs", "btrfs", "f2fs"] if f in set(rank["filesystem"])]

@@ -13,7 +13,7 @@ from blkscope.paper.latex import fmt_float, fmt_int, fmt_pct, macro_name
 
 def _host_traced(df: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
     ids = runs.filter((pl.col("testbed") == "loop") & pl.col("traced"))["run_id"]
-    return df.filter(pl.col("run_id").is_in(ids))
+    return df.filter(pl.col("run_id").is_in(ids.to_list()))
 
 
 def queue_depth(qd: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
@@ -71,7 +71,7 @@ def workloads(metrics: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
     # ext4 mounted data=writeback is its own configuration, not more repeats of ext4
     wb = runs.filter(pl.col("mount_options").fill_null("").str.contains("data=writeback"))["run_id"]
     t = _host_traced(metrics, runs).with_columns(
-        filesystem=pl.when(pl.col("run_id").is_in(wb)).then(pl.col("filesystem") + " writeback")
+        filesystem=pl.when(pl.col("run_id").is_in(wb.to_list())).then(pl.col("filesystem") + " writeback")
         .otherwise(pl.col("filesystem"))
     )
     m: dict[str, str] = {}
@@ -92,7 +92,8 @@ def guest(latency: pl.DataFrame, metrics: pl.DataFrame, runs: pl.DataFrame) -> d
     """The emulated guest's traced runs: mean completed read and write requests per run (D2C pairs of the
     latency table; a run without any has none) and mean ops/s, per workload, job and filesystem."""
     # captured runs only (the sheet may list runs not captured yet): those with workload metrics
-    guest = runs.filter((pl.col("testbed") == "guest") & pl.col("run_id").is_in(metrics["run_id"].unique()))
+    captured = metrics["run_id"].unique().to_list()
+    guest = runs.filter((pl.col("testbed") == "guest") & pl.col("run_id").is_in(captured))
     g = guest.filter(pl.col("traced")).select("run_id", "workload", "job", "filesystem")
     if g.height == 0:
         return {}
