@@ -16,9 +16,13 @@ import vl_convert as vlc
 from blkscope.io import write_text_atomic
 
 TEXT_WIDTH_PT = 345
+# paper/main.tex's text height is 660 TeX pt (657 bp); a figure leaves room for a caption of up to ~8 lines
+MAX_FIGURE_HEIGHT_PT = 540
 FONT = "Liberation Sans"
 Y_AXIS_PT = 32  # labels + title of a y axis
-FILESYSTEM_COLORS = {"ext4": "#1b9e77", "xfs": "#d95f02", "btrfs": "#7570b3", "f2fs": "#e7298a"}
+# Okabe and Ito's colour-blind-safe palette (distinct under protanopia, deuteranopia and tritanopia), the same
+# filesystem -> colour in every figure; ext4 mounted data=writeback gets ext4's lighter blue.
+FILESYSTEM_COLORS = {"ext4": "#0072B2", "xfs": "#E69F00", "btrfs": "#009E73", "f2fs": "#CC79A7"}
 
 
 # Figures are static renders of tables the analyses already thinned; altair's 5,000-row guard is meant for
@@ -69,7 +73,7 @@ def save(chart: alt.TopLevelMixin, prefix: str | Path, formats: list[str]) -> li
 
 # Shared helpers for the figure modules (added with the study figures; the values above are unchanged).
 FS_ORDER = ["ext4", "ext4 wb", "xfs", "btrfs", "f2fs"]  # `fs` of blkscope.analysis.figure_data: " wb" = data=writeback
-VARIANT_COLORS = {"ext4 wb": "#66a61e"}
+VARIANT_COLORS = {"ext4 wb": "#56B4E9"}
 HEADER_PT = 58  # a facet-row header of horizontal labels, one word a line ("journal" / "prealloc-reader")
 
 
