@@ -10,7 +10,7 @@ import polars as pl
 from blkscope.figures.theme import TEXT_WIDTH_PT, fs_domain, fs_scale, no_data
 
 CAPTION = (
-    r"iostat per run (points: traced runs filled, untraced open) and its mean over repeats (ticks), by workload "
+    r"iostat per run (points: circles traced, triangles untraced) and its mean over runs (ticks), by workload "
     r"and job (rows) and filesystem (colour): writes per second, written kB/s, average queue size (aqu-sz) and "
     r"write await, each with its own scale. Host runs on a loop device."
 )
@@ -33,12 +33,12 @@ def chart(summary: pl.DataFrame) -> alt.TopLevelMixin:
     jobs = sorted(df["job"].unique().to_list())
     domain = fs_domain(df["fs"])
     color = alt.Color("fs:N", scale=fs_scale(domain), title=None, legend=alt.Legend(orient="top"))
-    shape = alt.Shape("traced:N", title="traced", scale=alt.Scale(domain=[True, False], range=["circle", "circle"]),
+    shape = alt.Shape("traced:N", title="traced", scale=alt.Scale(domain=[True, False], range=["circle", "triangle"]),
                       legend=alt.Legend(orient="top"))  # fmt: skip
-    fill = alt.Fill("fs:N", scale=fs_scale(domain), legend=None)
     n = len(SHOWN)
     spacing = 6
-    w = (TEXT_WIDTH_PT - LABEL_PT - (n - 1) * spacing - 6) / n
+    # besides the spacing: ~4 bp of axis padding per panel, 5 bp of chart padding a side, the last tick label's overhang
+    w = (TEXT_WIDTH_PT - LABEL_PT - (n - 1) * spacing - n * 4 - 10 - 12) / n
     panels = []
     for i, (metric, title) in enumerate(SHOWN.items()):
         d = df.filter(pl.col("metric") == metric).to_pandas()
@@ -47,14 +47,11 @@ def chart(summary: pl.DataFrame) -> alt.TopLevelMixin:
         y = alt.Y("job:N", sort=jobs, title=None, axis=axis)
         x = alt.X("mean:Q", title=title, axis=alt.Axis(tickCount=3, format="~s", labelOverlap="greedy"))
         off = alt.YOffset("fs:N", sort=domain)
-        filled = base.transform_filter("datum.traced").mark_point(size=10, opacity=0.9).encode(
-            x=x, y=y, yOffset=off, color=color, fill=fill, shape=shape
-        )
-        hollow = base.transform_filter("!datum.traced").mark_point(size=10, opacity=0.9, filled=False).encode(
+        points = base.mark_point(size=10, opacity=0.8, filled=True).encode(
             x=x, y=y, yOffset=off, color=color, shape=shape
         )
         ticks = base.mark_tick(thickness=1, size=6, orient="vertical").encode(
             x="mean(mean):Q", y=y, yOffset=off, color=color
         )
-        panels.append(alt.layer(filled, hollow, ticks))
+        panels.append(alt.layer(points, ticks))
     return alt.hconcat(*panels, spacing=spacing).resolve_scale(x="independent")
