@@ -49,7 +49,7 @@ def chart(seek: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
     hist = hist.sort("run_id", "bucket").to_pandas()
     ncol = 2
     # both parts start their plots at LABEL_PT (vconcat aligns plot origins, so the labels below set the left)
-    w = (TEXT_WIDTH_PT - LABEL_PT - 20 - (ncol - 1) * 6) / ncol
+    w = (TEXT_WIDTH_PT - LABEL_PT - 26 - (ncol - 1) * 6) / ncol  # 26: padding and the "100%" overhang
     hb = alt.Chart(hist, width=w, height=34)
     lines = hb.mark_line(strokeWidth=0.8, opacity=0.85, interpolate="step").encode(
         x=alt.X("bucket:Q", title="seek bucket b", axis=alt.Axis(tickCount=5)),
@@ -64,7 +64,7 @@ def chart(seek: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
     seq = allops.filter(pl.col("kind") == "seq").select("run_id", "fs", "setup", "share", "lo", "hi", "n").to_pandas()
     sb = alt.Chart(seq, width=ncol * w + (ncol - 1) * 6, height=11 * len(setups))
     y = alt.Y(
-        "setup:N", sort=setups, title=None, axis=alt.Axis(labelLimit=LABEL_PT, minExtent=LABEL_PT, maxExtent=LABEL_PT)
+        "setup:N", sort=setups, title=None, axis=alt.Axis(labelLimit=LABEL_PT - 8, minExtent=LABEL_PT, maxExtent=LABEL_PT)
     )
     x = alt.X(
         "share:Q", title="sequential share of requests", axis=alt.Axis(format="~%"), scale=alt.Scale(domain=[0, 1])

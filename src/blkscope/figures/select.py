@@ -60,7 +60,13 @@ def top_counts(freq: pl.DataFrame, count: str = "count") -> pl.DataFrame:
 
 
 def with_reference(top: pl.DataFrame, limit: int = MAX_SETUPS) -> list[str]:
-    """The skewed setups and, as the contrast a reader needs, the first representative setup without skew."""
+    """The skewed setups and, as the contrast a reader needs, the flattest host setup (lowest median top count;
+    ties by WORKLOAD_ORDER, then name)."""
     chosen = skewed(top, limit - 1)
-    rest = top.filter(~pl.col("setup").is_in(chosen))
-    return chosen + representative(rest, 1) if rest.height else chosen
+    rest = top.filter(~pl.col("setup").is_in(chosen) & (pl.col("testbed") == "loop"))
+    if rest.is_empty():
+        return chosen
+    flat = rest.group_by("setup", "workload").agg(pl.col("top_count").median()).with_columns(
+        rank=pl.col("workload").map_elements(_order, return_dtype=pl.Int64)
+    )
+    return chosen + [flat.sort("top_count", "rank", "setup")["setup"][0]]
