@@ -64,7 +64,8 @@ def chart(seek: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
     seq = allops.filter(pl.col("kind") == "seq").select("run_id", "fs", "setup", "share", "lo", "hi", "n").to_pandas()
     sb = alt.Chart(seq, width=ncol * w + (ncol - 1) * 6, height=11 * len(setups))
     y = alt.Y(
-        "setup:N", sort=setups, title=None, axis=alt.Axis(labelLimit=LABEL_PT - 8, minExtent=LABEL_PT, maxExtent=LABEL_PT)
+        "setup:N", sort=setups, title=None,
+        axis=alt.Axis(labelLimit=LABEL_PT - 8, minExtent=LABEL_PT, maxExtent=LABEL_PT),  # the ellipsis stays inside
     )
     x = alt.X(
         "share:Q", title="sequential share of requests", axis=alt.Axis(format="~%"), scale=alt.Scale(domain=[0, 1])
