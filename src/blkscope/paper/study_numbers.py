@@ -142,6 +142,12 @@ def skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
     y = _host_traced(sk, runs).filter((pl.col("op") == "all") & pl.col("s_requested").is_not_null())
     fitted = y.filter(pl.col("s").is_not_null()) if "s" in y.columns else y.clear()
     m = {"SkewRuns": fmt_int(y.height), "SkewRunsFitted": fmt_int(fitted.height)}
+    if "recordcount" in sk.columns:  # YCSB's record count per testbed, as run.yaml records it
+        ycsb = sk.join(runs.select("run_id", "testbed"), on="run_id").filter(pl.col("recordcount").is_not_null())
+        for tb, label in (("loop", "host"), ("guest", "guest")):
+            rc = ycsb.filter(pl.col("testbed") == tb)["recordcount"]
+            if rc.len():
+                m[macro_name("ycsb records", label)] = fmt_int(rc.cast(pl.Float64).median())
     if y.height:
         m["SkewRequested"] = fmt_float(y["s_requested"].median(), 2)
     if fitted.height:
