@@ -47,8 +47,9 @@ def chart(fof: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMix
     panel_w = (TEXT_WIDTH_PT - Y_AXIS_PT - 12 - ncol * 8) / ncol
     base = alt.Chart(df, width=panel_w, height=50)
     enc = {
-        "x": alt.X("count:Q", scale=alt.Scale(type="log"), axis=log_axis(fof["count"].max(), "accesses per page k")),
-        "y": alt.Y("pages:Q", scale=alt.Scale(type="log"), axis=log_axis(fof["pages"].max())),
+        "x": alt.X("count:Q", scale=alt.Scale(type="log"),
+                   axis=log_axis(fof["count"].max(), "accesses per page k", panel_w, 22)),  # fmt: skip
+        "y": alt.Y("pages:Q", scale=alt.Scale(type="log"), axis=log_axis(fof["pages"].max(), None, 50)),
         "color": fs_color(fof["fs"]),
         "detail": "run_id:N",
     }

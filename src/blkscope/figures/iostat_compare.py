@@ -16,6 +16,8 @@ CAPTION = (
 )
 LABEL = "fig:iostat"
 SHOWN = {"w_s": "writes/s", "wkb_s": "written kB/s", "aqu_sz": "aqu-sz", "w_await_ms": "write await (ms)"}
+# SI prefixes for rates (15k); plain significant digits for queue size and await (an SI "m" would read as metres)
+FORMATS = {"w_s": "~s", "wkb_s": "~s", "aqu_sz": "~r", "w_await_ms": "~r"}
 LABEL_PT = 92  # the job names left of the first panel
 
 
@@ -45,7 +47,9 @@ def chart(summary: pl.DataFrame) -> alt.TopLevelMixin:
         base = alt.Chart(d, width=w, height=12 * len(jobs))
         axis = alt.Axis(labelLimit=LABEL_PT - 6, minExtent=LABEL_PT, maxExtent=LABEL_PT) if i == 0 else None
         y = alt.Y("job:N", sort=jobs, title=None, axis=axis)
-        x = alt.X("mean:Q", title=title, axis=alt.Axis(tickCount=3, format="~s", labelOverlap="greedy"))
+        # few ticks, and Vega drops a label that would crowd its neighbour
+        axis = alt.Axis(tickCount=3, format=FORMATS[metric], labelOverlap="greedy", labelSeparation=4)
+        x = alt.X("mean:Q", title=title, axis=axis)
         off = alt.YOffset("fs:N", sort=domain)
         points = base.mark_point(size=10, opacity=0.8, filled=True).encode(
             x=x, y=y, yOffset=off, color=color, shape=shape

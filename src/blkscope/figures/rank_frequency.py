@@ -48,8 +48,8 @@ def chart(rank: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
     panel_w = (TEXT_WIDTH_PT - Y_AXIS_PT - 12 - ncol * 8) / ncol
     base = alt.Chart(complete_cells(df, "setup", "op").to_pandas(), width=panel_w, height=60)
     enc = {
-        "x": alt.X("rank:Q", scale=alt.Scale(type="log"), axis=log_axis(df["rank"].max(), "rank of page")),
-        "y": alt.Y("count:Q", scale=alt.Scale(type="log"), axis=log_axis(df["count"].max())),
+        "x": alt.X("rank:Q", scale=alt.Scale(type="log"), axis=log_axis(df["rank"].max(), "rank of page", panel_w, 22)),
+        "y": alt.Y("count:Q", scale=alt.Scale(type="log"), axis=log_axis(df["count"].max(), None, 60)),
         "color": fs_color(df["fs"]),
         "detail": "run_id:N",
     }

@@ -7,6 +7,7 @@ renders with, so the PDF needs no system fonts.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import altair as alt
@@ -106,13 +107,24 @@ def no_data(message: str, width: float = TEXT_WIDTH_PT - 10, height: float = 40)
     )
 
 
-def log_axis(max_value: float, title: str | None = None, **kw) -> alt.Axis:
-    """A log axis labelled only at powers of ten (1, 10, 100, ... up to max_value), SI-formatted."""
-    values, v = [], 1.0
-    while v <= max(max_value, 1.0) * 1.0001:
+def decades(max_value: float, length: float | None = None, min_gap: float = 12, lowest: float = 1.0) -> list[float]:
+    """Powers of ten from `lowest` up to max_value; with `length` (the axis length in pt), every k-th one so that
+    labels stand at least `min_gap` pt apart (a 7 pt label needs ~10 pt on a y axis, ~20 pt on an x axis)."""
+    values, v = [], lowest
+    while v <= max(max_value, lowest) * 1.0001:
         values.append(v)
         v *= 10
-    return alt.Axis(values=values, format="~s", title=title, **kw)
+    if length and len(values) > 1:
+        step = max(1, math.ceil(min_gap / (length / (len(values) - 1))))
+        values = values[::step]
+    return values
+
+
+def log_axis(max_value: float, title: str | None = None, length: float | None = None, min_gap: float = 12,
+             **kw) -> alt.Axis:
+    """A log axis labelled only at powers of ten (1, 10, 100, ... up to max_value), SI-formatted; with `length`,
+    thinned so that no two labels crowd each other (decades)."""
+    return alt.Axis(values=decades(max_value, length, min_gap), format="~s", title=title, **kw)
 
 
 def row_header() -> alt.Header:

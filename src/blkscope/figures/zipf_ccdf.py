@@ -15,6 +15,7 @@ from blkscope.figures.theme import (
     Y_AXIS_PT,
     complete_cells,
     corner_label,
+    decades,
     fs_color,
     log_axis,
     no_data,
@@ -47,11 +48,11 @@ def chart(ccdf: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
     xmax = ccdf["x"].max()
     ymin = max(float(ccdf.filter(pl.col("ccdf") > 0)["ccdf"].min()), 1e-9)
     enc = {
-        "x": alt.X("x:Q", scale=alt.Scale(type="log"), axis=log_axis(xmax, "accesses per page k")),
+        "x": alt.X("x:Q", scale=alt.Scale(type="log"), axis=log_axis(xmax, "accesses per page k", panel_w, 22)),
         "y": alt.Y(
             "ccdf:Q",
             scale=alt.Scale(type="log", domain=[ymin, 1]),
-            axis=alt.Axis(values=[10.0**-e for e in range(0, 10)], format="~g", title=None),
+            axis=alt.Axis(values=[1 / v for v in decades(1 / ymin, 50)], format="~g", title=None),
         ),  # fmt: skip
         "color": fs_color(ccdf["fs"]),
         "detail": "run_id:N",
