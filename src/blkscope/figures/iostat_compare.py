@@ -4,6 +4,8 @@ so no label has to share a narrow x band with its neighbours."""
 
 from __future__ import annotations
 
+import math
+
 import altair as alt
 import polars as pl
 
@@ -19,6 +21,16 @@ SHOWN = {"w_s": "writes/s", "wkb_s": "written kB/s", "aqu_sz": "aqu-sz", "w_awai
 # SI prefixes for rates (15k); plain significant digits for queue size and await (an SI "m" would read as metres)
 FORMATS = {"w_s": "~s", "wkb_s": "~s", "aqu_sz": "~r", "w_await_ms": "~r"}
 LABEL_PT = 92  # the job names left of the first panel
+
+
+def three_ticks(vmax: float) -> list[float]:
+    """0, a round step and twice it, covering vmax: three labels fit a 50 pt panel."""
+    if not vmax > 0:
+        return [0.0, 0.5, 1.0]
+    raw = vmax / 2
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    return [0.0, step, 2 * step]
 
 
 def chart(summary: pl.DataFrame) -> alt.TopLevelMixin:
@@ -47,9 +59,10 @@ def chart(summary: pl.DataFrame) -> alt.TopLevelMixin:
         base = alt.Chart(d, width=w, height=12 * len(jobs))
         axis = alt.Axis(labelLimit=LABEL_PT - 6, minExtent=LABEL_PT, maxExtent=LABEL_PT) if i == 0 else None
         y = alt.Y("job:N", sort=jobs, title=None, axis=axis)
-        # few ticks, and Vega drops a label that would crowd its neighbour
-        axis = alt.Axis(tickCount=3, format=FORMATS[metric], labelOverlap="greedy", labelSeparation=4)
-        x = alt.X("mean:Q", title=title, axis=axis)
+        # three ticks chosen here: Vega's own label-overlap test underestimates the widths vl-convert draws
+        ticks = three_ticks(float(d["mean"].max()) if len(d) else 1.0)
+        axis = alt.Axis(values=ticks, format=FORMATS[metric])
+        x = alt.X("mean:Q", title=title, axis=axis, scale=alt.Scale(domain=[0, ticks[-1]]))
         off = alt.YOffset("fs:N", sort=domain)
         points = base.mark_point(size=10, opacity=0.8, filled=True).encode(
             x=x, y=y, yOffset=off, color=color, shape=shape

@@ -40,6 +40,7 @@ class Label:
     text: str
     box: Box
     corners: tuple[tuple[float, float], ...]
+    baseline: float  # of the first glyph, from the page's top (LaTeX's text height ends at the last baseline)
 
 
 def _frame(ch: dict) -> tuple[tuple[float, float], tuple[float, float], float]:
@@ -85,7 +86,8 @@ def labels(chars: list[dict]) -> list[Label]:
         length = (last["matrix"][4] - ox) * u[0] + (last["matrix"][5] - oy) * u[1] + last["adv"] * lu
         lo, hi = -0.15 * size, 0.75 * size
         corners = tuple((ox + s * u[0] + t * n[0], oy + s * u[1] + t * n[1]) for s in (0, length) for t in (lo, hi))
-        out.append(Label("".join(c["text"] for c in cur).strip(), box, corners))
+        page_h = ink[0]["bottom"] + ink[0]["y0"]  # pdfplumber: bottom = page height - y0
+        out.append(Label("".join(c["text"] for c in cur).strip(), box, corners, page_h - oy))
 
     for ch in chars:
         if cur and not _continues(cur[-1], ch):
@@ -212,7 +214,12 @@ def check_paper_pdf(pdf: Path) -> list[str]:
                                     f"{box.bottom:.0f}) leaves the text block ({block.x0:.0f}, {block.top:.0f})-"
                                     f"({block.x1:.0f}, {block.bottom:.0f})")  # fmt: skip
             for lb in labels(ppage.chars):
-                if not lb.box.inside(block) and not (lb.text.isdigit() and lb.box.top >= block.bottom):
+                if lb.text.isdigit() and lb.baseline > block.bottom + TOL:
+                    continue  # the page number, in the footer
+                # a line of text is inside when its glyphs are within the block's sides and top and its baseline
+                # above the block's bottom (descenders of the last line hang below, as LaTeX sets them)
+                text_box = Box(lb.box.x0, lb.box.top, lb.box.x1, lb.baseline)
+                if not text_box.inside(block):
                     problems.append(f"page {i}: text {lb.text!r} outside the text block")
             for a, b in overlapping_labels(ppage.chars):
                 problems.append(f"page {i}: text {a.text!r} overlaps {b.text!r}")
