@@ -87,6 +87,23 @@ def test_figures_fit_the_text_width(mini):
             assert pdf.with_suffix(f".{ext}").stat().st_size > 0
 
 
+def test_paper_and_figures_are_readable_from_the_pdf_geometry(mini, tmp_path):
+    """No two text labels overlap and no figure leaves the space it is printed in: each figure's own PDF, and the
+    built paper's figure pages (from the PDF's geometry, and rendered with pdftoppm for ink in the margins)."""
+    from blkscope.figures.theme import MAX_FIGURE_HEIGHT_PT, TEXT_WIDTH_PT
+    from blkscope.paper.pdf_geometry import check_figure_pdf, check_paper_pdf, check_rendered_pages, figure_pages
+
+    work, _ = mini
+    problems = []
+    for pdf in sorted((work / "paper/generated/figures").glob("*.pdf")):
+        problems += check_figure_pdf(pdf, TEXT_WIDTH_PT, MAX_FIGURE_HEIGHT_PT)
+    paper = work / "paper/main.pdf"
+    assert len(figure_pages(paper)) >= 5
+    problems += check_paper_pdf(paper)
+    problems += check_rendered_pages(paper, tmp_path / "pages")
+    assert problems == [], problems[:10]
+
+
 def test_tables_hold_counts_from_raw_text(mini):
     work, sub = mini
     summary = pl.read_parquet(work / "data/processed/analysis/run_summary.parquet")
@@ -129,9 +146,11 @@ def test_pdf_has_every_section_and_numbers_from_other_tables(mini):
 
     work, _ = mini
     text = re.sub(r"\s+", " ", " ".join(p.extract_text() for p in PdfReader(work / "paper/main.pdf").pages))
-    for title in ["Access patterns", "Queue depth", "Tracing cost and overhead", "Databases on the filesystems",
-                  "Claims re-tested"]:
+    for title in ["Abstract", "Introduction", "Background: the five studies", "How skewed are block accesses",
+                  "How deep is the device queue", "What does block tracing cost", "Databases on the filesystems",
+                  "Claims re-tested", "Discussion", "Threats to validity", "Conclusion"]:
         assert title in text, title
+    assert "skeleton" not in text.lower()
     qd = pl.read_parquet(work / "data/processed/analysis/queue_depth.parquet")
     assert f"at most {qd['max_depth'].max()} requests at once" in text
     claims = pl.read_parquet(work / "data/processed/analysis/claims.parquet")

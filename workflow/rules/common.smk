@@ -106,6 +106,7 @@ EXPLORE = [r for r in config["explore_runs"] if r in CAPTURED]
 def notebook_outputs():
     return [
         "notebooks/executed/access_patterns.ipynb",
+        "notebooks/executed/all_setups.ipynb",
         *expand("notebooks/executed/study_{study}.ipynb", study=STUDY_NOTEBOOKS),
         *expand("notebooks/executed/run_{run}.ipynb", run=EXPLORE),
     ]

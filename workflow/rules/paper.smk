@@ -20,6 +20,8 @@ rule paper_numbers:
         zipf=f"{ANALYSIS}/zipf_cover.parquet",
         metrics=f"{ANALYSIS}/workload_metrics.parquet",
         latency=f"{ANALYSIS}/latency.parquet",
+        claims=f"{ANALYSIS}/claims.parquet",
+        skew=f"{ANALYSIS}/skew_cover.parquet",
     output:
         "paper/generated/numbers/runs.tex",
     log:
@@ -27,7 +29,8 @@ rule paper_numbers:
     shell:
         "blkscope paper-numbers --summary {input.summary} --iostat {input.iostat} --runs {input.runs}"
         " --queue-depth {input.queue_depth} --trace-cost {input.trace_cost} --overhead {input.overhead}"
-        " --zipf {input.zipf} --metrics {input.metrics} --latency {input.latency} -o {output} > {log} 2>&1"
+        " --zipf {input.zipf} --metrics {input.metrics} --latency {input.latency} --claims {input.claims}"
+        " --skew {input.skew} -o {output} > {log} 2>&1"
 
 
 rule paper_table_runs:
