@@ -33,11 +33,18 @@ def _ingest(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--kind", default="auto", choices=["auto", *KINDS], help="input format (default: sniff)")
     p.add_argument("inputs", nargs="+", type=Path, metavar="INPUT")
     p.add_argument("-o", "--outdir", required=True, type=Path, help="output directory (replaced atomically)")
+    p.add_argument("--part", metavar="K/N", help="ingest only part K of N of a large trace (blkscope.parts: CPU "
+                   "files of a blktrace set, or a byte range of a text trace cut at line starts)")  # fmt: skip
 
     def run(a: argparse.Namespace) -> int:
-        from blkscope.ingest import run_ingest
+        if a.part:
+            from blkscope.parts import ingest_part, parse_part
 
-        rep = run_ingest(a.kind, a.inputs, a.outdir)
+            rep = ingest_part(a.kind, a.inputs, *parse_part(a.part), a.outdir)
+        else:
+            from blkscope.ingest import run_ingest
+
+            rep = run_ingest(a.kind, a.inputs, a.outdir)
         rows = ", ".join(f"{k}={v}" for k, v in rep.rows.items())
         print(f"{rep.kind}: {rows} -> {a.outdir}", file=sys.stderr)
         for w in rep.warnings:
@@ -49,7 +56,7 @@ def _ingest(p: argparse.ArgumentParser) -> Handler:
 
 @verb("frequency", "accesses per page from block events: per-page counts and rank-frequency tables")
 def _frequency(p: argparse.ArgumentParser) -> Handler:
-    p.add_argument("events", nargs="+", type=Path, help="events.parquet file(s)")
+    p.add_argument("events", nargs="+", type=Path, help="events.parquet file(s) or a split trace's parts.json")
     p.add_argument("--page-kib", type=int, default=4, help="page size in KiB (default 4)")
     p.add_argument("--action", default="C", help="which events count (default C: completions)")
     p.add_argument("--pages", type=Path, help="write per-page counts here (Parquet)")
@@ -58,8 +65,9 @@ def _frequency(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         from blkscope.analysis.frequency import page_counts, rank_frequency
         from blkscope.io import write_atomic
+        from blkscope.parts import events_files
 
-        counts = page_counts(a.events, page_kib=a.page_kib, action=a.action)
+        counts = page_counts(events_files(a.events), page_kib=a.page_kib, action=a.action)
         if a.pages:
             write_atomic(counts, a.pages)
         write_atomic(rank_frequency(counts), a.rank)
