@@ -3,7 +3,7 @@
 
 rule page_frequency:
     input:
-        events=f"{PROC}/{{run}}/trace/events.parquet",
+        events=lambda w: trace_events(w.run),
     output:
         pages=f"{PROC}/{{run}}/frequency/pages.parquet",
         rank=f"{PROC}/{{run}}/frequency/rank.parquet",
@@ -35,7 +35,7 @@ rule rank_frequency:
 rule run_summary:
     input:
         runs=config["runs"],
-        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=FIO_TRACED),
+        events=[trace_events(r) for r in FIO_TRACED],
         pages=expand(f"{PROC}/{{run}}/frequency/pages.parquet", run=FIO_TRACED),
         fio=expand(f"{PROC}/{{run}}/fio/fio_jobs.parquet", run=FIO_TRACED),
         iostat=expand(f"{PROC}/{{run}}/iostat/iostat.parquet", run=FIO_TRACED),

@@ -99,5 +99,33 @@ def run_tables(wildcards):
     row = RUNS.filter(pl.col("run_id") == wildcards.run).row(0, named=True)
     tables = [f"{PROC}/{wildcards.run}/iostat/iostat.parquet", f"{PROC}/{wildcards.run}/{WORKLOAD_TABLES[row['workload']]}"]
     if row["traced"]:
-        tables.append(f"{PROC}/{wildcards.run}/trace/events.parquet")
+        tables.append(trace_events(wildcards.run))
     return tables
+
+
+# Split traces (workflow/rules/parts.smk): runs whose raw trace is at least trace_parts.min_bytes.
+PARTS_N = config["trace_parts"]["parts"]
+PARTS_MIN_BYTES = config["trace_parts"]["min_bytes"]
+
+
+def _raw_trace_bytes(run):
+    d = Path(RAW, run)
+    files = [d / "trace.txt.zst"] if (d / "trace.txt.zst").exists() else list(d.glob("blktrace/*.blktrace.*"))
+    return sum(f.stat().st_size for f in files)
+
+
+SPLIT_RUNS = [r for r in TRACED if PARTS_N > 1 and _raw_trace_bytes(r) >= PARTS_MIN_BYTES]
+
+
+def trace_events(run):
+    """The events of a run as the analyses take them: events.parquet, or parts.json of a split trace."""
+    if run in SPLIT_RUNS:
+        return f"{PROC}/{run}/trace_parts/parts.json"
+    return f"{PROC}/{run}/trace/events.parquet"
+
+
+def part_inputs(wildcards):
+    """What every part job reads: the blktrace set (each job picks its CPU files) or the decompressed text."""
+    if trace_kind(wildcards) == "blktrace":
+        return trace_files(wildcards)
+    return [f"{PROC}/{wildcards.run}/trace_parts/trace.txt"]

@@ -23,7 +23,7 @@ STATS_OUTPUTS = expand(
 
 rule access_frequency:
     input:
-        events=f"{PROC}/{{run}}/trace/events.parquet",
+        events=lambda w: trace_events(w.run),
     output:
         fof=f"{PROC}/{{run}}/frequency/fof.{{mode}}.parquet",
         rank=f"{PROC}/{{run}}/frequency/rank.{{mode}}.parquet",
@@ -56,7 +56,7 @@ rule zipf:
 
 rule latency:
     input:
-        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=TRACED),
+        events=[trace_events(r) for r in TRACED],
     output:
         table=f"{ANALYSIS}/latency.parquet",
         csv=f"{ANALYSIS}/latency.csv",
@@ -70,7 +70,7 @@ rule latency:
 
 rule queue_depth:
     input:
-        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=FIO_TRACED),
+        events=[trace_events(r) for r in FIO_TRACED],
         iostat=expand(f"{PROC}/{{run}}/iostat/iostat.parquet", run=FIO_TRACED),
     output:
         table=f"{ANALYSIS}/queue_depth.parquet",
@@ -88,7 +88,7 @@ rule queue_depth:
 
 rule seek:
     input:
-        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=TRACED),
+        events=[trace_events(r) for r in TRACED],
     output:
         table=f"{ANALYSIS}/seek.parquet",
         csv=f"{ANALYSIS}/seek.csv",
@@ -104,7 +104,7 @@ rule seek:
 rule trace_cost:
     input:
         traces=[raw(r, "trace.txt.zst") for r in FIO_TRACED],
-        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=FIO_TRACED),
+        events=[trace_events(r) for r in FIO_TRACED],
     output:
         table=f"{ANALYSIS}/trace_cost.parquet",
         csv=f"{ANALYSIS}/trace_cost.csv",

@@ -11,7 +11,10 @@ from blkscope.analysis.frequency import hot_share
 
 
 def _events_stats(events: Path) -> dict:
-    lf = pl.scan_parquet(events)
+    from blkscope.parts import events_files
+
+    parts = events.parent.parent / "trace_parts" / "parts.json"  # a split trace (workflow/rules/parts.smk)
+    lf = pl.scan_parquet(events_files([parts if parts.exists() and not events.exists() else events]))
     s = lf.select(
         events=pl.len(),
         completions=(pl.col("action") == "C").sum(),

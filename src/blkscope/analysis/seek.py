@@ -20,7 +20,9 @@ from blkscope.analysis.uncertainty import mean_ci, quantile_ci
 
 def distances(events: Sequence[Path] | pl.LazyFrame, action: str = "D") -> pl.DataFrame:
     """Columns op (read/write/all), dev, time_ns, sector, distance (null for a stream's first request)."""
-    lf = events if isinstance(events, pl.LazyFrame) else pl.scan_parquet([str(p) for p in events])
+    from blkscope.parts import events_files
+
+    lf = events if isinstance(events, pl.LazyFrame) else pl.scan_parquet([str(p) for p in events_files(events)])
     rwbs = pl.col("rwbs")
     base = (
         lf.filter((pl.col("action") == action) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null())
