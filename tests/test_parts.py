@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from blkscope.analysis import latency, queue_depth, replay
+from blkscope.analysis import latency, queue_depth, replay, seek
 from blkscope.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -126,3 +126,15 @@ def test_split_plan_and_bad_parts(text_trace, tmp_path, capsys):
                         "--range", "5:100", str(plain)], check=False)  # fmt: skip
     assert r.returncode == 2 and not (tmp_path / "e.parquet").exists()
     assert "byte offset 5" in json.loads((tmp_path / "r.json").read_text())["error"]["where"]
+
+
+def test_seek_in_windows_equals_the_whole_table(text_trace):
+    """seek.summarise (time windows, last ends carried) gives summary() and histogram() of the full table."""
+    plain, tmp = text_trace
+    ev = tmp / "n1" / "whole" / "trace" / "events.parquet"
+    if not ev.exists():
+        assert main(["ingest", "--kind", "ftrace", str(plain), "-o", str(ev.parent)]) == 0
+    d = seek.distances([ev])
+    for rows in (10**9, 300):
+        summ, hist = seek.summarise([ev], rows_per_window=rows)
+        assert summ.equals(seek.summary(d)) and hist.equals(seek.histogram(d)), rows

@@ -149,10 +149,15 @@ def _seek(p: argparse.ArgumentParser) -> Handler:
         from blkscope.analysis import seek
         from blkscope.runs import run_id_of
 
-        dists = {run_id_of(f): seek.distances([f], a.action) for f in a.events}
-        _write(_per_run(a.events, lambda f: seek.summary(dists[run_id_of(f)])), a.out, a.csv)
+        hists = {}
+
+        def one(f):  # one run at a time, in time windows: memory holds one run's distances, not the trace
+            summ, hists[run_id_of(f)] = seek.summarise([f], a.action)
+            return summ
+
+        _write(_per_run(a.events, one), a.out, a.csv)
         if a.hist:
-            h = [seek.histogram(d).with_columns(run_id=pl.lit(r)) for r, d in dists.items()]
+            h = [d.with_columns(run_id=pl.lit(r)) for r, d in hists.items()]
             _write(pl.concat(h).select("run_id", pl.exclude("run_id")), a.hist)
         return 0
 

@@ -34,6 +34,14 @@ def _scan(events: Sequence[Path] | pl.LazyFrame) -> pl.LazyFrame:
     return pl.scan_parquet([str(p) for p in events_files(events)])
 
 
+def time_windows(lf: pl.LazyFrame, rows_per_window: int = ROWS_PER_WINDOW) -> list[tuple[int, int]]:
+    """[lo, hi) time ranges covering the trace with about rows_per_window events each (equal widths)."""
+    span = lf.select(t0=pl.col("time_ns").min(), t1=pl.col("time_ns").max(), n=pl.len()).collect().row(0)
+    t0, t1, n = int(span[0] or 0), int(span[1] or 0), int(span[2])
+    edges = np.linspace(t0, t1 + 1, max(1, -(-n // rows_per_window)) + 1).round().astype(np.int64)
+    return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+
+
 class Replay:
     """The native program's outputs in a temporary directory: per-bio columns and the queue depth."""
 
@@ -53,8 +61,8 @@ class Replay:
 
 def run(events: Sequence[Path] | pl.LazyFrame, bin_s: float = 1.0, rows_per_window: int = ROWS_PER_WINDOW) -> Replay:
     lf = _scan(events)
-    span = lf.select(t0=pl.col("time_ns").min(), t1=pl.col("time_ns").max(), n=pl.len()).collect().row(0)
-    t0, t1, n = int(span[0] or 0), int(span[1] or 0), int(span[2])
+    windows = time_windows(lf, rows_per_window)
+    t0, t1 = windows[0][0], windows[-1][1] - 1
     io = lf.filter(
         pl.col("action").is_in(ACTIONS) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null()
     ).select(
@@ -65,16 +73,14 @@ def run(events: Sequence[Path] | pl.LazyFrame, bin_s: float = 1.0, rows_per_wind
         n=pl.col("nsectors").cast(pl.Int64),
         rw=pl.col("rwbs"),
     )  # fmt: skip
-    windows = max(1, -(-n // rows_per_window))
-    edges = np.linspace(t0, t1 + 1, windows + 1).round().astype(np.int64)
     tmp = tempfile.TemporaryDirectory(prefix="blkscope-replay-")
     cmd = [str(native.program()), "replay", "--out", tmp.name, "--t0", str(t0), "--t1", str(t1),
            "--bin", str(int(round(bin_s * 1e9)))]  # fmt: skip
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE)
     rw_codes: dict[str | None, int] = {}
     try:
-        for lo, hi in zip(edges[:-1], edges[1:], strict=True):
-            w = io.filter((pl.col("t") >= int(lo)) & (pl.col("t") < int(hi))).collect()
+        for lo, hi in windows:
+            w = io.filter((pl.col("t") >= lo) & (pl.col("t") < hi)).collect()
             if w.is_empty():
                 continue
             w = w.sort("t", maintain_order=True)  # ties keep the files' order
