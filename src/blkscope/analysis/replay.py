@@ -1,11 +1,11 @@
 """Feed a trace's block events, in time order, to `blkscope-native replay` (native/src/replay.rs), which matches
 every bio's latency stages as btt does and integrates the D-to-C queue depth in one pass.
 
-Memory stays bounded: the events are read window by window in time (a polars scan of the events files
-filtered on time_ns, which Parquet statistics prune to the row groups of the window), each window sorted
-by time (ties keep the files' order, as the whole-trace sort did) and streamed to the native program, whose
-state is only what is in flight. A trace ingested as parts (blkscope.parts) is the list of its part files
-in order: the requests in flight at a part's boundary are carried on, so the answers equal the whole's.
+Memory stays bounded: the events are read window by window in time (blkscope.analysis.windows: only the
+row groups that overlap a window), each window sorted by time (ties keep the files' order, as the
+whole-trace sort did) and streamed to the native program, whose state is only what is in flight. A trace
+ingested as parts (blkscope.parts) is the list of its part files in order: the requests in flight at a
+part's boundary are carried on, so the answers equal the whole's.
 """
 
 from __future__ import annotations
@@ -20,26 +20,20 @@ import numpy as np
 import polars as pl
 
 from blkscope import native
+from blkscope.analysis.windows import ROWS_PER_WINDOW, Source
 
 ACTIONS = ("Q", "G", "I", "M", "F", "D", "C")  # codes 0..6 in replay.rs
-ROWS_PER_WINDOW = 2_000_000  # events per window on average: ~100 MB of columns in flight
 NULL = np.iinfo(np.int64).min
 
 
-def _scan(events: Sequence[Path] | pl.LazyFrame) -> pl.LazyFrame:
+def _chunks(events: Sequence[Path] | pl.LazyFrame, columns: list[str], rows_per_window: int):
+    """(t0, t1, time-ordered chunks): Source windows for files; a LazyFrame (small inputs) as one chunk."""
     if isinstance(events, pl.LazyFrame):
-        return events
-    from blkscope.parts import events_files
-
-    return pl.scan_parquet([str(p) for p in events_files(events)])
-
-
-def time_windows(lf: pl.LazyFrame, rows_per_window: int = ROWS_PER_WINDOW) -> list[tuple[int, int]]:
-    """[lo, hi) time ranges covering the trace with about rows_per_window events each (equal widths)."""
-    span = lf.select(t0=pl.col("time_ns").min(), t1=pl.col("time_ns").max(), n=pl.len()).collect().row(0)
-    t0, t1, n = int(span[0] or 0), int(span[1] or 0), int(span[2])
-    edges = np.linspace(t0, t1 + 1, max(1, -(-n // rows_per_window)) + 1).round().astype(np.int64)
-    return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+        df = events.select(*dict.fromkeys([*columns, "time_ns"])).collect()
+        t = df["time_ns"]
+        return int(t.min() or 0), int(t.max() or 0), iter([df.sort("time_ns", maintain_order=True)] * bool(df.height))
+    src = Source(events)
+    return src.t0, src.t1, src.chunks(columns, rows_per_window)
 
 
 class Replay:
@@ -60,12 +54,10 @@ class Replay:
 
 
 def run(events: Sequence[Path] | pl.LazyFrame, bin_s: float = 1.0, rows_per_window: int = ROWS_PER_WINDOW) -> Replay:
-    lf = _scan(events)
-    windows = time_windows(lf, rows_per_window)
-    t0, t1 = windows[0][0], windows[-1][1] - 1
-    io = lf.filter(
-        pl.col("action").is_in(ACTIONS) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null()
-    ).select(
+    cols = ["dev_major", "dev_minor", "action", "sector", "nsectors", "rwbs"]
+    t0, t1, chunks = _chunks(events, cols, rows_per_window)
+    keep = pl.col("action").is_in(ACTIONS) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null()
+    select = dict(
         dev=pl.col("dev_major").cast(pl.Int64) * (1 << 20) + pl.col("dev_minor").cast(pl.Int64),
         t=pl.col("time_ns").cast(pl.Int64),
         a=pl.col("action").replace_strict(ACTIONS, list(range(len(ACTIONS))), return_dtype=pl.UInt8),
@@ -79,11 +71,11 @@ def run(events: Sequence[Path] | pl.LazyFrame, bin_s: float = 1.0, rows_per_wind
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE)
     rw_codes: dict[str | None, int] = {}
     try:
-        for lo, hi in windows:
-            w = io.filter((pl.col("t") >= lo) & (pl.col("t") < hi)).collect()
+        for chunk in chunks:  # time-ordered, ties in the files' order
+            w = chunk.filter(keep).select(**select)
+            del chunk
             if w.is_empty():
                 continue
-            w = w.sort("t", maintain_order=True)  # ties keep the files' order
             for v in w["rw"].unique(maintain_order=True).to_list():
                 rw_codes.setdefault(v, len(rw_codes))
             rw = w["rw"].replace_strict(rw_codes, return_dtype=pl.UInt32, default=rw_codes.get(None, 0))

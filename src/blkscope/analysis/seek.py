@@ -72,11 +72,12 @@ def summarise(events: Sequence[Path], action: str = "D", rows_per_window: int = 
     """(summary(distances(events)), histogram(distances(events))) without holding the distances table: the
     events are read in time windows (as blkscope.analysis.replay reads them), each stream's last end carried
     from window to window, and only the distances kept (8 bytes per request and stream)."""
-    from blkscope.analysis.replay import _scan, time_windows
+    from blkscope.analysis.replay import _chunks
 
-    lf = _scan(events)
-    base = lf.filter((pl.col("action") == action) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null())
-    base = base.select(
+    cols = ["dev_major", "dev_minor", "action", "sector", "nsectors", "rwbs"]
+    _, _, chunks = _chunks(events, cols, rows_per_window)
+    keep = (pl.col("action") == action) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null()
+    select = dict(
         dev=pl.col("dev_major").cast(pl.Int64) * (1 << 20) + pl.col("dev_minor").cast(pl.Int64),
         time_ns="time_ns", sector="sector", end=pl.col("sector") + pl.col("nsectors"),
         op=pl.when(pl.col("rwbs").str.contains("R")).then(pl.lit("read"))
@@ -84,9 +85,8 @@ def summarise(events: Sequence[Path], action: str = "D", rows_per_window: int = 
     )  # fmt: skip
     last: dict[tuple[str, int], int] = {}  # (op, dev) -> end of the stream's last request so far
     found: dict[str, list[np.ndarray]] = {}  # op -> distances, in the order ops first appear (as summary's)
-    for lo, hi in time_windows(lf, rows_per_window):
-        w = base.filter((pl.col("time_ns") >= lo) & (pl.col("time_ns") < hi)).collect()
-        w = w.sort("time_ns", maintain_order=True)  # ties keep the files' order
+    for chunk in chunks:  # time-ordered, ties in the files' order
+        w = chunk.filter(keep).select(**select)
         for g in (w.filter(pl.col("op").is_not_null()), w.with_columns(op=pl.lit("all"))):
             carried = pl.DataFrame(
                 [(o, d, e) for (o, d), e in last.items()], schema={"op": pl.Utf8, "dev": pl.Int64, "carried": pl.Int64},
