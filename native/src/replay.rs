@@ -302,3 +302,58 @@ pub fn main(args: Vec<String>) -> ExitCode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depth_is_integrated_per_bin_and_per_depth() {
+        let mut d = Depth::new(0, 40, 20);
+        d.event(10, 5, (1, 8, 8)); // D
+        d.event(30, 6, (1, 8, 8)); // C
+        let j = d.json();
+        assert_eq!(j["bin_area"], json!([10.0, 10.0]));
+        assert_eq!(j["depths"], json!([0, 1]));
+        assert_eq!(j["depth_ns"], json!([20.0, 20.0]));
+        assert_eq!((j["requests"].as_u64(), j["completed"].as_u64(), j["d2c_ns_sum"].as_f64()), (Some(1), Some(1), Some(20.0)));
+    }
+
+    #[test]
+    fn a_c_at_the_same_time_before_the_d_completes_it() {
+        // as the asof join: the first C at or after the D's time, whatever their order in the trace
+        let mut d = Depth::new(0, 10, 10);
+        d.event(5, 6, (1, 0, 8));
+        d.event(5, 5, (1, 0, 8));
+        d.event(7, 5, (1, 0, 8)); // in flight to the end
+        let j = d.json();
+        assert_eq!((j["completed"].as_u64(), j["in_flight_at_end"].as_u64(), j["max_depth"].as_i64()), (Some(1), Some(1), Some(1)));
+        assert_eq!(j["bin_area"], json!([3.0]));
+    }
+
+    #[test]
+    fn bios_matched_as_btt() {
+        let dir = std::env::temp_dir().join(format!("blkscope-replay-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut out = Out::create(&dir).unwrap();
+        let mut b = Bios::default();
+        b.event(7, 0, 6, 0, 8, 0, &mut out).unwrap(); // C before the device's first Q: ignored
+        for (t, a, s, n) in [(100, 0, 8, 8), (110, 0, 16, 8), (120, 3, 16, 8), (130, 1, 8, 8), (150, 2, 8, 8),
+                             (400, 5, 8, 16), (1400, 6, 8, 16)] {
+            b.event(7, t, a, s, n, 1, &mut out).unwrap();
+        }
+        b.event(7, 1500, 0, 8, 8, 1, &mut out).unwrap(); // tracked again after its C, never completed
+        b.finish(&mut out).unwrap();
+        for f in out.files.iter_mut() {
+            f.flush().unwrap();
+        }
+        let col = |n: &str| -> Vec<i64> { i64s(&std::fs::read(dir.join(format!("{n}.bin"))).unwrap()).collect() };
+        assert_eq!(col("sector"), vec![8, 16, 8]);
+        assert_eq!(col("q"), vec![100, 110, 1500]);
+        assert_eq!(col("g"), vec![130, NONE, NONE]);
+        assert_eq!(col("m"), vec![NONE, 120, NONE]);
+        assert_eq!(col("d"), vec![400, 400, NONE]);
+        assert_eq!(col("c"), vec![1400, 1400, NONE]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
