@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 
 from blkscope.analysis import latency, queue_depth, replay, seek
+from blkscope.analysis.run_summary import lost_events
 from blkscope.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,6 +71,7 @@ def test_text_parts_equal_whole(text_trace, n):
         assert a[name].equals(b[name]), name
     assert a["lat"].filter(stage="q2c", rw="all")["n"].item() == 4013  # btt's count on this trace
     assert a["qd"]["requests"].item() > 0 and a["pages"].height > 0
+    assert lost_events(parts) == lost_events(whole.parent / "ingest.json")  # counted over the parts
 
 
 def test_binary_parts_equal_whole(tmp_path):
@@ -83,6 +85,9 @@ def test_binary_parts_equal_whole(tmp_path):
     p = pl.concat([pl.read_parquet(parts.parent / f) for f in doc["parts"]]).sort("cpu", "seq")
     # process names are announced once per task, on one CPU: a part misses those of other parts' CPUs
     assert p.drop("process").equals(w.drop("process"))
+    assert lost_events(parts) == lost_events(whole.parent / "ingest.json")
+    seq = json.loads((whole.parent / "ingest.json").read_text())["trace"]["sequence_gaps"]
+    assert doc["trace"]["sequence_gaps"] == seq
     a, b = _answers(whole, tmp_path / "a_whole"), _answers(parts, tmp_path / "a_parts")
     for name in a:
         assert a[name].equals(b[name]), name

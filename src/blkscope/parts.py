@@ -138,7 +138,7 @@ def plan(kind: str, inputs: list[Path], n: int) -> dict:
 
 def ingest_part(kind: str, inputs: list[Path], k: int, n: int, outdir: Path):
     """Part K of N of the trace into OUTDIR (events.parquet + ingest.json), atomically."""
-    from blkscope.ingest import run_reader
+    from blkscope.io import run_reader
     from blkscope.readers.capture_meta import record_drops
 
     if kind == "auto":
@@ -186,10 +186,31 @@ def gather(part_dirs: list[Path], out: Path) -> dict:
     for r in reports:
         for key, v in r.get("unknown", {}).items():
             doc["unknown"][key] = doc["unknown"].get(key, 0) + v
+    doc["trace"] = _merge_trace([r.get("trace") or {} for r in reports])
     from blkscope.io import write_text_atomic
 
     write_text_atomic(json.dumps(doc, indent=2) + "\n", out)
     return doc
+
+
+def _merge_trace(traces: list[dict]) -> dict:
+    """What the analyses read from a trace report (run_summary.lost_events): losses summed over the parts."""
+    out: dict = {"dropped_events": next((t["dropped_events"] for t in traces if t.get("dropped_events") is not None),
+                                        None)}  # fmt: skip
+    for key in ("lost_events", "sequence_gaps"):
+        if any(key in t for t in traces):
+            merged: dict = {}
+            for t in traces:
+                for k, v in (t.get(key) or {}).items():
+                    if isinstance(v, dict):
+                        m = merged.setdefault(k, {})
+                        for f, n in v.items():
+                            m[f] = m.get(f, 0) + n
+                    else:
+                        merged[k] = merged.get(k, 0) + v
+            out[key] = merged
+    out["cpus_seen"] = sorted({c for t in traces for c in t.get("cpus_seen") or []})
+    return out
 
 
 def events_files(paths) -> list[Path]:
