@@ -110,7 +110,13 @@ def test_windows_carry_requests_in_flight(text_trace):
     old = queue_depth.summary(pairs, t0, t1)
     assert row["requests"] == old["requests"] and row["completed"] == old["completed"]
     assert row["mean_depth"] == pytest.approx(old["mean_depth"], rel=1e-12)
-    assert latency.per_bio([ev])["q2c"].drop_nulls().len() == 4013  # btt's Q2C count
+    bios = latency.per_bio([ev])
+    assert bios["q2c"].drop_nulls().len() == 4013  # btt's Q2C count
+    # the column-at-a-time summary equals stage_summary of the per-bio table (all, and by R/W)
+    assert latency.stages([ev]).equals(latency.stage_summary(bios))
+    rw = bios.with_columns(rw=pl.when(pl.col("rw").str.contains("R")).then(pl.lit("R")).otherwise(pl.lit("W")))
+    by = latency.stages([ev], by_rw=True).filter(pl.col("rw") != "all")
+    assert by.equals(latency.stage_summary(rw, by=["rw"]).sort("rw", maintain_order=True).select(by.columns))
 
 
 def test_split_plan_and_bad_parts(text_trace, tmp_path, capsys):

@@ -66,22 +66,32 @@ def stages(events: Sequence[Path] | pl.LazyFrame, by_rw: bool = False) -> pl.Dat
         present = set() if rw is None else {k for k, m in (("R", rw), ("W", ~rw)) if m.any()}
 
         def values(st: str) -> tuple[np.ndarray, np.ndarray | None]:
+            """The stage's values in us (in place where numpy allows: 8 bytes per bio at a time, ~3 at once)."""
             hi_k, lo_k, cond = _STAGE_ENDS[st]
-            hi, lo = r.column(hi_k), r.column(lo_k)
-            ok = (hi != replay.NULL) & (lo != replay.NULL)
+            hi = r.column(hi_k)
+            ok = hi != replay.NULL
+            lo = r.column(lo_k)
+            ok &= lo != replay.NULL
             if cond == "no_i":
                 ok &= r.column("i") == replay.NULL
-            x = (hi[ok] - lo[ok]).astype(np.float64) / 1e3
+            x = hi[ok]
+            del hi
+            x -= lo[ok]
+            del lo
+            x = x.astype(np.float64)
+            x /= 1e3
             return x, (rw[ok] if rw is not None else None)
 
         rows = []
         for st in STAGES:
             x, g = values(st)
-            rows.append({"rw": "all"} | _row(st, np.sort(x)))
             if g is not None:
                 for name, sel in (("R", g), ("W", ~g)):
                     if name in present:
                         rows.append({"rw": name} | _row(st, np.sort(x[sel])))
+                del g
+            x.sort()
+            rows.append({"rw": "all"} | _row(st, x))
         out = pl.DataFrame(rows)
         if not by_rw:
             return out.drop("rw")

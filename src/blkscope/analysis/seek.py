@@ -68,7 +68,7 @@ def summary(dist: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
-def summarise(events: Sequence[Path], action: str = "D", rows_per_window: int = 2_000_000):
+def summarise(events: Sequence[Path], action: str = "D", rows_per_window: int = 500_000):
     """(summary(distances(events)), histogram(distances(events))) without holding the distances table: the
     events are read in time windows (as blkscope.analysis.replay reads them), each stream's last end carried
     from window to window, and only the distances kept (8 bytes per request and stream)."""
