@@ -75,8 +75,8 @@ def summarise(events: Sequence[Path], action: str = "D", rows_per_window: int = 
     from blkscope.analysis.replay import _chunks
 
     cols = ["dev_major", "dev_minor", "action", "sector", "nsectors", "rwbs"]
-    _, _, chunks = _chunks(events, cols, rows_per_window)
     keep = (pl.col("action") == action) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null()
+    _, _, chunks = _chunks(events, cols, rows_per_window, keep)
     select = dict(
         dev=pl.col("dev_major").cast(pl.Int64) * (1 << 20) + pl.col("dev_minor").cast(pl.Int64),
         time_ns="time_ns", sector="sector", end=pl.col("sector") + pl.col("nsectors"),
@@ -86,7 +86,7 @@ def summarise(events: Sequence[Path], action: str = "D", rows_per_window: int = 
     last: dict[tuple[str, int], int] = {}  # (op, dev) -> end of the stream's last request so far
     found: dict[str, list[np.ndarray]] = {}  # op -> distances, in the order ops first appear (as summary's)
     for chunk in chunks:  # time-ordered, ties in the files' order
-        w = chunk.filter(keep).select(**select)
+        w = chunk.select(**select)
         for g in (w.filter(pl.col("op").is_not_null()), w.with_columns(op=pl.lit("all"))):
             carried = pl.DataFrame(
                 [(o, d, e) for (o, d), e in last.items()], schema={"op": pl.Utf8, "dev": pl.Int64, "carried": pl.Int64},

@@ -28,7 +28,8 @@ class Source:
     def __init__(self, events: Sequence[Path]) -> None:
         from blkscope.parts import events_files
 
-        self.files = [pq.ParquetFile(str(f)) for f in events_files(events)]
+        files = [str(f) for f in events_files(events)]
+        self.files = [pq.ParquetFile(f) for f in files]
         self.groups: list[tuple[int, int, int, int]] = []  # (file, row group, min time, max time)
         self.rows = 0
         for k, f in enumerate(self.files):
@@ -45,6 +46,10 @@ class Source:
                     mm = pc.min_max(f.read_row_group(g, columns=["time_ns"]).column(0))
                     lo, hi = mm["min"].as_py(), mm["max"].as_py()
                 self.groups.append((k, g, int(lo), int(hi)))
+        self.scans = [pl.scan_parquet(f) for f in files]
+        self.offsets = [np.concatenate([[0], np.cumsum([f.metadata.row_group(g).num_rows
+                                                        for g in range(f.metadata.num_row_groups)])]).astype(int)
+                        for f in self.files]  # fmt: skip
         self.t0 = min((g[2] for g in self.groups), default=0)
         self.t1 = max((g[3] for g in self.groups), default=0)
 
@@ -54,23 +59,29 @@ class Source:
         edges = np.linspace(self.t0, self.t1 + 1, n + 1).round().astype(np.int64)
         return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:], strict=True)]
 
-    def read(self, lo: int, hi: int, columns: list[str]) -> pl.DataFrame:
-        """The events with lo <= time_ns < hi (only `columns`), in file order."""
+    def read(self, lo: int, hi: int, columns: list[str], where: pl.Expr | None = None) -> pl.DataFrame:
+        """The events with lo <= time_ns < hi (and `where`), only `columns`, in file order: polars reads the
+        runs of overlapping row groups as row slices (2x faster than pyarrow row group by row group)."""
         cols = list(dict.fromkeys([*columns, "time_ns"]))
-        inside = (pl.col("time_ns") >= lo) & (pl.col("time_ns") < hi)
-        parts = [
-            pl.from_arrow(self.files[k].read_row_group(g, columns=cols)).filter(inside)  # row group by row group
-            for k, g, a, b in self.groups
-            if a < hi and b >= lo
-        ]
-        if not parts:
-            return pl.DataFrame(schema={c: pl.from_arrow(self.files[0].schema_arrow.empty_table())[c].dtype
-                                        for c in cols}) if self.files else pl.DataFrame()  # fmt: skip
-        return pl.concat(parts, how="vertical_relaxed", rechunk=False)
+        cond = (pl.col("time_ns") >= lo) & (pl.col("time_ns") < hi)
+        cond = cond if where is None else cond & where
+        runs: list[tuple[int, int, int]] = []  # (file, first row, rows) of consecutive overlapping groups
+        for k, g, a, b in self.groups:
+            if a < hi and b >= lo:
+                start, n = self.offsets[k][g], self.offsets[k][g + 1] - self.offsets[k][g]
+                if runs and runs[-1][0] == k and runs[-1][1] + runs[-1][2] == start:
+                    runs[-1] = (k, runs[-1][1], runs[-1][2] + n)
+                else:
+                    runs.append((k, start, n))
+        frames = [self.scans[k].select(cols).slice(start, n).filter(cond) for k, start, n in runs]
+        if not frames:
+            return self.scans[0].select(cols).clear().collect() if self.scans else pl.DataFrame()
+        return pl.concat(frames, how="vertical_relaxed").collect()
 
-    def chunks(self, columns: list[str], rows_per_window: int = ROWS_PER_WINDOW) -> Iterator[pl.DataFrame]:
+    def chunks(self, columns: list[str], rows_per_window: int = ROWS_PER_WINDOW,
+               where: pl.Expr | None = None) -> Iterator[pl.DataFrame]:  # fmt: skip
         """The whole trace in time order, window by window (ties in file order)."""
         for lo, hi in self.windows(rows_per_window):
-            w = self.read(lo, hi, columns)
+            w = self.read(lo, hi, columns, where)
             if w.height:
                 yield w.sort("time_ns", maintain_order=True)
