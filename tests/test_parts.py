@@ -131,6 +131,7 @@ def test_split_plan_and_bad_parts(text_trace, tmp_path, capsys):
     assert main(["ingest", "--kind", "ftrace", "--part", "1/2", str(zst), "-o", str(tmp_path / "y")]) == 2
     err = capsys.readouterr().err
     assert "trace.txt.zst: byte offset 0: a compressed text trace cannot be cut" in err
+    assert main(["ingest", "--kind", "ftrace", "--part", "1/1", str(zst), "-o", str(tmp_path / "z")]) == 0  # whole
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
     native = shutil.which("blkscope-native") or str(ROOT / "native" / "target" / "release" / "blkscope-native")
     r = subprocess.run([native, "ftrace", "--out", str(tmp_path / "e.parquet"), "--report", str(tmp_path / "r.json"),

@@ -95,8 +95,7 @@ def origin(kind: str, inputs: list[Path]) -> int | None:
     """The whole trace's time origin (absolute ns), as the whole ingest would take it."""
     with tempfile.TemporaryDirectory(prefix="blkscope-origin-") as tmp:
         out, rep = Path(tmp) / "e.parquet", Path(tmp) / "r.json"
-        args = ["--origin-only"] + (["--range", f"0:{inputs[0].stat().st_size}"] if kind in TEXT_KINDS else [])
-        doc = _native(kind, inputs, out, rep, args)
+        doc = _native(kind, inputs, out, rep, ["--origin-only"])
     if kind == "blktrace":
         sets = doc["trace"]["sets"]
         return next(iter(sets.values())).get("time_origin_ns")
@@ -131,8 +130,11 @@ def plan(kind: str, inputs: list[Path], n: int) -> dict:
         if n > 1 and _compressed(path):
             raise InputError(path, "byte offset 0", "a compressed text trace cannot be cut at byte offsets: "
                              "decompress it first (or ingest it whole)")  # fmt: skip
-        cuts = text_cuts(path, n)
-        parts = [{"files": [str(path)], "range": [a, b]} for a, b in zip(cuts, cuts[1:], strict=False)]
+        if n == 1:  # the whole file (also compressed)
+            parts = [{"files": [str(path)]}]
+        else:
+            cuts = text_cuts(path, n)
+            parts = [{"files": [str(path)], "range": [a, b]} for a, b in zip(cuts, cuts[1:], strict=False)]
     return {"kind": kind, "parts": n, "origin_ns": origin(kind, inputs), "plan": parts}
 
 
