@@ -2,13 +2,15 @@
 
 Part K of N (`blkscope ingest --part K/N`, K from 1):
 - a binary blktrace set: the set's per-CPU files in CPU order, cut into N contiguous groups of files (so
-  the parts, concatenated in order, list ties of time in the order the whole ingest does);
+  the parts, concatenated in order, list ties of time in the order the whole ingest does); with more parts
+  than files, each (uncompressed) file is cut at record starts into byte ranges, in file order;
 - a text trace (blkparse or tracefs blk text, uncompressed): bytes [cut(K-1), cut(K)), where cut(k) is the
   first line start at or after k * size / N. Every job finds the same cuts by itself (N short reads).
 Every part counts time_ns from the whole trace's origin, found by reading the start of every file of the
 set (or the text up to its first event) with `blkscope-native --origin-only`, so the rows of the parts are
 the rows of the whole ingest (one exception: a binary part does not see the process-name notify records
-written on CPUs of other parts, so `process` may be null there; ingest.json of the part says how many).
+written on CPUs of other parts, or earlier in the same file, so `process` may be null there; and a sequence
+gap exactly at a cut inside a file is not counted).
 
 `gather` writes parts.json beside the part directories: the parts in order and their reports merged.
 `events_files` turns an events.parquet or a parts.json into the list of Parquet files the analyses scan.
@@ -71,6 +73,66 @@ def text_cuts(path: Path, n: int) -> list[int]:
     return cuts
 
 
+MAGIC = 0x65617400
+
+
+def record_cuts(path: Path, n: int) -> list[int]:
+    """N + 1 byte offsets of an uncompressed blktrace file: 0, the first record start at or after k * size / N
+    (a magic word whose record chains on to 4 more, or to the end of the file), size."""
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        head = f.read(4)
+        order = next((o for o in ("little", "big") if int.from_bytes(head, o) >> 8 == MAGIC >> 8), None)
+        if order is None:
+            raise InputError(path, "byte offset 0", "not a blktrace file (bad magic)")
+        version = int.from_bytes(head, order) & 0xFF
+        hdr, pdu_at = (48, 46) if version == 7 else (64, 50)
+        pat = (MAGIC | version).to_bytes(4, order)
+
+        def starts_record(buf: bytes, p: int) -> bool:
+            for _ in range(5):
+                if p == len(buf) and (buf_end == size):
+                    return True
+                if p + hdr > len(buf) or buf[p : p + 4] != pat:
+                    return False
+                p += hdr + int.from_bytes(buf[p + pdu_at : p + pdu_at + 2], order)
+            return True
+
+        cuts = [0]
+        for k in range(1, n):
+            at = max(k * size // n, cuts[-1])
+            f.seek(at)
+            buf = f.read(4 << 20)
+            buf_end = at + len(buf)
+            p = buf.find(pat)
+            while p >= 0 and not starts_record(buf, p):
+                p = buf.find(pat, p + 1)
+            cuts.append(size if p < 0 else at + p)
+    cuts.append(size)
+    return cuts
+
+
+def file_ranges(files: list[Path], n: int) -> list[dict]:
+    """More parts than files: each uncompressed file cut at record starts into parts (by size, at least one
+    each); parts in file order (CPU order), so the parts in order list ties of time as the whole ingest does."""
+    sizes = [0 if _compressed(f) else f.stat().st_size for f in files]
+    share = [1] * len(files)
+    for _ in range(n - len(files)):  # the next part to the file with the most bytes per part
+        k = max(range(len(files)), key=lambda i: sizes[i] / share[i])
+        if sizes[k] == 0:
+            break
+        share[k] += 1
+    out = []
+    for f, m in zip(files, share, strict=True):
+        if m == 1:
+            out.append({"files": [str(f)]})
+            continue
+        cuts = record_cuts(f, m)
+        out += [{"files": [str(f)], "range": [a, b]} for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
+    out += [{"files": []}] * (n - len(out))  # compressed files cannot be cut: parts left over are empty
+    return out
+
+
 def cpu_groups(files: list[Path], n: int) -> list[list[Path]]:
     """N contiguous groups of the set's files in CPU order (sizes differ by at most one file)."""
     q, r = divmod(len(files), n)
@@ -122,7 +184,10 @@ def plan(kind: str, inputs: list[Path], n: int) -> dict:
         raise ValueError(f"--part works on traces ({', '.join(PART_KINDS)}), not {kind}")
     if kind == "blktrace":
         files = _set_files(inputs)
-        parts = [{"files": [str(p) for p in g]} for g in cpu_groups(files, n)]
+        if n <= len(files):
+            parts = [{"files": [str(p) for p in g]} for g in cpu_groups(files, n)]
+        else:
+            parts = file_ranges(files, n)
     else:
         if len(inputs) != 1:
             raise InputError(inputs[0], None, f"--part of a text trace needs one input file, got {len(inputs)}")

@@ -132,6 +132,9 @@ pub fn read(inputs: &[PathBuf], sink: &mut Sink, rep: &mut Report, progress: boo
         unknown: names.iter().map(|n| n.starts_with('?') || n == "ABORT" || n == "DRV").collect(),
     };
     let paths: Vec<&Path> = sets.values().flatten().map(|(_, p)| p.as_path()).collect();
+    if crate::part::get().range.is_some() && paths.len() != 1 {
+        return Err(Fail::new(&inputs[0], None, format!("--range reads one file, got {}", paths.len())));
+    }
     let mut bar = Progress::new(progress, "blktrace", input::total_size(&paths)?);
     for name in &order {
         let files = &sets[name];
