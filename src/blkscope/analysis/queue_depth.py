@@ -142,7 +142,7 @@ def from_events(events: Sequence[Path] | pl.LazyFrame, iostat: pl.DataFrame | No
     trace (or a parts.json), in order, give the same answer as the whole."""
     from blkscope.analysis import replay
 
-    r = replay.run(events, bin_s=bin_s)
+    r = replay.run(events, bin_s=bin_s, actions=("D", "C"))
     try:
         q = r.depth
     finally:

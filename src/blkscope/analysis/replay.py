@@ -54,9 +54,11 @@ class Replay:
         self._tmp.cleanup()
 
 
-def run(events: Sequence[Path] | pl.LazyFrame, bin_s: float = 1.0, rows_per_window: int = ROWS_PER_WINDOW) -> Replay:
+def run(events: Sequence[Path] | pl.LazyFrame, bin_s: float = 1.0, rows_per_window: int = ROWS_PER_WINDOW,
+        actions: Sequence[str] = ACTIONS) -> Replay:
+    """Replay the events of `actions` (all seven for latency stages; D and C are enough for the queue depth)."""
     cols = ["dev_major", "dev_minor", "action", "sector", "nsectors", "rwbs"]
-    keep = pl.col("action").is_in(ACTIONS) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null()
+    keep = pl.col("action").is_in(list(actions)) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null()
     t0, t1, chunks = _chunks(events, cols, rows_per_window, keep)
     select = dict(
         dev=pl.col("dev_major").cast(pl.Int64) * (1 << 20) + pl.col("dev_minor").cast(pl.Int64),
