@@ -18,7 +18,8 @@ def _ingest(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("inputs", nargs="+", type=Path, metavar="INPUT")
     p.add_argument("-o", "--outdir", required=True, type=Path, help="output directory (replaced atomically)")
     p.add_argument("--part", metavar="K/N", help="ingest only part K of N of a large trace (blkscope.parts: CPU "
-                   "files of a blktrace set, or a byte range of a text trace cut at line starts)")  # fmt: skip
+                   "files of a blktrace set, cut at record starts when N exceeds them, or a byte range of a text "
+                   "trace cut at line starts)")  # fmt: skip
 
     def run(a: argparse.Namespace) -> int:
         if a.part:
