@@ -27,6 +27,7 @@ wildcard_constraints:
 
 
 include: "workflow/rules/ingest.smk"
+include: "workflow/rules/parts.smk"
 include: "workflow/rules/analysis.smk"
 include: "workflow/rules/stats.smk"
 include: "workflow/rules/figures.smk"

@@ -17,11 +17,19 @@ def _ingest(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--kind", default="auto", choices=["auto", *KINDS], help="input format (default: sniff)")
     p.add_argument("inputs", nargs="+", type=Path, metavar="INPUT")
     p.add_argument("-o", "--outdir", required=True, type=Path, help="output directory (replaced atomically)")
+    p.add_argument("--part", metavar="K/N", help="ingest only part K of N of a large trace (blkscope.parts: CPU "
+                   "files of a blktrace set, cut at record starts when N exceeds them, or a byte range of a text "
+                   "trace cut at line starts)")  # fmt: skip
 
     def run(a: argparse.Namespace) -> int:
-        from blkscope.ingest import run_ingest
+        if a.part:
+            from blkscope.parts import ingest_part, parse_part
 
-        rep = run_ingest(a.kind, a.inputs, a.outdir)
+            rep = ingest_part(a.kind, a.inputs, *parse_part(a.part), a.outdir)
+        else:
+            from blkscope.ingest import run_ingest
+
+            rep = run_ingest(a.kind, a.inputs, a.outdir)
         rows = ", ".join(f"{k}={v}" for k, v in rep.rows.items())
         print(f"{rep.kind}: {rows} -> {a.outdir}", file=sys.stderr)
         for w in rep.warnings:
@@ -37,6 +45,8 @@ def _ingest_runs(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--sheet", required=True, type=Path, help="the runs sheet (config/runs.tsv): each run's workload")
     p.add_argument("--raw", required=True, type=Path, help="raw data directory (data/raw)")
     p.add_argument("-o", "--processed", required=True, type=Path, help="processed data directory (data/processed)")
+    p.add_argument("--split", nargs="*", default=[], metavar="RUN",
+                   help="runs whose trace is ingested in parts (workflow/rules/parts.smk): their other logs only")
 
     def run(a: argparse.Namespace) -> int:
         """One process for many runs: the workflow's unit of ingest is a batch of runs, since a Python process
@@ -51,6 +61,8 @@ def _ingest_runs(p: argparse.ArgumentParser) -> Handler:
             if r not in workload:
                 raise ValueError(f"{a.sheet}: no run {r!r}")
             for sub, kind, files in sources(a.raw, r, workload[r]):
+                if sub == "trace" and r in a.split:
+                    continue
                 rep = run_ingest(kind, files, a.processed / r / sub)
                 rows = ", ".join(f"{k}={v}" for k, v in rep.rows.items())
                 print(f"{r} {kind}: {rows}", file=sys.stderr)
@@ -63,7 +75,7 @@ def _ingest_runs(p: argparse.ArgumentParser) -> Handler:
 
 @verb("frequency", "accesses per page from block events: per-page counts and rank-frequency tables")
 def _frequency(p: argparse.ArgumentParser) -> Handler:
-    p.add_argument("events", nargs="+", type=Path, help="events.parquet file(s)")
+    p.add_argument("events", nargs="+", type=Path, help="events.parquet file(s) or a split trace's parts.json")
     p.add_argument("--page-kib", type=int, default=4, help="page size in KiB (default 4)")
     p.add_argument("--action", default="C", help="which events count (default C: completions)")
     p.add_argument("--pages", type=Path, help="write per-page counts here (Parquet)")
@@ -73,9 +85,10 @@ def _frequency(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         from blkscope.analysis.frequency import page_counts, rank_frequency
         from blkscope.io import write_atomic
+        from blkscope.parts import events_files
 
         for events, out in each_run(a.events, a.each, pages=a.pages, rank=a.rank):
-            counts = page_counts(events, page_kib=a.page_kib, action=a.action)
+            counts = page_counts(events_files(events), page_kib=a.page_kib, action=a.action)
             if out["pages"]:
                 write_atomic(counts, out["pages"])
             write_atomic(rank_frequency(counts), out["rank"])

@@ -4,7 +4,7 @@
 rule page_frequency:
     # one process for every run (--each): per-run outputs, as many Python starts saved
     input:
-        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=FIO_TRACED),
+        events=[trace_events(r) for r in FIO_TRACED],
     output:
         pages=expand(f"{PROC}/{{run}}/frequency/pages.parquet", run=FIO_TRACED),
         rank=expand(f"{PROC}/{{run}}/frequency/rank.parquet", run=FIO_TRACED),
@@ -38,7 +38,7 @@ rule rank_frequency:
 rule run_summary:
     input:
         runs=config["runs"],
-        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=FIO_TRACED),
+        events=[trace_events(r) for r in FIO_TRACED],
         reports=expand(f"{PROC}/{{run}}/trace/ingest.json", run=FIO_TRACED),
         pages=expand(f"{PROC}/{{run}}/frequency/pages.parquet", run=FIO_TRACED),
         fio=expand(f"{PROC}/{{run}}/fio/fio_jobs.parquet", run=FIO_TRACED),

@@ -42,11 +42,29 @@ def raw(run, name):
     return ancient(f"{RAW}/{run}/{name}")
 
 
+# Split traces (workflow/rules/parts.smk): runs whose raw trace is at least trace_parts.min_bytes.
+PARTS_N = config["trace_parts"]["parts"]
+PARTS_MIN_BYTES = config["trace_parts"]["min_bytes"]
+
+
+def _raw_trace_bytes(run):
+    d = Path(RAW, run)
+    files = [d / "trace.txt.zst"] if (d / "trace.txt.zst").exists() else list(d.glob("blktrace/*.blktrace.*"))
+    return sum(f.stat().st_size for f in files)
+
+
+SPLIT_RUNS = [r for r in TRACED if PARTS_N > 1 and _raw_trace_bytes(r) >= PARTS_MIN_BYTES]
+
+
 # Ingest batches: one job per testbed x filesystem reads every log of its runs in one process (a Python process
 # costs more to start than most of these logs take to read; bench/RESULTS.md, "The main job"). A new run joins
 # its batch; a new testbed or filesystem makes a new batch.
 _row = {r["run_id"]: r for r in RUNS.iter_rows(named=True)}
-RUN_SOURCES = {r: run_logs.sources(Path(RAW), r, _row[r]["workload"]) for r in CAPTURED}
+# a split run's trace is ingested in parts (parts.smk), its other logs here
+RUN_SOURCES = {
+    r: [s for s in run_logs.sources(Path(RAW), r, _row[r]["workload"]) if not (s[0] == "trace" and r in SPLIT_RUNS)]
+    for r in CAPTURED
+}
 INGEST_BATCHES = {}
 for _r in CAPTURED:
     INGEST_BATCHES.setdefault(f"{_row[_r]['testbed']}_{_row[_r]['filesystem']}", []).append(_r)
@@ -117,5 +135,19 @@ def run_tables(wildcards):
     row = RUNS.filter(pl.col("run_id") == wildcards.run).row(0, named=True)
     tables = [f"{PROC}/{wildcards.run}/iostat/iostat.parquet", f"{PROC}/{wildcards.run}/{WORKLOAD_TABLES[row['workload']]}"]
     if row["traced"]:
-        tables.append(f"{PROC}/{wildcards.run}/trace/events.parquet")
+        tables.append(trace_events(wildcards.run))
     return tables
+
+
+def trace_events(run):
+    """The events of a run as the analyses take them: events.parquet, or parts.json of a split trace."""
+    if run in SPLIT_RUNS:
+        return f"{PROC}/{run}/trace_parts/parts.json"
+    return f"{PROC}/{run}/trace/events.parquet"
+
+
+def part_inputs(wildcards):
+    """What every part job reads: the blktrace set (each job picks its CPU files) or the decompressed text."""
+    if trace_kind(wildcards) == "blktrace":
+        return trace_files(wildcards)
+    return [f"{PROC}/{wildcards.run}/trace_parts/trace.txt"]

@@ -14,6 +14,7 @@ for _batch, _runs in INGEST_BATCHES.items():
             ingest_outputs(_runs),
         params:
             runs=_runs,
+            split=" ".join(r for r in _runs if r in SPLIT_RUNS),
             # the directories, from the files (snakemake --lint: no hard-coded path prefixes)
             raw=lambda w, input: Path(next(f for f in input.raw if Path(f).name == "iostat.json")).parents[1],
             processed=lambda w, output: Path(output[0]).parents[2],
@@ -23,4 +24,5 @@ for _batch, _runs in INGEST_BATCHES.items():
             f"benchmarks/ingest/{_batch}.tsv"
         shell:
             "blkscope ingest-runs --sheet {input.sheet} --raw {params.raw} -o {params.processed} {params.runs}"
+            " --split {params.split}"
             " > {log} 2>&1"

@@ -24,7 +24,7 @@ STATS_OUTPUTS = expand(
 rule access_frequency:
     # one process per mode for every traced run (--each): per-run outputs, as many Python starts saved
     input:
-        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=TRACED),
+        events=[trace_events(r) for r in TRACED],
     output:
         fof=expand(f"{PROC}/{{run}}/frequency/fof.{{{{mode}}}}.parquet", run=TRACED),
         rank=expand(f"{PROC}/{{run}}/frequency/rank.{{{{mode}}}}.parquet", run=TRACED),
@@ -59,7 +59,7 @@ rule zipf:
 
 rule latency:
     input:
-        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=TRACED),
+        events=[trace_events(r) for r in TRACED],
     output:
         table=f"{ANALYSIS}/latency.parquet",
         csv=f"{ANALYSIS}/latency.csv",
@@ -73,7 +73,7 @@ rule latency:
 
 rule queue_depth:
     input:
-        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=FIO_TRACED),
+        events=[trace_events(r) for r in FIO_TRACED],
         iostat=expand(f"{PROC}/{{run}}/iostat/iostat.parquet", run=FIO_TRACED),
     output:
         table=f"{ANALYSIS}/queue_depth.parquet",
@@ -91,7 +91,7 @@ rule queue_depth:
 
 rule seek:
     input:
-        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=TRACED),
+        events=[trace_events(r) for r in TRACED],
     output:
         table=f"{ANALYSIS}/seek.parquet",
         csv=f"{ANALYSIS}/seek.csv",
@@ -107,7 +107,7 @@ rule seek:
 rule trace_cost:
     input:
         traces=[raw(r, "trace.txt.zst") for r in FIO_TRACED],
-        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=FIO_TRACED),
+        events=[trace_events(r) for r in FIO_TRACED],
     output:
         table=f"{ANALYSIS}/trace_cost.parquet",
         csv=f"{ANALYSIS}/trace_cost.csv",
