@@ -79,3 +79,17 @@ rule ingest_ycsb:
         "logs/ingest/{run}.ycsb.log",
     shell:
         "blkscope ingest --kind ycsb {input.load} {input.run} -o $(dirname {output.summary}) > {log} 2>&1"
+
+
+# Cassandra runs: the measured cassandra-stress run (cstress.txt; the untraced prepare's cstress-prepare.txt stays raw).
+rule ingest_cstress:
+    input:
+        log=raw("{run}", "cstress.txt"),
+    output:
+        summary=f"{PROC}/{{run}}/cstress/cstress_summary.parquet",
+        intervals=f"{PROC}/{{run}}/cstress/cstress_intervals.parquet",
+        report=f"{PROC}/{{run}}/cstress/ingest.json",
+    log:
+        "logs/ingest/{run}.cstress.log",
+    shell:
+        "blkscope ingest --kind cassandra-stress {input.log} -o $(dirname {output.summary}) > {log} 2>&1"
