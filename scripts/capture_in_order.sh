@@ -5,11 +5,13 @@
 set -euo pipefail
 order=$1
 workdir=${BLKSCOPE_WORKDIR:-/var/tmp/blkscope}
-mkdir -p logs/experiments
+raw=${BLKSCOPE_RAW:-data/raw}     # where run directories go
+logs=${BLKSCOPE_LOGS:-logs/experiments}
+mkdir -p "$logs"
 grep -v '^#' "$order" | while read -r run; do
   [ -n "$run" ] || continue
-  if [ -f "data/raw/$run/run.yaml" ]; then echo "$run: captured already"; continue; fi
+  if [ -f "$raw/$run/run.yaml" ]; then echo "$run: captured already"; continue; fi
   echo "$(date -u +%H:%M:%S) $run (loadavg $(cut -d' ' -f1-3 /proc/loadavg))"
   blkscope capture --runs config/runs.tsv --run-id "$run" --config none --workdir "$workdir" \
-    -o "data/raw/$run" > "logs/experiments/$run.log" 2>&1 || { echo "$run: FAILED (logs/experiments/$run.log)"; exit 1; }
+    -o "$raw/$run" > "$logs/$run.log" 2>&1 || { echo "$run: FAILED ($logs/$run.log)"; exit 1; }
 done
