@@ -12,8 +12,11 @@ REQUIRED = ("run_id", "study", "workload", "job", "filesystem", "testbed", "trac
 
 
 def load_runs(path: str | Path) -> pl.DataFrame:
-    df = pl.read_csv(
-        path, separator="\t", schema_overrides={"mkfs_options": pl.Utf8, "mount_options": pl.Utf8, "run_id": pl.Utf8}
+    df = pl.read_csv(  # whole-file inference: Cassandra's columns are empty in the sheet's first rows
+        path,
+        separator="\t",
+        infer_schema_length=None,
+        schema_overrides={"mkfs_options": pl.Utf8, "mount_options": pl.Utf8, "run_id": pl.Utf8},
     )
     missing = [c for c in REQUIRED if c not in df.columns]
     if missing:

@@ -10,8 +10,8 @@ ANALYSIS = f"{PROC}/analysis"
 FIGS = "paper/generated/figures"
 FORMATS = config["figure_formats"]
 
-RUNS = pl.read_csv(config["runs"], separator="\t", schema_overrides={"mkfs_options": pl.Utf8, "mount_options": pl.Utf8})
-validate(RUNS, "../schemas/runs.schema.yaml")
+RUNS = pl.read_csv(config["runs"], separator="\t", infer_schema_length=None, schema_overrides={"mkfs_options": pl.Utf8, "mount_options": pl.Utf8})
+validate(RUNS, "../schemas/runs.schema.yaml", set_default=False)  # no defaults; and polars + nulls trip it
 RUN_IDS = RUNS["run_id"].to_list()
 
 # Analyses read the runs that have raw data; a run in the sheet that was never captured is

@@ -124,10 +124,10 @@ class Cassandra(_Node):
     outputs = ("cstress-prepare.txt", "cstress.txt", "cassandra.yaml", NODE_LOG + ".zst")
 
     def build(self) -> None:
-        super().build()
-        why = cassandra_stress.why_missing(self.settings)
+        why = cassandra_stress.why_missing(self.settings)  # before anything else: the run cannot go without it
         if why:
             raise RuntimeError(why)
+        super().build()
         binary, source = cassandra_stress.configured(self.settings)
         if binary:
             self.stress = [str(Path(binary).resolve())]
