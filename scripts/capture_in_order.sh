@@ -8,10 +8,12 @@ workdir=${BLKSCOPE_WORKDIR:-/var/tmp/blkscope}
 raw=${BLKSCOPE_RAW:-data/raw}     # where run directories go
 logs=${BLKSCOPE_LOGS:-logs/experiments}
 mkdir -p "$logs"
-grep -v '^#' "$order" | while read -r run; do
+# (the loop reads from a process substitution, not a pipe: it runs in this shell, so stopping this shell's PID
+# stops the loop; the capture in flight finishes on its own)
+while read -r run; do
   [ -n "$run" ] || continue
   if [ -f "$raw/$run/run.yaml" ]; then echo "$run: captured already"; continue; fi
   echo "$(date -u +%H:%M:%S) $run (loadavg $(cut -d' ' -f1-3 /proc/loadavg))"
   blkscope capture --runs config/runs.tsv --run-id "$run" --config none --workdir "$workdir" \
-    -o "$raw/$run" > "$logs/$run.log" 2>&1 || { echo "$run: FAILED ($logs/$run.log)"; exit 1; }
-done
+    -o "$raw/$run" < /dev/null > "$logs/$run.log" 2>&1 || { echo "$run: FAILED ($logs/$run.log)"; exit 1; }
+done < <(grep -v '^#' "$order")

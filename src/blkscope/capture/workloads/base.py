@@ -23,6 +23,7 @@ class Workload:
     guest_prepare_s = 0
     guest_versions: tuple[str, ...] = ()
     guest_inputs = "nothing else"
+    guest_refused = ""  # why this workload does not run in the emulated guest (empty: it does)
 
     def __init__(self, row: dict, tools_dir: Path, settings: dict | None = None) -> None:
         job = row["job"]
