@@ -142,3 +142,20 @@ def test_stress_builds_from_the_configured_source(tmp_path):
     assert (dest / "classes" / "org" / "apache" / "cassandra" / "stress" / "Stress.class").is_file()
     assert info["java_files"] > 100 and info["patch"] == cassandra_stress.PATCH and info["commit"]
     assert cassandra_stress.build(Path(source), lib, patch, tmp_path / "cache") == dest  # reused, not rebuilt
+
+
+def test_every_cassandra_stress_log_of_the_dataset_ingests_without_warnings(tmp_path):
+    """Including the prepare runs that had no garbage collection (`Avg GC time : NaN ms`, as Java prints it)."""
+    from blkscope.ingest import run_ingest
+
+    logs = sorted(RAW.glob("host-*-cassandra-*/cstress*.txt"))
+    if not logs:
+        pytest.skip("no Cassandra run captured in data/raw")
+    nan_seen = False
+    for i, log in enumerate(logs):
+        report = run_ingest("cassandra-stress", [log], tmp_path / str(i))
+        assert not report.warnings, (log, report.warnings)
+        s = pl.read_parquet(tmp_path / str(i) / "cstress_summary.parquet")
+        assert s.filter(pl.col("metric") == "Op rate")["value"].max() > 0, log
+        nan_seen |= s.filter(pl.col("metric") == "Avg GC time")["value"].is_nan().any()
+    assert nan_seen, "no log with NaN GC time: the case this guards is gone from the dataset"
