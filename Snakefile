@@ -34,6 +34,7 @@ include: "workflow/rules/figures.smk"
 include: "workflow/rules/paper.smk"
 include: "workflow/rules/notebooks.smk"
 include: "workflow/rules/experiments.smk"
+include: "workflow/rules/cassandra.smk"
 
 
 rule all:

@@ -115,8 +115,11 @@ def test_guest_refuses_other_tracers_and_workloads(tmp_path):
     sheet, run_id = _sheet(tmp_path, tracer="tracefs-blk")
     with pytest.raises(ValueError, match="blktrace only"):
         make_plan(sheet, run_id, tmp_path / "o", fio_dir=FIO, workdir=tmp_path, allowed=[])
-    sheet, run_id = _sheet(tmp_path, workload="cassandra")
-    with pytest.raises(ValueError, match="'cassandra' is not implemented"):
+    sheet, run_id = _sheet(tmp_path, workload="mongodb")
+    with pytest.raises(ValueError, match="'mongodb' is not implemented"):
+        make_plan(sheet, run_id, tmp_path / "o", fio_dir=FIO, workdir=tmp_path, allowed=[])
+    sheet, run_id = _sheet(tmp_path, workload="cassandra", job="write")
+    with pytest.raises(ValueError, match="cassandra does not run in the guest: no Java payload"):
         make_plan(sheet, run_id, tmp_path / "o", fio_dir=FIO, workdir=tmp_path, allowed=[])
 
 

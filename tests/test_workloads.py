@@ -30,7 +30,7 @@ def _row(workload: str, job: str, **kw) -> dict:
 
 def test_unknown_workload_and_job_are_refused():
     with pytest.raises(ValueError, match="not implemented"):
-        workloads.load(_row("cassandra", "x"), TOOLS)
+        workloads.load(_row("mongodb", "x"), TOOLS)
     with pytest.raises(ValueError, match="job 'rndwr' unknown"):
         workloads.load(_row("sysbench", "rndwr"), TOOLS)
 

@@ -49,6 +49,7 @@ def _capture(p: argparse.ArgumentParser) -> Handler:
             workdir=workdir,
             allowed=[*cfg.get("allowed_devices", []), *a.allow_device],
             tools_dir=a.tools_dir,
+            settings=cfg,
         )
         plan.buffer_size_kb = a.buffer_size_kb
         if a.dry_run:

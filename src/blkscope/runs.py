@@ -12,8 +12,12 @@ REQUIRED = ("run_id", "study", "workload", "job", "filesystem", "testbed", "trac
 
 
 def load_runs(path: str | Path) -> pl.DataFrame:
-    text = {c: pl.Utf8 for c in ("mkfs_options", "mount_options", "run_id", "batch")}
-    df = pl.read_csv(path, separator="\t", schema_overrides=text)
+    df = pl.read_csv(  # whole-file inference: Cassandra's columns are empty in the sheet's first rows
+        path,
+        separator="\t",
+        infer_schema_length=None,
+        schema_overrides={c: pl.Utf8 for c in ("mkfs_options", "mount_options", "run_id", "batch")},
+    )
     missing = [c for c in REQUIRED if c not in df.columns]
     if missing:
         raise InputError(path, "line 1", f"runs sheet lacks column(s) {', '.join(missing)}")

@@ -23,11 +23,6 @@ def utc() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
-def loadavg() -> str:
-    """/proc/loadavg as read at that moment (the machine is shared: runs record how busy it was)."""
-    return Path("/proc/loadavg").read_text().strip()
-
-
 def load_average() -> dict:
     """/proc/loadavg parsed, with the time: run.yaml's `loadavg: before/after` brackets the workload (the
     workload's own threads count in `after`)."""

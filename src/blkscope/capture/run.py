@@ -78,6 +78,7 @@ def make_plan(
     workdir: Path,
     allowed: list[str],
     tools_dir: Path = Path("tools"),
+    settings: dict | None = None,
 ) -> Plan:
     row = load_row(runs, run_id)
     # `tracer: auto` is resolved here; run.yaml's run: block keeps what the sheet asked for (tracer_requested)
@@ -97,7 +98,7 @@ def make_plan(
     if row["traced"] and row["tracer"] != "tracefs-blk":
         raise ValueError(f"{run_id}: tracer {row['tracer']!r} is not implemented on the host (only 'tracefs-blk')")
     if row["workload"] != "fio":
-        return Plan(row, None, outdir, workdir, allowed, workload=workloads.load(row, tools_dir))
+        return Plan(row, None, outdir, workdir, allowed, workload=workloads.load(row, tools_dir, settings))
     jobfile = fio_dir / f"{row['job']}.fio"
     if not jobfile.is_file():
         raise ValueError(f"{run_id}: fio job file {jobfile} not found")
@@ -208,31 +209,36 @@ def _capture(plan: Plan, tmp: Path) -> dict:
             allowed=plan.allowed,
         ) as fs:
             job_env = fio.env(fs.mountpoint, r["runtime_s"], r["repeat"])
-            if plan.workload:
-                plan.workload.prepare(fs.mountpoint, tmp)
-            else:
-                fio.prepare(plan.jobfile, job_env)
-            subprocess.run(["sync", "-f", str(fs.mountpoint)], check=True, process_group=0)
-            with iostat.Iostat(fs.device, tmp / "iostat.json") as io:
-                tracer = BlkTracer(fs.name, tmp / "trace.txt", plan.buffer_size_kb) if plan.traced else None
-                if tracer:
-                    tracer.start()
-                try:
-                    meta["loadavg"] = {"before": record.load_average()}
-                    meta["clock"] = _clock_pair()
-                    meta["workload_start_utc"] = meta["clock"]["utc"]
-                    if plan.workload:
-                        meta[r["workload"]] = plan.workload.run(fs.mountpoint, tmp)
-                    else:
-                        meta["fio"] = fio.run(plan.jobfile, tmp / "fio.json", job_env)
-                    meta["workload_end_utc"] = record.utc()
-                    meta["loadavg"]["after"] = record.load_average()
-                    subprocess.run(["sync", "-f", str(fs.mountpoint)], check=True, process_group=0)
-                    time.sleep(SETTLE_S)
-                finally:
+            try:
+                if plan.workload:
+                    plan.workload.prepare(fs.mountpoint, tmp)
+                else:
+                    fio.prepare(plan.jobfile, job_env)
+                subprocess.run(["sync", "-f", str(fs.mountpoint)], check=True, process_group=0)
+                with iostat.Iostat(fs.device, tmp / "iostat.json") as io:
+                    tracer = BlkTracer(fs.name, tmp / "trace.txt", plan.buffer_size_kb) if plan.traced else None
                     if tracer:
-                        with signals.deferred():
-                            tracer.stop() if sys.exc_info()[0] is None else record.quiet(tracer.stop)
+                        tracer.start()
+                    try:
+                        meta["loadavg"] = {"before": record.load_average()}
+                        meta["clock"] = _clock_pair()
+                        meta["workload_start_utc"] = meta["clock"]["utc"]
+                        if plan.workload:
+                            meta[r["workload"]] = plan.workload.run(fs.mountpoint, tmp)
+                        else:
+                            meta["fio"] = fio.run(plan.jobfile, tmp / "fio.json", job_env)
+                        meta["workload_end_utc"] = record.utc()
+                        meta["loadavg"]["after"] = record.load_average()
+                        subprocess.run(["sync", "-f", str(fs.mountpoint)], check=True, process_group=0)
+                        time.sleep(SETTLE_S)
+                    finally:
+                        if tracer:
+                            with signals.deferred():
+                                tracer.stop() if sys.exc_info()[0] is None else record.quiet(tracer.stop)
+            finally:
+                if plan.workload:  # e.g. the Cassandra node: stopped after tracing, before the unmount, always
+                    with signals.deferred():
+                        plan.workload.stop() if sys.exc_info()[0] is None else record.quiet(plan.workload.stop)
             meta["iostat"] = io.info
             meta["testbed"] = fs.testbed_meta(_findmnt(plan.workdir))
             meta["filesystem"] = {

@@ -21,6 +21,10 @@ def guest_plan(row: dict, outdir: Path, *, fio_dir: Path, workdir: Path, tools_d
     mem = GuestPlan.memory_mb
     if row["workload"] != "fio":
         wl = workloads.load(row, tools_dir)
+        if wl.guest_refused:
+            raise ValueError(
+                f"{row['run_id']}: workload {row['workload']} does not run in the guest: {wl.guest_refused}"
+            )
         mem = wl.guest_memory_mb
         return GuestPlan(row, None, outdir, workdir, tracer=tracer, tracer_because=because, workload=wl, memory_mb=mem)
     jobfile = fio_dir / f"{row['job']}.fio"

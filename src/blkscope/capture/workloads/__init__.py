@@ -1,10 +1,12 @@
 """Workloads other than fio (which lives in capture/fio.py), run by `blkscope capture` inside the same
-testbed / tracer / iostat frame: sysbench fileio, the journal writer (tools/journal) and YCSB on RocksDB
-(tools/ycsb-rocksdb). The runs sheet's `workload` column picks the module, `job` the variant.
+testbed / tracer / iostat frame: sysbench fileio, the journal writer (tools/journal), YCSB on RocksDB
+(tools/ycsb-rocksdb) and Apache Cassandra with cassandra-stress or a tiny CQL client (tools/cassandra).
+The runs sheet's `workload` column picks the class, `job` the variant.
 
-Each module defines a `Workload` subclass: `build()` before the hardware lock (compile tools), `prepare()` on the
-mounted filesystem before tracing (lay out files, load data), `run()` traced, `describe()` for the dry run, and
-`info` for run.yaml (versions, resolved options, commands)."""
+Each defines a `Workload` subclass: `build()` before the hardware lock (compile tools), `prepare()` on the
+mounted filesystem before tracing (lay out files, load data, start a server), `run()` traced, `stop()` after
+tracing and always (stop a server), `describe()` for the dry run, `outputs` (the logs it leaves), and `info` for
+run.yaml (versions, resolved options, commands)."""
 
 from __future__ import annotations
 
@@ -13,20 +15,28 @@ from pathlib import Path
 
 from blkscope.capture.workloads.base import Workload
 
-NAMES = ("sysbench", "journal", "ycsb")
-_CLASSES = {"sysbench": "Sysbench", "journal": "Journal", "ycsb": "Ycsb"}  # module name -> its Workload class
+NAMES = ("sysbench", "journal", "ycsb", "cassandra", "cassandra-cql")
+# workload name -> (module, its Workload class)
+_CLASSES = {
+    "sysbench": ("sysbench", "Sysbench"),
+    "journal": ("journal", "Journal"),
+    "ycsb": ("ycsb", "Ycsb"),
+    "cassandra": ("cassandra", "Cassandra"),
+    "cassandra-cql": ("cassandra", "CassandraCql"),
+}
 
 
 def _class(name: str, run_id: str = "") -> type[Workload]:
     if name not in _CLASSES:
         where = f"{run_id}: " if run_id else ""
         raise ValueError(f"{where}workload {name!r} is not implemented (fio, {', '.join(NAMES)})")
-    return getattr(importlib.import_module(f"blkscope.capture.workloads.{name}"), _CLASSES[name])
+    module, cls = _CLASSES[name]
+    return getattr(importlib.import_module(f"blkscope.capture.workloads.{module}"), cls)
 
 
-def load(row: dict, tools_dir: Path) -> Workload:
+def load(row: dict, tools_dir: Path, settings: dict | None = None) -> Workload:
     """The workload of a runs-sheet row (not fio), with its job resolved; ValueError for unknown ones."""
-    return _class(row["workload"], row["run_id"])(row, tools_dir)
+    return _class(row["workload"], row["run_id"])(row, tools_dir, settings)
 
 
 def outputs(workload: str) -> tuple[str, ...]:

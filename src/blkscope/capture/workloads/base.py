@@ -23,12 +23,14 @@ class Workload:
     guest_prepare_s = 0
     guest_versions: tuple[str, ...] = ()
     guest_inputs = "nothing else"
+    guest_refused = ""  # why this workload does not run in the emulated guest (empty: it does)
 
-    def __init__(self, row: dict, tools_dir: Path) -> None:
+    def __init__(self, row: dict, tools_dir: Path, settings: dict | None = None) -> None:
         job = row["job"]
         if job not in self.jobs:
             raise ValueError(f"{row['run_id']}: {self.name} job {job!r} unknown (known: {', '.join(self.jobs)})")
         self.row, self.tools_dir = row, tools_dir
+        self.settings = settings or {}  # the capture config (e.g. where cassandra-stress is)
         self.options = self.resolve(row)
         self.info: dict = {"tool": self.name, "job": job, "options": self.options}
 
@@ -44,6 +46,9 @@ class Workload:
     def run(self, mnt: Path, out: Path) -> dict:
         """The measured part (traced); returns a short summary for run.yaml and the capture log."""
         raise NotImplementedError
+
+    def stop(self) -> None:
+        """After tracing, before the unmount, also on failure: stop what prepare() left running (a server)."""
 
     def describe(self, mnt: Path) -> list[str]:
         raise NotImplementedError

@@ -1,0 +1,132 @@
+"""Cassandra captures for real (root, loop device, tracefs blk tracer): a node from tools/cassandra's Maven jars
+driven for a few seconds by the tiny CQL client (runs on every fresh machine), traced, ingested, torn down; a
+capture interrupted while the node runs leaves no JVM, mount or loop device; and, when an Apache Cassandra source
+tree or a cassandra-stress is configured, the same with the real cassandra-stress (skipped with the reason
+otherwise). Each waits for /tmp/blkscope-hw.lock like every hardware run."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+import yaml
+
+from blkscope.capture import tracefs
+from blkscope.capture.workloads import cassandra_stress
+from blkscope.ingest import run_ingest
+
+ROOT = Path(__file__).resolve().parents[1]
+TRACEFS = Path("/sys/kernel/tracing")
+TOOLS = ("java", "mvn", "iostat", "losetup", "mkfs.ext4", "mount", "umount")
+
+pytestmark = [
+    pytest.mark.root,
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root"),
+    pytest.mark.skipif(any(shutil.which(t) is None for t in TOOLS), reason=f"needs {', '.join(TOOLS)}"),
+    pytest.mark.skipif(not tracefs.blk_available(), reason="needs the tracefs blk tracer"),
+]
+
+
+def _sheet(tmp_path: Path, run_id: str, workload: str, job: str, traced: bool, runtime_s: int) -> Path:
+    row = {"run_id": run_id, "study": "test", "database": "cassandra", "workload": workload, "job": job,
+           "filesystem": "ext4", "mkfs_options": "-F -q", "mount_options": "noatime", "testbed": "loop",
+           "tracer": "tracefs-blk" if traced else "none", "traced": traced, "repeat": 1, "device_mb": 1024,
+           "runtime_s": runtime_s, "commitlog_compression": "LZ4"}  # fmt: skip
+    sheet = tmp_path / "runs.tsv"
+    pl.DataFrame([row]).write_csv(sheet, separator="\t")
+    return sheet
+
+
+def _command(tmp_path: Path, sheet: Path, run_id: str) -> list[str]:
+    return [sys.executable, "-m", "blkscope.cli", "capture", "--runs", str(sheet), "--run-id", run_id,
+            "-o", str(tmp_path / "raw" / run_id), "--workdir", str(tmp_path / "work"), "--config", "none",
+            "--tools-dir", str(ROOT / "tools")]  # fmt: skip
+
+
+def _nothing_left(work: Path) -> None:
+    assert str(work) not in Path("/proc/self/mounts").read_text(), "a mount was left behind"
+    loops = subprocess.run(["losetup", "--list", "--noheadings", "--output", "BACK-FILE"], capture_output=True,
+                           text=True, check=True).stdout  # fmt: skip
+    assert str(work) not in loops and not list(work.glob("run-*")), "loop device or backing file left behind"
+    jvms = [p for p in Path("/proc").glob("[0-9]*") if str(work) in _cmdline(p)]
+    assert not jvms, f"processes left running on the run's filesystem: {[_cmdline(p)[:120] for p in jvms]}"
+    assert (TRACEFS / "current_tracer").read_text().strip() == "nop"
+
+
+def _cmdline(proc: Path) -> str:
+    try:
+        return (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def test_cql_client_run_traced_ingested_torn_down(tmp_path):
+    sheet = _sheet(tmp_path, "t-cql", "cassandra-cql", "insert", True, 5)
+    subprocess.run(_command(tmp_path, sheet, "t-cql"), check=True, timeout=600, cwd=tmp_path)
+    _nothing_left(tmp_path / "work")
+    out = tmp_path / "raw" / "t-cql"
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["cassandra-node.log.zst", "cassandra.yaml", "cql-load.txt", "iostat.json", "run.yaml",
+                     "trace.txt.zst"]  # fmt: skip
+    meta = yaml.safe_load((out / "run.yaml").read_text())
+    assert meta["teardown"] == "complete" and meta["workload"]["tool"] == "cassandra-cql"
+    assert meta["cassandra-cql"]["rows"] > 0 and meta["cassandra-cql"]["errors"] == 0
+    node = meta["workload"]["node"]
+    assert node["exit_code"] is not None and node["start_s"] > 0
+    assert any("resolved to: standard" in line for line in node["commitlog_access"])  # LZ4: standard I/O
+    assert meta["workload"]["version"]["cassandra"].startswith("5.0.")
+    assert meta["loadavg_start"] and meta["tracer"]["events"] > 0 and meta["tracer"]["overruns_total"] == 0
+    conf = yaml.safe_load((out / "cassandra.yaml").read_text())
+    assert conf["commitlog_compression"] == [{"class_name": "LZ4Compressor"}]
+    run_ingest("auto", [out / "trace.txt.zst"], tmp_path / "trace")
+    events = pl.read_parquet(tmp_path / "trace" / "events.parquet")
+    assert events.height == meta["tracer"]["events"] and (events["action"] == "C").any()
+    run_ingest("iostat", [out / "iostat.json"], tmp_path / "iostat")
+    assert pl.read_parquet(tmp_path / "iostat" / "iostat.parquet").height > 0
+
+
+def test_interrupted_while_the_node_runs_leaves_nothing(tmp_path):
+    sheet = _sheet(tmp_path, "t-cut", "cassandra-cql", "insert", True, 120)
+    log = tmp_path / "capture.log"
+    with open(log, "wb") as f:
+        p = subprocess.Popen(_command(tmp_path, sheet, "t-cut"), stdout=f, stderr=subprocess.STDOUT, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 600  # the lock may be held by another run; the node takes 10-30 s to start
+        while "org.blkscope.cassandra.CqlLoad" not in log.read_text(errors="replace"):
+            assert p.poll() is None, log.read_text()[-2000:]
+            assert time.monotonic() < deadline, "the load never started"
+            time.sleep(0.5)
+        time.sleep(3)  # the node is up and under load
+        p.send_signal(signal.SIGINT)  # as Ctrl-C
+        assert p.wait(timeout=180) != 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+    _nothing_left(tmp_path / "work")
+    assert not (tmp_path / "raw" / "t-cut").exists(), "an interrupted run published a directory"
+    assert "kill -TERM" in log.read_text(), "the node was not stopped by its PID"
+
+
+def test_cassandra_stress_run(tmp_path):
+    why = cassandra_stress.why_missing({})
+    if why:
+        print(f"skipped: {why}")
+        pytest.skip(why)
+    sheet = _sheet(tmp_path, "t-cstress", "cassandra", "write", False, 5)
+    subprocess.run(_command(tmp_path, sheet, "t-cstress"), check=True, timeout=900, cwd=tmp_path)
+    _nothing_left(tmp_path / "work")
+    out = tmp_path / "raw" / "t-cstress"
+    meta = yaml.safe_load((out / "run.yaml").read_text())
+    assert meta["cassandra"]["op_rate"] > 0 and meta["cassandra"]["errors"] == 0
+    stress = meta["workload"]["cassandra_stress"]
+    assert stress.get("source_commit") or stress.get("binary")
+    report = run_ingest("cassandra-stress", [out / "cstress.txt"], tmp_path / "cstress")
+    assert not report.warnings
+    assert pl.read_parquet(tmp_path / "cstress" / "cstress_summary.parquet").height > 0

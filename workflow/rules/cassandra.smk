@@ -1,0 +1,27 @@
+# cassandra-stress for the Cassandra runs (tools/cassandra/README.md): built from the Apache Cassandra source tree
+# named in config `capture: cassandra_source` (never part of `all`; `snakemake cassandra_stress`). The capture
+# rules run `blkscope capture --config none`, so the configured paths reach it through the environment.
+import os
+
+_CS_SOURCE = config["capture"].get("cassandra_source")
+_CS_BINARY = config["capture"].get("cassandra_stress")
+if _CS_SOURCE and not os.environ.get("BLKSCOPE_CASSANDRA_SOURCE"):
+    os.environ["BLKSCOPE_CASSANDRA_SOURCE"] = str(_CS_SOURCE)
+if _CS_BINARY and not os.environ.get("BLKSCOPE_CASSANDRA_STRESS"):
+    os.environ["BLKSCOPE_CASSANDRA_STRESS"] = str(_CS_BINARY)
+
+
+# The node's jars (Maven Central), then tools/stress compiled against them; the output names the build directory.
+rule cassandra_stress:
+    input:
+        pom="tools/cassandra/pom.xml",
+        patch="tools/cassandra/stress-snakeyaml2.patch",
+    output:
+        "build/cassandra-stress/build-dir.txt",
+    params:
+        source=_CS_SOURCE or "(set capture: cassandra_source in config/config.yaml)",
+    log:
+        "logs/experiments/cassandra_stress.log",
+    shell:
+        "mvn -q -B -f {input.pom} package > {log} 2>&1 && python -m blkscope.capture.workloads.cassandra_stress"
+        " --source {params.source} --patch {input.patch} -o $(dirname {output}) > {output} 2>> {log}"
