@@ -1,0 +1,36 @@
+"""Which configuration a run belongs to, read from the runs sheet: load level and Cassandra commitlog mode.
+
+The runs sheet names these in columns when it has them (`load`: light | saturating; `commitlog_compression`:
+none | LZ4); sheets without the columns fall back to the job name (`...-sat...` is saturating, `...lz4...`
+compressed), so older sheets and the light dataset read as light and uncompressed.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+LIGHT, SATURATING = "light", "saturating"
+
+
+def with_groups(runs: pl.DataFrame) -> pl.DataFrame:
+    """The runs sheet with `load` and `commitlog` filled in (derived where the sheet lacks them)."""
+    job = pl.col("job").cast(pl.Utf8).fill_null("").str.to_lowercase()
+    if "load" in runs.columns:
+        load = pl.col("load").cast(pl.Utf8).fill_null("").str.to_lowercase()
+        load = pl.when(load.str.starts_with("sat")).then(pl.lit(SATURATING)).otherwise(
+            pl.when(load == "").then(pl.lit(LIGHT)).otherwise(load))
+    else:
+        load = pl.when(job.str.contains(r"(^|[-_])sat")).then(pl.lit(SATURATING)).otherwise(pl.lit(LIGHT))
+    if "commitlog_compression" in runs.columns:
+        c = pl.col("commitlog_compression").cast(pl.Utf8).fill_null("none").str.to_lowercase()
+        commitlog = pl.when(c.is_in(["", "none", "false", "off"])).then(pl.lit("none")).otherwise(c)
+    else:
+        commitlog = pl.when(job.str.contains("lz4")).then(pl.lit("lz4")).otherwise(pl.lit("none"))
+    is_cass = pl.col("workload") == "cassandra"
+    return runs.with_columns(load=load, commitlog=pl.when(is_cass).then(commitlog).otherwise(pl.lit(None)))
+
+
+def cassandra_mode() -> pl.Expr:
+    """write (the commitlog study's load) or mixed (the SSD study's), from the job name."""
+    job = pl.col("job").cast(pl.Utf8).fill_null("").str.to_lowercase()
+    return pl.when(job.str.contains("mixed|read")).then(pl.lit("mixed")).otherwise(pl.lit("write"))
