@@ -73,7 +73,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     `blkscope ingest` of a trace starts in ~40 ms instead of ~100 (issue B's bench times the whole command)."""
     if only not in _VERBS:
         # Import verb modules that register themselves.
-        from blkscope import cli_analysis, cli_capture, cli_figdata, cli_stats, cli_trace  # noqa: F401
+        from blkscope import cli_analysis, cli_capture, cli_figdata, cli_load, cli_stats, cli_trace  # noqa: F401
         only = None
 
     parser = argparse.ArgumentParser(prog="blkscope", description=__doc__)

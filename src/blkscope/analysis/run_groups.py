@@ -14,6 +14,7 @@ LIGHT, SATURATING = "light", "saturating"
 
 def with_groups(runs: pl.DataFrame) -> pl.DataFrame:
     """The runs sheet with `load` and `commitlog` filled in (derived where the sheet lacks them)."""
+    runs = runs.with_columns(*[pl.lit(None, pl.Utf8).alias(c) for c in ("job", "workload") if c not in runs.columns])
     job = pl.col("job").cast(pl.Utf8).fill_null("").str.to_lowercase()
     if "load" in runs.columns:
         load = pl.col("load").cast(pl.Utf8).fill_null("").str.to_lowercase()

@@ -1,0 +1,113 @@
+"""Cassandra per configuration, the tracer's cost by load, overhead pooling and the section macros, on constructed
+tables (the Cassandra and saturating runs land separately; their columns are read from the runs sheet)."""
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+import yaml
+from scipy import stats
+
+from blkscope.analysis import cassandra
+from blkscope.analysis.overhead import pooled_overhead, tracing_overhead
+from blkscope.analysis.run_groups import with_groups
+from blkscope.analysis.tracer_load import by_load, per_run
+from blkscope.paper import load_numbers as ln
+
+
+def _cass_runs():
+    rows = [(f"{fs}-{cl}-{t}-{i}", "cassandra", "write", fs, "loop", t == "tr", i, cl)
+            for fs in ("ext4", "xfs") for cl in ("none", "LZ4") for t in ("tr", "un") for i in (1, 2, 3)]
+    return pl.DataFrame(rows, schema=["run_id", "workload", "job", "filesystem", "testbed", "traced", "repeat",
+                                      "commitlog_compression"], orient="row")  # fmt: skip
+
+
+def _metrics(runs):
+    base = {("ext4", "none"): 4000.0, ("xfs", "none"): 1000.0, ("ext4", "LZ4"): 2000.0, ("xfs", "LZ4"): 2000.0}
+    rows = []
+    for r in runs.iter_rows(named=True):
+        ops = base[(r["filesystem"], r["commitlog_compression"])] * (0.7 if r["traced"] else 1.0) + r["repeat"]
+        rows += [(r["run_id"], "ops_s", ops), (r["run_id"], "lat_p99_us", 5000.0 + r["repeat"])]
+    return pl.DataFrame(rows, schema=["run_id", "metric", "value"], orient="row")
+
+
+def _iostat(runs):
+    rows = [(r["run_id"], "aqu_sz", (1.4 if r["filesystem"] == "ext4" else 0.45) + 0.01 * r["repeat"])
+            for r in runs.iter_rows(named=True)]
+    return pl.DataFrame(rows, schema=["run_id", "metric", "mean"], orient="row")
+
+
+def test_run_groups_from_columns_or_job_names():
+    r = pl.DataFrame({"run_id": ["a", "b", "c", "d"], "workload": ["fio", "fio", "cassandra", "cassandra"],
+                      "job": ["randrw", "randrw-sat", "write-lz4", "write"]})
+    g = with_groups(r)
+    assert g["load"].to_list() == ["light", "saturating", "light", "light"]
+    assert g["commitlog"].to_list() == [None, None, "lz4", "none"]
+    g2 = with_groups(r.with_columns(load=pl.Series(["light", "saturating", "sat", None])))
+    assert g2["load"].to_list() == ["light", "saturating", "saturating", "light"]
+
+
+def test_cassandra_summary_and_ratio_to_xfs():
+    runs = _cass_runs()
+    s = cassandra.summary(_metrics(runs), _iostat(runs), runs)
+    ops = s.filter((pl.col("metric") == "ops_s") & ~pl.col("traced") & (pl.col("commitlog") == "none")
+                   & (pl.col("filesystem") == "ext4")).row(0, named=True)
+    x = np.array([4001.0, 4002.0, 4003.0])
+    assert ops["n"] == 3 and ops["mean"] == pytest.approx(x.mean())
+    assert ops["hi"] - ops["mean"] == pytest.approx(stats.t.ppf(0.975, 2) * x.std(ddof=1) / math.sqrt(3))
+    v = cassandra.versus(_metrics(runs), _iostat(runs), runs)
+    r = v.filter((pl.col("metric") == "ops_s") & ~pl.col("traced") & (pl.col("commitlog") == "none")).row(0, named=True)
+    assert r["filesystem"] == "ext4" and r["ratio"] == pytest.approx(4.0, rel=0.01) and r["lo"] < 4 < r["hi"]
+    lz4 = (pl.col("metric") == "aqu_sz") & (pl.col("commitlog") == "lz4") & pl.col("traced")
+    aqu = v.filter(lz4).row(0, named=True)
+    assert aqu["ratio"] == pytest.approx(1.42 / 0.47, rel=0.02)
+
+
+def test_overhead_keeps_commitlog_modes_and_loads_apart_and_pools_with_a_seeded_bootstrap():
+    runs = _cass_runs().with_columns(mount_options=pl.lit("noatime"))
+    ops = dict(_metrics(runs).filter(pl.col("metric") == "ops_s").select("run_id", "value").iter_rows())
+    ov = tracing_overhead(runs, ops, n_boot=500)
+    assert ov.height == 4 and set(ov["commitlog"]) == {"none", "lz4"}
+    assert ov["overhead"].to_list() == pytest.approx([0.3] * 4, abs=0.002)
+    arms = [(np.array([70.0, 71, 69]), np.array([100.0, 101, 99])), (np.array([50.0, 52]), np.array([100.0, 98]))]
+    a, b = pooled_overhead(arms, seed=1), pooled_overhead(arms, seed=1)
+    assert a == b and a[1] <= a[0] <= a[2] and a[0] == pytest.approx(np.mean([1 - 70 / 100, 1 - 51 / 99]))
+
+
+def test_tracer_cost_from_run_yaml_and_by_load(tmp_path):
+    runs = pl.DataFrame({"run_id": ["l1", "l2", "s1", "s2"], "workload": ["fio"] * 4,
+                         "job": ["randrw", "randrw", "randrw-sat", "randrw-sat"], "filesystem": ["ext4"] * 4,
+                         "testbed": ["loop"] * 4})  # fmt: skip
+    counts = {"l1": (1000, 0), "l2": (1200, 0), "s1": (50000, 10), "s2": (60000, 30)}
+    for rid, (ev, over) in counts.items():
+        (tmp_path / rid).mkdir()
+        meta = {"workload_start_utc": "2026-11-22T07:53:09Z", "workload_end_utc": "2026-11-22T07:53:19Z",
+                "tracer": {"name": "tracefs-blk", "read_events_total": ev, "bytes_read": ev * 60,
+                           "overruns_total": over, "dropped_total": 1}}  # fmt: skip
+        (tmp_path / rid / "run.yaml").write_text(yaml.safe_dump(meta))
+    cost = per_run(list(counts), tmp_path, runs)
+    s1 = cost.filter(pl.col("run_id") == "s1").row(0, named=True)
+    assert s1["events_per_s"] == 5000 and s1["bytes_per_event"] == 60 and s1["lost_events"] == 11
+    assert s1["load"] == "saturating"
+    b = by_load(cost)
+    sat = b.filter(pl.col("load") == "saturating").row(0, named=True)
+    assert sat["runs"] == 2 and sat["events_per_s"] == 5500 and sat["lost_events"] == 42
+    m = ln.tracer(b)
+    assert m["TracerFioSaturatingEventsPerSec"] == "5{,}500" and m["TracerSaturatingLost"] == "42"
+
+
+def test_load_numbers_render_every_claim_and_the_guard():
+    c = pl.DataFrame({"claim_id": ["S2-lz4", "S1-zipf"], "claimed": ["the same (ratio within +-10 %, TOST)", "s"],
+                      "ours": ["1.01x [0.98x, 1.04x]", "0.10 [0.08, 0.12]"], "n": ["4 vs 4", "3"],
+                      "verdict": ["replicates", "does not"]})  # fmt: skip
+    m = ln.claims(c)
+    assert m["ClaimSTwoLzFourVerdict"] == "replicates" and m["ClaimsNotReplicated"] == "1"
+    assert m["ClaimSTwoLzFourClaimed"] == r"the same (ratio within +-10 \%, TOST)"
+    tex = ln.render(m)
+    assert tex.splitlines()[1] == r"\newcommand{\BlkLoadNumbers}{}"
+    runs = _cass_runs()
+    m2 = ln.cassandra(cassandra.summary(_metrics(runs), _iostat(runs), runs),
+                      cassandra.versus(_metrics(runs), _iostat(runs), runs))
+    assert m2["CassWriteNoneLightExtFourOps"] == "4{,}002" and m2["CassRuns"] == "24"
+    assert m2["CassRatioWriteNoneLightExtFourOpsS"] == "3.99"  # 4002 / 1002
