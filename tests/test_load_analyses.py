@@ -109,5 +109,5 @@ def test_load_numbers_render_every_claim_and_the_guard():
     runs = _cass_runs()
     m2 = ln.cassandra(cassandra.summary(_metrics(runs), _iostat(runs), runs),
                       cassandra.versus(_metrics(runs), _iostat(runs), runs))
-    assert m2["CassWriteNoneLightExtFourOps"] == "4{,}002" and m2["CassRuns"] == "24"
-    assert m2["CassRatioWriteNoneLightExtFourOpsS"] == "3.99"  # 4002 / 1002
+    assert m2["CassWriteNoneExtFourOps"] == "4{,}002" and m2["CassRuns"] == "24"
+    assert m2["CassRatioWriteNoneExtFourOpsS"] == "3.99"  # 4002 / 1002

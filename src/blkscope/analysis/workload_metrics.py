@@ -16,6 +16,8 @@ from pathlib import Path
 
 import polars as pl
 
+from blkscope.analysis.run_groups import with_groups
+
 SCHEMA = {"run_id": pl.Utf8, "metric": pl.Utf8, "value": pl.Float64, "unit": pl.Utf8}
 
 # workload -> (stage directory under <processed>/<run_id>/, table read)
@@ -112,6 +114,6 @@ def workload_metrics(runs: pl.DataFrame, processed: Path, run_ids: list[str]) ->
         path = processed / r["run_id"] / stage / f"{table}.parquet"
         parts.append(run_metrics(r["run_id"], r["workload"], pl.read_parquet(path)))
     df = pl.concat(parts) if parts else pl.DataFrame(schema=SCHEMA)
-    cols = ["run_id", "workload", "job", "filesystem", "testbed", "traced", "repeat"]
-    out = meta.select(cols).join(df, on="run_id", how="inner")
+    cols = ["run_id", "workload", "job", "filesystem", "testbed", "traced", "repeat", "load", "commitlog"]
+    out = with_groups(meta).select(cols).join(df, on="run_id", how="inner")
     return out.sort("workload", "job", "filesystem", "run_id", "metric")

@@ -117,25 +117,32 @@ def skew(sk: pl.DataFrame, metrics: pl.DataFrame, iostat: pl.DataFrame) -> dict[
     return m
 
 
+def _one_load(t: pl.DataFrame) -> pl.DataFrame:
+    """Cassandra runs at one load: the saturating ones where the dataset has them (the macros name no load)."""
+    sat = t.filter(pl.col("load") == SATURATING)
+    return sat if sat.height else t
+
+
 def cassandra(summary: pl.DataFrame, versus: pl.DataFrame) -> dict[str, str]:
     """Cassandra per configuration (untraced runs: the commitlog study did not trace) and ext4/btrfs vs xfs."""
     m: dict[str, str] = {}
     if summary.height == 0:
         return {"CassRuns": "0"}
-    un = summary.filter(~pl.col("traced"))
+    un = _one_load(summary.filter(~pl.col("traced")))
     fmts = {"ops_s": ("ops", lambda x: fmt_int(x)), "lat_p99_us": ("p99 ms", lambda x: fmt_float(x / 1e3, 1)),
             "lat_mean_us": ("mean ms", lambda x: fmt_float(x / 1e3, 2)),
             "aqu_sz": ("aqu", lambda x: fmt_float(x, 2)), "wrqm_s": ("wrqm", lambda x: fmt_float(x, 0))}  # fmt: skip
     for r in un.filter(pl.col("metric").is_in(list(fmts))).iter_rows(named=True):
         label, f = fmts[r["metric"]]
-        k = macro_name("cass", r["mode"], r["commitlog"], r["load"], r["filesystem"], label)
-        m[k] = f(r["mean"])
+        m[macro_name("cass", r["mode"], r["commitlog"], r["filesystem"], label)] = f(r["mean"])
     runs = summary.filter(pl.col("metric") == "ops_s")
     m["CassRuns"] = fmt_int(runs["n"].sum())
     m["CassConfigs"] = fmt_int(runs.height)
-    for r in versus.filter(~pl.col("traced") & pl.col("metric").is_in(["ops_s", "aqu_sz", "wrqm_s"])).iter_rows(
-            named=True):
-        k = macro_name("cass ratio", r["mode"], r["commitlog"], r["load"], r["filesystem"], r["metric"])
+    m["CassFilesystems"] = fmt_int(runs["filesystem"].n_unique())
+    m["CassRepeatsMin"] = fmt_int(runs["n"].min())
+    v = _one_load(versus.filter(~pl.col("traced"))) if versus.height else versus
+    for r in v.filter(pl.col("metric").is_in(["ops_s", "lat_p99_us", "aqu_sz", "wrqm_s"])).iter_rows(named=True):
+        k = macro_name("cass ratio", r["mode"], r["commitlog"], r["filesystem"], r["metric"])
         m[k] = fmt_float(r["ratio"], 2)
         if r["lo"] is not None:
             m[f"{k}Lo"], m[f"{k}Hi"] = fmt_float(r["lo"], 2), fmt_float(r["hi"], 2)
