@@ -39,13 +39,16 @@ def _iostat(runs):
 
 
 def test_run_groups_from_columns_or_job_names():
-    r = pl.DataFrame({"run_id": ["a", "b", "c", "d"], "workload": ["fio", "fio", "cassandra", "cassandra"],
-                      "job": ["randrw", "randrw-sat", "write-lz4", "write"]})
+    r = pl.DataFrame({"run_id": ["a", "b", "c", "d", "e", "f"],
+                      "workload": ["fio", "fio", "cassandra", "cassandra", "sysbench", "fio"],
+                      "job": ["randrw", "randrw-sat", "write-lz4", "write", "rndrw-max", "ceiling"]})  # fmt: skip
     g = with_groups(r)
-    assert g["load"].to_list() == ["light", "saturating", "light", "light"]
-    assert g["commitlog"].to_list() == [None, None, "lz4", "none"]
-    g2 = with_groups(r.with_columns(load=pl.Series(["light", "saturating", "sat", None])))
-    assert g2["load"].to_list() == ["light", "saturating", "saturating", "light"]
+    assert g["load"].to_list() == ["light", "saturating", "light", "light", "saturating", "ceiling"]
+    assert g["commitlog"].to_list() == [None, None, "lz4", "none", None, None]
+    batch = with_groups(r.with_columns(batch=pl.Series(["", None, "saturate-1", None, None, None])))
+    assert batch["load"].to_list()[:4] == ["light", "saturating", "saturating", "light"]
+    g2 = with_groups(r.with_columns(load=pl.Series(["light", "saturating", "sat", None, "light", "light"])))
+    assert g2["load"].to_list() == ["light", "saturating", "saturating", "light", "light", "light"]
 
 
 def test_cassandra_summary_and_ratio_to_xfs():
@@ -111,3 +114,14 @@ def test_load_numbers_render_every_claim_and_the_guard():
                       cassandra.versus(_metrics(runs), _iostat(runs), runs))
     assert m2["CassWriteNoneExtFourOps"] == "4{,}002" and m2["CassRuns"] == "24"
     assert m2["CassRatioWriteNoneExtFourOpsS"] == "3.99"  # 4002 / 1002
+
+
+def test_ceiling_and_load_levels_of_iostat():
+    metrics = pl.DataFrame({"run_id": ["c1", "c2"], "load": ["ceiling"] * 2, "metric": ["ops_s"] * 2,
+                            "value": [30000.0, 32000.0]})  # fmt: skip
+    io = pl.DataFrame({"run_id": ["a", "b", "c"], "workload": ["fio"] * 3, "testbed": ["loop"] * 3,
+                       "load": ["light", "saturating", "saturating"], "metric": ["util_pct"] * 3,
+                       "mean": [3.0, 95.0, 97.0]})  # fmt: skip
+    m = ln.ceiling(metrics, io)
+    assert m["CeilingOps"] == "31{,}000" and m["LoadFioSaturatingUtilPct"] == "96"
+    assert m["LoadFioLightUtilPct"] == "3"

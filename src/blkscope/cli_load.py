@@ -84,6 +84,7 @@ def _load_numbers(p: argparse.ArgumentParser) -> Handler:
 
         metrics, iostat = pl.read_parquet(a.metrics), pl.read_parquet(a.iostat)
         m = ln.runs_by_load(load_runs(a.runs), metrics["run_id"].unique())
+        m |= ln.ceiling(metrics, iostat)
         m |= ln.claims(pl.read_parquet(a.claims))
         m |= ln.overhead(pl.read_parquet(a.overhead))
         m |= ln.tracer(pl.read_parquet(a.tracer_load))

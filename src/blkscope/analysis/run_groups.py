@@ -1,15 +1,16 @@
 """Which configuration a run belongs to, read from the runs sheet: load level and Cassandra commitlog mode.
 
 The runs sheet names these in columns when it has them (`load`: light | saturating; `commitlog_compression`:
-none | LZ4); sheets without the columns fall back to the job name (`...-sat...` is saturating, `...lz4...`
-compressed), so older sheets and the light dataset read as light and uncompressed.
+none | LZ4); sheets without them fall back to the capture batch (`batch` = saturate-N) and the job name
+(`randrw-sat`, `workloada-zipfian-sat`, `rndrw-max` are saturating; `ceiling` is the device-ceiling job, its
+own level; `...lz4...` is a compressed commitlog), so the light dataset reads as light and uncompressed.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-LIGHT, SATURATING = "light", "saturating"
+LIGHT, SATURATING, CEILING = "light", "saturating", "ceiling"
 
 
 def with_groups(runs: pl.DataFrame) -> pl.DataFrame:
@@ -21,7 +22,11 @@ def with_groups(runs: pl.DataFrame) -> pl.DataFrame:
         load = pl.when(load.str.starts_with("sat")).then(pl.lit(SATURATING)).otherwise(
             pl.when(load == "").then(pl.lit(LIGHT)).otherwise(load))
     else:
-        load = pl.when(job.str.contains(r"(^|[-_])sat")).then(pl.lit(SATURATING)).otherwise(pl.lit(LIGHT))
+        sat = job.str.contains(r"(^|[-_])(sat|max)([-_]|$)")
+        if "batch" in runs.columns:  # the saturating capture batch (`saturate-1`, ...)
+            sat = sat | pl.col("batch").cast(pl.Utf8).fill_null("").str.starts_with("satur")
+        load = pl.when(job == "ceiling").then(pl.lit(CEILING)).when(sat).then(pl.lit(SATURATING)).otherwise(
+            pl.lit(LIGHT))
     if "commitlog_compression" in runs.columns:
         c = pl.col("commitlog_compression").cast(pl.Utf8).fill_null("none").str.to_lowercase()
         commitlog = pl.when(c.is_in(["", "none", "false", "off"])).then(pl.lit("none")).otherwise(c)

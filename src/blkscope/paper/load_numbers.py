@@ -153,3 +153,21 @@ def runs_by_load(runs: pl.DataFrame, captured: pl.Series) -> dict[str, str]:
     """Captured runs per load level (RunsLight, RunsSaturating)."""
     r = with_groups(runs).filter(pl.col("run_id").is_in(captured))
     return {macro_name("runs", load): fmt_int(g.height) for (load,), g in r.group_by("load")}
+
+
+def ceiling(metrics: pl.DataFrame, iostat: pl.DataFrame) -> dict[str, str]:
+    """The loop device's ceiling (its own fio job, untraced) and how near the saturating runs came: mean iostat
+    %util and aqu-sz per workload at each load level (host runs)."""
+    m: dict[str, str] = {}
+    if "load" not in iostat.columns:
+        return m
+    ceil = metrics.filter((pl.col("load") == "ceiling") & (pl.col("metric") == "ops_s"))
+    if ceil.height:
+        m["CeilingOps"] = fmt_int(ceil["value"].mean())
+        m["CeilingRuns"] = fmt_int(ceil.height)
+    host = iostat.filter((pl.col("testbed") == "loop") & pl.col("metric").is_in(["util_pct", "aqu_sz"]))
+    per = host.group_by("workload", "load", "metric").agg(pl.col("mean").mean())
+    for r in per.iter_rows(named=True):
+        digits = 0 if r["metric"] == "util_pct" else 2
+        m[macro_name("load", r["workload"], r["load"], r["metric"].replace("_", " "))] = fmt_float(r["mean"], digits)
+    return m
