@@ -137,3 +137,14 @@ def test_too_few_repeats_are_inconclusive():
            ("c", "sysbench", "rndrw", "ext4", False)]
     out = evaluate(_tables(_runs(ids), [("a", "ops_s", 4000.0), ("b", "ops_s", 3000.0), ("c", "ops_s", 3100.0)]))
     assert _row(out, "S5-sysbench")["verdict"].startswith("inconclusive (fewer than 2")
+
+
+def test_claims_table_shows_the_claimed_size_beside_ours():
+    from blkscope.paper.tables import claims_table
+
+    ids = [(f"{fs}{i}", "cassandra", "write", fs, False) for fs in ("ext4", "xfs") for i in range(3)]
+    m = [(r[0], "ops_s", (4000.0 if r[3] == "ext4" else 1000.0) + int(r[0][-1])) for r in ids]
+    tex = claims_table(evaluate(_tables(_runs(ids), m)))
+    row = next(line for line in tex.splitlines() if line.startswith("S2-ops"))
+    assert "4.00x (comparable: 2.50-7.00x)" in row and "& 4.00x [" in row and row.rstrip(" \\").endswith("replicates")
+    assert "3 vs 3, light" in row
