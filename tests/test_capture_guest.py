@@ -16,9 +16,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from blkscope.capture import blktrace, device, targets, workloads
+from blkscope.capture import blktrace, device, run_guest, targets, workloads
 from blkscope.capture.guest import build, cpio
-from blkscope.capture.guest import run as grun
+from blkscope.capture.guest import testbed as grun
 from blkscope.capture.run import make_plan
 from blkscope.capture.safety import UnsafeDevice
 from blkscope.cli import main
@@ -134,8 +134,8 @@ def test_guest_plans_other_workloads_as_shell_steps(tmp_path, no_processes, caps
     assert isinstance(plan, grun.GuestPlan) and plan.workload is not None and plan.jobfile is None
     assert plan.outputs == ["blktrace", "iostat.json", *outputs, "dmesg.txt.zst", "run.yaml"]
     assert plan.memory_mb == (3072 if workload == "ycsb" else 1536)
-    assert plan.timeout_s == grun.BOOT_BUDGET_S + grun.PREPARE_BUDGET_S[workload] + 3 * 3
-    scripts = grun._scripts(plan)
+    assert plan.timeout_s == grun.BOOT_BUDGET_S + plan.workload.guest_prepare_s + 3 * 3
+    scripts = grun.scripts(plan)
     assert set(scripts) == {"prepare.sh", "run.sh"}
     assert run_line in scripts["run.sh"]
     for out in outputs:  # every output lands in init.sh's results directory
@@ -151,7 +151,7 @@ def test_guest_plans_other_workloads_as_shell_steps(tmp_path, no_processes, caps
 def test_guest_steps_are_posix_shell(tmp_path, workload, job):
     sheet, run_id = _sheet(tmp_path, workload=workload, job=job)
     plan = make_plan(sheet, run_id, tmp_path / "o", fio_dir=FIO, workdir=tmp_path, allowed=[], tools_dir=ROOT / "tools")
-    for name, text in grun._scripts(plan).items():
+    for name, text in grun.scripts(plan).items():
         (tmp_path / name).write_text(text)
         p = subprocess.run(["busybox", "sh", "-n", str(tmp_path / name)], capture_output=True, text=True)
         assert p.returncode == 0, (name, p.stderr)
@@ -281,11 +281,11 @@ def test_guest_timeout_kills_qemu_and_removes_images(tmp_path, monkeypatch):
     stand_in = [PY, "-c", "import time; time.sleep(60)", marker]
     monkeypatch.setattr(grun.GuestPlan, "qemu_command", lambda self, a, b: stand_in)
     monkeypatch.setattr(grun, "BOOT_BUDGET_S", -8)  # timeout = -8 + 3 * 3 s = 1 s
-    monkeypatch.setattr(grun.hwlock, "hardware_lock", _private_lock)
+    monkeypatch.setattr(run_guest.hwlock, "hardware_lock", _private_lock)
     monkeypatch.setattr(grun.shutil, "which", lambda name: "/usr/bin/true")
     t0 = time.monotonic()
     with pytest.raises(TimeoutError, match="did not power off"):
-        grun.capture(plan)
+        run_guest.capture(plan)
     assert time.monotonic() - t0 < 15
     assert not list((tmp_path / "work").iterdir()), "an image directory was left behind"
     assert not (tmp_path / "raw" / run_id).exists() and not list((tmp_path / "raw").glob(".*"))

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from blkscope.capture.guest import java_payload
+from blkscope.capture.workloads.ycsb import Ycsb
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "tools" / "ycsb-rocksdb"
@@ -36,7 +37,9 @@ pytestmark = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def payload(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     dest = tmp_path_factory.mktemp("java-payload") / "payload"
-    return dest, java_payload.build(PROJECT, dest)
+    ycsb = Ycsb({"run_id": "java-payload", "job": "workloada-zipfian", "runtime_s": 0}, PROJECT.parent)
+    ycsb.build()  # the jar the payload packs (mvn package when older than its sources)
+    return dest, java_payload.build(PROJECT, dest, ycsb.info["version"])
 
 
 def test_manifest_lists_sizes_versions_and_hashes(payload: tuple[Path, dict]) -> None:

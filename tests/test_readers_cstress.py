@@ -8,7 +8,6 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from blkscope.errors import InputError
 from blkscope.ingest import run_ingest
 from blkscope.readers import cassandra_stress
 
@@ -58,13 +57,71 @@ def test_crlf_driver_error_and_unitless_results(tmp_path: Path) -> None:
     assert summary.filter(pl.col("metric") == "Total operation time")["value"].to_list() == [3.0]
 
 
-def test_round_without_results_is_an_error(tmp_path: Path) -> None:
+def test_round_without_results_keeps_its_intervals_flagged(tmp_path: Path) -> None:
     text = (FIX / "handmade_cs21_layout_crlf_driver_error.txt").read_bytes()
-    cut = tmp_path / "cut.txt"
+    cut = tmp_path / "handmade_cut.txt"
     cut.write_bytes(text[: text.index(b"Results:")])
-    with pytest.raises(InputError) as e:
-        run_ingest("cassandra-stress", [cut], tmp_path / "out")
-    assert "did not finish" in e.value.message and e.value.where == "line 5"
+    out = tmp_path / "out"
+    rep = run_ingest("cassandra-stress", [cut], out)
+    intervals = pl.read_parquet(out / "cstress_intervals.parquet")
+    assert intervals["total_ops"].to_list() == [4512, 11034, 20000]
+    assert intervals["complete"].to_list() == [False] * 3
+    assert pl.read_parquet(out / "cstress_summary.parquet").height == 0
+    assert any("line 5" in w and "did not finish" in w for w in rep.warnings)
+
+
+# What a cassandra-stress log looks like when the node dies during a round: the driver's exceptions follow
+# the last interval rows and no Results block comes (cassandra-stress's Operation.error wording).
+DRIVER_DIED = (
+    "java.io.IOException: Operation x10 on key(s) [4c50323338]: Error executing: (NoHostAvailableException): "
+    "All host(s) tried for query failed (tried: localhost/127.0.0.1:9042 "
+    "(com.datastax.driver.core.exceptions.TransportException: [localhost/127.0.0.1:9042] Cannot connect))\n"
+    "\tat org.apache.cassandra.stress.Operation.error(Operation.java:127)\n"
+    "\tat org.apache.cassandra.stress.Operation.timeWithRetry(Operation.java:105)\n"
+)
+
+
+@pytest.mark.skipif(not SAMPLE.exists(), reason="../shared/samples absent")
+def test_server_died_in_last_round_keeps_finished_rounds(tmp_path: Path) -> None:
+    lines = SAMPLE.read_text().splitlines(keepends=True)
+    last = max(i for i, ln in enumerate(lines) if ln.startswith("Running ["))
+    rows_end = max(i for i, ln in enumerate(lines) if ln.startswith("total,")) + 1
+    cut = tmp_path / "handmade_cs311_server_died_last_round.txt"
+    cut.write_text("".join(lines[:rows_end]) + DRIVER_DIED)
+    whole_i, whole_s = ingest(SAMPLE, tmp_path / "whole")
+    out = tmp_path / "out"
+    rep = run_ingest("auto", [cut], out)
+    intervals = pl.read_parquet(out / "cstress_intervals.parquet")
+    summary = pl.read_parquet(out / "cstress_summary.parquet")
+    last_round = whole_i["round"].max()
+    # every finished round is whole; the cut round's interval rows are there, flagged
+    assert summary.equals(whole_s.filter(pl.col("round") < last_round))
+    assert intervals.drop("complete").equals(whole_i.drop("complete"))
+    assert intervals.filter(~pl.col("complete"))["round"].unique().to_list() == [last_round]
+    assert intervals.filter(pl.col("complete")).height == whole_i.filter(pl.col("round") < last_round).height
+    assert whole_i["complete"].all()
+    assert [w for w in rep.warnings if "did not finish" in w and f"line {last + 1}" in w]
+
+
+@pytest.mark.skipif(not SAMPLE.exists(), reason="../shared/samples absent")
+def test_last_line_without_line_end(tmp_path: Path) -> None:
+    lines = SAMPLE.read_text().splitlines(keepends=True)
+    end = max(i for i, ln in enumerate(lines) if ln.startswith("Total operation time")) + 1
+    whole_i, whole_s = ingest(SAMPLE, tmp_path / "whole")
+    # the log stops at its last Results line, without a line end (as saved by an editor): all data
+    unterminated = tmp_path / "handmade_cs311_no_final_newline.txt"
+    unterminated.write_text("".join(lines[:end]).rstrip("\n"))
+    rep = run_ingest("cassandra-stress", [unterminated], tmp_path / "a")
+    assert pl.read_parquet(tmp_path / "a" / "cstress_summary.parquet").equals(whole_s)
+    assert not rep.warnings and rep.extra["last_line_without_line_end"] == {str(unterminated): end}
+    # cut inside its last interval row: the row is dropped with a warning, the rounds before are kept
+    rows_end = max(i for i, ln in enumerate(lines) if ln.startswith("total,")) + 1
+    cut = tmp_path / "handmade_cs311_cut_in_row.txt"
+    cut.write_text("".join(lines[: rows_end - 1]) + lines[rows_end - 1][:40])
+    rep = run_ingest("cassandra-stress", [cut], tmp_path / "b")
+    got = pl.read_parquet(tmp_path / "b" / "cstress_intervals.parquet")
+    assert got.height == whole_i.height - 1
+    assert any(f"line {rows_end}: last line has no line end" in w for w in rep.warnings)
 
 
 def test_sniff() -> None:

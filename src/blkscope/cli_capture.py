@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from blkscope.cli import Handler, verb
+from blkscope.verbs import Handler, verb
 
 
 def _config_capture(path: Path) -> dict:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from blkscope.cli import Handler, verb
+from blkscope.verbs import Handler, verb
 
 
 def _common(p: argparse.ArgumentParser) -> None:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from blkscope.cli import Handler, verb
+from blkscope.verbs import Handler, verb
 
 
 @verb("export-blktrace", "write events as per-CPU blktrace v7 files (PREFIX.blktrace.N) for blkparse/btt/iowatcher")

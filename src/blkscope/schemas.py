@@ -88,6 +88,7 @@ CSTRESS_INTERVALS: dict[str, pl.DataType] = {
     "max_ms": F64,
     "time_s": F64,
     "errors": I64,
+    "complete": BOOL,  # false: the round never printed its Results block (server died, log cut)
 }
 CSTRESS_SUMMARY: dict[str, pl.DataType] = {"round": I64, "threads": I64, "metric": STR, "value": F64, "unit": STR}
 

@@ -19,7 +19,7 @@ CAPTURE_GUEST_UNTRACED = capture_targets.to_capture(
     RUNS, RAW, traced=False, recapture=_RECAPTURE, testbeds=["guest"]
 )
 GUEST = "build/guest"  # git-ignored: the guest kernel, its initramfs and their manifest
-from blkscope.capture.guest.run import GuestPlan
+from blkscope.capture.guest.testbed import GuestPlan
 
 GUEST_CPUS = GuestPlan.cpus  # qemu -smp: blktrace writes one file per CPU
 # The Snakemake config is the only source of capture settings here, hence --config none.

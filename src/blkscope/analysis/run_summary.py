@@ -57,12 +57,31 @@ def _overruns(run_yaml: Path) -> int | None:
     return None
 
 
+def lost_events(ingest_json: Path) -> int | None:
+    """Events the tracer lost, from a trace's ingest.json: the tracer's own count (run.yaml's dropped_total,
+    carried into trace.dropped_events) and what the trace itself shows (tracefs `[LOST n EVENTS]` lines,
+    blktrace sequence gaps). Both see the same loss from two sides, so the larger is taken; None when the
+    capture recorded no count and the trace cannot show one."""
+    if not ingest_json.exists():
+        return None
+    import json
+
+    trace = json.loads(ingest_json.read_text()).get("trace") or {}
+    seen = sum(int(n) for n in (trace.get("lost_events") or {}).values())
+    seen += sum(int(g.get("missing", 0)) for g in (trace.get("sequence_gaps") or {}).values())
+    dropped = trace.get("dropped_events")
+    if dropped is None and "lost_events" not in trace and "sequence_gaps" not in trace:
+        return None
+    return max(int(dropped or 0), seen)
+
+
 def summarize(run_id: str, processed: Path, raw: Path, pages: Path | None = None) -> dict:
     row: dict = {"run_id": run_id}
     row.update(_events_stats(processed / run_id / "trace" / "events.parquet"))
     row.update(_fio_stats(processed / run_id / "fio" / "fio_jobs.parquet"))
     row.update(_iostat_stats(processed / run_id / "iostat" / "iostat.parquet"))
     row["trace_overruns"] = _overruns(raw / run_id / "run.yaml")
+    row["lost_events"] = lost_events(processed / run_id / "trace" / "ingest.json")
     if pages is not None:
         hs = hot_share(pl.read_parquet(pages)).filter(pl.col("op") == "all")
         row["pages_touched"] = int(hs["pages"][0]) if hs.height else 0

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from blkscope.capture.loop import commands, finish_teardown, mounted_at
+from blkscope.capture.filesystem import commands, finish_teardown, mounted_at
 from blkscope.capture.safety import SYS_BLOCK, UnsafeDevice, check_device
 from blkscope.capture.sh import CommandFailed, sh
 

@@ -7,9 +7,7 @@ by its backing file, so a signal that lands while losetup runs still leaves noth
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -17,13 +15,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from blkscope.capture import signals
+from blkscope.capture.filesystem import commands, finish_teardown, mounted_at
 from blkscope.capture.safety import check_device
 from blkscope.capture.sh import CommandFailed, sh
-
-
-class TeardownError(RuntimeError):
-    pass
 
 
 @dataclass
@@ -59,22 +53,6 @@ class LoopFs:
             "direct_io": self.direct_io,
             "workdir": str(self.rundir.parent),
         }
-
-
-def commands(fstype: str, mkfs_options: str, mount_options: str, device: str, mountpoint: Path):
-    mkfs = [f"mkfs.{fstype}", *shlex.split(mkfs_options or ""), device]
-    mount = ["mount", "-t", fstype, *(["-o", mount_options] if mount_options else []), device, str(mountpoint)]
-    return mkfs, mount
-
-
-def mounted_at(mountpoint: Path) -> str | None:
-    """Mount options of whatever is mounted at mountpoint (from /proc/self/mounts), None when nothing is."""
-    target = os.path.realpath(mountpoint)
-    for line in Path("/proc/self/mounts").read_text().splitlines():
-        parts = line.split()
-        if len(parts) >= 4 and parts[1].encode().decode("unicode_escape") == target:
-            return parts[3]
-    return None
 
 
 def loops_backed_by(backing: Path) -> list[str]:
@@ -115,17 +93,6 @@ def loop_filesystem(
         finish_teardown(teardown, fs)
 
 
-def finish_teardown(undo, fs) -> None:
-    """Run `undo(fs)` shielded from further signals; a failed step is an error unless one is already raised."""
-    with signals.deferred():
-        errors = undo(fs)
-    if errors:
-        msg = "teardown incomplete: " + "; ".join(errors)
-        if sys.exc_info()[0] is None:
-            raise TeardownError(msg)
-        print(f"blkscope: {msg}", file=sys.stderr)
-
-
 def teardown(fs: LoopFs) -> list[str]:
     """Undo everything loop_filesystem did; every step is tried even when an earlier one failed."""
     errors: list[str] = []
@@ -160,14 +127,3 @@ def _read(path: Path) -> str | None:
         return path.read_text().strip()
     except OSError:
         return None
-
-
-def testbed_filesystem(testbed: str, workdir: Path, *, device: str | None = None, **kw):
-    """The run's filesystem on its testbed: a loop device on a fresh file, or an allow-listed real device."""
-    if testbed == "device":
-        from blkscope.capture.device import device_filesystem
-
-        return device_filesystem(workdir, device=device, **kw)
-    if testbed != "loop":
-        raise ValueError(f"testbed {testbed!r} has no host filesystem (loop, device)")
-    return loop_filesystem(workdir, **kw)

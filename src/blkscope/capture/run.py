@@ -1,4 +1,6 @@
-"""One run of the runs sheet, end to end: testbed -> mkfs/mount -> iostat + tracer -> fio -> teardown.
+"""The orchestrator: one run of the runs sheet, end to end: testbed -> mkfs/mount -> iostat + tracer -> workload
+-> teardown. It sits on top of capture/: it imports the testbeds (loop.py, device.py, and the guest through
+run_guest.py) and the workloads (fio.py, workloads/), and nothing in capture/ imports it.
 
 Outputs go to a hidden temporary directory beside the destination and are moved to data/raw/<run_id>/ only when
 the run succeeded, so a failed or interrupted run leaves no partial directory. `describe()` is the dry run: it
@@ -10,23 +12,20 @@ import hashlib
 import os
 import platform
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
-import yaml
-import zstandard
-
 import blkscope
-from blkscope.capture import blktrace, fio, hwlock, iostat, signals, workloads
+from blkscope.capture import blktrace, fio, hwlock, iostat, record, signals, workloads
 from blkscope.capture.device import allowed as device_allowed
+from blkscope.capture.device import device_filesystem
 from blkscope.capture.device import plan_steps as device_plan
-from blkscope.capture.loop import commands, testbed_filesystem
+from blkscope.capture.filesystem import commands
+from blkscope.capture.loop import loop_filesystem
 from blkscope.capture.sh import version
 from blkscope.capture.tracefs import CLOCK, OPTIONS, TRACEFS, BlkTracer
 from blkscope.runs import load_runs
@@ -36,7 +35,6 @@ TOOLS = ("losetup", "mount", "umount", "fio", "iostat")
 # After fio, still traced: `sync -f` makes the filesystem write what the workload left for later (btrfs commits
 # every 30 s, ext4 every 5 s: longer than a short run), then a pause lets completions land.
 SETTLE_S = 1.0
-ZSTD_LEVEL = 19
 
 
 @dataclass
@@ -59,7 +57,7 @@ class Plan:
 
     @property
     def outputs(self) -> list[str]:
-        names = [*OUTPUTS[:2], *workloads.outputs(self.row["workload"]), "run.yaml"]
+        names = [*OUTPUTS[:2], *(self.workload.outputs if self.workload else ("fio.json",)), "run.yaml"]
         return [o for o in names if self.traced or o != "trace.txt.zst"]
 
 
@@ -88,8 +86,8 @@ def make_plan(
     for key, default in (("device_mb", 1024), ("runtime_s", 20)):
         if row.get(key) is None:
             row[key] = default
-    if row["testbed"] == "guest":  # the emulated guest has its own driver (capture/guest/run.py)
-        from blkscope.capture.guest.run import guest_plan
+    if row["testbed"] == "guest":  # the emulated guest has its own path (run_guest.py)
+        from blkscope.capture.run_guest import guest_plan
 
         return guest_plan(row, outdir, fio_dir=fio_dir, workdir=workdir, tools_dir=tools_dir)
     if row["testbed"] not in ("loop", "device"):
@@ -109,7 +107,7 @@ def make_plan(
 def describe(plan: Plan) -> str:
     """The dry run: every step a real run would take, in order."""
     if plan.row["testbed"] == "guest":
-        from blkscope.capture.guest.run import describe as guest_describe
+        from blkscope.capture.run_guest import describe as guest_describe
 
         return guest_describe(plan)
     r = plan.row
@@ -175,7 +173,7 @@ def preflight(plan: Plan, force: bool) -> None:
 
 def capture_run(plan: Plan, *, force: bool = False) -> dict:
     if plan.row["testbed"] == "guest":
-        from blkscope.capture.guest.run import capture
+        from blkscope.capture.run_guest import capture
 
         return capture(plan, force=force)
     preflight(plan, force)
@@ -186,7 +184,7 @@ def capture_run(plan: Plan, *, force: bool = False) -> dict:
     try:
         with signals.raise_on_signals():
             meta = _capture(plan, tmp)
-            _publish(tmp, plan.outdir)
+            record.publish(tmp, plan.outdir)
         return meta
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -194,12 +192,12 @@ def capture_run(plan: Plan, *, force: bool = False) -> dict:
 
 def _capture(plan: Plan, tmp: Path) -> dict:
     r = plan.row
-    meta: dict = {"run_id": plan.run_id, "run": dict(r), "start_utc": _utc()}
-    meta.update(_host(), tools=_tools(r["filesystem"]))
+    meta: dict = {"run_id": plan.run_id, "run": dict(r), "start_utc": record.utc()}
+    meta.update(record.host(), tools=_tools(r["filesystem"]))
     job_env = None
     with hwlock.hardware_lock():
-        meta["lock"] = {"path": str(hwlock.LOCK_PATH), "acquired_utc": _utc()}
-        with testbed_filesystem(
+        meta["lock"] = {"path": str(hwlock.LOCK_PATH), "acquired_utc": record.utc()}
+        with _testbed_filesystem(
             r["testbed"],
             plan.workdir,
             device=r.get("device"),
@@ -226,13 +224,13 @@ def _capture(plan: Plan, tmp: Path) -> dict:
                         meta[r["workload"]] = plan.workload.run(fs.mountpoint, tmp)
                     else:
                         meta["fio"] = fio.run(plan.jobfile, tmp / "fio.json", job_env)
-                    meta["workload_end_utc"] = _utc()
+                    meta["workload_end_utc"] = record.utc()
                     subprocess.run(["sync", "-f", str(fs.mountpoint)], check=True, process_group=0)
                     time.sleep(SETTLE_S)
                 finally:
                     if tracer:
                         with signals.deferred():
-                            tracer.stop() if sys.exc_info()[0] is None else _quiet(tracer.stop)
+                            tracer.stop() if sys.exc_info()[0] is None else record.quiet(tracer.stop)
             meta["iostat"] = io.info
             meta["testbed"] = fs.testbed_meta(_findmnt(plan.workdir))
             meta["filesystem"] = {
@@ -260,81 +258,37 @@ def _capture(plan: Plan, tmp: Path) -> dict:
     }
     if plan.traced:
         meta["tracer"] = tracer.info
-        meta["tracer"]["events"], meta["tracer"]["events_per_device"] = _compress(tmp / "trace.txt")
+        meta["tracer"]["events"], meta["tracer"]["events_per_device"] = record.compress_trace(tmp / "trace.txt")
     else:
         meta["tracer"] = {"name": "none"}
-    meta["end_utc"] = _utc()
-    meta["files"] = {n: _file_info(tmp / n) for n in plan.outputs if n != "run.yaml"}
-    text = "# Written by `blkscope capture`: what ran, where, with which versions and options.\n"
-    text += yaml.dump(meta, Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=120)
-    (tmp / "run.yaml").write_text(text)
+    meta["end_utc"] = record.utc()
+    meta["files"] = {n: record.file_info(tmp / n) for n in plan.outputs if n != "run.yaml"}
+    record.write_run_yaml(
+        tmp / "run.yaml", meta, "Written by `blkscope capture`: what ran, where, with which versions and options."
+    )
     return meta
 
 
-class _Dumper(yaml.SafeDumper):
-    """Multi-line strings (the fio job text) as readable literal blocks."""
-
-
-_Dumper.add_representer(
-    str, lambda d, s: d.represent_scalar("tag:yaml.org,2002:str", s, style="|" if "\n" in s else None)
-)
-
-
-def _compress(raw: Path) -> tuple[int, dict[str, int]]:
-    """trace.txt -> trace.txt.zst (raw removed); returns the line count and lines per device (major,minor)."""
-    lines, per_dev = 0, {}
-    cctx = zstandard.ZstdCompressor(level=ZSTD_LEVEL, write_checksum=True)
-    with open(raw, "rb") as src, open(raw.with_suffix(".txt.zst"), "wb") as dst, cctx.stream_writer(dst) as w:
-        for line in src:
-            w.write(line)
-            lines += 1
-            dev = line.split(maxsplit=1)[0].decode(errors="replace") if line.strip() else ""
-            per_dev[dev] = per_dev.get(dev, 0) + 1
-    raw.unlink()
-    return lines, per_dev
-
-
-def _publish(tmp: Path, outdir: Path) -> None:
-    """Replace outdir with tmp in one rename (an empty outdir, e.g. made by Snakemake, is simply replaced)."""
-    old = None
-    if outdir.exists():
-        old = outdir.with_name(f".{outdir.name}.old-{os.getpid()}")
-        outdir.rename(old)
-    tmp.rename(outdir)
-    if old is not None:
-        shutil.rmtree(old)
-
-
-def _utc() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+def _testbed_filesystem(testbed: str, workdir: Path, *, device: str | None = None, **kw):
+    """The run's filesystem on its host testbed: a loop device on a fresh file, or an allow-listed real device."""
+    if testbed == "device":
+        return device_filesystem(workdir, device=device, **kw)
+    if testbed != "loop":
+        raise ValueError(f"testbed {testbed!r} has no host filesystem (loop, device)")
+    return loop_filesystem(workdir, **kw)
 
 
 def _clock_pair() -> dict:
     """CLOCK_MONOTONIC (the trace's clock) next to UTC, to place trace times on the iostat time line."""
     mono = time.clock_gettime(time.CLOCK_MONOTONIC)
-    return {"trace_clock": CLOCK, "monotonic_s": round(mono, 6), "utc": _utc()}
-
-
-def _host() -> dict:
-    mem_kb = next(
-        int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal")
-    )
-    return {
-        "kernel": platform.release(),
-        "host": {
-            "hostname": socket.gethostname(),
-            "machine": platform.machine(),
-            "cpus": os.cpu_count(),
-            "mem_mb": mem_kb // 1024,
-        },
-    }
+    return {"trace_clock": CLOCK, "monotonic_s": round(mono, 6), "utc": record.utc()}
 
 
 def _tools(fstype: str) -> dict:
     mkfs = {"ext4": ["mkfs.ext4", "-V"], "xfs": ["mkfs.xfs", "-V"], "btrfs": ["mkfs.btrfs", "--version"]}
     return {
         "blkscope": blkscope.__version__,
-        "blkscope_git": _git_describe(),
+        "blkscope_git": record.git_describe(),
         "python": platform.python_version(),
         "fio": version(["fio", "--version"]),
         "iostat": version(["iostat", "-V"]),
@@ -343,31 +297,6 @@ def _tools(fstype: str) -> dict:
     }
 
 
-def _git_describe() -> str | None:
-    try:
-        p = subprocess.run(
-            ["git", "describe", "--always", "--dirty", "--abbrev=12"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            cwd=Path(__file__).parent,
-        )
-    except OSError:
-        return None
-    return p.stdout.strip() or None
-
-
 def _findmnt(path: Path) -> str | None:
     p = subprocess.run(["findmnt", "-n", "-o", "FSTYPE", "-T", str(path)], capture_output=True, text=True)
     return p.stdout.strip() or None
-
-
-def _file_info(path: Path) -> dict:
-    return {"bytes": path.stat().st_size, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
-
-
-def _quiet(fn) -> None:
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - an earlier error is already on its way up
-        print(f"blkscope: {e}", file=sys.stderr)

@@ -46,6 +46,7 @@ RUNS_COLUMNS: list[Column] = [
     ("fio_read_iops", "rd IOPS", "r", fmt_int),
     ("fio_write_iops", "wr IOPS", "r", fmt_int),
     ("iostat_aqu_sz", "aqu-sz", "r", lambda x: fmt_float(x, 2)),
+    ("lost_events", "lost", "r", fmt_int),
 ]
 
 
@@ -54,7 +55,8 @@ def runs_table(summary: pl.DataFrame) -> str:
         summary,
         RUNS_COLUMNS,
         caption="Captured runs: tracefs blk events, completions (C), 4\\,KiB pages touched, share of accesses "
-        "to the hottest 1\\,\\% of pages, fio IOPS and mean iostat queue size.",
+        "to the hottest 1\\,\\% of pages, fio IOPS, mean iostat queue size, and events the tracer lost "
+        "(dropped or overrun; -- where the capture recorded no count).",
         label="tab:runs",
     )
 

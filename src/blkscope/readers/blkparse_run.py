@@ -86,6 +86,6 @@ def _version() -> str:
 
 def to_dir(inputs: list[Path], outdir: Path):
     """events.parquet and ingest.json into `outdir`, atomically (as `blkscope ingest`)."""
-    from blkscope.ingest import run_reader
+    from blkscope.io import run_reader
 
     return run_reader(read, "blkparse-run", inputs, outdir)

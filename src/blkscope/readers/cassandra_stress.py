@@ -7,7 +7,9 @@ its unit, plus one row per operation from the brackets (column `op`). Numbers fo
 locale: ru_RU prints `251,4` inside the comma-separated table and groups thousands with U+00A0,
 so columns are split on a comma followed by white space and the decimal mark is guessed per
 file. The settings dump, driver errors and shell noise are tolerated anywhere and counted.
-A round whose Results block does not reach `Total operation time` did not finish: an error.
+A round whose Results block does not reach `Total operation time` did not finish (the server died, the
+log was cut): its interval rows are kept with `complete` false, the rounds before it are whole, and the
+report warns; only a file with no round at all is an error.
 """
 
 from __future__ import annotations
@@ -21,11 +23,11 @@ import polars as pl
 
 from blkscope.errors import InputError
 from blkscope.readers.numbers import guess_decimal, parse_number
-from blkscope.readers.textlines import incomplete, numbered_lines
+from blkscope.readers.textlines import cut_line, numbered_lines, unterminated
 from blkscope.schemas import CSTRESS_INTERVALS, CSTRESS_SUMMARY
 
 if TYPE_CHECKING:
-    from blkscope.ingest import Report, TableWriter
+    from blkscope.io import Report, TableWriter
 
 _ROUND = re.compile(r"^Running (.+?) with (\d+) threads?\b")
 _HEADER = re.compile(r"^type,?\s+total ops,")
@@ -67,7 +69,8 @@ def read(inputs: list[Path], writer: TableWriter, report: Report) -> None:
         rounds = _Parser(path, report, index).run()
         index += len(rounds)
         for r in rounds:
-            writer.write("cstress_intervals", pl.DataFrame(r.intervals, schema=INTERVALS))
+            intervals = pl.DataFrame(r.intervals, schema=INTERVALS).with_columns(complete=pl.lit(r.finished))
+            writer.write("cstress_intervals", intervals)
             writer.write("cstress_summary", pl.DataFrame(r.summary, schema=SUMMARY))
 
 
@@ -101,17 +104,12 @@ class _Parser:
                 cur.in_results = True
                 continue
             if cur.in_results:
-                if not line:
-                    continue
-                if not complete:
-                    raise incomplete(self.path, n)
-                self._summary(cur, n, line)
+                if line:
+                    self._last_line(n, complete, self._summary, cur, n, line)
                 continue
             m = _ROW.match(line)
             if m and cur.header is not None:
-                if not complete:
-                    raise incomplete(self.path, n)
-                self._interval(cur, n, m.group(1).rstrip(":"), m.group(2))
+                self._last_line(n, complete, self._interval, cur, n, m.group(1).rstrip(":"), m.group(2))
                 continue
             self.report.count_unknown("cassandra-stress lines not read")
         self._close(cur)
@@ -119,10 +117,25 @@ class _Parser:
             raise self.err(n, "no cassandra-stress round found (no 'Running ... with N threads' line)")
         return self.rounds
 
+    def _last_line(self, n: int, complete: bool, parse, *args) -> None:
+        """Parse a data line; the file's last line without a line end is dropped with a warning if cut."""
+        if complete:
+            parse(*args)
+            return
+        try:
+            parse(*args)
+        except InputError as e:
+            cut_line(self.report, self.path, n, f"does not read ({e.message})")
+            return
+        unterminated(self.report, self.path, n)
+
     def _close(self, r: _Round | None) -> None:
         if r is not None and not r.finished:
-            raise self.err(r.line, "this cassandra-stress round did not finish: its Results block is missing or "
-                           "stops before 'Total operation time'")
+            # e.g. the server died mid-round: driver exceptions follow the intervals, no Results block
+            self.report.warn(
+                f"{self.path}: line {r.line}: cassandra-stress round {r.index} ({r.threads} threads) did not "
+                f"finish (no Results block up to 'Total operation time'): its {len(r.intervals)} interval "
+                "row(s) are kept with complete=false")
 
     def _num(self, n: int, s: str) -> float:
         try:

@@ -22,7 +22,7 @@ from blkscope.readers.jsondoc import decode_all, read_text
 from blkscope.schemas import FIO_JOBS
 
 if TYPE_CHECKING:
-    from blkscope.ingest import Report, TableWriter
+    from blkscope.io import Report, TableWriter
 
 DIRECTIONS = ("read", "write", "trim")
 _SNIFF = re.compile(rb'^\s*\{\s*"fio version"\s*:', re.MULTILINE)

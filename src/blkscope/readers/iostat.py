@@ -17,7 +17,7 @@ from blkscope.readers.iostat_text import read_text_report
 from blkscope.readers.textio import open_binary
 
 if TYPE_CHECKING:
-    from blkscope.ingest import Report, TableWriter
+    from blkscope.io import Report, TableWriter
 
 _JSON_HEAD = re.compile(rb'^\s*\{\s*"sysstat"\s*:')
 # Text: the banner, or a device/CPU header as any sysstat version prints it (optionally `host: `-prefixed).

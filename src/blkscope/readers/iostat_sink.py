@@ -19,7 +19,7 @@ from blkscope.readers.iostat_sinceboot import first_report_since_boot
 from blkscope.schemas import IOSTAT, IOSTAT_CPU
 
 if TYPE_CHECKING:
-    from blkscope.ingest import Report, TableWriter
+    from blkscope.io import Report, TableWriter
 
 CHUNK_ROWS = 50_000
 TOTALS = (("kb_read", "rkb_s"), ("kb_wrtn", "wkb_s"))

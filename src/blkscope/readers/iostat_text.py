@@ -21,7 +21,7 @@ from blkscope.readers.iostat_fields import CPU_FIELDS, FIELDS
 from blkscope.readers.iostat_sink import IostatSink, Sample
 from blkscope.readers.iostat_time import parse_timestamp
 from blkscope.readers.numbers import guess_decimal, parse_number
-from blkscope.readers.textlines import incomplete, numbered_lines
+from blkscope.readers.textlines import cut_line, numbered_lines, unterminated
 
 _BANNER = re.compile(r"^Linux\s+(\S+)\s+\((.*?)\)\s+(\S+)\s+_(\S+)_(?:\s+\((\d+) CPU\))?\s*$")
 _TIME_ONLY = re.compile(r"^Time:\s+(\d{1,2}):(\d{2}):(\d{2})(?:\s*([AaPp])[Mm])?\s*$")  # sysstat < 8.1
@@ -70,7 +70,15 @@ class _Parser:
         st = self.states.get(host)
         if st is None:
             st = self.states[host] = _HostState(host=host)
-        self._line(st, lineno, line.strip())
+        if complete:
+            self._line(st, lineno, line.strip())
+            return
+        try:  # the file's last line, without a line end: data if it reads whole
+            self._line(st, lineno, line.strip())
+        except InputError as e:
+            cut_line(self.sink.report, self.path, lineno, f"does not read ({e.message})")
+            return
+        unterminated(self.sink.report, self.path, lineno)
 
     @staticmethod
     def _is_pdsh(line: str) -> bool:
@@ -154,8 +162,6 @@ class _Parser:
         st.sample, st.header, st.timestamp = None, None, None
 
     def _numbers(self, n: int, tokens: list[str]) -> list[float]:
-        if not self.complete:
-            raise incomplete(self.path, n)
         if self.decimal is None:
             self.decimal = guess_decimal(tokens)
         try:

@@ -18,7 +18,7 @@ from blkscope.readers.jsondoc import decode_all, read_text
 from blkscope.schemas import JOURNAL_LATENCY, JOURNAL_SUMMARY
 
 if TYPE_CHECKING:
-    from blkscope.ingest import Report, TableWriter
+    from blkscope.io import Report, TableWriter
 
 TOOL = "blkscope-journal"
 STATS = ("count", "mean_ns", "min_ns", "p50_ns", "p99_ns", "p9999_ns", "max_ns")

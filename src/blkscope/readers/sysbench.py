@@ -19,11 +19,11 @@ import polars as pl
 
 from blkscope.errors import InputError
 from blkscope.readers.numbers import parse_number
-from blkscope.readers.textlines import incomplete, numbered_lines
+from blkscope.readers.textlines import cut_line, numbered_lines, unterminated
 from blkscope.schemas import SYSBENCH_FILEIO, SYSBENCH_INTERVALS
 
 if TYPE_CHECKING:
-    from blkscope.ingest import Report, TableWriter
+    from blkscope.io import Report, TableWriter
 
 NUM = r"([-+]?\d[\d.,]*)"
 _BANNER = re.compile(r"^sysbench (\d[\w.\-]*)")
@@ -115,9 +115,22 @@ def _parse(path: Path, report: Report, rows: list[dict[str, Any]], intervals: li
             desc = text[len("Doing "):-len(" test")]
             run["test_mode"] = _MODES.get(desc, desc)
             continue
+        if not complete:  # the file's last line, without a line end: parse a copy, keep it only if whole
+            trial, trial_iv = dict(run), list(intervals)
+            try:
+                hit = (_field(path, n, text, trial) or _ops_04(path, n, text, trial)
+                       or _interval(path, n, text, trial, trial_iv))
+            except InputError as e:
+                cut_line(report, path, n, f"does not read ({e.message})")
+                continue
+            if hit:
+                run.update(trial)
+                intervals[:] = trial_iv
+                unterminated(report, path, n)
+            elif text:
+                report.count_unknown("sysbench lines not read")
+            continue
         hit = _field(path, n, text, run) or _ops_04(path, n, text, run) or _interval(path, n, text, run, intervals)
-        if hit and not complete:
-            raise incomplete(path, n)
         if not hit and text:
             report.count_unknown("sysbench lines not read")
     close()

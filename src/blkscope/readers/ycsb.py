@@ -20,11 +20,11 @@ import polars as pl
 
 from blkscope.errors import InputError
 from blkscope.readers.numbers import guess_decimal, parse_number
-from blkscope.readers.textlines import incomplete, numbered_lines
+from blkscope.readers.textlines import cut_line, numbered_lines, unterminated
 from blkscope.schemas import YCSB_SERIES, YCSB_SUMMARY
 
 if TYPE_CHECKING:
-    from blkscope.ingest import Report, TableWriter
+    from blkscope.io import Report, TableWriter
 
 _SUMMARY = re.compile(r"^\[([^\]]+)\], (.+), (\S+)\s*$")
 _STATUS = re.compile(
@@ -92,17 +92,26 @@ def _parse(path: Path, report: Report, first_index: int) -> list[_Run]:
         sm = _SUMMARY.match(line)
         st = None if sm else _STATUS.match(line)
         if not (sm or st):
+            if not complete and line.startswith("["):  # a summary line cut before its value
+                cut_line(report, path, n, "is not a whole [SECTION], metric, value line")
+                continue
             report.count_unknown("ycsb lines not from the client's report")
             continue
-        if not complete:
-            raise incomplete(path, n)
         if cur is None or (sm and sm.group(1) == "OVERALL" and cur.overall and cur.last_section != "OVERALL"):
             cur = _Run(first_index + len(runs), None, n)  # output without a command line, or a second report
             runs.append(cur)
-        if sm:
-            _summary_line(path, n, sm, cur)
-        else:
-            _status_line(path, n, st, cur)
+        try:
+            if sm:
+                _summary_line(path, n, sm, cur)
+            else:
+                _status_line(path, n, st, cur)
+        except InputError as e:
+            if complete:
+                raise
+            cut_line(report, path, n, f"does not read ({e.message})")
+            continue
+        if not complete:
+            unterminated(report, path, n)
     if not runs:
         raise InputError(path, "line 1", "no YCSB report found (no Command line:, status or [SECTION] lines)")
     return runs

@@ -1,7 +1,8 @@
 """A self-contained Java payload for the guest: YCSB core 0.17.0 with the project's RocksDB binding
 (tools/ycsb-rocksdb), a jlink'ed Java runtime, and every shared library beyond glibc's libc, libm and loader.
 
-`python -m blkscope.capture.guest.java_payload --project tools/ycsb-rocksdb -o DIR` (or `build(project, dest)`)
+`python -m blkscope.capture.guest.java_payload --project tools/ycsb-rocksdb -o DIR` after `mvn package` there
+(or `build(project, dest, versions)`)
 writes DIR with this layout, relocatable (all paths inside are relative to DIR or found through $ORIGIN):
 
     DIR/jre/bin/java           the runtime: jlink of the host JDK with the modules jdeps finds for the jars,
@@ -45,7 +46,6 @@ import zipfile
 from pathlib import Path
 
 from blkscope.capture.guest.build import _sha256
-from blkscope.capture.workloads.ycsb import Ycsb
 
 # What the guest's root filesystem is assumed to hold already (build.py copies them with the tools).
 BASE_LIBS = frozenset({"libc.so.6", "libm.so.6", "ld-linux-x86-64.so.2", "linux-vdso.so.1"})
@@ -63,16 +63,22 @@ ROCKSDB_LIB = "librocksdbjni-linux64.so"  # rocksdbjni's name for Linux x86_64 w
 NATIVE_SUFFIXES = (".so", ".jnilib", ".dylib", ".dll")
 
 
-class _Binding(Ycsb):
-    """Ycsb's build step (mvn package when the jar is older than its sources) for a project at any path."""
-
-    def __init__(self, project: Path) -> None:
-        super().__init__({"run_id": "java-payload", "job": "workloada-zipfian", "runtime_s": 0}, project.parent)
-        self._project = project
-
-    @property
-    def project(self) -> Path:
-        return self._project
+def jar_versions(project: Path) -> dict:
+    """Versions the binding's jar manifest names (for a payload built outside a capture, e.g. from the CLI)."""
+    jar = project / "target" / "ycsb-rocksdb.jar"
+    if not jar.is_file():
+        raise RuntimeError(f"{jar} not built (mvn -q -B -f {project / 'pom.xml'} package)")
+    with zipfile.ZipFile(jar) as z:
+        manifest = z.read("META-INF/MANIFEST.MF").decode()
+    fields = dict(line.split(": ", 1) for line in manifest.splitlines() if ": " in line)
+    maven = subprocess.run(["mvn", "-v"], capture_output=True, text=True).stdout.splitlines()[:1]
+    binding = "org.blkscope.ycsb.RocksDBClient"
+    return {
+        "ycsb": fields.get("YCSB-Version"),
+        "rocksdbjni": fields.get("RocksDB-Version"),
+        "binding": binding,
+        "maven": maven[0] if maven else None,
+    }
 
 
 def _tool(name: str) -> str:
@@ -148,16 +154,15 @@ def _java_version(java: Path) -> str:
     return " | ".join(ln.strip() for ln in p.stderr.splitlines() if ln.strip())
 
 
-def build(project: Path, dest: Path) -> dict:
-    """Build the binding if needed, then the payload at dest (replaced when it is an earlier payload)."""
+def build(project: Path, dest: Path, versions: dict) -> dict:
+    """The payload at dest (replaced when it is an earlier payload) from the binding's built jars in
+    project/target; `versions` (ycsb, rocksdbjni, binding, maven) as the Ycsb workload's build() found them."""
     project = Path(project).resolve()
     dest = Path(dest)
     if dest.exists():
         if not (dest / "payload.json").is_file():
             raise RuntimeError(f"{dest} exists and is no Java payload (no payload.json); not replacing it")
         shutil.rmtree(dest)
-    binding = _Binding(project)
-    binding.build()
     target = project / "target"
     jars = [target / "ycsb-rocksdb.jar", *sorted((target / "lib").glob("*.jar"))]
     (rocks,) = [j for j in jars if j.name.startswith("rocksdbjni-")]
@@ -195,7 +200,7 @@ def build(project: Path, dest: Path) -> dict:
             "jdk": _java_version(Path(_tool("java")).resolve()),
             "jlink": [Path(jlink[0]).name, *jlink[1:-2], "--output", "jre"],
             "modules": modules,
-            "versions": {k: binding.info["version"][k] for k in ("ycsb", "rocksdbjni", "binding", "maven")},
+            "versions": {k: versions[k] for k in ("ycsb", "rocksdbjni", "binding", "maven")},
             "jars": {
                 j.name: {"bytes": j.stat().st_size, "sha256": _sha256(j)} for j in sorted((tmp / "lib").iterdir())
             },
@@ -231,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-o", "--outdir", type=Path, required=True, help="the payload directory (replaced if a payload)")
     a = p.parse_args(argv)
     try:
-        m = build(a.project, a.outdir)
+        m = build(a.project, a.outdir, jar_versions(a.project))
     except (RuntimeError, subprocess.CalledProcessError, OSError) as e:
         print(f"blkscope java payload: error: {e}", file=sys.stderr)
         return 1

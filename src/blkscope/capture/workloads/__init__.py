@@ -8,31 +8,27 @@ mounted filesystem before tracing (lay out files, load data), `run()` traced, `d
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 from blkscope.capture.workloads.base import Workload
 
 NAMES = ("sysbench", "journal", "ycsb")
+_CLASSES = {"sysbench": "Sysbench", "journal": "Journal", "ycsb": "Ycsb"}  # module name -> its Workload class
+
+
+def _class(name: str, run_id: str = "") -> type[Workload]:
+    if name not in _CLASSES:
+        where = f"{run_id}: " if run_id else ""
+        raise ValueError(f"{where}workload {name!r} is not implemented (fio, {', '.join(NAMES)})")
+    return getattr(importlib.import_module(f"blkscope.capture.workloads.{name}"), _CLASSES[name])
 
 
 def load(row: dict, tools_dir: Path) -> Workload:
     """The workload of a runs-sheet row (not fio), with its job resolved; ValueError for unknown ones."""
-    name = row["workload"]
-    if name == "sysbench":
-        from blkscope.capture.workloads.sysbench import Sysbench as cls
-    elif name == "journal":
-        from blkscope.capture.workloads.journal import Journal as cls
-    elif name == "ycsb":
-        from blkscope.capture.workloads.ycsb import Ycsb as cls
-    else:
-        raise ValueError(f"{row['run_id']}: workload {name!r} is not implemented (fio, {', '.join(NAMES)})")
-    return cls(row, tools_dir)
+    return _class(row["workload"], row["run_id"])(row, tools_dir)
 
 
 def outputs(workload: str) -> tuple[str, ...]:
     """Raw files a workload writes into the run directory (besides iostat.json, run.yaml and the trace)."""
-    if workload == "fio":
-        return ("fio.json",)
-    from blkscope.capture.workloads import journal, sysbench, ycsb
-
-    return {"sysbench": sysbench.OUTPUTS, "journal": journal.OUTPUTS, "ycsb": ycsb.OUTPUTS}[workload]
+    return ("fio.json",) if workload == "fio" else _class(workload).outputs

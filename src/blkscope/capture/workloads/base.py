@@ -16,6 +16,13 @@ class Workload:
     name = ""
     tools: tuple[str, ...] = ()  # executables preflight checks for
     jobs: dict[str, dict] = {}  # job name -> options over the defaults
+    outputs: tuple[str, ...] = ()  # the logs it leaves in the run directory (besides iostat.json, run.yaml, trace)
+    # In the emulated guest: RAM, time for the untraced prepare under TCG, the versions.txt keys that name its
+    # tools, and what the exchange disk carries in for it (the dry run's wording).
+    guest_memory_mb = 1536
+    guest_prepare_s = 0
+    guest_versions: tuple[str, ...] = ()
+    guest_inputs = "nothing else"
 
     def __init__(self, row: dict, tools_dir: Path) -> None:
         job = row["job"]

@@ -30,6 +30,10 @@ class Journal(Workload):
     name = "journal"
     tools = ("gcc",)
     jobs = JOBS
+    outputs = OUTPUTS
+    guest_prepare_s = 120
+    guest_versions = ("journal",)
+    guest_inputs = "the journal writer built here (bin/journal)"
 
     def resolve(self, row: dict) -> dict:
         return {**DEFAULTS, **JOBS[row["job"]], "duration_s": int(row["runtime_s"]), "seed": int(row["repeat"])}

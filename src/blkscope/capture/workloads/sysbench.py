@@ -33,6 +33,10 @@ class Sysbench(Workload):
     name = "sysbench"
     tools = ("sysbench",)
     jobs = JOBS
+    outputs = OUTPUTS
+    guest_prepare_s = 300
+    guest_versions = ("sysbench",)
+    guest_inputs = "nothing else (sysbench is in the initramfs)"
 
     def resolve(self, row: dict) -> dict:
         o = {**DEFAULTS, **JOBS[row["job"]]}

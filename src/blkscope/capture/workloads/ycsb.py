@@ -51,6 +51,11 @@ class Ycsb(Workload):
     name = "ycsb"
     tools = ("java", "mvn")
     jobs = JOBS
+    outputs = OUTPUTS
+    guest_memory_mb = 3072  # the JVM (-Xmx1g), RocksDB and the Java payload in the guest's RAM
+    guest_prepare_s = 1500
+    guest_versions = ("java",)
+    guest_inputs = "the Java payload (java/: jlinked runtime, YCSB and rocksdbjni jars, native libraries)"
 
     def resolve(self, row: dict) -> dict:
         return {**DEFAULTS, **JOBS[row["job"]], "maxexecutiontime_s": int(row["runtime_s"])}
@@ -140,7 +145,7 @@ class Ycsb(Workload):
         dest, jar = self.project / "target" / "guest-payload", self.project / "target" / "ycsb-rocksdb.jar"
         manifest = dest / "payload.json"
         if not manifest.exists() or manifest.stat().st_mtime < jar.stat().st_mtime:
-            java_payload.build(self.project, dest)  # build() made the jar; the payload follows it
+            java_payload.build(self.project, dest, self.info["version"])  # build() made the jar; the payload follows
         info = json.loads(manifest.read_text())
         self.info["guest_payload"] = {k: v for k, v in info.items() if not isinstance(v, dict | list)}
         return {"java": dest}

@@ -1,0 +1,75 @@
+"""The package's import graph runs one way (issue K4), and `blkscope ingest` stays light to start."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1] / "src" / "blkscope"
+
+
+def _graph() -> dict[str, set[str]]:
+    files = {".".join(("blkscope", *p.relative_to(ROOT).with_suffix("").parts)).removesuffix(".__init__"): p
+             for p in ROOT.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for mod, path in files.items():
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("blkscope"):
+                deps |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+            elif isinstance(node, ast.Import):
+                deps |= {a.name for a in node.names}
+            elif (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "import_module" and node.args
+                  and isinstance(node.args[0], ast.Constant)):
+                deps.add(str(node.args[0].value))
+        graph[mod] = {d for d in deps if d in files and d != mod}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while (w := stack.pop()) != v:
+                comp.append(w)
+            if comp:
+                out.append(sorted([v, *comp]))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycles_outside_capture() -> None:
+    graph = _graph()
+    assert {"blkscope.cli", "blkscope.verbs", "blkscope.io", "blkscope.ingest"} <= graph.keys()
+    # capture/ is being layered under issue G item 5; everything else must be acyclic
+    cycles = [c for c in _cycles(graph) if not all(m.startswith("blkscope.capture") for m in c)]
+    assert not cycles
+    assert "blkscope.cli" not in set().union(*(graph[m] for m in graph if m.startswith("blkscope.cli_")))
+    assert "blkscope.ingest" not in set().union(*(graph[m] for m in graph if m.startswith("blkscope.readers")))
+
+
+def test_ingest_verb_imports_no_other_verb_module_nor_polars() -> None:
+    code = ("import sys; from blkscope.cli import build_parser; build_parser('ingest').parse_args(['ingest', 'x',"
+            " '-o', 'y']); heavy = ('blkscope.cli_', 'polars', 'pyarrow');"
+            " print(sorted(m for m in sys.modules if m.startswith(heavy)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['blkscope.cli_ingest']"

@@ -1,0 +1,36 @@
+"""Lost events per run: the capture's count (run.yaml) -> ingest.json -> run summary -> the paper's runs table."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import polars as pl
+
+from blkscope.analysis.run_summary import lost_events
+from blkscope.ingest import run_ingest
+from blkscope.paper.tables import runs_table
+
+RUN = Path(__file__).resolve().parents[1] / "data" / "raw" / "guest-ext4-fio-randrw-r1"  # real blktrace capture
+
+
+def test_dropped_events_reach_the_runs_table(tmp_path: Path) -> None:
+    run = tmp_path / "handmade_dropped_run"  # the real run with 7 drops written into its run.yaml
+    shutil.copytree(RUN / "blktrace", run / "blktrace")
+    meta = (RUN / "run.yaml").read_text()
+    assert "  dropped_total: 0\n" in meta
+    (run / "run.yaml").write_text(meta.replace("  dropped_total: 0\n", "  dropped_total: 7\n", 1))
+    files = sorted((run / "blktrace").iterdir())  # as the workflow passes them: one file per CPU
+    rep = run_ingest("blktrace", files, tmp_path / "trace")
+    assert rep.trace["dropped_events"] == 7
+    assert lost_events(tmp_path / "trace" / "ingest.json") == 7
+    run_ingest("blktrace", sorted((RUN / "blktrace").iterdir()), tmp_path / "intact")
+    assert lost_events(tmp_path / "intact" / "ingest.json") == 0
+    assert lost_events(tmp_path / "absent" / "ingest.json") is None
+
+    row = {"filesystem": "ext4", "job": "randrw", "repeat": 1, "events": 10, "completions": 5, "pages_touched": 3,
+           "top1pct_share": 0.5, "fio_read_iops": 1.0, "fio_write_iops": 1.0, "iostat_aqu_sz": 0.1}
+    tex = runs_table(pl.DataFrame([{**row, "lost_events": 7}, {**row, "repeat": 2, "lost_events": None}]))
+    assert "& lost \\\\" in tex
+    body = [ln for ln in tex.splitlines() if ln.startswith("ext4")]
+    assert body[0].endswith("& 7 \\\\") and body[1].endswith("& -- \\\\")
