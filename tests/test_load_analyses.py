@@ -125,3 +125,14 @@ def test_ceiling_and_load_levels_of_iostat():
     m = ln.ceiling(metrics, io)
     assert m["CeilingOps"] == "31{,}000" and m["LoadFioSaturatingUtilPct"] == "96"
     assert m["LoadFioLightUtilPct"] == "3"
+
+
+def test_scrambled_zipfian_head_matches_a_direct_sum():
+    from blkscope.analysis.skew import _zeta_partial, scrambled_head
+
+    r = np.arange(1, 2_000_001, dtype=float)
+    assert _zeta_partial(0.99, 2_000_000, exact=1000) == pytest.approx(np.sum(r**-0.99), rel=1e-6)
+    head, share = scrambled_head(0.99, 200_000)
+    z = _zeta_partial(0.99, 1e10)
+    assert head**-0.99 / z > 1 / 200_000 > (head + 2) ** -0.99 / z
+    assert 0 < share < 1 and share == pytest.approx(_zeta_partial(0.99, head) / z)

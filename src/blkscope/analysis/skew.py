@@ -56,3 +56,25 @@ def skew_table(fits: pl.DataFrame, runs: pl.DataFrame, raw: Path) -> pl.DataFram
     if "s" in out.columns:
         out = out.with_columns(s_ratio=pl.col("s") / pl.col("s_requested"))
     return out
+
+
+def _zeta_partial(theta: float, n: float, exact: int = 1_000_000) -> float:
+    """sum_{i=1..n} i^-theta: the first `exact` terms summed, the rest by the midpoint integral."""
+    import numpy as np
+
+    k = int(min(n, exact))
+    s = float(np.sum(np.arange(1, k + 1, dtype=np.float64) ** -theta))
+    if n > k:
+        a, b = k + 0.5, n + 0.5
+        s += (b ** (1 - theta) - a ** (1 - theta)) / (1 - theta) if theta != 1 else float(np.log(b / a))
+    return s
+
+
+def scrambled_head(theta: float, records: int, items: float = 1e10) -> tuple[int, float]:
+    """YCSB's ScrambledZipfianGenerator draws a rank from a zipfian(theta) over `items` (10^10) ranks and hashes
+    it onto `records`: a record's share is then the sum of many random ranks, about 1/records, except for the
+    head ranks whose own probability exceeds that. Returns (head ranks with p > 1/records, their share of all
+    requests)."""
+    z = _zeta_partial(theta, items)
+    head = int((records / z) ** (1 / theta))
+    return head, _zeta_partial(theta, head) / z

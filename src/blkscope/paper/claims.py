@@ -49,14 +49,15 @@ class Claim:
     claim: str
     quantity: str
     size: vd.Size
-    fmt: str  # "ratio" | "pct" | "float" | "us"
+    fmt: str  # "ratio" | "pct" | "float" | "us" | "ms"
     evaluate: Callable[[Tables, vd.Size], Result]
 
 
 def _fmt(x: float, kind: str) -> str:
     if x is None or not math.isfinite(x):
         return "--"
-    return {"ratio": f"{x:.2f}x", "pct": f"{100 * x:.1f} %", "float": f"{x:.2f}", "us": f"{x:.2f} us"}[kind]
+    return {"ratio": f"{x:.2f}x", "pct": f"{100 * x:.1f} %", "float": f"{x:.2f}", "us": f"{x:.2f} us",
+            "ms": f"{x:.2f} ms"}[kind]
 
 
 # -- selecting runs -----------------------------------------------------------------------------------------
@@ -240,7 +241,7 @@ CLAIMS: list[Claim] = [
           "ext4/xfs iostat aqu-sz, fio append", vd.comparable_ratio(1.43 / 0.45), "ratio",
           _metric_ratio("iostat_summary", _append, "aqu_sz", ("ext4", "xfs"), False, True, "", digits=3)),
     Claim("S4-ms", JNL, "ext4 shows multi-millisecond writes in every preallocation mode",
-          "smallest max write latency over ext4 runs (ms)", vd.within(1.0, math.inf, ">= 1 ms in every run"), "float",
+          "smallest max write latency over ext4 runs (ms)", vd.within(1.0, math.inf, ">= 1 ms in every run"), "ms",
           _ext4_ms_writes),
     Claim("S4-mean", JNL, "Mean journal write latency is lower on xfs by a few hundred ns",
           "ext4 - xfs mean write latency", vd.within(0.1, 0.9, "0.1-0.9 us"), "us",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import polars as pl
 
 from blkscope.analysis.run_groups import SATURATING, with_groups
+from blkscope.analysis.skew import scrambled_head
 from blkscope.paper.latex import escape, fmt_float, fmt_int, fmt_pct, macro_name
 
 GUARD = "BlkLoadNumbers"
@@ -97,15 +98,19 @@ def skew(sk: pl.DataFrame, metrics: pl.DataFrame, iostat: pl.DataFrame) -> dict[
     m |= _range("SkewBlockS", fitted["s"], lambda x: fmt_float(x, 2))
     if fitted.height:
         m["SkewFlattening"] = fmt_float((fitted["s_requested"] / fitted["s"]).median(), 1)
-    if "record_bytes" in y.columns and y["record_bytes"].drop_nulls().len():
-        rb = float(y["record_bytes"].drop_nulls().median())
+    f = fitted if fitted.height else y  # the runs the exponents come from
+    if "record_bytes" in f.columns and f["record_bytes"].drop_nulls().len():
+        rb = float(f["record_bytes"].drop_nulls().median())
         m["SkewRecordBytes"] = fmt_int(rb)
         m["SkewKeysPerPage"] = fmt_float(4096 / rb, 1)
-        n = y["recordcount"].drop_nulls()
+        n = f["recordcount"].drop_nulls()
         if n.len():
+            m["SkewRecords"] = fmt_int(float(n.median()))
+            head, share = scrambled_head(float(f["s_requested"].median()), int(n.median()))
+            m["SkewHotRecords"], m["SkewHotShare"] = fmt_int(head), fmt_pct(share, 0)
             m["SkewDataMiB"] = fmt_int(float(n.median()) * rb / 2**20)
-    if "blockcache_mb" in y.columns and y["blockcache_mb"].drop_nulls().len():
-        m["SkewBlockCacheMiB"] = fmt_int(y["blockcache_mb"].drop_nulls().median())
+    if "blockcache_mb" in f.columns and f["blockcache_mb"].drop_nulls().len():
+        m["SkewBlockCacheMiB"] = fmt_int(f["blockcache_mb"].drop_nulls().median())
     # device reads per YCSB read, per run: iostat r/s over (ops/s x read share)
     ops = metrics.filter(pl.col("metric") == "ops_s").select("run_id", ops="value")
     rs = iostat.filter(pl.col("metric") == "r_s").group_by("run_id").agg(r_s=pl.col("mean").mean())
