@@ -109,7 +109,7 @@ def test_commitlog_mode_from_a_sheet_column_and_saturating_runs_preferred():
             for ld in ("l", "s") for i in range(3)]
     aqu = {"ext4l": 0.02, "xfsl": 0.04, "ext4s": 1.4, "xfss": 0.45}
     io = [(r[0], "aqu_sz", aqu[r[0][:-1]] * (1 + 0.01 * int(r[0][-1]))) for r in ids2]
-    r = _row(evaluate(_tables(_runs(ids2), iostat=io)), "S2-aqu-append")
+    r = _row(evaluate(_tables(_runs(ids2), iostat=io)), "S2-aqu-fio")
     assert r["load"] == "saturating" and r["verdict"] == "replicates"
 
 
@@ -121,7 +121,7 @@ def test_overhead_pooled_over_configurations_against_the_claimed_range():
     out = evaluate(_tables(_runs(ids), m))
     r = _row(out, "S1-trace")
     assert r["verdict"] == "replicates" and r["estimate"] == pytest.approx(0.305, abs=0.01)
-    assert "2 configurations" in r["n"] and r["load"] == "saturating"
+    assert "2 configs" in r["n"] and r["load"] == "saturating"
     assert _row(out, "S1-trace-btrfs")["verdict"] == "replicates"
     assert _row(out, "S1-trace-cass")["verdict"] == "not tested (no runs)"
 

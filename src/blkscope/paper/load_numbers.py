@@ -35,7 +35,7 @@ def claims(c: pl.DataFrame) -> dict[str, str]:
     for r in c.iter_rows(named=True):
         k = macro_name("claim", r["claim_id"])
         m |= {f"{k}Claimed": escape(r["claimed"]), f"{k}Ours": escape(r["ours"]), f"{k}N": escape(r["n"]),
-              f"{k}Verdict": escape(r["verdict"])}  # fmt: skip
+              f"{k}Verdict": escape(r["verdict"]), f"{k}Load": escape(r.get("load") or "--")}  # fmt: skip
     for v, label in (("replicates", "Replicated"), ("does not", "NotReplicated"), ("inconclusive", "Inconclusive"),
                      ("not tested", "NotTested")):  # fmt: skip
         m[f"Claims{label}"] = fmt_int(c.filter(pl.col("verdict").str.starts_with(v)).height)

@@ -63,11 +63,11 @@ def runs_table(summary: pl.DataFrame) -> str:
 
 CLAIMS_COLUMNS: list[Column] = [
     ("claim_id", "id", "l", escape),
-    ("claim", "claim (study)", "p{2.6cm}", escape),
-    ("claimed", "claimed", "p{1.9cm}", escape),
-    ("ours", "ours [interval]", "p{2.1cm}", escape),
-    ("n", "n", "p{1.2cm}", escape),
-    ("verdict", "verdict", "p{1.4cm}", escape),
+    ("claim", "claim (study)", "p{2.3cm}", escape),
+    ("claimed", "claimed", "p{1.8cm}", escape),
+    ("ours", "ours [interval]", "p{2.0cm}", escape),
+    ("n", "n", "p{1.5cm}", escape),
+    ("verdict", "verdict", "p{1.55cm}", escape),
 ]
 
 
