@@ -61,12 +61,18 @@ def runs_table(summary: pl.DataFrame) -> str:
     )
 
 
+def _ragged(x: object) -> str:
+    """A narrow p-column cell set ragged-right (justified, it gapes); never used in the last column, where
+    \\raggedright would capture the row's \\\\."""
+    return r"\raggedright " + escape(x)
+
+
 CLAIMS_COLUMNS: list[Column] = [
     ("claim_id", "id", "l", escape),
-    ("claim", "claim (study)", "p{2.3cm}", escape),
-    ("claimed", "claimed", "p{1.8cm}", escape),
-    ("ours", "ours [interval]", "p{2.0cm}", escape),
-    ("n", "n", "p{1.5cm}", escape),
+    ("claim", "claim (study)", "p{2.3cm}", _ragged),
+    ("claimed", "claimed", "p{1.8cm}", _ragged),
+    ("ours", "ours [interval]", "p{2.0cm}", _ragged),
+    ("n", "n", "p{1.5cm}", _ragged),
     ("verdict", "verdict", "p{1.55cm}", escape),
 ]
 
