@@ -1,5 +1,6 @@
 # Load, tracer cost, Cassandra and the macros of their paper sections (issue H items 2-4, issue G item 4).
 # Include after stats.smk (it reads the claims, overhead, skew and summary tables); add LOAD_OUTPUTS to `rule all`.
+# cassandra-stress logs are ingested by ingest.smk's ingest_cstress (branch cassandra).
 
 TRACED_HOST = runs_where(pl.col("traced"), pl.col("testbed") == "loop")
 LOAD_OUTPUTS = [
@@ -12,19 +13,6 @@ LOAD_OUTPUTS = [
 
 localrules:
     load_numbers,
-
-
-rule ingest_cstress:
-    input:
-        log=raw("{run}", "cstress.txt"),
-    output:
-        summary=f"{PROC}/{{run}}/cstress/cstress_summary.parquet",
-        intervals=f"{PROC}/{{run}}/cstress/cstress_intervals.parquet",
-        report=f"{PROC}/{{run}}/cstress/ingest.json",
-    log:
-        "logs/ingest/{run}.cstress.log",
-    shell:
-        "blkscope ingest --kind cassandra-stress {input.log} -o $(dirname {output.summary}) > {log} 2>&1"
 
 
 rule cassandra_summary:

@@ -3,7 +3,8 @@
 The runs sheet names these in columns when it has them (`load`: light | saturating; `commitlog_compression`:
 none | LZ4); sheets without them fall back to the capture batch (`batch` = saturate-N) and the job name
 (`randrw-sat`, `workloada-zipfian-sat`, `rndrw-max` are saturating; `ceiling` is the device-ceiling job, its
-own level; `...lz4...` is a compressed commitlog), so the light dataset reads as light and uncompressed.
+own level; cassandra-stress runs are unthrottled, so saturating; `...lz4...` is a compressed commitlog), so the
+light dataset reads as light and uncompressed.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ def with_groups(runs: pl.DataFrame) -> pl.DataFrame:
         load = pl.when(load.str.starts_with("sat")).then(pl.lit(SATURATING)).otherwise(
             pl.when(load == "").then(pl.lit(LIGHT)).otherwise(load))
     else:
-        sat = job.str.contains(r"(^|[-_])(sat|max)([-_]|$)")
+        # cassandra-stress runs unthrottled (threads only, no fixed rate): the node is saturated
+        sat = job.str.contains(r"(^|[-_])(sat|max)([-_]|$)") | (pl.col("workload") == "cassandra").fill_null(False)
         if "batch" in runs.columns:  # the saturating capture batch (`saturate-1`, ...)
             sat = sat | pl.col("batch").cast(pl.Utf8).fill_null("").str.starts_with("satur")
         load = pl.when(job == "ceiling").then(pl.lit(CEILING)).when(sat).then(pl.lit(SATURATING)).otherwise(
