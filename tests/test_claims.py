@@ -149,3 +149,13 @@ def test_claims_table_shows_the_claimed_size_beside_ours():
     assert "4.00x (comparable: 2.50-7.00x)" in row and r"\raggedright 4.00x [" in row
     assert row.rstrip(" \\").endswith("replicates")
     assert "3 vs 3, saturating" in row  # cassandra-stress runs unthrottled
+
+
+def test_saturating_runs_that_cannot_be_judged_yet_fall_back_to_the_light_ones_and_say_so():
+    ids = [(f"{fs}{t}{i}", "ycsb", "workloada", fs, t == "t") for fs in ("ext4",) for t in ("t", "u") for i in range(3)]
+    ids += [("sat-t", "ycsb", "workloada-sat", "ext4", True)]  # a saturating batch half captured: no pair yet
+    m = [(r[0], "ops_s", 1000.0 * (0.9 if r[4] else 1.0) + (int(r[0][-1]) if r[0][-1].isdigit() else 0))
+         for r in ids]
+    r = _row(evaluate(_tables(_runs(ids), m)), "S1-trace")
+    assert r["load"] == "light" and r["estimate"] == pytest.approx(0.1, abs=0.005)
+    assert "saturating ones cannot be judged" in r["measurement"] and r["verdict"] == "does not"

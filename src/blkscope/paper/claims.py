@@ -82,10 +82,19 @@ def _host(t: pl.DataFrame, tb: Tables, *, traced: bool | None, load: str | None 
     return t.join(runs.select(keep), on="run_id", how="inner")
 
 
-def _prefer_saturating(t: pl.DataFrame) -> tuple[pl.DataFrame, str]:
-    """The saturating rows if there are any, else the light ones: (rows, load used)."""
-    sat = t.filter(pl.col("load") == SATURATING)
-    return (sat, SATURATING) if sat.height else (t.filter(pl.col("load") == LIGHT), LIGHT)
+def _saturating_first(t: pl.DataFrame, at: Callable[[pl.DataFrame, str], Result]) -> Result:
+    """Judge on the saturating rows; where they cannot be judged (no runs, too few repeats), on the light ones,
+    and say so."""
+    sat = at(t.filter(pl.col("load") == SATURATING), SATURATING)
+    if sat.estimate is not None:
+        return sat
+    light = at(t.filter(pl.col("load") == LIGHT), LIGHT)
+    if light.estimate is None and sat.verdict != NO_RUNS:
+        return sat
+    if sat.verdict == NO_RUNS:
+        return light
+    note = f" (light runs: the saturating ones cannot be judged, {sat.verdict}, n {sat.n})"
+    return Result(light.estimate, light.measurement + note, light.n, light.load, light.verdict)
 
 
 def _vals(t: pl.DataFrame, metric: str, **where) -> np.ndarray:
@@ -121,14 +130,12 @@ def two_arms(a: np.ndarray, b: np.ndarray, names: tuple[str, str], size: vd.Size
 def _metric_ratio(table: str, select: Callable[[pl.DataFrame], pl.DataFrame], metric: str, fs: tuple[str, str],
                   traced: bool | None, prefer_sat: bool, unit: str = "", ratio: bool = True, digits: int = 2):
     def ev(tb: Tables, size: vd.Size) -> Result:
+        def at(t: pl.DataFrame, load: str) -> Result:
+            a, b = _vals(t, metric, filesystem=fs[0]), _vals(t, metric, filesystem=fs[1])
+            return two_arms(a, b, fs, size, ratio, unit, digits, load)
+
         t = select(_host(tb[table], tb, traced=traced))
-        load = None
-        if prefer_sat:
-            t, load = _prefer_saturating(t)
-        else:
-            t, load = t.filter(pl.col("load") == LIGHT), LIGHT
-        a, b = _vals(t, metric, filesystem=fs[0]), _vals(t, metric, filesystem=fs[1])
-        return two_arms(a, b, fs, size, ratio, unit, digits, load)
+        return _saturating_first(t, at) if prefer_sat else at(t.filter(pl.col("load") == LIGHT), LIGHT)
     return ev
 
 
@@ -138,7 +145,10 @@ def _metric_ratio(table: str, select: Callable[[pl.DataFrame], pl.DataFrame], me
 def _zipf(tb: Tables, size: vd.Size) -> Result:
     runs = _runs(tb).select("run_id", "workload", "load")
     z = tb["zipf"].join(runs, on="run_id").filter((pl.col("workload") == "ycsb") & (pl.col("op") == "all"))
-    z, load = _prefer_saturating(z)
+    return _saturating_first(z, _zipf_at)
+
+
+def _zipf_at(z: pl.DataFrame, load: str) -> Result:
     fitted = z.filter(pl.col("alpha").is_not_null() & pl.col("s").is_not_null())
     if fitted.height == 0:
         return Result(None, "no power-law fit (too few runs or distinct counts)", str(z.height), load,
@@ -159,26 +169,31 @@ def _overhead(select: Callable[[pl.DataFrame], pl.DataFrame]):
     """Pooled tracing overhead over the selected host configurations (saturating ones preferred)."""
     def ev(tb: Tables, size: vd.Size) -> Result:
         m = tb["workload_metrics"].filter(pl.col("metric") == "ops_s")
-        t = select(_host(m, tb, traced=None))
-        t, load = _prefer_saturating(t)
-        cfg = [c for c in ("workload", "job", "filesystem", "commitlog") if c in t.columns]
-        arms = []
-        for _, g in t.group_by(cfg, maintain_order=True):
-            tr, un = g.filter(pl.col("traced"))["value"].to_numpy(), g.filter(~pl.col("traced"))["value"].to_numpy()
-            if tr.size and un.size:
-                arms.append((tr, un))
-        n_tr, n_un = sum(a.size for a, _ in arms), sum(b.size for _, b in arms)
-        n = f"{n_tr} traced, {n_un} untraced; {len(arms)} configs"
-        if not arms:
-            return Result(None, "--", n, load, NO_RUNS)
-        if min(min(a.size, b.size) for a, b in arms) < 2:
-            return Result(None, "--", n, load, FEW)
-        ov, lo, hi = pooled_overhead(arms, seed=0, level=size.level)
-        each = [1 - a.mean() / b.mean() for a, b in arms]
-        meas = (f"mean over configurations; per configuration {100 * min(each):.1f} to {100 * max(each):.1f} %")
-        return Result(vd.Estimate(ov, lo, hi, math.nan, "stratified bootstrap of 1 - traced/untraced ops/s"),
-                      meas, n, load)
+        return _saturating_first(select(_host(m, tb, traced=None)), lambda t, load: _overhead_at(t, load, size))
     return ev
+
+
+def _overhead_at(t: pl.DataFrame, load: str, size: vd.Size) -> Result:
+    cfg = [c for c in ("workload", "job", "filesystem", "commitlog") if c in t.columns]
+    arms = []
+    for _, g in t.group_by(cfg, maintain_order=True):
+        tr, un = g.filter(pl.col("traced"))["value"].to_numpy(), g.filter(~pl.col("traced"))["value"].to_numpy()
+        if tr.size and un.size:
+            arms.append((tr, un))
+    n_tr, n_un = sum(a.size for a, _ in arms), sum(b.size for _, b in arms)
+    n = f"{n_tr} traced, {n_un} untraced; {len(arms)} configs"
+    if not arms:
+        return Result(None, "--", n, load, NO_RUNS if t.height == 0 else "not tested (no traced/untraced pair)")
+    full = [(a, b) for a, b in arms if a.size >= 2 and b.size >= 2]  # one repeat in an arm: no spread to resample
+    if not full:
+        return Result(None, "--", n, load, FEW)
+    ov, lo, hi = pooled_overhead(full, seed=0, level=size.level)
+    each = [1 - a.mean() / b.mean() for a, b in full]
+    meas = f"mean over configurations; per configuration {100 * min(each):.1f} to {100 * max(each):.1f} %"
+    if len(full) < len(arms):
+        meas += f"; {len(arms) - len(full)} configs left out (an arm with 1 run)"
+    return Result(vd.Estimate(ov, lo, hi, math.nan, "stratified bootstrap of 1 - traced/untraced ops/s"),
+                  meas, n, load)
 
 
 def _ext4_ms_writes(tb: Tables, size: vd.Size) -> Result:
