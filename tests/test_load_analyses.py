@@ -136,3 +136,11 @@ def test_scrambled_zipfian_head_matches_a_direct_sum():
     z = _zeta_partial(0.99, 1e10)
     assert head**-0.99 / z > 1 / 200_000 > (head + 2) ** -0.99 / z
     assert 0 < share < 1 and share == pytest.approx(_zeta_partial(0.99, head) / z)
+
+
+def test_cassandra_zipf_macros_count_fits_and_plausible_ones():
+    sk = pl.DataFrame({"run_id": ["a", "b", "c", "y"], "workload": ["cassandra"] * 3 + ["ycsb"],
+                       "op": ["all"] * 4, "s": [0.3, None, 0.5, 0.1], "p_gof": [0.5, None, 0.01, 0.9]})  # fmt: skip
+    m = ln.cassandra_zipf(sk)
+    assert (m["CassZipfRuns"], m["CassZipfRunsFitted"], m["CassZipfPlausible"]) == ("3", "2", "1")
+    assert m["CassZipfSMax"] == "0.50"

@@ -88,7 +88,9 @@ def _load_numbers(p: argparse.ArgumentParser) -> Handler:
         m |= ln.claims(pl.read_parquet(a.claims))
         m |= ln.overhead(pl.read_parquet(a.overhead))
         m |= ln.tracer(pl.read_parquet(a.tracer_load))
-        m |= ln.skew(pl.read_parquet(a.skew), metrics, iostat)
+        skew = pl.read_parquet(a.skew)
+        m |= ln.skew(skew, metrics, iostat)
+        m |= ln.cassandra_zipf(skew)
         m |= ln.cassandra(pl.read_parquet(a.cassandra), pl.read_parquet(a.cassandra_versus))
         write_text_atomic(ln.render(m), a.out)
         return 0

@@ -176,3 +176,18 @@ def ceiling(metrics: pl.DataFrame, iostat: pl.DataFrame) -> dict[str, str]:
         digits = 0 if r["metric"] == "util_pct" else 2
         m[macro_name("load", r["workload"], r["load"], r["metric"].replace("_", " "))] = fmt_float(r["mean"], digits)
     return m
+
+
+def cassandra_zipf(sk: pl.DataFrame) -> dict[str, str]:
+    """Block-level access frequency of the traced Cassandra runs: power-law fits (op all) per job."""
+    c = sk.filter((pl.col("workload") == "cassandra") & (pl.col("op") == "all")) if "workload" in sk.columns else sk
+    m: dict[str, str] = {}
+    if c.height == 0:
+        return m
+    m["CassZipfRuns"] = fmt_int(c.height)
+    fitted = c.filter(pl.col("s").is_not_null())
+    m["CassZipfRunsFitted"] = fmt_int(fitted.height)
+    m |= _range("CassZipfS", fitted["s"], lambda x: fmt_float(x, 2))
+    if "p_gof" in fitted.columns:
+        m["CassZipfPlausible"] = fmt_int(fitted.filter(pl.col("p_gof").fill_null(0) >= 0.1).height)
+    return m
