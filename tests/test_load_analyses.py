@@ -144,3 +144,12 @@ def test_cassandra_zipf_macros_count_fits_and_plausible_ones():
     m = ln.cassandra_zipf(sk)
     assert (m["CassZipfRuns"], m["CassZipfRunsFitted"], m["CassZipfPlausible"]) == ("3", "2", "1")
     assert m["CassZipfSMax"] == "0.50"
+
+
+def test_ceiling_reads_the_load_from_the_metrics_when_iostat_names_none():
+    metrics = pl.DataFrame({"run_id": ["a", "b"], "load": ["light", "saturating"], "metric": ["ops_s"] * 2,
+                            "value": [1.0, 2.0]})  # fmt: skip
+    io = pl.DataFrame({"run_id": ["a", "b"], "workload": ["fio"] * 2, "testbed": ["loop"] * 2,
+                       "metric": ["aqu_sz"] * 2, "mean": [0.05, 4.4]})  # fmt: skip
+    m = ln.ceiling(metrics, io)
+    assert m["LoadFioSaturatingAquSz"] == "4.40" and m["LoadFioLightAquSz"] == "0.05" and "CeilingOps" not in m

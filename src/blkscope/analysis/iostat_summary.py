@@ -13,8 +13,6 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
-from blkscope.analysis.run_groups import with_groups
-
 METRICS = ["r_s", "w_s", "rkb_s", "wkb_s", "rrqm_s", "wrqm_s", "r_await_ms", "w_await_ms", "aqu_sz", "util_pct"]
 
 
@@ -38,6 +36,5 @@ def summarize(iostat: pl.DataFrame, level: float = 0.95) -> pl.DataFrame:
 
 def iostat_summary(files: list[Path], runs: pl.DataFrame, run_id_of) -> pl.DataFrame:
     parts = [summarize(pl.read_parquet(f)).with_columns(run_id=pl.lit(run_id_of(f))) for f in files]
-    meta = with_groups(runs).select("run_id", "filesystem", "workload", "job", "testbed", "traced", "repeat", "load",
-                                    "commitlog")
+    meta = runs.select("run_id", "filesystem", "workload", "job", "testbed", "traced", "repeat")
     return meta.join(pl.concat(parts), on="run_id", how="inner").sort("workload", "job", "filesystem", "repeat")

@@ -164,8 +164,10 @@ def ceiling(metrics: pl.DataFrame, iostat: pl.DataFrame) -> dict[str, str]:
     """The loop device's ceiling (its own fio job, untraced) and how near the saturating runs came: mean iostat
     %util and aqu-sz per workload at each load level (host runs)."""
     m: dict[str, str] = {}
-    if "load" not in iostat.columns:
-        return m
+    if "load" not in iostat.columns:  # iostat_summary names no load: take it from the workload metrics' runs
+        if "load" not in metrics.columns:
+            return m
+        iostat = iostat.join(metrics.select("run_id", "load").unique(), on="run_id", how="inner")
     ceil = metrics.filter((pl.col("load") == "ceiling") & (pl.col("metric") == "ops_s"))
     if ceil.height:
         m["CeilingOps"] = fmt_int(ceil["value"].mean())
