@@ -46,9 +46,10 @@ claims.select("claim_id", "claim", "claimed", "ours", "n", "load", "verdict")
 
 # %% [markdown]
 # ## Throughput and latency per configuration (untraced runs: the study did not trace)
+# `ops_s_cv`: how much the per-second op/s of cassandra-stress's intervals varied within a run (sd / mean).
 
 # %%
-STRESS = ["ops_s", "lat_mean_us", "lat_p95_us", "lat_p99_us", "lat_p999_us"]
+STRESS = ["ops_s", "lat_mean_us", "lat_p95_us", "lat_p99_us", "lat_p999_us", "ops_s_cv"]
 if summary.height:
     table = (
         summary.filter(~pl.col("traced") & pl.col("metric").is_in(STRESS))

@@ -153,3 +153,15 @@ def test_ceiling_reads_the_load_from_the_metrics_when_iostat_names_none():
                        "metric": ["aqu_sz"] * 2, "mean": [0.05, 4.4]})  # fmt: skip
     m = ln.ceiling(metrics, io)
     assert m["LoadFioSaturatingAquSz"] == "4.40" and m["LoadFioLightAquSz"] == "0.05" and "CeilingOps" not in m
+
+
+def test_steadiness_from_the_last_rounds_total_intervals():
+    iv = pl.DataFrame({"round": [0, 0, 1, 1, 1, 1], "type": ["total", "total", "total", "insert", "total", "total"],
+                       "op_s": [1.0, 1000.0, 100.0, 5.0, 200.0, 300.0]})  # fmt: skip
+    s = dict(cassandra.steadiness("r", iv).select("metric", "value").iter_rows())
+    x = np.array([100.0, 200.0, 300.0])
+    assert s["ops_s_cv"] == pytest.approx(x.std(ddof=1) / x.mean()) and s["ops_s_min_rel"] == pytest.approx(0.5)
+    runs = _cass_runs()
+    steady = pl.concat([cassandra.steadiness(r, iv) for r in runs["run_id"]])
+    summ = cassandra.summary(_metrics(runs), _iostat(runs), runs, steady)
+    assert summ.filter(pl.col("metric") == "ops_s_cv")["n"].to_list() == [3] * 8

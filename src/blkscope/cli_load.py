@@ -29,15 +29,18 @@ def _cassandra_summary(p: argparse.ArgumentParser) -> Handler:
     _out(p)
     p.add_argument("--versus", type=Path, required=True, help="each filesystem against xfs (ratio table)")
     p.add_argument("--versus-csv", type=Path)
+    p.add_argument("intervals", nargs="*", type=Path, help="<processed>/<run_id>/cstress/cstress_intervals.parquet")
 
     def run(a: argparse.Namespace) -> int:
         import polars as pl
 
         from blkscope.analysis import cassandra
-        from blkscope.runs import load_runs
+        from blkscope.runs import load_runs, run_id_of
 
         runs, m, io = load_runs(a.runs), pl.read_parquet(a.metrics), pl.read_parquet(a.iostat)
-        _write(cassandra.summary(m, io, runs), a.out, a.csv)
+        steady = [cassandra.steadiness(run_id_of(f), pl.read_parquet(f)) for f in a.intervals]
+        steady_df = pl.concat(steady) if steady else None
+        _write(cassandra.summary(m, io, runs, steady_df), a.out, a.csv)
         _write(cassandra.versus(m, io, runs), a.versus, a.versus_csv)
         return 0
 

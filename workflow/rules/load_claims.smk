@@ -3,6 +3,7 @@
 # cassandra-stress logs are ingested by ingest.smk's ingest_cstress (branch cassandra).
 
 TRACED_HOST = runs_where(pl.col("traced"), pl.col("testbed") == "loop")
+CASSANDRA_HOST = runs_where(pl.col("workload") == "cassandra", pl.col("testbed") == "loop")
 LOAD_OUTPUTS = [
     *expand(f"{ANALYSIS}/{{name}}.{{ext}}", name=["cassandra_summary", "cassandra_versus"], ext=["parquet", "csv"]),
     *([f"{ANALYSIS}/tracer_load.parquet", f"{ANALYSIS}/tracer_load_by_load.parquet"] if TRACED_HOST else []),
@@ -20,6 +21,7 @@ rule cassandra_summary:
         runs=config["runs"],
         metrics=f"{ANALYSIS}/workload_metrics.parquet",
         iostat=f"{ANALYSIS}/iostat_summary.parquet",
+        intervals=expand(f"{PROC}/{{run}}/cstress/cstress_intervals.parquet", run=CASSANDRA_HOST),
     output:
         table=f"{ANALYSIS}/cassandra_summary.parquet",
         csv=f"{ANALYSIS}/cassandra_summary.csv",
@@ -29,7 +31,8 @@ rule cassandra_summary:
         "logs/stats/cassandra_summary.log",
     shell:
         "blkscope cassandra-summary --runs {input.runs} --metrics {input.metrics} --iostat {input.iostat}"
-        " -o {output.table} --csv {output.csv} --versus {output.versus} --versus-csv {output.versus_csv} > {log} 2>&1"
+        " -o {output.table} --csv {output.csv} --versus {output.versus} --versus-csv {output.versus_csv}"
+        " {input.intervals} > {log} 2>&1"
 
 
 rule tracer_load:

@@ -3,7 +3,8 @@ merges, each as a mean over repeats with a 95 % t interval and its n; and every 
 ratio of geometric means (Welch t on logs), the commitlog study's comparison.
 
 A configuration is (mode: write | mixed, commitlog: none | lz4, filesystem, load, traced); repeats are the unit
-(one number per run: cassandra-stress's Results of the run's last round, iostat's mean over the run's reports).
+(one number per run: cassandra-stress's Results of the run's last round, iostat's mean over the run's reports,
+and the steadiness of its per-interval op/s).
 """
 
 from __future__ import annotations
@@ -20,20 +21,37 @@ IOSTAT = ["aqu_sz", "wrqm_s", "w_s", "wkb_s", "w_await_ms", "util_pct"]
 CONFIG = ["mode", "commitlog", "filesystem", "load", "traced"]
 
 
-def _long(metrics: pl.DataFrame, iostat: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
+def steadiness(run_id: str, intervals: pl.DataFrame) -> pl.DataFrame:
+    """How steady a run's throughput was: the coefficient of variation of cassandra-stress's per-interval op/s
+    (`total` rows of the last round; periodic commitlog syncs show as bursts), and the slowest interval relative to
+    the mean. Long form: run_id, metric, value."""
+    t = intervals.filter((pl.col("round") == pl.col("round").max()) & (pl.col("type") == "total"))
+    x = t["op_s"].drop_nulls().to_numpy().astype(float)
+    if x.size < 2 or x.mean() <= 0:
+        return pl.DataFrame(schema={"run_id": pl.Utf8, "metric": pl.Utf8, "value": pl.Float64})
+    return pl.DataFrame({"run_id": [run_id] * 2, "metric": ["ops_s_cv", "ops_s_min_rel"],
+                         "value": [float(x.std(ddof=1) / x.mean()), float(x.min() / x.mean())]})
+
+
+def _long(metrics: pl.DataFrame, iostat: pl.DataFrame, runs: pl.DataFrame,
+          steady: pl.DataFrame | None = None) -> pl.DataFrame:
     """One value per (run, metric) of the host Cassandra runs, with the run's configuration."""
     cfg = (with_groups(runs).filter((pl.col("workload") == "cassandra") & (pl.col("testbed") == "loop"))
            .with_columns(mode=cassandra_mode()).select("run_id", "mode", "commitlog", "filesystem", "load", "traced"))
     m = metrics.filter(pl.col("metric").is_in(STRESS)).select("run_id", "metric", "value", source=pl.lit("stress"))
     io = iostat.filter(pl.col("metric").is_in(IOSTAT)).group_by("run_id", "metric").agg(pl.col("mean").mean())
     io = io.select("run_id", "metric", value=pl.col("mean"), source=pl.lit("iostat"))
-    return cfg.join(pl.concat([m, io]), on="run_id", how="inner")
+    parts = [m, io]
+    if steady is not None and steady.height:
+        parts.append(steady.select("run_id", "metric", "value", source=pl.lit("intervals")))
+    return cfg.join(pl.concat(parts), on="run_id", how="inner")
 
 
-def summary(metrics: pl.DataFrame, iostat: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
+def summary(metrics: pl.DataFrame, iostat: pl.DataFrame, runs: pl.DataFrame,
+            steady: pl.DataFrame | None = None) -> pl.DataFrame:
     """Per configuration and metric: n, mean, 95 % t interval over repeats, sd."""
     rows = []
-    for key, g in _long(metrics, iostat, runs).group_by([*CONFIG, "source", "metric"], maintain_order=True):
+    for key, g in _long(metrics, iostat, runs, steady).group_by([*CONFIG, "source", "metric"], maintain_order=True):
         x = g["value"].to_numpy().astype(float)
         m, lo, hi = mean_ci(x)
         rows.append(dict(zip([*CONFIG, "source", "metric"], key, strict=True)) | {

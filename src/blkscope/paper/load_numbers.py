@@ -136,7 +136,8 @@ def cassandra(summary: pl.DataFrame, versus: pl.DataFrame) -> dict[str, str]:
     un = _one_load(summary.filter(~pl.col("traced")))
     fmts = {"ops_s": ("ops", lambda x: fmt_int(x)), "lat_p99_us": ("p99 ms", lambda x: fmt_float(x / 1e3, 1)),
             "lat_mean_us": ("mean ms", lambda x: fmt_float(x / 1e3, 2)),
-            "aqu_sz": ("aqu", lambda x: fmt_float(x, 2)), "wrqm_s": ("wrqm", lambda x: fmt_float(x, 0))}  # fmt: skip
+            "aqu_sz": ("aqu", lambda x: fmt_float(x, 2)), "wrqm_s": ("wrqm", lambda x: fmt_float(x, 0)),
+            "ops_s_cv": ("cv", lambda x: fmt_pct(x, 0))}  # fmt: skip
     for r in un.filter(pl.col("metric").is_in(list(fmts))).iter_rows(named=True):
         label, f = fmts[r["metric"]]
         m[macro_name("cass", r["mode"], r["commitlog"], r["filesystem"], label)] = f(r["mean"])
