@@ -25,8 +25,8 @@ $(DEBS): deps/debian-main.txt scripts/ensure-debs.sh | $(STAMP)
 	scripts/ensure-debs.sh deps/debian-main.txt
 	touch $@
 
-$(TESTDEBS): deps/debian-test.txt deps/debian-capture.txt scripts/ensure-debs.sh | $(STAMP)
-	scripts/ensure-debs.sh deps/debian-test.txt deps/debian-capture.txt
+$(TESTDEBS): deps/debian-test.txt deps/debian-capture.txt deps/debian-slurm.txt scripts/ensure-debs.sh | $(STAMP)
+	scripts/ensure-debs.sh deps/debian-test.txt deps/debian-capture.txt deps/debian-slurm.txt
 	touch $@
 
 $(NATIVE): native/Cargo.toml native/Cargo.lock native/.cargo/config.toml $(wildcard native/src/*.rs native/src/*/*.rs)
