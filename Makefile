@@ -11,7 +11,7 @@ CORES ?= 8
 export PATH := $(PATH):$(HOME)/.cargo/bin
 NATIVE := native/target/release/blkscope-native
 
-.PHONY: all test setup native lint lock experiments report clean
+.PHONY: all test setup native parquet-check lint lock experiments report clean
 .DEFAULT_GOAL := all
 
 $(STAMP): requirements.lock pyproject.toml
@@ -35,6 +35,15 @@ $(NATIVE): native/Cargo.toml native/Cargo.lock native/.cargo/config.toml $(wildc
 	touch $@
 
 native: $(NATIVE)
+
+# arrow-rs's reader and writer against ours (tests/test_parquet_readers.py builds it when it runs; bench/)
+PQCHECK := tools/parquet-check/target/release/parquet-check
+$(PQCHECK): tools/parquet-check/Cargo.toml tools/parquet-check/Cargo.lock tools/parquet-check/.cargo/config.toml \
+		$(wildcard tools/parquet-check/src/*.rs native/src/*.rs native/src/*/*.rs)
+	cd tools/parquet-check && cargo build --release --locked --quiet
+	touch $@
+
+parquet-check: $(PQCHECK)
 
 setup: $(STAMP) $(DEBS) $(NATIVE)
 

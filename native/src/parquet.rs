@@ -398,6 +398,15 @@ impl EventsWriter {
             t.end();
         }
         t.binary(6, b"blkscope-native");
+        // column_orders: TypeDefinedOrder for every column. Without it the spec leaves min_value/max_value
+        // undefined, and pyarrow (parquet-cpp) ignores them (tests/test_parquet_readers.py found it)
+        t.list(7, thrift::STRUCT, SCHEMA.len());
+        for _ in &SCHEMA {
+            t.begin_elem();
+            t.begin(1);
+            t.end();
+            t.end();
+        }
         t.stop();
         let len = t.buf.len() as u32;
         self.put(&t.buf)?;
