@@ -1,4 +1,10 @@
 # blkscope: raw logs -> tidy Parquet -> analyses -> figures -> paper. See README.md.
+import sys
+
+# validate() imports jsonschema, which imports rfc3987_syntax when installed (a Jupyter dependency) only to check
+# "iri" formats, which our schemas do not use; it builds 38 lark grammars on import, 3 s of every Snakemake start.
+sys.modules.setdefault("rfc3987_syntax", None)
+
 from snakemake.utils import min_version, validate
 
 min_version("9.0")
@@ -21,6 +27,7 @@ wildcard_constraints:
 
 
 include: "workflow/rules/ingest.smk"
+include: "workflow/rules/parts.smk"
 include: "workflow/rules/analysis.smk"
 include: "workflow/rules/stats.smk"
 include: "workflow/rules/figures.smk"

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHEET = ROOT / "config" / "runs.tsv"
 RAW = ROOT / "data" / "raw"
 RUNS = load_runs(SHEET)
-RAW_BUDGET = 50 << 20  # the repository budget for data/raw (DESIGN.md)
+RAW_BUDGET = 100 << 20  # the repository budget for data/raw (issue G raised DESIGN.md's 50 MB to 100 MB)
 
 
 def _fake_loop(sys_block: Path, name: str, backing: str | None) -> None:

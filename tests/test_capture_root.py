@@ -80,6 +80,10 @@ def test_tiny_capture(tmp_path):
     meta = yaml.safe_load((out / "run.yaml").read_text())
     assert meta["tracer"]["events"] > 0 and meta["tracer"]["overruns_total"] == 0
     assert meta["fio"]["ios"]["read"] > 0 and meta["iostat"]["samples"] >= 1
+    # the machine's load around the workload, from /proc/loadavg
+    load = meta["loadavg"]
+    assert load["before"]["utc"] <= meta["workload_start_utc"] <= meta["workload_end_utc"] <= load["after"]["utc"]
+    assert all(load[k]["1min"] >= 0 and load[k]["tasks"] >= load[k]["running"] >= 1 for k in ("before", "after"))
     _assert_clean(work)
 
 

@@ -16,7 +16,8 @@ import vl_convert as vlc
 
 from blkscope.cli import main
 from blkscope.figures import FIGURES
-from blkscope.figures.theme import TEXT_WIDTH_PT
+from blkscope.figures.theme import MAX_FIGURE_HEIGHT_PT, TEXT_WIDTH_PT
+from blkscope.paper.pdf_geometry import check_figure_pdf
 
 ROOT = Path(__file__).resolve().parents[1]
 RAW = ROOT / "data" / "raw"
@@ -67,6 +68,7 @@ def tables(tmp_path_factory) -> dict[str, Path]:
         ["overhead", *runs, *fio, "-o", str(a / "overhead.parquet")],
         ["overhead", *runs, fio[0], "-o", str(a / "overhead_none.parquet")],
         ["figdata-fof", *runs, *fof, "-o", str(f / "fof.parquet")],
+        ["figdata-rank", *runs, *fof, "-o", str(f / "rank.parquet")],
         ["figdata-ccdf", *runs, "--zipf", str(a / "zipf.parquet"), *fof, "-o", str(f / "ccdf.parquet")],
         ["figdata-series", *runs, "-o", str(f / "series.parquet"), "--ycsb",
          str(proc / YCSB / "ycsb" / "ycsb_series.parquet"), "--", *io],
@@ -83,7 +85,7 @@ def tables(tmp_path_factory) -> dict[str, Path]:
     for v in verbs:
         assert main(v) == 0, v[0]
     return {
-        "rank-frequency": a / "rank_frequency.parquet", "iostat-compare": a / "iostat_summary.parquet",
+        "rank-frequency": f / "rank.parquet", "iostat-compare": a / "iostat_summary.parquet",
         "frequency-of-frequency": f / "fof.parquet", "zipf-ccdf": f / "ccdf.parquet",
         "tracing-overhead": a / "overhead.parquet", "trace-cost": f / "trace_cost.parquet",
         "io-over-time": f / "series.parquet", "latency-stages": f / "latency.parquet",
@@ -96,13 +98,19 @@ def _chart(name: str, table: pl.DataFrame):
     return importlib.import_module(f"blkscope.figures.{FIGURES[name]}").chart(table)
 
 
-def _check(chart) -> str:
-    """Valid spec (to_dict validates), every embedded dataset within Altair's row limit, SVG within the width."""
+def _check(chart, tmp: Path | None = None) -> str:
+    """Valid spec (to_dict validates), every embedded dataset within Altair's row limit, SVG within the width;
+    with `tmp`, the PDF too: within the width and height a figure has, and no two text labels overlapping."""
     spec = chart.to_dict()
     assert all(len(rows) <= 5000 for rows in spec.get("datasets", {}).values())
     svg = vlc.vegalite_to_svg(spec)
     width = float(re.search(r'<svg[^>]* width="([\d.]+)"', svg).group(1))
     assert width <= TEXT_WIDTH_PT + 0.5, width
+    if tmp is not None:
+        pdf = tmp / "figure.pdf"
+        pdf.write_bytes(vlc.vegalite_to_pdf(spec))
+        problems = check_figure_pdf(pdf, TEXT_WIDTH_PT, MAX_FIGURE_HEIGHT_PT)
+        assert problems == [], problems[:5]
     return svg
 
 
@@ -115,17 +123,16 @@ def test_every_figure_has_a_caption_and_label():
 
 
 @pytest.mark.parametrize("name", list(FIGURES))
-def test_figure_from_real_runs(tables, name):
+def test_figure_from_real_runs(tables, name, tmp_path):
     table = pl.read_parquet(tables[name])
     assert table.height, f"{name}: the real runs gave an empty table"
-    svg = _check(_chart(name, table))
+    svg = _check(_chart(name, table), tmp_path)
     assert "<svg" in svg and "no traced" not in svg and "no paired" not in svg
+    assert "no setup revisits" not in svg  # the YCSB run has skew: rank-frequency draws it
 
 
 @pytest.mark.parametrize("name", list(FIGURES))
 def test_figure_from_an_empty_table(tables, name):
-    if name in ("rank-frequency", "iostat-compare"):
-        pytest.skip("the skeleton figures are drawn from tables that are never empty")
     _check(_chart(name, pl.read_parquet(tables[name]).clear()))
 
 
@@ -177,8 +184,34 @@ def test_figures_take_tables_beyond_altairs_row_guard():
     from blkscope.figures import rank_frequency
 
     n = 6000
-    rank = pl.DataFrame({"run_id": [f"r{i % 30}" for i in range(n)], "filesystem": "ext4", "job": "randrw",
-                         "repeat": 1, "op": "read", "rank": list(range(1, n + 1)),
+    rank = pl.DataFrame({"run_id": [f"r{i % 30}" for i in range(n)], "fs": "ext4", "setup": "ycsb a",
+                         "workload": "ycsb", "job": "a", "testbed": "loop", "op": "all", "rank": list(range(1, n + 1)),
                          "count": [1 + n - i for i in range(n)]})  # fmt: skip
     spec = rank_frequency.chart(rank).to_dict()
     assert [len(v) for v in spec["datasets"].values()] == [n]
+
+
+def _top(rows: list[tuple[str, str, str, str, int]]) -> pl.DataFrame:
+    return pl.DataFrame(rows, schema=["setup", "workload", "job", "testbed", "top_count"], orient="row")
+
+
+def test_skewed_setups_are_chosen_by_how_often_pages_are_revisited():
+    from blkscope.figures import select
+
+    top = _top([("fio randrw", "fio", "randrw", "loop", 2), ("fio randrw", "fio", "randrw", "loop", 1),
+                ("ycsb a", "ycsb", "a", "loop", 300), ("ycsb a", "ycsb", "a", "loop", 250),
+                ("fio randrw-sat", "fio", "randrw-sat", "loop", 40),
+                ("fio randrw-sat", "fio", "randrw-sat", "loop", 90),
+                ("sysbench rndrw", "sysbench", "rndrw", "loop", 5)])  # fmt: skip
+    assert select.skewed(top) == ["ycsb a", "fio randrw-sat"]  # most skewed first; 5 and 2 accesses are not skew
+    assert select.with_reference(top) == ["ycsb a", "fio randrw-sat", "fio randrw"]  # plus one flat, for contrast
+
+
+def test_representative_setups_prefer_the_host_and_the_saturating_job():
+    from blkscope.figures import select
+
+    meta = _top([("fio append", "fio", "append", "loop", 0), ("fio randrw", "fio", "randrw", "loop", 0),
+                 ("fio randrw-sat", "fio", "randrw-sat", "loop", 0), ("ycsb a (guest)", "ycsb", "a", "guest", 0),
+                 ("sysbench rndrw", "sysbench", "rndrw", "loop", 0), ("sysbench rndrw-max", "sysbench", "rndrw-max",
+                 "loop", 0), ("journal none", "journal", "none", "loop", 0)])  # fmt: skip
+    assert select.representative(meta) == ["fio randrw-sat", "sysbench rndrw-max", "journal none", "ycsb a (guest)"]

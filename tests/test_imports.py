@@ -57,12 +57,10 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
-def test_no_import_cycles_outside_capture() -> None:
+def test_no_import_cycles() -> None:
     graph = _graph()
     assert {"blkscope.cli", "blkscope.verbs", "blkscope.io", "blkscope.ingest"} <= graph.keys()
-    # capture/ is being layered under issue G item 5; everything else must be acyclic
-    cycles = [c for c in _cycles(graph) if not all(m.startswith("blkscope.capture") for m in c)]
-    assert not cycles
+    assert not _cycles(graph)
     assert "blkscope.cli" not in set().union(*(graph[m] for m in graph if m.startswith("blkscope.cli_")))
     assert "blkscope.ingest" not in set().union(*(graph[m] for m in graph if m.startswith("blkscope.readers")))
 

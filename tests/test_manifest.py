@@ -46,4 +46,51 @@ def test_grid_covered(manifest):
 
 
 def test_within_the_git_budget(manifest):
-    assert manifest["bytes"].sum() < 50 * 1024 * 1024
+    assert manifest["bytes"].sum() < 100 * 1024 * 1024  # issue G: data/raw may grow to 100 MB
+
+
+# issue H's saturating batch: fio random read/write and YCSB-RocksDB unthrottled on ext4, xfs and btrfs, traced and
+# untraced, and the loop device's ceiling (untraced, ext4), at least 3 repeats each, captured in the recorded order
+# (sysbench's saturating runs did not fit the session's share of the hardware lock: data/raw/README.md)
+SATURATE = "saturate-1"
+SATURATE_JOBS = {"fio": "randrw-sat", "ycsb": "workloada-zipfian-sat"}
+SATURATE_BUDGET = 30 << 20
+
+
+@pytest.fixture(scope="module")
+def saturate(manifest) -> pl.DataFrame:
+    runs = load_runs(ROOT / "config/runs.tsv").filter(pl.col("batch") == SATURATE).select("run_id", "job", "batch")
+    return manifest.join(runs, on=["run_id", "job"], how="inner")
+
+
+def test_saturating_grid_covered(saturate):
+    runs = saturate.select("run_id", "filesystem", "workload", "job", "traced", "repeat").unique()
+    for workload, job in SATURATE_JOBS.items():
+        for fs in ("ext4", "xfs", "btrfs"):
+            for traced in (True, False):
+                sel = runs.filter((pl.col("workload") == workload) & (pl.col("job") == job)
+                                  & (pl.col("filesystem") == fs) & (pl.col("traced") == traced))  # fmt: skip
+                assert sel["repeat"].n_unique() >= 3, (workload, fs, traced)
+                assert sel.height == sel["repeat"].n_unique()
+    ceiling = runs.filter(pl.col("job") == "ceiling")
+    assert ceiling["repeat"].n_unique() >= 3 and not ceiling["traced"].any()
+    traces = saturate.filter(pl.col("file").str.ends_with("trace.txt.zst"))["run_id"]
+    assert set(traces) == set(runs.filter(pl.col("traced"))["run_id"])
+
+
+def test_saturating_batch_captured_in_the_recorded_order(saturate):
+    """Each run's lock was taken after the previous run of the order had finished."""
+    import yaml
+
+    from blkscope.capture.order import read
+
+    ids = read(ROOT / "config/capture_order.tsv").filter(pl.col("batch") == SATURATE).sort("position")["run_id"]
+    assert set(ids) == set(saturate["run_id"])
+    meta = [yaml.safe_load((RAW / r / "run.yaml").read_text()) for r in ids]
+    for before, after in zip(meta, meta[1:], strict=False):
+        assert before["end_utc"] < after["lock"]["acquired_utc"], after["run_id"]
+    assert all(m["loadavg"]["before"]["1min"] >= 0 and m["loadavg"]["after"]["utc"] for m in meta)
+
+
+def test_saturating_batch_within_its_budget(saturate):
+    assert saturate["bytes"].sum() <= SATURATE_BUDGET

@@ -8,6 +8,7 @@ instead of hanging it. The cluster is torn down (jobs cancelled, daemons stopped
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -232,6 +233,42 @@ def test_analysis_dag_on_slurm_equals_local(cluster, tmp_path):
             a, b = (pl.read_parquet(d / "data/processed" / r / part) for d in (local, slurm))
             assert a.height > 0
             assert_frame_equal(a, b)
+
+
+def test_split_traces_on_slurm_equal_the_whole_local_run(cluster, tmp_path):
+    """Scatter-gather (workflow/rules/parts.smk) through SLURM: each run's trace ingested as 2 part jobs and
+    gathered, then latency, queue depth, seek and frequency on parts.json, equal to a local run that ingests
+    the traces whole (the default config: these small runs are below trace_parts.min_bytes)."""
+    sheet = pl.read_csv(ROOT / "config/runs.tsv", separator="\t").filter(pl.col("run_id").is_in(RUNS))
+    tables = ["latency", "queue_depth", "queue_depth_series", "queue_depth_dist", "seek", "seek_hist"]
+    targets = [f"data/processed/analysis/{t}.parquet" for t in ("latency", "queue_depth", "seek")]
+    targets += [f"data/processed/{r}/frequency/fof.cover.parquet" for r in RUNS]
+    local = _workdir(tmp_path / "local", sheet, RUNS)
+    slurm = _workdir(tmp_path / "slurm", sheet, RUNS)
+    (slurm / "split.yaml").write_text("trace_parts:\n  parts: 2\n  min_bytes: 0\n")
+    with open(tmp_path / "local.log", "w") as local_log:
+        lp = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "1", *targets], cwd=local,
+                              env=cluster.env, stdout=local_log, stderr=subprocess.STDOUT,
+                              start_new_session=True)  # fmt: skip
+        try:
+            log = cluster.snakemake(slurm, "--configfile", "split.yaml", "--", *targets, log=tmp_path / "slurm.log")
+            assert lp.wait(timeout=LIMIT_S) == 0, (tmp_path / "local.log").read_text()[-3000:]
+        finally:
+            if lp.poll() is None:
+                os.killpg(lp.pid, signal.SIGKILL)
+                lp.wait()
+    rules = sorted(_submitted(log, cluster).values())
+    assert rules.count("ingest_trace_part") == 2 * len(RUNS) and rules.count("gather_trace_parts") == len(RUNS)
+    assert "ingest_trace" not in rules
+    for r in RUNS:
+        assert len(json.loads((slurm / f"data/processed/{r}/trace_parts/parts.json").read_text())["parts"]) == 2
+        a, b = (pl.read_parquet(d / f"data/processed/{r}/frequency/fof.cover.parquet") for d in (local, slurm))
+        assert a.height > 0
+        assert_frame_equal(a, b)
+    for t in tables:
+        a, b = (pl.read_parquet(d / f"data/processed/analysis/{t}.parquet") for d in (local, slurm))
+        assert a.height > 0
+        assert_frame_equal(a, b)
 
 
 CAPTURE_TOOLS = ("fio", "iostat", "losetup", "mkfs.ext4", "mount", "umount")

@@ -1,8 +1,21 @@
 """Section numbers: computed from the tables, absent (so the paper prints n/a) when the data cannot give them."""
 
+import warnings
+
 import polars as pl
+import pytest
 
 from blkscope.paper import study_numbers as sn
+
+
+@pytest.fixture(autouse=True)
+def no_deprecations():
+    """polars deprecations (e.g. is_in with a Series of the same dtype) fail here before users see them. (Recorded,
+    not turned into errors: polars warns from inside its Rust code, which swallows a raised warning.)"""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        yield
+    assert not [str(w.message) for w in seen if issubclass(w.category, DeprecationWarning)]
 
 RUNS = pl.DataFrame({
     "run_id": ["a", "b", "c", "g"], "testbed": ["loop", "loop", "loop", "guest"], "traced": [True, True, False, True],

@@ -1,7 +1,8 @@
 //! blkscope-native: the trace readers of `blkscope ingest` (kinds blktrace, blkparse, ftrace) in
 //! compiled code, because Python cannot read traces at disk speed (issue B, bench/RESULTS.md).
 //!
-//! Usage: blkscope-native KIND --out EVENTS.parquet --report REPORT.json [--progress] INPUT...
+//! Usage: blkscope-native KIND --out EVENTS.parquet --report REPORT.json [--progress] [PART OPTIONS] INPUT...
+//! (part options: part.rs), or blkscope-native replay ... (replay.rs: latency stages and queue depth).
 //! Exit 0: table and report written. Exit 2: bad input; the report holds {"error": {path, where, message}}
 //! and the table is removed. src/blkscope/native.py runs this and merges the report into ingest.json.
 
@@ -10,6 +11,8 @@ mod encode;
 mod events;
 mod input;
 mod parquet;
+mod part;
+mod replay;
 mod report;
 mod sample;
 mod sink;
@@ -38,6 +41,7 @@ fn parse_args() -> Result<Args, String> {
     let (mut out, mut report, mut progress) = (None, None, false);
     let (mut rows, mut group) = (0usize, events::ROW_GROUP);
     let mut inputs = Vec::new();
+    let mut part = part::Part::default();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--out" => out = it.next().map(PathBuf::from),
@@ -45,9 +49,20 @@ fn parse_args() -> Result<Args, String> {
             "--progress" => progress = true,
             "--rows" => rows = it.next().and_then(|s| s.parse().ok()).ok_or("--rows N")?,
             "--row-group" => group = it.next().and_then(|s| s.parse().ok()).ok_or("--row-group N")?,
+            "--origin" => part.origin = Some(it.next().and_then(|s| s.parse().ok()).ok_or("--origin NS")?),
+            "--range" => {
+                let r = it.next().and_then(|s| {
+                    let (a, b) = s.split_once(':')?;
+                    Some((a.parse().ok()?, b.parse().ok()?))
+                });
+                part.range = Some(r.ok_or("--range START:END")?);
+            }
+            "--part" => part.part = true,
+            "--origin-only" => part.origin_only = true,
             _ => inputs.push(PathBuf::from(a)),
         }
     }
+    part::set(part);
     Ok(Args {
         kind,
         out: out.ok_or("--out is required")?,
@@ -88,6 +103,9 @@ fn keep_freed_memory() {
 
 fn main() -> ExitCode {
     keep_freed_memory();
+    if std::env::args().nth(1).as_deref() == Some("replay") {
+        return replay::main(std::env::args().skip(2).collect());
+    }
     let a = match parse_args() {
         Ok(a) => a,
         Err(e) => {

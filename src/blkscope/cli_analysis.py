@@ -152,14 +152,16 @@ def _paper_numbers(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--summary", type=Path, required=True, help="run_summary table (.parquet)")
     p.add_argument("--iostat", type=Path, help="iostat_summary table (.parquet)")
     p.add_argument("--runs", type=Path, help="the runs sheet (needed by the tables below)")
-    for name in ("queue-depth", "trace-cost", "overhead", "zipf", "metrics", "latency"):
+    for name in ("queue-depth", "trace-cost", "overhead", "zipf", "metrics", "latency", "claims", "skew"):
         p.add_argument(f"--{name}", type=Path, help=f"the {name} analysis table (.parquet)")
     p.add_argument("-o", "--out", type=Path, required=True, help="output .tex")
 
     def run(a: argparse.Namespace) -> int:
         import polars as pl
 
+        from blkscope.figures import select
         from blkscope.io import write_text_atomic
+        from blkscope.paper import literature
         from blkscope.paper import study_numbers as sn
         from blkscope.paper.numbers import iostat_numbers, render, skeleton_numbers
         from blkscope.runs import load_runs
@@ -177,29 +179,38 @@ def _paper_numbers(p: argparse.ArgumentParser) -> Handler:
             if a.trace_cost:
                 macros |= sn.trace_cost(pl.read_parquet(a.trace_cost), runs)
             if metrics is not None:
-                macros |= sn.workloads(metrics, runs)
+                macros |= sn.workloads(metrics, runs) | sn.devices(runs, metrics)
                 if a.latency:
                     macros |= sn.guest(pl.read_parquet(a.latency), metrics, runs)
         if a.overhead:
             macros |= sn.overhead(pl.read_parquet(a.overhead))
         if a.zipf:
             macros |= sn.zipf(pl.read_parquet(a.zipf))
+        if a.claims:
+            macros |= sn.verdicts(pl.read_parquet(a.claims))
+        if a.skew and runs is not None:
+            macros |= sn.skew(pl.read_parquet(a.skew), runs)
+        macros |= literature.macros() | {"SkewMinTopCount": str(select.SKEW_MIN_TOP_COUNT)}
         write_text_atomic(render(macros), a.out)
         return 0
 
     return run
 
 
-@verb("paper-figure", "write the LaTeX figure environment of one figure (caption and label from its module)")
+@verb("paper-figure", "write the LaTeX figure environment of figures (caption and label from their modules)")
 def _paper_figure(p: argparse.ArgumentParser) -> Handler:
-    p.add_argument("name", help="figure module name, e.g. rank_frequency")
-    p.add_argument("-o", "--out", type=Path, required=True, help="output .tex")
+    p.add_argument("names", nargs="+", metavar="NAME", help="figure module name(s), e.g. rank_frequency")
+    p.add_argument("-o", "--out", type=Path, required=True,
+                   help="output .tex; with several names a template with {name}")
 
     def run(a: argparse.Namespace) -> int:
         from blkscope.io import write_text_atomic
         from blkscope.paper.figure_tex import figure_tex
 
-        write_text_atomic(figure_tex(a.name), a.out)
+        if len(a.names) > 1 and "{name}" not in str(a.out):
+            raise ValueError(f"several figures: -o needs a {{name}} template, got {a.out}")
+        for name in a.names:
+            write_text_atomic(figure_tex(name), str(a.out).replace("{name}", name))
         return 0
 
     return run

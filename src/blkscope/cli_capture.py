@@ -87,3 +87,30 @@ def _manifest(p: argparse.ArgumentParser) -> Handler:
         return 0
 
     return run
+
+
+@verb("capture-order", "draw and record the random interleaved capture order of a batch of the runs sheet")
+def _capture_order(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("--runs", type=Path, default=Path("config/runs.tsv"), help="the runs sheet (with a batch column)")
+    p.add_argument("--batch", required=True, help="the batch to order (runs-sheet column `batch`)")
+    p.add_argument("--seed", type=int, help="random seed (default: drawn from the OS, and recorded)")
+    p.add_argument("-o", "--out", type=Path, default=Path("config/capture_order.tsv"), help="the order file")
+    p.add_argument("--force", action="store_true", help="draw a batch that already has an order again")
+
+    def run(a: argparse.Namespace) -> int:
+        import secrets
+
+        from blkscope.capture import order
+        from blkscope.io import write_text_atomic
+        from blkscope.runs import load_runs
+
+        runs = load_runs(a.runs)
+        seed = a.seed if a.seed is not None else secrets.randbelow(2**31)
+        new = order.draw(runs, a.batch, seed)
+        merged = order.merge(order.read(a.out), new, replace=a.force)
+        order.check(runs, merged, a.out, batches=set(merged["batch"].to_list()))
+        write_text_atomic(merged.write_csv(separator="\t"), a.out)
+        print(f"batch {a.batch}: {new.height} runs, seed {seed} -> {a.out}", file=sys.stderr)
+        return 0
+
+    return run

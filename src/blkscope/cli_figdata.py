@@ -44,6 +44,22 @@ def _fof(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
+@verb("figdata-rank", "figure data: rank-frequency per run and op, from its frequency of frequency, with run metadata")
+def _rank(p: argparse.ArgumentParser) -> Handler:
+    _common(p)
+    p.add_argument("--points", type=int, default=80, help="log-spaced ranks kept per run and op (default 80)")
+    p.add_argument("fof", nargs="*", type=Path, help="<processed>/<run_id>/frequency/fof.<mode>.parquet files")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.analysis.figure_data import rank_table
+        from blkscope.runs import load_runs
+
+        _write(rank_table(_per_run(a.fof), load_runs(a.runs), a.points), a.out)
+        return 0
+
+    return run
+
+
 @verb("figdata-ccdf", "figure data: CCDF of per-page counts and the fitted power-law tail of the zipf table")
 def _ccdf(p: argparse.ArgumentParser) -> Handler:
     _common(p)

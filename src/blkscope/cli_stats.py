@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from blkscope.verbs import Handler, verb
+from blkscope.verbs import EACH_HELP, Handler, each_run, verb
 
 
 def _out(p: argparse.ArgumentParser, required: bool = True) -> None:
@@ -37,7 +37,7 @@ def _per_run(files, fn):
 
 @verb("access-frequency", "page access counts (modes cover | ssd-study), rank-frequency, frequency of frequency")
 def _access_frequency(p: argparse.ArgumentParser) -> Handler:
-    p.add_argument("events", nargs="+", type=Path, help="events.parquet file(s) of one run")
+    p.add_argument("events", nargs="+", type=Path, help="events.parquet file(s) or parts.json of one run")
     p.add_argument(
         "--mode", default="cover", choices=["cover", "ssd-study"],
         help="cover: every page a request touches; ssd-study: one hit per 8-sector step (C only)",
@@ -47,15 +47,18 @@ def _access_frequency(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--pages", type=Path, help="per-page counts (op, page, count)")
     p.add_argument("--rank", type=Path, help="rank-frequency table (op, rank, count)")
     p.add_argument("--fof", type=Path, required=True, help="frequency of frequency (op, count, pages)")
+    p.add_argument("--each", action="store_true", help=EACH_HELP)
 
     def run(a: argparse.Namespace) -> int:
         from blkscope.analysis.frequency import frequency_of_frequency, page_counts, rank_frequency
+        from blkscope.parts import events_files
 
-        counts = page_counts(a.events, page_kib=a.page_kib, action=a.action, mode=a.mode)
-        _write(counts, a.pages)
-        if a.rank:
-            _write(rank_frequency(counts), a.rank)
-        _write(frequency_of_frequency(counts), a.fof)
+        for events, out in each_run(a.events, a.each, pages=a.pages, rank=a.rank, fof=a.fof):
+            counts = page_counts(events_files(events), page_kib=a.page_kib, action=a.action, mode=a.mode)
+            _write(counts, out["pages"])
+            if out["rank"]:
+                _write(rank_frequency(counts), out["rank"])
+            _write(frequency_of_frequency(counts), out["fof"])
         return 0
 
     return run
@@ -85,22 +88,18 @@ def _zipf(p: argparse.ArgumentParser) -> Handler:
 
 @verb("latency", "per-request latency stages Q2G G2I Q2M I2D M2D Q2D D2C Q2C matched as btt does, with CIs")
 def _latency(p: argparse.ArgumentParser) -> Handler:
-    p.add_argument("events", nargs="+", type=Path, help="events.parquet, one per run")
+    p.add_argument("events", nargs="+", type=Path, help="events.parquet or a split trace's parts.json, one per run")
     _out(p)
     p.add_argument("--by-rw", action="store_true", help="also split by read/write (rw column: R or W)")
 
     def run(a: argparse.Namespace) -> int:
         import polars as pl
 
-        from blkscope.analysis.latency import per_bio, stage_summary
+        from blkscope.analysis.latency import stages
 
         def one(f):
-            bios = per_bio([f])
-            if not a.by_rw:
-                return stage_summary(bios)
-            rw = pl.when(pl.col("rw").str.contains("R")).then(pl.lit("R")).otherwise(pl.lit("W"))
-            return pl.concat([stage_summary(bios).with_columns(rw=pl.lit("all")),
-                              stage_summary(bios.with_columns(rw=rw), by=["rw"])], how="diagonal")  # fmt: skip
+            out = stages([f], by_rw=a.by_rw)
+            return out.select(pl.exclude("rw"), "rw") if a.by_rw else out
 
         _write(_per_run(a.events, one), a.out, a.csv)
         return 0
@@ -110,7 +109,7 @@ def _latency(p: argparse.ArgumentParser) -> Handler:
 
 @verb("queue-depth", "requests in flight from D/C pairs: time-weighted mean (CI), distribution, series, aqu-sz")
 def _queue_depth(p: argparse.ArgumentParser) -> Handler:
-    p.add_argument("events", nargs="+", type=Path, help="events.parquet, one per run")
+    p.add_argument("events", nargs="+", type=Path, help="events.parquet or a split trace's parts.json, one per run")
     p.add_argument("--iostat", nargs="*", type=Path, default=[], help="iostat.parquet of the same runs")
     _out(p)
     p.add_argument("--dist", type=Path, help="time share per depth (run_id, depth, ns, time_share)")
@@ -127,10 +126,10 @@ def _queue_depth(p: argparse.ArgumentParser) -> Handler:
         rows, dists, sers = [], [], []
         for f in a.events:
             rid = run_id_of(f)
-            pairs, t0, t1 = qd.dc_pairs([f])
-            rows.append({"run_id": rid} | qd.summary(pairs, t0, t1, io.get(rid), a.bin_s))
-            dists.append(qd.distribution(pairs, t0, t1).with_columns(run_id=pl.lit(rid)))
-            sers.append(qd.series(pairs, t0, t1, a.bin_s).with_columns(run_id=pl.lit(rid)))
+            row, dist, ser = qd.from_events([f], io.get(rid), a.bin_s)
+            rows.append({"run_id": rid} | row)
+            dists.append(dist.with_columns(run_id=pl.lit(rid)))
+            sers.append(ser.with_columns(run_id=pl.lit(rid)))
         _write(pl.DataFrame(rows), a.out, a.csv)
         _write(pl.concat(dists).select("run_id", pl.exclude("run_id")), a.dist)
         _write(pl.concat(sers).select("run_id", pl.exclude("run_id")), a.series)
@@ -152,10 +151,15 @@ def _seek(p: argparse.ArgumentParser) -> Handler:
         from blkscope.analysis import seek
         from blkscope.runs import run_id_of
 
-        dists = {run_id_of(f): seek.distances([f], a.action) for f in a.events}
-        _write(_per_run(a.events, lambda f: seek.summary(dists[run_id_of(f)])), a.out, a.csv)
+        hists = {}
+
+        def one(f):  # one run at a time, in time windows: memory holds one run's distances, not the trace
+            summ, hists[run_id_of(f)] = seek.summarise([f], a.action)
+            return summ
+
+        _write(_per_run(a.events, one), a.out, a.csv)
         if a.hist:
-            h = [seek.histogram(d).with_columns(run_id=pl.lit(r)) for r, d in dists.items()]
+            h = [d.with_columns(run_id=pl.lit(r)) for r, d in hists.items()]
             _write(pl.concat(h).select("run_id", pl.exclude("run_id")), a.hist)
         return 0
 

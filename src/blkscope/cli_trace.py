@@ -57,3 +57,42 @@ def _via_blkparse(p: argparse.ArgumentParser) -> Handler:
         return 0
 
     return run
+
+
+@verb("split", "plan the parts of a large trace (what `blkscope ingest --part K/N` reads) and print them as JSON")
+def _split(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("--kind", default="auto", choices=["auto", "blktrace", "blkparse", "ftrace"])
+    p.add_argument("--parts", type=int, required=True, metavar="N", help="number of parts")
+    p.add_argument("inputs", nargs="+", type=Path, metavar="INPUT", help="a blktrace set or one text trace")
+
+    def run(a: argparse.Namespace) -> int:
+        import json
+
+        from blkscope.parts import plan
+
+        kind = a.kind
+        if kind == "auto":
+            from blkscope.readers.detect import detect
+
+            kind = detect(a.inputs)
+        if a.parts < 1:
+            raise ValueError("--parts must be at least 1")
+        print(json.dumps(plan(kind, a.inputs, a.parts), indent=2))
+        return 0
+
+    return run
+
+
+@verb("gather-parts", "check the parts of one split trace and write parts.json (the dataset the analyses read)")
+def _gather(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("parts", nargs="+", type=Path, metavar="PARTDIR", help="part directories, 1..N in order")
+    p.add_argument("-o", "--out", required=True, type=Path, help="parts.json")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.parts import gather
+
+        doc = gather(a.parts, a.out)
+        print(f"gather-parts: {len(doc['parts'])} parts, {doc['rows']['events']} events -> {a.out}", file=sys.stderr)
+        return 0
+
+    return run

@@ -12,9 +12,8 @@ REQUIRED = ("run_id", "study", "workload", "job", "filesystem", "testbed", "trac
 
 
 def load_runs(path: str | Path) -> pl.DataFrame:
-    df = pl.read_csv(
-        path, separator="\t", schema_overrides={"mkfs_options": pl.Utf8, "mount_options": pl.Utf8, "run_id": pl.Utf8}
-    )
+    text = {c: pl.Utf8 for c in ("mkfs_options", "mount_options", "run_id", "batch")}
+    df = pl.read_csv(path, separator="\t", schema_overrides=text)
     missing = [c for c in REQUIRED if c not in df.columns]
     if missing:
         raise InputError(path, "line 1", f"runs sheet lacks column(s) {', '.join(missing)}")

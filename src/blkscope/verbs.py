@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from pathlib import Path
 
 Handler = Callable[[argparse.Namespace], int]
 VERBS: dict[str, tuple[Callable[[argparse.ArgumentParser], None], str]] = {}
@@ -21,3 +22,19 @@ def verb(name: str, help_: str):
         return add_args
 
     return deco
+
+
+EACH_HELP = ("each EVENTS file is a run of its own (<processed>/<run>/trace/events.parquet): one process for many "
+             "runs; output paths are templates with {run}")
+
+
+def each_run(events: list[Path], each: bool, **outputs: Path | None) -> list[tuple[list[Path], dict[str, Path | None]]]:
+    """(events, outputs) per unit of work: all `events` as one run, or with `each` one run per file, its outputs
+    the templates filled with its run id (the directory two levels above the file)."""
+    if not each:
+        return [(events, outputs)]
+    for name, t in outputs.items():
+        if t is not None and "{run}" not in str(t):
+            raise ValueError(f"--each: --{name} needs a {{run}} template, got {t}")
+    return [([e], {k: None if t is None else Path(str(t).replace("{run}", e.parent.parent.name))
+                   for k, t in outputs.items()}) for e in events]

@@ -2,21 +2,24 @@
 
 
 rule page_frequency:
+    # one process for every run (--each): per-run outputs, as many Python starts saved
     input:
-        events=f"{PROC}/{{run}}/trace/events.parquet",
+        events=[trace_events(r) for r in FIO_TRACED],
     output:
-        pages=f"{PROC}/{{run}}/frequency/pages.parquet",
-        rank=f"{PROC}/{{run}}/frequency/rank.parquet",
+        pages=expand(f"{PROC}/{{run}}/frequency/pages.parquet", run=FIO_TRACED),
+        rank=expand(f"{PROC}/{{run}}/frequency/rank.parquet", run=FIO_TRACED),
     params:
         page_kib=config["page_kib"],
         action=config["frequency_action"],
+        pages=lambda w: f"{PROC}/{{run}}/frequency/pages.parquet",  # a template: `--each` fills in {run}
+        rank=lambda w: f"{PROC}/{{run}}/frequency/rank.parquet",
     log:
-        "logs/analysis/{run}.frequency.log",
+        "logs/analysis/frequency.log",
     benchmark:
-        "benchmarks/analysis/{run}.frequency.tsv"
+        "benchmarks/analysis/frequency.tsv"
     shell:
-        "blkscope frequency {input.events} --page-kib {params.page_kib} --action {params.action}"
-        " --pages {output.pages} --rank {output.rank} > {log} 2>&1"
+        "blkscope frequency --each {input.events} --page-kib {params.page_kib} --action {params.action}"
+        " --pages '{params.pages}' --rank '{params.rank}' > {log} 2>&1"
 
 
 rule rank_frequency:
@@ -35,7 +38,8 @@ rule rank_frequency:
 rule run_summary:
     input:
         runs=config["runs"],
-        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=FIO_TRACED),
+        events=[trace_events(r) for r in FIO_TRACED],
+        reports=expand(f"{PROC}/{{run}}/trace/ingest.json", run=FIO_TRACED),
         pages=expand(f"{PROC}/{{run}}/frequency/pages.parquet", run=FIO_TRACED),
         fio=expand(f"{PROC}/{{run}}/fio/fio_jobs.parquet", run=FIO_TRACED),
         iostat=expand(f"{PROC}/{{run}}/iostat/iostat.parquet", run=FIO_TRACED),

@@ -4,13 +4,15 @@ import sys
 import polars as pl
 from pathlib import Path
 
+from blkscope import run_logs
+
 RAW = config["raw_dir"]
 PROC = config["processed_dir"]
 ANALYSIS = f"{PROC}/analysis"
 FIGS = "paper/generated/figures"
 FORMATS = config["figure_formats"]
 
-RUNS = pl.read_csv(config["runs"], separator="\t", schema_overrides={"mkfs_options": pl.Utf8, "mount_options": pl.Utf8})
+RUNS = pl.read_csv(config["runs"], separator="\t", schema_overrides={"mkfs_options": pl.Utf8, "mount_options": pl.Utf8, "batch": pl.Utf8})
 validate(RUNS, "../schemas/runs.schema.yaml")
 RUN_IDS = RUNS["run_id"].to_list()
 
@@ -40,16 +42,49 @@ def raw(run, name):
     return ancient(f"{RAW}/{run}/{name}")
 
 
+# Split traces (workflow/rules/parts.smk): runs whose raw trace is at least trace_parts.min_bytes.
+PARTS_N = config["trace_parts"]["parts"]
+PARTS_MIN_BYTES = config["trace_parts"]["min_bytes"]
+
+
+def _raw_trace_bytes(run):
+    d = Path(RAW, run)
+    files = [d / "trace.txt.zst"] if (d / "trace.txt.zst").exists() else list(d.glob("blktrace/*.blktrace.*"))
+    return sum(f.stat().st_size for f in files)
+
+
+SPLIT_RUNS = [r for r in TRACED if PARTS_N > 1 and _raw_trace_bytes(r) >= PARTS_MIN_BYTES]
+
+
+# Ingest batches: one job per testbed x filesystem reads every log of its runs in one process (a Python process
+# costs more to start than most of these logs take to read; bench/RESULTS.md, "The main job"). A new run joins
+# its batch; a new testbed or filesystem makes a new batch.
+_row = {r["run_id"]: r for r in RUNS.iter_rows(named=True)}
+# a split run's trace is ingested in parts (parts.smk), its other logs here
+RUN_SOURCES = {
+    r: [s for s in run_logs.sources(Path(RAW), r, _row[r]["workload"]) if not (s[0] == "trace" and r in SPLIT_RUNS)]
+    for r in CAPTURED
+}
+INGEST_BATCHES = {}
+for _r in CAPTURED:
+    INGEST_BATCHES.setdefault(f"{_row[_r]['testbed']}_{_row[_r]['filesystem']}", []).append(_r)
+
+
 def trace_files(wildcards):
-    """A run's raw trace: tracefs text (host) or per-CPU blktrace files (guest, devices)."""
-    d = Path(RAW, wildcards.run)
-    if (d / "trace.txt.zst").exists():
-        return [ancient(str(d / "trace.txt.zst"))]
-    return [ancient(str(p)) for p in sorted(d.glob("blktrace/*.blktrace.*"))]
+    """A run's raw trace files (for rules that read the raw trace, e.g. split-trace ingest)."""
+    return [ancient(str(f)) for f in run_logs.trace_source(Path(RAW, wildcards.run))[1]]
 
 
 def trace_kind(wildcards):
-    return "ftrace" if Path(RAW, wildcards.run, "trace.txt.zst").exists() else "blktrace"
+    return run_logs.trace_source(Path(RAW, wildcards.run))[0]
+
+
+def ingest_inputs(runs):
+    return [ancient(str(f)) for r in runs for _, _, files in RUN_SOURCES[r] for f in files]
+
+
+def ingest_outputs(runs):
+    return [str(f) for r in runs for f in run_logs.outputs(Path(PROC), r, RUN_SOURCES[r])]
 
 
 # workload -> the table of it that workload_metrics reads (see blkscope.analysis.workload_metrics)
@@ -91,6 +126,7 @@ EXPLORE = [r for r in config["explore_runs"] if r in CAPTURED]
 def notebook_outputs():
     return [
         "notebooks/executed/access_patterns.ipynb",
+        "notebooks/executed/all_setups.ipynb",
         *expand("notebooks/executed/study_{study}.ipynb", study=STUDY_NOTEBOOKS),
         *expand("notebooks/executed/run_{run}.ipynb", run=EXPLORE),
     ]
@@ -101,5 +137,19 @@ def run_tables(wildcards):
     row = RUNS.filter(pl.col("run_id") == wildcards.run).row(0, named=True)
     tables = [f"{PROC}/{wildcards.run}/iostat/iostat.parquet", f"{PROC}/{wildcards.run}/{WORKLOAD_TABLES[row['workload']]}"]
     if row["traced"]:
-        tables.append(f"{PROC}/{wildcards.run}/trace/events.parquet")
+        tables.append(trace_events(wildcards.run))
     return tables
+
+
+def trace_events(run):
+    """The events of a run as the analyses take them: events.parquet, or parts.json of a split trace."""
+    if run in SPLIT_RUNS:
+        return f"{PROC}/{run}/trace_parts/parts.json"
+    return f"{PROC}/{run}/trace/events.parquet"
+
+
+def part_inputs(wildcards):
+    """What every part job reads: the blktrace set (each job picks its CPU files) or the decompressed text."""
+    if trace_kind(wildcards) == "blktrace":
+        return trace_files(wildcards)
+    return [f"{PROC}/{wildcards.run}/trace_parts/trace.txt"]

@@ -18,6 +18,20 @@ CAPTURE_GUEST = capture_targets.to_capture(RUNS, RAW, traced=True, recapture=_RE
 CAPTURE_GUEST_UNTRACED = capture_targets.to_capture(
     RUNS, RAW, traced=False, recapture=_RECAPTURE, testbeds=["guest"]
 )
+# A batch of the runs sheet is captured in its recorded random order (config/capture_order.tsv, drawn by
+# `blkscope capture-order`): each capture of a batch waits for the run.yaml of the run before it, as long as that
+# run is still to be captured. Runs of no batch (the light dataset) keep the scheduler's order.
+from blkscope.capture import order as capture_order
+
+ORDER_FILE = config["capture"]["order"]
+_PENDING = set(CAPTURE_TRACED + CAPTURE_UNTRACED + CAPTURE_GUEST + CAPTURE_GUEST_UNTRACED)
+_PREVIOUS = capture_order.predecessors(capture_order.for_sheet(RUNS, capture_order.read(ORDER_FILE), ORDER_FILE))
+
+
+def after_previous(wildcards):
+    return capture_order.after(_PREVIOUS, wildcards.run, _PENDING, RAW)
+
+
 GUEST = "build/guest"  # git-ignored: the guest kernel, its initramfs and their manifest
 from blkscope.capture.guest.testbed import GuestPlan
 
@@ -55,6 +69,7 @@ rule capture_run:
     input:
         runs=config["runs"],
         job=lambda w: capture_targets.job_inputs(RUNS, w.run),
+        after=after_previous,
     output:
         meta=f"{RAW}/{{run}}/run.yaml",
     params:
@@ -94,6 +109,7 @@ rule capture_guest:
     input:
         runs=config["runs"],
         job=lambda w: capture_targets.job_inputs(RUNS, w.run),
+        after=after_previous,
         kernel=f"{GUEST}/vmlinuz",
         initramfs=f"{GUEST}/initramfs.cpio",
         manifest=f"{GUEST}/manifest.json",

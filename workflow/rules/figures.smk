@@ -28,6 +28,7 @@ wildcard_constraints:
 
 localrules:
     figdata_fof,
+    figdata_rank,
     figdata_ccdf,
     figdata_series,
     figdata_queue_depth,
@@ -55,6 +56,18 @@ rule figdata_fof:
         "logs/figures/figdata_fof.log",
     shell:
         "blkscope figdata-fof --runs {input.runs} -o {output} {input.fof} > {log} 2>&1"
+
+
+rule figdata_rank:
+    input:
+        runs=config["runs"],
+        fof=expand(f"{PROC}/{{run}}/frequency/fof.{FIG_MODE}.parquet", run=TRACED),
+    output:
+        f"{FIGDATA}/rank_frequency.parquet",
+    log:
+        "logs/figures/figdata_rank.log",
+    shell:
+        "blkscope figdata-rank --runs {input.runs} -o {output} {input.fof} > {log} 2>&1"
 
 
 rule figdata_ccdf:
@@ -124,7 +137,7 @@ rule figdata_join:
 
 rule figure_rank_frequency:
     input:
-        table=f"{ANALYSIS}/rank_frequency.parquet",
+        table=f"{FIGDATA}/rank_frequency.parquet",
     output:
         expand(f"{FIGS}/rank_frequency.{{ext}}", ext=FORMATS),
     params:

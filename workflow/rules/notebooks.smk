@@ -59,3 +59,21 @@ rule notebook_run_explorer:
         " && papermill --cwd notebooks {params.src} {output} -p run_id {wildcards.run}"
         " -p raw_dir {params.raw_dir} -p processed_dir {params.processed_dir}"
         " && rm -f {params.src}) > {log} 2>&1"
+
+
+rule notebook_all_setups:
+    input:
+        nb="notebooks/all_setups.py",
+        tables=expand(f"{PROC}/figures/{{name}}.parquet",
+                      name=["rank_frequency", "frequency_of_frequency", "zipf_ccdf", "io_over_time", "seek_distance"]),
+    output:
+        "notebooks/executed/all_setups.ipynb",
+    params:
+        figures_dir=lambda w, input: os.path.dirname(os.path.abspath(input.tables[0])),
+        src=lambda w, output: output[0] + ".src.ipynb",
+    log:
+        "logs/notebooks/all_setups.log",
+    shell:
+        "(jupytext --to ipynb -o {params.src} {input.nb}"
+        " && papermill --cwd notebooks {params.src} {output} -p figures_dir {params.figures_dir}"
+        " && rm -f {params.src}) > {log} 2>&1"

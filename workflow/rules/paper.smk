@@ -20,6 +20,8 @@ rule paper_numbers:
         zipf=f"{ANALYSIS}/zipf_cover.parquet",
         metrics=f"{ANALYSIS}/workload_metrics.parquet",
         latency=f"{ANALYSIS}/latency.parquet",
+        claims=f"{ANALYSIS}/claims.parquet",
+        skew=f"{ANALYSIS}/skew_cover.parquet",
     output:
         "paper/generated/numbers/runs.tex",
     log:
@@ -27,7 +29,8 @@ rule paper_numbers:
     shell:
         "blkscope paper-numbers --summary {input.summary} --iostat {input.iostat} --runs {input.runs}"
         " --queue-depth {input.queue_depth} --trace-cost {input.trace_cost} --overhead {input.overhead}"
-        " --zipf {input.zipf} --metrics {input.metrics} --latency {input.latency} -o {output} > {log} 2>&1"
+        " --zipf {input.zipf} --metrics {input.metrics} --latency {input.latency} --claims {input.claims}"
+        " --skew {input.skew} -o {output} > {log} 2>&1"
 
 
 rule paper_table_runs:
@@ -53,16 +56,18 @@ rule paper_table_claims:
 
 
 rule paper_figure:
+    # every figure's LaTeX environment in one process (each costs an Altair import, not the figure)
     input:
-        pdf=f"{FIGS}/{{name}}.pdf",
+        pdf=expand(f"{FIGS}/{{name}}.pdf", name=FIGURE_NAMES),
     output:
-        "paper/generated/figures/{name}.tex",
-    wildcard_constraints:
-        name="|".join(FIGURE_NAMES),
+        expand("paper/generated/figures/{name}.tex", name=FIGURE_NAMES),
+    params:
+        names=FIGURE_NAMES,
+        out=lambda w: "paper/generated/figures/{name}.tex",  # a template the verb fills in
     log:
-        "logs/paper/figure_{name}.log",
+        "logs/paper/figures.log",
     shell:
-        "blkscope paper-figure {wildcards.name} -o {output} > {log} 2>&1"
+        "blkscope paper-figure {params.names} -o '{params.out}' > {log} 2>&1"
 
 
 rule paper:

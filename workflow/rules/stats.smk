@@ -22,20 +22,23 @@ STATS_OUTPUTS = expand(
 
 
 rule access_frequency:
+    # one process per mode for every traced run (--each): per-run outputs, as many Python starts saved
     input:
-        events=f"{PROC}/{{run}}/trace/events.parquet",
+        events=[trace_events(r) for r in TRACED],
     output:
-        fof=f"{PROC}/{{run}}/frequency/fof.{{mode}}.parquet",
-        rank=f"{PROC}/{{run}}/frequency/rank.{{mode}}.parquet",
+        fof=expand(f"{PROC}/{{run}}/frequency/fof.{{{{mode}}}}.parquet", run=TRACED),
+        rank=expand(f"{PROC}/{{run}}/frequency/rank.{{{{mode}}}}.parquet", run=TRACED),
     params:
         page_kib=config["page_kib"],
+        fof=lambda w: f"{PROC}/{{run}}/frequency/fof.{w.mode}.parquet",
+        rank=lambda w: f"{PROC}/{{run}}/frequency/rank.{w.mode}.parquet",
     log:
-        "logs/stats/{run}.access_frequency.{mode}.log",
+        "logs/stats/access_frequency.{mode}.log",
     benchmark:
-        "benchmarks/stats/{run}.access_frequency.{mode}.tsv"
+        "benchmarks/stats/access_frequency.{mode}.tsv"
     shell:
-        "blkscope access-frequency {input.events} --mode {wildcards.mode} --action C --page-kib {params.page_kib}"
-        " --fof {output.fof} --rank {output.rank} > {log} 2>&1"
+        "blkscope access-frequency --each {input.events} --mode {wildcards.mode} --action C"
+        " --page-kib {params.page_kib} --fof '{params.fof}' --rank '{params.rank}' > {log} 2>&1"
 
 
 rule zipf:
@@ -56,7 +59,7 @@ rule zipf:
 
 rule latency:
     input:
-        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=TRACED),
+        events=[trace_events(r) for r in TRACED],
     output:
         table=f"{ANALYSIS}/latency.parquet",
         csv=f"{ANALYSIS}/latency.csv",
@@ -70,7 +73,7 @@ rule latency:
 
 rule queue_depth:
     input:
-        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=FIO_TRACED),
+        events=[trace_events(r) for r in FIO_TRACED],
         iostat=expand(f"{PROC}/{{run}}/iostat/iostat.parquet", run=FIO_TRACED),
     output:
         table=f"{ANALYSIS}/queue_depth.parquet",
@@ -88,7 +91,7 @@ rule queue_depth:
 
 rule seek:
     input:
-        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=TRACED),
+        events=[trace_events(r) for r in TRACED],
     output:
         table=f"{ANALYSIS}/seek.parquet",
         csv=f"{ANALYSIS}/seek.csv",
@@ -104,7 +107,7 @@ rule seek:
 rule trace_cost:
     input:
         traces=[raw(r, "trace.txt.zst") for r in FIO_TRACED],
-        events=expand(f"{PROC}/{{run}}/trace/events.parquet", run=FIO_TRACED),
+        events=[trace_events(r) for r in FIO_TRACED],
     output:
         table=f"{ANALYSIS}/trace_cost.parquet",
         csv=f"{ANALYSIS}/trace_cost.csv",

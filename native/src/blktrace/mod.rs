@@ -132,6 +132,9 @@ pub fn read(inputs: &[PathBuf], sink: &mut Sink, rep: &mut Report, progress: boo
         unknown: names.iter().map(|n| n.starts_with('?') || n == "ABORT" || n == "DRV").collect(),
     };
     let paths: Vec<&Path> = sets.values().flatten().map(|(_, p)| p.as_path()).collect();
+    if crate::part::get().range.is_some() && paths.len() != 1 {
+        return Err(Fail::new(&inputs[0], None, format!("--range reads one file, got {}", paths.len())));
+    }
     let mut bar = Progress::new(progress, "blktrace", input::total_size(&paths)?);
     for name in &order {
         let files = &sets[name];
@@ -141,7 +144,7 @@ pub fn read(inputs: &[PathBuf], sink: &mut Sink, rep: &mut Report, progress: boo
             None => vec![],
         };
         rep.trace["sets"][name] = json!({"cpu_files": cpus, "missing_cpus": missing});
-        if !missing.is_empty() {
+        if !missing.is_empty() && !crate::part::get().part {
             rep.warn(format!("{name}: CPU list has a gap (no file for CPU {missing:?}); blkparse stops at the first \
                               missing CPU and drops the files after it, blkscope reads all {} files", files.len()));
         }
@@ -163,8 +166,14 @@ fn read_set(name: &str, files: &[(Option<u32>, PathBuf)], sink: &mut Sink, rep: 
     for s in streams.iter_mut() {
         s.fill(&mut names, sink, rep, t, bar)?;
     }
-    let origin = streams.iter().filter_map(|s| s.first_time).min();
+    let part = crate::part::get();
+    // a part counts from the whole set's origin (parts.py finds it with --origin-only)
+    let origin = part.origin.map(|o| o as u64).or_else(|| streams.iter().filter_map(|s| s.first_time).min());
     let o = origin.unwrap_or(0);
+    if part.origin_only {
+        rep.trace["sets"][name].as_object_mut().unwrap().insert("time_origin_ns".into(), json!(origin));
+        return Ok(());
+    }
     loop {
         for s in streams.iter_mut() {
             while s.empty() && !s.done {

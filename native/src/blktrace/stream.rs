@@ -84,7 +84,20 @@ pub struct Stream {
 impl Stream {
     pub fn open(path: &Path, name_cpu: Option<u32>, window: usize) -> Result<Stream, Fail> {
         let mut s = Stream::new(path, name_cpu, window);
-        s.reader = Some(input::open(path)?);
+        s.reader = Some(match crate::part::get().range {
+            // a part of one big file: bytes [a, b), a at a record start (src/blkscope/parts.py finds it)
+            Some((a, b)) => {
+                use std::io::{Seek, SeekFrom};
+                if input::is_compressed(path)? {
+                    return Err(Fail::new(path, None, "a byte range of a compressed file cannot be read: decompress it first"));
+                }
+                let mut f = std::fs::File::open(path).map_err(|e| Fail::io(path, e))?;
+                f.seek(SeekFrom::Start(a)).map_err(|e| Fail::io(path, e))?;
+                s.base = a;
+                Box::new(f.take(b.saturating_sub(a)))
+            }
+            None => input::open(path)?,
+        });
         s.buf = vec![0; window + (1 << 16)];
         Ok(s)
     }
@@ -161,7 +174,7 @@ impl Stream {
             let data = &self.buf[..self.n];
             self.fmt = Fmt::detect(data).ok_or_else(|| {
                 let h: String = data[..self.n.min(4)].iter().map(|b| format!("{b:02x}")).collect();
-                Fail::offset(&self.path, 0, format!("not a blktrace file (magic {h}, expected 0x656174 with version 7 or 8)"))
+                Fail::offset(&self.path, self.base, format!("not a blktrace file (magic {h}, expected 0x656174 with version 7 or 8)"))
             })?;
             let info = files_entry(rep, &self.path);
             info.insert("version".into(), json!(self.fmt.version));

@@ -235,7 +235,7 @@ fn read(inputs: &[PathBuf], sink: &mut Sink, rep: &mut Report, progress: bool, b
     let rx = general::Rx::new();
     let mut st = State {
         blkparse,
-        origin: None,
+        origin: crate::part::get().origin,
         before_origin: 0,
         cpus: BTreeSet::new(),
         last_cpu: None,
@@ -274,6 +274,7 @@ fn read(inputs: &[PathBuf], sink: &mut Sink, rep: &mut Report, progress: bool, b
         t.insert("layouts".into(), json!(seen.map(|l| l.name()).collect::<Vec<_>>()));
     }
     t.insert("time_origin_s".into(), st.origin.map_or(Value::Null, |o| json!(o as f64 / 1e9)));
+    t.insert("time_origin_ns".into(), json!(st.origin));
     if !blkparse && !st.lost.is_empty() {
         let total: i64 = st.lost.values().sum();
         rep.warn(format!("tracefs reported {total} lost events (buffer overruns): see trace.lost_events"));
@@ -287,7 +288,16 @@ fn read(inputs: &[PathBuf], sink: &mut Sink, rep: &mut Report, progress: bool, b
 /// Every line of one file; returns its summary lines (blkparse).
 fn read_file(path: &Path, rx: &general::Rx, st: &mut State, sink: &mut Sink, rep: &mut Report, bar: &mut Progress)
     -> Result<Vec<String>, Fail> {
-    let mut r = input::open(path)?;
+    let part = crate::part::get();
+    let mut r = match part.range {
+        Some((a, b)) => open_range(path, a, b)?,
+        None => input::open(path)?,
+    };
+    // line numbers of a byte-range part count from its first byte
+    let at = |l: u64| match part.range {
+        Some((a, _)) if a > 0 => format!("line {l} counted from byte offset {a}"),
+        _ => format!("line {l}"),
+    };
     let (block, general_only) = knobs();
     // SLACK bytes past the data are never filled: the tokenizer may read 16 bytes at a time past a line's end
     let mut buf = vec![0u8; block + fast::SLACK];
@@ -296,7 +306,7 @@ fn read_file(path: &Path, rx: &general::Rx, st: &mut State, sink: &mut Sink, rep
     let mut summary = Vec::new();
     let mut nopay: Option<(u64, String)> = None;
     let mut nopay_n = 0i64;
-    loop {
+    'blocks: loop {
         if buf.len() - fast::SLACK - have < block / 2 {
             buf.resize(buf.len() * 2, 0); // a line longer than the block: grow
         }
@@ -309,6 +319,9 @@ fn read_file(path: &Path, rx: &general::Rx, st: &mut State, sink: &mut Sink, rep
         let upto = if eof { end } else { memchr::memrchr(b'\n', &buf[..end]).map_or(0, |p| p + 1) };
         let mut pos = 0;
         while pos < upto {
+            if part.origin_only && st.origin.is_some() {
+                break 'blocks;
+            }
             // the common line: scanned and pushed in place
             // SAFETY: pos < upto <= cap, and SLACK readable bytes follow cap
             let sc = unsafe { fast::scan(buf.as_ptr().add(pos), upto - pos) };
@@ -357,25 +370,52 @@ fn read_file(path: &Path, rx: &general::Rx, st: &mut State, sink: &mut Sink, rep
         }
     }
     let what = if st.blkparse { "blkparse" } else { "tracefs blk" };
+    if part.range.is_some() && events == 0 {
+        return Ok(summary); // a part may hold no event (a short trace cut in many parts, a summary)
+    }
     if lineno == 0 {
         return Err(Fail::new(path, None, format!("empty file: expected {what} output")));
     }
     if events == 0 {
         let hint = if st.blkparse { String::new() } else { format!(" (expected e.g. {EXAMPLES})") };
-        return Err(Fail::new(path, bad.first().map(|l| format!("line {l}")), format!("no {what} events{hint}")));
+        return Err(Fail::new(path, bad.first().map(|&l| at(l)), format!("no {what} events{hint}")));
     }
     if nopay_n > 0 {
         let (l, rest) = nopay.unwrap();
         rep.count_unknown("unparsed payload", nopay_n);
-        rep.warn(format!("{}: line {l}: payload not understood: {}", path.display(), py_repr(&rest)));
+        rep.warn(format!("{}: {}: payload not understood: {}", path.display(), at(l), py_repr(&rest)));
     }
     if nbad > 0 {
         rep.count_unknown("unparsed line", nbad as i64);
         let listed: Vec<String> = bad.iter().map(|l| l.to_string()).collect();
-        rep.warn(format!("{}: {nbad} lines not understood (skipped), first at line(s) {}", path.display(),
+        let from = part.range.filter(|r| r.0 > 0).map_or(String::new(), |r| format!(" (counted from byte offset {})", r.0));
+        rep.warn(format!("{}: {nbad} lines not understood (skipped), first at line(s) {}{from}", path.display(),
                          listed.join(", ")));
     }
     Ok(summary)
+}
+
+/// Bytes [a, b) of an uncompressed file; `a` must start a line (the planner cuts after a newline).
+fn open_range(path: &Path, a: u64, b: u64) -> Result<Box<dyn std::io::Read + Send>, Fail> {
+    use std::io::{Read, Seek, SeekFrom};
+    if input::is_compressed(path)? {
+        return Err(Fail::new(path, None, "a byte range of a compressed file cannot be read: decompress it first"));
+    }
+    let mut f = std::fs::File::open(path).map_err(|e| Fail::io(path, e))?;
+    let size = f.metadata().map_err(|e| Fail::io(path, e))?.len();
+    if a > b || b > size {
+        return Err(Fail::offset(path, a, format!("byte range {a}:{b} is outside the file ({size} bytes)")));
+    }
+    if a > 0 {
+        let mut c = [0u8; 1];
+        f.seek(SeekFrom::Start(a - 1)).map_err(|e| Fail::io(path, e))?;
+        f.read_exact(&mut c).map_err(|e| Fail::io(path, e))?;
+        if c[0] != b'\n' {
+            return Err(Fail::offset(path, a, "a part must start at a line start (the byte before is not a newline)"));
+        }
+    }
+    f.seek(SeekFrom::Start(a)).map_err(|e| Fail::io(path, e))?;
+    Ok(Box::new(f.take(b - a)))
 }
 
 /// Python's repr of a str, as the Python reader printed it (single quotes unless the text has one).

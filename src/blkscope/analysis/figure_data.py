@@ -68,6 +68,23 @@ def fof_table(fofs: dict[str, pl.DataFrame], runs: pl.DataFrame, points: int = 6
     return with_meta(df, runs).sort("run_id", "op", "count")
 
 
+def rank_table(fofs: dict[str, pl.DataFrame], runs: pl.DataFrame, points: int = 80) -> pl.DataFrame:
+    """Rank-frequency per run and op from its frequency of frequency: pages sorted by count, the pages accessed
+    k times hold ranks cum-pages+1 .. cum, so each count gives a step from its first to its last rank (exact,
+    whatever the trace size). At most `points` log-spaced counts are kept per run and op, each with both ends of
+    its step, so a line through the points never cuts a corner across a long step. Columns: META, op, rank, count."""
+    parts = []
+    for rid, f in fofs.items():
+        g = f.filter(pl.col("count") > 0).sort("op", "count", descending=[False, True])
+        g = g.with_columns(hi=pl.col("pages").cum_sum().over("op"))
+        g = g.with_columns(lo=pl.col("hi") - pl.col("pages") + 1, run_id=pl.lit(rid))
+        g = log_thin(g, "count", points, ["run_id", "op"])
+        steps = pl.concat([g.select("run_id", "op", "count", rank="lo"), g.select("run_id", "op", "count", rank="hi")])
+        parts.append(steps.unique())
+    df = _frame(parts, {"run_id": pl.Utf8, "op": pl.Utf8, "rank": pl.Int64, "count": pl.Int64})
+    return with_meta(df, runs).sort("run_id", "op", "rank")
+
+
 def ccdf_table(fofs: dict[str, pl.DataFrame], zipf: pl.DataFrame, runs: pl.DataFrame, points: int = 60) -> pl.DataFrame:
     """CCDF P(X >= x) of per-page counts (kind "data") and, where the zipf table has a fit, the fitted
     discrete power-law tail (kind "fit") from xmin to the largest count:

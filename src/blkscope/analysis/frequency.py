@@ -47,23 +47,33 @@ def page_counts(
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     if mode == "ssd-study" and action != "C":
         raise ValueError("the ssd-study mode counts completions only (action C)")
-    lf = events if isinstance(events, pl.LazyFrame) else pl.scan_parquet([str(p) for p in events])
+    if not isinstance(events, pl.LazyFrame):
+        from blkscope.parts import events_files
+
+        events = events_files(events)
     page_sectors = page_kib * 1024 // 512
     first = pl.col("sector") // page_sectors
     if mode == "cover":
         last = (pl.col("sector") + pl.col("nsectors") - 1) // page_sectors
     else:  # ceil(nsectors / S) hits from the first page
         last = first + (pl.col("nsectors") + page_sectors - 1) // page_sectors - 1
-    touched = (
-        lf.filter((pl.col("action") == action) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null())
-        .with_columns(op=_op_expr())
-        .filter(pl.col("op").is_not_null())
-        .select("op", first=first, last=last)
-        .select("op", page=pl.int_ranges("first", pl.col("last") + 1))
-        .explode("page")
-    )
-    by_op = touched.group_by("op", "page").len(name="count")
-    both = touched.group_by("page").len(name="count").with_columns(op=pl.lit("all"))
+
+    def partial(lf: pl.LazyFrame) -> pl.LazyFrame:
+        """Map: the accesses per (op, page) of one part of the trace."""
+        touched = (
+            lf.filter((pl.col("action") == action) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null())
+            .with_columns(op=_op_expr())
+            .filter(pl.col("op").is_not_null())
+            .select("op", first=first, last=last)
+            .select("op", page=pl.int_ranges("first", pl.col("last") + 1))
+            .explode("page")
+        )
+        return touched.group_by("op", "page").agg(count=pl.len().cast(pl.Int64))
+
+    # a trace split into parts (blkscope.parts) is counted part by part and the partial counts summed
+    lfs = [events] if isinstance(events, pl.LazyFrame) else [pl.scan_parquet(str(p)) for p in events]
+    by_op = pl.concat([partial(lf) for lf in lfs]).group_by("op", "page").agg(pl.col("count").sum())
+    both = by_op.group_by("page").agg(pl.col("count").sum()).with_columns(op=pl.lit("all"))
     out = pl.concat([by_op, both.select("op", "page", "count")]).collect(engine="streaming")
     return out.with_columns(pl.col("count").cast(pl.Int64)).sort("op", "count", "page", descending=[False, True, False])
 

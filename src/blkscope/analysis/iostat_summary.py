@@ -36,5 +36,7 @@ def summarize(iostat: pl.DataFrame, level: float = 0.95) -> pl.DataFrame:
 
 def iostat_summary(files: list[Path], runs: pl.DataFrame, run_id_of) -> pl.DataFrame:
     parts = [summarize(pl.read_parquet(f)).with_columns(run_id=pl.lit(run_id_of(f))) for f in files]
-    meta = runs.select("run_id", "filesystem", "workload", "job", "testbed", "traced", "repeat")
+    # mount options tell ext4 data=writeback apart from ext4 (figures give it its own colour)
+    cols = ["run_id", "filesystem", "workload", "job", "testbed", "traced", "repeat", "mount_options"]
+    meta = runs.select([c for c in cols if c in runs.columns])
     return meta.join(pl.concat(parts), on="run_id", how="inner").sort("workload", "job", "filesystem", "repeat")

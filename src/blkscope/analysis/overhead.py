@@ -74,7 +74,10 @@ def trace_cost(trace: Path, events: Path) -> dict:
     with open_binary(trace) as f:
         while chunk := f.read(1 << 22):
             raw += len(chunk)
-    s = pl.scan_parquet(events).select(n=pl.len(), t0=pl.col("time_ns").min(), t1=pl.col("time_ns").max()).collect()
+    from blkscope.parts import events_files
+
+    lf = pl.scan_parquet(events_files([events]))
+    s = lf.select(n=pl.len(), t0=pl.col("time_ns").min(), t1=pl.col("time_ns").max()).collect()
     n, t0, t1 = s.row(0)
     dur = (t1 - t0) / 1e9 if n else float("nan")
     return {

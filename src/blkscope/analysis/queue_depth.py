@@ -133,3 +133,40 @@ def _iostat(iostat: pl.DataFrame | None) -> dict:
     x = iostat["aqu_sz"].drop_nulls().to_numpy()
     m, lo, hi = (float(v) for v in mean_ci(x))
     return {"iostat_aqu_sz": m, "iostat_aqu_sz_lo": lo, "iostat_aqu_sz_hi": hi, "iostat_samples": int(x.size)}
+
+
+def from_events(events: Sequence[Path] | pl.LazyFrame, iostat: pl.DataFrame | None = None, bin_s: float = 1.0):
+    """(summary row, distribution, series) as summary/distribution/series give them from dc_pairs, computed in
+    one bounded-memory pass by blkscope-native replay (blkscope.analysis.replay): the depth is integrated per
+    bin and per depth as the events go by, so neither the pairs nor the step function are held. Parts of a
+    trace (or a parts.json), in order, give the same answer as the whole."""
+    from blkscope.analysis import replay
+
+    r = replay.run(events, bin_s=bin_s, actions=("D", "C"))
+    try:
+        q = r.depth
+    finally:
+        r.close()
+    t0, t1, w = q["t0"], q["t1"], q["bin_ns"]
+    lo = np.arange(t0, t1, w) if t1 > t0 else np.array([t0])
+    hi = np.minimum(lo + w, t1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        vals = np.asarray(q["bin_area"], np.float64) / (hi - lo)
+    ser = pl.DataFrame({"bin": np.arange(lo.size), "start_s": (lo - t0) / 1e9, "width_s": (hi - lo) / 1e9,
+                        "mean_depth": vals})  # fmt: skip
+    ns = np.asarray(q["depth_ns"], np.float64).astype(np.int64)
+    dist = pl.DataFrame({"depth": np.asarray(q["depths"], np.int64), "ns": ns}).with_columns(
+        time_share=pl.col("ns") / max(t1 - t0, 1)
+    )
+    dur_s = (t1 - t0) / 1e9
+    _, m_lo, m_hi = batch_ci(ser)
+    d2c_s = q["d2c_ns_sum"] / q["completed"] / 1e9 if q["completed"] else float("nan")
+    row = {
+        "requests": q["requests"], "completed": q["completed"], "duration_s": dur_s,
+        "mean_depth": float(sum(q["bin_area"]) / (t1 - t0)) if t1 > t0 else float("nan"),
+        "mean_depth_lo": m_lo, "mean_depth_hi": m_hi, "bins": ser.height, "max_depth": int(q["max_depth"]),
+        "iops": q["completed"] / dur_s if dur_s else float("nan"), "mean_d2c_ms": d2c_s * 1e3,
+    }  # fmt: skip
+    row["little_depth"] = row["iops"] * d2c_s
+    row |= _iostat(iostat)
+    return row, dist, ser

@@ -11,7 +11,10 @@ from blkscope.analysis.frequency import hot_share
 
 
 def _events_stats(events: Path) -> dict:
-    lf = pl.scan_parquet(events)
+    from blkscope.parts import events_files
+
+    parts = events.parent.parent / "trace_parts" / "parts.json"  # a split trace (workflow/rules/parts.smk)
+    lf = pl.scan_parquet(events_files([parts if parts.exists() and not events.exists() else events]))
     s = lf.select(
         events=pl.len(),
         completions=(pl.col("action") == "C").sum(),
@@ -81,7 +84,9 @@ def summarize(run_id: str, processed: Path, raw: Path, pages: Path | None = None
     row.update(_fio_stats(processed / run_id / "fio" / "fio_jobs.parquet"))
     row.update(_iostat_stats(processed / run_id / "iostat" / "iostat.parquet"))
     row["trace_overruns"] = _overruns(raw / run_id / "run.yaml")
-    row["lost_events"] = lost_events(processed / run_id / "trace" / "ingest.json")
+    report = processed / run_id / "trace" / "ingest.json"
+    split = processed / run_id / "trace_parts" / "parts.json"  # a split trace: losses summed over its parts
+    row["lost_events"] = lost_events(split if split.exists() and not report.exists() else report)
     if pages is not None:
         hs = hot_share(pl.read_parquet(pages)).filter(pl.col("op") == "all")
         row["pages_touched"] = int(hs["pages"][0]) if hs.height else 0

@@ -28,6 +28,15 @@ def loadavg() -> str:
     return Path("/proc/loadavg").read_text().strip()
 
 
+def load_average() -> dict:
+    """/proc/loadavg parsed, with the time: run.yaml's `loadavg: before/after` brackets the workload (the
+    workload's own threads count in `after`)."""
+    f = Path("/proc/loadavg").read_text().split()
+    running, total = f[3].split("/")
+    return {"utc": utc(), "1min": float(f[0]), "5min": float(f[1]), "15min": float(f[2]),
+            "running": int(running), "tasks": int(total)}  # fmt: skip
+
+
 def host() -> dict:
     mem_kb = next(
         int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal")

@@ -218,6 +218,7 @@ def _capture(plan: Plan, tmp: Path) -> dict:
                 if tracer:
                     tracer.start()
                 try:
+                    meta["loadavg"] = {"before": record.load_average()}
                     meta["clock"] = _clock_pair()
                     meta["workload_start_utc"] = meta["clock"]["utc"]
                     if plan.workload:
@@ -225,6 +226,7 @@ def _capture(plan: Plan, tmp: Path) -> dict:
                     else:
                         meta["fio"] = fio.run(plan.jobfile, tmp / "fio.json", job_env)
                     meta["workload_end_utc"] = record.utc()
+                    meta["loadavg"]["after"] = record.load_average()
                     subprocess.run(["sync", "-f", str(fs.mountpoint)], check=True, process_group=0)
                     time.sleep(SETTLE_S)
                 finally:

@@ -85,7 +85,9 @@ def _capture(plan: GuestPlan, tmp: Path) -> dict:
     with hwlock.hardware_lock():
         meta["lock"] = {"path": str(hwlock.LOCK_PATH), "acquired_utc": record.utc()}
         out = tmp / "guest"
+        meta["loadavg"] = {"before": record.load_average()}  # the host's, around the whole guest
         times, meta["testbed"] = boot(plan, out, manifest)
+        meta["loadavg"]["after"] = record.load_average()
         meta.update(times)
     meta["teardown"] = "complete"
     return _finish(plan, tmp, out, meta, manifest)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+from blkscope.figures import select
 from blkscope.figures.theme import (
     TEXT_WIDTH_PT,
     Y_AXIS_PT,
@@ -27,24 +28,28 @@ from blkscope.figures.theme import (
 CAPTION = (
     r"Frequency of frequency of 4\,KiB page accesses (completions; a request counts every page it covers): the "
     r"number of pages accessed exactly $k$ times against $k$, per setup (rows) and operation (columns), one line "
-    r"per run, on log--log axes. A lone point at $k=1$ means every page was touched once."
+    r"per run, on log--log axes, for the setups of Figure~\ref{fig:rank} and, for contrast, one without skew (a lone "
+    r"point at $k=1$: every page touched once); every setup is in the \texttt{all\_setups} notebook."
 )
 LABEL = "fig:fof"
 OP_ORDER = ["read", "write", "all"]
 
 
-def chart(fof: pl.DataFrame) -> alt.TopLevelMixin:
-    """`fof` is the figdata-fof table: META columns, op, count, pages."""
+def chart(fof: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMixin:
+    """`fof` is the figdata-fof table: META columns, op, count, pages. `setups`: draw these (default: the skewed
+    setups and one without skew for contrast, blkscope.figures.select.with_reference)."""
     if fof.is_empty():
         return no_data("no traced runs: no page access counts")
-    setups = sorted(fof["setup"].unique().to_list())
+    setups = select.with_reference(select.top_counts(fof)) if setups is None else setups
+    fof = select.keep(fof, setups)
     df = complete_cells(fof.select("run_id", "fs", "setup", "op", "count", "pages"), "setup", "op").to_pandas()
     ncol = len(OP_ORDER)
     panel_w = (TEXT_WIDTH_PT - Y_AXIS_PT - 12 - ncol * 8) / ncol
-    base = alt.Chart(df, width=panel_w, height=28)
+    base = alt.Chart(df, width=panel_w, height=50)
     enc = {
-        "x": alt.X("count:Q", scale=alt.Scale(type="log"), axis=log_axis(fof["count"].max(), "accesses per page k")),
-        "y": alt.Y("pages:Q", scale=alt.Scale(type="log"), axis=log_axis(fof["pages"].max())),
+        "x": alt.X("count:Q", scale=alt.Scale(type="log"),
+                   axis=log_axis(fof["count"].max(), "accesses per page k", panel_w, 22)),  # fmt: skip
+        "y": alt.Y("pages:Q", scale=alt.Scale(type="log"), axis=log_axis(fof["pages"].max(), None, 50)),
         "color": fs_color(fof["fs"]),
         "detail": "run_id:N",
     }

@@ -9,12 +9,14 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+from blkscope.figures import select
 from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, complete_cells, corner_label, fs_color, no_data
 
 CAPTION = (
     r"Throughput and latency over time on the host loop devices: iostat writes per second and write await "
     r"(\texttt{w\_await}, ms) per 1\,s report over the elapsed time of each run (solid: traced, dashed: untraced), "
-    r"one row per setup with its own scale. Bottom: the YCSB run phase, overall operations per second and the "
+    r"one row per setup with its own scale (one setup per workload; every setup in the \texttt{all\_setups} "
+    r"notebook). Bottom: the YCSB run phase, overall operations per second and the "
     r"99th percentile latency of each operation type as YCSB reports them every second."
 )
 LABEL = "fig:io-over-time"
@@ -28,16 +30,18 @@ def _dash() -> alt.StrokeDash:
     )  # fmt: skip
 
 
-def chart(series: pl.DataFrame) -> alt.TopLevelMixin:
-    """`series` is the figdata-series table: META columns, source (iostat / ycsb), metric, elapsed_s, value."""
+def chart(series: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMixin:
+    """`series` is the figdata-series table: META columns, source (iostat / ycsb), metric, elapsed_s, value.
+    `setups`: the iostat rows to draw (default: one per workload, select.representative)."""
     io = series.filter((pl.col("source") == "iostat") & (pl.col("testbed") == "loop")) if series.height else series
     if io.is_empty():
         return no_data("no host runs: no iostat series")
-    setups = sorted(io["setup"].unique().to_list())
+    setups = select.representative(io) if setups is None else setups
+    io = select.keep(io, setups)
     color = fs_color(series["fs"])
     cols = ["run_id", "fs", "setup", "traced", "metric", "elapsed_s", "value"]
     panel_w = (TEXT_WIDTH_PT - 2 * Y_AXIS_PT - 20 - 8) / 2
-    base = alt.Chart(complete_cells(io.select(cols), "setup", "metric").to_pandas(), width=panel_w, height=26)
+    base = alt.Chart(complete_cells(io.select(cols), "setup", "metric").to_pandas(), width=panel_w, height=45)
     x = alt.X("elapsed_s:Q", title="elapsed (s)")
     lines = base.mark_line(strokeWidth=0.8, opacity=0.8).encode(
         x=x, y=alt.Y("value:Q", title=None, axis=alt.Axis(tickCount=3, format="~s")), color=color,

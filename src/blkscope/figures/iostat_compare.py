@@ -1,37 +1,74 @@
-"""iostat across filesystems: per-run means of write rate, throughput, queue size and await, by job."""
+"""iostat across filesystems: per-run means of write rate, throughput, queue size and await, by job. Jobs are rows
+(their names written once, horizontally, left of the first panel), metrics are columns with their own x scale,
+so no label has to share a narrow x band with its neighbours."""
 
 from __future__ import annotations
+
+import math
 
 import altair as alt
 import polars as pl
 
-from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, filesystem_scale
+from blkscope.figures.theme import TEXT_WIDTH_PT, fs_domain, fs_scale, no_data
 
 CAPTION = (
-    r"iostat per run (points) and its mean over repeats (ticks), by workload and filesystem: writes per second, "
-    r"written kB/s, average queue size and write await. Host runs on a loop device."
+    r"iostat per run (points: circles traced, triangles untraced) and its mean over runs (ticks), by workload "
+    r"and job (rows) and filesystem (colour): writes per second, written kB/s, average queue size (aqu-sz) and "
+    r"write await, each with its own scale. Host runs on a loop device."
 )
 LABEL = "fig:iostat"
 SHOWN = {"w_s": "writes/s", "wkb_s": "written kB/s", "aqu_sz": "aqu-sz", "w_await_ms": "write await (ms)"}
+# SI prefixes for rates (15k); plain significant digits for queue size and await (an SI "m" would read as metres)
+FORMATS = {"w_s": "~s", "wkb_s": "~s", "aqu_sz": "~r", "w_await_ms": "~r"}
+LABEL_PT = 92  # the job names left of the first panel
 
 
-def chart(summary: pl.DataFrame) -> alt.VConcatChart:
+def three_ticks(vmax: float) -> list[float]:
+    """0, a round step and twice it, covering vmax: three labels fit a 50 pt panel."""
+    if not vmax > 0:
+        return [0.0, 0.5, 1.0]
+    raw = vmax / 2
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    return [0.0, step, 2 * step]
+
+
+def chart(summary: pl.DataFrame) -> alt.TopLevelMixin:
     """`summary` is the iostat_summary analysis table (host runs)."""
     df = summary.filter(pl.col("metric").is_in(list(SHOWN)) & (pl.col("testbed") == "loop"))
-    df = df.with_columns(job=pl.col("workload") + "/" + pl.col("job")).select(
-        "run_id", "filesystem", "job", "repeat", "traced", "metric", "mean"
-    )
-    fss = [f for f in ["ext4", "xfs", "btrfs", "f2fs"] if f in set(df["filesystem"])]
-    color = alt.Color("filesystem:N", scale=filesystem_scale(fss), title=None, legend=alt.Legend(orient="top"))
+    if df.is_empty():
+        return no_data("no host runs: no iostat summary")
+    mount = pl.col("mount_options").fill_null("") if "mount_options" in df.columns else pl.lit("")
+    wb = mount.str.contains("data=writeback")
+    df = df.with_columns(
+        job=pl.col("workload") + " " + pl.col("job"),
+        fs=pl.col("filesystem") + pl.when(wb).then(pl.lit(" wb")).otherwise(pl.lit("")),
+    ).select("run_id", "fs", "job", "repeat", "traced", "metric", "mean")
+    jobs = sorted(df["job"].unique().to_list())
+    domain = fs_domain(df["fs"])
+    color = alt.Color("fs:N", scale=fs_scale(domain), title=None, legend=alt.Legend(orient="top"))
+    shape = alt.Shape("traced:N", title="traced", scale=alt.Scale(domain=[True, False], range=["circle", "triangle"]),
+                      legend=alt.Legend(orient="top"))  # fmt: skip
+    n = len(SHOWN)
+    spacing = 6
+    # besides the spacing: ~4 bp of axis padding per panel, 5 bp of chart padding a side, the last tick label's overhang
+    w = (TEXT_WIDTH_PT - LABEL_PT - (n - 1) * spacing - n * 4 - 10 - 12) / n
     panels = []
-    for metric, title in SHOWN.items():
+    for i, (metric, title) in enumerate(SHOWN.items()):
         d = df.filter(pl.col("metric") == metric).to_pandas()
-        base = alt.Chart(d, width=TEXT_WIDTH_PT - Y_AXIS_PT - 88, height=55)  # the shape legend takes ~85 pt
-        x = alt.X("job:N", title=None, axis=alt.Axis(labelAngle=0, labelFontSize=6))
-        off = alt.XOffset("filesystem:N", sort=fss)
-        points = base.mark_point(size=12, filled=True).encode(
-            x=x, xOffset=off, y=alt.Y("mean:Q", title=title), color=color, shape=alt.Shape("traced:N", title="traced")
+        base = alt.Chart(d, width=w, height=12 * len(jobs))
+        axis = alt.Axis(labelLimit=LABEL_PT - 6, minExtent=LABEL_PT, maxExtent=LABEL_PT) if i == 0 else None
+        y = alt.Y("job:N", sort=jobs, title=None, axis=axis)
+        # three ticks chosen here: Vega's own label-overlap test underestimates the widths vl-convert draws
+        ticks = three_ticks(float(d["mean"].max()) if len(d) else 1.0)
+        axis = alt.Axis(values=ticks, format=FORMATS[metric])
+        x = alt.X("mean:Q", title=title, axis=axis, scale=alt.Scale(domain=[0, ticks[-1]]))
+        off = alt.YOffset("fs:N", sort=domain)
+        points = base.mark_point(size=10, opacity=0.8, filled=True).encode(
+            x=x, y=y, yOffset=off, color=color, shape=shape
         )
-        bars = base.mark_tick(thickness=1.5, size=8).encode(x=x, xOffset=off, y="mean(mean):Q", color=color)
-        panels.append(points + bars)
-    return alt.vconcat(*panels, spacing=6)
+        ticks = base.mark_tick(thickness=1, size=6, orient="vertical").encode(
+            x="mean(mean):Q", y=y, yOffset=off, color=color
+        )
+        panels.append(alt.layer(points, ticks))
+    return alt.hconcat(*panels, spacing=spacing).resolve_scale(x="independent")

@@ -1,39 +1,66 @@
-"""Rank-frequency of page accesses on log-log axes: a line per run, coloured by filesystem."""
+"""Rank-frequency of page accesses on log-log axes for the setups that have skew (pages revisited: YCSB, the
+saturating fio jobs over a small working set), chosen from the data by blkscope.figures.select.skewed; rows are
+setups, columns read / write / all, a line per run coloured by filesystem. Caption and label: CAPTION, LABEL.
+"""
 
 from __future__ import annotations
 
 import altair as alt
 import polars as pl
 
-from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, filesystem_scale
+from blkscope.figures import select
+from blkscope.figures.theme import (
+    TEXT_WIDTH_PT,
+    Y_AXIS_PT,
+    complete_cells,
+    corner_label,
+    fs_color,
+    log_axis,
+    no_data,
+    small_title,
+)
 
 OP_ORDER = ["read", "write", "all"]
 CAPTION = (
-    r"Accesses per 4\,KiB page against the page's rank, log--log, one line per run, coloured by filesystem; "
-    r"rows: reads, writes, all; columns: fio job (host runs)."
+    r"Rank--frequency of 4\,KiB page accesses (completions; a request counts every page it covers) for the setups "
+    r"whose pages are revisited (the hottest page of the median run accessed at least "
+    f"{select.SKEW_MIN_TOP_COUNT}"
+    r" times), log--log, one line "
+    r"per traced run, coloured by filesystem; rows: setups, columns: reads, writes, all. The fio runs at light "
+    r"load touch each page once or twice (flat lines at 1); they are drawn with every other setup in the "
+    r"\texttt{all\_setups} notebook."
 )
 LABEL = "fig:rank"
 
 
-def chart(rank: pl.DataFrame) -> alt.FacetChart:
-    """`rank` is the thinned analysis table: run_id, filesystem, job, repeat, op, rank, count."""
-    df = rank.select("run_id", "filesystem", "job", "repeat", "op", "rank", "count").to_pandas()
-    jobs = sorted(rank["job"].unique().to_list())
-    fss = [f for f in ["ext4", "xfs", "btrfs", "f2fs"] if f in set(rank["filesystem"])]
-    # every panel has its own y axis (independent scales) plus spacing; the row headers take ~35 pt
-    ncol = max(len(jobs), 1)
-    panel_w = (TEXT_WIDTH_PT - 35 - ncol * (Y_AXIS_PT + 22)) / ncol
-    base = alt.Chart(df, width=panel_w, height=70).mark_line(clip=True)
+def chart(rank: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMixin:
+    """`rank` is the figdata-rank table (META, op, rank, count). `setups`: draw these (default: the skewed ones)."""
+    if rank.is_empty():
+        return no_data("no traced runs: no page access counts")
+    if "setup" not in rank.columns:  # the rank_frequency analysis table (host fio runs), as notebooks hold it
+        rank = rank.with_columns(fs=pl.col("filesystem"), setup=pl.col("workload") + " " + pl.col("job"),
+                                 testbed=pl.lit("loop"))  # fmt: skip
+    setups = select.skewed(select.top_counts(rank)) if setups is None else setups
+    if not setups:
+        return no_data(f"no setup revisits its pages (hottest page < {select.SKEW_MIN_TOP_COUNT} accesses)")
+    df = select.keep(rank, setups).select("run_id", "fs", "setup", "op", "rank", "count")
+    ncol = len(OP_ORDER)
+    panel_w = (TEXT_WIDTH_PT - Y_AXIS_PT - 12 - ncol * 8) / ncol
+    base = alt.Chart(complete_cells(df, "setup", "op").to_pandas(), width=panel_w, height=60)
+    enc = {
+        "x": alt.X("rank:Q", scale=alt.Scale(type="log"), axis=log_axis(df["rank"].max(), "rank of page", panel_w, 22)),
+        "y": alt.Y("count:Q", scale=alt.Scale(type="log"), axis=log_axis(df["count"].max(), None, 60)),
+        "color": fs_color(df["fs"]),
+        "detail": "run_id:N",
+    }
+    lines = base.mark_line(clip=True, opacity=0.8, strokeWidth=0.9).encode(**enc)
+    label = corner_label(base, "setup", panel_w, ["setup", "op"], "datum.op == 'all'")
     return (
-        base.encode(
-            x=alt.X("rank:Q", scale=alt.Scale(type="log"), title="rank of page (4 KiB)"),
-            y=alt.Y("count:Q", scale=alt.Scale(type="log"), title="accesses"),
-            color=alt.Color("filesystem:N", scale=filesystem_scale(fss), title=None, legend=alt.Legend(orient="top")),
-            detail="run_id:N",
-        )
+        alt.layer(lines, label)
         .facet(
-            row=alt.Row("op:N", sort=OP_ORDER, title=None),
-            column=alt.Column("job:N", sort=jobs, title=None),
+            row=alt.Row("setup:N", sort=setups, title=None, header=alt.Header(labels=False)),
+            column=alt.Column("op:N", sort=OP_ORDER, title=None),
+            spacing={"row": 4, "column": 8},
         )
-        .resolve_scale(y="independent")
+        .properties(title=small_title("accesses per page, by the page's rank"))
     )

@@ -9,26 +9,31 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+from blkscope.figures import select
 from blkscope.figures.theme import TEXT_WIDTH_PT, fs_color, no_data, small_title
 
 CAPTION = (
     r"Seek distance of the requests issued to the device (D events, all requests): the share of requests whose "
     r"start lies $d$ sectors from the end of the previous one, in signed $\log_2$ buckets ($0$: sequential; $\pm b$: "
-    r"$2^{b-1} \le |d| < 2^b$; negative: backwards), per setup, one line per traced run (top); the share of "
+    r"$2^{b-1} \le |d| < 2^b$; negative: backwards), one setup per workload, one line per traced run (top; "
+    r"every setup in the \texttt{all\_setups} notebook); the share of "
     r"sequential requests with its Wilson 95\% interval, per setup and filesystem (bottom)."
 )
 LABEL = "fig:seek-distance"
 LABEL_PT = 95
 
 
-def chart(seek: pl.DataFrame) -> alt.TopLevelMixin:
-    """`seek` is the figdata-seek table: META columns, op, kind (hist / seq), bucket, share, n, lo, hi."""
+def chart(seek: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMixin:
+    """`seek` is the figdata-seek table: META columns, op, kind (hist / seq), bucket, share, n, lo, hi.
+    `setups`: the histograms to draw (default: select.representative); the sequential shares show every setup."""
     if seek.is_empty():
         return no_data("no traced runs: no seek distances")
     allops = seek.filter(pl.col("op") == "all")
+    shown = select.representative(allops) if setups is None else setups
     setups = sorted(allops["setup"].unique().to_list())
     color = fs_color(seek["fs"])
-    hist = allops.filter(pl.col("kind") == "hist").select("run_id", "fs", "setup", "bucket", "share")
+    hist = select.keep(allops.filter(pl.col("kind") == "hist"), shown)
+    hist = hist.select("run_id", "fs", "setup", "bucket", "share")
     if hist.height:  # empty buckets are zero: a line must not bridge them
         lo, hi = int(hist["bucket"].min()), int(hist["bucket"].max())
         grid = (
@@ -42,9 +47,9 @@ def chart(seek: pl.DataFrame) -> alt.TopLevelMixin:
             pl.col("share").fill_null(0.0)
         )
     hist = hist.sort("run_id", "bucket").to_pandas()
-    ncol = 3
+    ncol = 2
     # both parts start their plots at LABEL_PT (vconcat aligns plot origins, so the labels below set the left)
-    w = (TEXT_WIDTH_PT - LABEL_PT - 20 - (ncol - 1) * 6) / ncol
+    w = (TEXT_WIDTH_PT - LABEL_PT - 26 - (ncol - 1) * 6) / ncol  # 26: padding and the "100%" overhang
     hb = alt.Chart(hist, width=w, height=34)
     lines = hb.mark_line(strokeWidth=0.8, opacity=0.85, interpolate="step").encode(
         x=alt.X("bucket:Q", title="seek bucket b", axis=alt.Axis(tickCount=5)),
@@ -52,14 +57,15 @@ def chart(seek: pl.DataFrame) -> alt.TopLevelMixin:
         color=color, detail="run_id:N",
     )  # fmt: skip
     top = lines.facet(
-        facet=alt.Facet("setup:N", sort=setups, title=None, header=alt.Header(labelFontSize=7, labelPadding=2)),
+        facet=alt.Facet("setup:N", sort=shown, title=None, header=alt.Header(labelFontSize=7, labelPadding=2)),
         columns=ncol,
         spacing={"row": 4, "column": 6},
     ).properties(title=small_title("share of requests by signed log2 distance from the previous request's end"))
     seq = allops.filter(pl.col("kind") == "seq").select("run_id", "fs", "setup", "share", "lo", "hi", "n").to_pandas()
     sb = alt.Chart(seq, width=ncol * w + (ncol - 1) * 6, height=11 * len(setups))
     y = alt.Y(
-        "setup:N", sort=setups, title=None, axis=alt.Axis(labelLimit=LABEL_PT, minExtent=LABEL_PT, maxExtent=LABEL_PT)
+        "setup:N", sort=setups, title=None,
+        axis=alt.Axis(labelLimit=LABEL_PT - 8, minExtent=LABEL_PT, maxExtent=LABEL_PT),  # the ellipsis stays inside
     )
     x = alt.X(
         "share:Q", title="sequential share of requests", axis=alt.Axis(format="~%"), scale=alt.Scale(domain=[0, 1])

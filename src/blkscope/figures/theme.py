@@ -7,6 +7,7 @@ renders with, so the PDF needs no system fonts.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import altair as alt
@@ -16,9 +17,13 @@ import vl_convert as vlc
 from blkscope.io import write_text_atomic
 
 TEXT_WIDTH_PT = 345
+# paper/main.tex's text height is 660 TeX pt (657 bp); a figure leaves room for a caption of up to ~8 lines
+MAX_FIGURE_HEIGHT_PT = 540
 FONT = "Liberation Sans"
 Y_AXIS_PT = 32  # labels + title of a y axis
-FILESYSTEM_COLORS = {"ext4": "#1b9e77", "xfs": "#d95f02", "btrfs": "#7570b3", "f2fs": "#e7298a"}
+# Okabe and Ito's colour-blind-safe palette (distinct under protanopia, deuteranopia and tritanopia), the same
+# filesystem -> colour in every figure; ext4 mounted data=writeback gets ext4's lighter blue.
+FILESYSTEM_COLORS = {"ext4": "#0072B2", "xfs": "#E69F00", "btrfs": "#009E73", "f2fs": "#CC79A7"}
 
 
 # Figures are static renders of tables the analyses already thinned; altair's 5,000-row guard is meant for
@@ -69,7 +74,7 @@ def save(chart: alt.TopLevelMixin, prefix: str | Path, formats: list[str]) -> li
 
 # Shared helpers for the figure modules (added with the study figures; the values above are unchanged).
 FS_ORDER = ["ext4", "ext4 wb", "xfs", "btrfs", "f2fs"]  # `fs` of blkscope.analysis.figure_data: " wb" = data=writeback
-VARIANT_COLORS = {"ext4 wb": "#66a61e"}
+VARIANT_COLORS = {"ext4 wb": "#56B4E9"}
 HEADER_PT = 58  # a facet-row header of horizontal labels, one word a line ("journal" / "prealloc-reader")
 
 
@@ -102,13 +107,24 @@ def no_data(message: str, width: float = TEXT_WIDTH_PT - 10, height: float = 40)
     )
 
 
-def log_axis(max_value: float, title: str | None = None, **kw) -> alt.Axis:
-    """A log axis labelled only at powers of ten (1, 10, 100, ... up to max_value), SI-formatted."""
-    values, v = [], 1.0
-    while v <= max(max_value, 1.0) * 1.0001:
+def decades(max_value: float, length: float | None = None, min_gap: float = 12, lowest: float = 1.0) -> list[float]:
+    """Powers of ten from `lowest` up to max_value; with `length` (the axis length in pt), every k-th one so that
+    labels stand at least `min_gap` pt apart (a 7 pt label needs ~10 pt on a y axis, ~20 pt on an x axis)."""
+    values, v = [], lowest
+    while v <= max(max_value, lowest) * 1.0001:
         values.append(v)
         v *= 10
-    return alt.Axis(values=values, format="~s", title=title, **kw)
+    if length and len(values) > 1:
+        step = max(1, math.ceil(min_gap / (length / (len(values) - 1))))
+        values = values[::step]
+    return values
+
+
+def log_axis(max_value: float, title: str | None = None, length: float | None = None, min_gap: float = 12,
+             **kw) -> alt.Axis:
+    """A log axis labelled only at powers of ten (1, 10, 100, ... up to max_value), SI-formatted; with `length`,
+    thinned so that no two labels crowd each other (decades)."""
+    return alt.Axis(values=decades(max_value, length, min_gap), format="~s", title=title, **kw)
 
 
 def row_header() -> alt.Header:

@@ -9,11 +9,13 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+from blkscope.figures import select
 from blkscope.figures.theme import (
     TEXT_WIDTH_PT,
     Y_AXIS_PT,
     complete_cells,
     corner_label,
+    decades,
     fs_color,
     log_axis,
     no_data,
@@ -25,29 +27,32 @@ CAPTION = (
     r"(rows) and operation (columns), one line per run. Dashed: the discrete power-law tail fitted by maximum "
     r"likelihood with $x_{\min}$ chosen by the Kolmogorov--Smirnov distance (Clauset, Shalizi and Newman), drawn "
     r"from $x_{\min}$. Runs without a dashed tail had too few distinct counts (fewer than five) for a fit: most "
-    r"pages were accessed once or twice, which no power law describes."
+    r"pages were accessed once or twice, which no power law describes. Setups as in Figure~\ref{fig:fof}."
 )
 LABEL = "fig:zipf-ccdf"
 OP_ORDER = ["read", "write", "all"]
 
 
-def chart(ccdf: pl.DataFrame) -> alt.TopLevelMixin:
-    """`ccdf` is the figdata-ccdf table: META columns, op, kind (data / fit), x, ccdf, alpha, xmin, p_gof."""
+def chart(ccdf: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMixin:
+    """`ccdf` is the figdata-ccdf table: META columns, op, kind (data / fit), x, ccdf, alpha, xmin, p_gof.
+    `setups`: draw these (default: the skewed setups and one without skew, select.with_reference)."""
     if ccdf.is_empty():
         return no_data("no traced runs: no page access counts")
-    setups = sorted(ccdf["setup"].unique().to_list())
+    if setups is None:
+        setups = select.with_reference(select.top_counts(ccdf.filter(pl.col("kind") == "data"), "x"))
+    ccdf = select.keep(ccdf, setups)
     df = complete_cells(ccdf.select("run_id", "fs", "setup", "op", "kind", "x", "ccdf"), "setup", "op").to_pandas()
     ncol = len(OP_ORDER)
     panel_w = (TEXT_WIDTH_PT - Y_AXIS_PT - 12 - ncol * 8) / ncol
-    base = alt.Chart(df, width=panel_w, height=26)
+    base = alt.Chart(df, width=panel_w, height=50)
     xmax = ccdf["x"].max()
     ymin = max(float(ccdf.filter(pl.col("ccdf") > 0)["ccdf"].min()), 1e-9)
     enc = {
-        "x": alt.X("x:Q", scale=alt.Scale(type="log"), axis=log_axis(xmax, "accesses per page k")),
+        "x": alt.X("x:Q", scale=alt.Scale(type="log"), axis=log_axis(xmax, "accesses per page k", panel_w, 22)),
         "y": alt.Y(
             "ccdf:Q",
             scale=alt.Scale(type="log", domain=[ymin, 1]),
-            axis=alt.Axis(values=[10.0**-e for e in range(0, 10)], format="~g", title=None),
+            axis=alt.Axis(values=[1 / v for v in decades(1 / ymin, 50)], format="~g", title=None),
         ),  # fmt: skip
         "color": fs_color(ccdf["fs"]),
         "detail": "run_id:N",

@@ -13,7 +13,7 @@ from blkscope.paper.latex import fmt_float, fmt_int, fmt_pct, macro_name
 
 def _host_traced(df: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
     ids = runs.filter((pl.col("testbed") == "loop") & pl.col("traced"))["run_id"]
-    return df.filter(pl.col("run_id").is_in(ids))
+    return df.filter(pl.col("run_id").is_in(ids.to_list()))
 
 
 def queue_depth(qd: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
@@ -71,7 +71,7 @@ def workloads(metrics: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
     # ext4 mounted data=writeback is its own configuration, not more repeats of ext4
     wb = runs.filter(pl.col("mount_options").fill_null("").str.contains("data=writeback"))["run_id"]
     t = _host_traced(metrics, runs).with_columns(
-        filesystem=pl.when(pl.col("run_id").is_in(wb)).then(pl.col("filesystem") + " writeback")
+        filesystem=pl.when(pl.col("run_id").is_in(wb.to_list())).then(pl.col("filesystem") + " writeback")
         .otherwise(pl.col("filesystem"))
     )
     m: dict[str, str] = {}
@@ -92,7 +92,8 @@ def guest(latency: pl.DataFrame, metrics: pl.DataFrame, runs: pl.DataFrame) -> d
     """The emulated guest's traced runs: mean completed read and write requests per run (D2C pairs of the
     latency table; a run without any has none) and mean ops/s, per workload, job and filesystem."""
     # captured runs only (the sheet may list runs not captured yet): those with workload metrics
-    guest = runs.filter((pl.col("testbed") == "guest") & pl.col("run_id").is_in(metrics["run_id"].unique()))
+    captured = metrics["run_id"].unique().to_list()
+    guest = runs.filter((pl.col("testbed") == "guest") & pl.col("run_id").is_in(captured))
     g = guest.filter(pl.col("traced")).select("run_id", "workload", "job", "filesystem")
     if g.height == 0:
         return {}
@@ -120,3 +121,46 @@ def dataset(metrics: pl.DataFrame) -> dict[str, str]:
         "DatasetFilesystems": fmt_int(r["filesystem"].n_unique()),
         "DatasetWorkloads": fmt_int(r["workload"].n_unique()),
     }
+
+
+def verdicts(claims: pl.DataFrame) -> dict[str, str]:
+    """How many claims each verdict got (by its first word: a verdict may carry a reason in parentheses)."""
+    v = claims["verdict"].fill_null("")
+    return {
+        "ClaimsTested": fmt_int(claims.height),
+        "ClaimsReplicated": fmt_int(v.str.starts_with("replicates").sum()),
+        "ClaimsNotReplicated": fmt_int(v.str.starts_with("does not").sum()),
+        "ClaimsInconclusive": fmt_int(v.str.starts_with("inconclusive").sum()),
+        "ClaimsUntested": fmt_int(v.str.starts_with("not tested").sum()),
+    }
+
+
+def skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
+    """Requested (YCSB zipfian constant) against block-level rank exponent s of the traced host YCSB runs (all
+    operations): the range of s over the runs that have a fit, and how many runs that is."""
+    if sk.is_empty() or "s_requested" not in sk.columns:
+        return {}
+    y = _host_traced(sk, runs).filter((pl.col("op") == "all") & pl.col("s_requested").is_not_null())
+    fitted = y.filter(pl.col("s").is_not_null()) if "s" in y.columns else y.clear()
+    m = {"SkewRuns": fmt_int(y.height), "SkewRunsFitted": fmt_int(fitted.height)}
+    if "recordcount" in sk.columns:  # YCSB's record count per testbed, as run.yaml records it
+        ycsb = sk.join(runs.select("run_id", "testbed"), on="run_id").filter(pl.col("recordcount").is_not_null())
+        for tb, label in (("loop", "host"), ("guest", "guest")):
+            rc = ycsb.filter(pl.col("testbed") == tb)["recordcount"]
+            if rc.len():
+                m[macro_name("ycsb records", label)] = fmt_int(rc.cast(pl.Float64).median())
+    if y.height:
+        m["SkewRequested"] = fmt_float(y["s_requested"].median(), 2)
+    if fitted.height:
+        s_block = fitted["s"]
+        m |= {"SkewBlockMin": fmt_float(s_block.min(), 2), "SkewBlockMax": fmt_float(s_block.max(), 2),
+              "SkewBlockMedian": fmt_float(s_block.median(), 2)}  # fmt: skip
+    return m
+
+
+def devices(runs: pl.DataFrame, metrics: pl.DataFrame) -> dict[str, str]:
+    """The size of the devices the captured runs formatted (MiB), smallest and largest."""
+    if "device_mb" not in runs.columns:
+        return {}
+    d = runs.filter(pl.col("run_id").is_in(metrics["run_id"].unique()))["device_mb"].drop_nulls()
+    return {"DeviceMbMin": fmt_int(d.min()), "DeviceMbMax": fmt_int(d.max())} if d.len() else {}

@@ -1,0 +1,71 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Every setup, every figure
+# The paper's figures show the few setups that carry its argument (`blkscope.figures.select`: the skewed ones,
+# one per workload). This notebook draws the same figures, with the same code, for every setup of the dataset.
+# Executed by papermill from the workflow (`notebooks/executed/all_setups.ipynb`).
+
+# %% tags=["parameters"]
+figures_dir = "data/processed/figures"
+
+# %%
+from pathlib import Path
+
+import polars as pl
+
+from blkscope.figures import frequency_of_frequency, io_over_time, rank_frequency, seek_distance, zipf_ccdf
+
+
+def table(name: str) -> pl.DataFrame:
+    return pl.read_parquet(Path(figures_dir) / f"{name}.parquet")
+
+
+def every(df: pl.DataFrame) -> list[str]:
+    return sorted(df["setup"].unique().to_list()) if df.height else []
+
+
+# %% [markdown]
+# Rank-frequency of page accesses (paper: Figure "rank"), every traced setup.
+
+# %%
+rank = table("rank_frequency")
+rank_frequency.chart(rank, every(rank))
+
+# %% [markdown]
+# Frequency of frequency (pages accessed exactly k times), every traced setup.
+
+# %%
+fof = table("frequency_of_frequency")
+frequency_of_frequency.chart(fof, every(fof))
+
+# %% [markdown]
+# CCDF of accesses per page with the fitted power-law tails, every traced setup.
+
+# %%
+ccdf = table("zipf_ccdf")
+zipf_ccdf.chart(ccdf, every(ccdf))
+
+# %% [markdown]
+# iostat over time, every host setup.
+
+# %%
+series = table("io_over_time")
+io_over_time.chart(series, every(series.filter(pl.col("source") == "iostat")))
+
+# %% [markdown]
+# Seek distances, every traced setup.
+
+# %%
+seek = table("seek_distance")
+seek_distance.chart(seek, every(seek))

@@ -1,0 +1,272 @@
+"""Readability checks from PDF geometry: text that overlaps other text (tick labels run into each other), and
+figures or captions that leave the text block of the paper (a float taller than the page runs into the footer).
+
+Text is read with pdfplumber (character boxes, also inside the figures' form XObjects); figures are found as
+the form XObjects a page draws (`Do`), their /BBox mapped through the current transformation matrix. The paper's
+text block is written into the PDF by main.tex (`/BlkscopeTextBlock` in the document info: left, top, width,
+height in TeX points from the page's top-left corner), so the check does not guess the page layout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+TOL = 0.5  # bp: boxes may touch or overlap by this much (glyph boxes are em boxes, wider than the ink)
+INFO_KEY = "/BlkscopeTextBlock"
+
+
+@dataclass(frozen=True)
+class Box:
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+
+    def overlap(self, o: Box, tol: float = TOL) -> bool:
+        return min(self.x1, o.x1) - max(self.x0, o.x0) > tol and min(self.bottom, o.bottom) - max(self.top, o.top) > tol
+
+    def inside(self, o: Box, tol: float = TOL) -> bool:
+        return (self.x0 >= o.x0 - tol and self.x1 <= o.x1 + tol and self.top >= o.top - tol
+                and self.bottom <= o.bottom + tol)  # fmt: skip
+
+
+@dataclass
+class Label:
+    """A run of characters drawn one after the other along one baseline: a tick label, a title, a word. `box` is
+    its axis-aligned box (top-left origin); `corners` the rectangle of its glyphs in its own direction, from
+    just below the baseline to just above lowercase and digits (PDF coordinates), for rotated text."""
+
+    text: str
+    box: Box
+    corners: tuple[tuple[float, float], ...]
+    baseline: float  # of the first glyph, from the page's top (LaTeX's text height ends at the last baseline)
+
+
+def _frame(ch: dict) -> tuple[tuple[float, float], tuple[float, float], float]:
+    """Unit vectors along and across the glyph's baseline, and the font size in PDF units (recovered from
+    pdfminer's box, which spans adv along and the font size across, whatever the rotation)."""
+    a, b, c, d = ch["matrix"][:4]
+    lu, ln = (a * a + b * b) ** 0.5 or 1.0, (c * c + d * d) ** 0.5 or 1.0
+    u, n = (a / lu, b / lu), (c / ln, d / ln)
+    adv = ch["adv"] * lu
+    if abs(n[0]) > 0.1:
+        size = ((ch["x1"] - ch["x0"]) - abs(u[0]) * adv) / abs(n[0])
+    else:
+        size = ((ch["y1"] - ch["y0"]) - abs(u[1]) * adv) / abs(n[1])
+    return u, n, size
+
+
+def _continues(prev: dict, ch: dict) -> bool:
+    """Whether `ch` is the next glyph of the string `prev` belongs to: same direction, and its origin where
+    prev's advance ends (within 1 bp). A label drawn over the end of the previous one starts elsewhere, so it
+    is not merged into it."""
+    a, b, c, d, e, f = prev["matrix"]
+    if any(abs(x - y) > 1e-3 for x, y in zip(ch["matrix"][:4], (a, b, c, d), strict=True)):
+        return False
+    ex, ey = e + prev["adv"] * a, f + prev["adv"] * b
+    return ((ch["matrix"][4] - ex) ** 2 + (ch["matrix"][5] - ey) ** 2) ** 0.5 <= 1.0
+
+
+def labels(chars: list[dict]) -> list[Label]:
+    """Group characters (in drawing order) into labels; blank characters add no ink."""
+    out: list[Label] = []
+    cur: list[dict] = []
+
+    def flush() -> None:
+        ink = [c for c in cur if c["text"].strip()]
+        if not ink:
+            return
+        box = Box(min(c["x0"] for c in ink), min(c["top"] for c in ink), max(c["x1"] for c in ink),
+                  max(c["bottom"] for c in ink))  # fmt: skip
+        u, n, size = _frame(ink[0])
+        ox, oy = ink[0]["matrix"][4:6]
+        last = ink[-1]
+        lu = (last["matrix"][0] ** 2 + last["matrix"][1] ** 2) ** 0.5
+        length = (last["matrix"][4] - ox) * u[0] + (last["matrix"][5] - oy) * u[1] + last["adv"] * lu
+        lo, hi = -0.15 * size, 0.75 * size
+        corners = tuple((ox + s * u[0] + t * n[0], oy + s * u[1] + t * n[1]) for s in (0, length) for t in (lo, hi))
+        page_h = ink[0]["bottom"] + ink[0]["y0"]  # pdfplumber: bottom = page height - y0
+        out.append(Label("".join(c["text"] for c in cur).strip(), box, corners, page_h - oy))
+
+    for ch in chars:
+        if cur and not _continues(cur[-1], ch):
+            flush()
+            cur = []
+        cur.append(ch)
+    if cur:
+        flush()
+    return out
+
+
+def _axes(lb: Label) -> list[tuple[float, float]]:
+    (x0, y0), (x1, y1), (x2, y2) = lb.corners[0], lb.corners[1], lb.corners[2]
+    return [(x1 - x0, y1 - y0), (x2 - x0, y2 - y0)]
+
+
+def _intersect(a: Label, b: Label, tol: float) -> bool:
+    """Separating-axis test of the two glyph rectangles, each allowed to overlap the other by `tol`."""
+    for ax, ay in _axes(a) + _axes(b):
+        norm = (ax * ax + ay * ay) ** 0.5
+        if norm == 0:
+            continue
+        pa = [(x * ax + y * ay) / norm for x, y in a.corners]
+        pb = [(x * ax + y * ay) / norm for x, y in b.corners]
+        if min(max(pa), max(pb)) - max(min(pa), min(pb)) <= tol:
+            return False
+    return True
+
+
+def overlapping_labels(chars: list[dict], tol: float = TOL) -> list[tuple[Label, Label]]:
+    """Every pair of labels whose glyph rectangles overlap by more than `tol`."""
+    ls = sorted(labels(chars), key=lambda lb: lb.box.x0)
+    pairs = []
+    for i, a in enumerate(ls):
+        for b in ls[i + 1 :]:
+            if b.box.x0 >= a.box.x1 - tol:
+                break
+            if a.box.overlap(b.box, tol) and _intersect(a, b, tol):
+                pairs.append((a, b))
+    return pairs
+
+
+def _mul(m: list[float], n: list[float]) -> list[float]:
+    """m then n, PDF matrices [a b c d e f]."""
+    a, b, c, d, e, f = m
+    A, B, C, D, E, F = n
+    return [a * A + b * C, a * B + b * D, c * A + d * C, c * B + d * D, e * A + f * C + E, e * B + f * D + F]
+
+
+def form_boxes(page) -> list[Box]:
+    """The boxes (top-left origin, bp) of the form XObjects a pypdf page draws at its top level: the included
+    figures. Tracks q/Q/cm; applies each form's /Matrix and maps its /BBox corners."""
+    from pypdf.generic import ContentStream
+
+    res = page.get("/Resources") or {}
+    xobjects = res.get("/XObject") or {}
+    xobjects = xobjects.get_object() if hasattr(xobjects, "get_object") else xobjects
+    height = float(page.mediabox.height)
+    ctm, stack, boxes = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0], [], []
+    for operands, op in ContentStream(page.get_contents(), page.pdf).operations:
+        if op == b"q":
+            stack.append(ctm)
+        elif op == b"Q":
+            ctm = stack.pop() if stack else ctm
+        elif op == b"cm":
+            ctm = _mul([float(v) for v in operands], ctm)
+        elif op == b"Do":
+            xo = xobjects.get(operands[0])
+            xo = xo.get_object() if xo is not None else None
+            if xo is None or xo.get("/Subtype") != "/Form":
+                continue
+            m = _mul([float(v) for v in xo.get("/Matrix", [1, 0, 0, 1, 0, 0])], ctm)
+            x0, y0, x1, y1 = (float(v) for v in xo["/BBox"])
+            pts = [(x * m[0] + y * m[2] + m[4], x * m[1] + y * m[3] + m[5]) for x in (x0, x1) for y in (y0, y1)]
+            xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+            boxes.append(Box(min(xs), height - max(ys), max(xs), height - min(ys)))
+    return boxes
+
+
+def text_block(pdf: Path) -> Box:
+    """The text block main.tex records in the document info (left top width height, bp)."""
+    from pypdf import PdfReader
+
+    info = PdfReader(pdf).metadata or {}
+    if INFO_KEY not in info:
+        raise ValueError(f"{pdf}: no {INFO_KEY} in the document info (main.tex writes it)")
+    # TeX points (1/72.27 in) -> PDF points (1/72 in)
+    left, top, width, height = (float(v.removesuffix("pt")) * 72 / 72.27 for v in str(info[INFO_KEY]).split())
+    return Box(left, top, left + width, top + height)
+
+
+def check_figure_pdf(pdf: Path, max_width: float, max_height: float) -> list[str]:
+    """Problems of one figure's own PDF: larger than the space it is printed in, or overlapping text."""
+    import pdfplumber
+
+    problems = []
+    with pdfplumber.open(pdf) as doc:
+        page = doc.pages[0]
+        if page.width > max_width + TOL or page.height > max_height + TOL:
+            problems.append(f"{pdf.name}: {page.width:.0f} x {page.height:.0f} bp exceeds "
+                            f"{max_width:.0f} x {max_height:.0f} bp")  # fmt: skip
+        for a, b in overlapping_labels(page.chars):
+            problems.append(f"{pdf.name}: text {a.text!r} overlaps {b.text!r} at x={a.box.x0:.0f}, y={a.box.top:.0f}")
+    return problems
+
+
+def check_paper_pdf(pdf: Path) -> list[str]:
+    """Problems of the built paper, on every page that draws a figure: a figure outside the text block, text
+    other than the page number outside it (a caption pushed into the footer), or overlapping text."""
+    import pdfplumber
+    from pypdf import PdfReader
+
+    block = text_block(pdf)
+    problems = []
+    reader = PdfReader(pdf)
+    with pdfplumber.open(pdf) as doc:
+        for i, (page, ppage) in enumerate(zip(reader.pages, doc.pages, strict=True), start=1):
+            figs = form_boxes(page)
+            if not figs:
+                continue
+            for box in figs:
+                if not box.inside(block):
+                    problems.append(f"page {i}: a figure at ({box.x0:.0f}, {box.top:.0f})-({box.x1:.0f}, "
+                                    f"{box.bottom:.0f}) leaves the text block ({block.x0:.0f}, {block.top:.0f})-"
+                                    f"({block.x1:.0f}, {block.bottom:.0f})")  # fmt: skip
+            for lb in labels(ppage.chars):
+                if lb.text.isdigit() and lb.baseline > block.bottom + TOL:
+                    continue  # the page number, in the footer
+                # a line of text is inside when its glyphs are within the block's sides and top and its baseline
+                # above the block's bottom (descenders of the last line hang below, as LaTeX sets them)
+                text_box = Box(lb.box.x0, lb.box.top, lb.box.x1, lb.baseline)
+                if not text_box.inside(block):
+                    problems.append(f"page {i}: text {lb.text!r} outside the text block")
+            for a, b in overlapping_labels(ppage.chars):
+                problems.append(f"page {i}: text {a.text!r} overlaps {b.text!r}")
+    return problems
+
+
+def figure_pages(pdf: Path) -> list[int]:
+    """1-based numbers of the pages that draw a figure."""
+    from pypdf import PdfReader
+
+    return [i for i, p in enumerate(PdfReader(pdf).pages, start=1) if form_boxes(p)]
+
+
+def ink_outside(png: Path, block: Box, page_w: float, page_h: float, allowed: list[Box], tol: float = 1.5) -> int:
+    """Pixels of a rendered page (pdftoppm) that are not white, lie outside the text block and outside every
+    `allowed` box (the page number): ink a reader sees in the margin. Coordinates of the boxes in bp."""
+    import numpy as np
+    from PIL import Image
+
+    img = np.asarray(Image.open(png).convert("L"))
+    sy, sx = img.shape[0] / page_h, img.shape[1] / page_w
+    ink = img < 200
+    yy, xx = np.nonzero(ink)
+    x, y = xx / sx, yy / sy
+    keep = ~((x >= block.x0 - tol) & (x <= block.x1 + tol) & (y >= block.top - tol) & (y <= block.bottom + tol))
+    for b in allowed:
+        keep &= ~((x >= b.x0 - tol) & (x <= b.x1 + tol) & (y >= b.top - tol) & (y <= b.bottom + tol))
+    return int(keep.sum())
+
+
+def check_rendered_pages(pdf: Path, outdir: Path, dpi: int = 50) -> list[str]:
+    """Render every figure page with pdftoppm and report ink outside the text block (the page number aside)."""
+    import subprocess
+
+    import pdfplumber
+
+    block = text_block(pdf)
+    outdir.mkdir(parents=True, exist_ok=True)
+    problems = []
+    with pdfplumber.open(pdf) as doc:
+        for n in figure_pages(pdf):
+            page = doc.pages[n - 1]
+            stem = outdir / f"page-{n}"
+            subprocess.run(["pdftoppm", "-r", str(dpi), "-f", str(n), "-l", str(n), "-singlefile", "-png", str(pdf),
+                            str(stem)], check=True, capture_output=True)  # fmt: skip
+            footer = [lb.box for lb in labels(page.chars) if lb.text.isdigit() and lb.box.top >= block.bottom]
+            stray = ink_outside(stem.with_suffix(".png"), block, float(page.width), float(page.height), footer)
+            if stray:
+                problems.append(f"page {n}: {stray} pixels of ink outside the text block (rendered at {dpi} dpi)")
+    return problems

@@ -1,0 +1,74 @@
+"""The workflow's batch verbs (one process for many runs) give what one call per run gives: `ingest-runs` against
+`ingest` of each log, `access-frequency --each` / `frequency --each` against one call per run, `paper-figure` of
+several names against one call each. Real runs of the embedded dataset (a host tracefs run, a guest blktrace run)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from blkscope.cli import main
+from blkscope.run_logs import outputs, sources
+
+ROOT = Path(__file__).resolve().parents[1]
+RAW = ROOT / "data" / "raw"
+RUNS = ["host-xfs-fio-randrw-r2", "guest-f2fs-sysbench-rndrw-r1"]
+pytestmark = pytest.mark.skipif(not all((RAW / r).is_dir() for r in RUNS), reason="embedded dataset absent")
+
+
+def same(a: Path, b: Path) -> None:
+    assert pl.read_parquet(a).equals(pl.read_parquet(b)), (a, b)
+
+
+def test_ingest_runs_equals_one_ingest_per_log(tmp_path: Path) -> None:
+    batch = tmp_path / "batch"
+    assert main(["ingest-runs", "--sheet", str(ROOT / "config/runs.tsv"), "--raw", str(RAW), "-o", str(batch),
+                 *RUNS]) == 0
+    sheet = pl.read_csv(ROOT / "config/runs.tsv", separator="\t")
+    for r in RUNS:
+        workload = sheet.filter(pl.col("run_id") == r)["workload"][0]
+        src = sources(RAW, r, workload)
+        assert [s for s, _, _ in src] == ["trace", "iostat", workload]
+        for f in outputs(batch, r, src):
+            assert f.exists(), f
+        for sub, kind, files in src:
+            one = tmp_path / "one" / r / sub
+            assert main(["ingest", "--kind", kind, *map(str, files), "-o", str(one)]) == 0
+            for p in one.glob("*.parquet"):
+                same(p, batch / r / sub / p.name)
+            assert json.loads((one / "ingest.json").read_text()) == json.loads((batch / r / sub / "ingest.json")
+                                                                                .read_text())
+
+
+def test_each_run_equals_one_call_per_run(tmp_path: Path) -> None:
+    proc = tmp_path / "proc"
+    assert main(["ingest-runs", "--sheet", str(ROOT / "config/runs.tsv"), "--raw", str(RAW), "-o", str(proc),
+                 *RUNS]) == 0
+    events = [str(proc / r / "trace" / "events.parquet") for r in RUNS]
+    tpl = str(proc / "{run}" / "frequency")
+    assert main(["access-frequency", "--each", *events, "--mode", "ssd-study", "--fof", tpl + "/fof.parquet",
+                 "--rank", tpl + "/rank.parquet"]) == 0
+    assert main(["frequency", "--each", *events, "--pages", tpl + "/pages.parquet", "--rank", tpl + "/r.parquet"]) == 0
+    for r, ev in zip(RUNS, events, strict=True):
+        one = tmp_path / "one" / r
+        assert main(["access-frequency", ev, "--mode", "ssd-study", "--fof", str(one / "fof.parquet"),
+                     "--rank", str(one / "rank.parquet")]) == 0
+        assert main(["frequency", ev, "--pages", str(one / "pages.parquet"), "--rank", str(one / "r.parquet")]) == 0
+        for name in ["fof", "rank", "pages", "r"]:
+            same(one / f"{name}.parquet", proc / r / "frequency" / f"{name}.parquet")
+    with pytest.raises(ValueError):
+        from blkscope.verbs import each_run
+
+        each_run([Path(e) for e in events], True, fof=tmp_path / "fof.parquet")  # no {run}: would overwrite
+
+
+def test_paper_figure_several_names(tmp_path: Path) -> None:
+    names = ["seek_distance", "queue_depth"]
+    assert main(["paper-figure", *names, "-o", str(tmp_path / "{name}.tex")]) == 0
+    for n in names:
+        assert main(["paper-figure", n, "-o", str(tmp_path / f"one_{n}.tex")]) == 0
+        assert (tmp_path / f"{n}.tex").read_text() == (tmp_path / f"one_{n}.tex").read_text()
+    assert main(["paper-figure", *names, "-o", str(tmp_path / "x.tex")]) == 2  # no template: refused

@@ -1,0 +1,122 @@
+"""The recorded random capture order (config/capture_order.tsv): drawn so that no configuration's repeats are all
+consecutive, in agreement with the runs sheet, and enforced by the experiments rules (the DAG chains the
+captures of a batch in that order)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from blkscope.capture import order
+from blkscope.cli import main
+from blkscope.errors import InputError
+from blkscope.runs import load_runs
+
+ROOT = Path(__file__).resolve().parents[1]
+SHEET = load_runs(ROOT / "config/runs.tsv")
+ORDER = order.read(ROOT / "config/capture_order.tsv")
+
+
+def _sheet(configs: int, repeats: int, batch: str = "b") -> pl.DataFrame:
+    rows = [
+        {"run_id": f"c{c}-r{r}", "study": "s", "workload": "fio", "job": f"job{c}", "filesystem": "ext4",
+         "testbed": "loop", "tracer": "none", "traced": False, "repeat": r, "batch": batch}  # fmt: skip
+        for c in range(configs)
+        for r in range(1, repeats + 1)
+    ]
+    return pl.DataFrame(rows)
+
+
+@pytest.mark.parametrize("configs,repeats", [(2, 2), (2, 3), (5, 3), (19, 3)])
+@pytest.mark.parametrize("seed", range(20))
+def test_no_configuration_has_its_repeats_in_a_row(configs, repeats, seed):
+    sheet = _sheet(configs, repeats)
+    drawn = order.draw(sheet, "b", seed)
+    ids = drawn["run_id"].to_list()
+    assert sorted(ids) == sorted(sheet["run_id"]) and drawn["position"].to_list() == list(range(1, len(ids) + 1))
+    assert order.consecutive_configurations(sheet, ids) == []
+    # randomised blocks: the k-th block of `configs` runs holds repeat k of every configuration
+    for k in range(repeats):
+        block = ids[k * configs : (k + 1) * configs]
+        assert {i.split("-")[0] for i in block} == {f"c{c}" for c in range(configs)}
+        assert {i.split("-")[1] for i in block} == {f"r{k + 1}"}
+
+
+def test_the_draw_is_the_seed_and_the_runs_only():
+    sheet = _sheet(6, 3)
+    a = order.draw(sheet, "b", 11)
+    assert a.equals(order.draw(sheet.reverse(), "b", 11))  # row order of the sheet does not matter
+    assert a["seed"].unique().to_list() == [11]
+    orders = {tuple(order.draw(sheet, "b", s)["run_id"]) for s in range(10)}
+    assert len(orders) > 5  # a different seed gives a different order
+
+
+def test_consecutive_configurations_finds_a_bunched_order():
+    sheet = _sheet(3, 3)
+    bunched = sorted(sheet["run_id"].to_list())  # c0-r1, c0-r2, c0-r3, c1-...: every configuration in a row
+    assert len(order.consecutive_configurations(sheet, bunched)) == 3
+
+
+def test_check_refuses_an_order_that_does_not_match_the_sheet(tmp_path):
+    sheet = _sheet(3, 3)
+    drawn = order.draw(sheet, "b", 3)
+    order.check(sheet, drawn)
+    with pytest.raises(InputError, match="unplaced"):
+        order.check(sheet, drawn.filter(pl.col("position") != 4))
+    with pytest.raises(InputError, match="repeats all in a row"):
+        ids = sorted(sheet["run_id"].to_list())
+        order.check(sheet, drawn.with_columns(run_id=pl.Series(ids)))
+    with pytest.raises(InputError, match="no place in the order"):
+        order.for_sheet(sheet, drawn.filter(pl.col("position") != 1))
+
+
+def test_committed_order_matches_the_sheet():
+    order.check(SHEET, ORDER, "config/capture_order.tsv")
+    batched = order.batched(SHEET)
+    assert batched.height and set(batched["run_id"]) == set(ORDER["run_id"])
+    for batch in ORDER["batch"].unique().to_list():
+        ids = ORDER.filter(pl.col("batch") == batch).sort("position")["run_id"].to_list()
+        runs = batched.filter(pl.col("batch") == batch)
+        assert order.consecutive_configurations(runs, ids) == [], batch
+        assert ORDER.filter(pl.col("batch") == batch)["seed"].n_unique() == 1
+
+
+def test_cli_records_an_order_and_keeps_it(tmp_path, capsys):
+    sheet, out = tmp_path / "runs.tsv", tmp_path / "order.tsv"
+    _sheet(4, 3).write_csv(sheet, separator="\t")
+    assert main(["capture-order", "--runs", str(sheet), "--batch", "b", "--seed", "5", "-o", str(out)]) == 0
+    first = order.read(out)
+    assert first.height == 12 and first["seed"].unique().to_list() == [5]
+    # drawing a recorded batch again is refused unless forced; the file is left as it was
+    assert main(["capture-order", "--runs", str(sheet), "--batch", "b", "-o", str(out)]) == 2
+    assert "already has a recorded order" in capsys.readouterr().err
+    assert order.read(out).equals(first)
+    assert main(["capture-order", "--runs", str(sheet), "--batch", "nope", "-o", str(out)]) == 2
+
+
+def test_snakemake_chains_a_batch_in_the_recorded_order(tmp_path):
+    """`snakemake --dag experiments` on a copy of the workflow with six batched runs and no raw data: each
+    capture depends on the one placed before it, and only on that one."""
+    for item in ["Snakefile", "workflow", "config", "profiles"]:
+        src = ROOT / item
+        (shutil.copytree if src.is_dir() else shutil.copy2)(src, tmp_path / item)
+    batch = "saturate-1"
+    sub = SHEET.filter(pl.col("batch") == batch, pl.col("workload") == "fio", pl.col("traced"),
+                       pl.col("filesystem").is_in(["ext4", "xfs"]))  # fmt: skip
+    assert sub.height == 6
+    sub.write_csv(tmp_path / "config/runs.tsv", separator="\t")
+    drawn = order.draw(sub, batch, 7)
+    (tmp_path / "config/capture_order.tsv").write_text(drawn.write_csv(separator="\t"))
+    proc = subprocess.run(["snakemake", "--dag", "dot", "--cores", "1", "experiments"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    node = dict(re.findall(r'^\s*(\d+)\[label = "capture_run\\nrun: ([^"]+)"', proc.stdout, re.M))
+    edges = {(node[a], node[b]) for a, b in re.findall(r"^\s*(\d+) -> (\d+)$", proc.stdout, re.M)
+             if a in node and b in node}  # fmt: skip
+    ids = drawn["run_id"].to_list()
+    assert edges == set(zip(ids[:-1], ids[1:], strict=True))

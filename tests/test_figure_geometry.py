@@ -1,0 +1,92 @@
+"""The PDF geometry check (blkscope.paper.pdf_geometry) on PDFs made here: it must report overlapping tick labels
+and a figure that runs off the text block, and pass readable labels and a figure that fits. The same check runs on
+the built paper of the miniature dataset in test_workflow_e2e.py, and on every figure drawn from real runs in
+test_figures.py."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import altair as alt
+import pandas as pd
+import pytest
+import vl_convert as vlc
+
+from blkscope.figures.theme import MAX_FIGURE_HEIGHT_PT, TEXT_WIDTH_PT
+from blkscope.paper.pdf_geometry import check_figure_pdf, check_paper_pdf, check_rendered_pages, labels
+
+LABELS = pd.DataFrame({"x": [f"setup number {i}" for i in range(12)], "y": range(12)})
+
+
+def _figure(tmp: Path, name: str, angle: int, width: int = 200, height: int = 50) -> Path:
+    chart = alt.Chart(LABELS, width=width, height=height).mark_bar().encode(
+        x=alt.X("x:N", axis=alt.Axis(labelAngle=angle, labelOverlap=False)), y="y:Q"
+    )
+    pdf = tmp / f"{name}.pdf"
+    pdf.write_bytes(vlc.vegalite_to_pdf(chart.to_dict()))
+    return pdf
+
+
+def test_horizontal_labels_that_run_into_each_other_are_reported(tmp_path):
+    problems = check_figure_pdf(_figure(tmp_path, "flat", 0), TEXT_WIDTH_PT, MAX_FIGURE_HEIGHT_PT)
+    assert problems and all("overlaps" in p for p in problems)
+    assert any("'setup number 0' overlaps 'setup number 1'" in p for p in problems)
+
+
+def test_rotated_labels_with_room_pass_and_crowded_ones_do_not(tmp_path):
+    assert check_figure_pdf(_figure(tmp_path, "upright", -90), TEXT_WIDTH_PT, MAX_FIGURE_HEIGHT_PT) == []
+    assert check_figure_pdf(_figure(tmp_path, "diagonal", -45), TEXT_WIDTH_PT, MAX_FIGURE_HEIGHT_PT) == []
+    # twelve diagonal labels in 60 bp are 5 bp apart: less than a 10 bp font
+    crowded = _figure(tmp_path, "crowded", -45, width=60)
+    assert any("overlaps" in p for p in check_figure_pdf(crowded, TEXT_WIDTH_PT, MAX_FIGURE_HEIGHT_PT))
+
+
+def test_labels_are_whole_strings_in_any_direction(tmp_path):
+    import pdfplumber
+
+    for angle in (0, -45, -90):
+        with pdfplumber.open(_figure(tmp_path, f"a{-angle}", angle, width=320)) as doc:
+            texts = [lb.text for lb in labels(doc.pages[0].chars)]
+        assert [t for t in texts if t.startswith("setup")] == sorted(LABELS["x"]), angle
+
+
+def test_a_figure_larger_than_its_space_is_reported(tmp_path):
+    pdf = _figure(tmp_path, "wide", -90, width=400)
+    assert any("exceeds" in p for p in check_figure_pdf(pdf, TEXT_WIDTH_PT, MAX_FIGURE_HEIGHT_PT))
+
+
+PAPER = r"""\documentclass[10pt]{article}
+\usepackage[textwidth=345bp,textheight=660pt,centering]{geometry}
+\usepackage{graphicx}
+\AtBeginDocument{\pdfinfo{/BlkscopeTextBlock (\the\dimexpr1in+\hoffset+\oddsidemargin\relax\space
+  \the\dimexpr1in+\voffset+\topmargin+\headheight+\headsep\relax\space\the\textwidth\space\the\textheight)}}
+\begin{document}
+Some text.
+\begin{figure}[tbp]\centering\includegraphics{FIG}\caption{A figure and its caption.}\end{figure}
+\end{document}
+"""
+
+
+def _paper(tmp: Path, fig: Path) -> Path:
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex not installed (deps/debian-main.txt: make setup installs TeX Live)")
+    (tmp / "p.tex").write_text(PAPER.replace("FIG", str(fig)))
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "p.tex"], cwd=tmp, check=True,
+                   capture_output=True)  # fmt: skip
+    return tmp / "p.pdf"
+
+
+def test_a_figure_that_fits_passes_on_the_page_and_rendered(tmp_path):
+    pdf = _paper(tmp_path, _figure(tmp_path, "fits", -90, width=280, height=200))
+    assert check_paper_pdf(pdf) == []
+    assert check_rendered_pages(pdf, tmp_path / "png") == []
+
+
+def test_a_figure_taller_than_the_text_block_is_reported_on_the_page_and_rendered(tmp_path):
+    # LaTeX puts a float taller than the page on a page of its own and lets it run into the footer
+    pdf = _paper(tmp_path, _figure(tmp_path, "tall", -90, width=280, height=760))
+    problems = check_paper_pdf(pdf)
+    assert any("leaves the text block" in p for p in problems), problems
+    assert any("pixels of ink outside" in p for p in check_rendered_pages(pdf, tmp_path / "png"))
