@@ -36,10 +36,7 @@ def claims(c: pl.DataFrame) -> dict[str, str]:
         k = macro_name("claim", r["claim_id"])
         m |= {f"{k}Claimed": escape(r["claimed"]), f"{k}Ours": escape(r["ours"]), f"{k}N": escape(r["n"]),
               f"{k}Verdict": escape(r["verdict"]), f"{k}Load": escape(r.get("load") or "--")}  # fmt: skip
-    for v, label in (("replicates", "Replicated"), ("does not", "NotReplicated"), ("inconclusive", "Inconclusive"),
-                     ("not tested", "NotTested")):  # fmt: skip
-        m[f"Claims{label}"] = fmt_int(c.filter(pl.col("verdict").str.starts_with(v)).height)
-    m["ClaimsTotal"] = fmt_int(c.height)
+    # verdict counts (ClaimsTested, ClaimsReplicated, ...) are study_numbers.claims's, in runs.tex
     return m
 
 
@@ -93,7 +90,7 @@ def skew(sk: pl.DataFrame, metrics: pl.DataFrame, iostat: pl.DataFrame) -> dict[
     if y.height == 0:
         return {}
     fitted = y.filter(pl.col("s").is_not_null())
-    m = {"SkewLoad": load, "SkewRuns": fmt_int(y.height), "SkewRunsFitted": fmt_int(fitted.height),
+    m = {"SkewLoad": load, "SkewSelRuns": fmt_int(y.height), "SkewSelFitted": fmt_int(fitted.height),
          "SkewTheta": fmt_float(y["s_requested"].median(), 2)}  # fmt: skip
     m |= _range("SkewBlockS", fitted["s"], lambda x: fmt_float(x, 2))
     if fitted.height:
