@@ -33,6 +33,7 @@ include: "workflow/rules/stats.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/paper.smk"
 include: "workflow/rules/notebooks.smk"
+include: "workflow/rules/load_claims.smk"
 include: "workflow/rules/experiments.smk"
 include: "workflow/rules/cassandra.smk"
 
@@ -45,3 +46,4 @@ rule all:
         STATS_OUTPUTS,
         figure_outputs(),
         notebook_outputs(),
+        LOAD_OUTPUTS,

@@ -26,17 +26,18 @@ import polars as pl
 
 A = Path(analysis_dir)
 claims = pl.read_parquet(A / "claims.parquet").filter(pl.col("study") == study)
-claims.select("claim_id", "claim", "measurement", "n", "test", "verdict")
+claims.select("claim_id", "claim", "claimed", "ours", "n", "load", "verdict", "measurement", "test")
 
 # %% [markdown]
-# Workloads behind the study's claims, mean over repeats per configuration (host runs).
+# Workloads behind the study's claims, mean over repeats per configuration and load level (light: rate-limited;
+# saturating: no limit, the studies' condition).
 
 # %%
-WORKLOADS = {"SSD study": ["ycsb", "fio"], "commitlog study": ["fio", "journal"], "journal study": ["journal"],
-             "MySQL study": ["sysbench"], "Cassandra guide": ["fio"]}
+WORKLOADS = {"SSD study": ["ycsb", "fio", "cassandra"], "commitlog study": ["cassandra", "fio", "journal"],
+             "journal study": ["journal"], "MySQL study": ["sysbench"], "Cassandra guide": ["fio"]}
 metrics = pl.read_parquet(A / "workload_metrics.parquet").filter(pl.col("workload").is_in(WORKLOADS.get(study, [])))
 (
-    metrics.group_by("workload", "job", "filesystem", "testbed", "traced", "metric")
+    metrics.group_by("workload", "job", "load", "filesystem", "testbed", "traced", "metric")
     .agg(pl.col("value").mean().alias("mean"), pl.col("value").std().alias("sd"), pl.len().alias("n"))
     .sort("workload", "job", "metric", "filesystem")
 )

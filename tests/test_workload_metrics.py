@@ -56,3 +56,25 @@ def test_journal_ops_and_tail_latencies(tmp_path):
     assert _metric(m, "ops_s") > 0
     assert _metric(m, "write_max_us") >= _metric(m, "write_p9999_us") >= _metric(m, "write_p99_us")
     assert _metric(m, "write_mean_us") <= _metric(m, "write_max_us")
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples" / "cassandra-stress"
+
+
+def test_cassandra_metrics_are_the_last_rounds_results_in_us(tmp_path):
+    """2.1 layout (no units: ms) from the hand-made fixture; the real 3.11 auto-thread sample when present."""
+    f = "cstress/handmade_cs21_layout_crlf_driver_error.txt"
+    m = run_metrics("r", "cassandra", _table(tmp_path, "cassandra-stress", [f], "cstress_summary"))
+    assert _metric(m, "ops_s") == 6667 and _metric(m, "lat_p99_us") == pytest.approx(5200)
+    assert _metric(m, "lat_max_us") == pytest.approx(31000) and _metric(m, "errors") == 1
+    sample = SAMPLES / "cs311_user_profile_ru_locale_autothreads.txt"
+    if not sample.exists():
+        pytest.skip(f"{sample} absent")
+    run_ingest("cassandra-stress", [sample], tmp_path / "s")
+    summary = pl.read_parquet(tmp_path / "s" / "cstress_summary.parquet")
+    m = run_metrics("s", "cassandra", summary)
+    last = summary.filter((pl.col("round") == summary["round"].max()) & pl.col("op").is_null())
+    assert summary["round"].max() > 0  # auto mode: several rounds, the last one counts
+    assert _metric(m, "ops_s") == last.filter(pl.col("metric") == "Op rate")["value"].item()
+    assert _metric(m, "lat_p95_us") == pytest.approx(
+        1e3 * last.filter(pl.col("metric") == "Latency 95th percentile")["value"].item())

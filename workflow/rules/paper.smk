@@ -76,6 +76,7 @@ rule paper:
         sections=paper_sections(),
         bib="paper/refs.bib",
         numbers="paper/generated/numbers/runs.tex",
+        numbers_load="paper/generated/numbers/load.tex",
         tables=["paper/generated/tables/runs.tex", "paper/generated/tables/claims.tex"],
         figures=expand(f"{FIGS}/{{name}}.pdf", name=FIGURE_NAMES),
         figure_tex=expand("paper/generated/figures/{name}.tex", name=FIGURE_NAMES),

@@ -1,7 +1,7 @@
 """What tracing costs: throughput lost to tracing (paired traced / untraced runs) and trace volume.
 
-Overhead for a configuration (workload, job, filesystem, mount options, testbed: ext4 data=writeback is not
-plain ext4) is 1 - mean(traced ops/s) / mean(untraced
+Overhead for a configuration (workload, job, filesystem, mount options, testbed, load level, Cassandra commitlog
+mode: ext4 data=writeback is not plain ext4) is 1 - mean(traced ops/s) / mean(untraced
 ops/s) over its repeats; its 95% interval is a percentile bootstrap that resamples the repeats of each arm
 separately; Welch's t test on ops/s gives the p-value; n of each arm is reported. With 2-3 repeats per arm the
 bootstrap has few distinct resamples, so the interval is coarse: the n columns say so.
@@ -14,10 +14,12 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from blkscope.analysis.run_groups import with_groups
 from blkscope.analysis.uncertainty import bootstrap_ci, welch
 from blkscope.readers.textio import open_binary
 
-CONFIG = ("workload", "job", "filesystem", "mount_options", "testbed")
+# a configuration: saturating and light runs, and Cassandra's commitlog modes, are never pooled
+CONFIG = ("workload", "job", "filesystem", "mount_options", "testbed", "load", "commitlog")
 
 
 def fio_ops(fio_jobs: pl.DataFrame) -> float:
@@ -29,7 +31,7 @@ def tracing_overhead(runs: pl.DataFrame, ops: dict[str, float], n_boot: int = 40
     """One row per configuration that has both traced and untraced runs."""
     if "mount_options" not in runs.columns:
         runs = runs.with_columns(mount_options=pl.lit(""))
-    runs = runs.with_columns(pl.col("mount_options").fill_null(""))
+    runs = with_groups(runs.with_columns(pl.col("mount_options").fill_null("")))
     df = runs.select(*CONFIG, "run_id", "traced").with_columns(ops=pl.col("run_id").replace_strict(ops, default=None))
     df = df.filter(pl.col("ops").is_not_null())
     rows = []
@@ -47,6 +49,22 @@ def tracing_overhead(runs: pl.DataFrame, ops: dict[str, float], n_boot: int = 40
         })  # fmt: skip
     schema = {c: pl.Utf8 for c in CONFIG}
     return pl.DataFrame(rows) if rows else pl.DataFrame(schema=schema)
+
+
+def pooled_overhead(arms: list[tuple[np.ndarray, np.ndarray]], n_boot: int = 4000, seed: int = 0, level: float = 0.95):
+    """Mean over configurations of 1 - mean(traced)/mean(untraced), with a stratified percentile bootstrap (each
+    arm of each configuration resampled on its own): (overhead, lo, hi). One configuration gives its own."""
+    rng = np.random.default_rng(seed)
+    arms = [(np.asarray(t, float), np.asarray(u, float)) for t, u in arms]
+    point = float(np.mean([1 - t.mean() / u.mean() for t, u in arms]))
+    reps = np.zeros(n_boot)
+    for t, u in arms:
+        tb = t[rng.integers(0, t.size, (n_boot, t.size))].mean(axis=1)
+        ub = u[rng.integers(0, u.size, (n_boot, u.size))].mean(axis=1)
+        reps += 1 - tb / ub
+    reps /= len(arms)
+    a = (1 - level) / 2
+    return point, float(np.quantile(reps, a)), float(np.quantile(reps, 1 - a))
 
 
 def trace_cost(trace: Path, events: Path) -> dict:

@@ -15,6 +15,8 @@ from pathlib import Path
 import polars as pl
 import yaml
 
+from blkscope.analysis.run_groups import with_groups
+
 
 def requested(run_yaml: Path) -> dict:
     """Request distribution parameters from a run's run.yaml (nulls when the run is not YCSB)."""
@@ -25,9 +27,14 @@ def requested(run_yaml: Path) -> dict:
     dist = props.get("requestdistribution")
     if dist == "zipfian" and theta is None:
         theta = 0.99  # YCSB's default ZIPFIAN_CONSTANT
+    num = lambda k: float(props[k]) if props.get(k) is not None else None  # noqa: E731
     return {
         "requestdistribution": dist,
         "recordcount": props.get("recordcount"),
+        # what sits between keys and blocks: record size (keys per 4 KiB page), cache, read share
+        "record_bytes": num("fieldcount") * num("fieldlength") if num("fieldcount") and num("fieldlength") else None,
+        "blockcache_mb": num("rocksdb.blockcachemb"),
+        "readproportion": num("readproportion"),
         "zipfian_constant": float(theta) if theta is not None else None,
         "s_requested": float(theta) if dist == "zipfian" and theta is not None else None,
     }
@@ -39,7 +46,8 @@ def skew_table(fits: pl.DataFrame, runs: pl.DataFrame, raw: Path) -> pl.DataFram
     for rid in fits["run_id"].unique().sort().to_list():
         p = Path(raw) / rid / "run.yaml"
         req.append({"run_id": rid} | (requested(p) if p.exists() else {}))
-    keep = ("run_id", "database", "workload", "job", "filesystem", "repeat")
+    keep = ("run_id", "database", "workload", "job", "filesystem", "testbed", "repeat", "load")
+    runs = with_groups(runs)
     meta = runs.select([c for c in keep if c in runs.columns])
     cols = ["run_id", "op", "n", "n_tail", "xmin", "alpha", "s", "s_lo", "s_hi", "p_gof", "note"]
     df = fits.select([c for c in cols if c in fits.columns])
@@ -48,3 +56,25 @@ def skew_table(fits: pl.DataFrame, runs: pl.DataFrame, raw: Path) -> pl.DataFram
     if "s" in out.columns:
         out = out.with_columns(s_ratio=pl.col("s") / pl.col("s_requested"))
     return out
+
+
+def _zeta_partial(theta: float, n: float, exact: int = 1_000_000) -> float:
+    """sum_{i=1..n} i^-theta: the first `exact` terms summed, the rest by the midpoint integral."""
+    import numpy as np
+
+    k = int(min(n, exact))
+    s = float(np.sum(np.arange(1, k + 1, dtype=np.float64) ** -theta))
+    if n > k:
+        a, b = k + 0.5, n + 0.5
+        s += (b ** (1 - theta) - a ** (1 - theta)) / (1 - theta) if theta != 1 else float(np.log(b / a))
+    return s
+
+
+def scrambled_head(theta: float, records: int, items: float = 1e10) -> tuple[int, float]:
+    """YCSB's ScrambledZipfianGenerator draws a rank from a zipfian(theta) over `items` (10^10) ranks and hashes
+    it onto `records`: a record's share is then the sum of many random ranks, about 1/records, except for the
+    head ranks whose own probability exceeds that. Returns (head ranks with p > 1/records, their share of all
+    requests)."""
+    z = _zeta_partial(theta, items)
+    head = int((records / z) ** (1 / theta))
+    return head, _zeta_partial(theta, head) / z

@@ -6,6 +6,8 @@ comparisons use) plus its own latency metrics:
   sysbench ops_s = reads/s + writes/s (fsyncs excluded, as the MySQL study's req/s); lat_avg_us, lat_p95_us
   journal  ops_s = writes per second of the run phase; write_{mean,p99,p9999,max}_us and the same for reads
   ycsb     ops_s = run-phase OVERALL throughput; {read,update}_{mean,p99}_us
+  cassandra ops_s = cassandra-stress `Op rate` of the last round (the one at the run's thread count);
+           lat_{mean,p50,p95,p99,p999,max}_us from its Results block; errors
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+
+from blkscope.analysis.run_groups import with_groups
 
 SCHEMA = {"run_id": pl.Utf8, "metric": pl.Utf8, "value": pl.Float64, "unit": pl.Utf8}
 
@@ -22,6 +26,7 @@ SOURCES = {
     "sysbench": ("sysbench", "sysbench_fileio"),
     "journal": ("journal", "journal_summary"),
     "ycsb": ("ycsb", "ycsb_summary"),
+    "cassandra": ("cstress", "cstress_summary"),
 }
 
 
@@ -69,7 +74,28 @@ def _ycsb(df: pl.DataFrame) -> list[tuple[str, float, str]]:
     return out
 
 
-_READERS = {"fio": _fio, "sysbench": _sysbench, "journal": _journal, "ycsb": _ycsb}
+# cassandra-stress Results lines (lower case: 2.1/3.x print `op rate`, 4.x/5.x `Op rate`) -> metric, scale to us
+_CSTRESS = {"op rate": ("ops_s", 1.0, "ops/s"), "latency mean": ("lat_mean_us", 1e3, "us"),
+            "latency median": ("lat_p50_us", 1e3, "us"), "latency 95th percentile": ("lat_p95_us", 1e3, "us"),
+            "latency 99th percentile": ("lat_p99_us", 1e3, "us"),
+            "latency 99.9th percentile": ("lat_p999_us", 1e3, "us"), "latency max": ("lat_max_us", 1e3, "us"),
+            "total errors": ("errors", 1.0, "")}  # fmt: skip
+
+
+def _cassandra(df: pl.DataFrame) -> list[tuple[str, float, str]]:
+    last = df.filter((pl.col("round") == pl.col("round").max()) & pl.col("op").is_null())
+    out = []
+    for metric, value, unit in last.select("metric", "value", "unit").iter_rows():
+        name, scale, u = _CSTRESS.get(metric.lower(), (None, 1.0, ""))
+        if name is None:
+            continue
+        if u == "us" and unit not in (None, "ms"):  # 5.0 prints ms; anything else would be a misread
+            raise ValueError(f"cassandra-stress {metric!r} in {unit!r}, expected ms")
+        out.append((name, value * scale, u))
+    return out
+
+
+_READERS = {"fio": _fio, "sysbench": _sysbench, "journal": _journal, "ycsb": _ycsb, "cassandra": _cassandra}
 
 
 def run_metrics(run_id: str, workload: str, table: pl.DataFrame) -> pl.DataFrame:
@@ -88,6 +114,6 @@ def workload_metrics(runs: pl.DataFrame, processed: Path, run_ids: list[str]) ->
         path = processed / r["run_id"] / stage / f"{table}.parquet"
         parts.append(run_metrics(r["run_id"], r["workload"], pl.read_parquet(path)))
     df = pl.concat(parts) if parts else pl.DataFrame(schema=SCHEMA)
-    cols = ["run_id", "workload", "job", "filesystem", "testbed", "traced", "repeat"]
-    out = meta.select(cols).join(df, on="run_id", how="inner")
+    cols = ["run_id", "workload", "job", "filesystem", "testbed", "traced", "repeat", "load", "commitlog"]
+    out = with_groups(meta).select(cols).join(df, on="run_id", how="inner")
     return out.sort("workload", "job", "filesystem", "run_id", "metric")

@@ -1,0 +1,190 @@
+"""Cassandra per configuration, the tracer's cost by load, overhead pooling and the section macros, on constructed
+tables (the Cassandra and saturating runs land separately; their columns are read from the runs sheet)."""
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+import yaml
+from scipy import stats
+
+from blkscope.analysis import cassandra
+from blkscope.analysis.overhead import pooled_overhead, tracing_overhead
+from blkscope.analysis.run_groups import with_groups
+from blkscope.analysis.tracer_load import by_load, per_run
+from blkscope.paper import load_numbers as ln
+
+
+def _cass_runs():
+    rows = [(f"{fs}-{cl}-{t}-{i}", "cassandra", "write", fs, "loop", t == "tr", i, cl)
+            for fs in ("ext4", "xfs") for cl in ("none", "LZ4") for t in ("tr", "un") for i in (1, 2, 3)]
+    return pl.DataFrame(rows, schema=["run_id", "workload", "job", "filesystem", "testbed", "traced", "repeat",
+                                      "commitlog_compression"], orient="row")  # fmt: skip
+
+
+def _metrics(runs):
+    base = {("ext4", "none"): 4000.0, ("xfs", "none"): 1000.0, ("ext4", "LZ4"): 2000.0, ("xfs", "LZ4"): 2000.0}
+    rows = []
+    for r in runs.iter_rows(named=True):
+        ops = base[(r["filesystem"], r["commitlog_compression"])] * (0.7 if r["traced"] else 1.0) + r["repeat"]
+        rows += [(r["run_id"], "ops_s", ops), (r["run_id"], "lat_p99_us", 5000.0 + r["repeat"])]
+    return pl.DataFrame(rows, schema=["run_id", "metric", "value"], orient="row")
+
+
+def _iostat(runs):
+    rows = [(r["run_id"], "aqu_sz", (1.4 if r["filesystem"] == "ext4" else 0.45) + 0.01 * r["repeat"])
+            for r in runs.iter_rows(named=True)]
+    return pl.DataFrame(rows, schema=["run_id", "metric", "mean"], orient="row")
+
+
+def test_run_groups_from_columns_or_job_names():
+    r = pl.DataFrame({"run_id": ["a", "b", "c", "d", "e", "f"],
+                      "workload": ["fio", "fio", "cassandra", "cassandra", "sysbench", "fio"],
+                      "job": ["randrw", "randrw-sat", "write-lz4", "write", "rndrw-max", "ceiling"]})  # fmt: skip
+    g = with_groups(r)
+    assert g["load"].to_list() == ["light", "saturating", "saturating", "saturating", "saturating", "ceiling"]
+    assert g["commitlog"].to_list() == [None, None, "lz4", "none", None, None]
+    batch = with_groups(r.with_columns(batch=pl.Series(["", None, "saturate-1", None, None, None])))
+    assert batch["load"].to_list()[:2] == ["light", "saturating"]
+    g2 = with_groups(r.with_columns(load=pl.Series(["light", "saturating", "sat", None, "light", "light"])))
+    assert g2["load"].to_list() == ["light", "saturating", "saturating", "light", "light", "light"]
+
+
+def test_cassandra_summary_and_ratio_to_xfs():
+    runs = _cass_runs()
+    s = cassandra.summary(_metrics(runs), _iostat(runs), runs)
+    ops = s.filter((pl.col("metric") == "ops_s") & ~pl.col("traced") & (pl.col("commitlog") == "none")
+                   & (pl.col("filesystem") == "ext4")).row(0, named=True)
+    x = np.array([4001.0, 4002.0, 4003.0])
+    assert ops["n"] == 3 and ops["mean"] == pytest.approx(x.mean())
+    assert ops["hi"] - ops["mean"] == pytest.approx(stats.t.ppf(0.975, 2) * x.std(ddof=1) / math.sqrt(3))
+    v = cassandra.versus(_metrics(runs), _iostat(runs), runs)
+    r = v.filter((pl.col("metric") == "ops_s") & ~pl.col("traced") & (pl.col("commitlog") == "none")).row(0, named=True)
+    assert r["filesystem"] == "ext4" and r["ratio"] == pytest.approx(4.0, rel=0.01) and r["lo"] < 4 < r["hi"]
+    lz4 = (pl.col("metric") == "aqu_sz") & (pl.col("commitlog") == "lz4") & pl.col("traced")
+    aqu = v.filter(lz4).row(0, named=True)
+    assert aqu["ratio"] == pytest.approx(1.42 / 0.47, rel=0.02)
+
+
+def test_overhead_keeps_commitlog_modes_and_loads_apart_and_pools_with_a_seeded_bootstrap():
+    runs = _cass_runs().with_columns(mount_options=pl.lit("noatime"))
+    ops = dict(_metrics(runs).filter(pl.col("metric") == "ops_s").select("run_id", "value").iter_rows())
+    ov = tracing_overhead(runs, ops, n_boot=500)
+    assert ov.height == 4 and set(ov["commitlog"]) == {"none", "lz4"}
+    assert ov["overhead"].to_list() == pytest.approx([0.3] * 4, abs=0.002)
+    arms = [(np.array([70.0, 71, 69]), np.array([100.0, 101, 99])), (np.array([50.0, 52]), np.array([100.0, 98]))]
+    a, b = pooled_overhead(arms, seed=1), pooled_overhead(arms, seed=1)
+    assert a == b and a[1] <= a[0] <= a[2] and a[0] == pytest.approx(np.mean([1 - 70 / 100, 1 - 51 / 99]))
+
+
+def test_tracer_cost_from_run_yaml_and_by_load(tmp_path):
+    runs = pl.DataFrame({"run_id": ["l1", "l2", "s1", "s2"], "workload": ["fio"] * 4,
+                         "job": ["randrw", "randrw", "randrw-sat", "randrw-sat"], "filesystem": ["ext4"] * 4,
+                         "testbed": ["loop"] * 4})  # fmt: skip
+    counts = {"l1": (1000, 0), "l2": (1200, 0), "s1": (50000, 10), "s2": (60000, 30)}
+    for rid, (ev, over) in counts.items():
+        (tmp_path / rid).mkdir()
+        meta = {"workload_start_utc": "2026-11-22T07:53:09Z", "workload_end_utc": "2026-11-22T07:53:19Z",
+                "tracer": {"name": "tracefs-blk", "read_events_total": ev, "bytes_read": ev * 60,
+                           "overruns_total": over, "dropped_total": 1}}  # fmt: skip
+        (tmp_path / rid / "run.yaml").write_text(yaml.safe_dump(meta))
+    cost = per_run(list(counts), tmp_path, runs)
+    s1 = cost.filter(pl.col("run_id") == "s1").row(0, named=True)
+    assert s1["events_per_s"] == 5000 and s1["bytes_per_event"] == 60 and s1["lost_events"] == 11
+    assert s1["load"] == "saturating"
+    b = by_load(cost)
+    sat = b.filter(pl.col("load") == "saturating").row(0, named=True)
+    assert sat["runs"] == 2 and sat["events_per_s"] == 5500 and sat["lost_events"] == 42
+    m = ln.tracer(b)
+    assert m["TracerFioSaturatingEventsPerSec"] == "5{,}500" and m["TracerSaturatingLost"] == "42"
+
+
+def test_load_numbers_render_every_claim_and_the_guard():
+    c = pl.DataFrame({"claim_id": ["S2-lz4", "S1-zipf"], "claimed": ["the same (ratio within +-10 %, TOST)", "s"],
+                      "ours": ["1.01x [0.98x, 1.04x]", "0.10 [0.08, 0.12]"], "n": ["4 vs 4", "3"],
+                      "verdict": ["replicates", "does not"]})  # fmt: skip
+    m = ln.claims(c)
+    assert m["ClaimSTwoLzFourVerdict"] == "replicates" and m["ClaimSOneZipfVerdict"] == "does not"
+    assert not any(k.startswith("Claims") for k in m)  # the counts are runs.tex's (study_numbers.claims)
+    assert m["ClaimSTwoLzFourClaimed"] == r"the same (ratio within +-10 \%, TOST)"
+    tex = ln.render(m)
+    assert tex.splitlines()[1] == r"\newcommand{\BlkLoadNumbers}{}"
+    runs = _cass_runs()
+    m2 = ln.cassandra(cassandra.summary(_metrics(runs), _iostat(runs), runs),
+                      cassandra.versus(_metrics(runs), _iostat(runs), runs))
+    assert m2["CassWriteNoneExtFourOps"] == "4{,}002" and m2["CassRuns"] == "24"  # saturating, unnamed
+    assert m2["CassRatioWriteNoneExtFourOpsS"] == "3.99"  # 4002 / 1002
+
+
+def test_ceiling_and_load_levels_of_iostat():
+    metrics = pl.DataFrame({"run_id": ["c1", "c2"], "load": ["ceiling"] * 2, "metric": ["ops_s"] * 2,
+                            "value": [30000.0, 32000.0]})  # fmt: skip
+    io = pl.DataFrame({"run_id": ["a", "b", "c"], "workload": ["fio"] * 3, "testbed": ["loop"] * 3,
+                       "load": ["light", "saturating", "saturating"], "metric": ["util_pct"] * 3,
+                       "mean": [3.0, 95.0, 97.0]})  # fmt: skip
+    m = ln.ceiling(metrics, io)
+    assert m["CeilingOps"] == "31{,}000" and m["LoadFioSaturatingUtilPct"] == "96"
+    assert m["LoadFioLightUtilPct"] == "3"
+
+
+def test_scrambled_zipfian_head_matches_a_direct_sum():
+    from blkscope.analysis.skew import _zeta_partial, scrambled_head
+
+    r = np.arange(1, 2_000_001, dtype=float)
+    assert _zeta_partial(0.99, 2_000_000, exact=1000) == pytest.approx(np.sum(r**-0.99), rel=1e-6)
+    head, share = scrambled_head(0.99, 200_000)
+    z = _zeta_partial(0.99, 1e10)
+    assert head**-0.99 / z > 1 / 200_000 > (head + 2) ** -0.99 / z
+    assert 0 < share < 1 and share == pytest.approx(_zeta_partial(0.99, head) / z)
+
+
+def test_cassandra_zipf_macros_count_fits_and_plausible_ones():
+    sk = pl.DataFrame({"run_id": ["a", "b", "c", "y"], "workload": ["cassandra"] * 3 + ["ycsb"],
+                       "op": ["all"] * 4, "s": [0.3, None, 0.5, 0.1], "p_gof": [0.5, None, 0.01, 0.9]})  # fmt: skip
+    m = ln.cassandra_zipf(sk)
+    assert (m["CassZipfRuns"], m["CassZipfRunsFitted"], m["CassZipfPlausible"]) == ("3", "2", "1")
+    assert m["CassZipfSMax"] == "0.50"
+
+
+def test_ceiling_reads_the_load_from_the_metrics_when_iostat_names_none():
+    metrics = pl.DataFrame({"run_id": ["a", "b"], "load": ["light", "saturating"], "metric": ["ops_s"] * 2,
+                            "value": [1.0, 2.0]})  # fmt: skip
+    io = pl.DataFrame({"run_id": ["a", "b"], "workload": ["fio"] * 2, "testbed": ["loop"] * 2,
+                       "metric": ["aqu_sz"] * 2, "mean": [0.05, 4.4]})  # fmt: skip
+    m = ln.ceiling(metrics, io)
+    assert m["LoadFioSaturatingAquSz"] == "4.40" and m["LoadFioLightAquSz"] == "0.05" and "CeilingOps" not in m
+
+
+def test_steadiness_from_the_last_rounds_total_intervals():
+    iv = pl.DataFrame({"round": [0, 0, 1, 1, 1, 1], "type": ["total", "total", "total", "insert", "total", "total"],
+                       "op_s": [1.0, 1000.0, 100.0, 5.0, 200.0, 300.0]})  # fmt: skip
+    s = dict(cassandra.steadiness("r", iv).select("metric", "value").iter_rows())
+    x = np.array([100.0, 200.0, 300.0])
+    assert s["ops_s_cv"] == pytest.approx(x.std(ddof=1) / x.mean()) and s["ops_s_min_rel"] == pytest.approx(0.5)
+    runs = _cass_runs()
+    steady = pl.concat([cassandra.steadiness(r, iv) for r in runs["run_id"]])
+    summ = cassandra.summary(_metrics(runs), _iostat(runs), runs, steady)
+    assert summ.filter(pl.col("metric") == "ops_s_cv")["n"].to_list() == [3] * 8
+
+
+def test_load_macros_never_redefine_a_runs_tex_macro():
+    """load.tex and runs.tex are both input by the paper: a name in both is a LaTeX error (\\newcommand twice)."""
+    import re
+    from pathlib import Path
+
+    src = Path(ln.__file__).parent
+    theirs = set()
+    for f in ("study_numbers.py", "numbers.py", "literature.py"):
+        p = src / f
+        if p.exists():
+            theirs |= set(re.findall(r'"([A-Z][A-Za-z]+)"', p.read_text()))
+    runs = _cass_runs()
+    sk = pl.DataFrame({"run_id": ["y"], "workload": ["ycsb"], "op": ["all"], "s": [0.1], "s_requested": [0.99],
+                       "p_gof": [0.5], "recordcount": [1000], "record_bytes": [1000.0], "blockcache_mb": [8.0],
+                       "readproportion": [0.5], "load": ["light"]})  # fmt: skip
+    c = pl.DataFrame({"claim_id": ["S1-zipf"], "claimed": ["s"], "ours": ["0.1"], "n": ["1"], "verdict": ["x"],
+                      "load": ["light"]})  # fmt: skip
+    mine = ln.claims(c) | ln.skew(sk, _metrics(runs), _iostat(runs)) | ln.cassandra_zipf(sk) | ln.cassandra(
+        cassandra.summary(_metrics(runs), _iostat(runs), runs), cassandra.versus(_metrics(runs), _iostat(runs), runs))
+    assert not (set(mine) & theirs), set(mine) & theirs

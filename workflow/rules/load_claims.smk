@@ -1,0 +1,96 @@
+# Load, tracer cost, Cassandra and the macros of their paper sections (issue H items 2-4, issue G item 4).
+# Include after stats.smk (it reads the claims, overhead, skew and summary tables); add LOAD_OUTPUTS to `rule all`.
+# cassandra-stress logs are ingested by ingest.smk's ingest_cstress (branch cassandra).
+
+TRACED_HOST = runs_where(pl.col("traced"), pl.col("testbed") == "loop")
+CASSANDRA_HOST = runs_where(pl.col("workload") == "cassandra", pl.col("testbed") == "loop")
+LOAD_OUTPUTS = [
+    *expand(f"{ANALYSIS}/{{name}}.{{ext}}", name=["cassandra_summary", "cassandra_versus"], ext=["parquet", "csv"]),
+    *([f"{ANALYSIS}/tracer_load.parquet", f"{ANALYSIS}/tracer_load_by_load.parquet"] if TRACED_HOST else []),
+    "paper/generated/numbers/load.tex",
+    "notebooks/executed/study_commitlog.ipynb",
+]
+
+
+localrules:
+    load_numbers,
+
+
+rule cassandra_summary:
+    input:
+        runs=config["runs"],
+        metrics=f"{ANALYSIS}/workload_metrics.parquet",
+        iostat=f"{ANALYSIS}/iostat_summary.parquet",
+        intervals=expand(f"{PROC}/{{run}}/cstress/cstress_intervals.parquet", run=CASSANDRA_HOST),
+    output:
+        table=f"{ANALYSIS}/cassandra_summary.parquet",
+        csv=f"{ANALYSIS}/cassandra_summary.csv",
+        versus=f"{ANALYSIS}/cassandra_versus.parquet",
+        versus_csv=f"{ANALYSIS}/cassandra_versus.csv",
+    log:
+        "logs/stats/cassandra_summary.log",
+    shell:
+        "blkscope cassandra-summary --runs {input.runs} --metrics {input.metrics} --iostat {input.iostat}"
+        " -o {output.table} --csv {output.csv} --versus {output.versus} --versus-csv {output.versus_csv}"
+        " {input.intervals} > {log} 2>&1"
+
+
+rule tracer_load:
+    input:
+        runs=config["runs"],
+        meta=[raw(r, "run.yaml") for r in TRACED_HOST],
+        iostat=f"{ANALYSIS}/iostat_summary.parquet",
+    output:
+        table=f"{ANALYSIS}/tracer_load.parquet",
+        csv=f"{ANALYSIS}/tracer_load.csv",
+        by_load=f"{ANALYSIS}/tracer_load_by_load.parquet",
+    params:
+        runs=TRACED_HOST,
+        raw=RAW,
+    log:
+        "logs/stats/tracer_load.log",
+    shell:
+        "blkscope tracer-load --runs {input.runs} --raw {params.raw} --iostat {input.iostat} {params.runs}"
+        " -o {output.table} --csv {output.csv} --by-load {output.by_load} > {log} 2>&1"
+
+
+rule load_numbers:
+    input:
+        runs=config["runs"],
+        claims=f"{ANALYSIS}/claims.parquet",
+        overhead=f"{ANALYSIS}/overhead.parquet",
+        tracer=f"{ANALYSIS}/tracer_load_by_load.parquet",
+        skew=f"{ANALYSIS}/skew_cover.parquet",
+        metrics=f"{ANALYSIS}/workload_metrics.parquet",
+        iostat=f"{ANALYSIS}/iostat_summary.parquet",
+        cassandra=f"{ANALYSIS}/cassandra_summary.parquet",
+        versus=f"{ANALYSIS}/cassandra_versus.parquet",
+    output:
+        "paper/generated/numbers/load.tex",
+    log:
+        "logs/paper/load_numbers.log",
+    shell:
+        "blkscope load-numbers --runs {input.runs} --claims {input.claims} --overhead {input.overhead}"
+        " --tracer-load {input.tracer} --skew {input.skew} --metrics {input.metrics} --iostat {input.iostat}"
+        " --cassandra {input.cassandra} --cassandra-versus {input.versus} -o {output} > {log} 2>&1"
+
+
+rule notebook_study_commitlog:
+    input:
+        nb="notebooks/study_commitlog.py",
+        claims=f"{ANALYSIS}/claims.parquet",
+        cassandra=f"{ANALYSIS}/cassandra_summary.parquet",
+        versus=f"{ANALYSIS}/cassandra_versus.parquet",
+        overhead=f"{ANALYSIS}/overhead.parquet",
+        iostat=f"{ANALYSIS}/iostat_summary.parquet",
+    output:
+        "notebooks/executed/study_commitlog.ipynb",
+    params:
+        analysis_dir=lambda w, input: os.path.dirname(os.path.abspath(input.claims)),
+        src=lambda w, output: output[0] + ".src.ipynb",
+    log:
+        "logs/notebooks/study_commitlog.log",
+    shell:
+        "(jupytext --to ipynb -o {params.src} {input.nb}"
+        " && papermill --cwd notebooks {params.src} {output} -p analysis_dir {params.analysis_dir}"
+        " && rm -f {params.src}) > {log} 2>&1"
