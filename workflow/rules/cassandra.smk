@@ -1,14 +1,10 @@
 # cassandra-stress for the Cassandra runs (tools/cassandra/README.md): built from the Apache Cassandra source tree
 # named in config `capture: cassandra_source` (never part of `all`; `snakemake cassandra_stress`). The capture
 # rules run `blkscope capture --config none`, so the configured paths reach it through the environment.
-import os
+from blkscope.capture.workloads.cassandra_stress import export_configured
 
 _CS_SOURCE = config["capture"].get("cassandra_source")
-_CS_BINARY = config["capture"].get("cassandra_stress")
-if _CS_SOURCE and not os.environ.get("BLKSCOPE_CASSANDRA_SOURCE"):
-    os.environ["BLKSCOPE_CASSANDRA_SOURCE"] = str(_CS_SOURCE)
-if _CS_BINARY and not os.environ.get("BLKSCOPE_CASSANDRA_STRESS"):
-    os.environ["BLKSCOPE_CASSANDRA_STRESS"] = str(_CS_BINARY)
+export_configured(_CS_SOURCE, config["capture"].get("cassandra_stress"))
 
 
 # The node's jars (Maven Central), then tools/stress compiled against them; the output names the build directory.

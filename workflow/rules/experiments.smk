@@ -26,10 +26,7 @@ from blkscope.capture import order as capture_order
 ORDER_FILE = config["capture"]["order"]
 _PENDING = set(CAPTURE_TRACED + CAPTURE_UNTRACED + CAPTURE_GUEST + CAPTURE_GUEST_UNTRACED)
 _PREVIOUS = capture_order.predecessors(capture_order.for_sheet(RUNS, capture_order.read(ORDER_FILE), ORDER_FILE))
-
-
-def after_previous(wildcards):
-    return capture_order.after(_PREVIOUS, wildcards.run, _PENDING, RAW)
+after_previous = lambda wildcards: capture_order.after(_PREVIOUS, wildcards.run, _PENDING, RAW)  # noqa: E731
 
 
 GUEST = "build/guest"  # git-ignored: the guest kernel, its initramfs and their manifest

@@ -46,7 +46,7 @@ rule tracer_load:
         by_load=f"{ANALYSIS}/tracer_load_by_load.parquet",
     params:
         runs=TRACED_HOST,
-        raw=RAW,
+        raw=lambda w, input: Path(input.meta[0]).parents[1],
     log:
         "logs/stats/tracer_load.log",
     shell:

@@ -110,7 +110,10 @@ def summarise(events: Sequence[Path], action: str = "D", rows_per_window: int = 
         nz = d[d != 0]
         b = np.sign(nz) * (np.floor(np.log2(np.abs(nz).astype(np.float64))).astype(np.int64) + 1)
         buckets, counts = np.unique(np.concatenate([b, np.zeros(d.size - nz.size, np.int64)]), return_counts=True)
-        hist.append(pl.DataFrame({"op": op, "bucket": buckets.astype(np.int64), "count": counts.astype(np.int64)}))
+        hist.append(pl.DataFrame(  # schema given: an op with no distances would make `op` a Null column
+            {"op": [op] * buckets.size, "bucket": buckets.astype(np.int64), "count": counts.astype(np.int64)},
+            schema={"op": pl.Utf8, "bucket": pl.Int64, "count": pl.Int64},
+        ))
     hs = pl.concat(hist).sort("op", "bucket") if hist else pl.DataFrame(
         schema={"op": pl.Utf8, "bucket": pl.Int64, "count": pl.Int64})  # fmt: skip
     return pl.DataFrame(rows), hs

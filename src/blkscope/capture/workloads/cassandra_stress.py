@@ -109,6 +109,14 @@ def configured(settings: dict) -> tuple[str | None, str | None]:
     return binary or None, source or None
 
 
+def export_configured(source: str | None, binary: str | None) -> None:
+    """The workflow's configured paths, for `blkscope capture --config none` (it reads the environment); a value
+    already in the environment wins."""
+    for name, value in (("BLKSCOPE_CASSANDRA_SOURCE", source), ("BLKSCOPE_CASSANDRA_STRESS", binary)):
+        if value and not os.environ.get(name):
+            os.environ[name] = str(value)
+
+
 def why_missing(settings: dict) -> str | None:
     """None when a cassandra-stress is configured and present, else the reason (tests print it when skipping)."""
     binary, source = configured(settings)
