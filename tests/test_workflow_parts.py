@@ -19,12 +19,13 @@ TARGETS = [
     "data/processed/analysis/queue_depth.parquet",
     "data/processed/analysis/seek.parquet",
     *[f"data/processed/{r}/frequency/fof.cover.parquet" for r in RUNS],
-    *[f"data/processed/{r}/frequency/rank.parquet" for r in RUNS],
+    f"data/processed/{RUNS[0]}/frequency/rank.parquet",  # page_frequency: host fio runs only
 ]
 TABLES = [
     "analysis/latency.parquet", "analysis/queue_depth.parquet", "analysis/queue_depth_dist.parquet",
     "analysis/queue_depth_series.parquet", "analysis/seek.parquet", "analysis/seek_hist.parquet",
-    *[f"{r}/frequency/{t}.parquet" for r in RUNS for t in ("fof.cover", "rank.cover", "rank", "pages")],
+    *[f"{r}/frequency/{t}.parquet" for r in RUNS for t in ("fof.cover", "rank.cover")],
+    *[f"{RUNS[0]}/frequency/{t}.parquet" for t in ("rank", "pages")],
 ]  # fmt: skip
 
 
