@@ -10,11 +10,15 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 import yaml
 import zstandard
+
+from blkscope.capture import signals
 
 ZSTD_LEVEL = 19
 
@@ -115,3 +119,17 @@ def quiet(fn) -> None:
         fn()
     except Exception as e:  # noqa: BLE001 - an earlier error is already on its way up
         print(f"blkscope: {e}", file=sys.stderr)
+
+
+def staged(run_id: str, outdir: Path, capture: Callable[[Path], dict]) -> dict:
+    """Run `capture(tmp)` in a hidden directory beside `outdir` and publish it there only when it succeeded, so a
+    failed or interrupted run (signals raise) leaves no partial run directory."""
+    outdir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{run_id}.partial-", dir=outdir.parent))
+    try:
+        with signals.raise_on_signals():
+            meta = capture(tmp)
+            publish(tmp, outdir)
+        return meta
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

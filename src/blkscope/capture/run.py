@@ -14,7 +14,6 @@ import platform
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -180,15 +179,7 @@ def capture_run(plan: Plan, *, force: bool = False) -> dict:
     preflight(plan, force)
     if plan.workload:
         plan.workload.build()  # compile the tool before taking the hardware lock
-    plan.outdir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{plan.run_id}.partial-", dir=plan.outdir.parent))
-    try:
-        with signals.raise_on_signals():
-            meta = _capture(plan, tmp)
-            record.publish(tmp, plan.outdir)
-        return meta
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    return record.staged(plan.run_id, plan.outdir, lambda tmp: _capture(plan, tmp))
 
 
 def _capture(plan: Plan, tmp: Path) -> dict:

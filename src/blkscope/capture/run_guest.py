@@ -6,11 +6,10 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import tempfile
 from pathlib import Path
 
 import blkscope
-from blkscope.capture import blktrace, fio, hwlock, record, signals, workloads
+from blkscope.capture import blktrace, fio, hwlock, record, workloads
 from blkscope.capture.guest import qemu
 from blkscope.capture.guest.testbed import EXCHANGE_MB, MNT, GuestPlan, boot, preflight
 from blkscope.capture.iostat import check_json as check_iostat
@@ -72,15 +71,7 @@ def capture(plan: GuestPlan, *, force: bool = False) -> dict:
     preflight(plan, force)
     if plan.workload:
         plan.workload.build()  # compile the tool (and its guest payload) before taking the hardware lock
-    plan.outdir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{plan.run_id}.partial-", dir=plan.outdir.parent))
-    try:
-        with signals.raise_on_signals():
-            meta = _capture(plan, tmp)
-            record.publish(tmp, plan.outdir)
-        return meta
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    return record.staged(plan.run_id, plan.outdir, lambda tmp: _capture(plan, tmp))
 
 
 def _capture(plan: GuestPlan, tmp: Path) -> dict:
