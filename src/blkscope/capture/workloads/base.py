@@ -6,10 +6,12 @@ import os
 import shlex
 import subprocess
 import sys
+import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from blkscope.capture import procs
+from blkscope.capture.sh import sh
 
 
 class Workload:
@@ -109,3 +111,17 @@ def run_to_file(
         tail = err_text if not stderr_to_out else out.read_bytes()[-2000:].decode(errors="replace")
         raise RuntimeError(f"{cmd[0]} exit {p.returncode}: {' | '.join(tail.strip().splitlines()[-5:])}")
     return err_text
+
+
+def maven_jar(project: Path, jar: str, build_command: Sequence[str], what: str) -> dict[str, str]:
+    """Build the Maven project's `target/<jar>` when it is missing or older than its sources; return its manifest's
+    fields (the versions the pom wrote there)."""
+    path = project / "target" / jar
+    if not (project / "pom.xml").is_file():
+        raise RuntimeError(f"{what} {project} not found (--tools-dir)")
+    src = [*project.rglob("*.java"), project / "pom.xml"]
+    if not path.exists() or max(p.stat().st_mtime for p in src) > path.stat().st_mtime:
+        sh(list(build_command), timeout=1200)
+    with zipfile.ZipFile(path) as z:
+        manifest = z.read("META-INF/MANIFEST.MF").decode()
+    return dict(line.split(": ", 1) for line in manifest.splitlines() if ": " in line)

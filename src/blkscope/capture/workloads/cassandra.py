@@ -16,13 +16,12 @@ for the lifecycle test where no cassandra-stress is available; its output is cql
 from __future__ import annotations
 
 import json
-import zipfile
 from pathlib import Path
 
 from blkscope.capture import record
-from blkscope.capture.sh import sh, version
+from blkscope.capture.sh import version
 from blkscope.capture.workloads import cassandra_stress
-from blkscope.capture.workloads.base import Workload, run_to_file
+from blkscope.capture.workloads.base import Workload, maven_jar, run_to_file
 from blkscope.capture.workloads.cassandra_node import Node
 
 COMMITLOG = {  # runs-sheet column -> default when the cell is empty
@@ -73,15 +72,7 @@ class _Node(Workload):
         return ["mvn", "-q", "-B", "-f", str(self.project / "pom.xml"), "package"]
 
     def build(self) -> None:
-        jar = self.project / "target" / "cql-load.jar"
-        if not (self.project / "pom.xml").is_file():
-            raise RuntimeError(f"Cassandra project {self.project} not found (--tools-dir)")
-        src = [*self.project.rglob("*.java"), self.project / "pom.xml"]
-        if not jar.exists() or max(p.stat().st_mtime for p in src) > jar.stat().st_mtime:
-            sh(self.build_command(), timeout=1200)
-        with zipfile.ZipFile(jar) as z:
-            manifest = z.read("META-INF/MANIFEST.MF").decode()
-        fields = dict(line.split(": ", 1) for line in manifest.splitlines() if ": " in line)
+        fields = maven_jar(self.project, "cql-load.jar", self.build_command(), "Cassandra project")
         self.info["version"] = {
             "cassandra": fields.get("Cassandra-Version"),
             "java_driver": fields.get("Driver-Version"),

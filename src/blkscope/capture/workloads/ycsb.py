@@ -9,11 +9,10 @@ Outputs: ycsb-load.txt and ycsb-run.txt, stdout and stderr together (the -s stat
 from __future__ import annotations
 
 import json
-import zipfile
 from pathlib import Path
 
-from blkscope.capture.sh import sh, version
-from blkscope.capture.workloads.base import Workload, redirect, run_to_file
+from blkscope.capture.sh import version
+from blkscope.capture.workloads.base import Workload, maven_jar, redirect, run_to_file
 
 OUTPUTS = ("ycsb-load.txt", "ycsb-run.txt")
 BINDING = "org.blkscope.ycsb.RocksDBClient"
@@ -110,15 +109,7 @@ class Ycsb(Workload):
         return ["mvn", "-q", "-B", "-f", str(self.project / "pom.xml"), "package"]
 
     def build(self) -> None:
-        jar = self.project / "target" / "ycsb-rocksdb.jar"
-        src = [*self.project.rglob("*.java"), self.project / "pom.xml"]
-        if not (self.project / "pom.xml").is_file():
-            raise RuntimeError(f"YCSB binding project {self.project} not found (--tools-dir)")
-        if not jar.exists() or max(p.stat().st_mtime for p in src) > jar.stat().st_mtime:
-            sh(self.build_command(), timeout=1200)
-        with zipfile.ZipFile(jar) as z:
-            manifest = z.read("META-INF/MANIFEST.MF").decode()
-        fields = dict(line.split(": ", 1) for line in manifest.splitlines() if ": " in line)
+        fields = maven_jar(self.project, "ycsb-rocksdb.jar", self.build_command(), "YCSB binding project")
         self.info["version"] = {
             "ycsb": fields.get("YCSB-Version"),
             "rocksdbjni": fields.get("RocksDB-Version"),
