@@ -30,13 +30,18 @@ def _ingest(p: argparse.ArgumentParser) -> Handler:
             from blkscope.ingest import run_ingest
 
             rep = run_ingest(a.kind, a.inputs, a.outdir)
-        rows = ", ".join(f"{k}={v}" for k, v in rep.rows.items())
-        print(f"{rep.kind}: {rows} -> {a.outdir}", file=sys.stderr)
-        for w in rep.warnings:
-            print(f"warning: {w}", file=sys.stderr)
+        _say(rep, f"{rep.kind}: ", f" -> {a.outdir}")
         return 0
 
     return run
+
+
+def _say(rep, prefix: str, suffix: str = "") -> None:
+    """An ingest's rows and warnings on stderr, each line led by `prefix`."""
+    rows = ", ".join(f"{k}={v}" for k, v in rep.rows.items())
+    print(f"{prefix}{rows}{suffix}", file=sys.stderr)
+    for w in rep.warnings:
+        print(f"{prefix}warning: {w}", file=sys.stderr)
 
 
 @verb("ingest-runs", "ingest every raw log of captured runs: <raw>/<run>/* -> <processed>/<run>/<source>/")
@@ -63,11 +68,7 @@ def _ingest_runs(p: argparse.ArgumentParser) -> Handler:
             for sub, kind, files in sources(a.raw, r, workload[r]):
                 if sub == "trace" and r in a.split:
                     continue
-                rep = run_ingest(kind, files, a.processed / r / sub)
-                rows = ", ".join(f"{k}={v}" for k, v in rep.rows.items())
-                print(f"{r} {kind}: {rows}", file=sys.stderr)
-                for w in rep.warnings:
-                    print(f"{r} {kind}: warning: {w}", file=sys.stderr)
+                _say(run_ingest(kind, files, a.processed / r / sub), f"{r} {kind}: ")
         return 0
 
     return run
