@@ -15,6 +15,8 @@ from pathlib import Path
 
 import yaml
 
+from blkscope.capture import procs
+
 # conf/jvm17-server.options of Apache Cassandra 5.0 (G1 settings and the module flags Java 17 needs), and a heap
 # that fits beside cassandra-stress on this machine.
 GC = (
@@ -180,10 +182,4 @@ class Node:
             return None
         if p.poll() is None:
             print(f"+ kill -TERM {p.pid}  (Cassandra)", file=sys.stderr, flush=True)
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(timeout=STOP_GRACE_S)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-        return p.returncode
+        return procs.stop(p, signal.SIGTERM, STOP_GRACE_S)
