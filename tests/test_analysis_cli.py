@@ -62,3 +62,21 @@ def test_bad_mode_is_one_clear_error(proc, capsys):
     rc = main(["access-frequency", ev, "--action", "D", "--mode", "ssd-study", "--fof", str(proc / "x.parquet")])
     assert rc == 2 and "ssd-study" in capsys.readouterr().err
     assert not (proc / "x.parquet").exists()
+
+
+def test_parallel_runs_give_the_same_tables_in_the_same_order(proc):
+    """-j 2 (runs in spawned processes, largest first) writes what -j 1 writes, rows in the order of the files."""
+    other = "host-xfs-fio-randrw-r1"
+    raw = ROOT / "data" / "raw" / other
+    if not (raw / "trace.txt.zst").exists():
+        pytest.skip("embedded run not in this checkout")
+    assert main(["ingest", "--kind", "ftrace", str(raw / "trace.txt.zst"), "-o", str(proc / other / "trace")]) == 0
+    evs = [str(proc / r / "trace" / "events.parquet") for r in (other, RUN)]
+    a = proc / "parallel"
+    for j in ("1", "2"):
+        assert main(["latency", *evs, "--by-rw", "-j", j, "-o", str(a / f"lat{j}.parquet")]) == 0
+        assert main(["seek", *evs, "-j", j, "-o", str(a / f"seek{j}.parquet"), "--hist", str(a / f"h{j}.parquet")]) == 0
+    for name in ("lat", "seek", "h"):
+        one, two = pl.read_parquet(a / f"{name}1.parquet"), pl.read_parquet(a / f"{name}2.parquet")
+        assert one["run_id"].unique(maintain_order=True).to_list() == [other, RUN]
+        assert one.equals(two), name

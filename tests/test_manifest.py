@@ -45,13 +45,13 @@ def test_grid_covered(manifest):
                     assert sel["repeat"].n_unique() >= 3, (testbed, fs, workload, traced)
 
 
-# issue G's Cassandra grid on the host, as far as it fitted in the session (data/raw/README.md): the commitlog
-# study (cassandra-stress write, uncompressed vs LZ4 commitlog) on ext4 and xfs (btrfs: uncompressed only; its LZ4
-# runs have 2 repeats), and the SSD study (mixed read/write) on ext4 and btrfs; traced and untraced, >= 3 repeats
+# issue G's Cassandra grid on the host (data/raw/README.md): the commitlog study (cassandra-stress write,
+# uncompressed vs LZ4 commitlog) and the SSD study (mixed read/write) on ext4, xfs and btrfs; traced and untraced,
+# >= 3 repeats; f2fs has no host kernel support and no node fits the emulated guest (data/raw/README.md)
 CASSANDRA = {
     ("commitlog", "write", "none"): ("ext4", "xfs", "btrfs"),
-    ("commitlog", "write", "LZ4"): ("ext4", "xfs"),
-    ("ssd", "mixed", "none"): ("ext4", "btrfs"),
+    ("commitlog", "write", "LZ4"): ("ext4", "xfs", "btrfs"),
+    ("ssd", "mixed", "none"): ("ext4", "xfs", "btrfs"),
 }
 
 
@@ -67,6 +67,8 @@ def test_cassandra_grid_covered(manifest):
                 assert sel["repeat"].n_unique() >= 3, (study, job, compression, fs, traced)
     logs = manifest.filter(pl.col("file").str.ends_with("/cstress.txt"))
     assert logs.height == runs.height, "every Cassandra run has its cassandra-stress log"
+    sweep = runs.filter(pl.col("job") == "write-threads")  # does the write load's thread count saturate the node?
+    assert set(sweep["filesystem"]) >= {"ext4", "xfs"} and not sweep["traced"].any()
 
 
 def test_within_the_git_budget(manifest):
@@ -74,12 +76,12 @@ def test_within_the_git_budget(manifest):
     assert manifest.filter(pl.col("workload") == "cassandra")["bytes"].sum() < 30 * 1024 * 1024
 
 
-# issue H's saturating batch: fio random read/write and YCSB-RocksDB unthrottled on ext4, xfs and btrfs, traced and
-# untraced, and the loop device's ceiling (untraced, ext4), at least 3 repeats each, captured in the recorded order
-# (sysbench's saturating runs did not fit the session's share of the hardware lock: data/raw/README.md)
-SATURATE = "saturate-1"
-SATURATE_JOBS = {"fio": "randrw-sat", "ycsb": "workloada-zipfian-sat"}
-SATURATE_BUDGET = 30 << 20
+# issue H's saturating batch: fio random read/write, sysbench fileio and YCSB-RocksDB unthrottled on ext4, xfs and
+# btrfs, traced and untraced, the loop device's ceiling (untraced, ext4), and issue G's Cassandra grid, at least 3
+# repeats each, captured on a quiet machine in one recorded order
+SATURATE = "saturate-2"
+SATURATE_JOBS = {"fio": "randrw-sat", "sysbench": "rndrw-max", "ycsb": "workloada-zipfian-sat"}
+SATURATE_BUDGET = 45 << 20  # the batch's non-Cassandra runs (Cassandra's share is checked above)
 
 
 @pytest.fixture(scope="module")
@@ -118,4 +120,4 @@ def test_saturating_batch_captured_in_the_recorded_order(saturate):
 
 
 def test_saturating_batch_within_its_budget(saturate):
-    assert saturate["bytes"].sum() <= SATURATE_BUDGET
+    assert saturate.filter(pl.col("workload") != "cassandra")["bytes"].sum() <= SATURATE_BUDGET

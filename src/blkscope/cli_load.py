@@ -94,6 +94,7 @@ def _load_numbers(p: argparse.ArgumentParser) -> Handler:
         skew = pl.read_parquet(a.skew)
         m |= ln.skew(skew, metrics, iostat)
         m |= ln.cassandra_zipf(skew)
+        m |= ln.cassandra_threads(metrics)
         m |= ln.cassandra(pl.read_parquet(a.cassandra), pl.read_parquet(a.cassandra_versus))
         write_text_atomic(ln.render(m), a.out)
         return 0

@@ -24,15 +24,37 @@ def _write(df, path: Path | None, csv: Path | None = None) -> None:
         write_atomic(df, csv)
 
 
-def _per_run(files, fn):
+def _map_runs(files, fn, jobs: int = 1) -> list:
+    """fn(file) for every file, in file order; with jobs > 1 in that many processes (spawned: polars is not
+    fork-safe), the largest files first so one long run does not start last. fn must be picklable."""
+    if jobs <= 1 or len(files) <= 1:
+        return [fn(f) for f in files]
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    def size(f):
+        return f.stat().st_size if f.exists() else 0
+
+    order = sorted(range(len(files)), key=lambda i: -size(files[i]))
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
+        futures = {i: pool.submit(fn, files[i]) for i in order}
+        return [futures[i].result() for i in range(len(files))]
+
+
+def _per_run(files, fn, jobs: int = 1):
     """Concatenate fn(file) over files with a leading run_id column."""
     import polars as pl
 
     from blkscope.runs import run_id_of
 
-    parts = [fn(f).with_columns(run_id=pl.lit(run_id_of(f))) for f in files]
+    parts = [df.with_columns(run_id=pl.lit(run_id_of(f))) for f, df in zip(files, _map_runs(files, fn, jobs),
+                                                                           strict=True)]
     df = pl.concat(parts, how="diagonal_relaxed")
     return df.select("run_id", pl.exclude("run_id"))
+
+
+def _jobs(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-j", "--jobs", type=int, default=1, help="runs analysed in parallel processes (default 1)")
 
 
 @verb("access-frequency", "page access counts (modes cover | ssd-study), rank-frequency, frequency of frequency")
@@ -64,6 +86,14 @@ def _access_frequency(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
+def _zipf_one(f: Path, **fit):
+    import polars as pl
+
+    from blkscope.analysis.zipf import fit_table
+
+    return fit_table(pl.read_parquet(f), **fit)
+
+
 @verb("zipf", "discrete power-law fits (CSN: KS-chosen xmin, MLE alpha, bootstrap p, LR tests) of page access counts")
 def _zipf(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("fof", nargs="+", type=Path, help="<processed>/<run_id>/frequency/fof.parquet (op, count, pages)")
@@ -71,19 +101,25 @@ def _zipf(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--n-boot", type=int, default=200, help="bootstrap replicates for the p-value (0: skip)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-alpha", type=float, help="exclude xmin candidates with alpha at or above this")
+    _jobs(p)
 
     def run(a: argparse.Namespace) -> int:
-        import polars as pl
+        from functools import partial
 
-        from blkscope.analysis.zipf import fit_table
-
-        def one(f):
-            return fit_table(pl.read_parquet(f), n_boot=a.n_boot, seed=a.seed, max_alpha=a.max_alpha)
-
-        _write(_per_run(a.fof, one), a.out, a.csv)
+        one = partial(_zipf_one, n_boot=a.n_boot, seed=a.seed, max_alpha=a.max_alpha)
+        _write(_per_run(a.fof, one, a.jobs), a.out, a.csv)
         return 0
 
     return run
+
+
+def _latency_one(f: Path, by_rw: bool):
+    import polars as pl
+
+    from blkscope.analysis.latency import stages
+
+    out = stages([f], by_rw=by_rw)
+    return out.select(pl.exclude("rw"), "rw") if by_rw else out
 
 
 @verb("latency", "per-request latency stages Q2G G2I Q2M I2D M2D Q2D D2C Q2C matched as btt does, with CIs")
@@ -91,17 +127,12 @@ def _latency(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("events", nargs="+", type=Path, help="events.parquet or a split trace's parts.json, one per run")
     _out(p)
     p.add_argument("--by-rw", action="store_true", help="also split by read/write (rw column: R or W)")
+    _jobs(p)
 
     def run(a: argparse.Namespace) -> int:
-        import polars as pl
+        from functools import partial
 
-        from blkscope.analysis.latency import stages
-
-        def one(f):
-            out = stages([f], by_rw=a.by_rw)
-            return out.select(pl.exclude("rw"), "rw") if a.by_rw else out
-
-        _write(_per_run(a.events, one), a.out, a.csv)
+        _write(_per_run(a.events, partial(_latency_one, by_rw=a.by_rw), a.jobs), a.out, a.csv)
         return 0
 
     return run
@@ -138,28 +169,33 @@ def _queue_depth(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
+def _seek_one(f: Path, action: str):
+    from blkscope.analysis import seek
+
+    return seek.summarise([f], action)
+
+
 @verb("seek", "seek distance and sequentiality of D (or Q) streams, with CIs, and a signed log2 histogram")
 def _seek(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("events", nargs="+", type=Path, help="events.parquet, one per run")
     p.add_argument("--action", default="D", choices=["D", "Q", "C"], help="which stream (default D: issued)")
     _out(p)
     p.add_argument("--hist", type=Path, help="histogram (run_id, op, bucket, count)")
+    _jobs(p)
 
     def run(a: argparse.Namespace) -> int:
+        from functools import partial
+
         import polars as pl
 
-        from blkscope.analysis import seek
         from blkscope.runs import run_id_of
 
-        hists = {}
-
-        def one(f):  # one run at a time, in time windows: memory holds one run's distances, not the trace
-            summ, hists[run_id_of(f)] = seek.summarise([f], a.action)
-            return summ
-
-        _write(_per_run(a.events, one), a.out, a.csv)
+        # one run per process at a time, in time windows: memory holds one run's distances, not the trace
+        out = _map_runs(a.events, partial(_seek_one, action=a.action), a.jobs)
+        summ = [s.with_columns(run_id=pl.lit(run_id_of(f))) for f, (s, _) in zip(a.events, out, strict=True)]
+        _write(pl.concat(summ, how="diagonal_relaxed").select("run_id", pl.exclude("run_id")), a.out, a.csv)
         if a.hist:
-            h = [d.with_columns(run_id=pl.lit(r)) for r, d in hists.items()]
+            h = [d.with_columns(run_id=pl.lit(run_id_of(f))) for f, (_, d) in zip(a.events, out, strict=True)]
             _write(pl.concat(h).select("run_id", pl.exclude("run_id")), a.hist)
         return 0
 

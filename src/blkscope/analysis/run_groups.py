@@ -39,6 +39,8 @@ def with_groups(runs: pl.DataFrame) -> pl.DataFrame:
 
 
 def cassandra_mode() -> pl.Expr:
-    """write (the commitlog study's load) or mixed (the SSD study's), from the job name."""
+    """write (the commitlog study's load), mixed (the SSD study's) or threads (the thread-count sweep that checks
+    the write load saturates the node), from the job name."""
     job = pl.col("job").cast(pl.Utf8).fill_null("").str.to_lowercase()
-    return pl.when(job.str.contains("mixed|read")).then(pl.lit("mixed")).otherwise(pl.lit("write"))
+    return (pl.when(job.str.contains("threads")).then(pl.lit("threads"))
+            .when(job.str.contains("mixed|read")).then(pl.lit("mixed")).otherwise(pl.lit("write")))

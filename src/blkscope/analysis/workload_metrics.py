@@ -7,7 +7,8 @@ comparisons use) plus its own latency metrics:
   journal  ops_s = writes per second of the run phase; write_{mean,p99,p9999,max}_us and the same for reads
   ycsb     ops_s = run-phase OVERALL throughput; {read,update}_{mean,p99}_us
   cassandra ops_s = cassandra-stress `Op rate` of the last round (the one at the run's thread count);
-           lat_{mean,p50,p95,p99,p999,max}_us from its Results block; errors
+           lat_{mean,p50,p95,p99,p999,max}_us from its Results block; errors; a run of several rounds (the
+           thread-count sweep) also gives each round's Op rate as ops_s_threads_<N>
 """
 
 from __future__ import annotations
@@ -92,6 +93,9 @@ def _cassandra(df: pl.DataFrame) -> list[tuple[str, float, str]]:
         if u == "us" and unit not in (None, "ms"):  # 5.0 prints ms; anything else would be a misread
             raise ValueError(f"cassandra-stress {metric!r} in {unit!r}, expected ms")
         out.append((name, value * scale, u))
+    rates = df.filter(pl.col("op").is_null() & (pl.col("metric").str.to_lowercase() == "op rate"))
+    if rates["round"].n_unique() > 1:
+        out += [(f"ops_s_threads_{t}", v, "ops/s") for t, v in rates.sort("round").select("threads", "value").iter_rows()]
     return out
 
 

@@ -65,12 +65,16 @@ def draw(runs: pl.DataFrame, batch: str, seed: int) -> pl.DataFrame:
     )
 
 
+SCHEMA = {"batch": pl.Utf8, "position": pl.Int64, "run_id": pl.Utf8, "seed": pl.Int64}
+
+
 def read(path: str | Path) -> pl.DataFrame:
     """The order file; an absent file is an empty order."""
     path = Path(path)
     if not path.exists():
-        return pl.DataFrame(schema={"batch": pl.Utf8, "position": pl.Int64, "run_id": pl.Utf8, "seed": pl.Int64})
-    df = pl.read_csv(path, separator="\t", schema_overrides={"batch": pl.Utf8, "run_id": pl.Utf8})
+        return pl.DataFrame(schema=SCHEMA)
+    # the schema is given: a file with its header only would otherwise read as all-string columns
+    df = pl.read_csv(path, separator="\t", schema_overrides=SCHEMA)
     if df.columns != COLUMNS:
         raise InputError(path, "line 1", f"expected columns {', '.join(COLUMNS)}, found {', '.join(df.columns)}")
     return df

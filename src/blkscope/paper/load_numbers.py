@@ -178,6 +178,24 @@ def ceiling(metrics: pl.DataFrame, iostat: pl.DataFrame) -> dict[str, str]:
     return m
 
 
+def cassandra_threads(metrics: pl.DataFrame) -> dict[str, str]:
+    """The thread-count sweep (cassandra-stress write, untraced): op/s per thread count and per filesystem, and the
+    share of the sweep's best at each count (does that count saturate the node?)."""
+    sweep = metrics.filter(pl.col("metric").str.starts_with("ops_s_threads_"))
+    m: dict[str, str] = {}
+    if sweep.height == 0:
+        return m
+    sweep = sweep.with_columns(threads=pl.col("metric").str.extract(r"(\d+)$").cast(pl.Int64))
+    for (fs,), g in sweep.group_by("filesystem"):
+        per = g.group_by("threads").agg(pl.col("value").mean()).sort("threads")
+        best = per["value"].max()
+        for t, v in per.iter_rows():
+            m[macro_name("cass threads", fs, str(t), "ops")] = fmt_int(v)
+            m[macro_name("cass threads", fs, str(t), "share")] = fmt_pct(v / best, 0)
+    m["CassThreadsMax"] = fmt_int(sweep["threads"].max())
+    return m
+
+
 def cassandra_zipf(sk: pl.DataFrame) -> dict[str, str]:
     """Block-level access frequency of the traced Cassandra runs: power-law fits (op all) per job."""
     c = sk.filter((pl.col("workload") == "cassandra") & (pl.col("op") == "all")) if "workload" in sk.columns else sk

@@ -34,9 +34,15 @@ COMPRESSION = ("none", "LZ4")
 ACCESS_MODES = ("legacy", "auto", "mmap", "standard", "direct")
 DEFAULTS = {"threads": 24, "consistency": "ONE", "prepare_n": 20_000}
 JOBS = {
-    "write": {"command": "write"},
-    # the SSD study's mixed load: half reads, half writes, uniform over a population written in prepare
-    "mixed": {"command": "mixed", "ratio": "write=1,read=1", "prepare_n": 100_000},
+    # 54 threads: inside the commitlog study's 32-64, and the best op/s of the write-threads sweep on ext4 and xfs
+    # here (24 threads reached 78-87 % of it; data/raw/README.md)
+    "write": {"command": "write", "threads": 54},
+    # the SSD study's mixed load at its 32 client threads: half reads, half writes, uniform over a population
+    # written in prepare
+    "mixed": {"command": "mixed", "ratio": "write=1,read=1", "prepare_n": 100_000, "threads": 32},
+    # does `threads` saturate the node here? cassandra-stress's own sweep: one round per thread count from 4 to 54
+    # (4, 8, 16, 24, 36, 54), each runtime_s long with its 15 s commitlog pause between write rounds
+    "write-threads": {"command": "write", "threads": "4..54"},
 }
 NODE_LOG = "cassandra-node.log"
 STRESS_TIMEOUT_S = 600
@@ -162,10 +168,15 @@ class Cassandra(_Node):
             args += ["-pop", f"dist=uniform(1..{o['prepare_n']})"]
         else:
             args = ["write", f"duration={o['duration_s']}s", f"cl={o['consistency']}", "no-warmup"]
+        lo, _, hi = str(o["threads"]).partition("..")
+        if hi:  # a sweep measures its rounds; its prepare runs as every other run's
+            rate = [f"threads>={lo}", f"threads<={hi}"] if phase == "run" else [f"threads={DEFAULTS['threads']}"]
+        else:
+            rate = [f"threads={lo}"]
         return [
             *args,
             "-rate",
-            f"threads={o['threads']}",
+            *rate,
             "-node",
             "127.0.0.1",
             "-port",
