@@ -95,7 +95,8 @@ def _cassandra(df: pl.DataFrame) -> list[tuple[str, float, str]]:
         out.append((name, value * scale, u))
     rates = df.filter(pl.col("op").is_null() & (pl.col("metric").str.to_lowercase() == "op rate"))
     if rates["round"].n_unique() > 1:
-        out += [(f"ops_s_threads_{t}", v, "ops/s") for t, v in rates.sort("round").select("threads", "value").iter_rows()]
+        rounds = rates.sort("round").select("threads", "value").iter_rows()
+        out += [(f"ops_s_threads_{t}", v, "ops/s") for t, v in rounds]
     return out
 
 
