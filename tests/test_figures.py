@@ -179,6 +179,19 @@ def test_overhead_setups_with_mount_options_keep_the_width():
     assert float(PdfReader(io.BytesIO(pdf)).pages[0].mediabox.width) <= 345.5
 
 
+def test_overhead_keeps_cassandras_commitlog_modes_apart():
+    """Cassandra write with an uncompressed and an LZ4 commitlog on one filesystem are two rows, not one."""
+    from blkscope.figures import tracing_overhead
+
+    df = pl.DataFrame({"workload": ["cassandra"] * 2, "job": ["write"] * 2, "filesystem": ["ext4"] * 2,
+                       "mount_options": ["noatime"] * 2, "testbed": ["loop"] * 2, "commitlog": ["none", "lz4"],
+                       "n_traced": [3, 3], "n_untraced": [3, 3], "overhead": [0.01, 0.02],
+                       "overhead_lo": [0.0, 0.0], "overhead_hi": [0.05, 0.05]})  # fmt: skip
+    spec = tracing_overhead.chart(df).to_dict()
+    setups = {r["setup"] for r in next(iter(spec["datasets"].values()))}
+    assert setups == {"cassandra write none", "cassandra write lz4"}
+
+
 def test_figures_take_tables_beyond_altairs_row_guard():
     """Three repeats of every run gave the rank-frequency table 6,479 rows: more than altair's default 5,000."""
     from blkscope.figures import rank_frequency

@@ -11,7 +11,7 @@ from scipy import stats
 
 from blkscope.analysis import cassandra
 from blkscope.analysis.overhead import pooled_overhead, tracing_overhead
-from blkscope.analysis.run_groups import with_groups
+from blkscope.analysis.run_groups import cassandra_mode, with_groups
 from blkscope.analysis.tracer_load import by_load, per_run
 from blkscope.paper import load_numbers as ln
 
@@ -42,6 +42,8 @@ def test_run_groups_from_columns_or_job_names():
     r = pl.DataFrame({"run_id": ["a", "b", "c", "d", "e", "f"],
                       "workload": ["fio", "fio", "cassandra", "cassandra", "sysbench", "fio"],
                       "job": ["randrw", "randrw-sat", "write-lz4", "write", "rndrw-max", "ceiling"]})  # fmt: skip
+    modes = pl.DataFrame({"job": ["write", "mixed", "write-threads"]}).select(cassandra_mode())
+    assert modes.to_series().to_list() == ["write", "mixed", "threads"]
     g = with_groups(r)
     assert g["load"].to_list() == ["light", "saturating", "saturating", "saturating", "saturating", "ceiling"]
     assert g["commitlog"].to_list() == [None, None, "lz4", "none", None, None]
@@ -83,11 +85,15 @@ def test_tracer_cost_from_run_yaml_and_by_load(tmp_path):
                          "job": ["randrw", "randrw", "randrw-sat", "randrw-sat"], "filesystem": ["ext4"] * 4,
                          "testbed": ["loop"] * 4})  # fmt: skip
     counts = {"l1": (1000, 0), "l2": (1200, 0), "s1": (50000, 10), "s2": (60000, 30)}
+    # the load average as captures wrote it: record.load_average's before/after, and the older loadavg_start text
+    loads = {"l1": {"loadavg_start": "0.50 0.40 0.30 1/200 99"}, "l2": {"loadavg_start": "0.70 0.40 0.30 1/200 99"},
+             "s1": {"loadavg": {"before": {"1min": 1.5, "5min": 1.0, "utc": "x"}, "after": {"1min": 9.0}}},
+             "s2": {"loadavg": {"before": {"1min": 2.5, "5min": 1.0, "utc": "x"}, "after": {"1min": 9.0}}}}
     for rid, (ev, over) in counts.items():
         (tmp_path / rid).mkdir()
         meta = {"workload_start_utc": "2026-11-22T07:53:09Z", "workload_end_utc": "2026-11-22T07:53:19Z",
                 "tracer": {"name": "tracefs-blk", "read_events_total": ev, "bytes_read": ev * 60,
-                           "overruns_total": over, "dropped_total": 1}}  # fmt: skip
+                           "overruns_total": over, "dropped_total": 1}} | loads[rid]  # fmt: skip
         (tmp_path / rid / "run.yaml").write_text(yaml.safe_dump(meta))
     cost = per_run(list(counts), tmp_path, runs)
     s1 = cost.filter(pl.col("run_id") == "s1").row(0, named=True)
@@ -98,6 +104,9 @@ def test_tracer_cost_from_run_yaml_and_by_load(tmp_path):
     assert sat["runs"] == 2 and sat["events_per_s"] == 5500 and sat["lost_events"] == 42
     m = ln.tracer(b)
     assert m["TracerFioSaturatingEventsPerSec"] == "5{,}500" and m["TracerSaturatingLost"] == "42"
+    assert cost.sort("run_id")["loadavg_1m"].to_list() == [0.5, 0.7, 1.5, 2.5]
+    load = ln.machine_load(cost)
+    assert load["MachineLoadSaturatingMedian"] == "2.0" and load["MachineLoadLightMax"] == "0.7"
 
 
 def test_load_numbers_render_every_claim_and_the_guard():

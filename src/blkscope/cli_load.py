@@ -74,7 +74,8 @@ def _tracer_load(p: argparse.ArgumentParser) -> Handler:
 @verb("load-numbers", "macros of the load, overhead, verdict, skew and Cassandra sections (\\newcommand file)")
 def _load_numbers(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--runs", type=Path, required=True, help="the runs sheet")
-    for name in ("claims", "overhead", "tracer-load", "skew", "metrics", "iostat", "cassandra", "cassandra-versus"):
+    for name in ("claims", "overhead", "tracer-load", "tracer-runs", "skew", "metrics", "iostat", "cassandra",
+                 "cassandra-versus"):
         p.add_argument(f"--{name}", type=Path, required=True, help=f"the {name} table (.parquet)")
     p.add_argument("-o", "--out", type=Path, required=True, help="output .tex")
 
@@ -91,6 +92,7 @@ def _load_numbers(p: argparse.ArgumentParser) -> Handler:
         m |= ln.claims(pl.read_parquet(a.claims))
         m |= ln.overhead(pl.read_parquet(a.overhead))
         m |= ln.tracer(pl.read_parquet(a.tracer_load))
+        m |= ln.machine_load(pl.read_parquet(a.tracer_runs))
         skew = pl.read_parquet(a.skew)
         m |= ln.skew(skew, metrics, iostat)
         m |= ln.cassandra_zipf(skew)

@@ -60,6 +60,7 @@ rule load_numbers:
         claims=f"{ANALYSIS}/claims.parquet",
         overhead=f"{ANALYSIS}/overhead.parquet",
         tracer=f"{ANALYSIS}/tracer_load_by_load.parquet",
+        tracer_runs=f"{ANALYSIS}/tracer_load.parquet",
         skew=f"{ANALYSIS}/skew_cover.parquet",
         metrics=f"{ANALYSIS}/workload_metrics.parquet",
         iostat=f"{ANALYSIS}/iostat_summary.parquet",
@@ -71,7 +72,7 @@ rule load_numbers:
         "logs/paper/load_numbers.log",
     shell:
         "blkscope load-numbers --runs {input.runs} --claims {input.claims} --overhead {input.overhead}"
-        " --tracer-load {input.tracer} --skew {input.skew} --metrics {input.metrics} --iostat {input.iostat}"
+        " --tracer-load {input.tracer} --tracer-runs {input.tracer_runs} --skew {input.skew} --metrics {input.metrics} --iostat {input.iostat}"
         " --cassandra {input.cassandra} --cassandra-versus {input.versus} -o {output} > {log} 2>&1"
 
 

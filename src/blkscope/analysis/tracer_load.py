@@ -36,7 +36,8 @@ def _loadavg(meta: dict) -> float | None:
         if isinstance(v, str) and v.split():
             return float(v.split()[0])
         if isinstance(v, dict):
-            x = v.get("1m", v.get("load1"))
+            v = v.get("before", v)  # record.load_average: {before: {1min, ...}, after: {...}}
+            x = v.get("1min", v.get("1m", v.get("load1"))) if isinstance(v, dict) else v
             return float(x) if x is not None else None
         if isinstance(v, list) and v:
             return float(v[0])

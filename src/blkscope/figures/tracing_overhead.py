@@ -40,10 +40,14 @@ def chart(overhead: pl.DataFrame) -> alt.TopLevelMixin:
         return no_data(NO_PAIRS)
     if "mount_options" not in overhead.columns:
         overhead = overhead.with_columns(mount_options=pl.lit(""))
+    if "commitlog" not in overhead.columns:
+        overhead = overhead.with_columns(commitlog=pl.lit(None, pl.Utf8))
     if "testbed" in overhead.columns and (overhead["testbed"] == "loop").any():
         overhead = overhead.filter(pl.col("testbed") == "loop")  # guest timings are emulated: no overhead from them
     df = overhead.with_columns(
+        # Cassandra's commitlog modes are configurations of their own: without it their rows would overlap
         setup=pl.col("workload") + " " + pl.col("job") + _options()
+        + pl.when(pl.col("commitlog").is_not_null()).then(" " + pl.col("commitlog")).otherwise(pl.lit(""))
         + pl.when(pl.col("testbed") == "loop").then(pl.lit("")).otherwise(" (" + pl.col("testbed") + ")"),
         fs=pl.col("filesystem"),
         pct=pl.col("overhead") * 100, lo=pl.col("overhead_lo") * 100, hi=pl.col("overhead_hi") * 100,

@@ -79,6 +79,17 @@ def tracer(by_load: pl.DataFrame) -> dict[str, str]:
     return m
 
 
+def machine_load(cost: pl.DataFrame) -> dict[str, str]:
+    """The machine's 1-minute load average just before the workload of the traced host runs, per load level (the
+    captures record it; this VM has 2 cores)."""
+    m: dict[str, str] = {}
+    if "loadavg_1m" not in cost.columns:
+        return m
+    for (load,), g in cost.filter(pl.col("loadavg_1m").is_not_null()).group_by("load"):
+        m |= _range(macro_name("machine load", load), g["loadavg_1m"], lambda x: fmt_float(x, 1))
+    return m
+
+
 def skew(sk: pl.DataFrame, metrics: pl.DataFrame, iostat: pl.DataFrame) -> dict[str, str]:
     """Key-level against block-level skew of YCSB (op all), the saturating runs when there are any, and what sits
     between: keys per 4 KiB page, block cache, device reads per YCSB read."""
