@@ -46,9 +46,13 @@ class Replay:
         self.rw_names = rw_names
         self.depth = json.loads((self.dir / "queue_depth.json").read_text())
 
-    def column(self, name: str) -> np.ndarray:
+    def column(self, name: str, mmap: bool = False) -> np.ndarray:
+        """One per-bio column; memory-mapped (read slice by slice) when `mmap`."""
         dt = np.uint32 if name == "rw" else np.int64
-        return np.fromfile(self.dir / f"{name}.bin", dtype=dt)
+        path = self.dir / f"{name}.bin"
+        if mmap and path.stat().st_size:
+            return np.memmap(path, dtype=dt, mode="r")
+        return np.fromfile(path, dtype=dt)
 
     def close(self) -> None:
         self._tmp.cleanup()
