@@ -84,3 +84,48 @@ def test_stage_means_agree_with_real_btt(tmp_path, run):
         x = bios[stage].drop_nulls()
         assert x.len() == n, stage
         assert x.mean() == pytest.approx(mean_ns, rel=0.01), stage
+
+
+def test_log_histogram_in_slices_equals_one_pass_and_bounds_the_error():
+    import numpy as np
+
+    from blkscope.analysis.log_histogram import HALF_WIDTH, LogHistogram
+    from blkscope.analysis.uncertainty import quantile_ci
+
+    rng = np.random.default_rng(1)
+    x = np.concatenate([rng.lognormal(11, 1.5, 200_000).astype(np.int64), [0, 0, -3]])  # a G at its Q's time
+    whole, sliced = LogHistogram(), LogHistogram()
+    whole.add(x)
+    for a in range(0, x.size, 7_000):
+        sliced.add(x[a:a + 7_000])
+    assert (whole.n, whole.min, whole.max, whole.small) == (sliced.n, sliced.min, sliced.max, {0: 2, -3: 1})
+    assert (whole.pos == sliced.pos).all()
+    assert whole.mean_ci(0.95)[0] == pytest.approx(x.mean(), rel=1e-12)
+    xs = np.sort(x).astype(np.float64)
+    for q in (0.5, 0.99, 0.9999):
+        for got, exact in zip(whole.quantile_ci(q, 0.95), quantile_ci(xs, q), strict=True):
+            assert abs(got - exact) <= HALF_WIDTH * abs(exact) + 1e-9, q
+    assert whole.at_ranks([0, x.size - 1, x.size])[:2] == [-3.0, float(x.max())]
+
+
+def test_streamed_stages_match_the_exact_ones_on_a_real_trace(tmp_path):
+    """A trace above the exact limit (forced here: limit 0) gives the same n, means, min and max and quantiles
+    within the histogram's half-width, and says which way its quantiles were made."""
+    from blkscope.analysis.latency import stages
+    from blkscope.analysis.log_histogram import HALF_WIDTH
+
+    raw = ROOT / "data" / "raw" / "host-ext4-fio-randrw-r1" / "trace.txt.zst"
+    if not raw.exists():
+        pytest.skip(f"{raw} not in this checkout")
+    subprocess.run([*BLKSCOPE, "ingest", "--kind", "ftrace", str(raw), "-o", str(tmp_path / "p")], check=True)
+    ev = [tmp_path / "p" / "events.parquet"]
+    exact, streamed = stages(ev, by_rw=True), stages(ev, by_rw=True, exact_max=0)
+    assert set(exact["quantiles"]) == {"exact"} and streamed["quantiles"].str.starts_with("log histogram").all()
+    assert exact.select("rw", "stage", "n").equals(streamed.select("rw", "stage", "n"))
+    for a, b in zip(exact.iter_rows(named=True), streamed.iter_rows(named=True), strict=True):
+        if not a["n"]:
+            continue
+        assert b["mean_us"] == pytest.approx(a["mean_us"], rel=1e-9)
+        assert (b["min_us"], b["max_us"]) == pytest.approx((a["min_us"], a["max_us"]))
+        for q in ("p50", "p99", "p99_9"):
+            assert abs(b[f"{q}_us"] - a[f"{q}_us"]) <= HALF_WIDTH * abs(a[f"{q}_us"]) + 1e-9, (a["stage"], q)
