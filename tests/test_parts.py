@@ -160,6 +160,18 @@ def test_seek_in_windows_equals_the_whole_table(text_trace):
     for rows in (10**9, 300):
         summ, hist = seek.summarise([ev], rows_per_window=rows)
         assert summ.equals(seek.summary(d)) and hist.equals(seek.histogram(d)), rows
+    # a stream above the exact limit (forced: 1,000 requests) keeps counts and a log histogram: same n, shares,
+    # mean and histogram; the median within the log histogram's half-width
+    from blkscope.analysis.log_histogram import HALF_WIDTH
+
+    summ, hist = seek.summarise([ev], rows_per_window=300, exact_max=1000)
+    exact = seek.summary(d)
+    assert hist.equals(seek.histogram(d)) and summ["n"].to_list() == exact["n"].to_list()
+    assert max(exact["n"]) > 1000
+    for a, b in zip(exact.iter_rows(named=True), summ.iter_rows(named=True), strict=True):
+        assert (b["sequential_share"], b["backward_share"]) == (a["sequential_share"], a["backward_share"])
+        assert b["mean_abs_sectors"] == pytest.approx(a["mean_abs_sectors"], rel=1e-9)
+        assert abs(b["median_abs_sectors"] - a["median_abs_sectors"]) <= HALF_WIDTH * a["median_abs_sectors"] + 1e-9
 
 
 def test_blkparse_text_parts_equal_whole(tmp_path):
