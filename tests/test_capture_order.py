@@ -105,7 +105,7 @@ def test_snakemake_chains_a_batch_in_the_recorded_order(tmp_path):
     for item in ["Snakefile", "workflow", "config", "profiles"]:
         src = ROOT / item
         (shutil.copytree if src.is_dir() else shutil.copy2)(src, tmp_path / item)
-    batch = "saturate-1"
+    batch = "saturate-2"
     sub = SHEET.filter(pl.col("batch") == batch, pl.col("workload") == "fio", pl.col("traced"),
                        pl.col("filesystem").is_in(["ext4", "xfs"]))  # fmt: skip
     assert sub.height == 6

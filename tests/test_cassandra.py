@@ -29,7 +29,8 @@ def test_commitlog_options_from_the_sheet_with_defaults():
     o = workloads.load(_row(commitlog_compression="LZ4", commitlog_segment_mb=16), TOOLS).options
     assert (o["commitlog_compression"], o["commitlog_segment_mb"]) == ("LZ4", 16)
     assert (o["commitlog_sync_period_ms"], o["commitlog_disk_access_mode"]) == (10000, "legacy")
-    assert o["duration_s"] == 20 and o["threads"] == 24
+    assert o["duration_s"] == 20 and o["threads"] == 54  # the write load: 54 client threads
+    assert workloads.load(_row("mixed"), TOOLS).options["threads"] == 32  # the SSD study's
     with pytest.raises(ValueError, match="commitlog_compression 'zstd'"):
         workloads.load(_row(commitlog_compression="zstd"), TOOLS)
     with pytest.raises(ValueError, match="job 'read' unknown"):
@@ -59,12 +60,17 @@ def test_stress_commands_write_with_default_schema_and_mixed_over_the_population
     w = workloads.load(_row(), TOOLS)
     run = w.stress_args("run", 9042, 7199)
     assert run[:4] == ["write", "duration=20s", "cl=ONE", "no-warmup"] and "profile=" not in " ".join(run)
-    assert run[run.index("-rate") + 1] == "threads=24" and "native=9042" in run and "jmx=7199" in run
+    assert run[run.index("-rate") + 1] == "threads=54" and "native=9042" in run and "jmx=7199" in run
     assert w.stress_args("prepare")[:2] == ["write", "n=20000"]
     m = workloads.load(_row("mixed"), TOOLS)
     run = m.stress_args("run")
     assert run[:2] == ["mixed", "ratio(write=1,read=1)"] and run[run.index("-pop") + 1] == "dist=uniform(1..100000)"
     assert m.stress_args("prepare")[:2] == ["write", "n=100000"]
+    sweep = workloads.load(_row("write-threads", runtime_s=10), TOOLS)  # cassandra-stress's own thread sweep
+    run, prep = sweep.stress_args("run"), sweep.stress_args("prepare")
+    assert run[:2] == ["write", "duration=10s"] and run[run.index("-rate") + 1:run.index("-rate") + 3] == [
+        "threads>=4", "threads<=54"]
+    assert prep[prep.index("-rate") + 1] == "threads=24"  # its prepare as every other run's
 
 
 def test_outputs_never_call_the_cql_client_cassandra_stress():

@@ -197,3 +197,32 @@ def test_load_macros_never_redefine_a_runs_tex_macro():
     mine = ln.claims(c) | ln.skew(sk, _metrics(runs), _iostat(runs)) | ln.cassandra_zipf(sk) | ln.cassandra(
         cassandra.summary(_metrics(runs), _iostat(runs), runs), cassandra.versus(_metrics(runs), _iostat(runs), runs))
     assert not (set(mine) & theirs), set(mine) & theirs
+
+
+def test_thread_sweep_rounds_become_metrics_and_macros(tmp_path):
+    """The real cassandra-stress thread sweep of the dataset: one ops_s_threads_<N> per round, ops_s the last
+    round's, and the sweep's macros (op/s and share of the best per thread count); the sweep stays out of the
+    Cassandra configurations."""
+    from pathlib import Path
+
+    from blkscope.analysis.workload_metrics import run_metrics
+    from blkscope.cli import main
+
+    rid = "host-ext4-cassandra-write-threads-untraced-r1"
+    log = Path(__file__).resolve().parents[1] / "data" / "raw" / rid / "cstress.txt"
+    if not log.exists():
+        pytest.skip(f"{log} not in this checkout")
+    assert main(["ingest", "--kind", "cassandra-stress", str(log), "-o", str(tmp_path)]) == 0
+    m = run_metrics(rid, "cassandra", pl.read_parquet(tmp_path / "cstress_summary.parquet"))
+    per = {r: v for r, v in m.select("metric", "value").iter_rows() if r.startswith("ops_s_threads_")}
+    assert list(per) == [f"ops_s_threads_{t}" for t in (4, 8, 16, 24, 36, 54)]
+    assert m.filter(pl.col("metric") == "ops_s")["value"][0] == per["ops_s_threads_54"]
+    meta = pl.DataFrame({"run_id": [rid], "job": ["write-threads"], "filesystem": ["ext4"], "testbed": ["loop"]})
+    macros = ln.cassandra_threads(m.join(meta, on="run_id"))
+    best = max(per.values())
+    assert macros["CassThreadsExtFourTwoFourOps"] == f"{per['ops_s_threads_24']:,.0f}".replace(",", "{,}")
+    assert macros["CassThreadsExtFourTwoFourShare"] == f"{100 * per['ops_s_threads_24'] / best:.0f}\\,\\%"
+    assert macros["CassThreadsMax"] == "54"
+    runs = meta.with_columns(workload=pl.lit("cassandra"), traced=pl.lit(False), commitlog_compression=pl.lit("none"))
+    assert cassandra.summary(m.select("run_id", "metric", "value"), pl.DataFrame(
+        schema={"run_id": pl.Utf8, "metric": pl.Utf8, "mean": pl.Float64}), runs).is_empty()

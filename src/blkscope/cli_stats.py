@@ -38,7 +38,11 @@ def _map_runs(files, fn, jobs: int = 1) -> list:
     order = sorted(range(len(files)), key=lambda i: -size(files[i]))
     with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
         futures = {i: pool.submit(fn, files[i]) for i in order}
-        return [futures[i].result() for i in range(len(files))]
+        try:
+            return [futures[i].result() for i in range(len(files))]
+        except BaseException:  # one run failed: do not wait for the queued ones
+            pool.shutdown(cancel_futures=True)
+            raise
 
 
 def _per_run(files, fn, jobs: int = 1):

@@ -14,3 +14,6 @@ class InputError(Exception):
         self.message = message
         loc = f"{self.path}: {where}" if where else self.path
         super().__init__(f"{loc}: {message}")
+
+    def __reduce__(self):  # rebuilt whole in a parent process (analyses of runs in parallel processes)
+        return (type(self), (self.path, self.where, self.message))

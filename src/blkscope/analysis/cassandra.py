@@ -37,7 +37,8 @@ def _long(metrics: pl.DataFrame, iostat: pl.DataFrame, runs: pl.DataFrame,
           steady: pl.DataFrame | None = None) -> pl.DataFrame:
     """One value per (run, metric) of the host Cassandra runs, with the run's configuration."""
     cfg = (with_groups(runs).filter((pl.col("workload") == "cassandra") & (pl.col("testbed") == "loop"))
-           .with_columns(mode=cassandra_mode()).select("run_id", "mode", "commitlog", "filesystem", "load", "traced"))
+           .with_columns(mode=cassandra_mode()).filter(pl.col("mode") != "threads")  # the sweep is a calibration
+           .select("run_id", "mode", "commitlog", "filesystem", "load", "traced"))
     m = metrics.filter(pl.col("metric").is_in(STRESS)).select("run_id", "metric", "value", source=pl.lit("stress"))
     io = iostat.filter(pl.col("metric").is_in(IOSTAT)).group_by("run_id", "metric").agg(pl.col("mean").mean())
     io = io.select("run_id", "metric", value=pl.col("mean"), source=pl.lit("iostat"))

@@ -156,7 +156,7 @@ def _row_hist(st: str, h: LogHistogram) -> dict:
         name = f"p{q * 100:g}".replace(".", "_")
         v, qlo, qhi = (x / 1e3 for x in h.quantile_ci(q, LEVEL))
         row |= {f"{name}_us": v, f"{name}_lo_us": qlo, f"{name}_hi_us": qhi}
-    return row | {"quantiles": f"log histogram ({HALF_WIDTH:.1%})"}
+    return row | {"quantiles": f"log histogram ({HALF_WIDTH:.1%}), t interval for the mean"}
 
 
 def _row(st: str, x: np.ndarray) -> dict:

@@ -192,7 +192,8 @@ def ceiling(metrics: pl.DataFrame, iostat: pl.DataFrame) -> dict[str, str]:
 def cassandra_threads(metrics: pl.DataFrame) -> dict[str, str]:
     """The thread-count sweep (cassandra-stress write, untraced): op/s per thread count and per filesystem, and the
     share of the sweep's best at each count (does that count saturate the node?)."""
-    sweep = metrics.filter(pl.col("metric").str.starts_with("ops_s_threads_"))
+    sweep = metrics.filter(pl.col("metric").str.starts_with("ops_s_threads_") & (pl.col("job") == "write-threads")
+                           & (pl.col("testbed") == "loop"))
     m: dict[str, str] = {}
     if sweep.height == 0:
         return m
