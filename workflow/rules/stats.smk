@@ -32,6 +32,7 @@ rule access_frequency:
         page_kib=config["page_kib"],
         fof=lambda w: f"{PROC}/{{run}}/frequency/fof.{w.mode}.parquet",
         rank=lambda w: f"{PROC}/{{run}}/frequency/rank.{w.mode}.parquet",
+    priority: 10  # the longest chain after ingest: started first, the short jobs fill around it
     log:
         "logs/stats/access_frequency.{mode}.log",
     benchmark:
@@ -49,6 +50,7 @@ rule zipf:
         csv=f"{ANALYSIS}/zipf_{{mode}}.csv",
     params:
         n_boot=ZIPF_N_BOOT,
+    priority: 10  # the longest chain after ingest: started first, the short jobs fill around it
     log:
         "logs/stats/zipf_{mode}.log",
     benchmark:
@@ -64,6 +66,7 @@ rule latency:
     output:
         table=f"{ANALYSIS}/latency.parquet",
         csv=f"{ANALYSIS}/latency.csv",
+    priority: 10  # the longest chain after ingest: started first, the short jobs fill around it
     log:
         "logs/stats/latency.log",
     benchmark:
@@ -98,6 +101,7 @@ rule seek:
         table=f"{ANALYSIS}/seek.parquet",
         csv=f"{ANALYSIS}/seek.csv",
         hist=f"{ANALYSIS}/seek_hist.parquet",
+    priority: 10  # the longest chain after ingest: started first, the short jobs fill around it
     log:
         "logs/stats/seek.log",
     benchmark:
