@@ -226,3 +226,29 @@ def test_thread_sweep_rounds_become_metrics_and_macros(tmp_path):
     runs = meta.with_columns(workload=pl.lit("cassandra"), traced=pl.lit(False), commitlog_compression=pl.lit("none"))
     assert cassandra.summary(m.select("run_id", "metric", "value"), pl.DataFrame(
         schema={"run_id": pl.Utf8, "metric": pl.Utf8, "mean": pl.Float64}), runs).is_empty()
+
+
+def test_ceiling_phases_are_not_added_up(tmp_path):
+    """The ceiling job's three stonewalled phases run one after another: the real fio.json gives each phase's IOPS
+    and a run ops_s of its I/Os over the phases' time, never their sum; the ceiling macro is the best phase."""
+    import json
+    from pathlib import Path
+
+    from blkscope.analysis.workload_metrics import run_metrics
+    from blkscope.cli import main
+
+    raw = Path(__file__).resolve().parents[1] / "data" / "raw" / "host-ext4-fio-ceiling-untraced-r1" / "fio.json"
+    if not raw.exists():
+        pytest.skip(f"{raw} not in this checkout")
+    assert main(["ingest", "--kind", "fio", str(raw), "-o", str(tmp_path)]) == 0
+    m = run_metrics("c1", "fio", pl.read_parquet(tmp_path / "fio_jobs.parquet"))
+    got = dict(m.select("metric", "value").iter_rows())
+    jobs = {j["jobname"]: j["read"]["iops"] + j["write"]["iops"] for j in json.loads(raw.read_text())["jobs"]}
+    for name, iops in jobs.items():
+        assert got[f"ops_s_group_{name}"] == pytest.approx(iops)
+    assert min(jobs.values()) < got["ops_s"] < max(jobs.values())
+    macros = ln.ceiling(m.with_columns(load=pl.lit("ceiling")), pl.DataFrame(
+        schema={"run_id": pl.Utf8, "workload": pl.Utf8, "testbed": pl.Utf8, "load": pl.Utf8, "metric": pl.Utf8,
+                "mean": pl.Float64}))
+    assert macros["CeilingOps"] == f"{max(jobs.values()):,.0f}".replace(",", "{,}")
+    assert "CeilingRandreadOps" in macros
