@@ -127,3 +127,26 @@ def test_last_line_without_line_end(tmp_path: Path) -> None:
 def test_sniff() -> None:
     assert cassandra_stress.sniff((FIX / "handmade_cs21_layout_crlf_driver_error.txt").read_bytes())
     assert not cassandra_stress.sniff(b"YCSB Client 0.17.0\n")
+
+
+def test_dataset_logs_ingest_without_warnings(tmp_path: Path) -> None:
+    """Every cassandra-stress log the project captured (prepare and measured run, the thread sweep) reads with no
+    warning: every round whole, every interval row complete; a cut copy (handmade_) keeps its finished rounds."""
+    raw = Path(__file__).resolve().parents[1] / "data" / "raw"
+    logs = sorted(raw.glob("host-*-cassandra-*/cstress*.txt"))
+    if not logs:
+        pytest.skip("no Cassandra runs in this checkout")
+    for log in logs:
+        out = tmp_path / log.parent.name / log.stem
+        rep = run_ingest("cassandra-stress", [log], out)
+        assert not rep.warnings, (log, rep.warnings)
+        assert pl.read_parquet(out / "cstress_intervals.parquet")["complete"].all(), log
+    sweep = next(p for p in logs if "write-threads" in str(p) and p.name == "cstress.txt")
+    lines = sweep.read_text().splitlines(keepends=True)
+    cut_at = [i for i, ln in enumerate(lines) if ln.startswith("Running WRITE with 54 threads")][0] + 6
+    cut = tmp_path / "handmade_sweep_cut_in_last_round.txt"
+    cut.write_text("".join(lines[:cut_at]))
+    rep = run_ingest("cassandra-stress", [cut], tmp_path / "cut")
+    s = pl.read_parquet(tmp_path / "cut" / "cstress_summary.parquet")
+    assert sorted(s["threads"].unique().to_list()) == [4, 8, 16, 24, 36]
+    assert any("did not finish" in w for w in rep.warnings)
