@@ -22,7 +22,7 @@ import polars as pl
 
 from blkscope.analysis import replay
 from blkscope.analysis.log_histogram import HALF_WIDTH, LogHistogram
-from blkscope.analysis.uncertainty import LEVEL, mean_ci_boot, quantile_ci
+from blkscope.analysis.uncertainty import LEVEL, Sorted
 
 STAGES = ("q2g", "g2i", "q2m", "i2d", "m2d", "q2d", "d2c", "q2c")
 QUANTILES = (0.5, 0.9, 0.99, 0.999, 0.9999)
@@ -100,10 +100,10 @@ def stages(events: Sequence[Path] | pl.LazyFrame, by_rw: bool = False, exact_max
             if g is not None:
                 for name, sel in (("R", g), ("W", ~g)):
                     if name in present:
-                        rows.append({"rw": name} | _row(st, np.sort(x[sel])))
+                        rows.append({"rw": name} | _row(st, Sorted(np.sort(x[sel]), boot=True)))
                 del g
             x.sort()
-            rows.append({"rw": "all"} | _row(st, x))
+            rows.append({"rw": "all"} | _row(st, Sorted(x, boot=True)))
         return _order(pl.DataFrame(rows), by_rw)
     finally:
         r.close()
@@ -141,36 +141,23 @@ def _stages_streamed(r: replay.Replay, is_read: np.ndarray | None) -> pl.DataFra
                 g = reads[ok]
                 hists[(st, "R")].add(x[g])
                 hists[(st, "W")].add(x[~g])
-    rows = [{"rw": g} | _row_hist(st, hists[(st, g)]) for st in STAGES for g in groups if g in present]
+    how = f"log histogram ({HALF_WIDTH:.1%}), t interval for the mean"
+    rows = [{"rw": g} | _row(st, hists[(st, g)], 1e3, how) for st in STAGES for g in groups if g in present]
     return pl.DataFrame(rows)
 
 
-def _row_hist(st: str, h: LogHistogram) -> dict:
-    """_row's summary from a log histogram of ns values (microseconds; quantiles within 0.5 %)."""
-    m, lo, hi = (v / 1e3 for v in h.mean_ci(LEVEL))
+def _row(st: str, s: Sorted | LogHistogram, scale: float = 1.0, how: str = "exact") -> dict:
+    """Summary of one stage in microseconds from its sorted values (in us) or a log histogram (in ns, scale 1e3)."""
+    m, lo, hi = (v / scale for v in s.mean_ci(LEVEL))
     row = {
-        "stage": st, "n": h.n, "mean_us": m, "mean_lo_us": lo, "mean_hi_us": hi,
-        "min_us": h.min / 1e3 if h.n else None, "max_us": h.max / 1e3 if h.n else None,
+        "stage": st, "n": s.n, "mean_us": m, "mean_lo_us": lo, "mean_hi_us": hi,
+        "min_us": s.min / scale if s.n else None, "max_us": s.max / scale if s.n else None,
     }  # fmt: skip
     for q in QUANTILES:
         name = f"p{q * 100:g}".replace(".", "_")
-        v, qlo, qhi = (x / 1e3 for x in h.quantile_ci(q, LEVEL))
+        v, qlo, qhi = (x / scale for x in s.quantile_ci(q, LEVEL))
         row |= {f"{name}_us": v, f"{name}_lo_us": qlo, f"{name}_hi_us": qhi}
-    return row | {"quantiles": f"log histogram ({HALF_WIDTH:.1%}), t interval for the mean"}
-
-
-def _row(st: str, x: np.ndarray) -> dict:
-    """Summary of one stage's sorted values (microseconds)."""
-    m, lo, hi = mean_ci_boot(x)
-    row = {
-        "stage": st, "n": int(x.size), "mean_us": m, "mean_lo_us": lo, "mean_hi_us": hi,
-        "min_us": float(x[0]) if x.size else None, "max_us": float(x[-1]) if x.size else None,
-    }  # fmt: skip
-    for q in QUANTILES:
-        name = f"p{q * 100:g}".replace(".", "_")
-        v, qlo, qhi = quantile_ci(x, q)
-        row |= {f"{name}_us": v, f"{name}_lo_us": qlo, f"{name}_hi_us": qhi}
-    return row | {"quantiles": "exact"}
+    return row | {"quantiles": how}
 
 
 def stage_summary(bios: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFrame:
@@ -182,5 +169,5 @@ def stage_summary(bios: pl.DataFrame, by: Sequence[str] = ()) -> pl.DataFrame:
     for key, g in groups:
         for st in STAGES:
             x = np.sort(g[st].drop_nulls().to_numpy().astype(np.float64)) / 1e3
-            rows.append(dict(zip(by, key, strict=True)) | _row(st, x))
+            rows.append(dict(zip(by, key, strict=True)) | _row(st, Sorted(x, boot=True)))
     return pl.DataFrame(rows)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from blkscope.analysis.uncertainty import t_interval
+
 GAMMA = 1.01  # bucket ratio: quantiles within sqrt(1.01) - 1 = 0.5 % of the exact value
 HALF_WIDTH = float(np.sqrt(GAMMA) - 1)
 _LOG_G = float(np.log(GAMMA))
@@ -72,11 +74,8 @@ class LogHistogram:
         if self.n == 0:
             return np.nan, np.nan, np.nan
         m = self.sum / self.n
-        if self.n < 2:
-            return m, np.nan, np.nan
-        var = max(self.sumsq - self.n * m * m, 0.0) / (self.n - 1)
-        h = stats.t.ppf(0.5 + level / 2, self.n - 1) * np.sqrt(var / self.n)
-        return m, m - h, m + h
+        var = max(self.sumsq - self.n * m * m, 0.0) / (self.n - 1) if self.n > 1 else np.nan
+        return t_interval(m, var, self.n, level)
 
     def quantile_ci(self, q: float, level: float) -> tuple[float, float, float]:
         """As uncertainty.quantile_ci (the same ranks: ceil(q n)-th smallest, binomial order-statistic interval),

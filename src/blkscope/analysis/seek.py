@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 
 from blkscope.analysis.log_histogram import LogHistogram
-from blkscope.analysis.uncertainty import mean_ci, quantile_ci
+from blkscope.analysis.uncertainty import Sorted
 
 
 def distances(events: Sequence[Path] | pl.LazyFrame, action: str = "D") -> pl.DataFrame:
@@ -154,15 +154,7 @@ class _Distances:
     def row(self, op: str) -> dict:
         if self.parts is not None:
             return _row(op, np.concatenate(self.parts) if self.parts else np.zeros(0, np.int64))
-        h = self.hist
-        m, lo, hi = h.mean_ci(0.95)
-        med, mlo, mhi = h.quantile_ci(0.5, 0.95)
-        slo, shi = _wilson(self.zeros, self.n)
-        return {
-            "op": op, "n": self.n, "sequential_share": self.zeros / self.n, "sequential_lo": slo, "sequential_hi": shi,
-            "backward_share": self.back / self.n, "mean_abs_sectors": m, "mean_abs_lo": lo, "mean_abs_hi": hi,
-            "median_abs_sectors": med, "median_abs_lo": mlo, "median_abs_hi": mhi,
-        }  # fmt: skip
+        return _summary(op, self.n, self.zeros, self.back, self.hist)
 
     def histogram(self, op: str) -> pl.DataFrame:
         keys = sorted(self.buckets)
@@ -174,15 +166,18 @@ class _Distances:
 
 def _row(op: str, d: np.ndarray) -> dict:
     """One op's summary from its distances."""
-    a = np.sort(np.abs(d)).astype(np.float64)
-    k = int(np.sum(d == 0))
-    m, lo, hi = mean_ci(a)
-    med, mlo, mhi = quantile_ci(a, 0.5)
-    slo, shi = _wilson(k, d.size)
+    a = Sorted(np.sort(np.abs(d)).astype(np.float64))
+    return _summary(op, int(d.size), int(np.sum(d == 0)), int(np.sum(d < 0)), a)
+
+
+def _summary(op: str, n: int, zeros: int, back: int, a: Sorted | LogHistogram) -> dict:
+    """One op's row from its counts and its absolute distances (sorted, or a log histogram of them)."""
+    m, lo, hi = a.mean_ci(0.95)
+    med, mlo, mhi = a.quantile_ci(0.5, 0.95)
+    slo, shi = _wilson(zeros, n)
     return {
-        "op": op, "n": int(d.size), "sequential_share": k / d.size if d.size else None,
-        "sequential_lo": slo, "sequential_hi": shi, "backward_share": float(np.mean(d < 0)) if d.size else None,
-        "mean_abs_sectors": m, "mean_abs_lo": lo, "mean_abs_hi": hi,
+        "op": op, "n": n, "sequential_share": zeros / n if n else None, "sequential_lo": slo, "sequential_hi": shi,
+        "backward_share": back / n if n else None, "mean_abs_sectors": m, "mean_abs_lo": lo, "mean_abs_hi": hi,
         "median_abs_sectors": med, "median_abs_lo": mlo, "median_abs_hi": mhi,
     }  # fmt: skip
 

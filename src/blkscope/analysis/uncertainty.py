@@ -17,10 +17,31 @@ def mean_ci(x, level: float = LEVEL) -> tuple[float, float, float]:
     if n == 0:
         return np.nan, np.nan, np.nan
     m = float(x.mean())
+    return t_interval(m, float(x.var(ddof=1)) if n > 1 else np.nan, n, level)
+
+
+def t_interval(m: float, var: float, n: int, level: float = LEVEL) -> tuple[float, float, float]:
+    """Mean and its Student-t interval from the sample variance (ddof 1) and n."""
     if n < 2:
         return m, np.nan, np.nan
-    h = stats.t.ppf(0.5 + level / 2, n - 1) * x.std(ddof=1) / np.sqrt(n)
+    h = stats.t.ppf(0.5 + level / 2, n - 1) * np.sqrt(var) / np.sqrt(n)
     return m, m - h, m + h
+
+
+class Sorted:
+    """A sorted sample behind the interface of log_histogram.LogHistogram (n, min, max, mean_ci, quantile_ci), so a
+    summary row is written once for exact values and for a histogram of too many of them."""
+
+    def __init__(self, x: np.ndarray, boot: bool = False) -> None:
+        self.x, self.boot, self.n = x, boot, int(x.size)
+        self.min = float(x[0]) if x.size else None
+        self.max = float(x[-1]) if x.size else None
+
+    def mean_ci(self, level: float = LEVEL) -> tuple[float, float, float]:
+        return (mean_ci_boot if self.boot else mean_ci)(self.x, level)
+
+    def quantile_ci(self, q: float, level: float = LEVEL) -> tuple[float, float, float]:
+        return quantile_ci(self.x, q, level)
 
 
 def mean_ci_boot(x, level: float = LEVEL, n_boot: int = 1000, seed: int = 0, t_above: int = 20_000):

@@ -24,6 +24,13 @@ def macro_name(*parts: object) -> str:
     return "".join(words)
 
 
+def macro_file(header: str, macros: dict[str, str]) -> str:
+    """A file of \\newcommand lines after `header` lines; sorted: the macros come out of group_bys in no fixed
+    order, and a rerun must write the same file."""
+    lines = [*header.splitlines(), *(f"\\newcommand{{\\{k}}}{{{v}}}" for k, v in sorted(macros.items()))]
+    return "\n".join(lines) + "\n"
+
+
 def fmt_int(x: int | float | None) -> str:
     return "--" if x is None else f"{int(round(x)):,}".replace(",", "{,}")
 
