@@ -1,0 +1,60 @@
+"""Two mends of Snakemake's own start-up cost, applied by the Snakefile before the DAG is built.
+
+The workflow declares ~4,100 files (every per-run table), and a no-op `snakemake -n all` spent most of its time
+on two things that grow with that number, not on our code (bench/RESULTS.md, "The main job"):
+
+- Metadata records. Each rerun trigger (mtime, params, input, code, software-env) reads every output file's
+  record through FilePersistence._read_record_cached, an `lru_cache()` of 128 entries: with thousands of
+  files checked trigger by trigger the cache never hits, and each record is read and parsed ~6 times (23,611
+  JSON reads for 4,066 files). An unbounded cache for the one process reads each once; the cache is still
+  cleared wherever Snakemake clears it (before a job's records are written).
+- Finding a file's producer. Rule.is_producer tries a file against every output, log and benchmark of the
+  rule, compiling one regular expression per output; an ingest batch declares ~600 plain files. Plain
+  (wildcard-free) products are compared as a set instead; patterns still go through their regex.
+
+Both keep Snakemake's answers; `apply` does nothing on a Snakemake without these internals.
+"""
+
+from __future__ import annotations
+
+import functools
+
+
+def _cached_records() -> bool:
+    from snakemake.persistence.file import FilePersistence
+
+    cached = getattr(FilePersistence, "_read_record_cached", None)
+    inner = getattr(cached, "__wrapped__", None)
+    if inner is None or getattr(cached, "cache_parameters", lambda: {})().get("maxsize") is None:
+        return False
+    FilePersistence._read_record_cached = functools.lru_cache(maxsize=None)(inner)
+    return True
+
+
+def _producer_sets() -> bool:
+    from snakemake.rules import Rule
+
+    original = getattr(Rule, "is_producer", None)
+    if original is None or getattr(original, "_blkscope", False):
+        return False
+
+    def is_producer(self, requested_output):
+        split = self.__dict__.get("_blkscope_products")
+        if split is None:  # rules are complete once the DAG is built: their products no longer change
+            products = list(self.products())
+            plain = {str(p) for p in products if not p.get_wildcard_names()}
+            split = self.__dict__["_blkscope_products"] = (plain, [p for p in products if str(p) not in plain])
+        if requested_output in split[0]:
+            return True
+        if not split[1]:
+            return False
+        return original(self, requested_output)  # a pattern: Snakemake's own matching (and its errors)
+
+    is_producer._blkscope = True
+    Rule.is_producer = is_producer
+    return True
+
+
+def apply() -> dict[str, bool]:
+    """Install both mends; says which were installed."""
+    return {"records": _cached_records(), "producers": _producer_sets()}
