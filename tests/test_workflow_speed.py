@@ -1,8 +1,10 @@
-"""blkscope.workflow_speed keeps Snakemake's answers: the same jobs for plain and pattern outputs, and a changed
-params still reruns (the metadata record is read through the enlarged cache)."""
+"""blkscope.workflow_speed keeps Snakemake's answers: the same jobs for plain and pattern outputs, the same input
+checksums in the records, and a changed params still reruns (the record is read through the enlarged cache)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import subprocess
@@ -53,6 +55,12 @@ def test_same_jobs_and_reruns_as_snakemake(tmp_path, patched):
     assert [r for r, _ in first] == ["all", "many", "one", "total"]
     _snakemake(tmp_path, 1)
     assert _plan(tmp_path, 1) == []  # nothing to do
+    # the record of sum.txt holds the checksum of every input as it was read (computed once per file version)
+    records = [json.loads(p.read_text()) for p in (tmp_path / ".snakemake" / "metadata").iterdir()]
+    record = next(r for r in records if r["rule"] == "total")
+    expect = {f: "sha256:" + hashlib.sha256((tmp_path / f).read_bytes()).hexdigest()
+              for f in ["out/0.txt", "out/1.txt", "out/2.txt", "pat/x.txt"]}  # fmt: skip
+    assert record["input_checksums"] == expect
     # a changed param is found in the metadata record (read through the cache): only that job reruns
     again = _plan(tmp_path, 2)
     assert [r for r, _ in again] == ["all", "total"]
@@ -70,7 +78,7 @@ def test_apply_installs_both_and_is_idempotent():
     try:
         assert FilePersistence._read_record_cached.cache_parameters()["maxsize"] is None
         assert Rule.is_producer is not before or getattr(before, "_blkscope", False)
-        assert workflow_speed.apply() == {"records": False, "producers": False}  # already in place
+        assert not any(workflow_speed.apply().values())  # already in place
         assert first["producers"] or getattr(before, "_blkscope", False)
     finally:
         if first["producers"]:
