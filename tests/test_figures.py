@@ -160,6 +160,29 @@ def test_series_holds_iostat_and_ycsb(tables):
     assert set(s.filter(pl.col("source") == "ycsb")["run_id"]) == {YCSB}
 
 
+@pytest.mark.parametrize("tie", [[226.0, 153.0], [153.0, 226.0]])
+def test_series_keeps_the_log_order_of_samples_at_one_elapsed_second(tie):
+    """YCSB's last status lines can share an elapsed second: the lines must go through them (ops/s and p99) in
+    log order, the same on every run (a hand-made YCSB series, in the reader's columns, for the tie)."""
+    from blkscope.analysis.figure_data import series_table
+    from blkscope.runs import load_runs
+
+    runs = load_runs(RUNS)
+    rid = runs.filter(pl.col("workload") == "ycsb")["run_id"][0]
+    p99 = [732.0, *tie, 140.0]
+    handmade = pl.DataFrame({
+        "phase": ["run"] * 8, "elapsed_s": [19.0, 20.0, 20.0, 21.0] * 2, "operations": [100, 200, 210, 220] * 2,
+        "ops_per_s": [900.0, *tie, 10.0] * 2,
+        "section": ["READ"] * 4 + [None] * 4, "stat": ["99"] * 4 + [None] * 4, "value": p99 + [None] * 4,
+    })  # fmt: skip
+    for _ in range(5):
+        s = series_table({}, {rid: handmade}, runs)
+        read = s.filter(pl.col("metric") == "read p99 (ms)")
+        assert read["value"].to_list() == pytest.approx([v / 1000 for v in p99])
+        ops = s.filter(pl.col("metric") == "ops/s")
+        assert ops["elapsed_s"].to_list() == [19.0, 20.0, 20.0, 21.0] and ops["value"].to_list() == [900.0, *tie, 10.0]
+
+
 def test_overhead_setups_with_mount_options_keep_the_width():
     """A setup label cut short (ext4 data=writeback runs have long ones) must not widen the figure."""
     import vl_convert as vlc

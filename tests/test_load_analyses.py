@@ -38,6 +38,21 @@ def _iostat(runs):
     return pl.DataFrame(rows, schema=["run_id", "metric", "mean"], orient="row")
 
 
+def test_cassandra_tables_do_not_depend_on_row_order():
+    """The same repeats in any row order give the same bits: values whose float sum depends on the order of
+    addition (0.1 + 0.2 + 0.3), rows shuffled; the tables are compared exactly."""
+    runs = _cass_runs()
+    noisy = {1: 0.1, 2: 0.2, 3: 0.3}
+    io = _iostat(runs).with_columns(mean=pl.col("run_id").str.extract(r"-(\d)$").cast(pl.Int64).replace_strict(noisy))
+    m = _metrics(runs)
+    ref_s, ref_v = cassandra.summary(m, io, runs), cassandra.versus(m, io, runs)
+    for seed in range(8):
+        shuffled = (m.sample(fraction=1.0, shuffle=True, seed=seed), io.sample(fraction=1.0, shuffle=True, seed=seed),
+                    runs.sample(fraction=1.0, shuffle=True, seed=seed))  # fmt: skip
+        assert cassandra.summary(*shuffled).equals(ref_s)
+        assert cassandra.versus(*shuffled).equals(ref_v)
+
+
 def test_run_groups_from_columns_or_job_names():
     r = pl.DataFrame({"run_id": ["a", "b", "c", "d", "e", "f"],
                       "workload": ["fio", "fio", "cassandra", "cassandra", "sysbench", "fio"],

@@ -46,7 +46,8 @@ def _long(metrics: pl.DataFrame, iostat: pl.DataFrame, runs: pl.DataFrame,
     parts = [m, io]
     if steady is not None and steady.height:
         parts.append(steady.select("run_id", "metric", "value", source=pl.lit("intervals")))
-    return cfg.join(pl.concat(parts), on="run_id", how="inner")
+    # a join keeps no row order: sorted, so each configuration's repeats are summed in one order (last bits)
+    return cfg.join(pl.concat(parts), on="run_id", how="inner").sort("run_id", "source", "metric")
 
 
 def summary(metrics: pl.DataFrame, iostat: pl.DataFrame, runs: pl.DataFrame,
@@ -80,4 +81,4 @@ def versus(metrics: pl.DataFrame, iostat: pl.DataFrame, runs: pl.DataFrame, base
                 "filesystem": fs, "base": base, "n_fs": int(a.size), "n_base": int(b.size),
                 "ratio": e.value if e else (a.mean() / b.mean() if a.size and b.size and b.mean() else np.nan),
                 "lo": e.lo if e else None, "hi": e.hi if e else None, "p": e.p if e else None})  # fmt: skip
-    return pl.DataFrame(rows) if rows else pl.DataFrame(schema={k: pl.Utf8 for k in [*keys, "filesystem"]})
+    return pl.DataFrame(rows).sort([*keys, "filesystem"]) if rows else pl.DataFrame(schema={k: pl.Utf8 for k in [*keys, "filesystem"]})

@@ -44,7 +44,8 @@ def with_meta(df: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
     meta = run_meta(runs)
     if df.is_empty() and "run_id" not in df.columns:
         return meta.clear()
-    return meta.join(df, on="run_id", how="inner").select(*META, pl.exclude(META))
+    # the table's row order kept (a plain join keeps none): figures draw lines through rows in this order
+    return meta.join(df, on="run_id", how="inner", maintain_order="right").select(*META, pl.exclude(META))
 
 
 def log_thin(df: pl.DataFrame, x: str, points: int, by: list[str]) -> pl.DataFrame:
@@ -151,19 +152,24 @@ def series_table(
         y = y.filter((pl.col("phase") == "run") & pl.col("ops_per_s").is_not_null()) if "phase" in y.columns else y
         if y.is_empty():
             continue
-        ops = y.unique("elapsed_s").select("elapsed_s", value=pl.col("ops_per_s"), metric=pl.lit("ops/s"))
+        # one point per status line (it repeats on its rows per operation and statistic), in log order
+        line = [c for c in ("elapsed_s", "operations", "time") if c in y.columns]
+        ops = y.unique(line, keep="first", maintain_order=True).select(
+            "elapsed_s", value=pl.col("ops_per_s"), metric=pl.lit("ops/s"))  # fmt: skip
         lat = y.filter((pl.col("stat") == "99") & pl.col("section").is_not_null()).select(
             "elapsed_s", value=pl.col("value") / 1000.0, metric=pl.col("section").str.to_lowercase() + " p99 (ms)"
         )  # fmt: skip
         parts.append(pl.concat([ops, lat]).with_columns(run_id=pl.lit(rid), source=pl.lit("ycsb")))
     schema = {"run_id": pl.Utf8, "source": pl.Utf8, "metric": pl.Utf8, "elapsed_s": pl.Float64, "value": pl.Float64}
     df = _frame(parts, schema)
-    df = df.drop_nulls("value").sort("run_id", "source", "metric", "elapsed_s")
+    # stable sorts and groups: samples at the same elapsed second (YCSB's last status lines) stay in log order,
+    # so a line is drawn through them the same way on every run
+    df = df.drop_nulls("value").sort("run_id", "source", "metric", "elapsed_s", maintain_order=True)
     by = ["run_id", "source", "metric"]
     n = pl.len().over(by)
     group = pl.int_range(pl.len()).over(by) * max_points // n
-    df = df.group_by(*by, group.alias("g")).agg(pl.col("elapsed_s").mean(), pl.col("value").mean()).drop("g")
-    return with_meta(df.select(list(schema)), runs).sort(*by, "elapsed_s")
+    df = df.group_by(*by, group.alias("g"), maintain_order=True).agg(pl.col("elapsed_s").mean(), pl.col("value").mean())
+    return with_meta(df.drop("g").select(list(schema)), runs).sort(*by, "elapsed_s", maintain_order=True)
 
 
 def queue_depth_table(
