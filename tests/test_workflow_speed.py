@@ -75,7 +75,7 @@ def test_apply_installs_every_mend_once():
     from blkscope import workflow_speed
 
     saved = Rule.is_producer, _IOFile.checksum, FilePersistence._read_record_cached
-    first = workflow_speed.apply()
+    workflow_speed.apply()
     try:
         assert FilePersistence._read_record_cached.cache_parameters()["maxsize"] is None
         assert Rule.is_producer._blkscope and _IOFile.checksum._blkscope

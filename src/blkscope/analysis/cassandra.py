@@ -81,4 +81,6 @@ def versus(metrics: pl.DataFrame, iostat: pl.DataFrame, runs: pl.DataFrame, base
                 "filesystem": fs, "base": base, "n_fs": int(a.size), "n_base": int(b.size),
                 "ratio": e.value if e else (a.mean() / b.mean() if a.size and b.size and b.mean() else np.nan),
                 "lo": e.lo if e else None, "hi": e.hi if e else None, "p": e.p if e else None})  # fmt: skip
-    return pl.DataFrame(rows).sort([*keys, "filesystem"]) if rows else pl.DataFrame(schema={k: pl.Utf8 for k in [*keys, "filesystem"]})
+    if not rows:
+        return pl.DataFrame(schema={k: pl.Utf8 for k in [*keys, "filesystem"]})
+    return pl.DataFrame(rows).sort([*keys, "filesystem"])
