@@ -17,18 +17,18 @@ SNAKEFILE = """
 {head}
 N = int(config.get("size", 1))
 rule all:
-    input: expand("out/{{i}}.txt", i=range(3)), "sum.txt"
+    input: expand("out/{{i}}.txt", i=range(3)), "sum.txt", "lines.txt"
 rule many:  # a batch with plain outputs, as the ingest batches are
     output: expand("out/{{i}}.txt", i=range(3))
     shell: "for i in 0 1 2; do echo $i > out/$i.txt; done"
 rule one:  # a pattern output
     output: "pat/{{name}}.txt"
     shell: "echo {{wildcards.name}} > {{output}}"
-rule total:
+rule total:  # two outputs: each record holds the checksums (the second from the cache)
     input: expand("out/{{i}}.txt", i=range(3)), "pat/x.txt"
-    output: "sum.txt"
+    output: "sum.txt", "lines.txt"
     params: n=N
-    shell: "cat {{input}} > {{output}}; echo {{params.n}} >> {{output}}"
+    shell: "cat {{input}} > {{output[0]}}; echo {{params.n}} >> {{output[0]}}; wc -l < {{output[0]}} > {{output[1]}}"
 """
 PATCH = "from blkscope import workflow_speed\nworkflow_speed.apply()"
 
@@ -55,12 +55,12 @@ def test_same_jobs_and_reruns_as_snakemake(tmp_path, patched):
     assert [r for r, _ in first] == ["all", "many", "one", "total"]
     _snakemake(tmp_path, 1)
     assert _plan(tmp_path, 1) == []  # nothing to do
-    # the record of sum.txt holds the checksum of every input as it was read (computed once per file version)
+    # the records of both outputs hold the checksum of every input as it was read (computed once per version)
     records = [json.loads(p.read_text()) for p in (tmp_path / ".snakemake" / "metadata").iterdir()]
-    record = next(r for r in records if r["rule"] == "total")
+    total = [r for r in records if r["rule"] == "total"]
     expect = {f: "sha256:" + hashlib.sha256((tmp_path / f).read_bytes()).hexdigest()
               for f in ["out/0.txt", "out/1.txt", "out/2.txt", "pat/x.txt"]}  # fmt: skip
-    assert record["input_checksums"] == expect
+    assert len(total) == 2 and all(r["input_checksums"] == expect for r in total)
     # a changed param is found in the metadata record (read through the cache): only that job reruns
     again = _plan(tmp_path, 2)
     assert [r for r, _ in again] == ["all", "total"]
@@ -75,8 +75,8 @@ def test_apply_installs_every_mend_once():
     from blkscope import workflow_speed
 
     saved = Rule.is_producer, _IOFile.checksum, FilePersistence._read_record_cached
-    workflow_speed.apply()
     try:
+        workflow_speed.apply()
         assert FilePersistence._read_record_cached.cache_parameters()["maxsize"] is None
         assert Rule.is_producer._blkscope and _IOFile.checksum._blkscope
         assert not any(workflow_speed.apply().values())  # already in place: nothing wrapped twice

@@ -16,7 +16,10 @@ grow with that number, not on our code (bench/RESULTS.md, "The main job"):
   files, 14 s of Snakemake's own CPU per batch. A checksum is now computed once per file version (path, inode,
   size, mtime and ctime unchanged) in the process; the records are the same.
 
-All keep Snakemake's answers; `apply` does nothing on a Snakemake without these internals.
+All keep Snakemake's answers; `apply` does nothing on a Snakemake other than 9.x (the internals it mends are
+those of 9.27; requirements.in keeps Snakemake below 10). One limit: a file rewritten in place during a run with
+the same size, mtime and ctime would keep its first checksum in the records (Snakemake's own rerun check
+re-reads the file and is not cached).
 """
 
 from __future__ import annotations
@@ -86,5 +89,9 @@ def _checksum_once() -> bool:
 
 
 def apply() -> dict[str, bool]:
-    """Install the mends; says which were installed (none on a second call)."""
+    """Install the mends; says which were installed (none on a second call, or on another Snakemake major)."""
+    import snakemake
+
+    if not str(getattr(snakemake, "__version__", "")).startswith("9."):
+        return {"records": False, "producers": False, "checksums": False}
     return {"records": _cached_records(), "producers": _producer_sets(), "checksums": _checksum_once()}

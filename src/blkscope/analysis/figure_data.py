@@ -153,7 +153,7 @@ def series_table(
         if y.is_empty():
             continue
         # one point per status line (it repeats on its rows per operation and statistic), in log order
-        line = [c for c in ("elapsed_s", "operations", "time") if c in y.columns]
+        line = [c for c in ("run", "elapsed_s", "operations", "ops_per_s", "time") if c in y.columns]
         ops = y.unique(line, keep="first", maintain_order=True).select(
             "elapsed_s", value=pl.col("ops_per_s"), metric=pl.lit("ops/s"))  # fmt: skip
         lat = y.filter((pl.col("stat") == "99") & pl.col("section").is_not_null()).select(
