@@ -40,8 +40,7 @@ def _long(metrics: pl.DataFrame, iostat: pl.DataFrame, runs: pl.DataFrame,
            .with_columns(mode=cassandra_mode()).filter(pl.col("mode") != "threads")  # the sweep is a calibration
            .select("run_id", "mode", "commitlog", "filesystem", "load", "traced"))
     m = metrics.filter(pl.col("metric").is_in(STRESS)).select("run_id", "metric", "value", source=pl.lit("stress"))
-    # sorted before summing: a parallel group_by adds in no fixed order, and the last bits would differ per run
-    io = iostat.filter(pl.col("metric").is_in(IOSTAT)).group_by("run_id", "metric").agg(pl.col("mean").sort().mean())
+    io = iostat.filter(pl.col("metric").is_in(IOSTAT)).group_by("run_id", "metric").agg(pl.col("mean").mean())
     io = io.select("run_id", "metric", value=pl.col("mean"), source=pl.lit("iostat"))
     parts = [m, io]
     if steady is not None and steady.height:

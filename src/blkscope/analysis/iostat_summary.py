@@ -39,4 +39,6 @@ def iostat_summary(files: list[Path], runs: pl.DataFrame, run_id_of) -> pl.DataF
     # mount options tell ext4 data=writeback apart from ext4 (figures give it its own colour)
     cols = ["run_id", "filesystem", "workload", "job", "testbed", "traced", "repeat", "mount_options"]
     meta = runs.select([c for c in cols if c in runs.columns])
-    return meta.join(pl.concat(parts), on="run_id", how="inner").sort("workload", "job", "filesystem", "repeat")
+    # a join keeps no row order: every row's place fixed, so a run's devices come (and are summed) in one order
+    order = ["workload", "job", "filesystem", "repeat", "run_id", "device", "metric"]
+    return meta.join(pl.concat(parts), on="run_id", how="inner").sort(order)
