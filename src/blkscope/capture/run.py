@@ -8,6 +8,7 @@ prints the plan and touches nothing."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import platform
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import blkscope
-from blkscope.capture import blktrace, fio, hwlock, iostat, record, signals, workloads
+from blkscope.capture import blktrace, fio, hwlock, iostat, record, signals, throttle, workloads
 from blkscope.capture.device import allowed as device_allowed
 from blkscope.capture.device import device_filesystem
 from blkscope.capture.device import plan_steps as device_plan
@@ -86,6 +87,15 @@ def make_plan(
     for key, default in (("device_mb", 1024), ("runtime_s", 20)):
         if row.get(key) is None:
             row[key] = default
+    try:  # bad syntax refused at plan time, so a dry run shows it too
+        row["device_cap_limits"] = throttle.parse(row.get("device_cap"))
+    except throttle.CapError as e:
+        raise ValueError(f"{run_id}: {e}") from None
+    if row["device_cap_limits"] and row["testbed"] != "loop":
+        raise ValueError(
+            f"{run_id}: device_cap is for the loop testbed (a real device has its own ceiling; "
+            "guest timings are emulated)"
+        )
     if row["testbed"] == "guest":  # the emulated guest has its own path (run_guest.py)
         from blkscope.capture.run_guest import guest_plan
 
@@ -125,7 +135,15 @@ def describe(plan: Plan) -> str:
             if r["testbed"] == "device"
             else [
                 f"create sparse file {plan.workdir}/run-XXXX/backing.img of {r['device_mb']} MiB",
-                f"losetup --find --show --direct-io=on {plan.workdir}/run-XXXX/backing.img  -> /dev/loopN",
+                *(
+                    [
+                        f"losetup --find --show --direct-io=on {plan.workdir}/run-XXXX/backing.img  -> /dev/loopM "
+                        "(the medium, to be capped)",
+                        "losetup --find --show --direct-io=on /dev/loopM  -> /dev/loopN",
+                    ]
+                    if r["device_cap_limits"]
+                    else [f"losetup --find --show --direct-io=on {plan.workdir}/run-XXXX/backing.img  -> /dev/loopN"]
+                ),
                 "check /dev/loopN is backed by that file (allow-list: "
                 + (", ".join(plan.allowed) or "loop only")
                 + ")",
@@ -134,6 +152,11 @@ def describe(plan: Plan) -> str:
         " ".join(mkfs),
         " ".join(mount),
         *wl[:-1],
+        *(
+            [f"cap /dev/loopM ({_cap_interface()}): {r['device_cap']} (removed after the workload, always)"]
+            if r["device_cap_limits"]
+            else []
+        ),
         " ".join(iostat.command(dev)) + " > iostat.json &",
     ]
     if plan.traced:
@@ -198,6 +221,7 @@ def _capture(plan: Plan, tmp: Path) -> dict:
             mkfs_options=r["mkfs_options"] or "",
             mount_options=r["mount_options"] or "",
             allowed=plan.allowed,
+            medium=bool(r["device_cap_limits"]),
         ) as fs:
             job_env = fio.env(fs.mountpoint, r["runtime_s"], r["repeat"])
             try:
@@ -206,7 +230,8 @@ def _capture(plan: Plan, tmp: Path) -> dict:
                 else:
                     fio.prepare(plan.jobfile, job_env)
                 subprocess.run(["sync", "-f", str(fs.mountpoint)], check=True, process_group=0)
-                with iostat.Iostat(fs.device, tmp / "iostat.json") as io:
+                caps = r["device_cap_limits"]
+                with _device_cap(fs, caps) as cap, iostat.Iostat(fs.device, tmp / "iostat.json") as io:
                     tracer = BlkTracer(fs.name, tmp / "trace.txt", plan.buffer_size_kb) if plan.traced else None
                     if tracer:
                         tracer.start()
@@ -231,6 +256,8 @@ def _capture(plan: Plan, tmp: Path) -> dict:
                     with signals.deferred():
                         plan.workload.stop() if sys.exc_info()[0] is None else record.quiet(plan.workload.stop)
             meta["iostat"] = io.info
+            if cap:
+                meta["device_cap"] = {"requested": r["device_cap"], **cap.info()}
             meta["testbed"] = fs.testbed_meta(_findmnt(plan.workdir))
             meta["filesystem"] = {
                 "type": r["filesystem"],
@@ -268,13 +295,26 @@ def _capture(plan: Plan, tmp: Path) -> dict:
     return meta
 
 
-def _testbed_filesystem(testbed: str, workdir: Path, *, device: str | None = None, **kw):
-    """The run's filesystem on its host testbed: a loop device on a fresh file, or an allow-listed real device."""
+def _testbed_filesystem(testbed: str, workdir: Path, *, device: str | None = None, medium: bool = False, **kw):
+    """The run's filesystem on its host testbed: a loop device on a fresh file (over a loop device, the medium,
+    when the run is capped), or an allow-listed real device."""
     if testbed == "device":
         return device_filesystem(workdir, device=device, **kw)
     if testbed != "loop":
         raise ValueError(f"testbed {testbed!r} has no host filesystem (loop, device)")
-    return loop_filesystem(workdir, **kw)
+    return loop_filesystem(workdir, medium=medium, **kw)
+
+
+def _cap_interface() -> str:
+    try:
+        return throttle.interface()
+    except throttle.CapError as e:
+        return f"none here: {e}"
+
+
+def _device_cap(fs, limits: dict[str, int]):
+    """The cap on the loop testbed's medium for the measured part of the run (no cap: nothing)."""
+    return throttle.capped(fs.medium, limits) if limits else contextlib.nullcontext()
 
 
 def _clock_pair() -> dict:
