@@ -40,6 +40,10 @@ JOBS = {
     # the SSD study's mixed load at its 32 client threads: half reads, half writes, uniform over a population
     # written in prepare
     "mixed": {"command": "mixed", "ratio": "write=1,read=1", "prepare_n": 100_000, "threads": 32},
+    # the commitlog study's run by count, not by time (it wrote n=2,000,000): a fixed number of writes after an
+    # untraced warm-up long enough for the JIT (prepare_n), so that repeats measure the same work (a 20-s run's
+    # op/s varied 1.2-2x between repeats); the sheet's runtime_s does not apply
+    "write-n": {"command": "write", "threads": 54, "prepare_n": 100_000, "n": 250_000},
     # does `threads` saturate the node here? cassandra-stress's own sweep: one round per thread count from 4 to 54
     # (4, 8, 16, 24, 36, 54), each runtime_s long with its 15 s commitlog pause between write rounds
     "write-threads": {"command": "write", "threads": "4..54"},
@@ -166,6 +170,8 @@ class Cassandra(_Node):
                 "no-warmup",
             ]
             args += ["-pop", f"dist=uniform(1..{o['prepare_n']})"]
+        elif o.get("n"):
+            args = ["write", f"n={o['n']}", f"cl={o['consistency']}", "no-warmup"]
         else:
             args = ["write", f"duration={o['duration_s']}s", f"cl={o['consistency']}", "no-warmup"]
         lo, _, hi = str(o["threads"]).partition("..")
