@@ -66,6 +66,9 @@ def test_run_groups_from_columns_or_job_names():
     assert batch["load"].to_list()[:2] == ["light", "saturating"]
     g2 = with_groups(r.with_columns(load=pl.Series(["light", "saturating", "sat", None, "light", "light"])))
     assert g2["load"].to_list() == ["light", "saturating", "saturating", "light", "light", "light"]
+    # a device cap makes its own level, whatever the job or batch says
+    capped = with_groups(r.with_columns(device_cap=pl.Series(["", None, "wbps=4M", None, "riops=5", None])))
+    assert capped["load"].to_list() == ["light", "saturating", "capped", "saturating", "capped", "ceiling"]
 
 
 def test_cassandra_summary_and_ratio_to_xfs():

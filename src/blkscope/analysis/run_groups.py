@@ -4,14 +4,15 @@ The runs sheet names these in columns when it has them (`load`: light | saturati
 none | LZ4); sheets without them fall back to the capture batch (`batch` = saturate-N) and the job name
 (`randrw-sat`, `workloada-zipfian-sat`, `rndrw-max` are saturating; `ceiling` is the device-ceiling job, its
 own level; cassandra-stress runs are unthrottled, so saturating; `...lz4...` is a compressed commitlog), so the
-light dataset reads as light and uncompressed.
+light dataset reads as light and uncompressed. A run with a device cap (runs-sheet `device_cap`) is its own level,
+`capped`: the device, not the CPU, is the limit there (capture/throttle.py).
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-LIGHT, SATURATING, CEILING = "light", "saturating", "ceiling"
+LIGHT, SATURATING, CEILING, CAPPED = "light", "saturating", "ceiling", "capped"
 
 
 def with_groups(runs: pl.DataFrame) -> pl.DataFrame:
@@ -29,6 +30,8 @@ def with_groups(runs: pl.DataFrame) -> pl.DataFrame:
             sat = sat | pl.col("batch").cast(pl.Utf8).fill_null("").str.starts_with("satur")
         load = pl.when(job == "ceiling").then(pl.lit(CEILING)).when(sat).then(pl.lit(SATURATING)).otherwise(
             pl.lit(LIGHT))
+    if "device_cap" in runs.columns:
+        load = pl.when(pl.col("device_cap").cast(pl.Utf8).fill_null("") != "").then(pl.lit(CAPPED)).otherwise(load)
     if "commitlog_compression" in runs.columns:
         c = pl.col("commitlog_compression").cast(pl.Utf8).fill_null("none").str.to_lowercase()
         commitlog = pl.when(c.is_in(["", "none", "false", "off"])).then(pl.lit("none")).otherwise(c)
