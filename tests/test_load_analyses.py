@@ -142,6 +142,13 @@ def test_load_numbers_render_every_claim_and_the_guard():
                       cassandra.versus(_metrics(runs), _iostat(runs), runs))
     assert m2["CassWriteNoneExtFourOps"] == "4{,}002" and m2["CassRuns"] == "24"  # saturating, unnamed
     assert m2["CassRatioWriteNoneExtFourOpsS"] == "3.99"  # 4002 / 1002
+    # the same grid again under a device cap, at a tenth of the throughput: its own macros, the others unchanged
+    capped = runs.with_columns(run_id=pl.col("run_id") + "-capped", device_cap=pl.lit("wbps=4M"))
+    both = pl.concat([runs.with_columns(device_cap=pl.lit(None, pl.Utf8)), capped])
+    met = pl.concat([_metrics(runs), _metrics(capped).with_columns(pl.col("value") / 10)])
+    m3 = ln.cassandra(cassandra.summary(met, _iostat(both), both), cassandra.versus(met, _iostat(both), both))
+    assert m3["CassWriteNoneExtFourOps"] == "4{,}002" and m3["CassCappedWriteNoneExtFourOps"] == "400"
+    assert m3["CassCappedRatioWriteNoneExtFourOpsS"] == "3.99" and m3["CassRuns"] == "48"
 
 
 def test_ceiling_and_load_levels_of_iostat():

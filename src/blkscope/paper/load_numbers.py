@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from blkscope.analysis.run_groups import SATURATING, with_groups
+from blkscope.analysis.run_groups import CAPPED, SATURATING, with_groups
 from blkscope.analysis.skew import scrambled_head
 from blkscope.paper.latex import escape, fmt_float, fmt_int, fmt_pct, macro_file, macro_name
 
@@ -135,26 +135,38 @@ def _one_load(t: pl.DataFrame) -> pl.DataFrame:
 
 
 def cassandra(summary: pl.DataFrame, versus: pl.DataFrame) -> dict[str, str]:
-    """Cassandra per configuration (untraced runs: the commitlog study did not trace) and ext4/btrfs vs xfs."""
-    m: dict[str, str] = {}
+    """Cassandra per configuration (untraced runs: the commitlog study did not trace) and ext4/btrfs vs xfs; the
+    runs under a device cap apart, as `CassCapped...` (the device, not the CPU, the limit there)."""
     if summary.height == 0:
         return {"CassRuns": "0"}
-    un = _one_load(summary.filter(~pl.col("traced")))
-    fmts = {"ops_s": ("ops", lambda x: fmt_int(x)), "lat_p99_us": ("p99 ms", lambda x: fmt_float(x / 1e3, 1)),
-            "lat_mean_us": ("mean ms", lambda x: fmt_float(x / 1e3, 2)),
-            "aqu_sz": ("aqu", lambda x: fmt_float(x, 2)), "wrqm_s": ("wrqm", lambda x: fmt_float(x, 0)),
-            "ops_s_cv": ("cv", lambda x: fmt_pct(x, 0))}  # fmt: skip
-    for r in un.filter(pl.col("metric").is_in(list(fmts))).iter_rows(named=True):
-        label, f = fmts[r["metric"]]
-        m[macro_name("cass", r["mode"], r["commitlog"], r["filesystem"], label)] = f(r["mean"])
+    capped = summary.filter(pl.col("load") == CAPPED)
+    m = _cassandra_load(_one_load(summary.filter(pl.col("load") != CAPPED)), _one_load(
+        versus.filter(pl.col("load") != CAPPED)) if versus.height else versus, "cass")
+    if capped.height:
+        vc = versus.filter(pl.col("load") == CAPPED) if versus.height else versus
+        m |= _cassandra_load(capped, vc, "cass capped")
     runs = summary.filter(pl.col("metric") == "ops_s")
     m["CassRuns"] = fmt_int(runs["n"].sum())
     m["CassConfigs"] = fmt_int(runs.height)
     m["CassFilesystems"] = fmt_int(runs["filesystem"].n_unique())
     m["CassRepeatsMin"] = fmt_int(runs["n"].min())
-    v = _one_load(versus.filter(~pl.col("traced"))) if versus.height else versus
+    return m
+
+
+def _cassandra_load(summary: pl.DataFrame, versus: pl.DataFrame, prefix: str) -> dict[str, str]:
+    m: dict[str, str] = {}
+    un = summary.filter(~pl.col("traced"))
+    fmts = {"ops_s": ("ops", lambda x: fmt_int(x)), "lat_p99_us": ("p99 ms", lambda x: fmt_float(x / 1e3, 1)),
+            "lat_mean_us": ("mean ms", lambda x: fmt_float(x / 1e3, 2)),
+            "aqu_sz": ("aqu", lambda x: fmt_float(x, 2)), "wrqm_s": ("wrqm", lambda x: fmt_float(x, 0)),
+            "ops_s_cv": ("cv", lambda x: fmt_pct(x, 0)), "util_pct": ("util", lambda x: fmt_float(x, 0)),
+            "w_await_ms": ("w await ms", lambda x: fmt_float(x, 0))}  # fmt: skip
+    for r in un.filter(pl.col("metric").is_in(list(fmts))).iter_rows(named=True):
+        label, f = fmts[r["metric"]]
+        m[macro_name(prefix, r["mode"], r["commitlog"], r["filesystem"], label)] = f(r["mean"])
+    v = versus.filter(~pl.col("traced")) if versus.height else versus
     for r in v.filter(pl.col("metric").is_in(["ops_s", "lat_p99_us", "aqu_sz", "wrqm_s"])).iter_rows(named=True):
-        k = macro_name("cass ratio", r["mode"], r["commitlog"], r["filesystem"], r["metric"])
+        k = macro_name(f"{prefix} ratio", r["mode"], r["commitlog"], r["filesystem"], r["metric"])
         m[k] = fmt_float(r["ratio"], 2)
         if r["lo"] is not None:
             m[f"{k}Lo"], m[f"{k}Hi"] = fmt_float(r["lo"], 2), fmt_float(r["hi"], 2)
