@@ -96,6 +96,7 @@ WORKLOAD_TABLES = {
     "sysbench": "sysbench/sysbench_fileio.parquet",
     "journal": "journal/journal_summary.parquet",
     "ycsb": "ycsb/ycsb_summary.parquet",
+    "cassandra-ycsb": "ycsb/ycsb_summary.parquet",
     "cassandra": "cstress/cstress_summary.parquet",
 }
 

@@ -1,7 +1,7 @@
 """YCSB on Apache Cassandra, as in the SSD study (STUDIES.md, 1): a single node (cassandra_node.py, commitlog and
 data on the filesystem under test) driven by YCSB core 0.17.0 through the project's binding (tools/ycsb-cassandra:
 DataStax Java driver 4.x, table ycsb.usertable as YCSB's cassandra-cql binding has it, consistency ONE, prepared
-statements). Three phases, as the RocksDB job `workloada-c-zipfian` (ycsb.py) runs them, so the two databases
+statements). Three phases, as the RocksDB job `workloada-c-zipfian-sat` (ycsb.py) runs them, so the two databases
 compare phase by phase:
 
   load   (prepare, untraced)   insert-only, `recordcount` records          -> ycsb-load.txt   (phase load)
@@ -35,7 +35,13 @@ DEFAULTS = {
     "cassandra.requesttimeoutmillis": 12000,
     "warmup_s": None,
 }
-JOBS = {"workloada-c-zipfian": {}}
+JOBS = {
+    "workloada-c-zipfian-sat": {},
+    # the lifecycle test's (tests/test_cassandra_root.py): every operation the binding has that CoreWorkload
+    # drives (read, update, scan, insert) on a few records, for seconds
+    "smoke": {"recordcount": 2000, "threads": 4, "readproportion": 0.25, "updateproportion": 0.25,
+              "scanproportion": 0.25, "insertproportion": 0.25, "read_s": 3},
+}
 # the client beside the node (-Xmx1g) on two cores; slf4j-simple prints the driver's warnings into the log
 JAVA_OPTS = ("-Xmx512m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
 LOAD_TIMEOUT_S = 1800

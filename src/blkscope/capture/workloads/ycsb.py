@@ -56,7 +56,7 @@ JOBS = {
     # ends with a flush, so the (short, traced) run starts on operations instead of replaying the WAL for ~4 s
     "workloada-zipfian-sat": {"threads": 16, "target_ops_s": 0, "flush_after_load": True},
     # load, workload A, then workload C, as the Cassandra runs (VS_CASSANDRA); the load ends with a flush
-    "workloada-c-zipfian": {**VS_CASSANDRA, "flush_after_load": True},
+    "workloada-c-zipfian-sat": {**VS_CASSANDRA, "flush_after_load": True},
 }
 JAVA_OPTS = ("-Xmx1g",)
 GUEST_JAVA_OPTS = ("-Xmx1g", "-XX:TieredStopAtLevel=1")
