@@ -66,6 +66,6 @@ def test_dry_run_order(tmp_path):
     pl.DataFrame([row]).write_csv(sheet, separator="\t")
     text = describe(make_plan(sheet, "t", tmp_path / "out", fio_dir=tmp_path, workdir=tmp_path / "w", allowed=[]))
     at = [text.index(s) for s in ("> ycsb-load.txt", "current_tracer=blk", "> ycsb-run.txt", "trace/enable=0",
-                                  "iostat: SIGINT", "> ycsb-read.txt", "stop Cassandra by PID", "filefrag -v",
+                                  "iostat: SIGINT", "> ycsb-read.txt", "filefrag -v", "stop Cassandra by PID",
                                   "teardown")]  # fmt: skip
     assert at == sorted(at)

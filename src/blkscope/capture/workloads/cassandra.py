@@ -8,7 +8,7 @@ The runs sheet sets the commitlog: commitlog_compression (none | LZ4), commitlog
 standard I/O compressed). prepare() starts the node and writes a small population (untraced: schema creation,
 JIT warm-up); run() is the traced stress run; stop() stops the node after tracing, and the orchestrator calls it
 before unmounting also when the run fails. A run that succeeded ends (finish(), after tracing and iostat) by
-stopping the node and recording every commitlog and data file's extents (capture/extents.py: filefrag.txt).
+recording every commitlog and data file's extents (capture/extents.py: filefrag.txt), then stopping the node.
 Outputs: cstress.txt (cassandra-stress's stdout, the measured run), cstress-prepare.txt, cassandra.yaml,
 cassandra-node.log.zst (the node's INFO log) and filefrag.txt.
 
@@ -100,12 +100,13 @@ class _Node(Workload):
         }
 
     def finish(self, mnt: Path, out: Path) -> None:
-        """The node stopped (its files closed), then each file's extents, before the unmount."""
-        self.stop()
+        """Each file's extents while the node still runs (its commitlog segments in use: on SIGTERM the node
+        drains, and the segments it leaves are recycled or deleted), then the node stopped."""
         self.info["extents"] = extents.record(mnt, EXTENT_DIRS, out)
+        self.stop()
 
     def describe_finish(self, mnt: Path) -> list[str]:
-        return ["stop Cassandra by PID", extents.describe(EXTENT_DIRS)]
+        return [extents.describe(EXTENT_DIRS) + "  (the node still running)", "stop Cassandra by PID"]
 
     def stop(self) -> None:
         node = getattr(self, "node", None)

@@ -9,7 +9,7 @@ compare phase by phase:
                                32 client threads, unthrottled, runtime_s
   read   (finish, untraced)    workload C: read-only, read_s               -> ycsb-read.txt   (phase read)
 
-then the node is stopped and every commitlog and data file's extents recorded (filefrag.txt). The run phase
+then every commitlog and data file's extents are recorded (filefrag.txt) and the node is stopped. The run phase
 starts with the JIT and the node's compactions still warming up: `warmup_s` (measured here, recorded in run.yaml)
 is how much of each phase's start an analysis drops (status lines with elapsed_s <= warmup_s; trace events in
 the first warmup_s after workload_start_utc). The client's JVM is YCSB's own (tools/ycsb-cassandra/target/lib),
@@ -96,7 +96,7 @@ class CassandraYcsb(_Node):
 
     def finish(self, mnt: Path, out: Path) -> None:
         self.info["read"] = ycsb.read_phase(self.command("read", self.node.ports["native"]), out, self.options)
-        super().finish(mnt, out)  # stop the node, then the extents
+        super().finish(mnt, out)  # the extents, then the node stopped
 
     def summarize(self, out: Path) -> dict:
         return ycsb.summary(out / "ycsb-run.txt")

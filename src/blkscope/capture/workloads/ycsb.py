@@ -44,7 +44,7 @@ DEFAULTS = {
 }
 # The comparison with YCSB on Cassandra (cassandra_ycsb.py; issue L): the study's workload A at its 32 client
 # threads, unthrottled, the same records and phase lengths as Cassandra's job
-VS_CASSANDRA = {"recordcount": 300_000, "threads": 32, "target_ops_s": 0, "read_s": 60}
+VS_CASSANDRA = {"recordcount": 300_000, "threads": 32, "target_ops_s": 0, "read_s": 90}
 # workload C as a phase: every operation a read (-p after the core properties: YCSB keeps the last value)
 READ_ONLY = {"readproportion": 1, "updateproportion": 0, "scanproportion": 0, "insertproportion": 0}
 JOBS = {
