@@ -98,6 +98,22 @@ def _iostat_summary(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
+@verb("extents-summary", "extents per MiB of each run's commitlog, sstable and other files (filefrag at its end)")
+def _extents_summary(p: argparse.ArgumentParser) -> Handler:
+    _runs_arg(p)
+    _table_out(p)
+    p.add_argument("extents", nargs="*", type=Path, help="<processed>/<run_id>/extents/extents.parquet files")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.analysis.extents_summary import extents_summary
+        from blkscope.runs import load_runs, run_id_of
+
+        _write_table(extents_summary(a.extents, load_runs(a.runs), run_id_of), a)
+        return 0
+
+    return run
+
+
 @verb("claims", "re-test the claims of the studies we build on: measurement, CI, n, verdict per claim")
 def _claims(p: argparse.ArgumentParser) -> Handler:
     _runs_arg(p)

@@ -70,6 +70,19 @@ rule iostat_summary:
         "blkscope iostat-summary --runs {input.runs} -o {output.table} --csv {output.csv} {input.iostat} > {log} 2>&1"
 
 
+rule extents_summary:
+    input:
+        runs=config["runs"],
+        extents=expand(f"{PROC}/{{run}}/extents/extents.parquet", run=EXTENT_RUNS),
+    output:
+        table=f"{ANALYSIS}/extents_summary.parquet",
+        csv=f"{ANALYSIS}/extents_summary.csv",
+    log:
+        "logs/analysis/extents_summary.log",
+    shell:
+        "blkscope extents-summary --runs {input.runs} -o {output.table} --csv {output.csv} {input.extents} > {log} 2>&1"
+
+
 rule workload_metrics:
     input:
         runs=config["runs"],

@@ -38,6 +38,8 @@ TRACED = runs_where(pl.col("traced"))
 # The first study question (access frequency of fio jobs) reads host runs traced by tracefs.
 FIO_TRACED = runs_where(pl.col("traced"), pl.col("workload") == "fio", pl.col("testbed") == "loop")
 HOST_RUNS = runs_where(pl.col("testbed") == "loop")
+# Runs that recorded their files' extents at the end (filefrag.txt: Cassandra runs since issue L)
+EXTENT_RUNS = [r for r in CAPTURED if Path(RAW, r, run_logs.EXTENTS[2]).exists()]
 
 
 def raw(run, name):
@@ -107,7 +109,7 @@ def workload_tables(wildcards):
 
 
 def analysis_outputs():
-    return expand(f"{ANALYSIS}/{{name}}.{{ext}}", name=["rank_frequency", "run_summary", "iostat_summary", "workload_metrics", "claims"], ext=["parquet", "csv"])
+    return expand(f"{ANALYSIS}/{{name}}.{{ext}}", name=["rank_frequency", "run_summary", "iostat_summary", "workload_metrics", "extents_summary", "claims"], ext=["parquet", "csv"])
 
 
 
