@@ -9,11 +9,13 @@ compare phase by phase:
                                32 client threads, unthrottled, runtime_s
   read   (finish, untraced)    workload C: read-only, read_s               -> ycsb-read.txt   (phase read)
 
-then every commitlog and data file's extents are recorded (filefrag.txt) and the node is stopped. The run phase
-starts with the JIT and the node's compactions still warming up: `warmup_s` (measured here, recorded in run.yaml)
-is how much of each phase's start an analysis drops (status lines with elapsed_s <= warmup_s; trace events in
-the first warmup_s after workload_start_utc). The client's JVM is YCSB's own (tools/ycsb-cassandra/target/lib),
-apart from the node's (tools/cassandra/target/lib: cassandra-all with the 3.x driver)."""
+then every commitlog and data file's extents are recorded (filefrag.txt) and the node is stopped. Each phase
+starts cold (a new client JVM; in the run phase also the node's read path) and climbs for minutes on two shared
+cores: `warmup_s` (ycsb.VS_CASSANDRA: measured here, recorded in run.yaml's options) is how much of each phase's
+start an analysis drops (status lines with elapsed_s <= warmup_s[phase]; trace events in the first
+warmup_s["run"] after workload_start_utc), for RocksDB's runs alike. The client's JVM is YCSB's own
+(tools/ycsb-cassandra/target/lib), apart from the node's (tools/cassandra/target/lib: cassandra-all with the 3.x
+driver)."""
 
 from __future__ import annotations
 
@@ -33,13 +35,6 @@ DEFAULTS = {
     "cassandra.readconsistencylevel": "ONE",
     "cassandra.writeconsistencylevel": "ONE",
     "cassandra.requesttimeoutmillis": 12000,
-    # Measured here (2026-11-25, ext4, traced, the machine otherwise idle; YCSB's status lines): the first second
-    # at which the 5-s mean of ops/s reached 90 % of the phase's last 30 s. The run phase climbs from ~1,000 to
-    # ~12,000 ops/s over 134 s (the client's new JVM and the node's read path compiling on two shared cores, with
-    # steps at the memtable flushes); the read-only phase, on a warm node, in 30 s; the load (a fixed 300,000
-    # inserts, 75 s) in 49 s. An analysis keeps status lines with elapsed_s > warmup_s[phase] (and trace events
-    # later than workload_start_utc + warmup_s["run"]); runtime_s 240 leaves the run phase 105 s of them.
-    "warmup_s": {"load": 49, "run": 135, "read": 30},
 }
 JOBS = {
     "workloada-c-zipfian-sat": {},
