@@ -67,15 +67,19 @@ def _cmdline(proc: Path) -> str:
         return ""
 
 
-def test_cql_client_run_traced_ingested_torn_down(tmp_path):
-    sheet = _sheet(tmp_path, "t-cql", "cassandra-cql", "insert", True, 5)
-    subprocess.run(_command(tmp_path, sheet, "t-cql"), check=True, timeout=600, cwd=tmp_path)
+def _captured(tmp_path: Path, run_id: str, workload: str, job: str, logs: list[str]) -> tuple[Path, dict]:
+    """A traced 5-s capture run to its end: nothing left behind, exactly the node's files, `logs` and the frame's."""
+    sheet = _sheet(tmp_path, run_id, workload, job, True, 5)
+    subprocess.run(_command(tmp_path, sheet, run_id), check=True, timeout=900, cwd=tmp_path)
     _nothing_left(tmp_path / "work")
-    out = tmp_path / "raw" / "t-cql"
-    names = sorted(p.name for p in out.iterdir())
-    assert names == ["cassandra-node.log.zst", "cassandra.yaml", "cql-load.txt", "filefrag.txt", "iostat.json",
-                     "run.yaml", "trace.txt.zst"]  # fmt: skip
-    meta = yaml.safe_load((out / "run.yaml").read_text())
+    out = tmp_path / "raw" / run_id
+    node = ["cassandra-node.log.zst", "cassandra.yaml", "filefrag.txt", "iostat.json", "run.yaml", "trace.txt.zst"]
+    assert sorted(p.name for p in out.iterdir()) == sorted(node + logs)
+    return out, yaml.safe_load((out / "run.yaml").read_text())
+
+
+def test_cql_client_run_traced_ingested_torn_down(tmp_path):
+    out, meta = _captured(tmp_path, "t-cql", "cassandra-cql", "insert", ["cql-load.txt"])
     assert meta["teardown"] == "complete" and meta["workload"]["tool"] == "cassandra-cql"
     assert meta["cassandra-cql"]["rows"] > 0 and meta["cassandra-cql"]["errors"] == 0
     node = meta["workload"]["node"]
@@ -108,14 +112,8 @@ def _extents_recorded(out: Path, meta: dict, tmp_path: Path) -> pl.DataFrame:
 def test_ycsb_binding_against_a_real_node(tmp_path):
     """tools/ycsb-cassandra drives a node through every operation CoreWorkload has (read, update, scan, insert),
     in the three phases (load, run traced, read-only after tracing), each into its log, all ingested."""
-    sheet = _sheet(tmp_path, "t-ycsb", "cassandra-ycsb", "smoke", True, 5)
-    subprocess.run(_command(tmp_path, sheet, "t-ycsb"), check=True, timeout=900, cwd=tmp_path)
-    _nothing_left(tmp_path / "work")
-    out = tmp_path / "raw" / "t-ycsb"
-    names = sorted(p.name for p in out.iterdir())
-    assert names == ["cassandra-node.log.zst", "cassandra.yaml", "filefrag.txt", "iostat.json", "run.yaml",
-                     "trace.txt.zst", "ycsb-load.txt", "ycsb-read.txt", "ycsb-run.txt"]  # fmt: skip
-    meta = yaml.safe_load((out / "run.yaml").read_text())
+    out, meta = _captured(tmp_path, "t-ycsb", "cassandra-ycsb", "smoke", ["ycsb-load.txt", "ycsb-run.txt",
+                                                                         "ycsb-read.txt"])  # fmt: skip
     assert meta["teardown"] == "complete" and meta["workload"]["version"]["ycsb_java_driver"].startswith("4.")
     assert meta["workload"]["load"]["insert_operations"] == 2000 and meta["cassandra-ycsb"]["overall_throughput"] > 0
     assert meta["workload"]["read"]["read_operations"] > 0 and meta["tracer"]["events"] > 0
