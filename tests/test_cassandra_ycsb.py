@@ -55,6 +55,7 @@ def test_rocksdb_runs_the_same_phases():
         common = {k: v for k, v in c.items() if not k.startswith(("cassandra.", "rocksdb.")) and k not in skip}
         assert common == {k: v for k, v in r.items() if k in common}, phase
         assert "-target" not in rocks.command("/m", phase)
+        assert _props(rocks.command("/m", phase))["rocksdb.directreads"] == "false"  # the page cache, as Cassandra
     # the measured warm-up, recorded in both runs' options, dropped alike by an analysis
     assert cass.options["warmup_s"] == rocks.options["warmup_s"] and cass.options["warmup_s"]["run"] < 240
     # the existing jobs keep their two phases and their logs
