@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from blkscope.capture import workloads
+from blkscope.capture.order import uncaptured_batches
 from blkscope.runs import load_runs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,14 +24,9 @@ OURS = RUNS.filter(
     pl.col("workload").is_in(workloads.NAMES) | ((pl.col("workload") == "fio") & ~pl.col("traced")),
 )
 BUDGET = 25 << 20  # this share of the repository budget (Cassandra's: tests/test_manifest.py)
-# Batches in the sheet that no run of has been captured yet (the coordinator captures a batch in its recorded
-# order on a quiet machine): their rows wait; once one run of a batch is captured, every other must be.
-PENDING = {
-    b
-    for b in RUNS["batch"].fill_null("").unique().to_list()
-    if b and not any((RAW / r).is_dir() for r in RUNS.filter(pl.col("batch") == b)["run_id"])
-}
-OURS = OURS.filter(~pl.col("batch").fill_null("").is_in(list(PENDING)))
+# Batches in the sheet that no run of has been captured yet (captured in their recorded order on a quiet
+# machine): their rows wait; once one run of a batch is captured, every other must be.
+OURS = OURS.filter(~pl.col("batch").fill_null("").is_in(list(uncaptured_batches(RUNS, RAW))))
 
 
 def _check_output(d: Path, workload: str) -> None:
