@@ -111,6 +111,23 @@ def _extents_summary(p: argparse.ArgumentParser) -> Handler:
     return _per_run_summary(p, "extents", "*", "<processed>/<run_id>/extents/extents.parquet files", "extents_summary")
 
 
+@verb("ycsb-phases", "each YCSB phase's ops/s past the warm-up its run.yaml records (load, workload A, read-only)")
+def _ycsb_phases(p: argparse.ArgumentParser) -> Handler:
+    _runs_arg(p)
+    _table_out(p)
+    p.add_argument("--raw", type=Path, default=Path("data/raw"), help="raw data directory (for run.yaml)")
+    p.add_argument("series", nargs="*", type=Path, help="<processed>/<run_id>/ycsb/ycsb_series.parquet files")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.analysis.ycsb_phases import ycsb_phases
+        from blkscope.runs import load_runs, run_id_of
+
+        _write_table(ycsb_phases(a.series, a.raw, load_runs(a.runs), run_id_of), a)
+        return 0
+
+    return run
+
+
 @verb("claims", "re-test the claims of the studies we build on: measurement, CI, n, verdict per claim")
 def _claims(p: argparse.ArgumentParser) -> Handler:
     _runs_arg(p)

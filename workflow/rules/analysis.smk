@@ -83,6 +83,23 @@ rule extents_summary:
         "blkscope extents-summary --runs {input.runs} -o {output.table} --csv {output.csv} {input.extents} > {log} 2>&1"
 
 
+rule ycsb_phases:
+    input:
+        runs=config["runs"],
+        series=expand(f"{PROC}/{{run}}/ycsb/ycsb_series.parquet", run=PHASE_RUNS),
+        meta=[raw(r, "run.yaml") for r in PHASE_RUNS],
+    output:
+        table=f"{ANALYSIS}/ycsb_phases.parquet",
+        csv=f"{ANALYSIS}/ycsb_phases.csv",
+    params:
+        raw=RAW,
+    log:
+        "logs/analysis/ycsb_phases.log",
+    shell:
+        "blkscope ycsb-phases --runs {input.runs} --raw {params.raw} -o {output.table} --csv {output.csv}"
+        " {input.series} > {log} 2>&1"
+
+
 rule workload_metrics:
     input:
         runs=config["runs"],

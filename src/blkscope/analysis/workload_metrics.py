@@ -5,7 +5,8 @@ comparisons use) plus its own latency metrics:
   fio      ops_s = read + write IOPS; {read,write}_lat_mean_us, {read,write}_clat_p99_us
   sysbench ops_s = reads/s + writes/s (fsyncs excluded, as the MySQL study's req/s); lat_avg_us, lat_p95_us
   journal  ops_s = writes per second of the run phase; write_{mean,p99,p9999,max}_us and the same for reads
-  ycsb     ops_s = run-phase OVERALL throughput; {read,update}_{mean,p99}_us; with the three-phase job (and on
+  ycsb     ops_s = run-phase OVERALL throughput (warm-up included: analysis/ycsb_phases.py drops it);
+           {read,update}_{mean,p99}_us; with the three-phase job (and on
            Cassandra, workload cassandra-ycsb) also ops_s_load and ops_s_read (the insert-only and read-only
            phases' OVERALL throughput) and read_only_read_{mean,p99}_us
   cassandra ops_s = cassandra-stress `Op rate` of the last round (the one at the run's thread count);
