@@ -120,3 +120,13 @@ def test_snakemake_chains_a_batch_in_the_recorded_order(tmp_path):
              if a in node and b in node}  # fmt: skip
     ids = drawn["run_id"].to_list()
     assert edges == set(zip(ids[:-1], ids[1:], strict=True))
+
+
+def test_uncaptured_batches_are_those_with_no_run_in(tmp_path):
+    from blkscope.capture.order import uncaptured_batches
+
+    runs = pl.DataFrame({"run_id": ["a1", "a2", "b1", "c1"], "batch": ["a", "a", "b", ""]})
+    (tmp_path / "a1").mkdir()  # batch a has begun: its a2 is missing, not waiting
+    assert uncaptured_batches(runs, tmp_path) == {"b"}
+    (tmp_path / "b1").mkdir()
+    assert uncaptured_batches(runs, tmp_path) == set()

@@ -75,7 +75,7 @@ def test_stress_commands_write_with_default_schema_and_mixed_over_the_population
 
 def test_outputs_never_call_the_cql_client_cassandra_stress():
     assert workloads.outputs("cassandra") == ("cstress-prepare.txt", "cstress.txt", "cassandra.yaml",
-                                               "cassandra-node.log.zst")  # fmt: skip
+                                               "cassandra-node.log.zst", "filefrag.txt")  # fmt: skip
     assert "cql-load.txt" in workloads.outputs("cassandra-cql")
     assert not any("cstress" in o for o in workloads.outputs("cassandra-cql"))
     cmd = workloads.load(_row("insert", "cassandra-cql", runtime_s=5), TOOLS).command(9042)
@@ -93,6 +93,8 @@ def test_dry_run_of_a_sheet_row(tmp_path):
     assert "commitlog: LZ4, 32 MiB segments, periodic 10000 ms" in text
     assert text.index("cstress-prepare.txt") < text.index("current_tracer=blk") < text.index("> cstress.txt")
     assert "stop Cassandra by PID, always" in text
+    # a run that succeeded: after iostat, the node stopped, then its files' extents, then the unmount
+    assert text.index("iostat: SIGINT") < text.index("filefrag -v") < text.index("teardown")
     assert plan.outputs == ["trace.txt.zst", "iostat.json", *workloads.outputs("cassandra"), "run.yaml"]
 
 

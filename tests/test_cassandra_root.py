@@ -67,15 +67,19 @@ def _cmdline(proc: Path) -> str:
         return ""
 
 
-def test_cql_client_run_traced_ingested_torn_down(tmp_path):
-    sheet = _sheet(tmp_path, "t-cql", "cassandra-cql", "insert", True, 5)
-    subprocess.run(_command(tmp_path, sheet, "t-cql"), check=True, timeout=600, cwd=tmp_path)
+def _captured(tmp_path: Path, run_id: str, workload: str, job: str, logs: list[str]) -> tuple[Path, dict]:
+    """A traced 5-s capture run to its end: nothing left behind, exactly the node's files, `logs` and the frame's."""
+    sheet = _sheet(tmp_path, run_id, workload, job, True, 5)
+    subprocess.run(_command(tmp_path, sheet, run_id), check=True, timeout=900, cwd=tmp_path)
     _nothing_left(tmp_path / "work")
-    out = tmp_path / "raw" / "t-cql"
-    names = sorted(p.name for p in out.iterdir())
-    assert names == ["cassandra-node.log.zst", "cassandra.yaml", "cql-load.txt", "iostat.json", "run.yaml",
-                     "trace.txt.zst"]  # fmt: skip
-    meta = yaml.safe_load((out / "run.yaml").read_text())
+    out = tmp_path / "raw" / run_id
+    node = ["cassandra-node.log.zst", "cassandra.yaml", "filefrag.txt", "iostat.json", "run.yaml", "trace.txt.zst"]
+    assert sorted(p.name for p in out.iterdir()) == sorted(node + logs)
+    return out, yaml.safe_load((out / "run.yaml").read_text())
+
+
+def test_cql_client_run_traced_ingested_torn_down(tmp_path):
+    out, meta = _captured(tmp_path, "t-cql", "cassandra-cql", "insert", ["cql-load.txt"])
     assert meta["teardown"] == "complete" and meta["workload"]["tool"] == "cassandra-cql"
     assert meta["cassandra-cql"]["rows"] > 0 and meta["cassandra-cql"]["errors"] == 0
     node = meta["workload"]["node"]
@@ -91,6 +95,39 @@ def test_cql_client_run_traced_ingested_torn_down(tmp_path):
     assert events.height == meta["tracer"]["events"] and (events["action"] == "C").any()
     run_ingest("iostat", [out / "iostat.json"], tmp_path / "iostat")
     assert pl.read_parquet(tmp_path / "iostat" / "iostat.parquet").height > 0
+    _extents_recorded(out, meta, tmp_path)
+
+
+def _extents_recorded(out: Path, meta: dict, tmp_path: Path) -> pl.DataFrame:
+    """filefrag.txt lists the node's commitlog and data files, as they were at the end of the run."""
+    run_ingest("auto", [out / "filefrag.txt"], tmp_path / "extents")
+    ext = pl.read_parquet(tmp_path / "extents" / "extents.parquet")
+    assert ext.height == meta["workload"]["extents"]["files"] and set(ext["dir"]) == {"commitlog", "data"}
+    assert (ext.filter(pl.col("bytes") > 0)["extents"] >= 1).all() and ext["fs_magic"].to_list()[0] == "ef53"
+    segments = ext.filter(pl.col("path").str.starts_with("commitlog/CommitLog-"))
+    assert segments.height and segments["bytes"].sum() > 0  # taken while the node ran: its segments in use
+    return ext
+
+
+def test_ycsb_binding_against_a_real_node(tmp_path):
+    """tools/ycsb-cassandra drives a node through every operation CoreWorkload has (read, update, scan, insert),
+    in the three phases (load, run traced, read-only after tracing), each into its log, all ingested."""
+    out, meta = _captured(tmp_path, "t-ycsb", "cassandra-ycsb", "smoke", ["ycsb-load.txt", "ycsb-run.txt",
+                                                                         "ycsb-read.txt"])  # fmt: skip
+    assert meta["teardown"] == "complete" and meta["workload"]["version"]["ycsb_java_driver"].startswith("4.")
+    assert meta["workload"]["load"]["insert_operations"] == 2000 and meta["cassandra-ycsb"]["overall_throughput"] > 0
+    assert meta["workload"]["read"]["read_operations"] > 0 and meta["tracer"]["events"] > 0
+    run_ingest("ycsb", [out / n for n in ("ycsb-load.txt", "ycsb-run.txt", "ycsb-read.txt")], tmp_path / "ycsb")
+    summary = pl.read_parquet(tmp_path / "ycsb" / "ycsb_summary.parquet")
+    ok = summary.filter(pl.col("metric") == "Return=OK").select("phase", "section", "value")
+    got = {(p, s) for p, s, v in ok.iter_rows() if v > 0}
+    assert got == {("load", "INSERT"), ("run", "READ"), ("run", "UPDATE"), ("run", "SCAN"), ("run", "INSERT"),
+                   ("read", "READ")}  # fmt: skip
+    assert not summary.filter(pl.col("section").str.ends_with("-FAILED") | pl.col("metric").str.starts_with(
+        "Return=") & (pl.col("metric") != "Return=OK")).height, "an operation failed"  # fmt: skip
+    # every update and insert reached the node: the reads found what the load and run wrote
+    assert not summary.filter(pl.col("metric") == "Return=NOT_FOUND").height
+    _extents_recorded(out, meta, tmp_path)
 
 
 def test_interrupted_while_the_node_runs_leaves_nothing(tmp_path):

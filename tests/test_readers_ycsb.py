@@ -90,3 +90,15 @@ def test_sniff() -> None:
     for p in FIX.glob("*.txt"):
         assert ycsb.sniff(p.read_bytes()[:65536])
     assert not ycsb.sniff(b"sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)\n")
+
+
+def test_a_named_phase_is_kept(tmp_path: Path) -> None:
+    """blkscope's read-only phase (workload C after workload A, here on Cassandra through tools/ycsb-cassandra) is
+    a `-t` run like workload A's: `-p blkscope.phase=read` on its command line names it."""
+    path = FIX / "run_workloadc_cassandra_phase_read.txt"
+    summary, series = ingest(path, tmp_path)
+    assert set(summary["phase"]) == {"read"} and set(series["phase"]) == {"read"}
+    assert set(summary["section"]) >= {"OVERALL", "READ"} and "UPDATE" not in set(summary["section"])
+    plain = tmp_path / "plain.txt"  # the same log without the name: a run phase, as any YCSB -t log
+    plain.write_text(path.read_text().replace(" -p blkscope.phase=read", ""))
+    assert set(ingest(plain, tmp_path / "p")[0]["phase"]) == {"run"}

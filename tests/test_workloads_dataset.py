@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from blkscope.capture import workloads
+from blkscope.capture.order import uncaptured_batches
 from blkscope.runs import load_runs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,6 +24,9 @@ OURS = RUNS.filter(
     pl.col("workload").is_in(workloads.NAMES) | ((pl.col("workload") == "fio") & ~pl.col("traced")),
 )
 BUDGET = 25 << 20  # this share of the repository budget (Cassandra's: tests/test_manifest.py)
+# Batches in the sheet that no run of has been captured yet (captured in their recorded order on a quiet
+# machine): their rows wait; once one run of a batch is captured, every other must be.
+OURS = OURS.filter(~pl.col("batch").fill_null("").is_in(list(uncaptured_batches(RUNS, RAW))))
 
 
 def _check_output(d: Path, workload: str) -> None:
@@ -37,9 +41,11 @@ def _check_output(d: Path, workload: str) -> None:
             text = (d / name).read_text()
             assert "Total operation time" in text and "END" in text.splitlines()[-1:], name
             assert re.search(r"Total errors\s+:\s+0 ", text), name
-    elif workload == "ycsb":
+    elif workload in ("ycsb", "cassandra-ycsb"):
         assert "[INSERT], Return=OK" in (d / "ycsb-load.txt").read_text()
         assert "[OVERALL], Throughput(ops/sec)" in (d / "ycsb-run.txt").read_text()
+        if (d / "ycsb-read.txt").exists():
+            assert "blkscope.phase=read" in (d / "ycsb-read.txt").read_text()
     else:
         assert all(j["error"] == 0 for j in json.loads((d / "fio.json").read_text())["jobs"])
 
@@ -48,11 +54,13 @@ def _check_output(d: Path, workload: str) -> None:
 def test_run_complete(run_id):
     row = OURS.filter(pl.col("run_id") == run_id).row(0, named=True)
     d = RAW / run_id
-    expected = {"iostat.json", "run.yaml", *workloads.outputs(row["workload"])} | (
-        {"trace.txt.zst"} if row["traced"] else set()
-    )
-    assert {p.name for p in d.iterdir()} == expected
     m = yaml.safe_load((d / "run.yaml").read_text())
+    # the job's (a read-only phase adds its log); fio has no Workload class
+    outputs = workloads.outputs("fio") if row["workload"] == "fio" else workloads.load(row, ROOT / "tools").outputs
+    expected = {"iostat.json", "run.yaml", *outputs} | ({"trace.txt.zst"} if row["traced"] else set())
+    if "extents" not in m["workload"]:  # captured before the runs recorded their files' extents (issue L)
+        expected.discard("filefrag.txt")
+    assert {p.name for p in d.iterdir()} == expected
     for key in ("workload", "job", "filesystem", "mkfs_options", "mount_options", "repeat", "runtime_s", "traced"):
         assert m["run"][key] == row[key], key
     assert m["teardown"] == "complete" and m["testbed"]["device"].startswith("/dev/loop")

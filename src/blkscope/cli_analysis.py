@@ -82,17 +82,47 @@ def _workload_metrics(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-@verb("iostat-summary", "per-run iostat means with CIs (since-boot report dropped), one row per device and metric")
-def _iostat_summary(p: argparse.ArgumentParser) -> Handler:
+def _per_run_summary(p: argparse.ArgumentParser, arg: str, nargs: str, help_: str, module: str) -> Handler:
+    """A verb that summarises per-run tables (files under <processed>/<run_id>/) with the runs sheet:
+    blkscope.analysis.<module>.<module>(files, runs, run_id_of)."""
     _runs_arg(p)
     _table_out(p)
-    p.add_argument("iostat", nargs="+", type=Path, help="<processed>/<run_id>/iostat/iostat.parquet files")
+    p.add_argument(arg, nargs=nargs, type=Path, help=help_)
 
     def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis.iostat_summary import iostat_summary
+        import importlib
+
         from blkscope.runs import load_runs, run_id_of
 
-        _write_table(iostat_summary(a.iostat, load_runs(a.runs), run_id_of), a)
+        summary = getattr(importlib.import_module(f"blkscope.analysis.{module}"), module)
+        _write_table(summary(getattr(a, arg), load_runs(a.runs), run_id_of), a)
+        return 0
+
+    return run
+
+
+@verb("iostat-summary", "per-run iostat means with CIs (since-boot report dropped), one row per device and metric")
+def _iostat_summary(p: argparse.ArgumentParser) -> Handler:
+    return _per_run_summary(p, "iostat", "+", "<processed>/<run_id>/iostat/iostat.parquet files", "iostat_summary")
+
+
+@verb("extents-summary", "extents per MiB of each run's commitlog, sstable and other files (filefrag at its end)")
+def _extents_summary(p: argparse.ArgumentParser) -> Handler:
+    return _per_run_summary(p, "extents", "*", "<processed>/<run_id>/extents/extents.parquet files", "extents_summary")
+
+
+@verb("ycsb-phases", "each YCSB phase's ops/s past the warm-up its run.yaml records (load, workload A, read-only)")
+def _ycsb_phases(p: argparse.ArgumentParser) -> Handler:
+    _runs_arg(p)
+    _table_out(p)
+    p.add_argument("--raw", type=Path, default=Path("data/raw"), help="raw data directory (for run.yaml)")
+    p.add_argument("series", nargs="*", type=Path, help="<processed>/<run_id>/ycsb/ycsb_series.parquet files")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.analysis.ycsb_phases import ycsb_phases
+        from blkscope.runs import load_runs, run_id_of
+
+        _write_table(ycsb_phases(a.series, a.raw, load_runs(a.runs), run_id_of), a)
         return 0
 
     return run

@@ -18,7 +18,14 @@ WORKLOAD_LOGS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "ycsb": ("ycsb", "ycsb", ("ycsb-load.txt", "ycsb-run.txt")),
     # the measured cassandra-stress run (an untraced prepare's cstress-prepare.txt stays raw)
     "cassandra": ("cstress", "cassandra-stress", ("cstress.txt",)),
+    # YCSB on Cassandra: the same phases and tables as YCSB on RocksDB's three-phase job
+    "cassandra-ycsb": ("ycsb", "ycsb", ("ycsb-load.txt", "ycsb-run.txt", "ycsb-read.txt")),
 }
+# Logs a run has when its job or its capture's version wrote them (read when present): YCSB's read-only phase
+# after the run phase (a workload's source gets it), and each file's extents at the end of a Cassandra run
+# (runs captured before issue L have none).
+OPTIONAL_LOGS: dict[str, tuple[str, ...]] = {"ycsb": ("ycsb-read.txt",)}
+EXTENTS = ("extents", "filefrag", "filefrag.txt")
 # reader kind -> the tables the workflow declares (a reader may write more, e.g. sysbench_intervals)
 KIND_TABLES: dict[str, tuple[str, ...]] = {
     "ftrace": ("events",),
@@ -29,6 +36,7 @@ KIND_TABLES: dict[str, tuple[str, ...]] = {
     "journal": ("journal_summary", "journal_latency"),
     "ycsb": ("ycsb_summary", "ycsb_series"),
     "cassandra-stress": ("cstress_summary", "cstress_intervals"),
+    "filefrag": ("extents",),
 }
 
 
@@ -51,7 +59,11 @@ def sources(raw: Path, run: str, workload: str) -> list[tuple[str, str, list[Pat
     out.append(("iostat", "iostat", [d / "iostat.json"]))
     if workload in WORKLOAD_LOGS:
         sub, kind, names = WORKLOAD_LOGS[workload]
-        out.append((sub, kind, [d / n for n in names]))
+        optional = [n for n in OPTIONAL_LOGS.get(workload, ()) if (d / n).exists()]
+        out.append((sub, kind, [d / n for n in (*names, *optional)]))
+    sub, kind, name = EXTENTS
+    if (d / name).exists():
+        out.append((sub, kind, [d / name]))
     return out
 
 

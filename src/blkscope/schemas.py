@@ -165,6 +165,17 @@ JOURNAL_SUMMARY: dict[str, pl.DataType] = {
     "version": STR,
 }
 
+# e2fsprogs `filefrag -v` (FIEMAP) at the end of a run: one row per file, paths relative to the mountpoint
+EXTENTS: dict[str, pl.DataType] = {
+    "path": STR,
+    "dir": STR,  # the path's first component: commitlog, data, ...
+    "bytes": I64,
+    "block_size": I64,
+    "extents": I64,  # filefrag's count ("N extents found": physically contiguous pieces counted once)
+    "extent_records": I64,  # the FIEMAP records it listed
+    "fs_magic": STR,  # "Filesystem type is: ef53" (ext4), 58465342 (xfs), 9123683e (btrfs)
+}
+
 # Analysis outputs
 PAGE_FREQUENCY: dict[str, pl.DataType] = {"op": STR, "page": I64, "count": I64}
 RANK_FREQUENCY: dict[str, pl.DataType] = {"op": STR, "rank": I64, "count": I64}
@@ -182,6 +193,7 @@ TABLES: dict[str, dict[str, pl.DataType]] = {
     "sysbench_intervals": SYSBENCH_INTERVALS,
     "journal_latency": JOURNAL_LATENCY,
     "journal_summary": JOURNAL_SUMMARY,
+    "extents": EXTENTS,
 }
 
 

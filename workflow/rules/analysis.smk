@@ -70,6 +70,36 @@ rule iostat_summary:
         "blkscope iostat-summary --runs {input.runs} -o {output.table} --csv {output.csv} {input.iostat} > {log} 2>&1"
 
 
+rule extents_summary:
+    input:
+        runs=config["runs"],
+        extents=expand(f"{PROC}/{{run}}/extents/extents.parquet", run=EXTENT_RUNS),
+    output:
+        table=f"{ANALYSIS}/extents_summary.parquet",
+        csv=f"{ANALYSIS}/extents_summary.csv",
+    log:
+        "logs/analysis/extents_summary.log",
+    shell:
+        "blkscope extents-summary --runs {input.runs} -o {output.table} --csv {output.csv} {input.extents} > {log} 2>&1"
+
+
+rule ycsb_phases:
+    input:
+        runs=config["runs"],
+        series=expand(f"{PROC}/{{run}}/ycsb/ycsb_series.parquet", run=PHASE_RUNS),
+        meta=[raw(r, "run.yaml") for r in PHASE_RUNS],
+    output:
+        table=f"{ANALYSIS}/ycsb_phases.parquet",
+        csv=f"{ANALYSIS}/ycsb_phases.csv",
+    params:
+        raw=RAW,
+    log:
+        "logs/analysis/ycsb_phases.log",
+    shell:
+        "blkscope ycsb-phases --runs {input.runs} --raw {params.raw} -o {output.table} --csv {output.csv}"
+        " {input.series} > {log} 2>&1"
+
+
 rule workload_metrics:
     input:
         runs=config["runs"],

@@ -38,6 +38,10 @@ TRACED = runs_where(pl.col("traced"))
 # The first study question (access frequency of fio jobs) reads host runs traced by tracefs.
 FIO_TRACED = runs_where(pl.col("traced"), pl.col("workload") == "fio", pl.col("testbed") == "loop")
 HOST_RUNS = runs_where(pl.col("testbed") == "loop")
+# Runs that recorded their files' extents at the end (filefrag.txt: Cassandra runs since issue L)
+EXTENT_RUNS = [r for r in CAPTURED if Path(RAW, r, run_logs.EXTENTS[2]).exists()]
+# YCSB runs with the three phases (load, workload A, read-only): Cassandra's and RocksDB's comparison job
+PHASE_RUNS = [r for r in CAPTURED if Path(RAW, r, "ycsb-read.txt").exists()]
 
 
 def raw(run, name):
@@ -96,6 +100,7 @@ WORKLOAD_TABLES = {
     "sysbench": "sysbench/sysbench_fileio.parquet",
     "journal": "journal/journal_summary.parquet",
     "ycsb": "ycsb/ycsb_summary.parquet",
+    "cassandra-ycsb": "ycsb/ycsb_summary.parquet",
     "cassandra": "cstress/cstress_summary.parquet",
 }
 
@@ -106,7 +111,7 @@ def workload_tables(wildcards):
 
 
 def analysis_outputs():
-    return expand(f"{ANALYSIS}/{{name}}.{{ext}}", name=["rank_frequency", "run_summary", "iostat_summary", "workload_metrics", "claims"], ext=["parquet", "csv"])
+    return expand(f"{ANALYSIS}/{{name}}.{{ext}}", name=["rank_frequency", "run_summary", "iostat_summary", "workload_metrics", "extents_summary", "ycsb_phases", "claims"], ext=["parquet", "csv"])
 
 
 

@@ -5,7 +5,10 @@ comparisons use) plus its own latency metrics:
   fio      ops_s = read + write IOPS; {read,write}_lat_mean_us, {read,write}_clat_p99_us
   sysbench ops_s = reads/s + writes/s (fsyncs excluded, as the MySQL study's req/s); lat_avg_us, lat_p95_us
   journal  ops_s = writes per second of the run phase; write_{mean,p99,p9999,max}_us and the same for reads
-  ycsb     ops_s = run-phase OVERALL throughput; {read,update}_{mean,p99}_us
+  ycsb     ops_s = run-phase OVERALL throughput (warm-up included: analysis/ycsb_phases.py drops it);
+           {read,update}_{mean,p99}_us; with the three-phase job (and on
+           Cassandra, workload cassandra-ycsb) also ops_s_load and ops_s_read (the insert-only and read-only
+           phases' OVERALL throughput) and read_only_read_{mean,p99}_us
   cassandra ops_s = cassandra-stress `Op rate` of the last round (the one at the run's thread count);
            lat_{mean,p50,p95,p99,p999,max}_us from its Results block; errors; a run of several rounds (the
            thread-count sweep) also gives each round's Op rate as ops_s_threads_<N>
@@ -27,6 +30,7 @@ SOURCES = {
     "sysbench": ("sysbench", "sysbench_fileio"),
     "journal": ("journal", "journal_summary"),
     "ycsb": ("ycsb", "ycsb_summary"),
+    "cassandra-ycsb": ("ycsb", "ycsb_summary"),
     "cassandra": ("cstress", "cstress_summary"),
 }
 
@@ -72,15 +76,18 @@ def _journal(df: pl.DataFrame) -> list[tuple[str, float, str]]:
 
 
 def _ycsb(df: pl.DataFrame) -> list[tuple[str, float, str]]:
-    run = df.filter(pl.col("phase") == "run")
-    get = {(s, m): v for s, m, v in run.select("section", "metric", "value").iter_rows()}
     out = []
-    if ("OVERALL", "Throughput(ops/sec)") in get:
-        out.append(("ops_s", get[("OVERALL", "Throughput(ops/sec)")], "ops/s"))
-    for sec in ("READ", "UPDATE"):
-        for stat, metric in (("mean", "AverageLatency(us)"), ("p99", "99thPercentileLatency(us)")):
-            if (sec, metric) in get:
-                out.append((f"{sec.lower()}_{stat}_us", get[(sec, metric)], "us"))
+    # phase -> (its throughput's metric, its operations' latency prefix); the load's insert latency is not kept
+    for phase, (ops, prefix, sections) in {"run": ("ops_s", "", ("READ", "UPDATE")), "load": ("ops_s_load", "", ()),
+                                           "read": ("ops_s_read", "read_only_", ("READ",))}.items():  # fmt: skip
+        sel = df.filter(pl.col("phase") == phase)
+        get = {(s, m): v for s, m, v in sel.select("section", "metric", "value").iter_rows()}
+        if ("OVERALL", "Throughput(ops/sec)") in get:
+            out.append((ops, get[("OVERALL", "Throughput(ops/sec)")], "ops/s"))
+        for sec in sections:
+            for stat, metric in (("mean", "AverageLatency(us)"), ("p99", "99thPercentileLatency(us)")):
+                if (sec, metric) in get:
+                    out.append((f"{prefix}{sec.lower()}_{stat}_us", get[(sec, metric)], "us"))
     return out
 
 
@@ -109,7 +116,8 @@ def _cassandra(df: pl.DataFrame) -> list[tuple[str, float, str]]:
     return out
 
 
-_READERS = {"fio": _fio, "sysbench": _sysbench, "journal": _journal, "ycsb": _ycsb, "cassandra": _cassandra}
+_READERS = {"fio": _fio, "sysbench": _sysbench, "journal": _journal, "ycsb": _ycsb, "cassandra-ycsb": _ycsb,
+            "cassandra": _cassandra}
 
 
 def run_metrics(run_id: str, workload: str, table: pl.DataFrame) -> pl.DataFrame:

@@ -145,6 +145,14 @@ def for_sheet(runs: pl.DataFrame, order: pl.DataFrame, path: str | Path = "captu
     return order.filter(pl.col("run_id").is_in(runs["run_id"].to_list()))
 
 
+def uncaptured_batches(runs: pl.DataFrame, raw_dir: str | Path) -> set[str]:
+    """Batches of the sheet none of whose runs has a raw directory yet: rows drawn into an order that waits for
+    its capture (the dataset's tests check a batch once its first run is in)."""
+    sheet = batched(runs)
+    return {b for b in set(sheet["batch"].to_list())
+            if not any(Path(raw_dir, r).is_dir() for r in sheet.filter(pl.col("batch") == b)["run_id"])}  # fmt: skip
+
+
 def predecessors(order: pl.DataFrame) -> dict[str, str]:
     """run_id -> the run captured just before it in its batch."""
     out = {}

@@ -171,6 +171,7 @@ def describe(plan: Plan) -> str:
         lines.append("trace/enable=0; drain trace_pipe; read per_cpu/cpuN/stats (overruns); current_tracer=nop")
     lines += [
         "iostat: SIGINT, check JSON",
+        *(plan.workload.describe_finish(mnt) if plan.workload else []),
         "teardown (always, also on error and SIGINT/SIGTERM): umount"
         + ("" if r["testbed"] == "device" else "; losetup --detach /dev/loopN; remove backing file"),
         ("zstd -19 trace.txt -> trace.txt.zst; " if plan.traced else "") + "write run.yaml",
@@ -251,6 +252,8 @@ def _capture(plan: Plan, tmp: Path) -> dict:
                         if tracer:
                             with signals.deferred():
                                 tracer.stop() if sys.exc_info()[0] is None else record.quiet(tracer.stop)
+                if plan.workload:
+                    plan.workload.finish(fs.mountpoint, tmp)
             finally:
                 if plan.workload:  # e.g. the Cassandra node: stopped after tracing, before the unmount, always
                     with signals.deferred():

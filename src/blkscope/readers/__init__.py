@@ -30,6 +30,7 @@ KINDS: dict[str, str] = {
     "cassandra-stress": "cassandra_stress",
     "sysbench": "sysbench",
     "journal": "journal",
+    "filefrag": "filefrag",
 }
 
 

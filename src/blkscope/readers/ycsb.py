@@ -5,8 +5,10 @@ such as READ-MODIFY-WRITE, *-FAILED and Intended-* included; histogram buckets a
 points are metrics named `0`, `1`, `>1000`; Return=OK and Return=0 likewise). `-s` status lines
 (`... 10 sec: 1234 operations; 123.4 current ops/sec; [READ: Count=.., Avg=..] ...`) become one
 series row per bracketed statistic. A `Command line:` line starts a run; its `-load` or `-t`
-gives the phase. Everything else (banner, DBWrapper, exceptions, GC logs) is tolerated anywhere
-and counted. A run without an [OVERALL] block did not finish: that is an error.
+gives the phase (load, run), unless it names one with `-p blkscope.phase=NAME` (blkscope's captures
+name their read-only phase `read` so: it is a `-t` run as workload A's is). Everything else (banner,
+DBWrapper, exceptions, GC logs) is tolerated anywhere and counted. A run without an [OVERALL] block
+did not finish: that is an error.
 """
 
 from __future__ import annotations
@@ -71,6 +73,9 @@ def read(inputs: list[Path], writer: TableWriter, report: Report) -> None:
 
 def _phase(args: str) -> str | None:
     words = args.split()
+    named = [w.partition("=")[2] for w in words if w.startswith("blkscope.phase=")]
+    if named and named[-1]:
+        return named[-1]
     if "-load" in words:
         return "load"
     if "-t" in words:

@@ -1,11 +1,13 @@
 """Workloads other than fio (which lives in capture/fio.py), run by `blkscope capture` inside the same
 testbed / tracer / iostat frame: sysbench fileio, the journal writer (tools/journal), YCSB on RocksDB
-(tools/ycsb-rocksdb) and Apache Cassandra with cassandra-stress or a tiny CQL client (tools/cassandra).
+(tools/ycsb-rocksdb) and Apache Cassandra with cassandra-stress, a tiny CQL client (tools/cassandra) or YCSB
+(tools/ycsb-cassandra).
 The runs sheet's `workload` column picks the class, `job` the variant.
 
 Each defines a `Workload` subclass: `build()` before the hardware lock (compile tools), `prepare()` on the
 mounted filesystem before tracing (lay out files, load data, start a server), `run()` traced, `stop()` after
-tracing and always (stop a server), `describe()` for the dry run, `outputs` (the logs it leaves), and `info` for
+tracing and always (stop a server), `finish()` after tracing on success (untraced phases, what the run leaves
+on disk), `describe()` for the dry run, `outputs` (the logs it leaves), and `info` for
 run.yaml (versions, resolved options, commands)."""
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 
 from blkscope.capture.workloads.base import Workload
 
-NAMES = ("sysbench", "journal", "ycsb", "cassandra", "cassandra-cql")
+NAMES = ("sysbench", "journal", "ycsb", "cassandra", "cassandra-cql", "cassandra-ycsb")
 # workload name -> (module, its Workload class)
 _CLASSES = {
     "sysbench": ("sysbench", "Sysbench"),
@@ -23,6 +25,7 @@ _CLASSES = {
     "ycsb": ("ycsb", "Ycsb"),
     "cassandra": ("cassandra", "Cassandra"),
     "cassandra-cql": ("cassandra", "CassandraCql"),
+    "cassandra-ycsb": ("cassandra_ycsb", "CassandraYcsb"),
 }
 
 

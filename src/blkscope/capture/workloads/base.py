@@ -49,11 +49,19 @@ class Workload:
         """The measured part (traced); returns a short summary for run.yaml and the capture log."""
         raise NotImplementedError
 
+    def finish(self, mnt: Path, out: Path) -> None:
+        """After tracing and iostat, on success only, before stop(): untraced phases that follow the measured
+        one (YCSB's read-only phase)."""
+
     def stop(self) -> None:
         """After tracing, before the unmount, also on failure: stop what prepare() left running (a server)."""
 
     def describe(self, mnt: Path) -> list[str]:
         raise NotImplementedError
+
+    def describe_finish(self, mnt: Path) -> list[str]:
+        """The dry run's lines for finish() (after iostat stops)."""
+        return []
 
     # The emulated guest runs the same commands from shell scripts (capture/guest/init.sh): no Python there.
     def guest_files(self) -> dict[str, Path]:

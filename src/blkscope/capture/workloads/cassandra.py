@@ -7,8 +7,10 @@ The runs sheet sets the commitlog: commitlog_compression (none | LZ4), commitlog
 (commitlog_sync is periodic, as in the study) and commitlog_disk_access_mode (5.0: legacy = mmap uncompressed,
 standard I/O compressed). prepare() starts the node and writes a small population (untraced: schema creation,
 JIT warm-up); run() is the traced stress run; stop() stops the node after tracing, and the orchestrator calls it
-before unmounting also when the run fails. Outputs: cstress.txt (cassandra-stress's stdout, the measured run),
-cstress-prepare.txt, cassandra.yaml and cassandra-node.log.zst (the node's INFO log).
+before unmounting also when the run fails. A run that succeeded ends (finish(), after tracing and iostat) by
+recording every commitlog and data file's extents (capture/extents.py: filefrag.txt), then stopping the node.
+Outputs: cstress.txt (cassandra-stress's stdout, the measured run), cstress-prepare.txt, cassandra.yaml,
+cassandra-node.log.zst (the node's INFO log) and filefrag.txt.
 
 `cassandra-cql` is the same node driven by a tiny CQL client (tools/cassandra/src: CqlLoad, DataStax driver)
 for the lifecycle test where no cassandra-stress is available; its output is cql-load.txt, never cstress.txt."""
@@ -18,7 +20,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from blkscope.capture import record
+from blkscope.capture import extents, record
 from blkscope.capture.sh import version
 from blkscope.capture.workloads import cassandra_stress
 from blkscope.capture.workloads.base import Workload, maven_jar, run_to_file
@@ -49,6 +51,7 @@ JOBS = {
     "write-threads": {"command": "write", "threads": "4..54"},
 }
 NODE_LOG = "cassandra-node.log"
+EXTENT_DIRS = ("commitlog", "data")  # the node's files whose extents each run records
 STRESS_TIMEOUT_S = 600
 
 
@@ -100,6 +103,15 @@ class _Node(Workload):
             "start_s": self.node.started_s,
         }
 
+    def finish(self, mnt: Path, out: Path) -> None:
+        """Each file's extents while the node still runs (its commitlog segments in use: on SIGTERM the node
+        drains, and the segments it leaves are recycled or deleted), then the node stopped."""
+        self.info["extents"] = extents.record(mnt, EXTENT_DIRS, out)
+        self.stop()
+
+    def describe_finish(self, mnt: Path) -> list[str]:
+        return [extents.describe(EXTENT_DIRS) + "  (the node still running)", "stop Cassandra by PID"]
+
     def stop(self) -> None:
         node = getattr(self, "node", None)
         if node is None:
@@ -124,7 +136,7 @@ class _Node(Workload):
 class Cassandra(_Node):
     name = "cassandra"
     jobs = JOBS
-    outputs = ("cstress-prepare.txt", "cstress.txt", "cassandra.yaml", NODE_LOG + ".zst")
+    outputs = ("cstress-prepare.txt", "cstress.txt", "cassandra.yaml", NODE_LOG + ".zst", extents.LOG)
 
     def build(self) -> None:
         why = cassandra_stress.why_missing(self.settings)  # before anything else: the run cannot go without it
@@ -230,7 +242,7 @@ class CassandraCql(_Node):
 
     name = "cassandra-cql"
     jobs = {"insert": {"in_flight": 32}}
-    outputs = ("cql-load.txt", "cassandra.yaml", NODE_LOG + ".zst")
+    outputs = ("cql-load.txt", "cassandra.yaml", NODE_LOG + ".zst", extents.LOG)
 
     def command(self, port: int | str = "PORT") -> list[str]:
         o = self.options

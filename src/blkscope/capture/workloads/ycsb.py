@@ -4,7 +4,12 @@
 reads reach the device as in a database larger than memory. The load is untraced (as the study traced the run
 phase only); the run is throttled (-target) so a traced run stays small, and untraced runs use the same target.
 YCSB 0.17.0 takes no random seed, so repeats differ in their key sequence.
-Outputs: ycsb-load.txt and ycsb-run.txt, stdout and stderr together (the -s status lines go to stderr)."""
+Outputs: ycsb-load.txt and ycsb-run.txt, stdout and stderr together (the -s status lines go to stderr).
+
+A job with `read_s` adds a third phase after tracing (finish(): untraced, outside iostat's window): workload C,
+read-only, for read_s seconds, into ycsb-read.txt; its command line carries `-p blkscope.phase=read`, which the
+YCSB reader takes as the phase's name. The same three phases run on Cassandra (cassandra_ycsb.py), so the two
+databases compare phase by phase: load (insert-only), run (workload A), read (workload C)."""
 
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from blkscope.capture.sh import version
 from blkscope.capture.workloads.base import Workload, maven_jar, redirect, run_to_file
 
 OUTPUTS = ("ycsb-load.txt", "ycsb-run.txt")
+READ_LOG = "ycsb-read.txt"
 BINDING = "org.blkscope.ycsb.RocksDBClient"
 DEFAULTS = {
     "recordcount": 200_000,
@@ -34,7 +40,21 @@ DEFAULTS = {
     "rocksdb.sync": False,
     # False (as captured on the host): the run opens the database by replaying the load's WAL, traced
     "flush_after_load": False,
+    "read_s": 0,  # the read-only phase's length (0: none)
 }
+# The comparison with YCSB on Cassandra (cassandra_ycsb.py; issue L): the study's workload A at its 32 client
+# threads, unthrottled, the same records, phase lengths and warm-up windows as Cassandra's job.
+# warmup_s, measured on Cassandra here (2026-11-25, ext4, traced, the machine otherwise idle; YCSB's status
+# lines): the first second at which the 5-s mean of ops/s reached 90 % of the phase's last 30 s. The run phase
+# climbs from ~1,000 to ~12,000 ops/s over 134 s (the client's new JVM and the node's read path compiling on two
+# shared cores, with steps at the memtable flushes); the read-only phase, on a warm node, in 30 s; the load (a
+# fixed 300,000 inserts, 75 s) in 49 s. An analysis keeps status lines with elapsed_s > warmup_s[phase] (and trace
+# events later than workload_start_utc + warmup_s["run"]), for both databases alike; runtime_s 240 leaves the
+# run phase 105 s of them.
+VS_CASSANDRA = {"recordcount": 300_000, "threads": 32, "target_ops_s": 0, "read_s": 90,
+                "warmup_s": {"load": 49, "run": 135, "read": 30}}  # fmt: skip
+# workload C as a phase: every operation a read (-p after the core properties: YCSB keeps the last value)
+READ_ONLY = {"readproportion": 1, "updateproportion": 0, "scanproportion": 0, "insertproportion": 0}
 JOBS = {
     "workloada-zipfian": {},
     # the emulated guest (TCG runs the JVM some 10-30x slower): a quarter of the records, a fifth of the rate
@@ -43,6 +63,11 @@ JOBS = {
     # saturating (issue H): unthrottled (no -target), 16 client threads as the SSD study's RocksDB runs; the load
     # ends with a flush, so the (short, traced) run starts on operations instead of replaying the WAL for ~4 s
     "workloada-zipfian-sat": {"threads": 16, "target_ops_s": 0, "flush_after_load": True},
+    # load, workload A, then workload C, as the Cassandra runs (VS_CASSANDRA); the load ends with a flush. Reads
+    # through the page cache (RocksDB's default), as the Cassandra node's (DiskAccessMode standard): the two
+    # databases' throughput is compared under one cache condition (the 300,000 records fit in memory here, and a
+    # Cassandra run's reads barely reach the device: 0.9 reads/s, 2 % util, measured here)
+    "workloada-c-zipfian-sat": {**VS_CASSANDRA, "flush_after_load": True, "rocksdb.directreads": False},
 }
 JAVA_OPTS = ("-Xmx1g",)
 GUEST_JAVA_OPTS = ("-Xmx1g", "-XX:TieredStopAtLevel=1")
@@ -53,11 +78,16 @@ class Ycsb(Workload):
     name = "ycsb"
     tools = ("java", "mvn")
     jobs = JOBS
-    outputs = OUTPUTS
+    outputs = OUTPUTS  # every job's; a job with a read-only phase adds its log (__init__)
     guest_memory_mb = 3072  # the JVM (-Xmx1g), RocksDB and the Java payload in the guest's RAM
     guest_prepare_s = 1500
     guest_versions = ("java",)
     guest_inputs = "the Java payload (java/: jlinked runtime, YCSB and rocksdbjni jars, native libraries)"
+
+    def __init__(self, row: dict, tools_dir: Path, settings: dict | None = None) -> None:
+        super().__init__(row, tools_dir, settings)
+        if self.options["read_s"]:
+            self.outputs = (*OUTPUTS, READ_LOG)
 
     def resolve(self, row: dict) -> dict:
         return {**DEFAULTS, **JOBS[row["job"]], "maxexecutiontime_s": int(row["runtime_s"])}
@@ -71,38 +101,18 @@ class Ycsb(Workload):
         target = self.project / "target"
         return f"{target / 'ycsb-rocksdb.jar'}:{target / 'lib'}/*"
 
-    def properties(self, mnt: Path | str) -> list[str]:
+    def properties(self, mnt: Path | str) -> dict:
         o = self.options
-        props = {
-            "workload": "site.ycsb.workloads.CoreWorkload",
-            "recordcount": o["recordcount"],
-            # the run stops on maxexecutiontime; an operationcount this large is never reached
-            "operationcount": 1_000_000_000,
-            "fieldcount": o["fieldcount"],
-            "fieldlength": o["fieldlength"],
-            "readproportion": o["readproportion"],
-            "updateproportion": o["updateproportion"],
-            "scanproportion": o["scanproportion"],
-            "insertproportion": o["insertproportion"],
-            "requestdistribution": o["requestdistribution"],
-            "status.interval": 1,
-            "rocksdb.dir": f"{mnt}/rocksdb",
-            **{k: str(v).lower() if isinstance(v, bool) else v for k, v in o.items() if k.startswith("rocksdb.")},
-        }
-        return [a for k, v in props.items() for a in ("-p", f"{k}={v}")]
+        rocks = {k: str(v).lower() if isinstance(v, bool) else v for k, v in o.items() if k.startswith("rocksdb.")}
+        return {**core_properties(o), "rocksdb.dir": f"{mnt}/rocksdb", **rocks}
 
     def command(
         self, mnt: Path | str, phase: str, java: str = "java", classpath: str | None = None, opts=JAVA_OPTS
     ) -> list[str]:
-        o = self.options
-        cmd = [java, *opts, "-cp", classpath or self.classpath, "site.ycsb.Client"]
-        cmd.append("-load" if phase == "load" else "-t")
-        cmd += ["-db", BINDING, *self.properties(mnt), "-threads", str(o["threads"]), "-s"]
-        if phase == "load" and o["flush_after_load"]:
+        jvm = [java, *opts, "-cp", classpath or self.classpath]
+        cmd = client_command(self.options, phase, BINDING, self.properties(mnt), jvm)
+        if phase == "load" and self.options["flush_after_load"]:
             cmd += ["-p", "rocksdb.flushonclose=true"]
-        if phase == "run":
-            cmd += ["-p", f"maxexecutiontime={o['maxexecutiontime_s']}"]
-            cmd += ["-target", str(o["target_ops_s"])] if o["target_ops_s"] else []  # 0: as fast as it goes
         return cmd
 
     def build_command(self) -> list[str]:
@@ -123,13 +133,17 @@ class Ycsb(Workload):
         (mnt / "rocksdb").mkdir()
         run_to_file(self.command(mnt, "load"), out / "ycsb-load.txt", timeout_s=900)
         self.info["commands"] = {
-            p: " ".join(self.command(mnt, p)).replace(str(mnt), "<mountpoint>") for p in ("load", "run")
+            p: " ".join(self.command(mnt, p)).replace(str(mnt), "<mountpoint>") for p in phases(self.options)
         }
 
     def run(self, mnt: Path, out: Path) -> dict:
         timeout = self.options["maxexecutiontime_s"] + 300  # JVM start, RocksDB open and close
         run_to_file(self.command(mnt, "run"), out / "ycsb-run.txt", timeout_s=timeout)
         return self.summarize(out)
+
+    def finish(self, mnt: Path, out: Path) -> None:
+        if self.options["read_s"]:
+            self.info["read"] = read_phase(self.command(mnt, "read"), out, self.options)
 
     def summarize(self, out: Path) -> dict:
         return summary(out / "ycsb-run.txt")
@@ -150,6 +164,8 @@ class Ycsb(Workload):
         # rocksdbjni loads its library from LD_LIBRARY_PATH (nothing extracted to /tmp) and, told the libc,
         # skips spawning ldd; C1 only, as TCG makes C2's compile time dear. `timeout`: YCSB 0.17.0 hangs
         # instead of exiting when the binding fails to open the database.
+        if self.options["read_s"]:
+            raise ValueError(f"{self.row['run_id']}: the read-only phase runs on the host testbeds only")
         java, cp = "/in/java/jre/bin/java", "/in/java/lib/*"
         env = "export LD_LIBRARY_PATH=/in/java/native ROCKSDB_MUSL_LIBC=false"
         cmds = {p: self.command(mnt, p, java, cp, GUEST_JAVA_OPTS) for p in ("load", "run")}
@@ -167,11 +183,61 @@ class Ycsb(Workload):
             " ".join(self.command(mnt, "run")) + " > ycsb-run.txt",
         ]
 
+    def describe_finish(self, mnt: Path) -> list[str]:
+        return read_step(self.command(mnt, "read"), self.options)
 
-def summary(path: Path) -> dict:
+
+def phases(o: dict) -> tuple[str, ...]:
+    return ("load", "run", "read") if o["read_s"] else ("load", "run")
+
+
+def core_properties(o: dict) -> dict:
+    """YCSB CoreWorkload's properties from a run's options, the same for every binding."""
+    return {
+        "workload": "site.ycsb.workloads.CoreWorkload",
+        "recordcount": o["recordcount"],
+        # the run stops on maxexecutiontime; an operationcount this large is never reached
+        "operationcount": 1_000_000_000,
+        "fieldcount": o["fieldcount"],
+        "fieldlength": o["fieldlength"],
+        "readproportion": o["readproportion"],
+        "updateproportion": o["updateproportion"],
+        "scanproportion": o["scanproportion"],
+        "insertproportion": o["insertproportion"],
+        "requestdistribution": o["requestdistribution"],
+        "status.interval": 1,
+    }
+
+
+def client_command(o: dict, phase: str, binding: str, props: dict, jvm: list[str]) -> list[str]:
+    """`java ... site.ycsb.Client` for one phase: load (-load), run (-t, workload A for maxexecutiontime_s at
+    target_ops_s) or read (-t, read-only for read_s, named by `-p blkscope.phase=read`)."""
+    cmd = [*jvm, "site.ycsb.Client", "-load" if phase == "load" else "-t", "-db", binding]
+    cmd += [a for k, v in props.items() for a in ("-p", f"{k}={v}")]
+    cmd += ["-threads", str(o["threads"]), "-s"]
+    if phase == "load":
+        return cmd
+    secs = o["maxexecutiontime_s"] if phase == "run" else o["read_s"]
+    extra = {"maxexecutiontime": secs, **({**READ_ONLY, "blkscope.phase": "read"} if phase == "read" else {})}
+    cmd += [a for k, v in extra.items() for a in ("-p", f"{k}={v}")]
+    return cmd + (["-target", str(o["target_ops_s"])] if o["target_ops_s"] else [])  # 0: as fast as it goes
+
+
+def read_phase(cmd: list[str], out: Path, o: dict) -> dict:
+    """The read-only phase (after tracing): its log, and its summary for run.yaml."""
+    run_to_file(cmd, out / READ_LOG, timeout_s=o["read_s"] + 300)
+    return summary(out / READ_LOG)
+
+
+def read_step(cmd: list[str], o: dict) -> list[str]:
+    """The dry run's line for the read-only phase, if the job has one."""
+    return [" ".join(cmd) + f" > {READ_LOG}  (after tracing and iostat: untraced)"] if o["read_s"] else []
+
+
+def summary(path: Path, sections: tuple[str, ...] = ("[OVERALL]", "[READ]", "[UPDATE]")) -> dict:
     """[OVERALL] throughput and per-operation counts from the YCSB text, for run.yaml and the capture log."""
     out: dict = {}
-    wanted = {"[OVERALL]", "[READ]", "[UPDATE]"}
+    wanted = set(sections)
     for line in path.read_text(errors="replace").splitlines():
         parts = [p.strip() for p in line.split(",")]
         if len(parts) == 3 and parts[0] in wanted and parts[1] in ("Throughput(ops/sec)", "Operations"):

@@ -1,0 +1,117 @@
+"""YCSB on Apache Cassandra, as in the SSD study (STUDIES.md, 1): a single node (cassandra_node.py, commitlog and
+data on the filesystem under test) driven by YCSB core 0.17.0 through the project's binding (tools/ycsb-cassandra:
+DataStax Java driver 4.x, table ycsb.usertable as YCSB's cassandra-cql binding has it, consistency ONE, prepared
+statements). Three phases, as the RocksDB job `workloada-c-zipfian-sat` (ycsb.py) runs them, so the two databases
+compare phase by phase:
+
+  load   (prepare, untraced)   insert-only, `recordcount` records          -> ycsb-load.txt   (phase load)
+  run    (traced)              workload A: 50/50 read/update, zipfian,     -> ycsb-run.txt    (phase run)
+                               32 client threads, unthrottled, runtime_s
+  read   (finish, untraced)    workload C: read-only, read_s               -> ycsb-read.txt   (phase read)
+
+then every commitlog and data file's extents are recorded (filefrag.txt) and the node is stopped. Each phase
+starts cold (a new client JVM; in the run phase also the node's read path) and climbs for minutes on two shared
+cores: `warmup_s` (ycsb.VS_CASSANDRA: measured here, recorded in run.yaml's options) is how much of each phase's
+start an analysis drops (status lines with elapsed_s <= warmup_s[phase]; trace events in the first
+warmup_s["run"] after workload_start_utc), for RocksDB's runs alike. The client's JVM is YCSB's own
+(tools/ycsb-cassandra/target/lib), apart from the node's (tools/cassandra/target/lib: cassandra-all with the 3.x
+driver)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from blkscope.capture import extents
+from blkscope.capture.workloads import ycsb
+from blkscope.capture.workloads.base import maven_jar, run_to_file
+from blkscope.capture.workloads.cassandra import COMMITLOG, NODE_LOG, _Node
+
+BINDING = "org.blkscope.ycsb.CassandraClient"
+DEFAULTS = {
+    **{k: ycsb.DEFAULTS[k] for k in ("fieldcount", "fieldlength", "readproportion", "updateproportion",
+                                      "scanproportion", "insertproportion", "requestdistribution",
+                                      "zipfian_constant")},  # fmt: skip
+    **ycsb.VS_CASSANDRA,
+    "cassandra.readconsistencylevel": "ONE",
+    "cassandra.writeconsistencylevel": "ONE",
+    "cassandra.requesttimeoutmillis": 12000,
+}
+JOBS = {
+    "workloada-c-zipfian-sat": {},
+    # the lifecycle test's (tests/test_cassandra_root.py): every operation the binding has that CoreWorkload
+    # drives (read, update, scan, insert) on a few records, for seconds
+    "smoke": {"recordcount": 2000, "threads": 4, "readproportion": 0.25, "updateproportion": 0.25,
+              "scanproportion": 0.25, "insertproportion": 0.25, "read_s": 3},
+}
+# the client beside the node (-Xmx1g) on two cores; slf4j-simple prints the driver's warnings into the log
+JAVA_OPTS = ("-Xmx512m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
+LOAD_TIMEOUT_S = 1800
+
+
+class CassandraYcsb(_Node):
+    name = "cassandra-ycsb"
+    jobs = JOBS
+    outputs = (*ycsb.OUTPUTS, ycsb.READ_LOG, "cassandra.yaml", NODE_LOG + ".zst", extents.LOG)
+
+    def resolve(self, row: dict) -> dict:
+        node = super().resolve(row)  # the commitlog's options, checked
+        return {**{k: node[k] for k in COMMITLOG}, **DEFAULTS, **JOBS[row["job"]],
+                "maxexecutiontime_s": int(row["runtime_s"])}  # fmt: skip
+
+    @property
+    def binding(self) -> Path:
+        return self.tools_dir / "ycsb-cassandra"
+
+    @property
+    def classpath(self) -> str:
+        target = (self.binding / "target").resolve()
+        return f"{target / 'ycsb-cassandra.jar'}:{target / 'lib'}/*"
+
+    def binding_build_command(self) -> list[str]:
+        return ["mvn", "-q", "-B", "-f", str(self.binding / "pom.xml"), "package"]
+
+    def build(self) -> None:
+        super().build()  # the node's jars (tools/cassandra)
+        fields = maven_jar(self.binding, "ycsb-cassandra.jar", self.binding_build_command(), "YCSB Cassandra binding")
+        self.info["version"] |= {"ycsb": fields.get("YCSB-Version"), "ycsb_java_driver": fields.get("Driver-Version"),
+                                 "binding": BINDING}  # fmt: skip
+        self.info["build"] += "; " + " ".join(self.binding_build_command())
+
+    def command(self, phase: str, port: int | str = "PORT") -> list[str]:
+        o = self.options
+        props = {**ycsb.core_properties(o), "hosts": "127.0.0.1", "port": port,
+                 **{k: v for k, v in o.items() if k.startswith("cassandra.")}}  # fmt: skip
+        return ycsb.client_command(o, phase, BINDING, props, ["java", *JAVA_OPTS, "-cp", self.classpath])
+
+    def prepare(self, mnt: Path, out: Path) -> None:
+        self.start_node(mnt, out)
+        port = self.node.ports["native"]
+        run_to_file(self.command("load", port), out / "ycsb-load.txt", timeout_s=LOAD_TIMEOUT_S)
+        self.info["load"] = ycsb.summary(out / "ycsb-load.txt", ("[OVERALL]", "[INSERT]"))
+        self.info["commands"] = {p: " ".join(self.command(p, port)) for p in ycsb.phases(self.options)}
+
+    def run(self, mnt: Path, out: Path) -> dict:
+        timeout = self.options["maxexecutiontime_s"] + 300  # the client's JVM, the driver's connection, the close
+        run_to_file(self.command("run", self.node.ports["native"]), out / "ycsb-run.txt", timeout_s=timeout)
+        return self.summarize(out)
+
+    def finish(self, mnt: Path, out: Path) -> None:
+        self.info["read"] = ycsb.read_phase(self.command("read", self.node.ports["native"]), out, self.options)
+        super().finish(mnt, out)  # the extents, then the node stopped
+
+    def summarize(self, out: Path) -> dict:
+        return ycsb.summary(out / "ycsb-run.txt")
+
+    def describe(self, mnt: Path) -> list[str]:
+        o = self.options
+        return [
+            " ".join(self.build_command()) + "; " + " ".join(self.binding_build_command()) + "  (before the lock)",
+            f"write cassandra.yaml (commitlog: {o['commitlog_compression']}, access {o['commitlog_disk_access_mode']})"
+            f"; start Cassandra on {mnt}; wait for the CQL port",
+            " ".join(self.command("load")) + " > ycsb-load.txt  (untraced)",
+            " ".join(self.command("run")) + " > ycsb-run.txt",
+        ]
+
+    def describe_finish(self, mnt: Path) -> list[str]:
+        return [*ycsb.read_step(self.command("read"), self.options), *super().describe_finish(mnt)]
+
