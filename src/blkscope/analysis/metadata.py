@@ -88,14 +88,14 @@ def rank(c: pl.DataFrame) -> pl.DataFrame:
     return _ranked(c, ["op", "meta"]).select("op", cls.alias("class"), "rank", "count").cast(METADATA_RANK)
 
 
-SETUP = ("filesystem", "testbed", "workload", "job", "repeat")
-
-
 def across_runs(files: Sequence[Path], runs: pl.DataFrame) -> pl.DataFrame:
-    """The per-run tables (run id: the directory two levels up) with their setup, by filesystem then run."""
+    """The per-run tables (run id: the directory two levels up) with the run metadata the figures group by
+    (blkscope.analysis.figure_data.META: filesystem, fs, workload, job, setup, testbed, ...), by filesystem then
+    run, ops in the order read, write, all."""
+    from blkscope.analysis.figure_data import META, run_meta
     from blkscope.runs import run_id_of
 
     parts = [pl.read_parquet(f).with_columns(run_id=pl.lit(run_id_of(f))) for f in files]
-    df = pl.concat(parts).join(runs.select("run_id", *SETUP), on="run_id", how="left")
+    df = run_meta(runs).join(pl.concat(parts), on="run_id", how="inner")
     order = pl.col("op").replace_strict(list(OPS), list(range(len(OPS))))
-    return df.select("run_id", *SETUP, *METADATA_HOT).sort("filesystem", "run_id", order)
+    return df.select(*META, *METADATA_HOT).sort("filesystem", "run_id", order)
