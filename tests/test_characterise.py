@@ -3,6 +3,7 @@ Q2Q and idle periods, dispersion) on hand-counted events, and a split trace givi
 them and for `blkscope metadata`."""
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -119,3 +120,28 @@ def test_split_trace_gives_the_whole_answers(run, kind, n, tmp_path):
     assert set(a) == set(b) and len(a) == 9
     for name in a:
         assert a[name].height and a[name].equals(b[name]), name
+
+
+def test_q2q_and_merge_ratio_equal_btts(tmp_path):
+    """The real btt on the same events (exported as a blktrace set): its All-Devices Q2Q (N, mean, max; printed
+    to the ns) and its Device Merge Information (#Q, #D) equal ours."""
+    run = "guest-ext4-ycsb-workloada-zipfian-small-r1"  # real blktrace, back merges on the writes
+    src = ROOT / "data" / "raw" / run / "blktrace"
+    if not src.exists():
+        pytest.skip("embedded run not in this checkout")
+    ev = tmp_path / "trace"
+    assert main(["ingest", str(src), "-o", str(ev)]) == 0
+    assert main(["btt", str(ev / "events.parquet"), "-o", str(tmp_path / "btt")]) == 0
+    btt = pl.read_parquet(tmp_path / "btt" / "btt_avg.parquet")
+    q2q = btt.filter((pl.col("section") == "All Devices") & (pl.col("metric") == "Q2Qdm")).row(0, named=True)
+    merge = re.search(r"\|\s+(\d+)\s+(\d+)\s+([\d.]+)\s+\|", (tmp_path / "btt" / "btt.avg").read_text())
+    out = tmp_path / "c"
+    assert main(["characterise", str(ev / "events.parquet"), "--merges", str(out / "m.parquet"), "--arrivals",
+                 str(out / "a.parquet")]) == 0  # fmt: skip
+    a = pl.read_parquet(out / "a.parquet")
+    ours = a.filter((pl.col("op") == "all") & (pl.col("what") == "q2q")).row(0, named=True)
+    assert ours["n"] == q2q["n"] == 2572
+    assert abs(ours["mean_us"] / 1e6 - q2q["avg_s"]) < 1e-9 and abs(ours["max_us"] / 1e6 - q2q["max_s"]) < 1e-9
+    m = pl.read_parquet(out / "m.parquet").filter(pl.col("op") == "all").row(0, named=True)
+    assert (m["queued"], m["issued"]) == (int(merge[1]), int(merge[2]))
+    assert round(m["merge_ratio"], 1) == float(merge[3])
