@@ -51,6 +51,8 @@ def _reuse(p: argparse.ArgumentParser) -> Handler:
 
         if a.window_s <= 0:
             raise ValueError("--window-s must be positive")
+        if a.each and a.dump_pages:
+            raise ValueError("--dump-pages writes one run's pages: not with --each")
         outs = each_run(a.events, a.each, out=a.out, mrc=a.mrc, distance=a.distance, wss=a.wss)
         for events, out in outs:
             for e in events:
