@@ -38,6 +38,7 @@ include: "workflow/rules/parts.smk"
 include: "workflow/rules/analysis.smk"
 include: "workflow/rules/stats.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/characterise.smk"
 include: "workflow/rules/paper.smk"
 include: "workflow/rules/notebooks.smk"
 include: "workflow/rules/load_claims.smk"
@@ -54,3 +55,4 @@ rule all:
         figure_outputs(),
         notebook_outputs(),
         LOAD_OUTPUTS,
+        CHARACTERISE_OUTPUTS,

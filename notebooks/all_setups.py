@@ -24,7 +24,15 @@ from pathlib import Path
 
 import polars as pl
 
-from blkscope.figures import frequency_of_frequency, io_over_time, rank_frequency, seek_distance, zipf_ccdf
+from blkscope.figures import (
+    frequency_of_frequency,
+    io_over_time,
+    metadata_vs_data,
+    miss_ratio_curve,
+    rank_frequency,
+    seek_distance,
+    zipf_ccdf,
+)
 
 
 def table(name: str) -> pl.DataFrame:
@@ -69,3 +77,18 @@ io_over_time.chart(series, every(series.filter(pl.col("source") == "iostat")))
 # %%
 seek = table("seek_distance")
 seek_distance.chart(seek, every(seek))
+
+# %% [markdown]
+# LRU miss-ratio curves of 4 KiB pages (exact, and fixed-size SHARDS dashed), every traced setup.
+
+# %%
+mrc = table("miss_ratio_curve")
+miss_ratio_curve.chart(mrc, every(mrc))
+
+# %% [markdown]
+# Metadata against data: the metadata share of all accesses and of the hot pages' accesses, every traced setup
+# (the analysis table beside the figure tables: data/processed/analysis/metadata_vs_data.parquet).
+
+# %%
+meta = pl.read_parquet(Path(figures_dir).parent / "analysis" / "metadata_vs_data.parquet")
+metadata_vs_data.chart(meta, every(meta))

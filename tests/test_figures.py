@@ -82,6 +82,14 @@ def tables(tmp_path_factory) -> dict[str, Path]:
         ["iostat-summary", *runs, "-o", str(a / "iostat_summary.parquet"), *io],
     ]  # fmt: skip
     assert main(["frequency", ev[1], "--rank", str(rank)]) == 0
+    char = [proc / r / "characterise" for r in traced]
+    for e, c in zip(ev, char, strict=True):
+        mrc, hot = str(c / "mrc.parquet"), str(c / "metadata_hot.parquet")
+        verbs += [["reuse", e, "--shards-size", "8192", "-o", str(c / "reuse.parquet"), "--mrc", mrc],
+                  ["metadata", e, "-o", hot]]  # fmt: skip
+    verbs += [["figdata-mrc", *runs, *[str(c / "mrc.parquet") for c in char], "-o", str(f / "mrc.parquet")],
+              ["metadata-vs-data", *runs, *[str(c / "metadata_hot.parquet") for c in char], "-o",
+               str(a / "metadata_vs_data.parquet")]]  # fmt: skip
     for v in verbs:
         assert main(v) == 0, v[0]
     return {
@@ -90,7 +98,8 @@ def tables(tmp_path_factory) -> dict[str, Path]:
         "tracing-overhead": a / "overhead.parquet", "trace-cost": f / "trace_cost.parquet",
         "io-over-time": f / "series.parquet", "latency-stages": f / "latency.parquet",
         "queue-depth": f / "qd.parquet", "seek-distance": f / "seek.parquet",
-        "tracing-overhead-empty": a / "overhead_none.parquet",
+        "tracing-overhead-empty": a / "overhead_none.parquet", "miss-ratio-curve": f / "mrc.parquet",
+        "metadata-vs-data": a / "metadata_vs_data.parquet",
     }  # fmt: skip
 
 

@@ -2,11 +2,13 @@
 //! compiled code, because Python cannot read traces at disk speed (issue B, bench/RESULTS.md).
 //!
 //! Usage: blkscope-native KIND --out EVENTS.parquet --report REPORT.json [--progress] [PART OPTIONS] INPUT...
-//! (part options: part.rs), or blkscope-native replay ... (replay.rs: latency stages and queue depth).
+//! (part options: part.rs), or blkscope-native replay ... (replay.rs: latency stages and queue depth), or
+//! blkscope-native reuse ... (reuse/: reuse distance, miss-ratio curves, working set).
 //! Exit 0: table and report written. Exit 2: bad input; the report holds {"error": {path, where, message}}
 //! and the table is removed. src/blkscope/native.py runs this and merges the report into ingest.json.
 
 mod blktrace;
+mod chunks;
 mod encode;
 mod events;
 mod input;
@@ -14,6 +16,7 @@ mod parquet;
 mod part;
 mod replay;
 mod report;
+mod reuse;
 mod sample;
 mod sink;
 mod text;
@@ -105,6 +108,9 @@ fn main() -> ExitCode {
     keep_freed_memory();
     if std::env::args().nth(1).as_deref() == Some("replay") {
         return replay::main(std::env::args().skip(2).collect());
+    }
+    if std::env::args().nth(1).as_deref() == Some("reuse") {
+        return reuse::main(std::env::args().skip(2).collect());
     }
     let a = match parse_args() {
         Ok(a) => a,

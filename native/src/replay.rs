@@ -13,11 +13,13 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde_json::json;
+
+use crate::chunks::{self, i64s, read_col};
 
 const NONE: i64 = i64::MIN;
 
@@ -222,15 +224,6 @@ impl Depth {
     }
 }
 
-fn read_col<const W: usize>(r: &mut impl Read, n: usize, buf: &mut Vec<u8>) -> io::Result<()> {
-    buf.resize(n * W, 0);
-    r.read_exact(buf)
-}
-
-fn i64s(b: &[u8]) -> impl Iterator<Item = i64> + '_ {
-    b.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap()))
-}
-
 fn run(out_dir: &Path, t0: i64, t1: i64, bin: i64) -> io::Result<()> {
     let mut out = Out::create(out_dir)?;
     let mut bios = Bios::default();
@@ -239,18 +232,13 @@ fn run(out_dir: &Path, t0: i64, t1: i64, bin: i64) -> io::Result<()> {
     let (mut dev, mut t, mut act, mut s, mut n, mut rw) = (vec![], vec![], vec![], vec![], vec![], vec![]);
     let mut last_t = i64::MIN;
     loop {
-        let mut h = [0u8; 8];
-        r.read_exact(&mut h)?;
-        let rows = u64::from_le_bytes(h) as usize;
+        let rows = chunks::rows(&mut r)?;
         if rows == 0 {
             break;
         }
-        read_col::<8>(&mut r, rows, &mut dev)?;
-        read_col::<8>(&mut r, rows, &mut t)?;
-        read_col::<1>(&mut r, rows, &mut act)?;
-        read_col::<8>(&mut r, rows, &mut s)?;
-        read_col::<8>(&mut r, rows, &mut n)?;
-        read_col::<4>(&mut r, rows, &mut rw)?;
+        for (col, w) in [(&mut dev, 8), (&mut t, 8), (&mut act, 1), (&mut s, 8), (&mut n, 8), (&mut rw, 4)] {
+            read_col(&mut r, rows, w, col)?;
+        }
         let rws = rw.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap()));
         let it = i64s(&dev).zip(i64s(&t)).zip(act.iter()).zip(i64s(&s)).zip(i64s(&n)).zip(rws);
         for (((((dv, tt), &a), ss), nn), w) in it {

@@ -148,3 +148,18 @@ def _join(p: argparse.ArgumentParser) -> Handler:
         return 0
 
     return run
+
+
+@verb("figdata-mrc", "figure data: LRU miss-ratio curves of every run (op all) with run metadata")
+def _mrc(p: argparse.ArgumentParser) -> Handler:
+    _common(p)
+    p.add_argument("mrc", nargs="*", type=Path, help="<processed>/<run_id>/characterise/mrc.parquet files")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.analysis.figure_data import mrc_table
+        from blkscope.runs import load_runs
+
+        _write(mrc_table(_per_run(a.mrc), load_runs(a.runs)), a.out)
+        return 0
+
+    return run

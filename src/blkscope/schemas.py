@@ -180,6 +180,52 @@ EXTENTS: dict[str, pl.DataType] = {
 PAGE_FREQUENCY: dict[str, pl.DataType] = {"op": STR, "page": I64, "count": I64}
 RANK_FREQUENCY: dict[str, pl.DataType] = {"op": STR, "rank": I64, "count": I64}
 
+# reuse distance and LRU miss-ratio curves of 4 KiB pages (blkscope.analysis.reuse, `blkscope reuse`): per
+# stream of requests (op: all, read, write, data, meta) and method (exact, shards-adj, shards, shards-size);
+# distinct_pages is exact, or SHARDS' estimate; mae / max_abs_error: a sampled curve against the exact one
+REUSE_SUMMARY: dict[str, pl.DataType] = {
+    "op": STR, "method": STR, "rate": F64, "size_limit": I64, "requests": I64, "accesses": I64,
+    "sampled_accesses": I64, "sampled_pages": I64, "distinct_pages": F64, "mae": F64, "max_abs_error": F64,
+    "note": STR,
+}  # fmt: skip
+MRC: dict[str, pl.DataType] = {
+    "op": STR, "method": STR, "rate": F64, "size_limit": I64, "cache_pages": I64, "cache_mib": F64, "miss_ratio": F64,
+}  # fmt: skip
+REUSE_DISTANCE: dict[str, pl.DataType] = {"op": STR, "method": STR, "lo": I64, "hi": I64, "mass": F64}
+WORKING_SET: dict[str, pl.DataType] = {"op": STR, "window": I64, "start_s": F64, "pages": I64}
+
+# metadata (M in RWBS) against data in the page access frequency (blkscope.analysis.metadata): hot = the top 1 %
+# of an op's touched pages by accesses; per run one row per op (read, write, all)
+METADATA_HOT: dict[str, pl.DataType] = {
+    "op": STR, "pages": I64, "accesses": I64, "meta_accesses": I64, "meta_share": F64, "meta_pages": I64,
+    "hot_pages": I64, "hot_accesses": I64, "hot_share": F64, "hot_meta_share": F64, "meta_top_share": F64,
+    "data_top_share": F64, "note": STR,
+}  # fmt: skip
+METADATA_RANK: dict[str, pl.DataType] = {"op": STR, "class": STR, "rank": I64, "count": I64}
+
+# characterisation views (blkscope.analysis.io_map, request_mix, arrivals): op read/write, class meta/data
+IO_MAP: dict[str, pl.DataType] = {
+    "op": STR, "class": STR, "time_bin": I64, "t_lo_s": F64, "t_hi_s": F64, "sector_bin": I64, "sector_lo": I64,
+    "sector_hi": I64, "requests": I64, "bytes": I64,
+}  # fmt: skip
+THROUGHPUT: dict[str, pl.DataType] = {
+    "op": STR, "class": STR, "bin": I64, "start_s": F64, "requests": I64, "bytes": I64, "iops": F64, "mib_s": F64,
+    "mean_kib": F64,
+}  # fmt: skip
+REQUEST_SIZES: dict[str, pl.DataType] = {"action": STR, "op": STR, "class": STR, "size_kib": F64, "requests": I64}
+MERGES: dict[str, pl.DataType] = {
+    "op": STR, "queued": I64, "issued": I64, "back_merges": I64, "front_merges": I64, "merge_ratio": F64,
+}  # fmt: skip
+ARRIVALS: dict[str, pl.DataType] = {
+    "op": STR, "what": STR, "n": I64, "mean_us": F64, "cv": F64, "p50_us": F64, "p90_us": F64, "p99_us": F64,
+    "max_us": F64, "total_s": F64,
+}  # fmt: skip
+DISPERSION: dict[str, pl.DataType] = {"op": STR, "window_s": F64, "windows": I64, "mean": F64, "idc": F64}
+PROCESSES: dict[str, pl.DataType] = {
+    "pid": I64, "process": STR, "op": STR, "queued": I64, "queued_kib": F64, "back_merges": I64,
+    "front_merges": I64, "merge_ratio": F64,
+}  # fmt: skip
+
 TABLES: dict[str, dict[str, pl.DataType]] = {
     "events": EVENTS,
     "iostat": IOSTAT,

@@ -65,7 +65,9 @@ rule notebook_all_setups:
     input:
         nb="notebooks/all_setups.py",
         tables=expand(f"{PROC}/figures/{{name}}.parquet",
-                      name=["rank_frequency", "frequency_of_frequency", "zipf_ccdf", "io_over_time", "seek_distance"]),
+                      name=["rank_frequency", "frequency_of_frequency", "zipf_ccdf", "io_over_time", "seek_distance",
+                            "miss_ratio_curve"]),
+        metadata=f"{ANALYSIS}/metadata_vs_data.parquet",
     output:
         "notebooks/executed/all_setups.ipynb",
     params:

@@ -25,7 +25,7 @@ import polars as pl
 OPS = ("read", "write", "all")
 
 
-def _op_expr() -> pl.Expr:
+def op_expr() -> pl.Expr:
     rwbs = pl.col("rwbs")
     return (
         pl.when(rwbs.str.contains("R"))
@@ -40,9 +40,11 @@ MODES = ("cover", "ssd-study")
 
 
 def page_counts(
-    events: Sequence[Path] | pl.LazyFrame, page_kib: int = 4, action: str = "C", mode: str = "cover"
+    events: Sequence[Path] | pl.LazyFrame, page_kib: int = 4, action: str = "C", mode: str = "cover",
+    by_meta: bool = False,
 ) -> pl.DataFrame:
-    """Per-page access counts with columns op (read/write/all), page, count (rules: module docstring)."""
+    """Per-page access counts with columns op (read/write/all), page, count (rules: module docstring); with
+    `by_meta` also meta (the request's RWBS has M, REQ_META): a page's metadata and data accesses apart."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     if mode == "ssd-study" and action != "C":
@@ -51,6 +53,7 @@ def page_counts(
         from blkscope.parts import events_files
 
         events = events_files(events)
+    keys = ["op", "meta"] if by_meta else ["op"]
     page_sectors = page_kib * 1024 // 512
     first = pl.col("sector") // page_sectors
     if mode == "cover":
@@ -62,20 +65,21 @@ def page_counts(
         """Map: the accesses per (op, page) of one part of the trace."""
         touched = (
             lf.filter((pl.col("action") == action) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null())
-            .with_columns(op=_op_expr())
+            .with_columns(op=op_expr(), meta=pl.col("rwbs").str.contains("M"))
             .filter(pl.col("op").is_not_null())
-            .select("op", first=first, last=last)
-            .select("op", page=pl.int_ranges("first", pl.col("last") + 1))
+            .select(*keys, first=first, last=last)
+            .select(*keys, page=pl.int_ranges("first", pl.col("last") + 1))
             .explode("page")
         )
-        return touched.group_by("op", "page").agg(count=pl.len().cast(pl.Int64))
+        return touched.group_by(*keys, "page").agg(count=pl.len().cast(pl.Int64))
 
     # a trace split into parts (blkscope.parts) is counted part by part and the partial counts summed
     lfs = [events] if isinstance(events, pl.LazyFrame) else [pl.scan_parquet(str(p)) for p in events]
-    by_op = pl.concat([partial(lf) for lf in lfs]).group_by("op", "page").agg(pl.col("count").sum())
-    both = by_op.group_by("page").agg(pl.col("count").sum()).with_columns(op=pl.lit("all"))
-    out = pl.concat([by_op, both.select("op", "page", "count")]).collect(engine="streaming")
-    return out.with_columns(pl.col("count").cast(pl.Int64)).sort("op", "count", "page", descending=[False, True, False])
+    by_op = pl.concat([partial(lf) for lf in lfs]).group_by(*keys, "page").agg(pl.col("count").sum())
+    both = by_op.group_by(*keys[1:], "page").agg(pl.col("count").sum()).with_columns(op=pl.lit("all"))
+    out = pl.concat([by_op, both.select(*keys, "page", "count")]).collect(engine="streaming")
+    order = [*keys, "count", "page"]
+    return out.with_columns(pl.col("count").cast(pl.Int64)).sort(order, descending=[k == "count" for k in order])
 
 
 def rank_frequency(counts: pl.DataFrame) -> pl.DataFrame:

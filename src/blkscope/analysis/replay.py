@@ -20,21 +20,10 @@ import numpy as np
 import polars as pl
 
 from blkscope import native
-from blkscope.analysis.windows import ROWS_PER_WINDOW, Source
+from blkscope.analysis.windows import ROWS_PER_WINDOW, time_ordered
 
 ACTIONS = ("Q", "G", "I", "M", "F", "D", "C")  # codes 0..6 in replay.rs
 NULL = np.iinfo(np.int64).min
-
-
-def _chunks(events: Sequence[Path] | pl.LazyFrame, columns: list[str], rows_per_window: int, where: pl.Expr):
-    """(t0, t1 of all events, time-ordered chunks of the events `where` holds): Source windows for files; a
-    LazyFrame (small inputs) as one chunk."""
-    if isinstance(events, pl.LazyFrame):
-        df = events.select(*dict.fromkeys([*columns, "time_ns"])).collect()
-        t, df = df["time_ns"], df.filter(where)
-        return int(t.min() or 0), int(t.max() or 0), iter([df.sort("time_ns", maintain_order=True)] * bool(df.height))
-    src = Source(events)
-    return src.t0, src.t1, src.chunks(columns, rows_per_window, where)
 
 
 class Replay:
@@ -63,7 +52,7 @@ def run(events: Sequence[Path] | pl.LazyFrame, bin_s: float = 1.0, rows_per_wind
     """Replay the events of `actions` (all seven for latency stages; D and C are enough for the queue depth)."""
     cols = ["dev_major", "dev_minor", "action", "sector", "nsectors", "rwbs"]
     keep = pl.col("action").is_in(list(actions)) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null()
-    t0, t1, chunks = _chunks(events, cols, rows_per_window, keep)
+    t0, t1, chunks = time_ordered(events, cols, rows_per_window, keep)
     select = dict(
         dev=pl.col("dev_major").cast(pl.Int64) * (1 << 20) + pl.col("dev_minor").cast(pl.Int64),
         t=pl.col("time_ns").cast(pl.Int64),

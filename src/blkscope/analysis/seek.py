@@ -80,11 +80,11 @@ def summarise(events: Sequence[Path], action: str = "D", rows_per_window: int = 
     events are read in time windows (as blkscope.analysis.replay reads them), each stream's last end carried
     from window to window, and only the distances kept (8 bytes per request and stream; above exact_max requests
     a stream keeps counts and a log histogram instead, in bounded memory)."""
-    from blkscope.analysis.replay import _chunks
+    from blkscope.analysis.windows import time_ordered
 
     cols = ["dev_major", "dev_minor", "action", "sector", "nsectors", "rwbs"]
     keep = (pl.col("action") == action) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null()
-    _, _, chunks = _chunks(events, cols, rows_per_window, keep)
+    _, _, chunks = time_ordered(events, cols, rows_per_window, keep)
     select = dict(
         dev=pl.col("dev_major").cast(pl.Int64) * (1 << 20) + pl.col("dev_minor").cast(pl.Int64),
         time_ns="time_ns", sector="sector", end=pl.col("sector") + pl.col("nsectors"),

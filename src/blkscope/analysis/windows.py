@@ -85,3 +85,15 @@ class Source:
             w = self.read(lo, hi, columns, where)
             if w.height:
                 yield w.sort("time_ns", maintain_order=True)
+
+
+def time_ordered(events: Sequence[Path] | pl.LazyFrame, columns: list[str], rows_per_window: int = ROWS_PER_WINDOW,
+                 where: pl.Expr | None = None) -> tuple[int, int, Iterator[pl.DataFrame]]:  # fmt: skip
+    """(t0, t1 of all events, time-ordered chunks of the events `where` holds): Source windows for files; a
+    LazyFrame (small inputs) as one chunk."""
+    if isinstance(events, pl.LazyFrame):
+        df = events.select(*dict.fromkeys([*columns, "time_ns"])).collect()
+        t, df = df["time_ns"], df if where is None else df.filter(where)
+        return int(t.min() or 0), int(t.max() or 0), iter([df.sort("time_ns", maintain_order=True)] * bool(df.height))
+    src = Source(events)
+    return src.t0, src.t1, src.chunks(columns, rows_per_window, where)

@@ -15,4 +15,6 @@ FIGURES: dict[str, str] = {
     "latency-stages": "latency_stages",
     "queue-depth": "queue_depth",
     "seek-distance": "seek_distance",
+    "miss-ratio-curve": "miss_ratio_curve",
+    "metadata-vs-data": "metadata_vs_data",
 }

@@ -1,0 +1,121 @@
+"""When requests arrive and when the device rests: Q2Q inter-arrival times (btt's Q2Q), idle periods and
+burstiness, per op (read / write by RWBS, and all).
+
+- Q2Q: the time between consecutive Q events with data of the op, in time order (ties in the files' order).
+- Idle periods: the device has nothing in flight from a C that leaves no request issued and not completed until
+  the next D. In flight = D events minus C events so far (data or not; a C never takes it below zero: requests
+  issued before the trace began), over all ops; an idle period is only counted once it has ended (by a D).
+- Burstiness: the coefficient of variation (std / mean) of the Q2Q times (1 for a Poisson arrival process,
+  above 1 bursty), and the index of dispersion of counts IDC(w) = variance / mean of the number of Q events in
+  windows of w (1 for Poisson; growing with w for long-range bursts), at w = 1 ms, 10 ms, 100 ms and 1 s over
+  the windows from time 0 to the last Q.
+The events are read window by window in time order (blkscope.analysis.windows), the last Q time and the
+in-flight count carried across windows (and across a split trace's parts); durations go to mergeable log
+histograms (blkscope.analysis.log_histogram): memory holds one window, not the trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from blkscope.analysis.log_histogram import LogHistogram
+from blkscope.analysis.windows import ROWS_PER_WINDOW, time_ordered
+from blkscope.schemas import ARRIVALS, DISPERSION
+
+OPS = ("read", "write", "all")
+IDC_WINDOWS_S = (0.001, 0.01, 0.1, 1.0)
+QUANTILES = (0.5, 0.9, 0.99)
+
+
+class _Idle:
+    """In-flight count (D - C, floored at zero) carried across chunks; idle periods as they end."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.since: int | None = None  # start of the open idle period (a C that left nothing in flight)
+        self.hist = LogHistogram()
+
+    def add(self, t: np.ndarray, is_d: np.ndarray) -> None:
+        if t.size == 0:
+            return
+        step = np.where(is_d, 1, -1)
+        s = self.depth + np.cumsum(step)
+        # floor at zero as the walk goes (Skorokhod reflection): subtract the running minimum below zero
+        depth = s - np.minimum(np.minimum.accumulate(s), 0)
+        prev = np.concatenate([[self.depth], depth[:-1]])
+        starts = np.flatnonzero(~is_d & (depth == 0) & (prev > 0))  # a C empties the device
+        ends = np.flatnonzero(is_d & (prev == 0))  # a D on an empty device
+        out = []
+        if self.since is not None and ends.size:  # the first D ends the period open since an earlier chunk
+            out.append(t[ends[0]] - self.since)
+            self.since = None
+        # pair each start with the first end after it
+        if starts.size:
+            j = np.searchsorted(ends, starts, side="right")
+            ok = j < ends.size
+            out.extend((t[ends[j[ok]]] - t[starts[ok]]).tolist())
+            if not ok[-1]:
+                self.since = int(t[starts[-1]])
+        self.hist.add(np.asarray(out, dtype=np.int64))
+        self.depth = int(depth[-1])
+
+
+def _row(op: str, what: str, h: LogHistogram) -> dict:
+    mean = h.sum / h.n if h.n else None
+    var = max(h.sumsq / h.n - mean * mean, 0.0) if h.n else None
+    qs = h.at_ranks([int(np.floor(q * (h.n - 1))) for q in QUANTILES]) if h.n else [None] * len(QUANTILES)
+    return {"op": op, "what": what, "n": h.n, "mean_us": mean / 1e3 if h.n else None,
+            "cv": (var**0.5 / mean) if h.n and mean else None, "p50_us": qs[0] and qs[0] / 1e3,
+            "p90_us": qs[1] and qs[1] / 1e3, "p99_us": qs[2] and qs[2] / 1e3,
+            "max_us": h.max / 1e3 if h.n else None, "total_s": h.sum / 1e9}  # fmt: skip
+
+
+def arrivals(events: Sequence[Path] | pl.LazyFrame, rows_per_window: int = ROWS_PER_WINDOW) -> pl.DataFrame:
+    """One row per (op, what): what = q2q or idle (idle: op all only); n, mean, cv, quantiles (within 0.5 %)."""
+    from blkscope.analysis.frequency import op_expr
+
+    keep = pl.col("action").is_in(["Q", "D", "C"])
+    _, _, chunks = time_ordered(events, ["action", "rwbs", "nsectors"], rows_per_window, keep)
+    q2q = {op: LogHistogram() for op in OPS}
+    last: dict[str, int | None] = dict.fromkeys(OPS)
+    idle = _Idle()
+    for w in chunks:
+        w = w.with_columns(op=op_expr())
+        q = w.filter((pl.col("action") == "Q") & (pl.col("nsectors") > 0) & pl.col("op").is_not_null())
+        for op in OPS:
+            t = (q if op == "all" else q.filter(pl.col("op") == op))["time_ns"].to_numpy()
+            if t.size:
+                q2q[op].add(np.diff(t if last[op] is None else np.concatenate([[last[op]], t])).astype(np.int64))
+                last[op] = int(t[-1])
+        dc = w.filter(pl.col("action") != "Q")
+        idle.add(dc["time_ns"].to_numpy(), (dc["action"] == "D").to_numpy())
+    rows = [_row(op, "q2q", q2q[op]) for op in OPS] + [_row("all", "idle", idle.hist)]
+    return pl.DataFrame(rows, schema=ARRIVALS)
+
+
+def dispersion(events: Sequence[Path] | pl.LazyFrame, windows_s: Sequence[float] = IDC_WINDOWS_S) -> pl.DataFrame:
+    """IDC(w) per op: variance / mean of Q counts per window of w, windows from 0 to the last Q (empty ones in)."""
+    from blkscope.analysis.frequency import op_expr
+    from blkscope.parts import events_files
+
+    lf = events if isinstance(events, pl.LazyFrame) else pl.scan_parquet([str(p) for p in events_files(events)])
+    q = lf.filter((pl.col("action") == "Q") & (pl.col("nsectors") > 0)).select("time_ns", op=op_expr())
+    q = q.filter(pl.col("op").is_not_null())
+    rows = []
+    for w in windows_s:
+        dt = max(int(round(w * 1e9)), 1)
+        per = pl.concat([q, q.with_columns(op=pl.lit("all"))]).group_by("op", (pl.col("time_ns") // dt).alias("b"))
+        got = per.agg(n=pl.len()).group_by("op").agg(s=pl.col("n").sum(), ss=(pl.col("n") ** 2).sum(),
+                                                     last=pl.col("b").max()).collect(engine="streaming")  # fmt: skip
+        for op, s, ss, last in got.select("op", "s", "ss", "last").iter_rows():
+            k = last + 1  # windows 0..last, the empty ones count as zeros
+            mean = s / k
+            var = (ss - k * mean * mean) / (k - 1) if k > 1 else None
+            rows.append({"op": op, "window_s": w, "windows": k, "mean": mean,
+                         "idc": var / mean if var is not None and mean else None})  # fmt: skip
+    out = pl.DataFrame(rows, schema=DISPERSION)
+    return out.sort(pl.col("op").replace_strict(list(OPS), list(range(len(OPS)))), "window_s")

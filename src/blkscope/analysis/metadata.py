@@ -1,0 +1,101 @@
+"""Metadata against data in the page access frequency: requests the filesystem marks REQ_META (`M` in RWBS)
+and the rest, counted as the access frequency counts (blkscope.analysis.frequency: C events by default, once
+per 4 KiB page a request covers; reads and writes by RWBS).
+
+Hot pages are the hottest 1 % of a stream's touched pages by accesses (ceil(1 % of pages), at least one; ties
+broken by page number), as frequency.hot_share takes them. Per op (read, write, all):
+- hot_share: the hot pages' share of all accesses (= frequency.hot_share's top_share);
+- hot_meta_share: the share of the hot pages' accesses that are metadata accesses;
+- meta_share: metadata accesses / all accesses; meta_top_share, data_top_share: the top-1 % share within the
+  metadata accesses alone and within the data accesses alone (each class ranked on its own).
+`M` is a lower bound on metadata: ext4 marks inode-table and bitmap reads, btrfs its metadata, f2fs node and
+meta pages; jbd2's journal and xfs do not mark everything (DESIGN.md, Round 3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import polars as pl
+
+from blkscope.analysis.frequency import page_counts
+from blkscope.schemas import METADATA_HOT, METADATA_RANK
+
+TOP_FRACTION = 0.01
+OPS = ("read", "write", "all")
+
+
+def counts(events: Sequence[Path] | pl.LazyFrame, action: str = "C", page_kib: int = 4,
+           mode: str = "cover") -> pl.DataFrame:  # fmt: skip
+    """op, meta, page, count: a page's metadata and data accesses apart."""
+    return page_counts(events, page_kib=page_kib, action=action, mode=mode, by_meta=True)
+
+
+def _top(k_of: pl.Expr, over: list[str]) -> pl.Expr:
+    """Rows (sorted by count, descending) within the first ceil(TOP_FRACTION * rows), at least one, per `over`."""
+    n = pl.len().over(over)
+    k = pl.max_horizontal(pl.lit(1), (n * TOP_FRACTION).ceil().cast(pl.Int64))
+    return k_of <= k
+
+
+def _ranked(df: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    return df.sort([*by, "count", "page"], descending=[*[False] * len(by), True, False]).with_columns(
+        rank=pl.int_range(1, pl.len() + 1).over(by).cast(pl.Int64)
+    )
+
+
+def _ratio(a: str, b: str) -> pl.Expr:
+    """a / b, null (not NaN) where b is 0: no accesses, nothing to share."""
+    return pl.when(pl.col(b) > 0).then(pl.col(a) / pl.col(b))
+
+
+def hot(c: pl.DataFrame, action: str = "C") -> pl.DataFrame:
+    """One row per op (METADATA_HOT); an op without accesses says why in `note`."""
+    meta = pl.col("count").filter(pl.col("meta")).sum()
+    per_page = _ranked(c.group_by("op", "page").agg(pl.col("count").sum(), meta=meta), ["op"])
+    per_page = per_page.with_columns(hot=_top(pl.col("rank"), ["op"]))
+    on_hot = pl.col("hot")
+    rows = per_page.group_by("op").agg(
+        pages=pl.len(), accesses=pl.col("count").sum(), meta_accesses=pl.col("meta").sum(),
+        meta_pages=(pl.col("meta") > 0).sum(), hot_pages=on_hot.sum(),
+        hot_accesses=pl.col("count").filter(on_hot).sum(), hot_meta=pl.col("meta").filter(on_hot).sum(),
+    )  # fmt: skip
+    by_class = _ranked(c, ["op", "meta"]).with_columns(top=_top(pl.col("rank"), ["op", "meta"]))
+    cls = by_class.group_by("op", "meta").agg(share=pl.col("count").filter("top").sum() / pl.col("count").sum())
+    out = (
+        pl.DataFrame({"op": list(OPS)})
+        .join(rows, on="op", how="left")
+        .join(cls.filter("meta").select("op", meta_top_share="share"), on="op", how="left")
+        .join(cls.filter(~pl.col("meta")).select("op", data_top_share="share"), on="op", how="left")
+    )
+    what = pl.col("op").replace({"all": "requests", "read": "reads", "write": "writes"})
+    none = pl.format("no {} {} with data (sector, nsectors > 0) in the trace", pl.lit(action), what)
+    unmarked = "no request marked metadata (M in RWBS): the filesystem set no REQ_META here (M is a lower bound)"
+    out = out.with_columns(pl.col("pages", "accesses", "meta_accesses", "meta_pages", "hot_pages", "hot_accesses",
+                                  "hot_meta").fill_null(0)).with_columns(  # fmt: skip
+        meta_share=_ratio("meta_accesses", "accesses"),
+        hot_share=_ratio("hot_accesses", "accesses"),
+        hot_meta_share=_ratio("hot_meta", "hot_accesses"),
+        note=pl.when(pl.col("accesses") == 0).then(none).when(pl.col("meta_accesses") == 0).then(pl.lit(unmarked)),
+    )
+    return out.select([pl.col(k).cast(t) for k, t in METADATA_HOT.items()])
+
+
+def rank(c: pl.DataFrame) -> pl.DataFrame:
+    """Rank-frequency of metadata and data apart: op, class (meta / data), rank, count."""
+    cls = pl.when(pl.col("meta")).then(pl.lit("meta")).otherwise(pl.lit("data"))
+    return _ranked(c, ["op", "meta"]).select("op", cls.alias("class"), "rank", "count").cast(METADATA_RANK)
+
+
+def across_runs(files: Sequence[Path], runs: pl.DataFrame) -> pl.DataFrame:
+    """The per-run tables (run id: the directory two levels up) with the run metadata the figures group by
+    (blkscope.analysis.figure_data.META: filesystem, fs, workload, job, setup, testbed, ...), by filesystem then
+    run, ops in the order read, write, all."""
+    from blkscope.analysis.figure_data import META, run_meta
+    from blkscope.runs import run_id_of
+
+    parts = [pl.read_parquet(f).with_columns(run_id=pl.lit(run_id_of(f))) for f in files]
+    df = run_meta(runs).join(pl.concat(parts), on="run_id", how="inner")
+    order = pl.col("op").replace_strict(list(OPS), list(range(len(OPS))))
+    return df.select(*META, *METADATA_HOT).sort("filesystem", "run_id", order)

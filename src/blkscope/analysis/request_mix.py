@@ -1,0 +1,88 @@
+"""Request sizes, merges and who queues the I/O (blkiomon's size histograms, btt's #Q/#D and per-process view).
+
+- Sizes: requests per size (KiB) of the Q (as the filesystem queued them) and D (as issued) events with data,
+  per op (read/write by RWBS) and class (meta: `M` in RWBS; data).
+- Merge ratio: queued (Q) / issued (D) requests per op, as btt's #Q/#D; back (M) and front (F) merges counted.
+- Per process: Q events by pid, with the process name; a pid without a name in its own rows (a split trace's
+  part misses the notify records of other parts) takes the name its other rows carry (the most frequent one).
+  merge_ratio = Q / (Q - M - F) of that pid (its queued requests over those not merged into another), which is
+  btt's #Q/#D when every request not merged is issued once.
+Polars streaming group-bys over every events file: memory holds the groups, not the trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import polars as pl
+
+from blkscope.analysis.frequency import op_expr
+from blkscope.schemas import MERGES, PROCESSES, REQUEST_SIZES
+
+
+def _scan(events: Sequence[Path] | pl.LazyFrame) -> pl.LazyFrame:
+    from blkscope.parts import events_files
+
+    return events if isinstance(events, pl.LazyFrame) else pl.scan_parquet([str(p) for p in events_files(events)])
+
+
+def sizes(events: Sequence[Path] | pl.LazyFrame) -> pl.DataFrame:
+    cls = pl.when(pl.col("rwbs").str.contains("M")).then(pl.lit("meta")).otherwise(pl.lit("data"))
+    out = (
+        _scan(events)
+        .filter(pl.col("action").is_in(["Q", "D"]) & (pl.col("nsectors") > 0))
+        .select("action", op=op_expr(), **{"class": cls}, size_kib=pl.col("nsectors") / 2)
+        .filter(pl.col("op").is_not_null())
+        .group_by("action", "op", "class", "size_kib")
+        .agg(requests=pl.len())
+        .collect(engine="streaming")
+    )
+    return out.select([pl.col(k).cast(t) for k, t in REQUEST_SIZES.items()]).sort("action", "op", "class", "size_kib")
+
+
+def event_counts(events: Sequence[Path] | pl.LazyFrame) -> pl.DataFrame:
+    """Events and sectors per (pid, process, action, op) of the Q, D, M, F events (op null kept: flushes)."""
+    return (
+        _scan(events)
+        .filter(pl.col("action").is_in(["Q", "D", "M", "F"]))
+        .group_by("pid", "process", "action", op_expr().alias("op"))
+        .agg(n=pl.len(), sectors=pl.col("nsectors").fill_null(0).sum())
+        .collect(engine="streaming")
+    )
+
+
+def merges(events: Sequence[Path] | pl.LazyFrame, counts: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Per op (read, write, all): queued, issued, back and front merges, merge_ratio = queued / issued."""
+    c = event_counts(events) if counts is None else counts
+    c = c.filter(pl.col("op").is_not_null())
+    c = pl.concat([c, c.with_columns(op=pl.lit("all"))])
+    n = {a: pl.col("n").filter(pl.col("action") == a).sum() for a in "QDMF"}
+    out = c.group_by("op").agg(queued=n["Q"], issued=n["D"], back_merges=n["M"], front_merges=n["F"])
+    out = pl.DataFrame({"op": ["read", "write", "all"]}).join(out, on="op", how="left").fill_null(0)
+    out = out.with_columns(merge_ratio=pl.when(pl.col("issued") > 0).then(pl.col("queued") / pl.col("issued")))
+    return out.select([pl.col(k).cast(t) for k, t in MERGES.items()])
+
+
+def processes(events: Sequence[Path] | pl.LazyFrame, counts: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Per (pid, op): the process name (resolved across the trace), queued requests and KiB, merges."""
+    c = event_counts(events) if counts is None else counts
+    names = (
+        c.filter(pl.col("process").is_not_null())
+        .group_by("pid", "process").agg(pl.col("n").sum())
+        .sort("pid", "n", "process", descending=[False, True, False])
+        .group_by("pid", maintain_order=True).first()
+        .select("pid", name="process")
+    )  # fmt: skip
+    c = c.filter(pl.col("op").is_not_null()).join(names, on="pid", how="left")
+    c = pl.concat([c, c.with_columns(op=pl.lit("all"))])
+    n = {a: pl.col("n").filter(pl.col("action") == a).sum() for a in "QMF"}
+    out = c.group_by("pid", "op").agg(
+        process=pl.col("name").first(), queued=n["Q"],
+        queued_kib=pl.col("sectors").filter(pl.col("action") == "Q").sum() / 2, back_merges=n["M"],
+        front_merges=n["F"],
+    ).filter(pl.col("queued") > 0)  # fmt: skip
+    kept = pl.col("queued") - pl.col("back_merges") - pl.col("front_merges")
+    out = out.with_columns(merge_ratio=pl.when(kept > 0).then(pl.col("queued") / kept))
+    out = out.select([pl.col(k).cast(t) for k, t in PROCESSES.items()])
+    return out.sort(["op", "queued", "pid"], descending=[False, True, False])

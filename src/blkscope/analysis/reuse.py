@@ -1,0 +1,152 @@
+"""Reuse distance, the LRU miss-ratio curve (MRC) and the working-set size of a trace's 4 KiB pages.
+
+The page accesses are those of the access frequency (blkscope.analysis.frequency): the events of one action (C
+completions by default) with data, each counted once per page it touches ("cover"; or the SSD study's rule),
+reads and writes told apart by RWBS; in time order (ties in the files' order), each request's pages in
+ascending order. A page's reuse (stack) distance is the number of distinct other pages accessed since its last
+access; an LRU cache of c pages hits exactly the accesses of distance < c, so the MRC at c is
+(cold misses + accesses of distance >= c) / accesses.
+
+One pass of `blkscope-native reuse` (native/src/reuse/) over the events, fed window by window in time order
+(blkscope.analysis.windows), computes every profile at once:
+- exact: Olken's algorithm (a Fenwick tree over last-access times), O(log n) per access, memory ~50 bytes per
+  distinct page;
+- SHARDS (Waldspurger et al., FAST'15) at a fixed rate R, with the SHARDS_adj correction: pages sampled by a
+  hash of the page number, distances scaled by 1/R; memory ~R x that of the exact profile;
+- SHARDS at a fixed size: at most S sampled pages (the rate drops as the trace shows more pages).
+Sampled distances are binned (width 1 below 128, then 2^(1/128) = 0.54 % wide), the exact ones are not.
+The working-set size is the number of distinct pages accessed in each time window.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from blkscope import native
+from blkscope.analysis.windows import ROWS_PER_WINDOW, time_ordered
+
+# streams: which requests' pages form the sequence; a mask over class = is_write + 2 * is_metadata
+STREAMS = {"all": 15, "read": 5, "write": 10, "data": 3, "meta": 12}
+MIB_PAGES = 256  # 4 KiB pages per MiB
+
+
+@dataclass
+class Profile:
+    """One stream's reuse-distance histogram by one method: (distance, mass) in increasing distance, and the
+    cold misses (first accesses of a page); masses of a sampled method are scaled to estimate counts."""
+
+    stream: str
+    method: str
+    rate: float
+    size_limit: int
+    requests: int
+    accesses: int
+    sampled_accesses: int
+    sampled_pages: int
+    cold: float
+    distance: np.ndarray
+    mass: np.ndarray
+
+    @property
+    def total(self) -> float:
+        return float(self.cold + self.mass.sum())
+
+    @property
+    def distinct_pages(self) -> float:
+        """Distinct pages: exact, or the sample's cold misses scaled to the whole (SHARDS' estimate)."""
+        return self.cold * (self.accesses / self.total) if self.total else 0.0
+
+    def miss_ratio(self, cache_pages: np.ndarray) -> np.ndarray:
+        """LRU miss ratio at each cache size (pages): (cold + mass at distance >= c) / total."""
+        c = np.asarray(cache_pages, dtype=np.float64)
+        if not self.total:
+            return np.full(c.shape, np.nan)
+        above = np.concatenate([np.cumsum(self.mass[::-1])[::-1], [0.0]])  # mass at index >= k
+        return (self.cold + above[np.searchsorted(self.distance, c, side="left")]) / self.total
+
+
+@dataclass
+class Result:
+    profiles: list[Profile]
+    wss: pl.DataFrame  # op, window, start_s, pages
+    window_s: float
+    action: str
+
+    def profile(self, stream: str, method: str = "exact") -> Profile:
+        return next(p for p in self.profiles if p.stream == stream and p.method == method)
+
+
+def _class_expr() -> pl.Expr:
+    rwbs = pl.col("rwbs")
+    write = (~rwbs.str.contains("R") & rwbs.str.contains("W")).cast(pl.UInt8)
+    return (write + 2 * rwbs.str.contains("M").cast(pl.UInt8)).cast(pl.UInt8)
+
+
+def profile(events: Sequence[Path] | pl.LazyFrame, *, exact: bool = True, rates: Sequence[float] = (),
+            sizes: Sequence[int] = (), adj: bool = True, streams: Sequence[str] = ("all", "read", "write"),
+            action: str = "C", page_kib: int = 4, mode: str = "cover", window_s: float = 1.0,
+            rows_per_window: int = ROWS_PER_WINDOW, dump_pages: Path | None = None) -> Result:  # fmt: skip
+    """Every profile asked for (exact; SHARDS at each rate; SHARDS at each size) of every stream, one pass.
+    `dump_pages`: also write the first stream's page accesses there, in order (u64 little-endian)."""
+    if mode not in ("cover", "ssd-study"):
+        raise ValueError(f"mode must be cover or ssd-study, not {mode!r}")
+    if not (exact or rates or sizes):
+        raise ValueError("no profile asked for: exact, a SHARDS rate or a SHARDS size")
+    if any(not 0 < r <= 1 for r in rates) or any(s < 1 for s in sizes):
+        raise ValueError(f"SHARDS rates must be in (0, 1] and sizes at least 1 page, not {[*rates, *sizes]}")
+    for s in streams:
+        if s not in STREAMS:
+            raise ValueError(f"unknown stream {s!r}: one of {', '.join(STREAMS)}")
+    rw = pl.col("rwbs").str.contains("R") | pl.col("rwbs").str.contains("W")
+    keep = (pl.col("action") == action) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null() & rw
+    t0, _, chunks = time_ordered(events, ["action", "rwbs", "sector", "nsectors"], rows_per_window, keep)
+    window_ns = int(round(window_s * 1e9))
+    tmp = tempfile.TemporaryDirectory(prefix="blkscope-reuse-")
+    cmd = [str(native.program()), "reuse", "--out", tmp.name, "--page-sectors", str(page_kib * 2), "--mode", mode,
+           "--t0", str(t0), "--window", str(window_ns)]  # fmt: skip
+    cmd += ["--exact"] * exact + [a for r in rates for a in ("--shards-adj" if adj else "--shards-rate", str(r))]
+    cmd += [a for s in sizes for a in ("--shards-size", str(int(s)))]
+    cmd += [a for s in streams for a in ("--stream", f"{s}:{STREAMS[s]}")]
+    cmd += ["--dump-pages", str(dump_pages)] if dump_pages else []
+    with tmp:
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE)
+        try:
+            for chunk in chunks:
+                w = chunk.select(t="time_ns", s="sector", n="nsectors", c=_class_expr())
+                proc.stdin.write(np.uint64(w.height).tobytes())
+                for col, dt in (("t", "<i8"), ("s", "<i8"), ("n", "<i8"), ("c", "u1")):
+                    proc.stdin.write(w[col].to_numpy().astype(dt, copy=False).tobytes())
+            proc.stdin.write(np.uint64(0).tobytes())
+            proc.stdin.close()
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
+        if proc.wait() != 0:
+            raise RuntimeError(f"blkscope-native reuse failed (exit {proc.returncode})")
+        return _read(Path(tmp.name), window_s, action)
+
+
+def _read(d: Path, window_s: float, action: str) -> Result:
+    doc = json.loads((d / "reuse.json").read_text())
+    profiles, wss = [], []
+    for st in doc["streams"]:
+        for p in st["profiles"]:
+            pairs = np.fromfile(d / p["hist"], dtype="<f8").reshape(-1, 2)
+            profiles.append(Profile(
+                stream=st["name"], method=p["method"], rate=p["rate"], size_limit=p["size_limit"],
+                requests=st["requests"], accesses=p["accesses"], sampled_accesses=p["sampled_accesses"],
+                sampled_pages=p["sampled_pages"], cold=p["cold"], distance=pairs[:, 0].copy(), mass=pairs[:, 1].copy(),
+            ))  # fmt: skip
+        wss.append(pl.DataFrame({"op": st["name"], "window": st["wss_window"], "pages": st["wss_pages"]},
+                                schema={"op": pl.Utf8, "window": pl.Int64, "pages": pl.Int64}))  # fmt: skip
+    w = pl.concat(wss).with_columns(start_s=pl.col("window") * window_s).select("op", "window", "start_s", "pages")
+    return Result(profiles, w, window_s, action)

@@ -1,0 +1,172 @@
+"""Characterisation verbs (issue N): reuse distance and miss-ratio curves, and the views storage engineers know
+from btt, iowatcher, blkiomon and libCacheSim."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from blkscope.verbs import EACH_HELP, Handler, each_run, verb
+
+
+def _write(df, path: Path | None) -> None:
+    from blkscope.io import write_atomic
+
+    if path:
+        write_atomic(df, path)
+
+
+@verb("reuse", "reuse distance, LRU miss-ratio curve and working-set size of 4 KiB pages (exact and/or SHARDS)")
+def _reuse(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("events", nargs="+", type=Path, help="events.parquet file(s) or parts.json of one run")
+    p.add_argument("-o", "--out", type=Path, required=True,
+                   help="summary per op and method: accesses, distinct pages, error against the exact curve")
+    p.add_argument("--mrc", type=Path, help="miss-ratio curves (op, method, rate, size_limit, cache_pages, "
+                   "cache_mib, miss_ratio)")  # fmt: skip
+    p.add_argument("--distance", type=Path, help="reuse-distance histogram in power-of-two buckets (op, method, lo, "
+                   "hi, mass)")  # fmt: skip
+    p.add_argument("--wss", type=Path, help="working-set size: distinct pages per window (op, window, start_s, pages)")
+    p.add_argument("--no-exact", action="store_true", help="skip the exact profile (memory: ~50 bytes per page)")
+    p.add_argument("--shards-rate", type=float, action="append", default=[], metavar="R",
+                   help="SHARDS at sampling rate R (0 < R <= 1; repeatable)")  # fmt: skip
+    p.add_argument("--shards-size", type=int, action="append", default=[], metavar="S",
+                   help="fixed-size SHARDS holding at most S sampled pages (repeatable)")  # fmt: skip
+    p.add_argument("--no-adj", action="store_true", help="fixed-rate SHARDS without the SHARDS_adj correction")
+    p.add_argument("--streams", default="all,read,write", help="comma-separated: all, read, write, data, meta "
+                   "(meta: requests marked M in RWBS; default all,read,write)")  # fmt: skip
+    p.add_argument("--action", default="C", help="events that count: C (completions, default) or D (issues)")
+    p.add_argument("--mode", default="cover", choices=["cover", "ssd-study"],
+                   help="pages of a request as access-frequency counts them (default cover)")  # fmt: skip
+    p.add_argument("--page-kib", type=int, default=4, help="page size in KiB (default 4)")
+    p.add_argument("--window-s", type=float, default=1.0, help="working-set window in seconds (default 1)")
+    p.add_argument("--dump-pages", type=Path, help="also write the first stream's page accesses here, in order "
+                   "(u64 little-endian; what bench/characterise gives libCacheSim)")  # fmt: skip
+    p.add_argument("--each", action="store_true", help=EACH_HELP)
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.analysis import reuse_tables as rt
+        from blkscope.analysis.reuse import profile
+        from blkscope.parts import events_files
+
+        if a.window_s <= 0:
+            raise ValueError("--window-s must be positive")
+        if a.each and a.dump_pages:
+            raise ValueError("--dump-pages writes one run's pages: not with --each")
+        outs = each_run(a.events, a.each, out=a.out, mrc=a.mrc, distance=a.distance, wss=a.wss)
+        for events, out in outs:
+            for e in events:
+                if not e.exists():
+                    raise ValueError(f"{e}: no such file")
+            r = profile(events_files(events), exact=not a.no_exact, rates=a.shards_rate, sizes=a.shards_size,
+                        adj=not a.no_adj, streams=[s.strip() for s in a.streams.split(",") if s.strip()],
+                        action=a.action, page_kib=a.page_kib, mode=a.mode, window_s=a.window_s,
+                        dump_pages=a.dump_pages)  # fmt: skip
+            summ = rt.summary(r)
+            for note in summ["note"].drop_nulls().unique(maintain_order=True):
+                print(f"blkscope reuse: {events[0]}: {note}", file=sys.stderr)
+            _write(summ, out["out"])
+            _write(rt.mrc(r), out["mrc"])
+            _write(rt.distance_histogram(r), out["distance"])
+            _write(rt.wss(r), out["wss"])
+        return 0
+
+    return run
+
+
+@verb("metadata", "metadata (M in RWBS) against data in the page access frequency: hot-page shares, rank-frequency")
+def _metadata(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("events", nargs="+", type=Path, help="events.parquet file(s) or parts.json of one run")
+    p.add_argument("-o", "--out", type=Path, required=True, help="per op: accesses, metadata share, hot-page share "
+                   "(top 1 %% of pages), share of hot accesses that are metadata")  # fmt: skip
+    p.add_argument("--rank", type=Path, help="rank-frequency of metadata and data apart (op, class, rank, count)")
+    p.add_argument("--action", default="C", help="events that count: C (completions, default) or D (issues)")
+    p.add_argument("--mode", default="cover", choices=["cover", "ssd-study"], help="as access-frequency counts")
+    p.add_argument("--page-kib", type=int, default=4, help="page size in KiB (default 4)")
+    p.add_argument("--each", action="store_true", help=EACH_HELP)
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.analysis import metadata as md
+        from blkscope.parts import events_files
+
+        for events, out in each_run(a.events, a.each, out=a.out, rank=a.rank):
+            for e in events:
+                if not e.exists():
+                    raise ValueError(f"{e}: no such file")
+            c = md.counts(events_files(events), action=a.action, page_kib=a.page_kib, mode=a.mode)
+            hot = md.hot(c, a.action)
+            for note in hot["note"].drop_nulls().unique(maintain_order=True):
+                print(f"blkscope metadata: {events[0]}: {note}", file=sys.stderr)
+            _write(hot, out["out"])
+            _write(md.rank(c), out["rank"])
+        return 0
+
+    return run
+
+
+@verb("metadata-vs-data", "every run's metadata-against-data table with its setup (filesystem, workload, ...)")
+def _metadata_vs_data(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("--runs", type=Path, required=True, help="the runs sheet (config/runs.tsv)")
+    p.add_argument("hot", nargs="+", type=Path, help="<processed>/<run_id>/characterise/metadata_hot.parquet files")
+    p.add_argument("-o", "--out", type=Path, required=True, help="output table (.parquet)")
+    p.add_argument("--csv", type=Path, help="also write the table as CSV here")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.analysis.metadata import across_runs
+        from blkscope.runs import load_runs
+
+        df = across_runs(a.hot, load_runs(a.runs))
+        _write(df, a.out)
+        _write(df, a.csv)
+        return 0
+
+    return run
+
+
+@verb("characterise", "I/O map, IOPS and bytes/s over time, request sizes, merges, per-process view, Q2Q and idle "
+      "periods with burstiness: the views of iowatcher, blkiomon and btt, each table on request")
+def _characterise(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("events", nargs="+", type=Path, help="events.parquet file(s) or parts.json of one run")
+    p.add_argument("--io-map", type=Path, help="2-D histogram of block address against time (op, class, time_bin, "
+                   "t_lo_s, t_hi_s, sector_bin, sector_lo, sector_hi, requests, bytes)")  # fmt: skip
+    p.add_argument("--time-bins", type=int, default=200, help="I/O map: time bins (default 200)")
+    p.add_argument("--sector-bins", type=int, default=128, help="I/O map: address bins (default 128)")
+    p.add_argument("--throughput", type=Path, help="IOPS, MiB/s and mean request size per time bin")
+    p.add_argument("--bin-s", type=float, default=1.0, help="throughput bin in seconds (default 1)")
+    p.add_argument("--action", default="D", help="I/O map and throughput: D (issued, default), C or Q events")
+    p.add_argument("--sizes", type=Path, help="requests per size (KiB) of Q and D events, per op and class")
+    p.add_argument("--merges", type=Path, help="queued, issued, merges and #Q/#D per op (btt's merge ratio)")
+    p.add_argument("--processes", type=Path, help="per pid: process name, queued requests and KiB, merges")
+    p.add_argument("--arrivals", type=Path, help="Q2Q inter-arrival and idle periods: n, mean, cv, quantiles")
+    p.add_argument("--dispersion", type=Path, help="index of dispersion of Q counts at 1 ms .. 1 s windows")
+    p.add_argument("--each", action="store_true", help=EACH_HELP)
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.analysis import arrivals, io_map, request_mix
+        from blkscope.parts import events_files
+
+        if min(a.time_bins, a.sector_bins) < 1 or a.bin_s <= 0:
+            raise ValueError("--time-bins and --sector-bins must be at least 1, --bin-s positive")
+        names = ("io_map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion")
+        for events, out in each_run(a.events, a.each, **{n: getattr(a, n) for n in names}):
+            for e in events:
+                if not e.exists():
+                    raise ValueError(f"{e}: no such file")
+            ev = events_files(events)
+            if out["io_map"]:
+                _write(io_map.io_map(ev, a.action, a.time_bins, a.sector_bins), out["io_map"])
+            if out["throughput"]:
+                _write(io_map.throughput(ev, a.action, a.bin_s), out["throughput"])
+            if out["sizes"]:
+                _write(request_mix.sizes(ev), out["sizes"])
+            if out["merges"] or out["processes"]:
+                counts = request_mix.event_counts(ev)
+                _write(request_mix.merges(ev, counts), out["merges"])
+                _write(request_mix.processes(ev, counts), out["processes"])
+            if out["arrivals"]:
+                _write(arrivals.arrivals(ev), out["arrivals"])
+            if out["dispersion"]:
+                _write(arrivals.dispersion(ev), out["dispersion"])
+        return 0
+
+    return run

@@ -1,0 +1,125 @@
+# Characterisation (issue N): reuse distance and LRU miss-ratio curves, metadata against data, and the views of
+# iowatcher, blkiomon and btt, per traced run ({PROC}/<run>/characterise/*.parquet), the metadata table across
+# runs, and their figures. Include after common.smk, stats.smk and figures.smk; add CHARACTERISE_OUTPUTS to `all`.
+
+CHARACTERISE_FIGURES = ["miss_ratio_curve", "metadata_vs_data"]
+CHAR = f"{PROC}/{{run}}/characterise"
+REUSE_TABLES = ["reuse", "mrc", "wss", "distance"]
+VIEW_TABLES = ["io_map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion"]
+SHARDS_SIZE = 8192  # sampled pages of the fixed-size SHARDS curve drawn beside the exact one
+CHARACTERISE_OUTPUTS = expand(f"{ANALYSIS}/metadata_vs_data.{{ext}}", ext=["parquet", "csv"]) + expand(
+    f"{FIGS}/{{name}}.{{ext}}", name=CHARACTERISE_FIGURES, ext=FORMATS
+) + expand(f"{CHAR}/{{table}}.parquet", run=TRACED, table=VIEW_TABLES)
+
+
+localrules:
+    figdata_mrc,
+    figure_miss_ratio_curve,
+    figure_metadata_vs_data,
+
+
+rule reuse:
+    # one process for every traced run (--each); exact and fixed-size SHARDS curves in one pass per run
+    input:
+        events=[trace_events(r) for r in TRACED],
+    output:
+        expand(f"{CHAR}/{{table}}.parquet", run=TRACED, table=REUSE_TABLES),
+    params:
+        page_kib=config["page_kib"],
+        shards=SHARDS_SIZE,
+        out=lambda w: {t: f"{PROC}/{{run}}/characterise/{t}.parquet" for t in REUSE_TABLES},
+    log:
+        "logs/characterise/reuse.log",
+    benchmark:
+        "benchmarks/characterise/reuse.tsv"
+    shell:
+        "blkscope reuse --each {input.events} --page-kib {params.page_kib} --shards-size {params.shards}"
+        " -o '{params.out[reuse]}' --mrc '{params.out[mrc]}' --wss '{params.out[wss]}'"
+        " --distance '{params.out[distance]}' > {log} 2>&1"
+
+
+rule metadata:
+    input:
+        events=[trace_events(r) for r in TRACED],
+    output:
+        hot=expand(f"{CHAR}/metadata_hot.parquet", run=TRACED),
+        rank=expand(f"{CHAR}/metadata_rank.parquet", run=TRACED),
+    params:
+        page_kib=config["page_kib"],
+        hot=lambda w: f"{PROC}/{{run}}/characterise/metadata_hot.parquet",
+        rank=lambda w: f"{PROC}/{{run}}/characterise/metadata_rank.parquet",
+    log:
+        "logs/characterise/metadata.log",
+    benchmark:
+        "benchmarks/characterise/metadata.tsv"
+    shell:
+        "blkscope metadata --each {input.events} --page-kib {params.page_kib} -o '{params.hot}'"
+        " --rank '{params.rank}' > {log} 2>&1"
+
+
+rule characterise_views:
+    input:
+        events=[trace_events(r) for r in TRACED],
+    output:
+        expand(f"{CHAR}/{{table}}.parquet", run=TRACED, table=VIEW_TABLES),
+    params:
+        out=lambda w: " ".join(f"--{t.replace('_', '-')} '{PROC}/{{run}}/characterise/{t}.parquet'" for t in VIEW_TABLES),
+    log:
+        "logs/characterise/views.log",
+    benchmark:
+        "benchmarks/characterise/views.tsv"
+    shell:
+        "blkscope characterise --each {input.events} {params.out} > {log} 2>&1"
+
+
+rule metadata_vs_data:
+    input:
+        runs=config["runs"],
+        hot=expand(f"{CHAR}/metadata_hot.parquet", run=TRACED),
+    output:
+        table=f"{ANALYSIS}/metadata_vs_data.parquet",
+        csv=f"{ANALYSIS}/metadata_vs_data.csv",
+    log:
+        "logs/characterise/metadata_vs_data.log",
+    shell:
+        "blkscope metadata-vs-data --runs {input.runs} -o {output.table} --csv {output.csv} {input.hot} > {log} 2>&1"
+
+
+rule figdata_mrc:
+    input:
+        runs=config["runs"],
+        mrc=expand(f"{CHAR}/mrc.parquet", run=TRACED),
+    output:
+        f"{FIGDATA}/miss_ratio_curve.parquet",
+    log:
+        "logs/figures/figdata_mrc.log",
+    shell:
+        "blkscope figdata-mrc --runs {input.runs} -o {output} {input.mrc} > {log} 2>&1"
+
+
+rule figure_miss_ratio_curve:
+    input:
+        table=f"{FIGDATA}/miss_ratio_curve.parquet",
+    output:
+        expand(f"{FIGS}/miss_ratio_curve.{{ext}}", ext=FORMATS),
+    params:
+        prefix=FIG_PREFIX,
+        formats=FIG_FORMATS,
+    log:
+        "logs/figures/miss_ratio_curve.log",
+    shell:
+        "blkscope figure miss-ratio-curve {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
+
+
+rule figure_metadata_vs_data:
+    input:
+        table=f"{ANALYSIS}/metadata_vs_data.parquet",
+    output:
+        expand(f"{FIGS}/metadata_vs_data.{{ext}}", ext=FORMATS),
+    params:
+        prefix=FIG_PREFIX,
+        formats=FIG_FORMATS,
+    log:
+        "logs/figures/metadata_vs_data.log",
+    shell:
+        "blkscope figure metadata-vs-data {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
