@@ -1,5 +1,5 @@
 #!/bin/bash
-# Characterisation bench (issue N): the LRU miss-ratio curve of 4 KiB pages by `blkscope reuse` (exact: one pass
+# Characterisation bench (issue N): the whole characterisation (reuse, metadata, every view) and the LRU miss-ratio curve of 4 KiB pages by `blkscope reuse` (exact: one pass
 # gives every cache size; SHARDS fixed-size and fixed-rate) against libCacheSim's LRU (PyPI libcachesim, one
 # simulation per cache size, K sizes) on the same page sequence, which `blkscope reuse --dump-pages` writes and
 # lcs_mrc.py converts to libCacheSim's oracleGeneral format (timed apart). Every step under measure.py (wall,
@@ -33,6 +33,10 @@ $M "blkscope reuse shards-rate 0.01" blkscope reuse "$ev" --streams all --no-exa
   -o "$o/rate.parquet" --mrc "$o/rate_mrc.parquet"
 $M "blkscope reuse exact+shards all,read,write" blkscope reuse "$ev" --shards-size 8192 --shards-rate 0.01 \
   -o "$o/full.parquet" --mrc "$o/full_mrc.parquet" --wss "$o/wss.parquet" --distance "$o/dist.parquet"
+$M "blkscope metadata" blkscope metadata "$ev" -o "$o/meta.parquet" --rank "$o/meta_rank.parquet"
+$M "blkscope characterise (all views)" blkscope characterise "$ev" --io-map "$o/io_map.parquet" \
+  --throughput "$o/tp.parquet" --sizes "$o/sizes.parquet" --merges "$o/merges.parquet" \
+  --processes "$o/proc.parquet" --arrivals "$o/arr.parquet" --dispersion "$o/disp.parquet"
 $M "libcachesim convert (oracleGeneral)" python "$here/lcs_mrc.py" convert "$o/pages.bin" "$o/trace.oracleGeneral"
 $M "libcachesim LRU at $K sizes" python "$here/lcs_mrc.py" run "$o/trace.oracleGeneral" "$o/mrc.parquet" "$o/lcs.tsv" "$K"
 echo "# accesses: $(( $(stat -c %s "$o/pages.bin") / 8 )); libcachesim vs ours (cache_pages, theirs, ours, s):"
