@@ -26,7 +26,7 @@ import polars as pl
 
 A = Path(analysis_dir)
 claims = pl.read_parquet(A / "claims.parquet").filter(pl.col("study") == study)
-claims.select("claim_id", "claim", "claimed", "ours", "n", "load", "verdict", "measurement", "test")
+claims.select("claim_id", "claim", "band", "ours", "n", "n_needed", "load", "verdict", "reason", "measurement", "test")
 
 # %% [markdown]
 # Workloads behind the study's claims, mean over repeats per configuration and load level (light: rate-limited;
@@ -34,7 +34,8 @@ claims.select("claim_id", "claim", "claimed", "ours", "n", "load", "verdict", "m
 
 # %%
 WORKLOADS = {"SSD study": ["ycsb", "fio", "cassandra"], "commitlog study": ["cassandra", "fio", "journal"],
-             "journal study": ["journal"], "MySQL study": ["sysbench"], "Cassandra guide": ["fio"]}
+             "journal study": ["journal"], "MySQL study": ["sysbench"],
+             "Cassandra guide": ["fio", "sysbench", "journal"]}
 metrics = pl.read_parquet(A / "workload_metrics.parquet").filter(pl.col("workload").is_in(WORKLOADS.get(study, [])))
 (
     metrics.group_by("workload", "job", "load", "filesystem", "testbed", "traced", "metric")

@@ -42,7 +42,7 @@ print(f"{summary.filter(pl.col('metric') == 'ops_s')['n'].sum() if summary.heigh
 claims = pl.read_parquet(A / "claims.parquet").filter(
     (pl.col("study") == "commitlog study") | pl.col("claim_id").str.starts_with("S1-trace-cass")
 )
-claims.select("claim_id", "claim", "claimed", "ours", "n", "load", "verdict")
+claims.select("claim_id", "claim", "band", "ours", "n", "n_needed", "load", "verdict")
 
 # %% [markdown]
 # ## Throughput and latency per configuration (untraced runs: the study did not trace)

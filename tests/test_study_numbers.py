@@ -78,3 +78,45 @@ def test_dataset_counts_runs_once_whatever_their_number_of_metrics():
     counts = (out["DatasetRuns"], out["DatasetRunsTraced"], out["DatasetRunsHost"], out["DatasetRunsGuest"])
     assert counts == ("3", "2", "2", "1")
     assert (out["DatasetFilesystems"], out["DatasetWorkloads"]) == ("3", "2")
+
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+
+
+def _expand(tex: str, macros: dict[str, str]) -> str:
+    """A section's text with \\blk{Name} as the paper prints it (n/a where the numbers lack the macro)."""
+    import re
+
+    text = re.sub(r"\\blk\{(\w+)\}", lambda m: macros.get(m.group(1), "n/a"), tex)
+    return re.sub(r"\s+", " ", text)
+
+
+def test_abstract_quotes_light_and_saturating_queue_depths_apart():
+    # two light fio runs and a saturating one (batch saturate-2), as the dataset has them
+    runs = pl.DataFrame({"run_id": ["l1", "l2", "s1"], "testbed": ["loop"] * 3, "traced": [True] * 3,
+                         "workload": ["fio"] * 3, "job": ["randrw", "append", "randrw-sat"],
+                         "batch": ["", "", "saturate-2"], "mount_options": ["noatime"] * 3})  # fmt: skip
+    qd = pl.DataFrame({"run_id": ["l1", "l2", "s1"], "mean_depth": [0.003, 0.95, 11.368],
+                       "little_depth": [0.003, 0.95, 11.4], "iostat_aqu_sz": [0.01, 1.0, 12.0],
+                       "max_depth": [2, 8, 16]})  # fmt: skip
+    m = sn.queue_depth(qd, runs)
+    assert (m["QdMeanLightMin"], m["QdMeanLightMax"], m["QdMeanSaturatingMin"]) == ("0.003", "0.950", "11.368")
+    assert "QdMeanMin" not in m  # no range over both loads to quote
+    abstract = _expand((ROOT / "paper/sections/abstract.tex").read_text(), m)
+    assert "between 0.003 and 0.950 in the light runs and between 11.368 and 11.368 in the saturating" in abstract
+    for name in ("abstract", "introduction", "queue_depth"):
+        text = _expand((ROOT / f"paper/sections/{name}.tex").read_text(), m)
+        assert "0.003 to 11.368" not in text and "0.003 and 11.368" not in text, name
+
+
+def test_readme_repeats_sentence_is_true_of_the_runs_sheet():
+    from blkscope.runs import load_runs
+
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert "Every configuration has 3 repeats, except the Cassandra thread-count sweep (job `write-threads`)" in readme
+    runs = load_runs(ROOT / "config/runs.tsv").with_columns(pl.col("mount_options").fill_null(""))
+    cfg = ["testbed", "workload", "job", "filesystem", "mount_options", "traced", "device_mb",
+           "commitlog_compression"]
+    n = runs.group_by(cfg).agg(pl.len().alias("n"), pl.col("repeat").n_unique().alias("repeats"))
+    odd = n.filter(pl.col("repeats") != 3)
+    assert odd["job"].unique().to_list() == ["write-threads"] and (odd["n"] == 1).all()

@@ -59,6 +59,10 @@ def test_sysbench_mysql_study_options_scaled_to_the_device():
     layout = [a for a in prep if a.startswith("--file-")]
     assert all(a in run for a in layout), "prepare and run must agree on the file layout"
     assert "--rate=0" in workloads.load(_row("sysbench", "rndrw-max"), TOOLS).run_command()
+    # the volume-size job lays out the same 256 MiB on a 16 TiB device as on 2 TiB, unthrottled
+    for mb in (2 << 20, (16 << 20) - 1):
+        big = workloads.load(_row("sysbench", "rndrw-max-256m", device_mb=mb), TOOLS).run_command()
+        assert "--file-total-size=256M" in big and "--rate=0" in big
 
 
 @pytest.mark.parametrize("job", sorted(journal.JOBS))

@@ -134,6 +134,10 @@ def _claims(p: argparse.ArgumentParser) -> Handler:
     _table_out(p)
     for name in ("iostat", "metrics", "overhead", "zipf"):
         p.add_argument(f"--{name}", type=Path, required=True, help=f"the {name} analysis table (.parquet)")
+    p.add_argument("--extents", type=Path, nargs="*", default=[],
+                   help="per-run extents of files (filefrag), <processed>/<run_id>/extents/extents.parquet")
+    p.add_argument("--fof", type=Path, nargs="*", default=[],
+                   help="per-run frequency-of-frequency tables, <processed>/<run_id>/frequency/fof.<mode>.parquet")
 
     def run(a: argparse.Namespace) -> int:
         import polars as pl
@@ -141,12 +145,19 @@ def _claims(p: argparse.ArgumentParser) -> Handler:
         from blkscope.paper.claims import evaluate
         from blkscope.runs import load_runs
 
+        def per_run(files: list[Path]) -> pl.DataFrame | None:
+            """Per-run tables live in <processed>/<run_id>/<stage>/: the run is the grandparent directory."""
+            parts = [pl.read_parquet(f).with_columns(run_id=pl.lit(f.parent.parent.name)) for f in files]
+            return pl.concat(parts, how="diagonal_relaxed") if parts else None
+
         tables = {
             "runs": load_runs(a.runs),
             "iostat_summary": pl.read_parquet(a.iostat),
             "workload_metrics": pl.read_parquet(a.metrics),
             "overhead": pl.read_parquet(a.overhead),
             "zipf": pl.read_parquet(a.zipf),
+            "extents": per_run(a.extents),
+            "fof": per_run(a.fof),
         }
         _write_table(evaluate(tables), a)
         return 0
@@ -215,7 +226,7 @@ def _paper_numbers(p: argparse.ArgumentParser) -> Handler:
         if a.overhead:
             macros |= sn.overhead(pl.read_parquet(a.overhead))
         if a.zipf:
-            macros |= sn.zipf(pl.read_parquet(a.zipf))
+            macros |= sn.zipf(pl.read_parquet(a.zipf), runs)
         if a.claims:
             macros |= sn.verdicts(pl.read_parquet(a.claims))
         if a.skew and runs is not None:

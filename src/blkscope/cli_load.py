@@ -77,6 +77,8 @@ def _load_numbers(p: argparse.ArgumentParser) -> Handler:
     for name in ("claims", "overhead", "tracer-load", "tracer-runs", "skew", "metrics", "iostat", "cassandra",
                  "cassandra-versus"):
         p.add_argument(f"--{name}", type=Path, required=True, help=f"the {name} table (.parquet)")
+    p.add_argument("--claims-before", type=Path,
+                   help="an earlier claims table (.csv: claim_id, verdict): which verdicts moved since")
     p.add_argument("-o", "--out", type=Path, required=True, help="output .tex")
 
     def run(a: argparse.Namespace) -> int:
@@ -89,7 +91,7 @@ def _load_numbers(p: argparse.ArgumentParser) -> Handler:
         metrics, iostat = pl.read_parquet(a.metrics), pl.read_parquet(a.iostat)
         m = ln.runs_by_load(load_runs(a.runs), metrics["run_id"].unique())
         m |= ln.ceiling(metrics, iostat)
-        m |= ln.claims(pl.read_parquet(a.claims))
+        m |= ln.claims(pl.read_parquet(a.claims), pl.read_csv(a.claims_before) if a.claims_before else None)
         m |= ln.overhead(pl.read_parquet(a.overhead))
         m |= ln.tracer(pl.read_parquet(a.tracer_load))
         m |= ln.machine_load(pl.read_parquet(a.tracer_runs))

@@ -117,6 +117,10 @@ rule workload_metrics:
         " -o {output.table} --csv {output.csv} {params.runs} > {log} 2>&1"
 
 
+# runs whose capture listed their files' extents (filefrag, issue L): Cassandra's fragmentation claim reads them
+EXTENT_RUNS = [r for r in CAPTURED if Path(RAW, r, "filefrag.txt").exists()]
+
+
 rule claims:
     input:
         runs=config["runs"],
@@ -124,6 +128,9 @@ rule claims:
         metrics=f"{ANALYSIS}/workload_metrics.parquet",
         overhead=f"{ANALYSIS}/overhead.parquet",
         zipf=f"{ANALYSIS}/zipf_cover.parquet",
+        # hot pages counted as the SSD study counted them (completions, one hit per 4 KiB step)
+        fof=expand(f"{PROC}/{{run}}/frequency/fof.ssd-study.parquet", run=TRACED),
+        extents=expand(f"{PROC}/{{run}}/extents/extents.parquet", run=EXTENT_RUNS),
     output:
         table=f"{ANALYSIS}/claims.parquet",
         csv=report(f"{ANALYSIS}/claims.csv", caption="../report/claims.rst", category="Claims"),
@@ -131,4 +138,5 @@ rule claims:
         "logs/analysis/claims.log",
     shell:
         "blkscope claims --runs {input.runs} --iostat {input.iostat} --metrics {input.metrics}"
-        " --overhead {input.overhead} --zipf {input.zipf} -o {output.table} --csv {output.csv} > {log} 2>&1"
+        " --overhead {input.overhead} --zipf {input.zipf} --fof {input.fof} --extents {input.extents}"
+        " -o {output.table} --csv {output.csv} > {log} 2>&1"

@@ -127,7 +127,7 @@ def paper_sections():
 
 # studies we build on, by the name the claims table gives them
 # (the commitlog study has its own notebook, notebooks/study_commitlog.py: rule in load_claims.smk)
-STUDY_NOTEBOOKS = {"ssd": "SSD study", "journal": "journal study", "mysql": "MySQL study"}
+STUDY_NOTEBOOKS = {"ssd": "SSD study", "guide": "Cassandra guide", "journal": "journal study", "mysql": "MySQL study"}
 EXPLORE = [r for r in config["explore_runs"] if r in CAPTURED]
 
 

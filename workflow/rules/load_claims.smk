@@ -66,6 +66,8 @@ rule load_numbers:
         iostat=f"{ANALYSIS}/iostat_summary.parquet",
         cassandra=f"{ANALYSIS}/cassandra_summary.parquet",
         versus=f"{ANALYSIS}/cassandra_versus.parquet",
+        # the claims table at 19e2942 (before issue M): the verdicts section says what moved since
+        claims_before="paper/reference/claims-19e2942.csv",
     output:
         "paper/generated/numbers/load.tex",
     log:
@@ -73,7 +75,8 @@ rule load_numbers:
     shell:
         "blkscope load-numbers --runs {input.runs} --claims {input.claims} --overhead {input.overhead}"
         " --tracer-load {input.tracer} --tracer-runs {input.tracer_runs} --skew {input.skew} --metrics {input.metrics} --iostat {input.iostat}"
-        " --cassandra {input.cassandra} --cassandra-versus {input.versus} -o {output} > {log} 2>&1"
+        " --cassandra {input.cassandra} --cassandra-versus {input.versus} --claims-before {input.claims_before}"
+        " -o {output} > {log} 2>&1"
 
 
 rule notebook_study_commitlog:

@@ -13,18 +13,24 @@ claimed effect), a direction only (ratio > 1), or "the same" (ratio within an eq
 Ratios of throughputs and queue sizes are ratios of geometric means over repeats: a Welch t interval of the
 difference of mean logs, exponentiated (positive, skewed quantities; with 2-3 repeats a bootstrap interval would
 be far too narrow).
+
+Repeats needed (`n_needed`): the number of repeats per arm at which the interval would decide (lie inside the
+band, or wholly outside it) if the estimate and the per-repeat spread stayed as observed; none when the estimate
+sits on a band edge (no n moves the interval off it). It tells which claims more repeats can settle.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import stats
 
 LEVEL = 0.95
 TOST_ALPHA = 0.05
+N_CAP = 100_000  # repeats per arm beyond which n_needed reports "more than N_CAP"
 
 
 @dataclass(frozen=True)
@@ -53,8 +59,18 @@ def comparable_ratio(claimed: float, what: str = "") -> Size:
     return Size("range", lo, hi, f"{what}{claimed:.2f}x (comparable: {lo:.2f}-{hi:.2f}x)")
 
 
+def comparable_between(a: float, b: float, what: str = "") -> Size:
+    """Two published ratios (e.g. two devices): the band from half the smaller effect to twice the larger."""
+    lo, hi = comparable_ratio(min(a, b)).lo, comparable_ratio(max(a, b)).hi
+    return Size("range", lo, hi, f"{what}{lo:.2f}-{hi:.2f}x (effect within 2x of {min(a, b):.2f}-{max(a, b):.2f}x)")
+
+
 def more(what: str = "ratio") -> Size:
-    return Size("range", 1.0, math.inf, f"{what} > 1 (direction only)")
+    return Size("range", 1.0, math.inf, f"{what} > 1 (direction)")
+
+
+def less(what: str = "ratio") -> Size:
+    return Size("range", 0.0, 1.0, f"{what} < 1 (direction)")
 
 
 def same(margin: float) -> Size:
@@ -74,6 +90,37 @@ def verdict(lo: float, hi: float, size: Size) -> str:
 
 
 @dataclass(frozen=True)
+class Spread:
+    """How an interval narrows with n repeats per arm: half-width(n) = t(level, dof(n)) * unit_sd / sqrt(n), on the
+    scale the test works on (`log` for ratios of geometric means, `linear` otherwise)."""
+
+    unit_sd: float  # the spread one repeat per arm contributes (Welch: sqrt(sd_a^2 + sd_b^2))
+    dof: Callable[[int], float]
+    scale: str = "linear"
+
+    def half_width(self, n: int, level: float) -> float:
+        return float(stats.t.ppf(0.5 + level / 2, self.dof(n)) * self.unit_sd / math.sqrt(n))
+
+
+def spread_of(variances: list[float], scale: str = "linear") -> Spread:
+    """The spread of an estimate that sums independent arms, each contributing `variance` / n at n repeats
+    (already weighted: w^2 sd^2): its standard error and Welch-Satterthwaite degrees of freedom at n per arm."""
+    v = [float(x) for x in variances]
+    total, sq = sum(v), sum(x * x for x in v)
+    dof = (lambda n: (n - 1) * total**2 / sq) if sq > 0 else (lambda n: math.inf)
+    return Spread(math.sqrt(total), dof, scale)
+
+
+def welch_spread(sd_a: float, sd_b: float, scale: str = "linear") -> Spread:
+    """Two arms of n repeats each: Welch's standard error and its degrees of freedom."""
+    return spread_of([sd_a**2, sd_b**2], scale)
+
+
+def one_sample_spread(sd: float) -> Spread:
+    return Spread(sd, lambda n: n - 1)
+
+
+@dataclass(frozen=True)
 class Estimate:
     value: float
     lo: float
@@ -81,6 +128,49 @@ class Estimate:
     p: float  # two-sided p of no effect (ratio 1, difference 0); nan if not computed
     test: str
     p_tost: float = math.nan
+    spread: Spread | None = None  # for n_needed; None: the test has no per-repeat spread (a rule over runs)
+
+
+def _distance_to_band(value: float, size: Size, scale: str) -> float:
+    """How far the estimate lies from the nearest finite band edge, on the test's scale: the half-width the
+    interval must get below to decide (inside the band: to replicate; outside: to exclude it)."""
+    f = math.log if scale == "log" else float
+    edges = [f(e) for e in (size.lo, size.hi) if math.isfinite(e) and (scale != "log" or e > 0)]
+    if not edges or (scale == "log" and value <= 0):
+        return math.nan
+    return min(abs(f(value) - e) for e in edges)
+
+
+def n_needed(est: Estimate, size: Size, cap: int = N_CAP) -> float:
+    """Repeats per arm at which `est`'s interval (at size.level) would decide at the observed spread: the smallest
+    n >= 2 with half-width(n) < distance from the estimate to the nearest band edge. math.inf when no n decides
+    (the estimate on an edge); cap + 1 when more than `cap` would be needed; nan without a spread."""
+    if est.spread is None or not math.isfinite(est.value):
+        return math.nan
+    delta = _distance_to_band(est.value, size, est.spread.scale)
+    if not math.isfinite(delta):
+        return math.nan
+    if delta == 0:
+        return math.inf
+    if est.spread.unit_sd == 0:
+        return 2.0
+    # the normal approximation is a lower bound on n (t > z); step up from it with the t quantile
+    z = stats.norm.ppf(0.5 + size.level / 2)
+    n = max(2, math.ceil((z * est.spread.unit_sd / delta) ** 2))
+    while n <= cap:
+        if est.spread.half_width(n, size.level) < delta:
+            return float(n)
+        n = n + 1 if n < 1000 else math.ceil(n * 1.01)
+    return float(cap + 1)
+
+
+def n_needed_text(n: float, cap: int = N_CAP) -> str:
+    """n_needed as the claims table prints it."""
+    if math.isnan(n):
+        return "--"
+    if math.isinf(n):
+        return "none (estimate on the band edge)"
+    return f"> {cap:,}" if n > cap else f"{n:.0f}"
 
 
 def _welch(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
@@ -96,32 +186,27 @@ def welch_diff(a, b, level: float = LEVEL) -> Estimate:
     """mean(a) - mean(b) with its Welch t interval and p."""
     a, b = np.asarray(a, float), np.asarray(b, float)
     d, se, dof = _welch(a, b)
+    spread = welch_spread(a.std(ddof=1), b.std(ddof=1))
     if se == 0:
-        return Estimate(d, d, d, 0.0 if d else 1.0, "Welch t")
+        return Estimate(d, d, d, 0.0 if d else 1.0, "Welch t", spread=spread)
     h = stats.t.ppf(0.5 + level / 2, dof) * se
-    return Estimate(d, d - h, d + h, float(2 * stats.t.sf(abs(d) / se, dof)), "Welch t")
+    return Estimate(d, d - h, d + h, float(2 * stats.t.sf(abs(d) / se, dof)), "Welch t", spread=spread)
 
 
 def log_ratio(a, b, level: float = LEVEL, margin: float | None = None) -> Estimate:
     """Ratio of geometric means a / b: Welch interval on log values, exponentiated. With `margin`, also the TOST
     p of equivalence (ratio within [1/(1+m), 1+m]): the larger of the two one-sided p-values."""
-    a, b = np.log(np.asarray(a, float)), np.log(np.asarray(b, float))
-    d, se, dof = _welch(a, b)
+    est = log_contrast([a, b], [1, -1], level)
     p_tost = math.nan
-    if se == 0:
-        lo = hi = d
-        p = 0.0 if d else 1.0
-        if margin is not None:
-            p_tost = 0.0 if abs(d) < math.log1p(margin) else 1.0
-    else:
-        h = stats.t.ppf(0.5 + level / 2, dof) * se
-        lo, hi = d - h, d + h
-        p = float(2 * stats.t.sf(abs(d) / se, dof))
-        if margin is not None:
-            L = math.log1p(margin)
+    if margin is not None:
+        d, se, dof = _welch(np.log(np.asarray(a, float)), np.log(np.asarray(b, float)))
+        L = math.log1p(margin)
+        if se == 0:
+            p_tost = 0.0 if abs(d) < L else 1.0
+        else:
             p_tost = float(max(stats.t.sf((d + L) / se, dof), stats.t.cdf((d - L) / se, dof)))
     test = "Welch t on log values (ratio of geometric means)" + (", TOST" if margin is not None else "")
-    return Estimate(math.exp(d), math.exp(lo), math.exp(hi), p, test, p_tost)
+    return replace(est, test=test, p_tost=p_tost)
 
 
 def mean_interval(x, level: float = LEVEL) -> Estimate:
@@ -131,4 +216,23 @@ def mean_interval(x, level: float = LEVEL) -> Estimate:
     if x.size < 2:
         return Estimate(m, math.nan, math.nan, math.nan, "t interval over runs")
     h = stats.t.ppf(0.5 + level / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size)
-    return Estimate(m, m - h, m + h, math.nan, "t interval over runs")
+    return Estimate(m, m - h, m + h, math.nan, "t interval over runs", spread=one_sample_spread(x.std(ddof=1)))
+
+
+def log_contrast(arms, weights, level: float = LEVEL) -> Estimate:
+    """exp(sum_i w_i mean(log arm_i)): a ratio of geometric means (weights +1, -1), a ratio of two such ratios
+    (+1, -1, -1, +1: does an advantage grow?) or a mean over strata of ratios (+-1/k each). Welch t interval
+    with Welch-Satterthwaite degrees of freedom; every arm needs 2 repeats."""
+    logs = [np.log(np.asarray(a, float)) for a in arms]
+    d = float(sum(w * x.mean() for w, x in zip(weights, logs, strict=True)))
+    parts = [w * w * x.var(ddof=1) for w, x in zip(weights, logs, strict=True)]
+    per_n = [v / x.size for v, x in zip(parts, logs, strict=True)]
+    se = math.sqrt(sum(per_n))
+    spread = spread_of(parts, "log")
+    if se == 0:
+        return Estimate(math.exp(d), math.exp(d), math.exp(d), 0.0 if d else 1.0, "Welch t on log values",
+                        spread=spread)
+    dof = sum(per_n) ** 2 / sum(v * v / (x.size - 1) for v, x in zip(per_n, logs, strict=True))
+    h = stats.t.ppf(0.5 + level / 2, dof) * se
+    p = float(2 * stats.t.sf(abs(d) / se, dof))
+    return Estimate(math.exp(d), math.exp(d - h), math.exp(d + h), p, "Welch t on log values", spread=spread)

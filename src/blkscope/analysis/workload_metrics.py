@@ -46,6 +46,11 @@ def _fio(df: pl.DataFrame) -> list[tuple[str, float, str]]:
         out += [(f"ops_s_group_{r['jobname']}", float(r["iops"]), "ops/s") for r in g.iter_rows(named=True)]
     else:
         out = [("ops_s", float(io["iops"].sum()), "ops/s")]
+    # what the application asked for, in total: write amplification and device writes per read divide by these
+    if "io_kib" in df.columns:
+        out.append(("write_kib", float(df.filter(pl.col("direction") == "write")["io_kib"].sum()), "KiB"))
+    if "total_ios" in df.columns:
+        out.append(("read_ios", float(df.filter(pl.col("direction") == "read")["total_ios"].sum()), "ops"))
     for d in ("read", "write"):
         g = df.filter((pl.col("direction") == d) & (pl.col("iops") > 0))
         if g.height:
@@ -57,6 +62,8 @@ def _fio(df: pl.DataFrame) -> list[tuple[str, float, str]]:
 def _sysbench(df: pl.DataFrame) -> list[tuple[str, float, str]]:
     r = df.row(df.height - 1, named=True)  # the last run block of the file
     out = [("ops_s", (r["reads_s"] or 0.0) + (r["writes_s"] or 0.0), "ops/s")]
+    if r.get("written_mib_s") is not None and r.get("total_time_s"):
+        out.append(("write_kib", r["written_mib_s"] * r["total_time_s"] * 1024, "KiB"))
     for name, col in (("lat_avg_us", "lat_avg_ms"), ("lat_p95_us", "lat_p95_ms"), ("lat_max_us", "lat_max_ms")):
         if r.get(col) is not None:
             out.append((name, r[col] * 1e3, "us"))
@@ -69,6 +76,8 @@ def _journal(df: pl.DataFrame) -> list[tuple[str, float, str]]:
         op = r["op"]
         if op == "write" and r["elapsed_s"]:
             out.append(("ops_s", r["count"] / r["elapsed_s"], "ops/s"))
+            if r.get("record"):
+                out.append(("write_kib", r["count"] * r["record"] / 1024, "KiB"))
         for stat, col in (("mean", "mean_ns"), ("p99", "p99_ns"), ("p9999", "p9999_ns"), ("max", "max_ns")):
             if r.get(col) is not None:
                 out.append((f"{op}_{stat}_us", float(r[col]) / 1e3, "us"))

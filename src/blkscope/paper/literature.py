@@ -50,5 +50,10 @@ PUBLISHED: dict[str, tuple[float, int]] = {
 }
 
 
+def value(name: str) -> float:
+    """One published number, by its macro name (without `Lit`): the claims table reads them from here."""
+    return float(PUBLISHED[name][0])
+
+
 def macros() -> dict[str, str]:
     return {f"Lit{k}": fmt_int(v) if d == 0 else fmt_float(v, d) for k, (v, d) in PUBLISHED.items()}

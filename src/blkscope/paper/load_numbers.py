@@ -27,15 +27,57 @@ def _range(prefix: str, x: pl.Series, fmt) -> dict[str, str]:
     return {f"{prefix}Min": fmt(x.min()), f"{prefix}Max": fmt(x.max()), f"{prefix}Median": fmt(x.median())}
 
 
-def claims(c: pl.DataFrame) -> dict[str, str]:
-    """Per claim: what it claims, our estimate [interval], n, verdict; and the verdict counts."""
+def claims(c: pl.DataFrame, before: pl.DataFrame | None = None) -> dict[str, str]:
+    """Per claim: what it claims, our band, estimate [interval], n, n to decide, verdict; which verdicts moved
+    against an earlier claims table (`before`: claim_id, verdict); and the claims more repeats can decide."""
     m: dict[str, str] = {}
     for r in c.iter_rows(named=True):
         k = macro_name("claim", r["claim_id"])
         m |= {f"{k}Claimed": escape(r["claimed"]), f"{k}Ours": escape(r["ours"]), f"{k}N": escape(r["n"]),
-              f"{k}Verdict": escape(r["verdict"]), f"{k}Load": escape(r.get("load") or "--")}  # fmt: skip
+              f"{k}Verdict": escape(r["verdict"]), f"{k}Load": escape(r.get("load") or "--"),
+              f"{k}Band": escape(r.get("band") or "--"), f"{k}NNeeded": escape(r.get("n_needed") or "--")}  # fmt: skip
     # verdict counts (ClaimsTested, ClaimsReplicated, ...) are study_numbers.claims's, in runs.tex
+    if before is not None:
+        m |= moved(c, before)
+    if "n_needed_value" in c.columns:
+        m |= decidable(c)
     return m
+
+
+def _ids(df: pl.DataFrame, fmt=lambda r: r["claim_id"]) -> str:
+    return escape(", ".join(fmt(r) for r in df.sort("claim_id").iter_rows(named=True))) if df.height else "none"
+
+
+def moved(c: pl.DataFrame, before: pl.DataFrame) -> dict[str, str]:
+    """Claims whose verdict changed against `before`, the claims new since, and the count of those unchanged."""
+    j = c.select("claim_id", "verdict").join(before.select("claim_id", before=pl.col("verdict")), on="claim_id",
+                                             how="left")
+    changed = j.filter(pl.col("before").is_not_null() & (pl.col("before") != pl.col("verdict")))
+    new = j.filter(pl.col("before").is_null())
+    return {
+        "ClaimsMoved": _ids(changed, lambda r: f"{r['claim_id']} ({r['before']} -> {r['verdict']})"),
+        "ClaimsMovedCount": fmt_int(changed.height),
+        "ClaimsKept": fmt_int(j.height - changed.height - new.height),
+        "ClaimsNew": _ids(new, lambda r: f"{r['claim_id']} ({r['verdict']})"),
+        "ClaimsNewCount": fmt_int(new.height),
+        "ClaimsBeforeCount": fmt_int(before.height),
+    }
+
+
+DECIDE_WITHIN = 10  # repeats per arm a capture round can afford (issue M item 2)
+
+
+def decidable(c: pl.DataFrame) -> dict[str, str]:
+    """Inconclusive claims that DECIDE_WITHIN repeats per arm would decide at the spread observed, and those
+    that would need more."""
+    inc = c.filter(pl.col("verdict").str.starts_with("inconclusive"))
+    fin = pl.col("n_needed_value").is_finite().fill_null(False)
+    within = inc.filter(fin & (pl.col("n_needed_value") <= DECIDE_WITHIN))
+    beyond = inc.filter(~(fin & (pl.col("n_needed_value") <= DECIDE_WITHIN)))
+    fmt = lambda r: f"{r['claim_id']} ({r['n_needed']})"  # noqa: E731
+    return {"ClaimsDecideWithin": fmt_int(DECIDE_WITHIN), "ClaimsDecidable": _ids(within, fmt),
+            "ClaimsDecidableCount": fmt_int(within.height), "ClaimsNotDecidable": _ids(beyond, fmt),
+            "ClaimsNotDecidableCount": fmt_int(beyond.height)}  # fmt: skip
 
 
 def overhead(ov: pl.DataFrame) -> dict[str, str]:

@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import polars as pl
 
+from blkscope.analysis.run_groups import LIGHT, SATURATING, with_groups
+from blkscope.paper.claim_measures import VOLUME_JOB  # the volume-size runs: devices of their own
 from blkscope.paper.latex import fmt_float, fmt_int, fmt_pct, macro_name
+
+LOADS = (LIGHT, SATURATING)
 
 
 def _host_traced(df: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
@@ -16,20 +20,38 @@ def _host_traced(df: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
     return df.filter(pl.col("run_id").is_in(ids.to_list()))
 
 
+def _with_load(df: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
+    """Rows with their run's load level (light | saturating | ceiling, from the runs sheet)."""
+    return df.drop("load", strict=False).join(with_groups(runs).select("run_id", "load"), on="run_id", how="left")
+
+
+def by_load(df: pl.DataFrame, runs: pl.DataFrame, prefix: str, col: str, fmt, stats=("min", "max")) -> dict:
+    """The range of `col` at each load level apart (PrefixLightMin, PrefixSaturatingMax, ...; and the runs
+    behind each, PrefixLightRuns): a range over light and saturating runs together would say neither."""
+    m: dict[str, str] = {}
+    d = _with_load(df, runs).filter(pl.col(col).is_not_null())
+    for load in LOADS:
+        x = d.filter(pl.col("load") == load)[col]
+        if x.len() == 0:
+            continue
+        k = macro_name(prefix, load)
+        m[f"{k}Runs"] = fmt_int(x.len())
+        m |= {f"{k}{stat.capitalize()}": fmt(getattr(x, stat)()) for stat in stats}
+    return m
+
+
 def queue_depth(qd: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
     q = _host_traced(qd, runs)
     if q.height == 0:
         return {}
     rel = ((q["little_depth"] - q["mean_depth"]).abs() / q["mean_depth"]).max()
-    return {
+    m = {
         "QdRuns": fmt_int(q.height),
-        "QdMeanMin": fmt_float(q["mean_depth"].min(), 3),
-        "QdMeanMax": fmt_float(q["mean_depth"].max(), 3),
-        "QdAquMin": fmt_float(q["iostat_aqu_sz"].min(), 3),
-        "QdAquMax": fmt_float(q["iostat_aqu_sz"].max(), 3),
         "QdMaxDepth": fmt_int(q["max_depth"].max()),
         "QdLittleMaxRelErr": fmt_pct(rel, 2),
     }
+    m |= by_load(q, runs, "qd mean", "mean_depth", lambda x: fmt_float(x, 3))
+    return m | by_load(q, runs, "qd aqu", "iostat_aqu_sz", lambda x: fmt_float(x, 3))
 
 
 def trace_cost(tc: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
@@ -46,23 +68,20 @@ def trace_cost(tc: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
 
 
 def overhead(ov: pl.DataFrame) -> dict[str, str]:
+    """How many host configurations have traced and untraced runs; their ranges per load are load_numbers'."""
     if ov.height == 0 or "overhead" not in ov.columns:
         return {"OverheadConfigs": "0"}
-    host = ov.filter(pl.col("testbed") == "loop")
-    m = {"OverheadConfigs": fmt_int(host.height)}
-    if host.height:
-        m |= {"OverheadMin": fmt_pct(host["overhead"].min()), "OverheadMax": fmt_pct(host["overhead"].max()),
-              "OverheadMedian": fmt_pct(host["overhead"].median())}  # fmt: skip
-    return m
+    return {"OverheadConfigs": fmt_int(ov.filter(pl.col("testbed") == "loop").height)}
 
 
-def zipf(z: pl.DataFrame) -> dict[str, str]:
+def zipf(z: pl.DataFrame, runs: pl.DataFrame | None = None) -> dict[str, str]:
+    """Power-law fits over all traced runs (op all); the exponents' range per load level (with the runs sheet)."""
     a = z.filter(pl.col("op") == "all")
     fitted = a.filter(pl.col("alpha").is_not_null())
     m = {"ZipfRuns": fmt_int(a.height), "ZipfRunsFitted": fmt_int(fitted.height),
          "ZipfMaxDistinct": fmt_int(a["distinct"].max()) if "distinct" in a.columns else "n/a"}  # fmt: skip
-    if fitted.height:
-        m |= {"ZipfSMin": fmt_float(fitted["s"].min(), 2), "ZipfSMax": fmt_float(fitted["s"].max(), 2)}
+    if fitted.height and runs is not None and "run_id" in fitted.columns:
+        m |= by_load(fitted, runs, "zipf s", "s", lambda x: fmt_float(x, 2))
     return m
 
 
@@ -132,6 +151,7 @@ def verdicts(claims: pl.DataFrame) -> dict[str, str]:
         "ClaimsNotReplicated": fmt_int(v.str.starts_with("does not").sum()),
         "ClaimsInconclusive": fmt_int(v.str.starts_with("inconclusive").sum()),
         "ClaimsUntested": fmt_int(v.str.starts_with("not tested").sum()),
+        "ClaimsNotTestable": fmt_int(v.str.starts_with("not testable").sum()),
     }
 
 
@@ -152,15 +172,19 @@ def skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
     if y.height:
         m["SkewRequested"] = fmt_float(y["s_requested"].median(), 2)
     if fitted.height:
-        s_block = fitted["s"]
-        m |= {"SkewBlockMin": fmt_float(s_block.min(), 2), "SkewBlockMax": fmt_float(s_block.max(), 2),
-              "SkewBlockMedian": fmt_float(s_block.median(), 2)}  # fmt: skip
+        m |= by_load(fitted, runs, "skew block", "s", lambda x: fmt_float(x, 2), ("min", "max", "median"))
     return m
 
 
 def devices(runs: pl.DataFrame, metrics: pl.DataFrame) -> dict[str, str]:
-    """The size of the devices the captured runs formatted (MiB), smallest and largest."""
+    """The size of the devices the captured runs formatted (MiB), smallest and largest; the volume-size runs'
+    sparse devices of several TiB apart (DeviceVolumeTibMin/Max)."""
     if "device_mb" not in runs.columns:
         return {}
-    d = runs.filter(pl.col("run_id").is_in(metrics["run_id"].unique()))["device_mb"].drop_nulls()
-    return {"DeviceMbMin": fmt_int(d.min()), "DeviceMbMax": fmt_int(d.max())} if d.len() else {}
+    r = runs.filter(pl.col("run_id").is_in(metrics["run_id"].unique()))
+    vol = pl.col("job").fill_null("") == VOLUME_JOB if "job" in r.columns else pl.lit(False)
+    d, v = r.filter(~vol)["device_mb"].drop_nulls(), r.filter(vol)["device_mb"].drop_nulls()
+    m = {"DeviceMbMin": fmt_int(d.min()), "DeviceMbMax": fmt_int(d.max())} if d.len() else {}
+    if v.len():
+        m |= {"DeviceVolumeTibMin": fmt_float(v.min() / 2**20, 0), "DeviceVolumeTibMax": fmt_float(v.max() / 2**20, 0)}
+    return m

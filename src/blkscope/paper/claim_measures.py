@@ -1,0 +1,339 @@
+"""The estimators of the claims table: each takes the analysis tables and the claim's band and returns a Result.
+
+Which runs speak to a claim: host (loop) runs; throughput, latency and iostat from untraced runs (the studies
+measured without a tracer); access frequency from traced runs; queue depth, overhead and access frequency from
+the saturating runs when the dataset has them (the studies measured at saturation), else from the light runs
+(said so in the measurement). Claims about the journal's tail latency read the light runs, which are its point.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import polars as pl
+
+from blkscope.analysis import verdict as vd
+from blkscope.analysis.overhead import pooled_overhead
+from blkscope.analysis.run_groups import LIGHT, SATURATING, cassandra_mode
+from blkscope.paper.claim_runs import (
+    FEW,
+    NO_RUNS,
+    Result,
+    Tables,
+    by_strata,
+    host,
+    is_writeback,
+    not_testable,
+    runs,
+    saturating_first,
+    strata_ratio,
+    two_arms,
+    vals,
+)
+
+Evaluate = Callable[[Tables, vd.Size], Result]
+YCSB_CASSANDRA = "cassandra-ycsb"  # the runs sheet's workload for YCSB on a Cassandra node (issue L)
+
+
+def cassandra(t: pl.DataFrame, mode: str, commitlog: str | None) -> pl.DataFrame:
+    t = t.filter((pl.col("workload") == "cassandra") & (cassandra_mode() == mode))
+    return t.filter(pl.col("commitlog") == commitlog) if commitlog else t
+
+
+def metric_ratio(table: str, select: Callable[[pl.DataFrame], pl.DataFrame], metric: str, fs: tuple[str, str],
+                 traced: bool | None, prefer_sat: bool, unit: str = "", ratio: bool = True, digits: int = 2
+                 ) -> Evaluate:
+    def ev(tb: Tables, size: vd.Size) -> Result:
+        def at(t: pl.DataFrame, load: str) -> Result:
+            a, b = vals(t, metric, filesystem=fs[0]), vals(t, metric, filesystem=fs[1])
+            return two_arms(a, b, fs, size, ratio, unit, digits, load)
+
+        t = select(host(tb[table], tb, traced=traced))
+        return saturating_first(t, at) if prefer_sat else at(t.filter(pl.col("load") == LIGHT), LIGHT)
+    return ev
+
+
+# -- access frequency -----------------------------------------------------------------------------------------
+
+
+def zipf(tb: Tables, size: vd.Size) -> Result:
+    r = runs(tb).select("run_id", "workload", "load")
+    z = tb["zipf"].join(r, on="run_id").filter((pl.col("workload") == "ycsb") & (pl.col("op") == "all"))
+    return saturating_first(z, _zipf_at)
+
+
+def _zipf_at(z: pl.DataFrame, load: str) -> Result:
+    fitted = z.filter(pl.col("alpha").is_not_null() & pl.col("s").is_not_null())
+    if fitted.height == 0:
+        return Result(None, "no power-law fit (too few runs or distinct counts)", str(z.height), load,
+                      NO_RUNS if z.height == 0 else "inconclusive")
+    s = fitted["s"].to_numpy().astype(float)
+    good = fitted.filter(pl.col("p_gof").fill_null(0) >= 0.1).height
+    if fitted.height >= 2:
+        est = vd.mean_interval(s)
+    else:  # one run: its own interval of s
+        est = vd.Estimate(float(s[0]), float(fitted["s_lo"][0]), float(fitted["s_hi"][0]), math.nan,
+                          "CSN fit, CI of s from alpha")
+    m = (f"mean s over {fitted.height} runs; s = {', '.join(f'{x:.2f}' for x in s)}; power law plausible "
+         f"(p >= 0.1) in {good}")
+    return Result(est, m, str(fitted.height), load)
+
+
+HOT_FRACTION = 0.01  # "very hot" pages: the hottest 1 % of the pages a run read
+
+
+def hot_shares(fof: pl.DataFrame, op: str = "read", top: float = HOT_FRACTION) -> pl.DataFrame:
+    """Per run: the share of `op` accesses that go to the hottest `top` of the pages it touched (from its
+    frequency-of-frequency table: run_id, op, count, pages). Runs without such accesses have no row."""
+    rows = []
+    for (run_id,), g in fof.filter(pl.col("op") == op).group_by("run_id", maintain_order=True):
+        g = g.sort("count", descending=True)
+        counts, pages = g["count"].to_numpy().astype(float), g["pages"].to_numpy().astype(float)
+        if pages.sum() == 0 or (counts * pages).sum() == 0:
+            continue
+        k = max(1.0, math.ceil(top * pages.sum()))  # pages in the hot set
+        taken = np.minimum(pages, np.maximum(0.0, k - np.concatenate([[0.0], np.cumsum(pages)[:-1]])))
+        rows.append((run_id, float((taken * counts).sum() / (counts * pages).sum())))
+    return pl.DataFrame(rows, schema={"run_id": pl.Utf8, "value": pl.Float64}, orient="row")
+
+
+def hot_pages(other: str) -> Evaluate:
+    """btrfs against `other`: share of read accesses to the hottest 1 % of read pages, per traced run, in strata
+    of workload, job and testbed (the guest's f2fs is the only f2fs; its access pattern, not its timing, counts)."""
+    def ev(tb: Tables, size: vd.Size) -> Result:
+        if tb.get("fof") is None or tb["fof"].height == 0:
+            return Result(None, "--", "0", None, NO_RUNS)
+        r = runs(tb).filter(pl.col("traced") & pl.col("database").is_in(["rocksdb", "cassandra"])
+                            & ~is_writeback())
+        t = hot_shares(tb["fof"]).join(r.select("run_id", "workload", "job", "testbed", "filesystem"), on="run_id")
+        strata = by_strata(t, ["testbed", "workload", "job"], pl.col("filesystem"), "btrfs", other)
+        res = strata_ratio(strata, ("btrfs", other), size, digits=3)
+        if res.verdict == NO_RUNS and r.filter(pl.col("filesystem") == other).height:
+            return Result(None, f"{other}'s traced runs have no read accesses", res.n, None,
+                          f"not tested (no {other} reads)")
+        return res
+    return ev
+
+
+def hot_metadata(tb: Tables, size: vd.Size) -> Result:
+    """The share of hot-page accesses that carry REQ_META (`M` in RWBS): the per-page counts keep no flags."""
+    return Result(None, "--", "0", None, "not tested (no metadata table)",
+                  "the access-frequency tables count pages per read/write only; the RWBS M flag per page comes "
+                  "with the metadata-vs-data table of issue N, not in this dataset yet")
+
+
+def fragmentation(tb: Tables, size: vd.Size) -> Result:
+    """Extents per GiB of Cassandra's data files of at least 1 MiB (the `extents` table: run_id, file, kind,
+    size_bytes, extents), btrfs against ext4, in strata of workload and job."""
+    ext = tb.get("extents")
+    if ext is None or ext.height == 0:
+        return Result(None, "--", "0", None, NO_RUNS, "no `extents` table in the dataset (issue L item 4)")
+    # filefrag's table names a file's top directory (`dir`: data, commitlog) and its `bytes`
+    ext = ext.rename({k: v for k, v in {"dir": "kind", "bytes": "size_bytes"}.items() if k in ext.columns
+                      and v not in ext.columns})
+    big = ext.filter((pl.col("kind") == "data") & (pl.col("size_bytes") >= 1 << 20))
+    per = big.group_by("run_id").agg(value=pl.col("extents").sum() / (pl.col("size_bytes").sum() / 2**30))
+    t = host(per, tb, traced=None).filter(pl.col("workload").is_in(["cassandra", YCSB_CASSANDRA]))
+    return strata_ratio(by_strata(t, ["workload", "job"], pl.col("filesystem"), "btrfs", "ext4"),
+                        ("btrfs", "ext4"), size, "extents/GiB", 1)
+
+
+# -- tracing overhead -----------------------------------------------------------------------------------------
+
+
+def overhead(select: Callable[[pl.DataFrame], pl.DataFrame]) -> Evaluate:
+    """Pooled tracing overhead over the selected host configurations (saturating ones preferred)."""
+    def ev(tb: Tables, size: vd.Size) -> Result:
+        m = tb["workload_metrics"].filter(pl.col("metric") == "ops_s")
+        return saturating_first(select(host(m, tb, traced=None)), lambda t, load: _overhead_at(t, load, size))
+    return ev
+
+
+def _overhead_at(t: pl.DataFrame, load: str, size: vd.Size) -> Result:
+    cfg = [c for c in ("workload", "job", "filesystem", "commitlog") if c in t.columns]
+    arms = []
+    for _, g in t.group_by(cfg, maintain_order=True):
+        tr, un = g.filter(pl.col("traced"))["value"].to_numpy(), g.filter(~pl.col("traced"))["value"].to_numpy()
+        if tr.size and un.size:
+            arms.append((tr, un))
+    n_tr, n_un = sum(a.size for a, _ in arms), sum(b.size for _, b in arms)
+    n = f"{n_tr} traced, {n_un} untraced; {len(arms)} configs"
+    if not arms:
+        return Result(None, "--", n, load, NO_RUNS if t.height == 0 else "not tested (no traced/untraced pair)")
+    full = [(a, b) for a, b in arms if a.size >= 2 and b.size >= 2]  # one repeat in an arm: no spread to resample
+    if not full:
+        return Result(None, "--", n, load, FEW)
+    ov, lo, hi = pooled_overhead(full, seed=0, level=size.level)
+    each = [1 - a.mean() / b.mean() for a, b in full]
+    meas = f"mean over configurations; per configuration {100 * min(each):.1f} to {100 * max(each):.1f} %"
+    if len(full) < len(arms):
+        meas += f"; {len(arms) - len(full)} configs left out (an arm with 1 run)"
+    # n_needed: the delta method's variance of each 1 - T/U, (T/U)^2 (cv_T^2 + cv_U^2), over k^2
+    k = len(full)
+    parts = [(a.mean() / b.mean()) ** 2 * x.var(ddof=1) / x.mean() ** 2 / k**2 for a, b in full for x in (a, b)]
+    est = vd.Estimate(ov, lo, hi, math.nan, "stratified bootstrap of 1 - traced/untraced ops/s",
+                      spread=vd.spread_of(parts))
+    return Result(est, meas, n, load)
+
+
+# -- journal latency ------------------------------------------------------------------------------------------
+
+
+def _journal(tb: Tables, metric: str) -> pl.DataFrame:
+    return host(tb["workload_metrics"], tb, traced=False, load=LIGHT).filter(
+        (pl.col("workload") == "journal") & (pl.col("metric") == metric) & ~pl.col("job").str.ends_with("-reader"))
+
+
+def ext4_ms_writes(tb: Tables, size: vd.Size) -> Result:
+    t = _journal(tb, "write_max_us").filter(pl.col("filesystem") == "ext4")
+    if t.height == 0:
+        return Result(None, "--", "0", LIGHT, NO_RUNS)
+    per_mode = t.group_by("job").agg(pl.col("value").min().alias("lo"), pl.col("value").max().alias("hi")).sort("job")
+    lo = float(per_mode["lo"].min()) / 1e3
+    m = "; ".join(f"{r['job']} {r['lo'] / 1e3:.2f}-{r['hi'] / 1e3:.2f} ms" for r in per_mode.iter_rows(named=True))
+    v = "replicates" if lo >= size.lo else "does not"
+    est = vd.Estimate(lo, lo, lo, math.nan, "smallest max write latency over runs and modes")
+    return Result(est, "max write latency per mode, range over runs: " + m, str(t.height), LIGHT, v)
+
+
+def sparse_best_max(tb: Tables, size: vd.Size) -> Result:
+    """xfs with sparse preallocation against the best other filesystem x mode pair (lowest geometric mean of
+    the max write latency): below 1 only if it beats every pair."""
+    t = _journal(tb, "write_max_us").with_columns(pair=pl.col("filesystem") + " " + pl.col("job"))
+    a = vals(t, "write_max_us", pair="xfs sparse")
+    others = {p: vals(t, "write_max_us", pair=p) for p in t["pair"].unique().sort() if p != "xfs sparse"}
+    others = {p: v for p, v in others.items() if v.size and v.min() > 0}
+    if not others:
+        return two_arms(a, np.array([]), ("xfs sparse", "best other"), size, True, "us", 0, LIGHT)
+    best = min(others, key=lambda p: float(np.log(others[p]).mean()))
+    r = two_arms(a, others[best], ("xfs sparse", best), size, True, "us", 0, LIGHT)
+    return Result(r.estimate, r.measurement + f" (best of {len(others)} other pairs by geometric mean)", r.n,
+                  LIGHT, r.verdict)
+
+
+# -- write amplification, journal modes, atime ----------------------------------------------------------------
+
+
+def _device_kib(tb: Tables, metric: str = "wkb_s") -> pl.DataFrame:
+    """Per run: KiB the device wrote (or read) over the iostat window, all its devices (1 s reports: mean x n)."""
+    io = tb["iostat_summary"].filter(pl.col("metric") == metric)
+    return io.group_by("run_id").agg(device_kib=(pl.col("mean") * pl.col("n")).sum())
+
+
+def _app(tb: Tables, metric: str) -> pl.DataFrame:
+    return tb["workload_metrics"].filter(pl.col("metric") == metric).select("run_id", app=pl.col("value"))
+
+
+def write_amplification(other: str) -> Evaluate:
+    """btrfs against `other`: device KiB written (iostat, the run's window, its deferred writeback included)
+    per KiB the workload wrote, untraced host runs, in strata of workload, job and load."""
+    def ev(tb: Tables, size: vd.Size) -> Result:
+        amp = _device_kib(tb).join(_app(tb, "write_kib"), on="run_id").filter(pl.col("app") > 0)
+        t = host(amp.with_columns(value=pl.col("device_kib") / pl.col("app")), tb, traced=False)
+        strata = by_strata(t, ["workload", "job", "load"], pl.col("filesystem"), "btrfs", other)
+        return strata_ratio(strata, ("btrfs", other), size, "", 2)
+    return ev
+
+
+def writeback_speed(workload: str, metric: str, traced: bool, faster_is_higher: bool) -> Evaluate:
+    """ext4 data=writeback against data=ordered, the same workload: speed-up (ops/s writeback/ordered, or
+    latency ordered/writeback), in strata of job."""
+    def ev(tb: Tables, size: vd.Size) -> Result:
+        t = host(tb["workload_metrics"], tb, traced=traced, load=LIGHT, writeback=None).filter(
+            (pl.col("workload") == workload) & (pl.col("filesystem") == "ext4") & (pl.col("metric") == metric)
+            & ~pl.col("job").str.ends_with("-reader"))
+        names = ("writeback", "ordered") if faster_is_higher else ("ordered", "writeback")
+        arm = pl.when(is_writeback()).then(pl.lit("writeback")).otherwise(pl.lit("ordered"))
+        return strata_ratio(by_strata(t, ["job"], arm, *names), names, size, "", 1, LIGHT)
+    return ev
+
+
+def atime_writes(mode: str) -> Evaluate:
+    """Device KiB written per 1,000 reads of a read-only load on many files (fio job `atime`), mounted `mode`
+    against noatime: the difference (noatime may write nothing, so no ratio)."""
+    def ev(tb: Tables, size: vd.Size) -> Result:
+        per = _device_kib(tb).join(_app(tb, "read_ios"), on="run_id").filter(pl.col("app") > 0)
+        t = host(per.with_columns(value=1e3 * pl.col("device_kib") / pl.col("app")), tb, traced=None).filter(
+            (pl.col("workload") == "fio") & (pl.col("job") == "atime"))
+        opt = pl.col("mount_options").str.split(",")
+        a, b = (t.filter(opt.list.contains(m))["value"].to_numpy() for m in (mode, "noatime"))
+        return two_arms(a, b, (mode, "noatime"), size, False, "KiB/1000 reads", 1)
+    return ev
+
+
+# -- databases under YCSB -------------------------------------------------------------------------------------
+
+
+def f2fs_rocksdb(tb: Tables, size: vd.Size) -> Result:
+    """f2fs against ext4, YCSB on RocksDB, host runs; the guest's timings are emulated."""
+    t = host(tb["workload_metrics"], tb, traced=False).filter((pl.col("workload") == "ycsb")
+                                                               & (pl.col("database") == "rocksdb"))
+    if t.filter(pl.col("filesystem") == "f2fs").height == 0:
+        return not_testable("f2fs runs exist only in the emulated guest (qemu TCG), whose timings are emulated; "
+                            "the host has no f2fs run")
+    return saturating_first(t, lambda x, load: two_arms(vals(x, "ops_s", filesystem="f2fs"),
+                                                        vals(x, "ops_s", filesystem="ext4"), ("f2fs", "ext4"),
+                                                        size, True, "ops/s", 0, load))
+
+
+def cassandra_vs_rocksdb(metric: str) -> Evaluate:
+    """Cassandra against RocksDB under the same YCSB phases on the same filesystem (strata), host runs: `metric`
+    is ops_s_load (the load phase, insert-only) or ops_s_read (the read-only workload C phase after the run).
+    Neither phase is traced (the tracer covers the workload A run), so traced and untraced runs both count; only
+    unthrottled (saturating) runs: RocksDB's light runs hold a target rate."""
+    def ev(tb: Tables, size: vd.Size) -> Result:
+        t = host(tb["workload_metrics"], tb, traced=None, load=SATURATING).filter(
+            (pl.col("metric") == metric) & ((pl.col("workload") == YCSB_CASSANDRA)
+                                            | ((pl.col("workload") == "ycsb") & (pl.col("database") == "rocksdb"))))
+        db = pl.when(pl.col("workload") == YCSB_CASSANDRA).then(pl.lit("cassandra")).otherwise(pl.lit("rocksdb"))
+        strata = by_strata(t, ["filesystem"], db, "cassandra", "rocksdb")
+        r = strata_ratio(strata, ("cassandra", "rocksdb"), size, "ops/s", 0, SATURATING)
+        return Result(r.estimate, f"{metric}: {r.measurement}", r.n, r.load, r.verdict, r.reason)
+    return ev
+
+
+# -- sysbench on a large volume -------------------------------------------------------------------------------
+
+VOLUME_JOB = "rndrw-max-256m"  # sysbench fileio, unthrottled, the same 256 MiB of files on every volume size
+
+
+def volume_growth(tb: Tables, size: vd.Size) -> Result:
+    """(xfs/ext4 on the largest volume) / (xfs/ext4 on the smallest), sysbench req/s, xfs mounted inode64: a
+    ratio of ratios above 1 when xfs's advantage grows with the volume."""
+    t = _volume(tb)
+    sizes = sorted(t["device_mb"].unique().to_list()) if t.height else []
+    if len(sizes) < 2:
+        return Result(None, "--", str(t.height), SATURATING, NO_RUNS,
+                      "needs sysbench runs on two volume sizes (batch round3-claims)")
+    small, large = sizes[0], sizes[-1]
+    arms = [vals(t, "ops_s", device_mb=d, fs=f) for d in (large, small) for f in ("xfs inode64", "ext4")]
+    n = " vs ".join(str(a.size) for a in arms)
+    m = "; ".join(f"{d / 2**20:.0f} TiB xfs/ext4 {arms[2 * i].mean():.0f}/{arms[2 * i + 1].mean():.0f} req/s"
+                  for i, d in enumerate((large, small)) if arms[2 * i].size and arms[2 * i + 1].size)
+    if min(a.size for a in arms) < 2:
+        return Result(None, m or "--", n, SATURATING, FEW)
+    est = vd.log_contrast(arms, [1, -1, -1, 1], size.level)
+    return Result(est, m + f", p={est.p:.2g}", n, SATURATING)
+
+
+def inode64(tb: Tables, size: vd.Size) -> Result:
+    """xfs inode64 against inode32 on the largest volume, sysbench req/s."""
+    t = _volume(tb)
+    if t.height == 0:
+        return Result(None, "--", "0", SATURATING, NO_RUNS)
+    big = t.filter(pl.col("device_mb") == t["device_mb"].max())
+    return two_arms(vals(big, "ops_s", fs="xfs inode64"), vals(big, "ops_s", fs="xfs inode32"),
+                    ("inode64", "inode32"), size, True, "req/s", 0, SATURATING)
+
+
+def _volume(tb: Tables) -> pl.DataFrame:
+    t = host(tb["workload_metrics"], tb, traced=False).filter((pl.col("workload") == "sysbench")
+                                                               & (pl.col("job") == VOLUME_JOB))
+    if "device_mb" not in t.columns:  # a sheet without device sizes has no volume runs
+        t = t.clear().with_columns(device_mb=pl.lit(None, pl.Int64))
+    opt = pl.col("mount_options").str.split(",")
+    return t.with_columns(fs=pl.when(pl.col("filesystem") != "xfs").then(pl.col("filesystem"))
+                          .when(opt.list.contains("inode32")).then(pl.lit("xfs inode32"))
+                          .otherwise(pl.lit("xfs inode64")))  # inode64: xfs's default since Linux 3.7

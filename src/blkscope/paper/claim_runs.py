@@ -1,0 +1,145 @@
+"""What the claims table's estimators share: which runs speak to a claim, and how two arms are compared.
+
+A claim's evaluation returns a `Result`: an estimate with its interval (None: nothing to judge), what was
+measured, the runs per arm, the load they ran at, and a verdict where the rule is not an interval (no runs,
+too few repeats, not testable here) with its reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from blkscope.analysis import verdict as vd
+from blkscope.analysis.run_groups import LIGHT, SATURATING, with_groups
+
+Tables = dict[str, pl.DataFrame]
+NO_RUNS = "not tested (no runs)"
+FEW = "inconclusive (fewer than 2 repeats per arm)"
+NOT_TESTABLE = "not testable here"
+
+
+@dataclass(frozen=True)
+class Result:
+    """What an evaluation found: an estimate (None: nothing to judge), its text, n, test, and the runs used."""
+
+    estimate: vd.Estimate | None
+    measurement: str
+    n: str
+    load: str | None = None
+    verdict: str | None = None  # set only where the rule is not an interval (e.g. every run >= 1 ms)
+    reason: str | None = None  # why the verdict is what it is, where the interval does not say
+
+
+def not_testable(reason: str) -> Result:
+    return Result(None, "--", "0", None, NOT_TESTABLE, reason)
+
+
+def runs(tb: Tables) -> pl.DataFrame:
+    """The runs sheet with load and commitlog groups, and empty mount options and database as ''."""
+    r = with_groups(tb["runs"])
+    for c in ("mount_options", "database"):
+        r = r.with_columns(pl.col(c).fill_null("")) if c in r.columns else r.with_columns(pl.lit("").alias(c))
+    return r
+
+
+def is_writeback() -> pl.Expr:
+    return pl.col("mount_options").str.contains("data=writeback")
+
+
+def host(t: pl.DataFrame, tb: Tables, *, traced: bool | None, load: str | None = None,
+         writeback: bool | None = False) -> pl.DataFrame:
+    """Rows of host (loop) runs. ext4 data=writeback is its own configuration: left out by default, alone with
+    writeback=True, both with None. The sheet's load, commitlog, mount options, database and device size join in
+    where `t` lacks them."""
+    r = runs(tb)
+    if writeback is not None:
+        r = r.filter(is_writeback() == writeback)
+    if "testbed" in r.columns:
+        r = r.filter(pl.col("testbed") == "loop")
+    if traced is not None:
+        r = r.filter(pl.col("traced") == traced)
+    if load is not None:
+        r = r.filter(pl.col("load") == load)
+    extra = ("load", "commitlog", "mount_options", "database", "device_mb", "workload", "job", "filesystem",
+             "traced", "testbed")
+    keep = ["run_id", *[c for c in extra if c in r.columns and c not in t.columns]]
+    return t.join(r.select(keep), on="run_id", how="inner")
+
+
+def saturating_first(t: pl.DataFrame, at: Callable[[pl.DataFrame, str], Result]) -> Result:
+    """Judge on the saturating rows; where they cannot be judged (no runs, too few repeats), on the light ones,
+    and say so."""
+    sat = at(t.filter(pl.col("load") == SATURATING), SATURATING)
+    if sat.estimate is not None:
+        return sat
+    light = at(t.filter(pl.col("load") == LIGHT), LIGHT)
+    if light.estimate is None and sat.verdict != NO_RUNS:
+        return sat
+    if sat.verdict == NO_RUNS:
+        return light
+    note = f" (light runs: the saturating ones cannot be judged, {sat.verdict}, n {sat.n})"
+    return Result(light.estimate, light.measurement + note, light.n, light.load, light.verdict)
+
+
+def vals(t: pl.DataFrame, metric: str, **where) -> np.ndarray:
+    sel = t.filter(pl.col("metric") == metric, *[pl.col(k) == v for k, v in where.items()])
+    return sel["value" if "value" in sel.columns else "mean"].to_numpy().astype(float)
+
+
+def two_arms(a: np.ndarray, b: np.ndarray, names: tuple[str, str], size: vd.Size, ratio: bool,
+             unit: str = "", digits: int = 2, load: str | None = None) -> Result:
+    """Arm a against arm b: ratio of geometric means (ratio=True) or difference of means, at size.level."""
+    n = f"{a.size} vs {b.size}"
+    if not (a.size and b.size):
+        return Result(None, "--", n, load, NO_RUNS)
+    means = f"{names[0]} {a.mean():.{digits}f} vs {names[1]} {b.mean():.{digits}f}{' ' + unit if unit else ''}"
+    if a.size < 2 or b.size < 2:
+        return Result(None, means, n, load, FEW)
+    if ratio and (a.min() <= 0 or b.min() <= 0):
+        return Result(None, means + " (a value <= 0: no ratio)", n, load, "inconclusive (a value <= 0)")
+    margin = size.hi - 1 if size.kind == "same" else None
+    est = vd.log_ratio(a, b, size.level, margin) if ratio else vd.welch_diff(a, b, size.level)
+    extra = f", TOST p={est.p_tost:.2g}" if margin is not None else f", p={est.p:.2g}"
+    return Result(est, means + extra, n, load)
+
+
+Stratum = tuple[str, np.ndarray, np.ndarray]  # (label, arm a, arm b)
+
+
+def strata_ratio(strata: list[Stratum], names: tuple[str, str], size: vd.Size, unit: str = "", digits: int = 2,
+                 load: str | None = None) -> Result:
+    """Arm a against arm b within each stratum (a workload, a filesystem, ...): one stratum is `two_arms`; more
+    give the mean over strata of the log ratio (a ratio of geometric means pooled without letting the strata's
+    own differences into the arms' spread). Strata with an arm of fewer than 2 repeats are left out, and said."""
+    strata = [(s, a, b) for s, a, b in strata if a.size and b.size]
+    if len(strata) <= 1:
+        a, b = (strata[0][1], strata[0][2]) if strata else (np.array([]), np.array([]))
+        r = two_arms(a, b, names, size, True, unit, digits, load)
+        return Result(r.estimate, (f"{strata[0][0]}: " if strata else "") + r.measurement, r.n, load, r.verdict)
+    full = [(s, a, b) for s, a, b in strata if a.size >= 2 and b.size >= 2 and a.min() > 0 and b.min() > 0]
+    n = f"{sum(a.size for _, a, _ in strata)} vs {sum(b.size for _, _, b in strata)} in {len(strata)} strata"
+    each = "; ".join(f"{s} {a.mean():.{digits}f}/{b.mean():.{digits}f}{' ' + unit if unit else ''}"
+                     for s, a, b in strata)
+    if not full:
+        return Result(None, each, n, load, FEW)
+    k = len(full)
+    est = vd.log_contrast([x for _, a, b in full for x in (a, b)], [w for _ in full for w in (1 / k, -1 / k)],
+                          size.level)
+    left = f"; {len(strata) - k} strata left out (an arm with < 2 runs or a value <= 0)" if k < len(strata) else ""
+    return Result(est, f"mean over strata of {names[0]}/{names[1]}: {each}{left}, p={est.p:.2g}", n, load)
+
+
+def by_strata(t: pl.DataFrame, strata: list[str], arm: pl.Expr, a: str, b: str, value: str = "value"
+              ) -> list[Stratum]:
+    """Per stratum (a combination of `strata` columns), the values of the rows whose `arm` is a and b."""
+    t = t.with_columns(_arm=arm)
+    out = []
+    for key, g in t.sort(strata).group_by(strata, maintain_order=True):
+        label = " ".join(str(k) for k in key)
+        out.append((label, g.filter(pl.col("_arm") == a)[value].to_numpy().astype(float),
+                    g.filter(pl.col("_arm") == b)[value].to_numpy().astype(float)))
+    return out
