@@ -25,10 +25,12 @@ from pathlib import Path
 import polars as pl
 
 from blkscope.figures import frequency_of_frequency, io_over_time, rank_frequency, seek_distance, zipf_ccdf
+from blkscope.io import read_noted
 
 
 def table(name: str) -> pl.DataFrame:
-    return pl.read_parquet(Path(figures_dir) / f"{name}.parquet")
+    """The figure's table; runs it lacks (e.g. a trace without completions) and why are printed above it."""
+    return read_noted(Path(figures_dir) / f"{name}.parquet")
 
 
 def every(df: pl.DataFrame) -> list[str]:
