@@ -29,7 +29,7 @@ def _order(workload: str) -> int:
 def skewed(top: pl.DataFrame, limit: int = MAX_SETUPS) -> list[str]:
     """`top`: one row per run with setup and top_count (accesses of the run's hottest page, all operations).
     The setups whose median run reaches SKEW_MIN_TOP_COUNT, most skewed first."""
-    top = top.filter(pl.col("testbed") != EXTERNAL) if "testbed" in top.columns else top
+    top = ours(top)
     if top.is_empty():
         return []
     by = top.group_by("setup").agg(pl.col("top_count").median()).filter(pl.col("top_count") >= SKEW_MIN_TOP_COUNT)
@@ -39,7 +39,7 @@ def skewed(top: pl.DataFrame, limit: int = MAX_SETUPS) -> list[str]:
 def representative(meta: pl.DataFrame, limit: int = MAX_SETUPS) -> list[str]:
     """`meta`: rows with setup, workload, job, testbed. One host setup per workload (saturating first), then guest
     setups if room is left."""
-    m = meta.select("setup", "workload", "job", "testbed").unique().filter(pl.col("testbed") != EXTERNAL)
+    m = ours(meta.select("setup", "workload", "job", "testbed").unique())
     if m.is_empty():
         return []
     m = m.with_columns(
@@ -49,6 +49,11 @@ def representative(meta: pl.DataFrame, limit: int = MAX_SETUPS) -> list[str]:
     ).sort(["host", "rank", "sat", "setup"], descending=[True, False, True, False])
     first = m.unique(subset=["workload", "host"], keep="first", maintain_order=True)
     return first["setup"].head(limit).to_list()
+
+
+def ours(df: pl.DataFrame) -> pl.DataFrame:
+    """The rows of the embedded dataset: without the runs a user imported (what a paper figure draws)."""
+    return df.filter(pl.col("testbed") != EXTERNAL) if "testbed" in df.columns else df
 
 
 def keep(df: pl.DataFrame, setups: list[str] | None) -> pl.DataFrame:
