@@ -11,7 +11,7 @@ CORES ?= 8
 export PATH := $(PATH):$(HOME)/.cargo/bin
 NATIVE := native/target/release/blkscope-native
 
-.PHONY: all test setup native parquet-check lint lock experiments report clean
+.PHONY: all test setup native parquet-check parquet-check-test lint lock experiments report clean
 .DEFAULT_GOAL := all
 
 $(STAMP): requirements.lock pyproject.toml
@@ -36,14 +36,23 @@ $(NATIVE): native/Cargo.toml native/Cargo.lock native/.cargo/config.toml $(wildc
 
 native: $(NATIVE)
 
-# arrow-rs's reader and writer against ours (tests/test_parquet_readers.py builds it when it runs; bench/)
+# arrow-rs's reader and writer against ours. The bench (bench/parquet_writer) times the release build (fat LTO,
+# as native/); the tests only read files with it and take profile `crosscheck` (no LTO: a cold build in about
+# half the time; tools/parquet-check/Cargo.toml). tests/test_parquet_readers.py builds it when it runs.
 PQCHECK := tools/parquet-check/target/release/parquet-check
-$(PQCHECK): tools/parquet-check/Cargo.toml tools/parquet-check/Cargo.lock tools/parquet-check/.cargo/config.toml \
-		$(wildcard tools/parquet-check/src/*.rs native/src/*.rs native/src/*/*.rs)
+PQCHECK_TEST := tools/parquet-check/target/crosscheck/parquet-check
+PQCHECK_SRC := tools/parquet-check/Cargo.toml tools/parquet-check/Cargo.lock tools/parquet-check/.cargo/config.toml \
+	$(wildcard tools/parquet-check/src/*.rs native/src/*.rs native/src/*/*.rs)
+$(PQCHECK): $(PQCHECK_SRC)
 	cd tools/parquet-check && cargo build --release --locked --quiet
 	touch $@
 
+$(PQCHECK_TEST): $(PQCHECK_SRC)
+	cd tools/parquet-check && cargo build --profile crosscheck --locked --quiet
+	touch $@
+
 parquet-check: $(PQCHECK)
+parquet-check-test: $(PQCHECK_TEST)
 
 setup: $(STAMP) $(DEBS) $(NATIVE)
 

@@ -28,9 +28,10 @@ import altair as alt
 import polars as pl
 
 from blkscope.figures.theme import filesystem_scale
+from blkscope.io import read_noted
 
-summary = pl.read_parquet(Path(analysis_dir) / "run_summary.parquet")
-rank = pl.read_parquet(Path(analysis_dir) / "rank_frequency.parquet")
+summary = read_noted(Path(analysis_dir) / "run_summary.parquet")
+rank = read_noted(Path(analysis_dir) / "rank_frequency.parquet")
 summary.select("run_id", "filesystem", "job", "repeat", "events", "completions", "pages_touched", "top1pct_share")
 
 # %% [markdown]

@@ -33,10 +33,12 @@ from blkscope.figures import (
     seek_distance,
     zipf_ccdf,
 )
+from blkscope.io import read_noted
 
 
 def table(name: str) -> pl.DataFrame:
-    return pl.read_parquet(Path(figures_dir) / f"{name}.parquet")
+    """The figure's table; runs it lacks (e.g. a trace without completions) and why are printed above it."""
+    return read_noted(Path(figures_dir) / f"{name}.parquet")
 
 
 def every(df: pl.DataFrame) -> list[str]:

@@ -28,6 +28,8 @@ from pathlib import Path
 import polars as pl
 import yaml
 
+from blkscope.io import read_noted
+
 raw = Path(raw_dir) / run_id
 proc = Path(processed_dir) / run_id
 meta = yaml.safe_load((raw / "run.yaml").read_text())
@@ -66,4 +68,4 @@ io.select("sample", "device", "r_s", "w_s", "wkb_s", "aqu_sz", "w_await_ms", "ut
 for table in sorted(proc.glob("*/*.parquet")):
     if table.parent.name not in ("trace", "iostat", "frequency"):
         print(table.relative_to(proc))
-        display(pl.read_parquet(table).head(10))  # noqa: F821
+        display(read_noted(table).head(10))  # noqa: F821

@@ -2,11 +2,16 @@
 
 The miniature is repeat 1 of every (filesystem, job) pair of the runs sheet. Expected numbers are
 recomputed here straight from the raw trace text with a plain line loop, independent of the readers.
+Beside them, users' own logs (../shared/samples, when present) are registered with `blkscope import`, one run
+per source, and the same workflow run analyses them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
+import json
+import os
 import re
 import shutil
 import subprocess
@@ -18,6 +23,45 @@ import zstandard
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
+SAMPLES = Path(os.environ.get("BLKSCOPE_SAMPLES", ROOT.parent / "shared" / "samples"))
+# users' own logs, one run per source (SAMPLES/SOURCES.md: where each comes from), with what a user would state
+IMPORTS = {
+    "imported-keks": ["--filesystem", "ext4", "--workload", "other", "--job", "keks", "--origin",
+                      "github.com/isotopp/blktrace_to_influx tests/testdata", "--trace",
+                      *[f"blktrace-bin/influx_keks/keks.blktrace.{i}" for i in range(8)]],
+    "imported-centos7-sda": ["--filesystem", "xfs", "--workload", "other", "--job", "centos7-sda", "--trace",
+                             *[f"blktrace-bin/centos7_notes_sda/sda.blktrace.{i}" for i in range(2)]],
+    "imported-nvme-dmcrypt": ["--filesystem", "ext4", "--workload", "other", "--job", "nvme-dmcrypt", "--trace",
+                              "blkparse/nvme_dmcrypt_flush_barriers_with_summary.txt"],
+    "imported-iostatplot": ["--filesystem", "ext4", "--workload", "other", "--job", "iostatplot", "--iostat",
+                            "iostat/iostatplot_ubuntu1404_sysstat10_xmt.txt"],
+    "imported-redis-ycsb": ["--filesystem", "ext4", "--job", "workloada", "--database", "redis", "--log",
+                            "ycsb/ycsb0170_redis_workloada_run.txt"],
+    "imported-cstress-ru": ["--filesystem", "ext4", "--job", "user-profile", "--database", "cassandra", "--log",
+                            "cassandra-stress/cs311_user_profile_ru_locale_autothreads.txt"],
+}  # fmt: skip
+TRACE_ARGS = ("--trace", "--iostat", "--log")
+
+
+def _sample_files(args: list[str]) -> list[Path]:
+    """The sample files among an import's arguments (those after --trace, --iostat or --log)."""
+    files, taking = [], False
+    for a in args:
+        taking = a in TRACE_ARGS or (taking and not a.startswith("--"))
+        if taking and a not in TRACE_ARGS:
+            files.append(SAMPLES / a)
+    return files
+
+
+def _import_samples(work: Path) -> list[str]:
+    """`blkscope import` of IMPORTS into the miniature (none when ../shared/samples is absent)."""
+    if not SAMPLES.is_dir():
+        return []
+    for run, args in IMPORTS.items():
+        argv = [str(SAMPLES / a) if (SAMPLES / a).is_file() else a for a in args]
+        subprocess.run(["blkscope", "import", run, *argv, "--raw", "data/raw", "--sheet", "config/runs.tsv"],
+                       cwd=work, check=True, capture_output=True)  # fmt: skip
+    return list(IMPORTS)
 
 # tracefs blk_classic: "<maj>,<min> <cpu> <time> <pid> <action> <rwbs> <sector> + <n> [...]"
 _C_LINE = re.compile(r"^\s*\d+,\d+\s+\d+\s+[\d.]+\s+\d+\s+C\s+(\S+)\s+(\d+)\s+\+\s+(\d+)")
@@ -60,6 +104,7 @@ def mini(tmp_path_factory) -> tuple[Path, pl.DataFrame]:
     for r in sub["run_id"]:
         shutil.copytree(ROOT / "data/raw" / r, work / "data/raw" / r)
     sub.write_csv(work / "config/runs.tsv", separator="\t")
+    _import_samples(work)
     proc = subprocess.run(["snakemake", "--cores", "2", "all"], cwd=work, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return work, sub
@@ -129,9 +174,10 @@ def test_pdf_holds_figure_and_generated_numbers(mini):
     summary = pl.read_parquet(work / "data/processed/analysis/run_summary.parquet")
     total = sum(_completions(work / "data/raw" / r / "trace.txt.zst")[0] for r in summary["run_id"])
     assert f"{summary['events'].sum():,}" in text
-    # the method's dataset counts: every captured run of the miniature (each has workload metrics)
+    # the method's dataset counts: every captured run of the miniature (each has workload metrics), not the
+    # imported ones (testbed external), which the workflow analyses but the paper does not describe
     metrics = pl.read_parquet(work / "data/processed/analysis/workload_metrics.parquet")
-    runs = metrics.select("run_id", "traced").unique()
+    runs = metrics.filter(pl.col("testbed") != "external").select("run_id", "traced").unique()
     assert runs.height == sub.height
     assert f"holds {runs.height:,} runs ({runs['traced'].sum():,} traced;" in text
     assert total <= summary["completions"].sum()
@@ -152,6 +198,7 @@ def test_pdf_has_every_section_and_numbers_from_other_tables(mini):
         assert title in text, title
     assert "skeleton" not in text.lower()
     qd = pl.read_parquet(work / "data/processed/analysis/queue_depth.parquet")
+    qd = qd.filter(~pl.col("run_id").is_in(list(IMPORTS)))  # the paper's numbers are the embedded dataset's
     assert f"at most {qd['max_depth'].max()} requests at once" in text
     claims = pl.read_parquet(work / "data/processed/analysis/claims.parquet")
     assert claims.height >= 5 and claims["verdict"].null_count() == 0
@@ -185,3 +232,44 @@ def test_second_run_has_nothing_to_do(mini):
     proc = subprocess.run(["snakemake", "--cores", "2", "-n", "all"], cwd=work, capture_output=True, text=True)
     assert proc.returncode == 0
     assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+@pytest.mark.skipif(not SAMPLES.is_dir(), reason="../shared/samples absent")
+def test_imported_logs_are_runs_with_their_provenance(mini):
+    work, _ = mini
+    sheet = pl.read_csv(work / "config/runs.tsv", separator="\t", infer_schema_length=None)
+    rows = sheet.filter(pl.col("run_id").is_in(list(IMPORTS)))
+    assert sorted(rows["run_id"]) == sorted(IMPORTS) and set(rows["testbed"]) == {"external"}
+    assert rows.filter(pl.col("run_id") == "imported-redis-ycsb")["workload"].to_list() == ["ycsb"]  # from its log
+    for run, args in IMPORTS.items():
+        meta = __import__("yaml").safe_load((work / "data/raw" / run / "run.yaml").read_text())["imported"]
+        assert meta["statements"]["filesystem"] == args[args.index("--filesystem") + 1] and meta["date"]
+        sources = _sample_files(args)
+        assert [Path(f["source"]) for f in meta["files"]] == sorted(sources) if "--trace" in args else sources
+        for f in meta["files"]:
+            stored = work / "data/raw" / run / f["stored"]
+            digest = hashlib.sha256(Path(f["source"]).read_bytes()).hexdigest()
+            assert f["sha256"] == digest == hashlib.sha256(stored.read_bytes()).hexdigest(), f
+
+
+@pytest.mark.skipif(not SAMPLES.is_dir(), reason="../shared/samples absent")
+def test_imported_runs_are_analysed_beside_ours(mini):
+    work, sub = mini
+    proc = work / "data/processed"
+    traced = ["imported-keks", "imported-centos7-sda", "imported-nvme-dmcrypt"]
+    for run in traced:
+        events = pl.read_parquet(proc / run / "trace/events.parquet")
+        assert events.filter(pl.col("action") == "C").height > 0, run
+    # the analyses of every traced run take them with ours
+    for table in ("zipf_cover", "latency", "queue_depth", "seek"):
+        runs = set(pl.read_parquet(proc / "analysis" / f"{table}.parquet")["run_id"])
+        assert set(traced) <= runs and runs & set(sub["run_id"]), table
+    assert pl.read_parquet(proc / "imported-iostatplot/iostat/iostat.parquet").height > 60
+    metrics = pl.read_parquet(proc / "analysis/workload_metrics.parquet")
+    assert {"imported-redis-ycsb", "imported-cstress-ru"} <= set(metrics["run_id"])
+    # the all_setups notebook draws them: each traced run's setup in the figures' data it shows
+    nb = (work / "notebooks/executed/all_setups.ipynb").read_text()
+    for run in traced + ["imported-iostatplot"]:
+        assert f"other {IMPORTS[run][IMPORTS[run].index('--job') + 1]} (external)" in nb, run
+    figs = pl.read_parquet(proc / "figures/rank_frequency.parquet")
+    assert set(traced) <= set(figs["run_id"]) and json.loads(nb)["cells"]

@@ -30,7 +30,8 @@ python "$here/timing.py" --repeats "$R" --out "$W/timing.tsv" \
   --check "$repo/tools/parquet-check/target/release/parquet-check" \
   blktrace="$(ls bin/tiled.blktrace.* | tr '\n' ' ')" ftrace=tiled_ftrace.txt
 # the files the timed runs wrote: ours read by DuckDB and arrow-rs; arrow-rs's holds the same table
-python "$repo/tools/parquet-check/crosscheck.py" out/native-blktrace.parquet out/native-ftrace.parquet
+python "$repo/tools/parquet-check/crosscheck.py" --checker "$repo/tools/parquet-check/target/release/parquet-check" \
+  out/native-blktrace.parquet out/native-ftrace.parquet
 python - <<'PY'
 import polars as pl
 for k in ("blktrace", "ftrace"):

@@ -11,8 +11,8 @@ from blkscope.errors import InputError
 from blkscope.verbs import VERBS
 
 # cli_ingest first: it is light (argparse only) and holds the verbs that must start fast
-VERB_MODULES = ["cli_ingest", "cli_analysis", "cli_capture", "cli_figdata", "cli_load", "cli_stats", "cli_trace",
-                "cli_characterise"]
+VERB_MODULES = ["cli_ingest", "cli_analysis", "cli_capture", "cli_figdata", "cli_import", "cli_load", "cli_stats",
+                "cli_trace", "cli_characterise"]
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

@@ -182,7 +182,17 @@ def _figure(p: argparse.ArgumentParser) -> Handler:
         from blkscope.figures.theme import save
 
         mod = importlib.import_module(f"blkscope.figures.{FIGURES[a.name]}")
-        save(mod.chart(pl.read_parquet(a.table)), a.prefix, a.formats.split(","))
+        df = pl.read_parquet(a.table)
+        if df.is_empty():  # say why, on stderr and in the figure, from the table's note when it has one
+            from blkscope.figures.theme import no_data
+            from blkscope.io import table_note
+            from blkscope.verbs import say
+
+            why = table_note(a.table) or "its table has no rows"
+            say(f"figure {a.name}", f"nothing to draw from {a.table}", why)
+            save(no_data(f"No data: {why}"), a.prefix, a.formats.split(","))
+            return 0
+        save(mod.chart(df), a.prefix, a.formats.split(","))
         return 0
 
     return run

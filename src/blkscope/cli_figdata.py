@@ -22,10 +22,25 @@ def _per_run(files: list[Path]) -> dict:
     return {run_id_of(f): pl.read_parquet(f) for f in files}
 
 
-def _write(df, out: Path) -> None:
-    from blkscope.io import write_atomic
+def _notes(files: list[Path], per_run: bool = True) -> list[str]:
+    """The notes of the inputs (blkscope.io.NOTE_KEY), each named by its run when the inputs are per run."""
+    from blkscope.io import table_note
+    from blkscope.runs import run_id_of
 
-    write_atomic(df, out)
+    return [f"{run_id_of(f)}: {n}" if per_run else n for f in files if (n := table_note(f))]
+
+
+def _write(df, out: Path, verb_: str = "figdata", notes: list[str] = ()) -> None:
+    """Write the figure data; the inputs' notes go with it (the figure and the notebooks show them), and an
+    empty table is said on stderr."""
+    from blkscope.io import write_atomic
+    from blkscope.verbs import say
+
+    note = "; ".join(notes) or None
+    if df.is_empty():
+        note = note or "its inputs hold no rows"
+        say(verb_, f"{out} is empty", note)
+    write_atomic(df, out, note)
 
 
 @verb("figdata-fof", "figure data: frequency of frequency per run and op (log-thinned) with run metadata")
@@ -38,7 +53,7 @@ def _fof(p: argparse.ArgumentParser) -> Handler:
         from blkscope.analysis.figure_data import fof_table
         from blkscope.runs import load_runs
 
-        _write(fof_table(_per_run(a.fof), load_runs(a.runs), a.points), a.out)
+        _write(fof_table(_per_run(a.fof), load_runs(a.runs), a.points), a.out, a.verb, _notes(a.fof))
         return 0
 
     return run
@@ -54,7 +69,7 @@ def _rank(p: argparse.ArgumentParser) -> Handler:
         from blkscope.analysis.figure_data import rank_table
         from blkscope.runs import load_runs
 
-        _write(rank_table(_per_run(a.fof), load_runs(a.runs), a.points), a.out)
+        _write(rank_table(_per_run(a.fof), load_runs(a.runs), a.points), a.out, a.verb, _notes(a.fof))
         return 0
 
     return run
@@ -73,7 +88,8 @@ def _ccdf(p: argparse.ArgumentParser) -> Handler:
         from blkscope.analysis.figure_data import ccdf_table
         from blkscope.runs import load_runs
 
-        _write(ccdf_table(_per_run(a.fof), pl.read_parquet(a.zipf), load_runs(a.runs), a.points), a.out)
+        df = ccdf_table(_per_run(a.fof), pl.read_parquet(a.zipf), load_runs(a.runs), a.points)
+        _write(df, a.out, a.verb, _notes(a.fof))
         return 0
 
     return run
@@ -91,7 +107,7 @@ def _series(p: argparse.ArgumentParser) -> Handler:
         from blkscope.runs import load_runs
 
         df = series_table(_per_run(a.iostat), _per_run(a.ycsb), load_runs(a.runs), a.max_points)
-        _write(df, a.out)
+        _write(df, a.out, a.verb, _notes(a.iostat) + _notes(a.ycsb))
         return 0
 
     return run
@@ -109,7 +125,8 @@ def _queue_depth(p: argparse.ArgumentParser) -> Handler:
         from blkscope.analysis.figure_data import queue_depth_table
         from blkscope.runs import load_runs
 
-        _write(queue_depth_table(pl.read_parquet(a.series), pl.read_parquet(a.dist), load_runs(a.runs)), a.out)
+        df = queue_depth_table(pl.read_parquet(a.series), pl.read_parquet(a.dist), load_runs(a.runs))
+        _write(df, a.out, a.verb, _notes([a.series], per_run=False))
         return 0
 
     return run
@@ -127,7 +144,8 @@ def _seek(p: argparse.ArgumentParser) -> Handler:
         from blkscope.analysis.figure_data import seek_table
         from blkscope.runs import load_runs
 
-        _write(seek_table(pl.read_parquet(a.seek), pl.read_parquet(a.hist), load_runs(a.runs)), a.out)
+        _write(seek_table(pl.read_parquet(a.seek), pl.read_parquet(a.hist), load_runs(a.runs)), a.out, a.verb,
+               _notes([a.seek], per_run=False))
         return 0
 
     return run
@@ -144,7 +162,7 @@ def _join(p: argparse.ArgumentParser) -> Handler:
         from blkscope.analysis.figure_data import with_meta
         from blkscope.runs import load_runs
 
-        _write(with_meta(pl.read_parquet(a.table), load_runs(a.runs)), a.out)
+        _write(with_meta(pl.read_parquet(a.table), load_runs(a.runs)), a.out, a.verb, _notes([a.table], per_run=False))
         return 0
 
     return run

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from blkscope.verbs import EACH_HELP, Handler, each_run, verb
+from blkscope.verbs import EACH_HELP, Handler, each_run, say, verb
 
 
 @verb("ingest", "read raw logs into tidy Parquet tables (one per table) plus ingest.json")
@@ -84,15 +84,16 @@ def _frequency(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--each", action="store_true", help=EACH_HELP)
 
     def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis.frequency import page_counts, rank_frequency
+        from blkscope.analysis.frequency import noted_page_counts, rank_frequency
         from blkscope.io import write_atomic
-        from blkscope.parts import events_files
 
         for events, out in each_run(a.events, a.each, pages=a.pages, rank=a.rank):
-            counts = page_counts(events_files(events), page_kib=a.page_kib, action=a.action)
+            counts, note = noted_page_counts(events, page_kib=a.page_kib, action=a.action)
+            if note:
+                say("frequency", ", ".join(map(str, events)), f"no page counted: {note}")
             if out["pages"]:
-                write_atomic(counts, out["pages"])
-            write_atomic(rank_frequency(counts), out["rank"])
+                write_atomic(counts, out["pages"], note)
+            write_atomic(rank_frequency(counts), out["rank"], note)
         return 0
 
     return run

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from blkscope.verbs import EACH_HELP, Handler, each_run, verb
+from blkscope.verbs import EACH_HELP, Handler, each_run, say, verb
 
 
 def _out(p: argparse.ArgumentParser, required: bool = True) -> None:
@@ -15,11 +15,11 @@ def _out(p: argparse.ArgumentParser, required: bool = True) -> None:
     p.add_argument("--csv", type=Path, help="also write the table as CSV here")
 
 
-def _write(df, path: Path | None, csv: Path | None = None) -> None:
+def _write(df, path: Path | None, csv: Path | None = None, note: str | None = None) -> None:
     from blkscope.io import write_atomic
 
     if path:
-        write_atomic(df, path)
+        write_atomic(df, path, note)
     if csv:
         write_atomic(df, csv)
 
@@ -76,15 +76,16 @@ def _access_frequency(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--each", action="store_true", help=EACH_HELP)
 
     def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis.frequency import frequency_of_frequency, page_counts, rank_frequency
-        from blkscope.parts import events_files
+        from blkscope.analysis.frequency import frequency_of_frequency, noted_page_counts, rank_frequency
 
         for events, out in each_run(a.events, a.each, pages=a.pages, rank=a.rank, fof=a.fof):
-            counts = page_counts(events_files(events), page_kib=a.page_kib, action=a.action, mode=a.mode)
-            _write(counts, out["pages"])
+            counts, note = noted_page_counts(events, page_kib=a.page_kib, action=a.action, mode=a.mode)
+            if note:
+                say("access-frequency", ", ".join(map(str, events)), f"no page counted: {note}")
+            _write(counts, out["pages"], note=note)
             if out["rank"]:
-                _write(rank_frequency(counts), out["rank"])
-            _write(frequency_of_frequency(counts), out["fof"])
+                _write(rank_frequency(counts), out["rank"], note=note)
+            _write(frequency_of_frequency(counts), out["fof"], note=note)
         return 0
 
     return run
@@ -94,8 +95,9 @@ def _zipf_one(f: Path, **fit):
     import polars as pl
 
     from blkscope.analysis.zipf import fit_table
+    from blkscope.io import table_note
 
-    return fit_table(pl.read_parquet(f), **fit)
+    return fit_table(pl.read_parquet(f), **fit, why_empty=table_note(f))
 
 
 @verb("zipf", "discrete power-law fits (CSN: KS-chosen xmin, MLE alpha, bootstrap p, LR tests) of page access counts")
@@ -111,7 +113,10 @@ def _zipf(p: argparse.ArgumentParser) -> Handler:
         from functools import partial
 
         one = partial(_zipf_one, n_boot=a.n_boot, seed=a.seed, max_alpha=a.max_alpha)
-        _write(_per_run(a.fof, one, a.jobs), a.out, a.csv)
+        df = _per_run(a.fof, one, a.jobs)
+        for run_id, op, note in df.filter(df["note"].is_not_null()).select("run_id", "op", "note").iter_rows():
+            say("zipf", f"{run_id} {op}", f"no fit: {note}")
+        _write(df, a.out, a.csv)
         return 0
 
     return run
@@ -136,7 +141,18 @@ def _latency(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         from functools import partial
 
-        _write(_per_run(a.events, partial(_latency_one, by_rw=a.by_rw), a.jobs), a.out, a.csv)
+        import polars as pl
+
+        df = _per_run(a.events, partial(_latency_one, by_rw=a.by_rw), a.jobs)
+        # a stage no request has both ends of (no merges: no Q2M; no C events: no D2C, Q2C): n = 0, said why
+        why = pl.format("no request has both its {} and {} events in the trace",
+                        pl.col("stage").str.slice(0, 1).str.to_uppercase(),
+                        pl.col("stage").str.slice(2, 1).str.to_uppercase())  # fmt: skip
+        df = df.with_columns(note=pl.when(pl.col("n") == 0).then(why))
+        for run_id, stage, note in df.filter(pl.col("n") == 0).select("run_id", "stage", "note").unique(
+                maintain_order=True).rows():  # fmt: skip
+            say("latency", f"{run_id} {stage}", f"nothing to compute: {note}")
+        _write(df, a.out, a.csv)
         return 0
 
     return run
@@ -162,12 +178,22 @@ def _queue_depth(p: argparse.ArgumentParser) -> Handler:
         for f in a.events:
             rid = run_id_of(f)
             row, dist, ser = qd.from_events([f], io.get(rid), a.bin_s)
+            row["note"] = None
+            if row["requests"] and not row["completed"]:  # nothing leaves the queue: its depth would only grow
+                row["note"] = "no C events: no request completes, so the trace gives no queue depth"
+                say("queue-depth", rid, f"{row['note']} (count what the trace has: blkscope seek --action D)")
+                row |= dict.fromkeys(("mean_depth", "mean_depth_lo", "mean_depth_hi", "max_depth")) | {"bins": 0}
+                dist, ser = dist.clear(), ser.clear()
             rows.append({"run_id": rid} | row)
             dists.append(dist.with_columns(run_id=pl.lit(rid)))
             sers.append(ser.with_columns(run_id=pl.lit(rid)))
-        _write(pl.DataFrame(rows), a.out, a.csv)
-        _write(pl.concat(dists).select("run_id", pl.exclude("run_id")), a.dist)
-        _write(pl.concat(sers).select("run_id", pl.exclude("run_id")), a.series)
+        summary = pl.DataFrame(rows, schema_overrides={"max_depth": pl.Int64, "note": pl.Utf8}
+                               | dict.fromkeys(("mean_depth", "mean_depth_lo", "mean_depth_hi"), pl.Float64))
+        noted = "; ".join(f"{r}: {n}" for r, n in summary.select("run_id", "note").rows() if n)
+        _write(summary, a.out, a.csv)
+        for frames, out in ((dists, a.dist), (sers, a.series)):
+            df = pl.concat(frames).select("run_id", pl.exclude("run_id"))
+            _write(df, out, note=f"runs without rows: {noted}" if noted else None)
         return 0
 
     return run

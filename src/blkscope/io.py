@@ -25,8 +25,14 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 
-def write_atomic(df: pl.DataFrame, path: str | Path) -> None:
-    """Write Parquet (or CSV when the name ends in .csv) via a temp file and rename."""
+# A table that says why it holds no rows (or lacks some runs) does so in its Parquet key-value metadata under
+# this key: the file stays a plain table of its schema for every reader, and the reason travels with it.
+NOTE_KEY = "blkscope.note"
+
+
+def write_atomic(df: pl.DataFrame, path: str | Path, note: str | None = None) -> None:
+    """Write Parquet (or CSV when the name ends in .csv) via a temp file and rename. `note`: why the table is
+    empty or what it lacks, kept in the Parquet metadata (NOTE_KEY; a CSV copy holds the rows only)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
@@ -35,11 +41,28 @@ def write_atomic(df: pl.DataFrame, path: str | Path) -> None:
         if path.suffix == ".csv":
             df.write_csv(tmp)
         else:
-            df.write_parquet(tmp, compression="zstd")
+            df.write_parquet(tmp, compression="zstd", metadata={NOTE_KEY: note} if note else None)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def table_note(path: str | Path) -> str | None:
+    """The note a table was written with (write_atomic), or None."""
+    import polars as pl
+
+    return pl.read_parquet_metadata(path).get(NOTE_KEY)
+
+
+def read_noted(path: str | Path) -> pl.DataFrame:
+    """A table as a notebook reads it: its rows, with its note printed when it has one or no rows at all."""
+    import polars as pl
+
+    df, note = pl.read_parquet(path), table_note(path)
+    if note or df.is_empty():
+        print(f"{Path(path).name}: {'no rows: ' if df.is_empty() else ''}{note or 'its writer gave no reason'}")
+    return df
 
 
 def write_text_atomic(text: str, path: str | Path) -> None:

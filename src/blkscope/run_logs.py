@@ -1,8 +1,9 @@
 """Which raw logs a captured run has, how each is read, and where its tables land.
 
-data/raw/<run>/ holds the trace (tracefs text `trace.txt.zst`, or per-CPU `blktrace/*.blktrace.*`), `iostat.json`
-and the workload's log; each becomes data/processed/<run>/<source>/ (tables + ingest.json). The workflow reads
-this module to declare every file of its ingest jobs, and `blkscope ingest-runs` to read them, so the two agree.
+data/raw/<run>/ holds the trace (tracefs text `trace.txt.zst`, or per-CPU `blktrace/*.blktrace.*`; an imported
+run may have blkparse text `blkparse.txt`), `iostat.json` (imported: or `iostat.txt`) and the workload's log;
+each becomes data/processed/<run>/<source>/ (tables + ingest.json). The workflow reads this module to declare
+every file of its ingest jobs, and `blkscope ingest-runs` to read them, so the two agree.
 A new workload adds one line to WORKLOAD_LOGS.
 """
 
@@ -30,6 +31,7 @@ EXTENTS = ("extents", "filefrag", "filefrag.txt")
 KIND_TABLES: dict[str, tuple[str, ...]] = {
     "ftrace": ("events",),
     "blktrace": ("events",),
+    "blkparse": ("events",),
     "iostat": ("iostat", "iostat_cpu"),
     "fio": ("fio_jobs",),
     "sysbench": ("sysbench_fileio",),
@@ -40,27 +42,41 @@ KIND_TABLES: dict[str, tuple[str, ...]] = {
 }
 
 
+# text traces by stored name: ours are tracefs text, zstd-compressed; an imported one (blkscope.importing) may be
+# blkparse's text, and keeps the compression it came with, as every imported log does
+TEXT_TRACES = (("trace.txt", "ftrace"), ("blkparse.txt", "blkparse"))
+COMPRESSED = (".zst", "", ".gz", ".xz")
+
+
+def stored(run_dir: Path, name: str) -> Path | None:
+    """A run's log `name` as stored: compressed or not (None: the run has no such log)."""
+    return next((p for s in COMPRESSED if (p := run_dir / f"{name}{s}").exists()), None)
+
+
 def trace_source(run_dir: Path) -> tuple[str, list[Path]] | None:
-    """(kind, files) of a run's trace: tracefs text (host) or per-CPU blktrace files (guest, devices)."""
-    text = run_dir / "trace.txt.zst"
-    if text.exists():
-        return "ftrace", [text]
+    """(kind, files) of a run's trace: tracefs or blkparse text, or per-CPU blktrace files (guest, devices)."""
+    for name, kind in TEXT_TRACES:
+        if (text := stored(run_dir, name)) is not None:
+            return kind, [text]
     files = sorted(run_dir.glob("blktrace/*.blktrace.*"))
     return ("blktrace", files) if files else None
 
 
 def sources(raw: Path, run: str, workload: str) -> list[tuple[str, str, list[Path]]]:
-    """(source directory, reader kind, raw files) of every log of one run."""
+    """(source directory, reader kind, raw files) of every log of one run. Our captures have all of them; an
+    imported run has those the user gave (an absent iostat log or YCSB load phase is left out, not an error)."""
     d = Path(raw) / run
     out = []
     trace = trace_source(d)
     if trace is not None:
         out.append(("trace", trace[0], trace[1]))
-    out.append(("iostat", "iostat", [d / "iostat.json"]))
+    if (iostat := stored(d, "iostat.json") or stored(d, "iostat.txt")) is not None:
+        out.append(("iostat", "iostat", [iostat]))
     if workload in WORKLOAD_LOGS:
         sub, kind, names = WORKLOAD_LOGS[workload]
         optional = [n for n in OPTIONAL_LOGS.get(workload, ()) if (d / n).exists()]
-        out.append((sub, kind, [d / n for n in (*names, *optional)]))
+        if logs := [p for n in names if (p := stored(d, n)) is not None]:
+            out.append((sub, kind, [*logs, *(d / n for n in optional)]))
     sub, kind, name = EXTENTS
     if (d / name).exists():
         out.append((sub, kind, [d / name]))

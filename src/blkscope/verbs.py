@@ -38,3 +38,10 @@ def each_run(events: list[Path], each: bool, **outputs: Path | None) -> list[tup
             raise ValueError(f"--each: --{name} needs a {{run}} template, got {t}")
     return [([e], {k: None if t is None else Path(str(t).replace("{run}", e.parent.parent.name))
                    for k, t in outputs.items()}) for e in events]
+
+
+def say(verb_: str, what: str, note: str) -> None:
+    """Nothing to compute: say so on stderr, one line (the table written says it too: blkscope.io.NOTE_KEY)."""
+    import sys
+
+    print(f"blkscope {verb_}: {what}: {note}", file=sys.stderr)

@@ -4,6 +4,7 @@ min, max and null count of those values, row group by row group).
 
     python tools/parquet-check/crosscheck.py FILE.parquet...     # check these files
     python tools/parquet-check/crosscheck.py --runs all          # ingest every traced run of data/raw, check
+    python tools/parquet-check/crosscheck.py --checker BIN F...  # with that build of the checker (the bench's)
 
 tests/test_parquet_readers.py runs it on the fixture traces and a few dataset runs; the bench
 (bench/parquet_writer/run.sh) on the 10.5 M-event set. Exit 1 with the first difference on a mismatch.
@@ -24,7 +25,8 @@ import pyarrow.parquet as pq
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-CHECKER = HERE / "target" / "release" / "parquet-check"
+# the tests' build (cargo profile crosscheck, no LTO); the bench passes its release build with --checker
+CHECKER = HERE / "target" / "crosscheck" / "parquet-check"
 # the types our writer declares (logical UINT_32 ... STRING) as each reader maps them
 DUCKDB_TYPES = {"UINTEGER": pl.UInt32, "INTEGER": pl.Int32, "BIGINT": pl.Int64, "UBIGINT": pl.UInt64,
                 "VARCHAR": pl.String}  # fmt: skip
@@ -35,8 +37,8 @@ class Mismatch(AssertionError):
 
 
 def build_checker() -> Path:
-    """The Rust checker, built by the Makefile (cargo build --release --locked) when out of date."""
-    subprocess.run(["make", "-s", "-C", str(REPO), "parquet-check"], check=True)
+    """The Rust checker, built by the Makefile (cargo build --profile crosscheck --locked) when out of date."""
+    subprocess.run(["make", "-s", "-C", str(REPO), "parquet-check-test"], check=True)
     return CHECKER
 
 
@@ -152,8 +154,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="*", type=Path)
     ap.add_argument("--runs", help="'all' or a number: ingest that many traced runs of data/raw and check them")
+    ap.add_argument("--checker", type=Path, help="a built parquet-check (default: build the tests' one)")
     a = ap.parse_args()
-    checker = build_checker()
+    checker = a.checker or build_checker()
     with tempfile.TemporaryDirectory(prefix="parquet-crosscheck-") as tmp:
         todo = [(str(f), f) for f in a.files]
         if a.runs:

@@ -106,8 +106,16 @@ WORKLOAD_TABLES = {
 
 
 def workload_tables(wildcards):
+    """Each run's workload table; an imported run without its workload's log has none."""
     sel = RUNS.filter(pl.col("run_id").is_in(CAPTURED))
-    return [f"{PROC}/{r}/{WORKLOAD_TABLES[w]}" for r, w in sel.select("run_id", "workload").iter_rows()]
+    return [f"{PROC}/{r}/{WORKLOAD_TABLES[w]}" for r, w in sel.select("run_id", "workload").iter_rows()
+            if w in WORKLOAD_TABLES and any(sub == WORKLOAD_TABLES[w].split("/")[0] for sub, _, _ in RUN_SOURCES[r])]
+
+
+def raw_dir_of(files):
+    """data/raw, from raw files: the parent of the run directory (the one with run.yaml) that holds the first
+    (snakemake --lint: no hard-coded path prefixes)."""
+    return next(p.parent for p in Path(files[0]).parents if (p / "run.yaml").exists())
 
 
 def analysis_outputs():

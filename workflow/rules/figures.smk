@@ -18,6 +18,8 @@ FIGURE_NAMES = [
 FIGDATA = f"{PROC}/figures"
 FIG_MODE = "cover"  # the access-frequency mode the figures show (see stats.smk FREQUENCY_MODES)
 YCSB_HOST = runs_where(pl.col("workload") == "ycsb", pl.col("testbed") == "loop")
+# imported runs (blkscope import) with an iostat log: drawn over time beside the host runs in the all_setups notebook
+IOSTAT_IMPORTED = [r for r in runs_where(pl.col("testbed") == "external") if any(s[0] == "iostat" for s in RUN_SOURCES[r])]
 FIG_PREFIX = lambda w, output: os.path.splitext(output[0])[0]  # `blkscope figure -o` takes the path sans extension
 FIG_FORMATS = ",".join(FORMATS)
 
@@ -86,7 +88,7 @@ rule figdata_ccdf:
 rule figdata_series:
     input:
         runs=config["runs"],
-        iostat=expand(f"{PROC}/{{run}}/iostat/iostat.parquet", run=HOST_RUNS),
+        iostat=expand(f"{PROC}/{{run}}/iostat/iostat.parquet", run=HOST_RUNS + IOSTAT_IMPORTED),
         ycsb=expand(f"{PROC}/{{run}}/ycsb/ycsb_series.parquet", run=YCSB_HOST),
     output:
         f"{FIGDATA}/io_over_time.parquet",

@@ -16,7 +16,7 @@ for _batch, _runs in INGEST_BATCHES.items():
             runs=_runs,
             split=" ".join(r for r in _runs if r in SPLIT_RUNS),
             # the directories, from the files (snakemake --lint: no hard-coded path prefixes)
-            raw=lambda w, input: Path(next(f for f in input.raw if Path(f).name == "iostat.json")).parents[1],
+            raw=lambda w, input: raw_dir_of(input.raw),
             processed=lambda w, output: Path(output[0]).parents[2],
         log:
             f"logs/ingest/{_batch}.log",

@@ -82,6 +82,28 @@ def page_counts(
     return out.with_columns(pl.col("count").cast(pl.Int64)).sort(order, descending=[k == "count" for k in order])
 
 
+def noted_page_counts(events: Sequence[Path], **how) -> tuple[pl.DataFrame, str | None]:
+    """page_counts of events.parquet files or a parts.json, and why there are none (None when there are)."""
+    from blkscope.parts import events_files
+
+    files = events_files(events)
+    counts = page_counts(files, **how)
+    return counts, None if counts.height else why_no_pages(files, how.get("action", "C"))
+
+
+def why_no_pages(events: Sequence[Path], action: str = "C") -> str:
+    """Why page_counts found no page: what the trace holds instead, and what to do about it."""
+    acts = (pl.concat([pl.scan_parquet(str(p)).select("action") for p in events]).group_by("action").len()
+            .sort("action").collect())  # fmt: skip
+    held = ", ".join(f"{a} {n}" for a, n in acts.iter_rows())
+    if acts.is_empty():
+        return "the trace holds no events"
+    if action not in acts["action"]:
+        hint = " A trace without completions: count issues instead with --action D." if "D" in acts["action"] else ""
+        return f"no {action} events among the trace's {acts['len'].sum()} events ({held}).{hint}"
+    return f"the trace's {action} events carry no read or write data (flushes or zero-length; events: {held})"
+
+
 def rank_frequency(counts: pl.DataFrame) -> pl.DataFrame:
     """Counts sorted in decreasing order per op, with rank 1..n (ties broken by page)."""
     return (

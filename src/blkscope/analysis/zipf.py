@@ -21,7 +21,7 @@ import polars as pl
 from scipy.stats import norm
 
 from blkscope.analysis import discrete_powerlaw as dp
-from blkscope.analysis.frequency import frequency_of_frequency
+from blkscope.analysis.frequency import OPS, frequency_of_frequency
 from blkscope.analysis.zipf_alternatives import Comparison, compare_all
 
 
@@ -140,20 +140,29 @@ counts_of_counts = frequency_of_frequency  # the name the benchmarks use
 
 
 def fit_table(
-    fof: pl.DataFrame, n_boot: int = 0, seed: int = 0, max_alpha: float | None = None, min_distinct: int = 5
+    fof: pl.DataFrame, n_boot: int = 0, seed: int = 0, max_alpha: float | None = None, min_distinct: int = 5,
+    why_empty: str | None = None,
 ) -> pl.DataFrame:
-    """One fit per op from a frequency-of-frequency table; ops with fewer than `min_distinct` distinct counts get
-    a row with n, distinct and a note instead of a fit (a "power law" through 2-4 points says nothing)."""
+    """One fit per op from a frequency-of-frequency table; an op that cannot be fitted gets a row with n, distinct
+    and a note saying why instead (fewer than `min_distinct` distinct counts: a "power law" through 2-4 points says
+    nothing). An empty table gives a noted row per op (`why_empty`: the reason its writer gave), so the fits table
+    says why a run has no fit rather than leaving it out."""
+    if fof.is_empty():
+        why = f"no page counts ({why_empty})" if why_empty else "no page counts"
+        return pl.DataFrame([{"op": op, "n": 0, "distinct": 0, "note": why} for op in OPS], schema=FIT_SCHEMA)
     rows = []
     for (op,), g in fof.group_by("op", maintain_order=True):
         if g.height < min_distinct:  # e.g. every page touched once or twice: no tail to fit
-            rows.append({"op": op, "n": int(g["pages"].sum()), "distinct": g.height, "note": "too few distinct counts"})
+            rows.append({"op": op, "n": int(g["pages"].sum()), "distinct": g.height,
+                         "note": f"too few distinct counts ({g.height} < {min_distinct}): pages must be "
+                                 "revisited for a tail (a longer run or a smaller working set)"})  # fmt: skip
             continue
         try:
             f = fit_discrete(g["count"].to_numpy(), g["pages"].to_numpy(), n_boot=n_boot, seed=seed,
                              max_alpha=max_alpha)  # fmt: skip
-        except ValueError:
-            continue  # too few distinct counts to fit (e.g. a trace with no reads)
+        except ValueError as e:  # no xmin candidate left (e.g. every alpha above max_alpha)
+            rows.append({"op": op, "n": int(g["pages"].sum()), "distinct": g.height, "note": f"no fit: {e}"})
+            continue
         rows.append({"op": op, **f.row(), "note": None})
     return pl.DataFrame(rows, schema=FIT_SCHEMA)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+from blkscope.figures import select
 from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, corner_label, fs_color, no_data, small_title
 
 CAPTION = (
@@ -19,7 +20,9 @@ LABEL = "fig:queue-depth"
 
 
 def chart(qd: pl.DataFrame) -> alt.TopLevelMixin:
-    """`qd` is the figdata-queue-depth table: META columns, kind (series / dist), x, y."""
+    """`qd` is the figdata-queue-depth table: META columns, kind (series / dist), x, y; the embedded dataset's
+    setups (select.ours)."""
+    qd = select.ours(qd)
     if qd.is_empty():
         return no_data("no traced runs: no queue depth")
     setups = sorted(qd["setup"].unique().to_list())

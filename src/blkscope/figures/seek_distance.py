@@ -26,6 +26,7 @@ LABEL_PT = 95
 def chart(seek: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMixin:
     """`seek` is the figdata-seek table: META columns, op, kind (hist / seq), bucket, share, n, lo, hi.
     `setups`: the histograms to draw (default: select.representative); the sequential shares show every setup."""
+    seek = select.ours(seek) if setups is None else seek  # the paper's: the embedded dataset's setups
     if seek.is_empty():
         return no_data("no traced runs: no seek distances")
     allops = seek.filter(pl.col("op") == "all")

@@ -5,6 +5,8 @@ Selections are made from the data and the run metadata (workload, job, testbed),
 - `skewed`: setups whose pages are revisited (the rank-frequency curve has a tail to see), most skewed first;
 - `representative`: one setup per workload on the host, the saturating variant (job ending `-sat` or `-max`, the
   runs sheet's names for the unthrottled jobs) where the dataset has one, in WORKLOAD_ORDER.
+Runs a user imported (testbed `external`, `blkscope import`) are never chosen for the paper: it is about the
+embedded dataset; the all_setups notebook draws them beside it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ WORKLOAD_ORDER = ["ycsb", "cassandra", "fio", "sysbench", "journal"]
 # jobs touch every page once or twice; pages a database revisits reach hundreds)
 SKEW_MIN_TOP_COUNT = 8
 SATURATING = r"-(sat|max)$"
+EXTERNAL = "external"  # the testbed of imported runs
 
 
 def _order(workload: str) -> int:
@@ -26,6 +29,7 @@ def _order(workload: str) -> int:
 def skewed(top: pl.DataFrame, limit: int = MAX_SETUPS) -> list[str]:
     """`top`: one row per run with setup and top_count (accesses of the run's hottest page, all operations).
     The setups whose median run reaches SKEW_MIN_TOP_COUNT, most skewed first."""
+    top = ours(top)
     if top.is_empty():
         return []
     by = top.group_by("setup").agg(pl.col("top_count").median()).filter(pl.col("top_count") >= SKEW_MIN_TOP_COUNT)
@@ -35,7 +39,7 @@ def skewed(top: pl.DataFrame, limit: int = MAX_SETUPS) -> list[str]:
 def representative(meta: pl.DataFrame, limit: int = MAX_SETUPS) -> list[str]:
     """`meta`: rows with setup, workload, job, testbed. One host setup per workload (saturating first), then guest
     setups if room is left."""
-    m = meta.select("setup", "workload", "job", "testbed").unique()
+    m = ours(meta.select("setup", "workload", "job", "testbed").unique())
     if m.is_empty():
         return []
     m = m.with_columns(
@@ -45,6 +49,11 @@ def representative(meta: pl.DataFrame, limit: int = MAX_SETUPS) -> list[str]:
     ).sort(["host", "rank", "sat", "setup"], descending=[True, False, True, False])
     first = m.unique(subset=["workload", "host"], keep="first", maintain_order=True)
     return first["setup"].head(limit).to_list()
+
+
+def ours(df: pl.DataFrame) -> pl.DataFrame:
+    """The rows of the embedded dataset: without the runs a user imported (what a paper figure draws)."""
+    return df.filter(pl.col("testbed") != EXTERNAL) if "testbed" in df.columns else df
 
 
 def keep(df: pl.DataFrame, setups: list[str] | None) -> pl.DataFrame:

@@ -97,12 +97,16 @@ def fs_color(values, legend: bool = True) -> alt.Color:
 
 
 def no_data(message: str, width: float = TEXT_WIDTH_PT - 10, height: float = 40) -> alt.Chart:
-    """A placeholder chart that says why there is nothing to draw (an empty table must not crash a figure)."""
+    """A placeholder chart that says why there is nothing to draw (an empty table must not crash a figure); a long
+    reason (a table's note) is wrapped to the width, 8 pt text at about 4 pt a character."""
+    import textwrap
+
     import pandas as pd
 
+    lines = textwrap.wrap(message, max(20, int(width / 4.2))) or [""]
     return (
-        alt.Chart(pd.DataFrame({"message": [message]}), width=width, height=height)
-        .mark_text(fontSize=8, color="#555555")
+        alt.Chart(pd.DataFrame({"message": ["\n".join(lines)]}), width=width, height=max(height, 11 * len(lines) + 8))
+        .mark_text(fontSize=8, color="#555555", lineBreak="\n")
         .encode(text="message:N")
     )
 

@@ -109,8 +109,10 @@ def _parse(path: Path, report: Report, rows: list[dict[str, Any]], intervals: li
         if text.startswith("FATAL"):
             fatal = (n, text)
             continue
-        if run is None:
-            continue  # prepare / cleanup output, shell prompts
+        if run is None:  # prepare / cleanup output, shell prompts: counted, as what a run holds and is not read
+            if text:
+                report.count_unknown("sysbench lines outside a run")
+            continue
         if text.startswith("Doing ") and text.endswith(" test"):
             desc = text[len("Doing "):-len(" test")]
             run["test_mode"] = _MODES.get(desc, desc)

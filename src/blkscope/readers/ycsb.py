@@ -8,7 +8,8 @@ series row per bracketed statistic. A `Command line:` line starts a run; its `-l
 gives the phase (load, run), unless it names one with `-p blkscope.phase=NAME` (blkscope's captures
 name their read-only phase `read` so: it is a `-t` run as workload A's is). Everything else (banner,
 DBWrapper, exceptions, GC logs) is tolerated anywhere and counted. A run without an [OVERALL] block
-did not finish: that is an error.
+did not finish: that is an error. A summary that the end of the file cuts between two lines is kept with a warning counting what is missing: an operation the last
+status line names without a section, or a last section with fewer metrics than its siblings.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ _BRACKET = re.compile(r"\[([^\]]*)\]")
 _COMMAND = re.compile(r"^Command line:(.*)$")
 _VERSION = re.compile(r"YCSB Client (\S+)")
 _SNIFF = re.compile(rb"YCSB Client \d|^Command line: .*-db |^\[OVERALL\], RunTime", re.MULTILINE)
+# operations measured by YCSB's DB wrapper, which counts each call's status in Return= lines
+_DB_CALLS = {"READ", "UPDATE", "INSERT", "DELETE", "SCAN"}
 SUMMARY_SCHEMA = {**YCSB_SUMMARY, "run": pl.Int64}
 SERIES_SCHEMA = {**YCSB_SERIES, "run": pl.Int64, "phase": pl.Utf8, "time": pl.Utf8}
 
@@ -54,6 +57,7 @@ class _Run:
     series: list[dict[str, Any]] = field(default_factory=list)
     overall: bool = False
     last_section: str | None = None
+    status_sections: list[str] = field(default_factory=list)  # operations named by the latest status line
 
 
 def read(inputs: list[Path], writer: TableWriter, report: Report) -> None:
@@ -119,7 +123,38 @@ def _parse(path: Path, report: Report, first_index: int) -> list[_Run]:
             unterminated(report, path, n)
     if not runs:
         raise InputError(path, "line 1", "no YCSB report found (no Command line:, status or [SECTION] lines)")
+    if runs[-1].overall:
+        _cut_summary(path, report, runs[-1])
     return runs
+
+
+def _cut_summary(path: Path, report: Report, run: _Run) -> None:
+    """YCSB prints its summary in one go at the end, so only the file's last run can be cut inside it: warn
+    when an operation of the last status line has no section, the last section lacks metrics that every
+    other section of its kind (plain or Intended-) prints, or it is a database call whose Return= counts do
+    not add up to its Operations. Histogram buckets vary in number."""
+    metrics: dict[str, list[str]] = {}
+    returned: dict[str, float] = {}
+    for r in run.summary:
+        m = r["metric"]
+        if m.startswith("Return="):
+            returned[r["section"]] = returned.get(r["section"], 0) + r["value"]
+        elif not (m[:1].isdigit() or m.startswith(">")):
+            metrics.setdefault(r["section"], []).append(m)
+    ops = [s for s in metrics if "Operations" in metrics[s]]
+    missing = [s for s in run.status_sections if s not in metrics]
+    last = run.last_section or ""
+    kind = [s for s in ops if s != last and s.startswith("Intended-") == last.startswith("Intended-")]
+    want = max((metrics[s] for s in kind), key=len, default=[])
+    lacking = [m for m in want if m not in metrics.get(last, [])]
+    operations = next((r["value"] for r in run.summary if r["section"] == last and r["metric"] == "Operations"), 0)
+    if last in _DB_CALLS and returned.get(last, 0) < operations:
+        lacking.append(f"Return= lines for {operations - returned.get(last, 0):g} operations")
+    if missing or (last != "OVERALL" and lacking):
+        what = [f"{len(missing)} section(s) the last status line names ({', '.join(missing)})"] if missing else []
+        what += [f"{len(lacking)} metric(s) of section {last} ({', '.join(lacking)})"] if lacking else []
+        report.warn(f"{path}: line {run.start_line}: the summary of this run ends with the file and lacks "
+                    f"{' and '.join(what)}: the file looks cut; the {len(run.summary)} summary rows read are kept")
 
 
 def _num(path: Path, n: int, text: str) -> float:
@@ -144,6 +179,7 @@ def _status_line(path: Path, n: int, m: re.Match[str], run: _Run) -> None:
     base = {"elapsed_s": float(secs), "operations": int(ops), "ops_per_s": ops_per_s, "run": run.index,
             "phase": run.phase, "time": time}
     stats = list(_bracket_stats(path, n, rest))
+    run.status_sections = list(dict.fromkeys(s for s, _, _ in stats))
     if not stats:
         run.series.append({**base, "section": None, "stat": None, "value": None})
     for section, stat, value in stats:
