@@ -9,7 +9,8 @@ gives the phase (load, run), unless it names one with `-p blkscope.phase=NAME` (
 name their read-only phase `read` so: it is a `-t` run as workload A's is). Everything else (banner,
 DBWrapper, exceptions, GC logs) is tolerated anywhere and counted. A run without an [OVERALL] block
 did not finish: that is an error. A summary that the end of the file cuts between two lines is kept
-with a warning counting what is missing: an operation the last status line names without a section, or a last section with fewer metrics than its siblings.
+with a warning counting what is missing: an operation the last status line names without a section, or a
+last section with fewer metrics than its siblings.
 """
 
 from __future__ import annotations
