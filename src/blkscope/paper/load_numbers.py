@@ -187,6 +187,7 @@ def cassandra(summary: pl.DataFrame, versus: pl.DataFrame) -> dict[str, str]:
     if capped.height:
         vc = versus.filter(pl.col("load") == CAPPED) if versus.height else versus
         m |= _cassandra_load(capped, vc, "cass capped")
+        m["CassCappedRepeatsMin"] = fmt_int(capped.filter(pl.col("metric") == "ops_s")["n"].min())
     runs = summary.filter(pl.col("metric") == "ops_s")
     m["CassRuns"] = fmt_int(runs["n"].sum())
     m["CassConfigs"] = fmt_int(runs.height)
