@@ -147,6 +147,11 @@ class _Parser:
     def _interval(self, r: _Round, n: int, kind: str, rest: str) -> None:
         assert r.header is not None
         values = _SPLIT.split(rest.rstrip(", "))
+        if len(values) < len(r.header) and self.decimal != ",":
+            # a value wider than its column loses the padding after the comma (`17.0,-31.25567`, the stderr
+            # column): with a decimal point, any comma separates
+            tight = re.split(r",\s*", rest.rstrip(", "))
+            values = tight if len(tight) == len(r.header) else values
         if len(values) != len(r.header):
             raise self.err(n, f"expected {len(r.header)} values after '{kind}', found {len(values)}")
         if self.decimal is None and any("," in v for v in values):
