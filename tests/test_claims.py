@@ -66,7 +66,7 @@ def test_plausible_power_law_with_small_exponent_does_not_replicate_zipf():
                       "p_gof": [0.6, 0.4, 0.8], "s": [0.10, 0.09, 0.11], "s_lo": [0.08] * 3, "s_hi": [0.12] * 3})
     r = _row(evaluate(_tables(runs, zipf=z)), "S1-zipf")
     assert r["verdict"] == "does not" and "plausible (p >= 0.1) in 3" in r["measurement"]
-    assert r["claimed"].startswith("s = 0.7-1.3") and r["hi"] < 0.7
+    assert r["band"].startswith("s = 0.7-1.3") and r["hi"] < 0.7
     z2 = z.with_columns(s=pl.Series([0.95, 1.0, 1.05]))
     assert _row(evaluate(_tables(runs, zipf=z2)), "S1-zipf")["verdict"] == "replicates"
 
