@@ -67,9 +67,10 @@ def _cmdline(proc: Path) -> str:
         return ""
 
 
-def _captured(tmp_path: Path, run_id: str, workload: str, job: str, logs: list[str]) -> tuple[Path, dict]:
-    """A traced 5-s capture run to its end: nothing left behind, exactly the node's files, `logs` and the frame's."""
-    sheet = _sheet(tmp_path, run_id, workload, job, True, 5)
+def _captured(tmp_path: Path, run_id: str, workload: str, job: str, logs: list[str], runtime_s: int = 5
+              ) -> tuple[Path, dict]:  # fmt: skip
+    """A traced capture run to its end: nothing left behind, exactly the node's files, `logs` and the frame's."""
+    sheet = _sheet(tmp_path, run_id, workload, job, True, runtime_s)
     subprocess.run(_command(tmp_path, sheet, run_id), check=True, timeout=900, cwd=tmp_path)
     _nothing_left(tmp_path / "work")
     out = tmp_path / "raw" / run_id
@@ -112,8 +113,9 @@ def _extents_recorded(out: Path, meta: dict, tmp_path: Path) -> pl.DataFrame:
 def test_ycsb_binding_against_a_real_node(tmp_path):
     """tools/ycsb-cassandra drives a node through every operation CoreWorkload has (read, update, scan, insert),
     in the three phases (load, run traced, read-only after tracing), each into its log, all ingested."""
-    out, meta = _captured(tmp_path, "t-ycsb", "cassandra-ycsb", "smoke", ["ycsb-load.txt", "ycsb-run.txt",
-                                                                         "ycsb-read.txt"])  # fmt: skip
+    # 10 s: a cold client's first operations take seconds here
+    logs = ["ycsb-load.txt", "ycsb-run.txt", "ycsb-read.txt"]
+    out, meta = _captured(tmp_path, "t-ycsb", "cassandra-ycsb", "smoke", logs, runtime_s=10)
     assert meta["teardown"] == "complete" and meta["workload"]["version"]["ycsb_java_driver"].startswith("4.")
     assert meta["workload"]["load"]["insert_operations"] == 2000 and meta["cassandra-ycsb"]["overall_throughput"] > 0
     assert meta["workload"]["read"]["read_operations"] > 0 and meta["tracer"]["events"] > 0
