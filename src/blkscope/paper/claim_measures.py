@@ -43,14 +43,18 @@ def cassandra(t: pl.DataFrame, mode: str, commitlog: str | None) -> pl.DataFrame
 
 
 def metric_ratio(table: str, select: Callable[[pl.DataFrame], pl.DataFrame], metric: str, fs: tuple[str, str],
-                 traced: bool | None, prefer_sat: bool, unit: str = "", ratio: bool = True, digits: int = 2
-                 ) -> Evaluate:
+                 traced: bool | None, prefer_sat: bool, unit: str = "", ratio: bool = True, digits: int = 2,
+                 load: str | None = None) -> Evaluate:
+    """The ratio (or difference) of a metric between two filesystems' runs; at `load` when given, else at the
+    saturating load where there is one (prefer_sat) or the light one."""
     def ev(tb: Tables, size: vd.Size) -> Result:
         def at(t: pl.DataFrame, load: str) -> Result:
             a, b = vals(t, metric, filesystem=fs[0]), vals(t, metric, filesystem=fs[1])
             return two_arms(a, b, fs, size, ratio, unit, digits, load)
 
         t = select(host(tb[table], tb, traced=traced))
+        if load is not None:
+            return at(t.filter(pl.col("load") == load), load)
         return saturating_first(t, at) if prefer_sat else at(t.filter(pl.col("load") == LIGHT), LIGHT)
     return ev
 

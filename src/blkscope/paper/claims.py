@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from blkscope.analysis import verdict as vd
+from blkscope.analysis.run_groups import CAPPED
 from blkscope.paper import claim_measures as cm
 from blkscope.paper.claim_runs import NOT_TESTABLE, Tables
 from blkscope.paper.literature import value as lit
@@ -137,6 +138,27 @@ CLAIMS: list[Claim] = [
     Claim("S2-merge", CL, "ext4 merges more commitlog writes than xfs",
           "ext4/xfs iostat wrqm/s, Cassandra write, uncompressed", "more write merges", vd.more("ext4/xfs"), "ratio",
           cm.metric_ratio("iostat_summary", _cw("none"), "wrqm_s", ("ext4", "xfs"), False, True, "merges/s")),
+    # the same claims where the device, not the CPU, is the limit (the commitlog grid under a device cap)
+    Claim("S2-ops-cap", CL, "Uncompressed commitlogs: ext4 several times the ops/s of xfs (device the limit)",
+          "ext4/xfs cassandra-stress write ops/s, commitlog uncompressed, device capped",
+          f"{_CL_SSD:.2f}x (SSD), {_CL_NVME:.2f}x (NVMe)", vd.comparable_between(_CL_SSD, _CL_NVME), "ratio",
+          cm.metric_ratio("workload_metrics", _cw("none"), "ops_s", ("ext4", "xfs"), False, False, "ops/s", digits=0,
+                          load=CAPPED)),
+    Claim("S2-lz4-cap", CL, "LZ4 commitlogs: ext4 and xfs give the same ops/s (device the limit)",
+          "ext4/xfs cassandra-stress write ops/s, commitlog LZ4, device capped",
+          f"the same ({lit('ClOpsExtFourLzFour'):.0f} vs {lit('ClOpsXfsLzFour'):.0f} ops/s)", vd.same(0.10), "ratio",
+          cm.metric_ratio("workload_metrics", _cw("lz4"), "ops_s", ("ext4", "xfs"), False, False, "ops/s", digits=0,
+                          load=CAPPED)),
+    Claim("S2-aqu-cap", CL, "Commitlog writes queue deeper on ext4 (device the limit)",
+          "ext4/xfs iostat aqu-sz, Cassandra write, uncompressed, device capped",
+          f"avgqu-sz {lit('ClAquExtFour'):.2f} vs {lit('ClAquXfs'):.2f}", vd.comparable_ratio(_AQU), "ratio",
+          cm.metric_ratio("iostat_summary", _cw("none"), "aqu_sz", ("ext4", "xfs"), False, False, "", digits=3,
+                          load=CAPPED)),
+    Claim("S2-merge-cap", CL, "ext4 merges more commitlog writes than xfs (device the limit)",
+          "ext4/xfs iostat wrqm/s, Cassandra write, uncompressed, device capped", "more write merges",
+          vd.more("ext4/xfs"), "ratio",
+          cm.metric_ratio("iostat_summary", _cw("none"), "wrqm_s", ("ext4", "xfs"), False, False, "merges/s",
+                          load=CAPPED)),
     Claim("S2-aqu-fio", CL, "Appends queue deeper on ext4 than on xfs (fio append, proxy)",
           "ext4/xfs iostat aqu-sz, fio append", f"avgqu-sz {lit('ClAquExtFour'):.2f} vs {lit('ClAquXfs'):.2f}",
           vd.comparable_ratio(_AQU), "ratio",
