@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from blkscope.capture import throttle
-from tests.test_capture_root import _assert_clean, _cmd, _sheet, pytestmark  # noqa: F401 - same skips
+from test_capture_root import _assert_clean, _cmd, _sheet, pytestmark  # noqa: F401 - same skips
 
 CAP = "riops=40 wiops=40"  # the job asks for 100 + 100 per second
 
