@@ -12,9 +12,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 import yaml
+from test_capture_root import _assert_clean, _cmd, _sheet, pytestmark  # noqa: F401 - same skips
 
 from blkscope.capture import throttle
-from test_capture_root import _assert_clean, _cmd, _sheet, pytestmark  # noqa: F401 - same skips
 
 CAP = "riops=40 wiops=40"  # the job asks for 100 + 100 per second
 
