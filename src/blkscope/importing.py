@@ -32,8 +32,11 @@ from blkscope.run_logs import KIND_TABLES, WORKLOAD_LOGS
 TRACERS = {"blktrace": "blktrace", "blkparse": "blktrace", "ftrace": "tracefs-blk"}
 # text trace kind -> its stored name (before a compression suffix); blktrace sets keep their names in blktrace/
 TRACE_NAMES = {"ftrace": "trace.txt", "blkparse": "blkparse.txt"}
-# reader kind of a workload log -> the runs sheet's workload
-WORKLOAD_OF_KIND = {kind: w for w, (_, kind, _) in WORKLOAD_LOGS.items()}
+# reader kind of a workload log -> the runs sheet's workload: the first that reads it (a YCSB log is `ycsb`;
+# `cassandra-ycsb` is the same reader on our own captures of a Cassandra node)
+WORKLOAD_OF_KIND: dict[str, str] = {}
+for _w, (_, _kind, _) in WORKLOAD_LOGS.items():
+    WORKLOAD_OF_KIND.setdefault(_kind, _w)
 
 
 def compression_suffix(path: Path) -> str:
