@@ -84,13 +84,20 @@ seek_distance.chart(seek, every(seek))
 # LRU miss-ratio curves of 4 KiB pages (exact, and fixed-size SHARDS dashed), every traced setup.
 
 # %%
-mrc = table("miss_ratio_curve")
-miss_ratio_curve.chart(mrc, every(mrc))
+if (Path(figures_dir) / "miss_ratio_curve.parquet").exists():
+    mrc = table("miss_ratio_curve")
+    miss_ratio_curve.chart(mrc, every(mrc))
+else:
+    print("no miss_ratio_curve table beside the figures (the characterisation rules have not run)")
 
 # %% [markdown]
 # Metadata against data: the metadata share of all accesses and of the hot pages' accesses, every traced setup
 # (the analysis table beside the figure tables: data/processed/analysis/metadata_vs_data.parquet).
 
 # %%
-meta = pl.read_parquet(Path(figures_dir).parent / "analysis" / "metadata_vs_data.parquet")
-metadata_vs_data.chart(meta, every(meta))
+meta_path = Path(figures_dir).parent / "analysis" / "metadata_vs_data.parquet"
+if meta_path.exists():
+    meta = pl.read_parquet(meta_path)
+    metadata_vs_data.chart(meta, every(meta))
+else:
+    print(f"no {meta_path} (the metadata_vs_data rule has not run)")
