@@ -90,19 +90,14 @@ class Cap:
 def capped(device: str, limits: dict[str, int], root: Path = CGROUP, dev: str | None = None) -> Iterator[Cap]:
     """Cap `device` for the block; removal runs on success, error and signals (deferred, never cut short)."""
     cap = Cap(device, dev or majmin(device), dict(limits), interface(root))
+    v1 = cap.interface == "cgroup-v1-blkio"
+    where = root / "blkio" if v1 else _v2_root(root)
     try:
-        if cap.interface == "cgroup-v1-blkio":
-            _set_v1(cap, root / "blkio")
-        else:
-            _set_v2(cap, _v2_root(root))
+        (_set_v1 if v1 else _set_v2)(cap, where)
         yield cap
     finally:
         with signals.deferred():
-            cap.errors = (
-                _remove_v1(cap, root / "blkio")
-                if cap.interface == "cgroup-v1-blkio"
-                else _remove_v2(cap, _v2_root(root))
-            )
+            cap.errors = (_remove_v1 if v1 else _remove_v2)(cap, where)
             cap.removed = not cap.errors
 
 
