@@ -277,6 +277,22 @@ def test_volume_growth_is_a_ratio_of_ratios_and_inode64_is_judged_on_the_larger_
     assert _row(out, "S5-sysbench")["verdict"] == "not tested (no runs)"
 
 
+def test_hot_metadata_is_the_req_meta_share_of_hot_read_accesses_on_ext4_and_f2fs():
+    ids = [(f"{fs}{i}", "ycsb", "workloada-zipfian", fs, True) for fs in ("ext4", "f2fs", "btrfs") for i in range(3)]
+    runs = _runs(ids).with_columns(database=pl.lit("rocksdb"))
+    share = {"ext4": [0.0, 0.01, 0.02], "f2fs": [None] * 3, "btrfs": [0.9] * 3}  # btrfs is not the claim's
+    md = pl.DataFrame([(r[0], op, 0 if r[3] == "f2fs" else 500, share[r[3]][int(r[0][-1])])
+                       for r in ids for op in ("read", "write")],
+                      schema=["run_id", "op", "pages", "hot_meta_share"], orient="row")
+    t = _tables(runs)
+    row = _row(evaluate(t | {"metadata_vs_data": md}), "S1-hot-meta")
+    assert row["estimate"] == pytest.approx(0.01) and row["verdict"] == "does not" and row["n"] == "3"
+    assert "ext4 3" in row["measurement"] and "f2fs: no read completions" in row["measurement"]
+    hot = md.with_columns(hot_meta_share=pl.lit(0.8) + pl.col("hot_meta_share").fill_null(0))
+    assert _row(evaluate(t | {"metadata_vs_data": hot}), "S1-hot-meta")["verdict"] == "replicates"
+    assert _row(evaluate(t), "S1-hot-meta")["verdict"] == "not tested (no runs)"
+
+
 def test_verdict_counts_and_what_moved_since_an_earlier_table():
     from blkscope.paper import load_numbers as ln
     from blkscope.paper import study_numbers as sn

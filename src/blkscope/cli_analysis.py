@@ -138,6 +138,7 @@ def _claims(p: argparse.ArgumentParser) -> Handler:
                    help="per-run extents of files (filefrag), <processed>/<run_id>/extents/extents.parquet")
     p.add_argument("--fof", type=Path, nargs="*", default=[],
                    help="per-run frequency-of-frequency tables, <processed>/<run_id>/frequency/fof.<mode>.parquet")
+    p.add_argument("--metadata", type=Path, help="the metadata-vs-data analysis table (.parquet), issue N")
 
     def run(a: argparse.Namespace) -> int:
         import polars as pl
@@ -158,6 +159,7 @@ def _claims(p: argparse.ArgumentParser) -> Handler:
             "zipf": pl.read_parquet(a.zipf),
             "extents": per_run(a.extents),
             "fof": per_run(a.fof),
+            "metadata_vs_data": pl.read_parquet(a.metadata) if a.metadata else None,
         }
         _write_table(evaluate(tables), a)
         return 0

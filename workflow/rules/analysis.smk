@@ -131,6 +131,7 @@ rule claims:
         # hot pages counted as the SSD study counted them (completions, one hit per 4 KiB step)
         fof=expand(f"{PROC}/{{run}}/frequency/fof.ssd-study.parquet", run=TRACED),
         extents=expand(f"{PROC}/{{run}}/extents/extents.parquet", run=EXTENT_RUNS),
+        metadata=f"{ANALYSIS}/metadata_vs_data.parquet",
     output:
         table=f"{ANALYSIS}/claims.parquet",
         csv=report(f"{ANALYSIS}/claims.csv", caption="../report/claims.rst", category="Claims"),
@@ -139,4 +140,4 @@ rule claims:
     shell:
         "blkscope claims --runs {input.runs} --iostat {input.iostat} --metrics {input.metrics}"
         " --overhead {input.overhead} --zipf {input.zipf} --fof {input.fof} --extents {input.extents}"
-        " -o {output.table} --csv {output.csv} > {log} 2>&1"
+        " --metadata {input.metadata} -o {output.table} --csv {output.csv} > {log} 2>&1"

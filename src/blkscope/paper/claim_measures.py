@@ -121,11 +121,38 @@ def hot_pages(other: str) -> Evaluate:
     return ev
 
 
+META_FS = ("ext4", "f2fs")  # the filesystems whose hot read pages the SSD study calls metadata
+
+
 def hot_metadata(tb: Tables, size: vd.Size) -> Result:
-    """The share of hot-page accesses that carry REQ_META (`M` in RWBS): the per-page counts keep no flags."""
-    return Result(None, "--", "0", None, "not tested (no metadata table)",
-                  "the access-frequency tables count pages per read/write only; the RWBS M flag per page comes "
-                  "with the metadata-vs-data table of issue N, not in this dataset yet")
+    """Per traced YCSB-RocksDB run on ext4 or f2fs: the share of accesses to its hottest 1 % of read pages that
+    carry REQ_META (`M` in RWBS; the metadata-vs-data table, issue N), a t interval over runs. M is what the
+    filesystem marks: ext4 marks its inode-table, directory, bitmap and extent-tree reads; the jbd2 journal is
+    written, not read, under these loads. A share of 0 with M set elsewhere in the same runs says the hot reads
+    are data."""
+    md = tb.get("metadata_vs_data")
+    if md is None or md.height == 0:
+        return Result(None, "--", "0", None, NO_RUNS, "no metadata-vs-data table (blkscope metadata-vs-data)")
+    r = runs(tb).filter(pl.col("traced") & (pl.col("workload") == "ycsb") & ~is_writeback())
+    t = md.filter(pl.col("op") == "read").select("run_id", "pages", "hot_meta_share").join(
+        r.select("run_id", "filesystem", "testbed", "load"), on="run_id")
+    t = t.filter(pl.col("filesystem").is_in(META_FS))
+    silent = sorted(set(t.filter(pl.col("pages") == 0)["filesystem"]))  # e.g. the guest's f2fs: no read completion
+    t = t.filter((pl.col("pages") > 0) & pl.col("hot_meta_share").is_not_null())
+    if t.height == 0:
+        return Result(None, f"no read accesses on {', '.join(silent) or 'ext4 or f2fs'}", "0", None, NO_RUNS)
+
+    def at(t: pl.DataFrame, load: str) -> Result:
+        x = t["hot_meta_share"].to_numpy().astype(float)
+        if x.size < 2:
+            return Result(None, f"{x.size} run(s)", str(x.size), load, NO_RUNS if x.size == 0 else FEW)
+        fs = ", ".join(f"{f} {n}" for f, n in t.group_by("filesystem").len().sort("filesystem").iter_rows())
+        m = (f"mean over runs ({fs}) of the REQ_META share of accesses to the hottest 1 % of read pages; "
+             f"per run {', '.join(f'{100 * v:.1f} %' for v in x)}")
+        m += f"; {', '.join(silent)}: no read completions in the trace" if silent else ""
+        return Result(vd.mean_interval(x), m, str(x.size), load)
+
+    return saturating_first(t, at)
 
 
 def fragmentation(tb: Tables, size: vd.Size) -> Result:
