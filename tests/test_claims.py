@@ -293,6 +293,29 @@ def test_hot_metadata_is_the_req_meta_share_of_hot_read_accesses_on_ext4_and_f2f
     assert _row(evaluate(t), "S1-hot-meta")["verdict"] == "not tested (no runs)"
 
 
+def test_arms_are_compared_within_a_capture_batch_never_pooled_across_days():
+    # ext4 runs 1.5x xfs in each batch; the second batch (another day) runs everything 3x faster and holds
+    # more ext4 than xfs runs: pooled, the arms would mix the days
+    rows = [(f"{fs}-{b}{i}", "cassandra", "write", fs, False, b)
+            for b, n in (("", {"ext4": 3, "xfs": 3}), ("later", {"ext4": 5, "xfs": 2})) for fs in ("ext4", "xfs")
+            for i in range(n[fs])]
+    runs = pl.DataFrame(rows, schema=["run_id", "workload", "job", "filesystem", "traced", "batch"],
+                        orient="row").with_columns(testbed=pl.lit("loop"), mount_options=pl.lit("noatime"),
+                                                   repeat=pl.lit(1))
+    speed = lambda r: (1.5 if r[3] == "ext4" else 1.0) * (3 if r[5] else 1) * 1000 * (1 + 0.01 * int(r[0][-1]))  # noqa: E731
+    r = _row(evaluate(_tables(runs, [(x[0], "ops_s", speed(x)) for x in rows])), "S2-ops")
+    assert r["estimate"] == pytest.approx(1.5, rel=0.02) and "in 2 strata" in r["n"]
+    pooled = stats.gmean([speed(x) for x in rows if x[3] == "ext4"]) / stats.gmean(
+        [speed(x) for x in rows if x[3] == "xfs"])
+    assert pooled > 1.8  # what pooling the days would have said
+    # a difference (not a ratio) is a mean of per-batch differences the same way
+    lat = [(x[0], "write_mean_us", (10.0 if x[3] == "ext4" else 9.5) + (5 if x[5] else 0) + 0.01 * int(x[0][-1]))
+           for x in rows]
+    journal = runs.with_columns(workload=pl.lit("journal"), job=pl.lit("none"))
+    m = _row(evaluate(_tables(journal, lat)), "S4-mean")
+    assert m["estimate"] == pytest.approx(0.5, abs=0.02) and "in 2 strata" in m["n"]
+
+
 def test_verdict_counts_and_what_moved_since_an_earlier_table():
     from blkscope.paper import load_numbers as ln
     from blkscope.paper import study_numbers as sn

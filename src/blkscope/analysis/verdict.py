@@ -219,20 +219,21 @@ def mean_interval(x, level: float = LEVEL) -> Estimate:
     return Estimate(m, m - h, m + h, math.nan, "t interval over runs", spread=one_sample_spread(x.std(ddof=1)))
 
 
-def log_contrast(arms, weights, level: float = LEVEL) -> Estimate:
+def log_contrast(arms, weights, level: float = LEVEL, log: bool = True) -> Estimate:
     """exp(sum_i w_i mean(log arm_i)): a ratio of geometric means (weights +1, -1), a ratio of two such ratios
     (+1, -1, -1, +1: does an advantage grow?) or a mean over strata of ratios (+-1/k each). Welch t interval
-    with Welch-Satterthwaite degrees of freedom; every arm needs 2 repeats."""
-    logs = [np.log(np.asarray(a, float)) for a in arms]
-    d = float(sum(w * x.mean() for w, x in zip(weights, logs, strict=True)))
-    parts = [w * w * x.var(ddof=1) for w, x in zip(weights, logs, strict=True)]
-    per_n = [v / x.size for v, x in zip(parts, logs, strict=True)]
+    with Welch-Satterthwaite degrees of freedom; every arm needs 2 repeats. log=False: the same contrast of plain
+    means (a mean over strata of differences)."""
+    xs = [np.log(np.asarray(a, float)) if log else np.asarray(a, float) for a in arms]
+    back, scale, test = (math.exp, "log", "Welch t on log values") if log else (float, "linear", "Welch t on values")
+    d = float(sum(w * x.mean() for w, x in zip(weights, xs, strict=True)))
+    parts = [w * w * x.var(ddof=1) for w, x in zip(weights, xs, strict=True)]
+    per_n = [v / x.size for v, x in zip(parts, xs, strict=True)]
     se = math.sqrt(sum(per_n))
-    spread = spread_of(parts, "log")
+    spread = spread_of(parts, scale)
     if se == 0:
-        return Estimate(math.exp(d), math.exp(d), math.exp(d), 0.0 if d else 1.0, "Welch t on log values",
-                        spread=spread)
-    dof = sum(per_n) ** 2 / sum(v * v / (x.size - 1) for v, x in zip(per_n, logs, strict=True))
+        return Estimate(back(d), back(d), back(d), 0.0 if d else 1.0, test, spread=spread)
+    dof = sum(per_n) ** 2 / sum(v * v / (x.size - 1) for v, x in zip(per_n, xs, strict=True))
     h = stats.t.ppf(0.5 + level / 2, dof) * se
     p = float(2 * stats.t.sf(abs(d) / se, dof))
-    return Estimate(math.exp(d), math.exp(d - h), math.exp(d + h), p, "Welch t on log values", spread=spread)
+    return Estimate(back(d), back(d - h), back(d + h), p, test, spread=spread)

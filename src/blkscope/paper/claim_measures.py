@@ -34,6 +34,10 @@ from blkscope.paper.claim_runs import (
 )
 
 Evaluate = Callable[[Tables, vd.Size], Result]
+# Repeats captured on different days can differ as a whole (round3-repeats' journal writes ran 30-45 % faster
+# than the same configurations' earlier repeats: scripts/batch_effect.py): arms are compared within a capture
+# batch, each batch a stratum, never pooled across batches.
+BATCH = ["batch"]
 YCSB_CASSANDRA = "cassandra-ycsb"  # the runs sheet's workload for YCSB on a Cassandra node (issue L)
 
 
@@ -45,12 +49,14 @@ def cassandra(t: pl.DataFrame, mode: str, commitlog: str | None) -> pl.DataFrame
 def metric_ratio(table: str, select: Callable[[pl.DataFrame], pl.DataFrame], metric: str, fs: tuple[str, str],
                  traced: bool | None, prefer_sat: bool, unit: str = "", ratio: bool = True, digits: int = 2,
                  load: str | None = None) -> Evaluate:
-    """The ratio (or difference) of a metric between two filesystems' runs; at `load` when given, else at the
-    saturating load where there is one (prefer_sat) or the light one."""
+    """The ratio (or difference) of a metric between two filesystems' runs, within each capture batch (BATCH);
+    at `load` when given, else at the saturating load where there is one (prefer_sat) or the light one."""
     def ev(tb: Tables, size: vd.Size) -> Result:
         def at(t: pl.DataFrame, load: str) -> Result:
-            a, b = vals(t, metric, filesystem=fs[0]), vals(t, metric, filesystem=fs[1])
-            return two_arms(a, b, fs, size, ratio, unit, digits, load)
+            t = t.filter(pl.col("metric") == metric)
+            value = "value" if "value" in t.columns else "mean"
+            strata = by_strata(t, BATCH, pl.col("filesystem"), *fs, value=value)
+            return strata_ratio(strata, fs, size, unit, digits, load, ratio)
 
         t = select(host(tb[table], tb, traced=traced))
         if load is not None:
@@ -111,8 +117,9 @@ def hot_pages(other: str) -> Evaluate:
             return Result(None, "--", "0", None, NO_RUNS)
         r = runs(tb).filter(pl.col("traced") & pl.col("database").is_in(["rocksdb", "cassandra"])
                             & ~is_writeback())
-        t = hot_shares(tb["fof"]).join(r.select("run_id", "workload", "job", "testbed", "filesystem"), on="run_id")
-        strata = by_strata(t, ["testbed", "workload", "job"], pl.col("filesystem"), "btrfs", other)
+        t = hot_shares(tb["fof"]).join(r.select("run_id", "workload", "job", "testbed", "filesystem", *BATCH),
+                                       on="run_id")
+        strata = by_strata(t, ["testbed", "workload", "job", *BATCH], pl.col("filesystem"), "btrfs", other)
         res = strata_ratio(strata, ("btrfs", other), size, digits=3)
         if res.verdict == NO_RUNS and r.filter(pl.col("filesystem") == other).height:
             return Result(None, f"{other}'s traced runs have no read accesses", res.n, None,
@@ -167,7 +174,7 @@ def fragmentation(tb: Tables, size: vd.Size) -> Result:
     big = ext.filter((pl.col("kind") == "data") & (pl.col("size_bytes") >= 1 << 20))
     per = big.group_by("run_id").agg(value=pl.col("extents").sum() / (pl.col("size_bytes").sum() / 2**30))
     t = host(per, tb, traced=None).filter(pl.col("workload").is_in(["cassandra", YCSB_CASSANDRA]))
-    return strata_ratio(by_strata(t, ["workload", "job"], pl.col("filesystem"), "btrfs", "ext4"),
+    return strata_ratio(by_strata(t, ["workload", "job", *BATCH], pl.col("filesystem"), "btrfs", "ext4"),
                         ("btrfs", "ext4"), size, "extents/GiB", 1)
 
 
@@ -183,7 +190,7 @@ def overhead(select: Callable[[pl.DataFrame], pl.DataFrame]) -> Evaluate:
 
 
 def _overhead_at(t: pl.DataFrame, load: str, size: vd.Size) -> Result:
-    cfg = [c for c in ("workload", "job", "filesystem", "commitlog") if c in t.columns]
+    cfg = [c for c in ("workload", "job", "filesystem", "commitlog", *BATCH) if c in t.columns]
     arms = []
     for _, g in t.group_by(cfg, maintain_order=True):
         tr, un = g.filter(pl.col("traced"))["value"].to_numpy(), g.filter(~pl.col("traced"))["value"].to_numpy()
@@ -239,7 +246,9 @@ def sparse_best_max(tb: Tables, size: vd.Size) -> Result:
     if not others:
         return two_arms(a, np.array([]), ("xfs sparse", "best other"), size, True, "us", 0, LIGHT)
     best = min(others, key=lambda p: float(np.log(others[p]).mean()))
-    r = two_arms(a, others[best], ("xfs sparse", best), size, True, "us", 0, LIGHT)
+    pair = t.filter(pl.col("metric") == "write_max_us")
+    r = strata_ratio(by_strata(pair, BATCH, pl.col("pair"), "xfs sparse", best), ("xfs sparse", best), size, "us",
+                     0, LIGHT)
     return Result(r.estimate, r.measurement + f" (best of {len(others)} other pairs by geometric mean)", r.n,
                   LIGHT, r.verdict)
 
@@ -263,7 +272,7 @@ def write_amplification(other: str) -> Evaluate:
     def ev(tb: Tables, size: vd.Size) -> Result:
         amp = _device_kib(tb).join(_app(tb, "write_kib"), on="run_id").filter(pl.col("app") > 0)
         t = host(amp.with_columns(value=pl.col("device_kib") / pl.col("app")), tb, traced=False)
-        strata = by_strata(t, ["workload", "job", "load"], pl.col("filesystem"), "btrfs", other)
+        strata = by_strata(t, ["workload", "job", "load", *BATCH], pl.col("filesystem"), "btrfs", other)
         return strata_ratio(strata, ("btrfs", other), size, "", 2)
     return ev
 
@@ -277,7 +286,7 @@ def writeback_speed(workload: str, metric: str, traced: bool, faster_is_higher: 
             & ~pl.col("job").str.ends_with("-reader"))
         names = ("writeback", "ordered") if faster_is_higher else ("ordered", "writeback")
         arm = pl.when(is_writeback()).then(pl.lit("writeback")).otherwise(pl.lit("ordered"))
-        return strata_ratio(by_strata(t, ["job"], arm, *names), names, size, "", 1, LIGHT)
+        return strata_ratio(by_strata(t, ["job", *BATCH], arm, *names), names, size, "", 1, LIGHT)
     return ev
 
 
@@ -319,7 +328,7 @@ def cassandra_vs_rocksdb(metric: str) -> Evaluate:
             (pl.col("metric") == metric) & ((pl.col("workload") == YCSB_CASSANDRA)
                                             | ((pl.col("workload") == "ycsb") & (pl.col("database") == "rocksdb"))))
         db = pl.when(pl.col("workload") == YCSB_CASSANDRA).then(pl.lit("cassandra")).otherwise(pl.lit("rocksdb"))
-        strata = by_strata(t, ["filesystem"], db, "cassandra", "rocksdb")
+        strata = by_strata(t, ["filesystem", *BATCH], db, "cassandra", "rocksdb")
         r = strata_ratio(strata, ("cassandra", "rocksdb"), size, "ops/s", 0, SATURATING)
         return Result(r.estimate, f"{metric}: {r.measurement}", r.n, r.load, r.verdict, r.reason)
     return ev

@@ -41,7 +41,7 @@ def not_testable(reason: str) -> Result:
 def runs(tb: Tables) -> pl.DataFrame:
     """The runs sheet with load and commitlog groups, and empty mount options and database as ''."""
     r = with_groups(tb["runs"])
-    for c in ("mount_options", "database"):
+    for c in ("mount_options", "database", "batch"):
         r = r.with_columns(pl.col(c).fill_null("")) if c in r.columns else r.with_columns(pl.lit("").alias(c))
     return r
 
@@ -65,7 +65,7 @@ def host(t: pl.DataFrame, tb: Tables, *, traced: bool | None, load: str | None =
     if load is not None:
         r = r.filter(pl.col("load") == load)
     extra = ("load", "commitlog", "mount_options", "database", "device_mb", "workload", "job", "filesystem",
-             "traced", "testbed")
+             "traced", "testbed", "batch")
     keep = ["run_id", *[c for c in extra if c in r.columns and c not in t.columns]]
     return t.join(r.select(keep), on="run_id", how="inner")
 
@@ -111,16 +111,19 @@ Stratum = tuple[str, np.ndarray, np.ndarray]  # (label, arm a, arm b)
 
 
 def strata_ratio(strata: list[Stratum], names: tuple[str, str], size: vd.Size, unit: str = "", digits: int = 2,
-                 load: str | None = None) -> Result:
-    """Arm a against arm b within each stratum (a workload, a filesystem, ...): one stratum is `two_arms`; more
-    give the mean over strata of the log ratio (a ratio of geometric means pooled without letting the strata's
-    own differences into the arms' spread). Strata with an arm of fewer than 2 repeats are left out, and said."""
+                 load: str | None = None, ratio: bool = True) -> Result:
+    """Arm a against arm b within each stratum (a workload, a filesystem, a capture batch, ...): one stratum is
+    `two_arms`; more give the mean over strata of the log ratio (a ratio of geometric means pooled without letting
+    the strata's own differences into the arms' spread), or of the difference (ratio=False). Strata with an arm
+    of fewer than 2 repeats are left out, and said."""
     strata = [(s, a, b) for s, a, b in strata if a.size and b.size]
     if len(strata) <= 1:
         a, b = (strata[0][1], strata[0][2]) if strata else (np.array([]), np.array([]))
-        r = two_arms(a, b, names, size, True, unit, digits, load)
-        return Result(r.estimate, (f"{strata[0][0]}: " if strata else "") + r.measurement, r.n, load, r.verdict)
-    full = [(s, a, b) for s, a, b in strata if a.size >= 2 and b.size >= 2 and a.min() > 0 and b.min() > 0]
+        r = two_arms(a, b, names, size, ratio, unit, digits, load)
+        label = f"{strata[0][0]}: " if strata and strata[0][0].strip() else ""
+        return Result(r.estimate, label + r.measurement, r.n, load, r.verdict)
+    full = [(s, a, b) for s, a, b in strata
+            if a.size >= 2 and b.size >= 2 and (not ratio or (a.min() > 0 and b.min() > 0))]
     n = f"{sum(a.size for _, a, _ in strata)} vs {sum(b.size for _, _, b in strata)} in {len(strata)} strata"
     each = "; ".join(f"{s} {a.mean():.{digits}f}/{b.mean():.{digits}f}{' ' + unit if unit else ''}"
                      for s, a, b in strata)
@@ -128,9 +131,10 @@ def strata_ratio(strata: list[Stratum], names: tuple[str, str], size: vd.Size, u
         return Result(None, each, n, load, FEW)
     k = len(full)
     est = vd.log_contrast([x for _, a, b in full for x in (a, b)], [w for _ in full for w in (1 / k, -1 / k)],
-                          size.level)
+                          size.level, log=ratio)
     left = f"; {len(strata) - k} strata left out (an arm with < 2 runs or a value <= 0)" if k < len(strata) else ""
-    return Result(est, f"mean over strata of {names[0]}/{names[1]}: {each}{left}, p={est.p:.2g}", n, load)
+    how = f"{names[0]}/{names[1]}" if ratio else f"{names[0]} - {names[1]}"
+    return Result(est, f"mean over strata of {how}: {each}{left}, p={est.p:.2g}", n, load)
 
 
 def by_strata(t: pl.DataFrame, strata: list[str], arm: pl.Expr, a: str, b: str, value: str = "value"
@@ -139,7 +143,7 @@ def by_strata(t: pl.DataFrame, strata: list[str], arm: pl.Expr, a: str, b: str, 
     t = t.with_columns(_arm=arm)
     out = []
     for key, g in t.sort(strata).group_by(strata, maintain_order=True):
-        label = " ".join(str(k) for k in key)
+        label = " ".join(str(k) for k in key if str(k))
         out.append((label, g.filter(pl.col("_arm") == a)[value].to_numpy().astype(float),
                     g.filter(pl.col("_arm") == b)[value].to_numpy().astype(float)))
     return out
