@@ -40,3 +40,21 @@ def test_mean_and_t_interval_over_interval_reports(tmp_path):
     assert s["mean"] == pytest.approx(vals.mean())
     half = 4.302652729911275 * vals.std(ddof=1) / np.sqrt(3)  # t(0.975, 2)
     assert s["ci_hi"] - s["mean"] == pytest.approx(half)
+
+
+def test_saturated_metrics_start_at_the_first_saturated_report_of_a_capped_run(tmp_path):
+    raw = Path(__file__).parents[1] / "data" / "raw" / "host-ext4-cassandra-write-capped-none-untraced-r1"
+    run_ingest("iostat", [raw / "iostat.json"], tmp_path / "out")
+    df = pl.read_parquet(tmp_path / "out" / "iostat.parquet").filter(~pl.col("since_boot").fill_null(False))
+    s = summarize(df)
+    util = df.filter(pl.col("device") == "loop1").sort("sample")["util_pct"].to_numpy()
+    onset = int(np.argmax(util >= 90))
+    assert 5 < onset < len(util) - 5  # the capped run idles first, then saturates: both phases are there
+    get = lambda m: s.filter((pl.col("device") == "loop1") & (pl.col("metric") == m)).row(0, named=True)  # noqa: E731
+    assert get("sat_onset_s")["mean"] == onset
+    assert get("util_pct_sat")["mean"] == pytest.approx(util[onset:].mean())
+    assert get("util_pct_sat")["n"] == len(util) - onset
+    assert get("util_pct_sat")["mean"] > get("util_pct")["mean"] + 20
+    # a device that never reaches 90 % busy has no saturated phase, so no such rows
+    light = summarize(_ingest(tmp_path, "x_t_y_json_1_3_vda.json"))
+    assert not light.filter(pl.col("metric").str.ends_with("_sat") | (pl.col("metric") == "sat_onset_s")).height

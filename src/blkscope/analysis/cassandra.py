@@ -17,7 +17,7 @@ from blkscope.analysis.uncertainty import mean_ci
 from blkscope.analysis.verdict import log_ratio
 
 STRESS = ["ops_s", "lat_mean_us", "lat_p50_us", "lat_p95_us", "lat_p99_us", "lat_p999_us", "lat_max_us", "errors"]
-IOSTAT = ["aqu_sz", "wrqm_s", "w_s", "wkb_s", "w_await_ms", "util_pct"]
+IOSTAT = ["aqu_sz", "wrqm_s", "w_s", "wkb_s", "w_await_ms", "util_pct", "util_pct_sat", "aqu_sz_sat", "sat_onset_s"]
 CONFIG = ["mode", "commitlog", "filesystem", "load", "traced"]
 
 

@@ -3,6 +3,11 @@
 The since-boot report (flagged by the reader) is an average over the machine's uptime, not
 over the run, so it is dropped. Consecutive 1 s samples are autocorrelated, so the t interval
 over samples is optimistic; comparisons across filesystems use repeats as the unit (compare.py).
+
+A run whose device becomes the limit (a device cap) starts with a warm-up in which the page cache absorbs the
+writes and the device idles between commitlog syncs; `*_sat` metrics average %util and aqu-sz from the first
+report at which the device is saturated (>= SATURATED % busy) on, and `sat_onset_s` records the reports dropped
+before it (none of the three where the device never saturates).
 """
 
 from __future__ import annotations
@@ -14,6 +19,22 @@ import polars as pl
 from scipy import stats
 
 METRICS = ["r_s", "w_s", "rkb_s", "wkb_s", "rrqm_s", "wrqm_s", "r_await_ms", "w_await_ms", "aqu_sz", "util_pct"]
+SATURATED = 90.0  # %util at which a report counts as the device being the limit
+
+
+def _saturated(df: pl.DataFrame) -> pl.DataFrame:
+    """Per device, the reports from its first saturated one on, as long rows (device, metric, value), with the
+    number of reports before it as metric `sat_onset_s` (1-s reports)."""
+    if "util_pct" not in df.columns or "aqu_sz" not in df.columns:
+        return pl.DataFrame(schema={"device": pl.Utf8, "metric": pl.Utf8, "value": pl.Float64})
+    df = (df.sort("sample", maintain_order=True) if "sample" in df.columns else df).with_columns(
+        k=pl.int_range(pl.len()).over("device"))
+    onset = df.filter(pl.col("util_pct") >= SATURATED).group_by("device").agg(onset=pl.col("k").min())
+    after = df.join(onset, on="device").filter(pl.col("k") >= pl.col("onset"))
+    long = after.select("device", util_pct_sat="util_pct", aqu_sz_sat="aqu_sz").unpivot(
+        index="device", variable_name="metric")
+    first = onset.select("device", metric=pl.lit("sat_onset_s"), value=pl.col("onset").cast(pl.Float64))
+    return pl.concat([long.with_columns(pl.col("value").cast(pl.Float64)), first])
 
 
 def summarize(iostat: pl.DataFrame, level: float = 0.95) -> pl.DataFrame:
@@ -24,6 +45,7 @@ def summarize(iostat: pl.DataFrame, level: float = 0.95) -> pl.DataFrame:
     df = iostat.filter(~pl.col("since_boot").fill_null(False)) if has_flag else iostat
     present = [m for m in METRICS if m in df.columns]
     long = df.unpivot(index="device", on=present, variable_name="metric").drop_nulls("value")
+    long = pl.concat([long.with_columns(pl.col("value").cast(pl.Float64)), _saturated(df)]).drop_nulls("value")
     out = long.group_by("device", "metric").agg(
         mean=pl.col("value").mean(), sd=pl.col("value").std(), n=pl.len().cast(pl.Int64)
     )

@@ -203,12 +203,17 @@ def _cassandra_load(summary: pl.DataFrame, versus: pl.DataFrame, prefix: str) ->
             "lat_mean_us": ("mean ms", lambda x: fmt_float(x / 1e3, 2)),
             "aqu_sz": ("aqu", lambda x: fmt_float(x, 2)), "wrqm_s": ("wrqm", lambda x: fmt_float(x, 0)),
             "ops_s_cv": ("cv", lambda x: fmt_pct(x, 0)), "util_pct": ("util", lambda x: fmt_float(x, 0)),
-            "w_await_ms": ("w await ms", lambda x: fmt_float(x, 0))}  # fmt: skip
+            "w_await_ms": ("w await ms", lambda x: fmt_float(x, 0)),
+            # from the first report at which the device is saturated (iostat_summary: the cap's warm-up dropped)
+            "util_pct_sat": ("util sat", lambda x: fmt_float(x, 0)),
+            "aqu_sz_sat": ("aqu sat", lambda x: fmt_float(x, 2)),
+            "sat_onset_s": ("onset s", lambda x: fmt_float(x, 0))}  # fmt: skip
     for r in un.filter(pl.col("metric").is_in(list(fmts))).iter_rows(named=True):
         label, f = fmts[r["metric"]]
         m[macro_name(prefix, r["mode"], r["commitlog"], r["filesystem"], label)] = f(r["mean"])
     v = versus.filter(~pl.col("traced")) if versus.height else versus
-    for r in v.filter(pl.col("metric").is_in(["ops_s", "lat_p99_us", "aqu_sz", "wrqm_s"])).iter_rows(named=True):
+    for r in v.filter(pl.col("metric").is_in(["ops_s", "lat_p99_us", "aqu_sz", "aqu_sz_sat", "wrqm_s"])).iter_rows(
+            named=True):
         k = macro_name(f"{prefix} ratio", r["mode"], r["commitlog"], r["filesystem"], r["metric"])
         m[k] = fmt_float(r["ratio"], 2)
         if r["lo"] is not None:
