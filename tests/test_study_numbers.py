@@ -118,5 +118,8 @@ def test_readme_repeats_sentence_is_true_of_the_runs_sheet():
     cfg = ["testbed", "workload", "job", "filesystem", "mount_options", "traced", "device_mb",
            "commitlog_compression"]
     n = runs.group_by(cfg).agg(pl.len().alias("n"), pl.col("repeat").n_unique().alias("repeats"))
-    odd = n.filter(pl.col("repeats") != 3)
+    more = runs.filter(pl.col("batch") == "round3-repeats").select(cfg).unique()
+    assert "and the configurations of batch `round3-repeats`, which have 4 or 8" in readme
+    assert set(n.join(more, on=cfg)["repeats"]) <= {4, 8} and more.height
+    odd = n.join(more, on=cfg, how="anti").filter(pl.col("repeats") != 3)
     assert odd["job"].unique().to_list() == ["write-threads"] and (odd["n"] == 1).all()
