@@ -7,13 +7,6 @@ sys.modules.setdefault("rfc3987_syntax", None)
 
 from snakemake.utils import min_version, validate
 
-# Snakemake's metadata cache (128 records), producer matching and per-output input checksums grow with the
-# ~4,100 declared files: mended for this process (blkscope/workflow_speed.py says how; bench/RESULTS.md,
-# "The main job", measures it).
-from blkscope import workflow_speed
-
-workflow_speed.apply()
-
 min_version("9.0")
 
 

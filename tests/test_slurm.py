@@ -242,7 +242,7 @@ def test_split_traces_on_slurm_equal_the_whole_local_run(cluster, tmp_path):
     sheet = pl.read_csv(ROOT / "config/runs.tsv", separator="\t").filter(pl.col("run_id").is_in(RUNS))
     tables = ["latency", "queue_depth", "queue_depth_series", "queue_depth_dist", "seek", "seek_hist"]
     targets = [f"data/processed/analysis/{t}.parquet" for t in ("latency", "queue_depth", "seek")]
-    targets += [f"data/processed/{r}/frequency/fof.cover.parquet" for r in RUNS]
+    targets += ["data/processed/datasets/access_frequency.cover.tsv"]  # each run's fof.cover (blkscope.datasets)
     local = _workdir(tmp_path / "local", sheet, RUNS)
     slurm = _workdir(tmp_path / "slurm", sheet, RUNS)
     (slurm / "split.yaml").write_text("trace_parts:\n  parts: 2\n  min_bytes: 0\n")

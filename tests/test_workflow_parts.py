@@ -18,8 +18,9 @@ TARGETS = [
     "data/processed/analysis/latency.parquet",
     "data/processed/analysis/queue_depth.parquet",
     "data/processed/analysis/seek.parquet",
-    *[f"data/processed/{r}/frequency/fof.cover.parquet" for r in RUNS],
-    f"data/processed/{RUNS[0]}/frequency/rank.parquet",  # page_frequency: host fio runs only
+    # the per-run access-frequency tables, through the manifests that declare them (blkscope.datasets)
+    "data/processed/datasets/access_frequency.cover.tsv",
+    "data/processed/datasets/frequency.tsv",  # page_frequency: host fio runs only
 ]
 TABLES = [
     "analysis/latency.parquet", "analysis/queue_depth.parquet", "analysis/queue_depth_dist.parquet",

@@ -4,16 +4,18 @@
 # For each configuration and repeat, in one random order (recorded in order.txt): export the commit into a fresh
 # directory (`git archive`: data/raw as committed, no data/processed), run `snakemake --cores 8 all` there, then
 # the no-op `snakemake -n all`, each timed, with the load average before and after (the machine is shared).
-# Both use this checkout's .venv and blkscope-native; PYTHONPATH points the `blkscope` command at the exported
-# commit's src/. Then bench/dag/compare.py checks that every configuration produced the same outputs.
+# Both use this checkout's .venv and blkscope-native (or $VENV and $BLKSCOPE_NATIVE, e.g. from a worktree without
+# them); PYTHONPATH points the `blkscope` command at the exported commit's src/. After the no-op, the size of
+# Snakemake's own records (.snakemake/, and its metadata/: one JSON record per declared output file) and their
+# number. Then bench/dag/compare.py checks that every configuration produced the same outputs.
 # Results: $OUT/results.tsv (default OUT=/var/tmp/blkscope-dagbench); written up in bench/RESULTS.md ("The main job").
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 before=$1 after=$2 reps=${3:-1}
 out=${OUT:-/var/tmp/blkscope-dagbench}
 mkdir -p "$out"
-source "$here/.venv/bin/activate"
-export BLKSCOPE_NATIVE=$here/native/target/release/blkscope-native
+source "${VENV:-$here/.venv}/bin/activate"
+export BLKSCOPE_NATIVE=${BLKSCOPE_NATIVE:-$here/native/target/release/blkscope-native}
 order=$(for r in $(seq "$reps"); do echo "before $(git -C "$here" rev-parse --short "$before") $r"
                                     echo "after $(git -C "$here" rev-parse --short "$after") $r"; done | shuf)
 echo "$order" > "$out/order.txt"
@@ -23,7 +25,8 @@ echo "$order" > "$out/order.txt"
 mkdir -p "$out/stub" && printf '#!/bin/sh\nexit 1\n' > "$out/stub/scontrol" && chmod +x "$out/stub/scontrol"
 printf 'config\tcommit\trepeat\tall_wall_s\tall_user_s\tall_sys_s\tjobs\tnoop_wall_s\tnoop_user_s\tnoop_sys_s' \
   > "$out/results.tsv"
-printf '\tnoop_no_scontrol_wall_s\tload_before\tload_after\n' >> "$out/results.tsv"
+printf '\tnoop_no_scontrol_wall_s\tload_before\tload_after\tsnakemake_dir_kib\tmetadata_kib\trecords\n' \
+  >> "$out/results.tsv"
 # the load average every 10 s through the whole bench (others share the machine)
 (while :; do echo "$(date -u +%T) $(cat /proc/loadavg)"; sleep 10; done) > "$out/loadavg.log" &
 sampler=$!
@@ -45,8 +48,11 @@ while read -r name ref rep; do
     jobs=$(grep -Eo '^[0-9]+ of [0-9]+ steps' all.log | tail -1 | cut -d' ' -f3)
     read -r wall user sys < time.all
     read -r nwall nuser nsys < time.noop
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$ref" "$rep" "$wall" "$user" "$sys" \
-      "$jobs" "$nwall" "$nuser" "$nsys" "$(cat time.noop2)" "$l0" "$l1" >> "$out/results.tsv"
+    dir_kib=$(du -sk .snakemake | cut -f1) meta_kib=$(du -sk .snakemake/metadata | cut -f1)
+    records=$(find .snakemake/metadata -type f | wc -l)
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$ref" "$rep" "$wall" "$user" \
+      "$sys" "$jobs" "$nwall" "$nuser" "$nsys" "$(cat time.noop2)" "$l0" "$l1" "$dir_kib" "$meta_kib" "$records" \
+      >> "$out/results.tsv"
   )
   tail -1 "$out/results.tsv"
 done <<< "$order"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from pathlib import Path
 
 from blkscope.errors import InputError
 from blkscope.verbs import VERBS
@@ -30,7 +31,33 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         if only in (None, name):
             sp = sub.add_parser(name, help=help_, description=help_)
             configure(sp)
+            _dataset_options(sp)
     return parser
+
+
+def _dataset_options(p: argparse.ArgumentParser) -> None:
+    """Every verb reads and writes the workflow's dataset manifests the same way (blkscope.datasets)."""
+    g = p.add_argument_group("dataset manifests (the workflow declares these instead of every per-run table)")
+    g.add_argument("--check-datasets", nargs="*", type=Path, default=[], metavar="MANIFEST",
+                   help="before reading: every table these manifests list must have its recorded size and sha256")
+    g.add_argument("--record-dataset", type=Path, metavar="MANIFEST",
+                   help="after writing: list --dataset-files in MANIFEST with their sizes and sha256")
+    g.add_argument("--dataset-files", nargs="*", type=Path, default=[], metavar="FILE",
+                   help="the tables this run writes that --record-dataset lists")
+
+
+def _with_datasets(args: argparse.Namespace) -> int:
+    if args.dataset_files and not args.record_dataset:
+        raise ValueError("--dataset-files without --record-dataset")
+    if args.check_datasets or args.record_dataset:
+        from blkscope import datasets
+
+        for m in args.check_datasets:
+            datasets.verify(m)
+    rc = args._handler(args)
+    if rc == 0 and args.record_dataset:
+        datasets.record(args.record_dataset, args.dataset_files)
+    return rc
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(args_in[0] if args_in else None)
     args = parser.parse_args(args_in)
     try:
-        return args._handler(args)
+        return _with_datasets(args)
     except InputError as e:
         print(f"blkscope {args.verb}: error: {e}", file=sys.stderr)
         return 2

@@ -7,9 +7,11 @@ CHAR = f"{PROC}/{{run}}/characterise"
 REUSE_TABLES = ["reuse", "mrc", "wss", "distance"]
 VIEW_TABLES = ["io_map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion"]
 SHARDS_SIZE = 8192  # sampled pages of the fixed-size SHARDS curve drawn beside the exact one
-CHARACTERISE_OUTPUTS = expand(f"{ANALYSIS}/metadata_vs_data.{{ext}}", ext=["parquet", "csv"]) + expand(
-    f"{FIGS}/{{name}}.{{ext}}", name=CHARACTERISE_FIGURES, ext=FORMATS
-) + expand(f"{CHAR}/{{table}}.parquet", run=TRACED, table=VIEW_TABLES)
+CHARACTERISE_OUTPUTS = [
+    *expand(f"{ANALYSIS}/metadata_vs_data.{{ext}}", ext=["parquet", "csv"]),
+    *expand(f"{FIGS}/{{name}}.{{ext}}", name=CHARACTERISE_FIGURES, ext=FORMATS),
+    f"{DATASETS}/characterise_views.tsv",  # the views' per-run tables, which no figure of ours reads
+]
 
 
 localrules:
@@ -21,10 +23,13 @@ localrules:
 rule reuse:
     # one process for every traced run (--each); exact and fixed-size SHARDS curves in one pass per run
     input:
-        events=[trace_events(r) for r in TRACED],
+        datasets=ingested(TRACED),
+        parts=split_parts(TRACED),
     output:
-        expand(f"{CHAR}/{{table}}.parquet", run=TRACED, table=REUSE_TABLES),
+        dataset=f"{DATASETS}/reuse.tsv",
     params:
+        events=[trace_events(r) for r in TRACED],
+        files=expand(f"{CHAR}/{{table}}.parquet", run=TRACED, table=REUSE_TABLES),
         page_kib=config["page_kib"],
         shards=SHARDS_SIZE,
         out=lambda w: {t: f"{PROC}/{{run}}/characterise/{t}.parquet" for t in REUSE_TABLES},
@@ -33,18 +38,21 @@ rule reuse:
     benchmark:
         "benchmarks/characterise/reuse.tsv"
     shell:
-        "blkscope reuse --each {input.events} --page-kib {params.page_kib} --shards-size {params.shards}"
+        "blkscope reuse --each {params.events} --page-kib {params.page_kib} --shards-size {params.shards}"
         " -o '{params.out[reuse]}' --mrc '{params.out[mrc]}' --wss '{params.out[wss]}'"
-        " --distance '{params.out[distance]}' > {log} 2>&1"
+        " --distance '{params.out[distance]}' --check-datasets {input.datasets}"
+        " --record-dataset {output.dataset} --dataset-files {params.files} > {log} 2>&1"
 
 
 rule metadata:
     input:
-        events=[trace_events(r) for r in TRACED],
+        datasets=ingested(TRACED),
+        parts=split_parts(TRACED),
     output:
-        hot=expand(f"{CHAR}/metadata_hot.parquet", run=TRACED),
-        rank=expand(f"{CHAR}/metadata_rank.parquet", run=TRACED),
+        dataset=f"{DATASETS}/metadata.tsv",
     params:
+        events=[trace_events(r) for r in TRACED],
+        files=expand(f"{CHAR}/{{table}}.parquet", run=TRACED, table=["metadata_hot", "metadata_rank"]),
         page_kib=config["page_kib"],
         hot=lambda w: f"{PROC}/{{run}}/characterise/metadata_hot.parquet",
         rank=lambda w: f"{PROC}/{{run}}/characterise/metadata_rank.parquet",
@@ -53,48 +61,59 @@ rule metadata:
     benchmark:
         "benchmarks/characterise/metadata.tsv"
     shell:
-        "blkscope metadata --each {input.events} --page-kib {params.page_kib} -o '{params.hot}'"
-        " --rank '{params.rank}' > {log} 2>&1"
+        "blkscope metadata --each {params.events} --page-kib {params.page_kib} -o '{params.hot}'"
+        " --rank '{params.rank}' --check-datasets {input.datasets}"
+        " --record-dataset {output.dataset} --dataset-files {params.files} > {log} 2>&1"
 
 
 rule characterise_views:
     input:
-        events=[trace_events(r) for r in TRACED],
+        datasets=ingested(TRACED),
+        parts=split_parts(TRACED),
     output:
-        expand(f"{CHAR}/{{table}}.parquet", run=TRACED, table=VIEW_TABLES),
+        dataset=f"{DATASETS}/characterise_views.tsv",
     params:
+        events=[trace_events(r) for r in TRACED],
+        files=expand(f"{CHAR}/{{table}}.parquet", run=TRACED, table=VIEW_TABLES),
         out=lambda w: " ".join(f"--{t.replace('_', '-')} '{PROC}/{{run}}/characterise/{t}.parquet'" for t in VIEW_TABLES),
     log:
         "logs/characterise/views.log",
     benchmark:
         "benchmarks/characterise/views.tsv"
     shell:
-        "blkscope characterise --each {input.events} {params.out} > {log} 2>&1"
+        "blkscope characterise --each {params.events} {params.out} --check-datasets {input.datasets}"
+        " --record-dataset {output.dataset} --dataset-files {params.files} > {log} 2>&1"
 
 
 rule metadata_vs_data:
     input:
         runs=config["runs"],
-        hot=expand(f"{CHAR}/metadata_hot.parquet", run=TRACED),
+        datasets=f"{DATASETS}/metadata.tsv",
     output:
         table=f"{ANALYSIS}/metadata_vs_data.parquet",
         csv=f"{ANALYSIS}/metadata_vs_data.csv",
+    params:
+        hot=expand(f"{CHAR}/metadata_hot.parquet", run=TRACED),
     log:
         "logs/characterise/metadata_vs_data.log",
     shell:
-        "blkscope metadata-vs-data --runs {input.runs} -o {output.table} --csv {output.csv} {input.hot} > {log} 2>&1"
+        "blkscope metadata-vs-data --runs {input.runs} -o {output.table} --csv {output.csv} {params.hot}"
+        " --check-datasets {input.datasets} > {log} 2>&1"
 
 
 rule figdata_mrc:
     input:
         runs=config["runs"],
-        mrc=expand(f"{CHAR}/mrc.parquet", run=TRACED),
+        datasets=f"{DATASETS}/reuse.tsv",
     output:
         f"{FIGDATA}/miss_ratio_curve.parquet",
+    params:
+        mrc=expand(f"{CHAR}/mrc.parquet", run=TRACED),
     log:
         "logs/figures/figdata_mrc.log",
     shell:
-        "blkscope figdata-mrc --runs {input.runs} -o {output} {input.mrc} > {log} 2>&1"
+        "blkscope figdata-mrc --runs {input.runs} -o {output} {params.mrc} --check-datasets {input.datasets}"
+        " > {log} 2>&1"
 
 
 rule figure_miss_ratio_curve:

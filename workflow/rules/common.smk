@@ -16,7 +16,25 @@ RUNS = pl.read_csv(  # whole-file inference: Cassandra's columns are empty in th
     config["runs"], separator="\t", infer_schema_length=None,
     schema_overrides={"mkfs_options": pl.Utf8, "mount_options": pl.Utf8, "batch": pl.Utf8},
 ).with_columns(pl.col("batch").fill_null(""))
-validate(RUNS, "../schemas/runs.schema.yaml", set_default=False)  # polars + nulls trip the default-filling
+
+
+def validate_rows(df, schema):
+    """Each row of `df` against the row schema, nulls left out, as validate() checks a polars frame (which
+    cannot fill defaults there: polars + nulls); with one validator, where validate() builds a polars Series
+    per cell (~11,000 for 542 runs: 2.9 s of every Snakemake start, the no-op's largest cost)."""
+    import jsonschema
+    import yaml
+    from snakemake.exceptions import WorkflowError
+
+    with open(workflow.source_path(schema)) as f:
+        check = jsonschema.Draft202012Validator(yaml.safe_load(f))
+    for i, row in enumerate(df.iter_rows(named=True)):
+        given = {k: v for k, v in row.items() if v is not None}
+        if (err := jsonschema.exceptions.best_match(check.iter_errors(given))):
+            raise WorkflowError(f"{config['runs']}: row {i + 1} ({row.get('run_id')}): {err.message}")
+
+
+validate_rows(RUNS, "../schemas/runs.schema.yaml")
 RUN_IDS = RUNS["run_id"].to_list()
 
 # Analyses read the runs that have raw data; a run in the sheet that was never captured is
@@ -91,25 +109,35 @@ def ingest_inputs(runs):
 
 
 def ingest_outputs(runs):
+    """The tables an ingest batch writes and lists in its dataset manifest."""
     return [str(f) for r in runs for f in run_logs.outputs(Path(PROC), r, RUN_SOURCES[r])]
 
 
-# workload -> the table of it that workload_metrics reads (see blkscope.analysis.workload_metrics)
-WORKLOAD_TABLES = {
-    "fio": "fio/fio_jobs.parquet",
-    "sysbench": "sysbench/sysbench_fileio.parquet",
-    "journal": "journal/journal_summary.parquet",
-    "ycsb": "ycsb/ycsb_summary.parquet",
-    "cassandra-ycsb": "ycsb/ycsb_summary.parquet",
-    "cassandra": "cstress/cstress_summary.parquet",
-}
+# Datasets (blkscope.datasets): a job that writes a table per run (an ingest batch, a per-run analysis run with
+# --each) declares one manifest, {DATASETS}/<name>.tsv, listing its tables with their sizes and sha256; the jobs
+# that read the tables take the manifests as inputs (`--check-datasets`: verified before reading) and the
+# per-run paths as params. The tables stay at {PROC}/<run>/<source>/; the DAG declares a few hundred files
+# instead of thousands (bench/RESULTS.md, "The main job").
+DATASETS = f"{PROC}/datasets"
+BATCH_OF = {r: b for b, rs in INGEST_BATCHES.items() for r in rs}
+# A job that reads per-run tables names their manifests input.datasets and passes `--check-datasets
+# {input.datasets}`; one that writes them names its manifest output.dataset, the tables params.files, and passes
+# `--record-dataset {output.dataset} --dataset-files {params.files}`.
 
 
-def workload_tables(wildcards):
-    """Each run's workload table; an imported run without its workload's log has none."""
-    sel = RUNS.filter(pl.col("run_id").is_in(CAPTURED))
-    return [f"{PROC}/{r}/{WORKLOAD_TABLES[w]}" for r, w in sel.select("run_id", "workload").iter_rows()
-            if w in WORKLOAD_TABLES and any(sub == WORKLOAD_TABLES[w].split("/")[0] for sub, _, _ in RUN_SOURCES[r])]
+def ingest_dataset(batch):
+    return f"{DATASETS}/ingest_{batch}.tsv"
+
+
+def ingested(runs):
+    """The manifests of the ingest batches that hold `runs`' tables."""
+    return sorted({ingest_dataset(BATCH_OF[r]) for r in runs})
+
+
+def split_parts(runs):
+    """parts.json of `runs` whose trace is ingested in parts (parts.smk): declared one by one, read beside the
+    ingest manifests by whatever reads those runs' events."""
+    return [trace_events(r) for r in runs if r in SPLIT_RUNS]
 
 
 def raw_dir_of(files):
@@ -146,15 +174,6 @@ def notebook_outputs():
         *expand("notebooks/executed/study_{study}.ipynb", study=STUDY_NOTEBOOKS),
         *expand("notebooks/executed/run_{run}.ipynb", run=EXPLORE),
     ]
-
-
-def run_tables(wildcards):
-    """The processed tables the explorer reads for one run."""
-    row = RUNS.filter(pl.col("run_id") == wildcards.run).row(0, named=True)
-    tables = [f"{PROC}/{wildcards.run}/iostat/iostat.parquet", f"{PROC}/{wildcards.run}/{WORKLOAD_TABLES[row['workload']]}"]
-    if row["traced"]:
-        tables.append(trace_events(wildcards.run))
-    return tables
 
 
 def trace_events(run):

@@ -17,6 +17,7 @@ FIGURE_NAMES = [
 ]
 FIGDATA = f"{PROC}/figures"
 FIG_MODE = "cover"  # the access-frequency mode the figures show (see stats.smk FREQUENCY_MODES)
+FIG_FOF = expand(f"{PROC}/{{run}}/frequency/fof.{FIG_MODE}.parquet", run=TRACED)
 YCSB_HOST = runs_where(pl.col("workload") == "ycsb", pl.col("testbed") == "loop")
 # imported runs (blkscope import) with an iostat log: drawn over time beside the host runs in the all_setups notebook
 IOSTAT_IMPORTED = [r for r in runs_where(pl.col("testbed") == "external") if any(s[0] == "iostat" for s in RUN_SOURCES[r])]
@@ -51,51 +52,63 @@ localrules:
 rule figdata_fof:
     input:
         runs=config["runs"],
-        fof=expand(f"{PROC}/{{run}}/frequency/fof.{FIG_MODE}.parquet", run=TRACED),
+        datasets=f"{DATASETS}/access_frequency.{FIG_MODE}.tsv",
     output:
         f"{FIGDATA}/frequency_of_frequency.parquet",
+    params:
+        fof=FIG_FOF,
     log:
         "logs/figures/figdata_fof.log",
     shell:
-        "blkscope figdata-fof --runs {input.runs} -o {output} {input.fof} > {log} 2>&1"
+        "blkscope figdata-fof --runs {input.runs} -o {output} {params.fof} --check-datasets {input.datasets}"
+        " > {log} 2>&1"
 
 
 rule figdata_rank:
     input:
         runs=config["runs"],
-        fof=expand(f"{PROC}/{{run}}/frequency/fof.{FIG_MODE}.parquet", run=TRACED),
+        datasets=f"{DATASETS}/access_frequency.{FIG_MODE}.tsv",
     output:
         f"{FIGDATA}/rank_frequency.parquet",
+    params:
+        fof=FIG_FOF,
     log:
         "logs/figures/figdata_rank.log",
     shell:
-        "blkscope figdata-rank --runs {input.runs} -o {output} {input.fof} > {log} 2>&1"
+        "blkscope figdata-rank --runs {input.runs} -o {output} {params.fof} --check-datasets {input.datasets}"
+        " > {log} 2>&1"
 
 
 rule figdata_ccdf:
     input:
         runs=config["runs"],
         zipf=f"{ANALYSIS}/zipf_{FIG_MODE}.parquet",
-        fof=expand(f"{PROC}/{{run}}/frequency/fof.{FIG_MODE}.parquet", run=TRACED),
+        datasets=f"{DATASETS}/access_frequency.{FIG_MODE}.tsv",
     output:
         f"{FIGDATA}/zipf_ccdf.parquet",
+    params:
+        fof=FIG_FOF,
     log:
         "logs/figures/figdata_ccdf.log",
     shell:
-        "blkscope figdata-ccdf --runs {input.runs} --zipf {input.zipf} -o {output} {input.fof} > {log} 2>&1"
+        "blkscope figdata-ccdf --runs {input.runs} --zipf {input.zipf} -o {output} {params.fof}"
+        " --check-datasets {input.datasets} > {log} 2>&1"
 
 
 rule figdata_series:
     input:
         runs=config["runs"],
-        iostat=expand(f"{PROC}/{{run}}/iostat/iostat.parquet", run=HOST_RUNS + IOSTAT_IMPORTED),
-        ycsb=expand(f"{PROC}/{{run}}/ycsb/ycsb_series.parquet", run=YCSB_HOST),
+        datasets=ingested(HOST_RUNS + IOSTAT_IMPORTED + YCSB_HOST),
     output:
         f"{FIGDATA}/io_over_time.parquet",
+    params:
+        iostat=expand(f"{PROC}/{{run}}/iostat/iostat.parquet", run=HOST_RUNS + IOSTAT_IMPORTED),
+        ycsb=expand(f"{PROC}/{{run}}/ycsb/ycsb_series.parquet", run=YCSB_HOST),
     log:
         "logs/figures/figdata_series.log",
     shell:
-        "blkscope figdata-series --runs {input.runs} -o {output} --ycsb {input.ycsb} -- {input.iostat} > {log} 2>&1"
+        "blkscope figdata-series --runs {input.runs} -o {output} --ycsb {params.ycsb}"
+        " --check-datasets {input.datasets} -- {params.iostat} > {log} 2>&1"
 
 
 rule figdata_queue_depth:

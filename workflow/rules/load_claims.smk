@@ -21,18 +21,20 @@ rule cassandra_summary:
         runs=config["runs"],
         metrics=f"{ANALYSIS}/workload_metrics.parquet",
         iostat=f"{ANALYSIS}/iostat_summary.parquet",
-        intervals=expand(f"{PROC}/{{run}}/cstress/cstress_intervals.parquet", run=CASSANDRA_HOST),
+        datasets=ingested(CASSANDRA_HOST),
     output:
         table=f"{ANALYSIS}/cassandra_summary.parquet",
         csv=f"{ANALYSIS}/cassandra_summary.csv",
         versus=f"{ANALYSIS}/cassandra_versus.parquet",
         versus_csv=f"{ANALYSIS}/cassandra_versus.csv",
+    params:
+        intervals=expand(f"{PROC}/{{run}}/cstress/cstress_intervals.parquet", run=CASSANDRA_HOST),
     log:
         "logs/stats/cassandra_summary.log",
     shell:
         "blkscope cassandra-summary --runs {input.runs} --metrics {input.metrics} --iostat {input.iostat}"
         " -o {output.table} --csv {output.csv} --versus {output.versus} --versus-csv {output.versus_csv}"
-        " {input.intervals} > {log} 2>&1"
+        " {params.intervals} --check-datasets {input.datasets} > {log} 2>&1"
 
 
 rule tracer_load:

@@ -45,12 +45,14 @@ rule notebook_run_explorer:
     input:
         nb="notebooks/run_explorer.py",
         meta=raw("{run}", "run.yaml"),
-        tables=run_tables,
+        # the run's iostat, workload and (traced) events tables
+        datasets=lambda w: ingested([w.run]),
+        parts=lambda w: split_parts([w.run]),
     output:
         "notebooks/executed/run_{run}.ipynb",
     params:
         raw_dir=lambda w, input: os.path.dirname(os.path.dirname(os.path.abspath(input.meta))),
-        processed_dir=lambda w, input: Path(os.path.abspath(input.tables[0])).parents[2],
+        processed_dir=lambda w, input: Path(os.path.abspath(input.datasets[0])).parents[1],
         src=lambda w, output: output[0] + ".src.ipynb",
     log:
         "logs/notebooks/run_{run}.log",

@@ -22,13 +22,15 @@ STATS_OUTPUTS = expand(
 
 
 rule access_frequency:
-    # one process per mode for every traced run (--each): per-run outputs, as many Python starts saved
+    # one process per mode for every traced run (--each): per-run tables, listed in one dataset manifest
     input:
-        events=[trace_events(r) for r in TRACED],
+        datasets=ingested(TRACED),
+        parts=split_parts(TRACED),
     output:
-        fof=expand(f"{PROC}/{{run}}/frequency/fof.{{{{mode}}}}.parquet", run=TRACED),
-        rank=expand(f"{PROC}/{{run}}/frequency/rank.{{{{mode}}}}.parquet", run=TRACED),
+        dataset=f"{DATASETS}/access_frequency.{{mode}}.tsv",
     params:
+        events=[trace_events(r) for r in TRACED],
+        files=lambda w: expand(f"{PROC}/{{run}}/frequency/{{t}}.{w.mode}.parquet", run=TRACED, t=["fof", "rank"]),
         page_kib=config["page_kib"],
         fof=lambda w: f"{PROC}/{{run}}/frequency/fof.{w.mode}.parquet",
         rank=lambda w: f"{PROC}/{{run}}/frequency/rank.{w.mode}.parquet",
@@ -38,17 +40,19 @@ rule access_frequency:
     benchmark:
         "benchmarks/stats/access_frequency.{mode}.tsv"
     shell:
-        "blkscope access-frequency --each {input.events} --mode {wildcards.mode} --action C"
-        " --page-kib {params.page_kib} --fof '{params.fof}' --rank '{params.rank}' > {log} 2>&1"
+        "blkscope access-frequency --each {params.events} --mode {wildcards.mode} --action C"
+        " --page-kib {params.page_kib} --fof '{params.fof}' --rank '{params.rank}' --check-datasets {input.datasets}"
+        " --record-dataset {output.dataset} --dataset-files {params.files} > {log} 2>&1"
 
 
 rule zipf:
     input:
-        fof=expand(f"{PROC}/{{run}}/frequency/fof.{{{{mode}}}}.parquet", run=TRACED),
+        datasets=f"{DATASETS}/access_frequency.{{mode}}.tsv",
     output:
         table=f"{ANALYSIS}/zipf_{{mode}}.parquet",
         csv=f"{ANALYSIS}/zipf_{{mode}}.csv",
     params:
+        fof=lambda w: expand(f"{PROC}/{{run}}/frequency/fof.{w.mode}.parquet", run=TRACED),
         n_boot=ZIPF_N_BOOT,
     priority: 10  # the longest chain after ingest: started first, the short jobs fill around it
     log:
@@ -57,15 +61,19 @@ rule zipf:
         "benchmarks/stats/zipf_{mode}.tsv"
     threads: 2  # runs in parallel processes: the longest per-run analyses, on the critical path
     shell:
-        "blkscope zipf {input.fof} -j {threads} --n-boot {params.n_boot} --seed 0 -o {output.table} --csv {output.csv} > {log} 2>&1"
+        "blkscope zipf {params.fof} -j {threads} --n-boot {params.n_boot} --seed 0 -o {output.table} --csv {output.csv}"
+        " --check-datasets {input.datasets} > {log} 2>&1"
 
 
 rule latency:
     input:
-        events=[trace_events(r) for r in TRACED],
+        datasets=ingested(TRACED),
+        parts=split_parts(TRACED),
     output:
         table=f"{ANALYSIS}/latency.parquet",
         csv=f"{ANALYSIS}/latency.csv",
+    params:
+        events=[trace_events(r) for r in TRACED],
     priority: 10  # the longest chain after ingest: started first, the short jobs fill around it
     log:
         "logs/stats/latency.log",
@@ -73,34 +81,41 @@ rule latency:
         "benchmarks/stats/latency.tsv"
     threads: 2  # runs in parallel processes: the longest per-run analyses, on the critical path
     shell:
-        "blkscope latency {input.events} -j {threads} --by-rw -o {output.table} --csv {output.csv} > {log} 2>&1"
+        "blkscope latency {params.events} -j {threads} --by-rw -o {output.table} --csv {output.csv}"
+        " --check-datasets {input.datasets} > {log} 2>&1"
 
 
 rule queue_depth:
     input:
-        events=[trace_events(r) for r in FIO_TRACED],
-        iostat=expand(f"{PROC}/{{run}}/iostat/iostat.parquet", run=FIO_TRACED),
+        datasets=ingested(FIO_TRACED),  # each run's events and iostat
+        parts=split_parts(FIO_TRACED),
     output:
         table=f"{ANALYSIS}/queue_depth.parquet",
         csv=f"{ANALYSIS}/queue_depth.csv",
         dist=f"{ANALYSIS}/queue_depth_dist.parquet",
         series=f"{ANALYSIS}/queue_depth_series.parquet",
+    params:
+        events=[trace_events(r) for r in FIO_TRACED],
+        iostat=expand(f"{PROC}/{{run}}/iostat/iostat.parquet", run=FIO_TRACED),
     log:
         "logs/stats/queue_depth.log",
     benchmark:
         "benchmarks/stats/queue_depth.tsv"
     shell:
-        "blkscope queue-depth {input.events} --iostat {input.iostat} -o {output.table} --csv {output.csv}"
-        " --dist {output.dist} --series {output.series} > {log} 2>&1"
+        "blkscope queue-depth {params.events} --iostat {params.iostat} -o {output.table} --csv {output.csv}"
+        " --dist {output.dist} --series {output.series} --check-datasets {input.datasets} > {log} 2>&1"
 
 
 rule seek:
     input:
-        events=[trace_events(r) for r in TRACED],
+        datasets=ingested(TRACED),
+        parts=split_parts(TRACED),
     output:
         table=f"{ANALYSIS}/seek.parquet",
         csv=f"{ANALYSIS}/seek.csv",
         hist=f"{ANALYSIS}/seek_hist.parquet",
+    params:
+        events=[trace_events(r) for r in TRACED],
     priority: 10  # the longest chain after ingest: started first, the short jobs fill around it
     log:
         "logs/stats/seek.log",
@@ -108,22 +123,26 @@ rule seek:
         "benchmarks/stats/seek.tsv"
     threads: 2  # runs in parallel processes: the longest per-run analyses, on the critical path
     shell:
-        "blkscope seek {input.events} -j {threads} --action D -o {output.table} --csv {output.csv} --hist {output.hist} > {log} 2>&1"
+        "blkscope seek {params.events} -j {threads} --action D -o {output.table} --csv {output.csv} --hist {output.hist}"
+        " --check-datasets {input.datasets} > {log} 2>&1"
 
 
 rule trace_cost:
     input:
         traces=[raw(r, "trace.txt.zst") for r in FIO_TRACED],
-        events=[trace_events(r) for r in FIO_TRACED],
+        datasets=ingested(FIO_TRACED),
+        parts=split_parts(FIO_TRACED),
     output:
         table=f"{ANALYSIS}/trace_cost.parquet",
         csv=f"{ANALYSIS}/trace_cost.csv",
     params:
         raw=lambda w, input: os.path.dirname(os.path.dirname(input.traces[0])),
+        events=[trace_events(r) for r in FIO_TRACED],
     log:
         "logs/stats/trace_cost.log",
     shell:
-        "blkscope trace-cost --raw {params.raw} {input.events} -o {output.table} --csv {output.csv} > {log} 2>&1"
+        "blkscope trace-cost --raw {params.raw} {params.events} -o {output.table} --csv {output.csv}"
+        " --check-datasets {input.datasets} > {log} 2>&1"
 
 
 rule overhead:
@@ -143,18 +162,21 @@ rule overhead:
 rule compare:
     input:
         runs=config["runs"],
-        fio=expand(f"{PROC}/{{run}}/fio/fio_jobs.parquet", run=FIO_TRACED),
+        datasets=ingested(FIO_TRACED),
         latency=f"{ANALYSIS}/latency.parquet",
     output:
         table=f"{ANALYSIS}/compare.parquet",
         csv=f"{ANALYSIS}/compare.csv",
         pairs=f"{ANALYSIS}/compare_pairs.parquet",
         pairs_csv=f"{ANALYSIS}/compare_pairs.csv",
+    params:
+        fio=expand(f"{PROC}/{{run}}/fio/fio_jobs.parquet", run=FIO_TRACED),
     log:
         "logs/stats/compare.log",
     shell:
-        "blkscope compare --runs {input.runs} {input.fio} --latency {input.latency} -o {output.table}"
-        " --csv {output.csv} --pairs {output.pairs} --pairs-csv {output.pairs_csv} > {log} 2>&1"
+        "blkscope compare --runs {input.runs} {params.fio} --latency {input.latency} -o {output.table}"
+        " --csv {output.csv} --pairs {output.pairs} --pairs-csv {output.pairs_csv} --check-datasets {input.datasets}"
+        " > {log} 2>&1"
 
 
 rule skew:
