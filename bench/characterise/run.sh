@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd); tr=$here/../trace_readers
 fix=$here/../../tests/fixtures/trace/tracefs_blk_classic_pipe.txt.zst
 M="python $here/../scale/measure.py"
 mkdir -p "$W"; cd "$W"
-echo "# $(date -u +%FT%TZ) $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); $N events x $T tiles, K=$K"
+echo "# $(date -u +%FT%TZ) $(nproc) CPUs, $N events x $T tiles, K=$K"
 if [ ! -e "tiled-$N.parquet" ]; then
   blkscope ingest --kind ftrace "$fix" -o src
   python "$tr/make_tiled.py" src/events.parquet "$N" "tiled-$N.parquet"
@@ -25,6 +25,7 @@ if [ "$T" -gt 1 ]; then
 fi
 o=out-$N-x$T; mkdir -p "$o"
 blkscope reuse "$ev" --streams all -o "$o/warm.parquet" --dump-pages "$o/pages.bin"  # the sequence; warms the cache
+echo "# $(date -u +%FT%TZ) before the timed steps: $(uptime)"
 echo -e "#step\twall_s\tuser_s\tsys_s\ttree_rss_mib\tmax_rss_mib"
 $M "blkscope reuse exact" blkscope reuse "$ev" --streams all -o "$o/exact.parquet" --mrc "$o/mrc.parquet"
 $M "blkscope reuse shards-size 8192" blkscope reuse "$ev" --streams all --no-exact --shards-size 8192 \
@@ -52,3 +53,4 @@ for f in ("exact", "size", "rate"):
     print(f"# {f}: " + ", ".join(f"{k}={v}" for k, v in s.select("method", "rate", "accesses", "sampled_pages",
                                                                  "distinct_pages").row(0, named=True).items()))
 PY
+echo "# $(date -u +%FT%TZ) after: $(uptime)"
