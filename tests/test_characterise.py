@@ -1,6 +1,6 @@
 """The characterisation views (`blkscope characterise`: I/O map, throughput, request sizes, merges, per-process,
-Q2Q and idle periods, dispersion) on hand-counted events, and a split trace giving the whole's answers for
-them and for `blkscope metadata`."""
+Q2Q and idle periods, dispersion, latency per window) on hand-counted events, and a split trace giving the
+whole's answers for them and for `blkscope metadata`."""
 
 import json
 import re
@@ -92,7 +92,8 @@ def _split(plain: Path, kind: str, n: int, tmp: Path) -> tuple[Path, Path]:
 
 
 def _views(ev: Path, out: Path) -> dict[str, pl.DataFrame]:
-    names = ("io-map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion")
+    names = ("io-map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion", "latency-windows",
+             "latency-hist")
     args = [a for n in names for a in (f"--{n}", str(out / f"{n}.parquet"))]
     assert main(["characterise", str(ev), *args]) == 0
     assert main(["metadata", str(ev), "-o", str(out / "meta.parquet"), "--rank", str(out / "rank.parquet")]) == 0
@@ -117,7 +118,7 @@ def test_split_trace_gives_the_whole_answers(run, kind, n, tmp_path):
         nulls = sum(pl.read_parquet(f)["process"].null_count() for f in part_files)
         assert nulls > pl.read_parquet(whole)["process"].null_count()
     a, b = _views(whole, tmp_path / "a"), _views(parts, tmp_path / "b")
-    assert set(a) == set(b) and len(a) == 9
+    assert set(a) == set(b) and len(a) == 11
     for name in a:
         assert a[name].height and a[name].equals(b[name]), name
 

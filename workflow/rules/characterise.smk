@@ -5,7 +5,8 @@
 CHARACTERISE_FIGURES = ["miss_ratio_curve", "metadata_vs_data"]
 CHAR = f"{PROC}/{{run}}/characterise"
 REUSE_TABLES = ["reuse", "mrc", "wss", "distance"]
-VIEW_TABLES = ["io_map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion"]
+VIEW_TABLES = ["io_map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion", "latency_windows",
+               "latency_hist"]
 SHARDS_SIZE = 8192  # sampled pages of the fixed-size SHARDS curve drawn beside the exact one
 CHARACTERISE_OUTPUTS = expand(f"{ANALYSIS}/metadata_vs_data.{{ext}}", ext=["parquet", "csv"]) + expand(
     f"{FIGS}/{{name}}.{{ext}}", name=CHARACTERISE_FIGURES, ext=FORMATS
