@@ -80,6 +80,16 @@ def test_handmade_dispersion():
     assert (row["windows"], row["mean"], row["idc"]) == (2, 2.0, 1.0)
 
 
+def test_handmade_dispersion_of_a_window_of_more_than_65535_requests():
+    # 70,000 Qs in [0, 1 s), one at 1.5 s: counts 70,000 and 1; their squares overflowed u32 (IDC was negative)
+    rows = [(k * 10_000, "Q", "W", 8 * k, 8, 1, None) for k in range(70_000)]
+    rows.append((1_500_000_000, "Q", "W", 0, 8, 1, None))
+    row = arrivals.dispersion(_events(rows), windows_s=[1.0]).filter(pl.col("op") == "all").row(0, named=True)
+    mean = 70_001 / 2
+    assert (row["windows"], row["mean"]) == (2, mean)
+    assert row["idc"] == pytest.approx(((70_000 - mean) ** 2 + (1 - mean) ** 2) / mean)
+
+
 def _split(plain: Path, kind: str, n: int, tmp: Path) -> tuple[Path, Path]:
     whole = tmp / "whole" / "trace"
     assert main(["ingest", "--kind", kind, str(plain), "-o", str(whole)]) == 0

@@ -182,3 +182,29 @@ def _characterise(p: argparse.ArgumentParser) -> Handler:
         return 0
 
     return run
+
+
+@verb("characterise-numbers", "per traced run and per setup (median over repeats): the characterisation's key "
+      "metrics, and the Characterisation section's macros")
+def _characterise_numbers(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("--runs", type=Path, required=True, help="the runs sheet (config/runs.tsv)")
+    p.add_argument("tables", nargs="*", type=Path,
+                   help="<processed>/<run_id>/characterise/*.parquet files: their runs' directories are read")
+    p.add_argument("-o", "--out", type=Path, required=True, help="macros (.tex)")
+    p.add_argument("--table", type=Path, help="the per-setup table (.parquet)")
+    p.add_argument("--csv", type=Path, help="also the per-setup table as CSV")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.analysis import characterise_summary as cs
+        from blkscope.io import write_text_atomic
+        from blkscope.paper import characterise_numbers as cn
+        from blkscope.runs import load_runs, run_id_of
+
+        dirs = {run_id_of(t): t.parent for t in a.tables}
+        by = cs.by_setup(cs.per_run(dirs), load_runs(a.runs))
+        _write(by, a.table)
+        _write(by, a.csv)
+        write_text_atomic(cn.render(cn.macros(by)), a.out)
+        return 0
+
+    return run

@@ -10,10 +10,15 @@ VIEW_TABLES = ["io_map", "throughput", "sizes", "merges", "processes", "arrivals
 SHARDS_SIZE = 8192  # sampled pages of the fixed-size SHARDS curve drawn beside the exact one
 CHARACTERISE_OUTPUTS = expand(f"{ANALYSIS}/metadata_vs_data.{{ext}}", ext=["parquet", "csv"]) + expand(
     f"{FIGS}/{{name}}.{{ext}}", name=CHARACTERISE_FIGURES, ext=FORMATS
-) + expand(f"{CHAR}/{{table}}.parquet", run=TRACED, table=VIEW_TABLES)
+) + expand(f"{CHAR}/{{table}}.parquet", run=TRACED, table=VIEW_TABLES) + [
+    "paper/generated/numbers/characterise.tex", f"{ANALYSIS}/characterisation.csv"
+]
+# the paper's Characterisation section draws these figures (paper.smk is included after this file)
+FIGURE_NAMES += CHARACTERISE_FIGURES
 
 
 localrules:
+    characterise_numbers,
     figdata_mrc,
     figure_miss_ratio_curve,
     figure_metadata_vs_data,
@@ -84,6 +89,25 @@ rule metadata_vs_data:
         "logs/characterise/metadata_vs_data.log",
     shell:
         "blkscope metadata-vs-data --runs {input.runs} -o {output.table} --csv {output.csv} {input.hot} > {log} 2>&1"
+
+
+rule characterise_numbers:
+    input:
+        runs=config["runs"],
+        tables=expand(f"{CHAR}/{{table}}.parquet", run=TRACED, table=[*REUSE_TABLES, *VIEW_TABLES, "metadata_hot"]),
+    output:
+        tex="paper/generated/numbers/characterise.tex",
+        table=f"{ANALYSIS}/characterisation.parquet",
+        csv=f"{ANALYSIS}/characterisation.csv",
+    params:
+        # one file per run names its directory (the verb reads the run's tables there): every table on the
+        # command line would pass bash's 128 KiB limit on one argument
+        one=expand(f"{CHAR}/reuse.parquet", run=TRACED),
+    log:
+        "logs/characterise/numbers.log",
+    shell:
+        "blkscope characterise-numbers --runs {input.runs} -o {output.tex} --table {output.table} --csv {output.csv}"
+        " {params.one} > {log} 2>&1"
 
 
 rule figdata_mrc:

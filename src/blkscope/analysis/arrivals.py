@@ -109,7 +109,8 @@ def dispersion(events: Sequence[Path] | pl.LazyFrame, windows_s: Sequence[float]
     for w in windows_s:
         dt = max(int(round(w * 1e9)), 1)
         per = pl.concat([q, q.with_columns(op=pl.lit("all"))]).group_by("op", (pl.col("time_ns") // dt).alias("b"))
-        got = per.agg(n=pl.len()).group_by("op").agg(s=pl.col("n").sum(), ss=(pl.col("n") ** 2).sum(),
+        # Int64 before squaring: pl.len() is u32, and a 1-s window of a saturating run holds > 65,535 Qs
+        got = per.agg(n=pl.len().cast(pl.Int64)).group_by("op").agg(s=pl.col("n").sum(), ss=(pl.col("n") ** 2).sum(),
                                                      last=pl.col("b").max()).collect(engine="streaming")  # fmt: skip
         for op, s, ss, last in got.select("op", "s", "ss", "last").iter_rows():
             k = last + 1  # windows 0..last, the empty ones count as zeros
