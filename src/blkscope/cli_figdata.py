@@ -181,3 +181,18 @@ def _mrc(p: argparse.ArgumentParser) -> Handler:
         return 0
 
     return run
+
+
+@verb("figdata-io-map", "figure data: every run's I/O map coarsened to 40 x 32 cells, with run metadata")
+def _io_map(p: argparse.ArgumentParser) -> Handler:
+    _common(p)
+    p.add_argument("maps", nargs="*", type=Path, help="<processed>/<run_id>/characterise/io_map.parquet files")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.analysis.figure_data import io_map_table
+        from blkscope.runs import load_runs
+
+        _write(io_map_table(_per_run(a.maps), load_runs(a.runs)), a.out)
+        return 0
+
+    return run

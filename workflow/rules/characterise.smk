@@ -2,7 +2,7 @@
 # iowatcher, blkiomon and btt, per traced run ({PROC}/<run>/characterise/*.parquet), the metadata table across
 # runs, and their figures. Include after common.smk, stats.smk and figures.smk; add CHARACTERISE_OUTPUTS to `all`.
 
-CHARACTERISE_FIGURES = ["miss_ratio_curve", "metadata_vs_data"]
+CHARACTERISE_FIGURES = ["miss_ratio_curve", "metadata_vs_data", "io_map"]
 CHAR = f"{PROC}/{{run}}/characterise"
 REUSE_TABLES = ["reuse", "mrc", "wss", "distance"]
 VIEW_TABLES = ["io_map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion", "latency_windows",
@@ -20,6 +20,8 @@ FIGURE_NAMES += CHARACTERISE_FIGURES
 localrules:
     characterise_numbers,
     figdata_mrc,
+    figdata_io_map,
+    figure_io_map,
     figure_miss_ratio_curve,
     figure_metadata_vs_data,
 
@@ -148,3 +150,29 @@ rule figure_metadata_vs_data:
         "logs/figures/metadata_vs_data.log",
     shell:
         "blkscope figure metadata-vs-data {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
+
+
+rule figdata_io_map:
+    input:
+        runs=config["runs"],
+        maps=expand(f"{CHAR}/io_map.parquet", run=TRACED),
+    output:
+        f"{FIGDATA}/io_map.parquet",
+    log:
+        "logs/figures/figdata_io_map.log",
+    shell:
+        "blkscope figdata-io-map --runs {input.runs} -o {output} {input.maps} > {log} 2>&1"
+
+
+rule figure_io_map:
+    input:
+        table=f"{FIGDATA}/io_map.parquet",
+    output:
+        expand(f"{FIGS}/io_map.{{ext}}", ext=FORMATS),
+    params:
+        prefix=FIG_PREFIX,
+        formats=FIG_FORMATS,
+    log:
+        "logs/figures/io_map.log",
+    shell:
+        "blkscope figure io-map {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"

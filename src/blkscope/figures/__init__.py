@@ -17,4 +17,5 @@ FIGURES: dict[str, str] = {
     "seek-distance": "seek_distance",
     "miss-ratio-curve": "miss_ratio_curve",
     "metadata-vs-data": "metadata_vs_data",
+    "io-map": "io_map",
 }
