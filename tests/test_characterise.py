@@ -62,10 +62,15 @@ def test_handmade_sizes_merges_processes():
 
 
 def test_handmade_arrivals_and_idle_periods():
-    a = {(r["op"], r["what"]): r for r in arrivals.arrivals(_events(HANDMADE)).iter_rows(named=True)}
+    t = arrivals.arrivals(_events(HANDMADE))
+    a = {(r["op"], r["what"]): r for r in t.filter(pl.col("class") == "all").iter_rows(named=True)}
     # Q with data at 0, 10, 30, 99: Q2Q 10, 20, 69 ns; writes 10 30 99: 20, 69
     assert (a["all", "q2q"]["n"], a["all", "q2q"]["total_s"]) == (3, pytest.approx(99e-9))
     assert a["write", "q2q"]["n"] == 2 and a["read", "q2q"]["n"] == 0 and a["read", "q2q"]["mean_us"] is None
+    # by class: the data Qs at 0, 10, 30 (Q2Q 10, 20 ns); the one metadata Q (99, WM) has no predecessor
+    c = {(r["op"], r["class"]): r for r in t.filter(pl.col("what") == "q2q").iter_rows(named=True)}
+    assert (c["all", "data"]["n"], c["all", "data"]["total_s"]) == (2, pytest.approx(30e-9))
+    assert c["all", "meta"]["n"] == 0 and c["write", "data"]["n"] == 1 and c["write", "meta"]["n"] == 0
     # in flight (D minus C, floored at 0): C0 (issued before the trace: floored), D0 (1), C5 (0: idle from 5),
     # D12 (idle 7 ns), D13, C20, C21 (idle from 21), D40 (idle 19 ns), C50 (idle from 50, never ended: not counted)
     idle = a["all", "idle"]
@@ -150,7 +155,7 @@ def test_q2q_and_merge_ratio_equal_btts(tmp_path):
     assert main(["characterise", str(ev / "events.parquet"), "--merges", str(out / "m.parquet"), "--arrivals",
                  str(out / "a.parquet")]) == 0  # fmt: skip
     a = pl.read_parquet(out / "a.parquet")
-    ours = a.filter((pl.col("op") == "all") & (pl.col("what") == "q2q")).row(0, named=True)
+    ours = a.filter((pl.col("op") == "all") & (pl.col("class") == "all") & (pl.col("what") == "q2q")).row(0, named=True)
     assert ours["n"] == q2q["n"] == 2572
     assert abs(ours["mean_us"] / 1e6 - q2q["avg_s"]) < 1e-9 and abs(ours["max_us"] / 1e6 - q2q["max_s"]) < 1e-9
     m = pl.read_parquet(out / "m.parquet").filter(pl.col("op") == "all").row(0, named=True)

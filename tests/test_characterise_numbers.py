@@ -25,8 +25,8 @@ def _tables(d: Path) -> None:
     64 pages; working sets of 10, 20, 30 pages."""
     d.mkdir(parents=True)
     pl.DataFrame({"t_hi_s": [5.0, 10.0]}).write_parquet(d / "io_map.parquet")
-    pl.DataFrame({"op": ["all", "all"], "what": ["q2q", "idle"], "cv": [2.5, 0.3], "total_s": [9.0, 2.0]}
-                 ).write_parquet(d / "arrivals.parquet")  # fmt: skip
+    pl.DataFrame({"op": ["all"] * 3, "class": ["meta", "all", "all"], "what": ["q2q", "q2q", "idle"],
+                  "cv": [9.0, 2.5, 0.3], "total_s": [1.0, 9.0, 2.0]}).write_parquet(d / "arrivals.parquet")  # fmt: skip
     pl.DataFrame({"op": ["all"] * 2, "window_s": [0.1, 1.0], "idc": [3.0, 7.0]}).write_parquet(d / "dispersion.parquet")
     pl.DataFrame({"action": ["D", "D", "Q"], "op": ["write"] * 3, "class": ["data", "meta", "data"],
                   "size_kib": [4.0, 8.0, 4.0], "requests": [3, 1, 8]}).write_parquet(d / "sizes.parquet")  # fmt: skip

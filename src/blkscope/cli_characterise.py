@@ -138,7 +138,8 @@ def _characterise(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--sizes", type=Path, help="requests per size (KiB) of Q and D events, per op and class")
     p.add_argument("--merges", type=Path, help="queued, issued, merges and #Q/#D per op (btt's merge ratio)")
     p.add_argument("--processes", type=Path, help="per pid: process name, queued requests and KiB, merges")
-    p.add_argument("--arrivals", type=Path, help="Q2Q inter-arrival and idle periods: n, mean, cv, quantiles")
+    p.add_argument("--arrivals", type=Path, help="Q2Q inter-arrival (per op and class) and idle periods: n, mean, cv, "
+                   "quantiles")  # fmt: skip
     p.add_argument("--dispersion", type=Path, help="index of dispersion of Q counts at 1 ms .. 1 s windows")
     p.add_argument("--latency-windows", type=Path, help="D2C and Q2C percentiles per time window (by completion), "
                    "op and class, read from the window's histogram (never averaged)")  # fmt: skip

@@ -217,8 +217,8 @@ MERGES: dict[str, pl.DataType] = {
     "op": STR, "queued": I64, "issued": I64, "back_merges": I64, "front_merges": I64, "merge_ratio": F64,
 }  # fmt: skip
 ARRIVALS: dict[str, pl.DataType] = {
-    "op": STR, "what": STR, "n": I64, "mean_us": F64, "cv": F64, "p50_us": F64, "p90_us": F64, "p99_us": F64,
-    "max_us": F64, "total_s": F64,
+    "op": STR, "class": STR, "what": STR, "n": I64, "mean_us": F64, "cv": F64, "p50_us": F64, "p90_us": F64,
+    "p99_us": F64, "max_us": F64, "total_s": F64,
 }  # fmt: skip
 DISPERSION: dict[str, pl.DataType] = {"op": STR, "window_s": F64, "windows": I64, "mean": F64, "idc": F64}
 LATENCY_HIST: dict[str, pl.DataType] = {

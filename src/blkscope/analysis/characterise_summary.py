@@ -94,7 +94,7 @@ def per_run(dirs: Mapping[str, Path]) -> pl.DataFrame:
             "write_merge_ratio": _one(_read(d, "merges"), pl.col("op") == "write", "merge_ratio"),
             "meta_share": _one(_read(d, "metadata_hot"), pl.col("op") == "all", "meta_share"),
             "hot_meta_share": _one(_read(d, "metadata_hot"), pl.col("op") == "all", "hot_meta_share"),
-            "q2q_cv": _one(arr, (pl.col("op") == "all") & (pl.col("what") == "q2q"), "cv"),
+            "q2q_cv": _one(arr, (pl.col("op") == "all") & (pl.col("class") == "all") & (pl.col("what") == "q2q"), "cv"),
             "idc_1s": _one(disp, (pl.col("op") == "all") & (pl.col("window_s") == 1.0), "idc"),
             "idle_share": idle / span if idle is not None and span else None,
             **_reuse(d), **_latency(_read(d, "latency_hist")),
