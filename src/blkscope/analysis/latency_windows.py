@@ -25,15 +25,13 @@ import numpy as np
 import polars as pl
 
 from blkscope.analysis import replay
-from blkscope.analysis.log_histogram import _LOG_G, GAMMA
+from blkscope.analysis.log_histogram import GAMMA, bucket_of
 from blkscope.schemas import LATENCY_HIST, LATENCY_WINDOWS
 
 STAGES = {"d2c": ("c", "d"), "q2c": ("c", "q")}  # stage -> (later end, earlier end)
 QUANTILES = (0.5, 0.9, 0.99, 0.999)
 SLICE = 5_000_000
 KEYS = ["stage", "op", "class", "window"]
-
-
 OPS, CLASSES = ("read", "write", None), ("data", "meta")
 
 
@@ -46,9 +44,10 @@ def _codes(rw_names: list[str | None]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _bucket(x: np.ndarray) -> np.ndarray:
+    """log_histogram's bucket of each value (-1 for values <= 0)."""
     out = np.full(x.shape, -1, dtype=np.int64)
     pos = x > 0
-    out[pos] = (np.log(x[pos].astype(np.float64)) / _LOG_G).astype(np.int64)
+    out[pos] = bucket_of(x[pos])
     return out
 
 
