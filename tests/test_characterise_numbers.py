@@ -61,21 +61,24 @@ def test_handmade_per_run_summary(tmp_path):
     assert (m["CharReadKibFioAppendExtFour"], m["CharRuns"], m["CharSetups"]) == ("--", "2", "1")
 
 
-def test_latency_tail_of_the_whole_run_and_its_worst_second(tmp_path):
-    # 200 reads of D2C 1 ms in second 0, 200 of 1 ms and 4 of 50 ms in second 1: the run's p99 is 1 ms (rank
-    # 399 of 0..403), second 1's p99 50 ms (rank 201 of 0..203): the worst second strays 50x
+def test_latency_tail_of_the_whole_run_and_its_worst_100_ms(tmp_path):
+    # 200 reads of D2C 1 ms in [0, 100 ms), 200 of 1 ms and 4 of 10 ms in [100, 200 ms), in 50-ms base windows:
+    # the run's p99 is 1 ms (rank 399 of 0..403), the second 100 ms's 10 ms (rank 201 of 0..203): 10x
     rows = []
     for k in range(404):
-        t = (k * 4 if k < 200 else 1000 + (k - 200) * 4) * MS
-        d2c = 50 * MS if k >= 400 else MS
+        t = int((k * 0.4 if k < 200 else 100 + (k - 200) * 0.4) * MS)
+        d2c = 10 * MS if k >= 400 else MS
         rows += [(t, "Q", 8 * k, 8, "R"), (t, "D", 8 * k, 8, "R"), (t + d2c, "C", 8 * k, 8, "R")]
     df = pl.DataFrame(rows, schema=["time_ns", "action", "sector", "nsectors", "rwbs"], orient="row")
     ev = conform(df.with_columns(dev_major=pl.lit(8), dev_minor=pl.lit(0)), EVENTS).lazy()
     d = tmp_path / "characterise"
     d.mkdir()
-    lw.histograms(ev, 1.0).write_parquet(d / "latency_hist.parquet")
+    lw.histograms(ev, 0.05).write_parquet(d / "latency_hist.parquet")
     r = cs.per_run({"r": d}).row(0, named=True)
-    assert (r["d2c_p99_us"], r["d2c_p99_spread"]) == (1000.0, 50.0)
+    assert (r["d2c_p99_us"], r["d2c_p99_spread"]) == (1000.0, 10.0)
+    lw.histograms(ev, 0.03).write_parquet(d / "latency_hist.parquet")  # 30-ms windows do not make 100 ms
+    r = cs.per_run({"r": d}).row(0, named=True)
+    assert (r["d2c_p99_us"], r["d2c_p99_spread"]) == (1000.0, None)
 
 
 def test_every_number_the_section_quotes_is_generated():

@@ -196,3 +196,23 @@ def _io_map(p: argparse.ArgumentParser) -> Handler:
         return 0
 
     return run
+
+
+@verb("figdata-latency-windows", "figure data: every run's D2C and Q2C percentiles per window (op and class all), "
+      "with run metadata")
+def _latency_windows(p: argparse.ArgumentParser) -> Handler:
+    _common(p)
+    p.add_argument("tables", nargs="*", type=Path,
+                   help="<processed>/<run_id>/characterise/latency_windows.parquet files")  # fmt: skip
+
+    def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
+        from blkscope.analysis.figure_data import runs_table
+        from blkscope.runs import load_runs
+
+        keep = (pl.col("op") == "all") & (pl.col("class") == "all")
+        _write(runs_table(_per_run(a.tables), load_runs(a.runs), keep), a.out, a.verb, _notes(a.tables))
+        return 0
+
+    return run

@@ -2,12 +2,13 @@
 # iowatcher, blkiomon and btt, per traced run ({PROC}/<run>/characterise/*.parquet), the metadata table across
 # runs, and their figures. Include after common.smk, stats.smk and figures.smk; add CHARACTERISE_OUTPUTS to `all`.
 
-CHARACTERISE_FIGURES = ["miss_ratio_curve", "metadata_vs_data", "io_map"]
+CHARACTERISE_FIGURES = ["miss_ratio_curve", "metadata_vs_data", "io_map", "latency_windows"]
 CHAR = f"{PROC}/{{run}}/characterise"
 REUSE_TABLES = ["reuse", "mrc", "wss", "distance"]
 VIEW_TABLES = ["io_map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion", "latency_windows",
                "latency_hist"]
 SHARDS_SIZE = 8192  # sampled pages of the fixed-size SHARDS curve drawn beside the exact one
+LATENCY_WINDOW_S = 0.1  # the saturating runs last a few seconds: 100-ms latency windows draw their tail over time
 CHARACTERISE_OUTPUTS = expand(f"{ANALYSIS}/metadata_vs_data.{{ext}}", ext=["parquet", "csv"]) + expand(
     f"{FIGS}/{{name}}.{{ext}}", name=CHARACTERISE_FIGURES, ext=FORMATS
 ) + expand(f"{CHAR}/{{table}}.parquet", run=TRACED, table=VIEW_TABLES) + [
@@ -22,6 +23,8 @@ localrules:
     figdata_mrc,
     figdata_io_map,
     figure_io_map,
+    figdata_latency_windows,
+    figure_latency_windows,
     figure_miss_ratio_curve,
     figure_metadata_vs_data,
 
@@ -72,12 +75,13 @@ rule characterise_views:
         expand(f"{CHAR}/{{table}}.parquet", run=TRACED, table=VIEW_TABLES),
     params:
         out=lambda w: " ".join(f"--{t.replace('_', '-')} '{PROC}/{{run}}/characterise/{t}.parquet'" for t in VIEW_TABLES),
+        latency_s=LATENCY_WINDOW_S,
     log:
         "logs/characterise/views.log",
     benchmark:
         "benchmarks/characterise/views.tsv"
     shell:
-        "blkscope characterise --each {input.events} {params.out} > {log} 2>&1"
+        "blkscope characterise --each {input.events} {params.out} --latency-window-s {params.latency_s} > {log} 2>&1"
 
 
 rule metadata_vs_data:
@@ -176,3 +180,29 @@ rule figure_io_map:
         "logs/figures/io_map.log",
     shell:
         "blkscope figure io-map {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
+
+
+rule figdata_latency_windows:
+    input:
+        runs=config["runs"],
+        tables=expand(f"{CHAR}/latency_windows.parquet", run=TRACED),
+    output:
+        f"{FIGDATA}/latency_windows.parquet",
+    log:
+        "logs/figures/figdata_latency_windows.log",
+    shell:
+        "blkscope figdata-latency-windows --runs {input.runs} -o {output} {input.tables} > {log} 2>&1"
+
+
+rule figure_latency_windows:
+    input:
+        table=f"{FIGDATA}/latency_windows.parquet",
+    output:
+        expand(f"{FIGS}/latency_windows.{{ext}}", ext=FORMATS),
+    params:
+        prefix=FIG_PREFIX,
+        formats=FIG_FORMATS,
+    log:
+        "logs/figures/latency_windows.log",
+    shell:
+        "blkscope figure latency-windows {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"

@@ -10,8 +10,9 @@ Per run (null where the table or the requests are absent):
 - distinct_mib: the pages touched (exact reuse profile, op all); cold_miss: distinct / accesses, the miss ratio
   of an infinite LRU cache; half_mib: the smallest LRU cache (exact curve) that misses at most half the accesses;
   wss_mib: the median working set (distinct pages) of the 1-s windows;
-- d2c_p99_us: the whole run's D2C p99 (the windows' histograms summed), d2c_p99_spread: the largest window p99
-  over that (windows of >= MIN_WINDOW_N completions): how far one second's tail strays from the run's.
+- d2c_p99_us: the whole run's D2C p99 (the windows' histograms summed), d2c_p99_spread: the largest p99 of a
+  SPREAD_WINDOW_S window (base windows summed; windows of >= MIN_WINDOW_N completions) over the run's: how far
+  100 ms's tail strays from the run's (null when the base windows do not divide SPREAD_WINDOW_S).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import polars as pl
 from blkscope.analysis import latency_windows as lw
 
 MIN_WINDOW_N = 100
+SPREAD_WINDOW_S = 0.1  # the saturating runs last seconds: 100-ms windows hold thousands of completions there
 SETUP = ["testbed", "workload", "job", "filesystem"]
 METRICS = ["read_kib", "write_kib", "meta_requests", "write_merge_ratio", "meta_share", "hot_meta_share", "q2q_cv",
            "idc_1s", "idle_share", "distinct_mib", "cold_miss", "half_mib", "wss_mib", "d2c_p99_us",
@@ -78,7 +80,10 @@ def _latency(h: pl.DataFrame | None) -> dict:
         return {}
     h = h.filter((pl.col("stage") == "d2c") & (pl.col("op") == "all") & (pl.col("class") == "all"))
     whole = _one(lw.percentiles(lw.merge(h, 0)), pl.lit(True), "p99_us")
-    w = lw.percentiles(h).filter(pl.col("n") >= MIN_WINDOW_N)["p99_us"]
+    k = SPREAD_WINDOW_S / float(h["window_s"][0])  # base windows summed into SPREAD_WINDOW_S ones
+    if round(k) < 1 or abs(k - round(k)) > 1e-9:
+        return {"d2c_p99_us": whole}
+    w = lw.percentiles(lw.merge(h, round(k))).filter(pl.col("n") >= MIN_WINDOW_N)["p99_us"]
     return {"d2c_p99_us": whole, "d2c_p99_spread": float(w.max()) / whole if w.len() and whole else None}
 
 

@@ -227,3 +227,12 @@ def io_map_table(maps: dict[str, pl.DataFrame], runs: pl.DataFrame, time_bins: i
         parts.append(cells.select(run_id=pl.lit(r), t_lo_s=tb * dt, t_hi_s=(tb + 1) * dt, gib_lo=sb * ds,
                                   gib_hi=(sb + 1) * ds, requests="requests"))  # fmt: skip
     return with_meta(_frame(parts, schema), runs).sort("run_id", "t_lo_s", "gib_lo")
+
+
+def runs_table(tables: dict[str, pl.DataFrame], runs: pl.DataFrame, where: pl.Expr | None = None) -> pl.DataFrame:
+    """Per-run tables of one kind stacked (the rows `where` keeps), each row with its run's metadata."""
+    parts = [(t if where is None else t.filter(where)).with_columns(run_id=pl.lit(r)) for r, t in tables.items()]
+    parts = [p for p in parts if p.height]
+    if not parts:
+        return with_meta(pl.DataFrame(schema={"run_id": pl.Utf8}), runs)
+    return with_meta(pl.concat(parts, how="diagonal_relaxed"), runs)

@@ -18,4 +18,5 @@ FIGURES: dict[str, str] = {
     "miss-ratio-curve": "miss_ratio_curve",
     "metadata-vs-data": "metadata_vs_data",
     "io-map": "io_map",
+    "latency-windows": "latency_windows",
 }

@@ -41,14 +41,14 @@ def chart(table: pl.DataFrame, setup: str | None = None) -> alt.TopLevelMixin:
     runs = df.sort("repeat", "fs").unique("fs", keep="first", maintain_order=True).head(MAX_PANELS)
     df = df.filter(pl.col("run_id").is_in(runs["run_id"].implode()))
     n = runs.height
-    w = (TEXT_WIDTH_PT - Y_AXIS_PT - 12 - n * 10) / n
+    w = (TEXT_WIDTH_PT - n * (Y_AXIS_PT + 26)) / n  # each panel has its own address axis
     data = df.select("fs", "t_lo_s", "t_hi_s", "gib_lo", "gib_hi", "requests").to_pandas()
     return (
         alt.Chart(data, width=w, height=110)
         .mark_rect()
         .encode(
-            x=alt.X("t_lo_s:Q", title="time (s)", axis=alt.Axis(tickCount=4)), x2="t_hi_s:Q",
-            y=alt.Y("gib_lo:Q", title="address (GiB)", axis=alt.Axis(tickCount=4)), y2="gib_hi:Q",
+            x=alt.X("t_lo_s:Q", title="time (s)", axis=alt.Axis(tickCount=3, labelOverlap=True)), x2="t_hi_s:Q",
+            y=alt.Y("gib_lo:Q", title="address (GiB)", axis=alt.Axis(tickCount=4, labelOverlap=True)), y2="gib_hi:Q",
             color=alt.Color("requests:Q", scale=alt.Scale(type="log", scheme="greys"), title="requests",
                             legend=alt.Legend(orient="top", gradientLength=80, gradientThickness=6)),
         )
