@@ -119,6 +119,19 @@ else:
     print("no io_map table beside the figures (the characterisation rules have not run)")
 
 # %% [markdown]
+# Request sizes (issued, per power-of-two class) and the D2C p99 per 100 ms, every traced host setup.
+
+# %%
+from blkscope.figures import latency_windows, request_sizes  # noqa: E402
+
+for name, module in (("request_sizes", request_sizes), ("latency_windows", latency_windows)):
+    if (Path(figures_dir) / f"{name}.parquet").exists():
+        t = table(name)
+        display(module.chart(t, every(t)))
+    else:
+        print(f"no {name} table beside the figures (the characterisation rules have not run)")
+
+# %% [markdown]
 # The characterisation per setup (median over repeats; the paper's Characterisation section quotes the host
 # rows): request sizes, merge ratio, metadata shares, burstiness, idle share, reuse and the D2C tail per second
 # (data/processed/analysis/characterisation.parquet; the columns are described in

@@ -216,3 +216,21 @@ def _latency_windows(p: argparse.ArgumentParser) -> Handler:
         return 0
 
     return run
+
+
+@verb("figdata-request-sizes", "figure data: every run's issued (D) request sizes per op and class, with run metadata")
+def _request_sizes(p: argparse.ArgumentParser) -> Handler:
+    _common(p)
+    p.add_argument("tables", nargs="*", type=Path, help="<processed>/<run_id>/characterise/sizes.parquet files")
+
+    def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
+        from blkscope.analysis.figure_data import runs_table
+        from blkscope.runs import load_runs
+
+        _write(runs_table(_per_run(a.tables), load_runs(a.runs), pl.col("action") == "D"), a.out, a.verb,
+               _notes(a.tables))  # fmt: skip
+        return 0
+
+    return run

@@ -2,7 +2,7 @@
 # iowatcher, blkiomon and btt, per traced run ({PROC}/<run>/characterise/*.parquet), the metadata table across
 # runs, and their figures. Include after common.smk, stats.smk and figures.smk; add CHARACTERISE_OUTPUTS to `all`.
 
-CHARACTERISE_FIGURES = ["miss_ratio_curve", "metadata_vs_data", "io_map", "latency_windows"]
+CHARACTERISE_FIGURES = ["miss_ratio_curve", "metadata_vs_data", "io_map", "latency_windows", "request_sizes"]
 CHAR = f"{PROC}/{{run}}/characterise"
 REUSE_TABLES = ["reuse", "mrc", "wss", "distance"]
 VIEW_TABLES = ["io_map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion", "latency_windows",
@@ -25,6 +25,8 @@ localrules:
     figure_io_map,
     figdata_latency_windows,
     figure_latency_windows,
+    figdata_request_sizes,
+    figure_request_sizes,
     figure_miss_ratio_curve,
     figure_metadata_vs_data,
 
@@ -206,3 +208,29 @@ rule figure_latency_windows:
         "logs/figures/latency_windows.log",
     shell:
         "blkscope figure latency-windows {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
+
+
+rule figdata_request_sizes:
+    input:
+        runs=config["runs"],
+        tables=expand(f"{CHAR}/sizes.parquet", run=TRACED),
+    output:
+        f"{FIGDATA}/request_sizes.parquet",
+    log:
+        "logs/figures/figdata_request_sizes.log",
+    shell:
+        "blkscope figdata-request-sizes --runs {input.runs} -o {output} {input.tables} > {log} 2>&1"
+
+
+rule figure_request_sizes:
+    input:
+        table=f"{FIGDATA}/request_sizes.parquet",
+    output:
+        expand(f"{FIGS}/request_sizes.{{ext}}", ext=FORMATS),
+    params:
+        prefix=FIG_PREFIX,
+        formats=FIG_FORMATS,
+    log:
+        "logs/figures/request_sizes.log",
+    shell:
+        "blkscope figure request-sizes {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"

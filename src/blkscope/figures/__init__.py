@@ -19,4 +19,5 @@ FIGURES: dict[str, str] = {
     "metadata-vs-data": "metadata_vs_data",
     "io-map": "io_map",
     "latency-windows": "latency_windows",
+    "request-sizes": "request_sizes",
 }
