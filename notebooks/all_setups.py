@@ -119,12 +119,13 @@ else:
     print("no io_map table beside the figures (the characterisation rules have not run)")
 
 # %% [markdown]
-# Request sizes (issued, per power-of-two class) and the D2C p99 per 100 ms, every traced host setup.
+# Request sizes (issued, per power-of-two class), the D2C p99 per 100 ms (host setups), Q2Q and idle periods,
+# every traced setup.
 
 # %%
-from blkscope.figures import latency_windows, request_sizes  # noqa: E402
+from blkscope.figures import arrivals, latency_windows, request_sizes  # noqa: E402
 
-for name, module in (("request_sizes", request_sizes), ("latency_windows", latency_windows)):
+for name, module in (("request_sizes", request_sizes), ("latency_windows", latency_windows), ("arrivals", arrivals)):
     if (Path(figures_dir) / f"{name}.parquet").exists():
         t = table(name)
         display(module.chart(t, every(t)))

@@ -234,3 +234,18 @@ def _request_sizes(p: argparse.ArgumentParser) -> Handler:
         return 0
 
     return run
+
+
+@verb("figdata-arrivals", "figure data: every run's Q2Q and idle-period summary, with run metadata")
+def _arrivals(p: argparse.ArgumentParser) -> Handler:
+    _common(p)
+    p.add_argument("tables", nargs="*", type=Path, help="<processed>/<run_id>/characterise/arrivals.parquet files")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.analysis.figure_data import runs_table
+        from blkscope.runs import load_runs
+
+        _write(runs_table(_per_run(a.tables), load_runs(a.runs)), a.out, a.verb, _notes(a.tables))
+        return 0
+
+    return run

@@ -2,7 +2,14 @@
 # iowatcher, blkiomon and btt, per traced run ({PROC}/<run>/characterise/*.parquet), the metadata table across
 # runs, and their figures. Include after common.smk, stats.smk and figures.smk; add CHARACTERISE_OUTPUTS to `all`.
 
-CHARACTERISE_FIGURES = ["miss_ratio_curve", "metadata_vs_data", "io_map", "latency_windows", "request_sizes"]
+CHARACTERISE_FIGURES = [
+    "miss_ratio_curve",
+    "metadata_vs_data",
+    "io_map",
+    "latency_windows",
+    "request_sizes",
+    "arrivals",
+]
 CHAR = f"{PROC}/{{run}}/characterise"
 REUSE_TABLES = ["reuse", "mrc", "wss", "distance"]
 VIEW_TABLES = ["io_map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion", "latency_windows",
@@ -27,6 +34,8 @@ localrules:
     figure_latency_windows,
     figdata_request_sizes,
     figure_request_sizes,
+    figdata_arrivals,
+    figure_arrivals,
     figure_miss_ratio_curve,
     figure_metadata_vs_data,
 
@@ -234,3 +243,29 @@ rule figure_request_sizes:
         "logs/figures/request_sizes.log",
     shell:
         "blkscope figure request-sizes {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
+
+
+rule figdata_arrivals:
+    input:
+        runs=config["runs"],
+        tables=expand(f"{CHAR}/arrivals.parquet", run=TRACED),
+    output:
+        f"{FIGDATA}/arrivals.parquet",
+    log:
+        "logs/figures/figdata_arrivals.log",
+    shell:
+        "blkscope figdata-arrivals --runs {input.runs} -o {output} {input.tables} > {log} 2>&1"
+
+
+rule figure_arrivals:
+    input:
+        table=f"{FIGDATA}/arrivals.parquet",
+    output:
+        expand(f"{FIGS}/arrivals.{{ext}}", ext=FORMATS),
+    params:
+        prefix=FIG_PREFIX,
+        formats=FIG_FORMATS,
+    log:
+        "logs/figures/arrivals.log",
+    shell:
+        "blkscope figure arrivals {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"

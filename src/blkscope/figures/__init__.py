@@ -20,4 +20,5 @@ FIGURES: dict[str, str] = {
     "io-map": "io_map",
     "latency-windows": "latency_windows",
     "request-sizes": "request_sizes",
+    "arrivals": "arrivals",
 }
