@@ -106,7 +106,7 @@ def test_characterise_numbers_on_a_real_run(tmp_path):
     c = tmp_path / run / "characterise"
     views = [a for n in ("io-map", "sizes", "merges", "arrivals", "dispersion", "latency-hist")
              for a in (f"--{n}", str(c / f"{n.replace('-', '_')}.parquet"))]  # fmt: skip
-    assert main(["characterise", str(ev), *views]) == 0
+    assert main(["characterise", str(ev), *views, "--latency-window-s", "0.1"]) == 0  # as the workflow
     assert main(["reuse", str(ev), "-o", str(c / "reuse.parquet"), "--mrc", str(c / "mrc.parquet"), "--wss",
                  str(c / "wss.parquet")]) == 0  # fmt: skip
     assert main(["metadata", str(ev), "-o", str(c / "metadata_hot.parquet")]) == 0
@@ -117,5 +117,7 @@ def test_characterise_numbers_on_a_real_run(tmp_path):
     # fio randrw: 4 KiB random reads and writes at a fixed rate, each page of the file touched about once
     assert (t["n"], t["filesystem"], t["read_kib"]) == (1, "ext4", 4.0)
     assert t["write_merge_ratio"] == pytest.approx(1.002, abs=0.01)
-    assert 0.9 < t["idle_share"] < 1 and t["cold_miss"] > 0.9 and t["d2c_p99_us"] > 0 and t["d2c_p99_spread"] > 0.9
+    assert 0.9 < t["idle_share"] < 1 and t["cold_miss"] > 0.9 and t["d2c_p99_us"] > 0
+    # ~200 requests a second: no 100-ms window holds the 100 completions a spread needs
+    assert t["d2c_p99_spread"] is None
     assert "\\newcommand{\\CharColdMissFioRandrwExtFour}{" in out.read_text()

@@ -62,6 +62,15 @@ def test_handmade_windows_and_their_merge():
     assert (w["start_s"], w["window_s"]) == (0.0, 2.0)
 
 
+def test_a_long_trace_gets_wider_windows():
+    # completions from 1 ms to 1102.5 ms: 1-s windows need 2; one window allowed makes it 2 s wide, from time 0
+    h = lw.histograms(_ev(HANDMADE), window_s=1.0, max_windows=1)
+    assert h["window"].unique().to_list() == [0] and h["window_s"].unique().to_list() == [2.0]
+    assert lw.histograms(_ev(HANDMADE), window_s=0.1, max_windows=4)["window_s"][0] == pytest.approx(0.3)
+    whole = lw.percentiles(lw.merge(lw.histograms(_ev(HANDMADE), window_s=1.0), 0))
+    assert lw.percentiles(h).drop("window_s").equals(whole.drop("window_s"))
+
+
 def test_windows_merge_into_wider_ones_and_into_the_whole_run(tmp_path):
     raw = ROOT / "data" / "raw" / "host-ext4-fio-randrw-r1" / "trace.txt.zst"
     if not raw.exists():

@@ -145,7 +145,8 @@ def _characterise(p: argparse.ArgumentParser) -> Handler:
                    "op and class, read from the window's histogram (never averaged)")  # fmt: skip
     p.add_argument("--latency-hist", type=Path, help="the per-window latency histograms (sparse log buckets: "
                    "merge windows, ops or classes by summing counts)")  # fmt: skip
-    p.add_argument("--latency-window-s", type=float, default=1.0, help="latency window in seconds (default 1)")
+    p.add_argument("--latency-window-s", type=float, default=1.0, help="latency window in seconds (default 1; "
+                   "a multiple of it where the trace would need more than 1,000 windows)")  # fmt: skip
     p.add_argument("--each", action="store_true", help=EACH_HELP)
 
     def run(a: argparse.Namespace) -> int:
