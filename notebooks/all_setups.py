@@ -101,3 +101,47 @@ if meta_path.exists():
     metadata_vs_data.chart(meta, every(meta))
 else:
     print(f"no {meta_path} (the metadata_vs_data rule has not run)")
+
+# %% [markdown]
+# I/O maps (block address against time, requests issued per cell): the first repeat of every setup, one panel
+# per filesystem.
+
+# %%
+from IPython.display import display  # noqa: E402
+
+from blkscope.figures import io_map  # noqa: E402
+
+if (Path(figures_dir) / "io_map.parquet").exists():
+    maps = table("io_map")
+    for s in every(maps):
+        display(io_map.chart(maps, s))
+else:
+    print("no io_map table beside the figures (the characterisation rules have not run)")
+
+# %% [markdown]
+# Request sizes (issued, per power-of-two class), the D2C p99 per 100 ms (host setups), Q2Q and idle periods,
+# every traced setup.
+
+# %%
+from blkscope.figures import arrivals, latency_windows, request_sizes  # noqa: E402
+
+for name, module in (("request_sizes", request_sizes), ("latency_windows", latency_windows), ("arrivals", arrivals)):
+    if (Path(figures_dir) / f"{name}.parquet").exists():
+        t = table(name)
+        display(module.chart(t, every(t)))
+    else:
+        print(f"no {name} table beside the figures (the characterisation rules have not run)")
+
+# %% [markdown]
+# The characterisation per setup (median over repeats; the paper's Characterisation section quotes the host
+# rows): request sizes, merge ratio, metadata shares, burstiness, idle share, reuse and the D2C tail per second
+# (data/processed/analysis/characterisation.parquet; the columns are described in
+# blkscope.analysis.characterise_summary).
+
+# %%
+char_path = Path(figures_dir).parent / "analysis" / "characterisation.parquet"
+if char_path.exists():
+    with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=250):
+        display(pl.read_parquet(char_path).with_columns(pl.col(pl.Float64).round(3)))
+else:
+    print(f"no {char_path} (the characterise_numbers rule has not run)")

@@ -1,6 +1,6 @@
 """The characterisation views (`blkscope characterise`: I/O map, throughput, request sizes, merges, per-process,
-Q2Q and idle periods, dispersion) on hand-counted events, and a split trace giving the whole's answers for
-them and for `blkscope metadata`."""
+Q2Q and idle periods, dispersion, latency per window) on hand-counted events, and a split trace giving the
+whole's answers for them and for `blkscope metadata`."""
 
 import json
 import re
@@ -62,10 +62,15 @@ def test_handmade_sizes_merges_processes():
 
 
 def test_handmade_arrivals_and_idle_periods():
-    a = {(r["op"], r["what"]): r for r in arrivals.arrivals(_events(HANDMADE)).iter_rows(named=True)}
+    t = arrivals.arrivals(_events(HANDMADE))
+    a = {(r["op"], r["what"]): r for r in t.filter(pl.col("class") == "all").iter_rows(named=True)}
     # Q with data at 0, 10, 30, 99: Q2Q 10, 20, 69 ns; writes 10 30 99: 20, 69
     assert (a["all", "q2q"]["n"], a["all", "q2q"]["total_s"]) == (3, pytest.approx(99e-9))
     assert a["write", "q2q"]["n"] == 2 and a["read", "q2q"]["n"] == 0 and a["read", "q2q"]["mean_us"] is None
+    # by class: the data Qs at 0, 10, 30 (Q2Q 10, 20 ns); the one metadata Q (99, WM) has no predecessor
+    c = {(r["op"], r["class"]): r for r in t.filter(pl.col("what") == "q2q").iter_rows(named=True)}
+    assert (c["all", "data"]["n"], c["all", "data"]["total_s"]) == (2, pytest.approx(30e-9))
+    assert c["all", "meta"]["n"] == 0 and c["write", "data"]["n"] == 1 and c["write", "meta"]["n"] == 0
     # in flight (D minus C, floored at 0): C0 (issued before the trace: floored), D0 (1), C5 (0: idle from 5),
     # D12 (idle 7 ns), D13, C20, C21 (idle from 21), D40 (idle 19 ns), C50 (idle from 50, never ended: not counted)
     idle = a["all", "idle"]
@@ -80,6 +85,16 @@ def test_handmade_dispersion():
     assert (row["windows"], row["mean"], row["idc"]) == (2, 2.0, 1.0)
 
 
+def test_handmade_dispersion_of_a_window_of_more_than_65535_requests():
+    # 70,000 Qs in [0, 1 s), one at 1.5 s: counts 70,000 and 1; their squares overflowed u32 (IDC was negative)
+    rows = [(k * 10_000, "Q", "W", 8 * k, 8, 1, None) for k in range(70_000)]
+    rows.append((1_500_000_000, "Q", "W", 0, 8, 1, None))
+    row = arrivals.dispersion(_events(rows), windows_s=[1.0]).filter(pl.col("op") == "all").row(0, named=True)
+    mean = 70_001 / 2
+    assert (row["windows"], row["mean"]) == (2, mean)
+    assert row["idc"] == pytest.approx(((70_000 - mean) ** 2 + (1 - mean) ** 2) / mean)
+
+
 def _split(plain: Path, kind: str, n: int, tmp: Path) -> tuple[Path, Path]:
     whole = tmp / "whole" / "trace"
     assert main(["ingest", "--kind", kind, str(plain), "-o", str(whole)]) == 0
@@ -92,7 +107,8 @@ def _split(plain: Path, kind: str, n: int, tmp: Path) -> tuple[Path, Path]:
 
 
 def _views(ev: Path, out: Path) -> dict[str, pl.DataFrame]:
-    names = ("io-map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion")
+    names = ("io-map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion", "latency-windows",
+             "latency-hist")
     args = [a for n in names for a in (f"--{n}", str(out / f"{n}.parquet"))]
     assert main(["characterise", str(ev), *args]) == 0
     assert main(["metadata", str(ev), "-o", str(out / "meta.parquet"), "--rank", str(out / "rank.parquet")]) == 0
@@ -117,7 +133,7 @@ def test_split_trace_gives_the_whole_answers(run, kind, n, tmp_path):
         nulls = sum(pl.read_parquet(f)["process"].null_count() for f in part_files)
         assert nulls > pl.read_parquet(whole)["process"].null_count()
     a, b = _views(whole, tmp_path / "a"), _views(parts, tmp_path / "b")
-    assert set(a) == set(b) and len(a) == 9
+    assert set(a) == set(b) and len(a) == 11
     for name in a:
         assert a[name].height and a[name].equals(b[name]), name
 
@@ -139,7 +155,7 @@ def test_q2q_and_merge_ratio_equal_btts(tmp_path):
     assert main(["characterise", str(ev / "events.parquet"), "--merges", str(out / "m.parquet"), "--arrivals",
                  str(out / "a.parquet")]) == 0  # fmt: skip
     a = pl.read_parquet(out / "a.parquet")
-    ours = a.filter((pl.col("op") == "all") & (pl.col("what") == "q2q")).row(0, named=True)
+    ours = a.filter((pl.col("op") == "all") & (pl.col("class") == "all") & (pl.col("what") == "q2q")).row(0, named=True)
     assert ours["n"] == q2q["n"] == 2572
     assert abs(ours["mean_us"] / 1e6 - q2q["avg_s"]) < 1e-9 and abs(ours["max_us"] / 1e6 - q2q["max_s"]) < 1e-9
     m = pl.read_parquet(out / "m.parquet").filter(pl.col("op") == "all").row(0, named=True)

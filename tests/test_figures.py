@@ -86,8 +86,17 @@ def tables(tmp_path_factory) -> dict[str, Path]:
     for e, c in zip(ev, char, strict=True):
         mrc, hot = str(c / "mrc.parquet"), str(c / "metadata_hot.parquet")
         verbs += [["reuse", e, "--shards-size", "8192", "-o", str(c / "reuse.parquet"), "--mrc", mrc],
-                  ["metadata", e, "-o", hot]]  # fmt: skip
+                  ["metadata", e, "-o", hot], ["characterise", e, "--io-map", str(c / "io_map.parquet"),
+                   "--latency-windows", str(c / "latency_windows.parquet"), "--latency-window-s", "0.1", "--sizes",
+                   str(c / "sizes.parquet"), "--arrivals", str(c / "arrivals.parquet")]]  # fmt: skip
     verbs += [["figdata-mrc", *runs, *[str(c / "mrc.parquet") for c in char], "-o", str(f / "mrc.parquet")],
+              ["figdata-io-map", *runs, *[str(c / "io_map.parquet") for c in char], "-o", str(f / "io_map.parquet")],
+              ["figdata-latency-windows", *runs, *[str(c / "latency_windows.parquet") for c in char], "-o",
+               str(f / "latency_windows.parquet")],
+              ["figdata-request-sizes", *runs, *[str(c / "sizes.parquet") for c in char], "-o",
+               str(f / "request_sizes.parquet")],
+              ["figdata-arrivals", *runs, *[str(c / "arrivals.parquet") for c in char], "-o",
+               str(f / "arrivals.parquet")],
               ["metadata-vs-data", *runs, *[str(c / "metadata_hot.parquet") for c in char], "-o",
                str(a / "metadata_vs_data.parquet")]]  # fmt: skip
     for v in verbs:
@@ -99,7 +108,9 @@ def tables(tmp_path_factory) -> dict[str, Path]:
         "io-over-time": f / "series.parquet", "latency-stages": f / "latency.parquet",
         "queue-depth": f / "qd.parquet", "seek-distance": f / "seek.parquet",
         "tracing-overhead-empty": a / "overhead_none.parquet", "miss-ratio-curve": f / "mrc.parquet",
-        "metadata-vs-data": a / "metadata_vs_data.parquet",
+        "metadata-vs-data": a / "metadata_vs_data.parquet", "io-map": f / "io_map.parquet",
+        "latency-windows": f / "latency_windows.parquet", "request-sizes": f / "request_sizes.parquet",
+        "arrivals": f / "arrivals.parquet",
     }  # fmt: skip
 
 

@@ -6,6 +6,7 @@
 # CPU, peak RSS of the process tree). Input: the trace-reader bench's set (the real tracefs fixture tiled to
 # EVENTS events, make_tiled.py), and that set tiled TILES times more (tile_parquet.py: 10 -> the 105 M scale).
 # Usage: bench/characterise/run.sh [EVENTS] [TILES] [WORKDIR] [K]   (defaults 10500000 1 /tmp/blkscope-char 20)
+# EVENTS may also be an events.parquet of a real run (TILES 1): the same steps on it.
 # Run it under the CPU lock: flock /tmp/blkscope-cpu.lock bench/characterise/run.sh ...
 set -euo pipefail
 N=${1:-10500000}; T=${2:-1}; W=${3:-/tmp/blkscope-char}; K=${4:-20}
@@ -13,18 +14,21 @@ here=$(cd "$(dirname "$0")" && pwd); tr=$here/../trace_readers
 fix=$here/../../tests/fixtures/trace/tracefs_blk_classic_pipe.txt.zst
 M="python $here/../scale/measure.py"
 mkdir -p "$W"; cd "$W"
-echo "# $(date -u +%FT%TZ) $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); $N events x $T tiles, K=$K"
-if [ ! -e "tiled-$N.parquet" ]; then
+echo "# $(date -u +%FT%TZ) $(nproc) CPUs, $N events x $T tiles, K=$K"
+if [ -f "$N" ]; then
+  ev=$(realpath "$N"); T=1; N=$(basename "$(dirname "$(dirname "$ev")")")  # <processed>/<run>/trace/events.parquet
+elif [ ! -e "tiled-$N.parquet" ]; then
   blkscope ingest --kind ftrace "$fix" -o src
   python "$tr/make_tiled.py" src/events.parquet "$N" "tiled-$N.parquet"
 fi
-ev=tiled-$N.parquet
+[ -f "${ev:-}" ] || ev=tiled-$N.parquet
 if [ "$T" -gt 1 ]; then
   ev=tiled-$N-x$T.parquet
   [ -e "$ev" ] || python "$here/tile_parquet.py" "tiled-$N.parquet" "$T" "$ev"
 fi
 o=out-$N-x$T; mkdir -p "$o"
 blkscope reuse "$ev" --streams all -o "$o/warm.parquet" --dump-pages "$o/pages.bin"  # the sequence; warms the cache
+echo "# $(date -u +%FT%TZ) before the timed steps: $(uptime)"
 echo -e "#step\twall_s\tuser_s\tsys_s\ttree_rss_mib\tmax_rss_mib"
 $M "blkscope reuse exact" blkscope reuse "$ev" --streams all -o "$o/exact.parquet" --mrc "$o/mrc.parquet"
 $M "blkscope reuse shards-size 8192" blkscope reuse "$ev" --streams all --no-exact --shards-size 8192 \
@@ -36,7 +40,8 @@ $M "blkscope reuse exact+shards all,read,write" blkscope reuse "$ev" --shards-si
 $M "blkscope metadata" blkscope metadata "$ev" -o "$o/meta.parquet" --rank "$o/meta_rank.parquet"
 $M "blkscope characterise (all views)" blkscope characterise "$ev" --io-map "$o/io_map.parquet" \
   --throughput "$o/tp.parquet" --sizes "$o/sizes.parquet" --merges "$o/merges.parquet" \
-  --processes "$o/proc.parquet" --arrivals "$o/arr.parquet" --dispersion "$o/disp.parquet"
+  --processes "$o/proc.parquet" --arrivals "$o/arr.parquet" --dispersion "$o/disp.parquet" \
+  --latency-windows "$o/lat_win.parquet" --latency-hist "$o/lat_hist.parquet"
 $M "libcachesim convert (oracleGeneral)" python "$here/lcs_mrc.py" convert "$o/pages.bin" "$o/trace.oracleGeneral"
 $M "libcachesim LRU at $K sizes" python "$here/lcs_mrc.py" run "$o/trace.oracleGeneral" "$o/mrc.parquet" "$o/lcs.tsv" "$K"
 echo "# accesses: $(( $(stat -c %s "$o/pages.bin") / 8 )); libcachesim vs ours (cache_pages, theirs, ours, s):"
@@ -47,8 +52,13 @@ o = sys.argv[1]
 lcs = pl.read_csv(f"{o}/lcs.tsv", separator="\t")
 print(f"# libcachesim: {lcs.height} sizes, {lcs['seconds'].sum():.1f} s; max |theirs - ours| ="
       f" {(lcs['libcachesim'] - lcs['blkscope']).abs().max():.3g}")
+m = pl.read_parquet(f"{o}/mrc.parquet").filter((pl.col("op") == "all") & (pl.col("method") == "exact"))
+per = lcs["seconds"].mean()
+print(f"# our exact curve holds {m.height} cache sizes; libcachesim at all of them: ~{m.height * per:.0f} s"
+      f" ({per:.3f} s per size, the mean of the {lcs.height} above)")
 for f in ("exact", "size", "rate"):
     s = pl.read_parquet(f"{o}/{f}.parquet").filter(pl.col("op") == "all")
     print(f"# {f}: " + ", ".join(f"{k}={v}" for k, v in s.select("method", "rate", "accesses", "sampled_pages",
                                                                  "distinct_pages").row(0, named=True).items()))
 PY
+echo "# $(date -u +%FT%TZ) after: $(uptime)"

@@ -124,7 +124,8 @@ def _metadata_vs_data(p: argparse.ArgumentParser) -> Handler:
 
 
 @verb("characterise", "I/O map, IOPS and bytes/s over time, request sizes, merges, per-process view, Q2Q and idle "
-      "periods with burstiness: the views of iowatcher, blkiomon and btt, each table on request")
+      "periods with burstiness, latency percentiles per window: the views of iowatcher, blkiomon and btt, each "
+      "table on request")
 def _characterise(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("events", nargs="+", type=Path, help="events.parquet file(s) or parts.json of one run")
     p.add_argument("--io-map", type=Path, help="2-D histogram of block address against time (op, class, time_bin, "
@@ -137,17 +138,26 @@ def _characterise(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--sizes", type=Path, help="requests per size (KiB) of Q and D events, per op and class")
     p.add_argument("--merges", type=Path, help="queued, issued, merges and #Q/#D per op (btt's merge ratio)")
     p.add_argument("--processes", type=Path, help="per pid: process name, queued requests and KiB, merges")
-    p.add_argument("--arrivals", type=Path, help="Q2Q inter-arrival and idle periods: n, mean, cv, quantiles")
+    p.add_argument("--arrivals", type=Path, help="Q2Q inter-arrival (per op and class) and idle periods: n, mean, cv, "
+                   "quantiles")  # fmt: skip
     p.add_argument("--dispersion", type=Path, help="index of dispersion of Q counts at 1 ms .. 1 s windows")
+    p.add_argument("--latency-windows", type=Path, help="D2C and Q2C percentiles per time window (by completion), "
+                   "op and class, read from the window's histogram (never averaged)")  # fmt: skip
+    p.add_argument("--latency-hist", type=Path, help="the per-window latency histograms (sparse log buckets: "
+                   "merge windows, ops or classes by summing counts)")  # fmt: skip
+    p.add_argument("--latency-window-s", type=float, default=1.0, help="latency window in seconds (default 1; "
+                   "a multiple of it where the trace would need more than 1,000 windows)")  # fmt: skip
     p.add_argument("--each", action="store_true", help=EACH_HELP)
 
     def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis import arrivals, io_map, request_mix
+        from blkscope.analysis import arrivals, io_map, latency_windows, request_mix
         from blkscope.parts import events_files
 
-        if min(a.time_bins, a.sector_bins) < 1 or a.bin_s <= 0:
-            raise ValueError("--time-bins and --sector-bins must be at least 1, --bin-s positive")
-        names = ("io_map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion")
+        if min(a.time_bins, a.sector_bins) < 1 or min(a.bin_s, a.latency_window_s) <= 0:
+            raise ValueError("--time-bins and --sector-bins must be at least 1, --bin-s and --latency-window-s "
+                             "positive")  # fmt: skip
+        names = ("io_map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion", "latency_windows",
+                 "latency_hist")  # fmt: skip
         for events, out in each_run(a.events, a.each, **{n: getattr(a, n) for n in names}):
             for e in events:
                 if not e.exists():
@@ -167,6 +177,36 @@ def _characterise(p: argparse.ArgumentParser) -> Handler:
                 _write(arrivals.arrivals(ev), out["arrivals"])
             if out["dispersion"]:
                 _write(arrivals.dispersion(ev), out["dispersion"])
+            if out["latency_windows"] or out["latency_hist"]:
+                hist = latency_windows.histograms(ev, a.latency_window_s)
+                _write(hist, out["latency_hist"])
+                _write(latency_windows.percentiles(hist), out["latency_windows"])
+        return 0
+
+    return run
+
+
+@verb("characterise-numbers", "per traced run and per setup (median over repeats): the characterisation's key "
+      "metrics, and the Characterisation section's macros")
+def _characterise_numbers(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("--runs", type=Path, required=True, help="the runs sheet (config/runs.tsv)")
+    p.add_argument("tables", nargs="*", type=Path,
+                   help="<processed>/<run_id>/characterise/*.parquet files: their runs' directories are read")
+    p.add_argument("-o", "--out", type=Path, required=True, help="macros (.tex)")
+    p.add_argument("--table", type=Path, help="the per-setup table (.parquet)")
+    p.add_argument("--csv", type=Path, help="also the per-setup table as CSV")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.analysis import characterise_summary as cs
+        from blkscope.io import write_text_atomic
+        from blkscope.paper import characterise_numbers as cn
+        from blkscope.runs import load_runs, run_id_of
+
+        dirs = {run_id_of(t): t.parent for t in a.tables}
+        by = cs.by_setup(cs.per_run(dirs), load_runs(a.runs))
+        _write(by, a.table)
+        _write(by, a.csv)
+        write_text_atomic(cn.render(cn.macros(by)), a.out)
         return 0
 
     return run

@@ -181,3 +181,71 @@ def _mrc(p: argparse.ArgumentParser) -> Handler:
         return 0
 
     return run
+
+
+@verb("figdata-io-map", "figure data: every run's I/O map coarsened to 40 x 32 cells, with run metadata")
+def _io_map(p: argparse.ArgumentParser) -> Handler:
+    _common(p)
+    p.add_argument("maps", nargs="*", type=Path, help="<processed>/<run_id>/characterise/io_map.parquet files")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.analysis.figure_data import io_map_table
+        from blkscope.runs import load_runs
+
+        _write(io_map_table(_per_run(a.maps), load_runs(a.runs)), a.out)
+        return 0
+
+    return run
+
+
+@verb("figdata-latency-windows", "figure data: every run's D2C and Q2C percentiles per window (op and class all), "
+      "with run metadata")
+def _latency_windows(p: argparse.ArgumentParser) -> Handler:
+    _common(p)
+    p.add_argument("tables", nargs="*", type=Path,
+                   help="<processed>/<run_id>/characterise/latency_windows.parquet files")  # fmt: skip
+
+    def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
+        from blkscope.analysis.figure_data import runs_table
+        from blkscope.runs import load_runs
+
+        keep = (pl.col("op") == "all") & (pl.col("class") == "all")
+        _write(runs_table(_per_run(a.tables), load_runs(a.runs), keep), a.out, a.verb, _notes(a.tables))
+        return 0
+
+    return run
+
+
+@verb("figdata-request-sizes", "figure data: every run's issued (D) request sizes per op and class, with run metadata")
+def _request_sizes(p: argparse.ArgumentParser) -> Handler:
+    _common(p)
+    p.add_argument("tables", nargs="*", type=Path, help="<processed>/<run_id>/characterise/sizes.parquet files")
+
+    def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
+        from blkscope.analysis.figure_data import runs_table
+        from blkscope.runs import load_runs
+
+        _write(runs_table(_per_run(a.tables), load_runs(a.runs), pl.col("action") == "D"), a.out, a.verb,
+               _notes(a.tables))  # fmt: skip
+        return 0
+
+    return run
+
+
+@verb("figdata-arrivals", "figure data: every run's Q2Q and idle-period summary, with run metadata")
+def _arrivals(p: argparse.ArgumentParser) -> Handler:
+    _common(p)
+    p.add_argument("tables", nargs="*", type=Path, help="<processed>/<run_id>/characterise/arrivals.parquet files")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.analysis.figure_data import runs_table
+        from blkscope.runs import load_runs
+
+        _write(runs_table(_per_run(a.tables), load_runs(a.runs)), a.out, a.verb, _notes(a.tables))
+        return 0
+
+    return run

@@ -217,10 +217,18 @@ MERGES: dict[str, pl.DataType] = {
     "op": STR, "queued": I64, "issued": I64, "back_merges": I64, "front_merges": I64, "merge_ratio": F64,
 }  # fmt: skip
 ARRIVALS: dict[str, pl.DataType] = {
-    "op": STR, "what": STR, "n": I64, "mean_us": F64, "cv": F64, "p50_us": F64, "p90_us": F64, "p99_us": F64,
-    "max_us": F64, "total_s": F64,
+    "op": STR, "class": STR, "what": STR, "n": I64, "mean_us": F64, "cv": F64, "p50_us": F64, "p90_us": F64,
+    "p99_us": F64, "max_us": F64, "total_s": F64,
 }  # fmt: skip
 DISPERSION: dict[str, pl.DataType] = {"op": STR, "window_s": F64, "windows": I64, "mean": F64, "idc": F64}
+LATENCY_HIST: dict[str, pl.DataType] = {
+    "stage": STR, "op": STR, "class": STR, "window": I64, "start_s": F64, "window_s": F64, "bucket": I64,
+    "count": I64, "sum_ns": F64, "min_ns": I64, "max_ns": I64,
+}  # fmt: skip
+LATENCY_WINDOWS: dict[str, pl.DataType] = {
+    "stage": STR, "op": STR, "class": STR, "window": I64, "start_s": F64, "window_s": F64, "n": I64, "mean_us": F64,
+    "p50_us": F64, "p90_us": F64, "p99_us": F64, "p99_9_us": F64, "max_us": F64,
+}  # fmt: skip
 PROCESSES: dict[str, pl.DataType] = {
     "pid": I64, "process": STR, "op": STR, "queued": I64, "queued_kib": F64, "back_merges": I64,
     "front_merges": I64, "merge_ratio": F64,

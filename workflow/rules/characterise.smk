@@ -2,20 +2,42 @@
 # iowatcher, blkiomon and btt, per traced run ({PROC}/<run>/characterise/*.parquet), the metadata table across
 # runs, and their figures. Include after common.smk, stats.smk and figures.smk; add CHARACTERISE_OUTPUTS to `all`.
 
-CHARACTERISE_FIGURES = ["miss_ratio_curve", "metadata_vs_data"]
+CHARACTERISE_FIGURES = [
+    "miss_ratio_curve",
+    "metadata_vs_data",
+    "io_map",
+    "latency_windows",
+    "request_sizes",
+    "arrivals",
+]
 CHAR = f"{PROC}/{{run}}/characterise"
 REUSE_TABLES = ["reuse", "mrc", "wss", "distance"]
-VIEW_TABLES = ["io_map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion"]
+VIEW_TABLES = ["io_map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion", "latency_windows",
+               "latency_hist"]
 SHARDS_SIZE = 8192  # sampled pages of the fixed-size SHARDS curve drawn beside the exact one
+LATENCY_WINDOW_S = 0.1  # the saturating runs last a few seconds: 100-ms latency windows draw their tail over time
 CHARACTERISE_OUTPUTS = [
     *expand(f"{ANALYSIS}/metadata_vs_data.{{ext}}", ext=["parquet", "csv"]),
     *expand(f"{FIGS}/{{name}}.{{ext}}", name=CHARACTERISE_FIGURES, ext=FORMATS),
-    f"{DATASETS}/characterise_views.tsv",  # the views' per-run tables, which no figure of ours reads
+    f"{DATASETS}/characterise_views.tsv",
+    "paper/generated/numbers/characterise.tex",
+    f"{ANALYSIS}/characterisation.csv",
 ]
+# the paper's Characterisation section draws these figures (paper.smk is included after this file)
+FIGURE_NAMES += CHARACTERISE_FIGURES
 
 
 localrules:
+    characterise_numbers,
     figdata_mrc,
+    figdata_io_map,
+    figure_io_map,
+    figdata_latency_windows,
+    figure_latency_windows,
+    figdata_request_sizes,
+    figure_request_sizes,
+    figdata_arrivals,
+    figure_arrivals,
     figure_miss_ratio_curve,
     figure_metadata_vs_data,
 
@@ -76,13 +98,15 @@ rule characterise_views:
         events=[trace_events(r) for r in TRACED],
         files=expand(f"{CHAR}/{{table}}.parquet", run=TRACED, table=VIEW_TABLES),
         out=lambda w: " ".join(f"--{t.replace('_', '-')} '{PROC}/{{run}}/characterise/{t}.parquet'" for t in VIEW_TABLES),
+        latency_s=LATENCY_WINDOW_S,
     log:
         "logs/characterise/views.log",
     benchmark:
         "benchmarks/characterise/views.tsv"
     shell:
-        "blkscope characterise --each {params.events} {params.out} --check-datasets {input.datasets}"
-        " --record-dataset {output.dataset} --dataset-files {params.files} > {log} 2>&1"
+        "blkscope characterise --each {params.events} {params.out} --latency-window-s {params.latency_s}"
+        " --check-datasets {input.datasets} --record-dataset {output.dataset} --dataset-files {params.files}"
+        " > {log} 2>&1"
 
 
 rule metadata_vs_data:
@@ -99,6 +123,25 @@ rule metadata_vs_data:
     shell:
         "blkscope metadata-vs-data --runs {input.runs} -o {output.table} --csv {output.csv} {params.hot}"
         " --check-datasets {input.datasets} > {log} 2>&1"
+
+
+rule characterise_numbers:
+    input:
+        runs=config["runs"],
+        datasets=expand(f"{DATASETS}/{{name}}.tsv", name=["reuse", "characterise_views", "metadata"]),
+    output:
+        tex="paper/generated/numbers/characterise.tex",
+        table=f"{ANALYSIS}/characterisation.parquet",
+        csv=f"{ANALYSIS}/characterisation.csv",
+    params:
+        # one file per run names its directory (the verb reads the run's tables there): every table on the
+        # command line would pass bash's 128 KiB limit on one argument
+        one=expand(f"{CHAR}/reuse.parquet", run=TRACED),
+    log:
+        "logs/characterise/numbers.log",
+    shell:
+        "blkscope characterise-numbers --runs {input.runs} -o {output.tex} --table {output.table} --csv {output.csv}"
+        " {params.one} --check-datasets {input.datasets} > {log} 2>&1"
 
 
 rule figdata_mrc:
@@ -142,3 +185,119 @@ rule figure_metadata_vs_data:
         "logs/figures/metadata_vs_data.log",
     shell:
         "blkscope figure metadata-vs-data {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
+
+
+rule figdata_io_map:
+    input:
+        runs=config["runs"],
+        datasets=f"{DATASETS}/characterise_views.tsv",
+    output:
+        f"{FIGDATA}/io_map.parquet",
+    params:
+        maps=expand(f"{CHAR}/io_map.parquet", run=TRACED),
+    log:
+        "logs/figures/figdata_io_map.log",
+    shell:
+        "blkscope figdata-io-map --runs {input.runs} -o {output} {params.maps}"
+        " --check-datasets {input.datasets} > {log} 2>&1"
+
+
+rule figure_io_map:
+    input:
+        table=f"{FIGDATA}/io_map.parquet",
+    output:
+        expand(f"{FIGS}/io_map.{{ext}}", ext=FORMATS),
+    params:
+        prefix=FIG_PREFIX,
+        formats=FIG_FORMATS,
+    log:
+        "logs/figures/io_map.log",
+    shell:
+        "blkscope figure io-map {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
+
+
+rule figdata_latency_windows:
+    input:
+        runs=config["runs"],
+        datasets=f"{DATASETS}/characterise_views.tsv",
+    output:
+        f"{FIGDATA}/latency_windows.parquet",
+    params:
+        tables=expand(f"{CHAR}/latency_windows.parquet", run=TRACED),
+    log:
+        "logs/figures/figdata_latency_windows.log",
+    shell:
+        "blkscope figdata-latency-windows --runs {input.runs} -o {output} {params.tables}"
+        " --check-datasets {input.datasets} > {log} 2>&1"
+
+
+rule figure_latency_windows:
+    input:
+        table=f"{FIGDATA}/latency_windows.parquet",
+    output:
+        expand(f"{FIGS}/latency_windows.{{ext}}", ext=FORMATS),
+    params:
+        prefix=FIG_PREFIX,
+        formats=FIG_FORMATS,
+    log:
+        "logs/figures/latency_windows.log",
+    shell:
+        "blkscope figure latency-windows {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
+
+
+rule figdata_request_sizes:
+    input:
+        runs=config["runs"],
+        datasets=f"{DATASETS}/characterise_views.tsv",
+    output:
+        f"{FIGDATA}/request_sizes.parquet",
+    params:
+        tables=expand(f"{CHAR}/sizes.parquet", run=TRACED),
+    log:
+        "logs/figures/figdata_request_sizes.log",
+    shell:
+        "blkscope figdata-request-sizes --runs {input.runs} -o {output} {params.tables}"
+        " --check-datasets {input.datasets} > {log} 2>&1"
+
+
+rule figure_request_sizes:
+    input:
+        table=f"{FIGDATA}/request_sizes.parquet",
+    output:
+        expand(f"{FIGS}/request_sizes.{{ext}}", ext=FORMATS),
+    params:
+        prefix=FIG_PREFIX,
+        formats=FIG_FORMATS,
+    log:
+        "logs/figures/request_sizes.log",
+    shell:
+        "blkscope figure request-sizes {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
+
+
+rule figdata_arrivals:
+    input:
+        runs=config["runs"],
+        datasets=f"{DATASETS}/characterise_views.tsv",
+    output:
+        f"{FIGDATA}/arrivals.parquet",
+    params:
+        tables=expand(f"{CHAR}/arrivals.parquet", run=TRACED),
+    log:
+        "logs/figures/figdata_arrivals.log",
+    shell:
+        "blkscope figdata-arrivals --runs {input.runs} -o {output} {params.tables}"
+        " --check-datasets {input.datasets} > {log} 2>&1"
+
+
+rule figure_arrivals:
+    input:
+        table=f"{FIGDATA}/arrivals.parquet",
+    output:
+        expand(f"{FIGS}/arrivals.{{ext}}", ext=FORMATS),
+    params:
+        prefix=FIG_PREFIX,
+        formats=FIG_FORMATS,
+    log:
+        "logs/figures/arrivals.log",
+    shell:
+        "blkscope figure arrivals {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"

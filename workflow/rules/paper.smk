@@ -77,6 +77,7 @@ rule paper:
         bib="paper/refs.bib",
         numbers="paper/generated/numbers/runs.tex",
         numbers_load="paper/generated/numbers/load.tex",
+        numbers_char="paper/generated/numbers/characterise.tex",
         tables=["paper/generated/tables/runs.tex", "paper/generated/tables/claims.tex"],
         figures=expand(f"{FIGS}/{{name}}.pdf", name=FIGURE_NAMES),
         figure_tex=expand("paper/generated/figures/{name}.tex", name=FIGURE_NAMES),

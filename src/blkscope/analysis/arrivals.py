@@ -1,7 +1,8 @@
 """When requests arrive and when the device rests: Q2Q inter-arrival times (btt's Q2Q), idle periods and
 burstiness, per op (read / write by RWBS, and all).
 
-- Q2Q: the time between consecutive Q events with data of the op, in time order (ties in the files' order).
+- Q2Q: the time between consecutive Q events with data of the op, in time order (ties in the files' order); per
+  class too: metadata (`M` in RWBS) Qs among themselves, data Qs among themselves, and all.
 - Idle periods: the device has nothing in flight from a C that leaves no request issued and not completed until
   the next D. In flight = D events minus C events so far (data or not; a C never takes it below zero: requests
   issued before the trace began), over all ops; an idle period is only counted once it has ended (by a D).
@@ -27,6 +28,7 @@ from blkscope.analysis.windows import ROWS_PER_WINDOW, time_ordered
 from blkscope.schemas import ARRIVALS, DISPERSION
 
 OPS = ("read", "write", "all")
+CLASSES = ("data", "meta", "all")
 IDC_WINDOWS_S = (0.001, 0.01, 0.1, 1.0)
 QUANTILES = (0.5, 0.9, 0.99)
 
@@ -64,36 +66,41 @@ class _Idle:
         self.depth = int(depth[-1])
 
 
-def _row(op: str, what: str, h: LogHistogram) -> dict:
+def _row(op: str, cls: str, what: str, h: LogHistogram) -> dict:
     mean = h.sum / h.n if h.n else None
     var = max(h.sumsq / h.n - mean * mean, 0.0) if h.n else None
     qs = h.at_ranks([int(np.floor(q * (h.n - 1))) for q in QUANTILES]) if h.n else [None] * len(QUANTILES)
-    return {"op": op, "what": what, "n": h.n, "mean_us": mean / 1e3 if h.n else None,
+    return {"op": op, "class": cls, "what": what, "n": h.n, "mean_us": mean / 1e3 if h.n else None,
             "cv": (var**0.5 / mean) if h.n and mean else None, "p50_us": qs[0] and qs[0] / 1e3,
             "p90_us": qs[1] and qs[1] / 1e3, "p99_us": qs[2] and qs[2] / 1e3,
             "max_us": h.max / 1e3 if h.n else None, "total_s": h.sum / 1e9}  # fmt: skip
 
 
 def arrivals(events: Sequence[Path] | pl.LazyFrame, rows_per_window: int = ROWS_PER_WINDOW) -> pl.DataFrame:
-    """One row per (op, what): what = q2q or idle (idle: op all only); n, mean, cv, quantiles (within 0.5 %)."""
+    """One row per (op, class, what): what = q2q or idle (idle: op and class all only); n, mean, cv, quantiles
+    (within 0.5 %)."""
     from blkscope.analysis.frequency import op_expr
 
     keep = pl.col("action").is_in(["Q", "D", "C"])
     _, _, chunks = time_ordered(events, ["action", "rwbs", "nsectors"], rows_per_window, keep)
-    q2q = {op: LogHistogram() for op in OPS}
-    last: dict[str, int | None] = dict.fromkeys(OPS)
+    keys = [(op, c) for op in OPS for c in CLASSES]
+    q2q = {k: LogHistogram() for k in keys}
+    last: dict[tuple[str, str], int | None] = dict.fromkeys(keys)
     idle = _Idle()
+    meta = pl.col("rwbs").str.contains("M")
     for w in chunks:
-        w = w.with_columns(op=op_expr())
+        w = w.with_columns(op=op_expr(), cls=pl.when(meta).then(pl.lit("meta")).otherwise(pl.lit("data")))
         q = w.filter((pl.col("action") == "Q") & (pl.col("nsectors") > 0) & pl.col("op").is_not_null())
-        for op in OPS:
-            t = (q if op == "all" else q.filter(pl.col("op") == op))["time_ns"].to_numpy()
+        for op, c in keys:
+            sel = q if op == "all" else q.filter(pl.col("op") == op)
+            t = (sel if c == "all" else sel.filter(pl.col("cls") == c))["time_ns"].to_numpy()
             if t.size:
-                q2q[op].add(np.diff(t if last[op] is None else np.concatenate([[last[op]], t])).astype(np.int64))
-                last[op] = int(t[-1])
+                prev = last[op, c]
+                q2q[op, c].add(np.diff(t if prev is None else np.concatenate([[prev], t])).astype(np.int64))
+                last[op, c] = int(t[-1])
         dc = w.filter(pl.col("action") != "Q")
         idle.add(dc["time_ns"].to_numpy(), (dc["action"] == "D").to_numpy())
-    rows = [_row(op, "q2q", q2q[op]) for op in OPS] + [_row("all", "idle", idle.hist)]
+    rows = [_row(op, c, "q2q", q2q[op, c]) for op, c in keys] + [_row("all", "all", "idle", idle.hist)]
     return pl.DataFrame(rows, schema=ARRIVALS)
 
 
@@ -109,7 +116,8 @@ def dispersion(events: Sequence[Path] | pl.LazyFrame, windows_s: Sequence[float]
     for w in windows_s:
         dt = max(int(round(w * 1e9)), 1)
         per = pl.concat([q, q.with_columns(op=pl.lit("all"))]).group_by("op", (pl.col("time_ns") // dt).alias("b"))
-        got = per.agg(n=pl.len()).group_by("op").agg(s=pl.col("n").sum(), ss=(pl.col("n") ** 2).sum(),
+        # Int64 before squaring: pl.len() is u32, and a 1-s window of a saturating run holds > 65,535 Qs
+        got = per.agg(n=pl.len().cast(pl.Int64)).group_by("op").agg(s=pl.col("n").sum(), ss=(pl.col("n") ** 2).sum(),
                                                      last=pl.col("b").max()).collect(engine="streaming")  # fmt: skip
         for op, s, ss, last in got.select("op", "s", "ss", "last").iter_rows():
             k = last + 1  # windows 0..last, the empty ones count as zeros

@@ -205,3 +205,34 @@ def mrc_table(mrcs: dict[str, pl.DataFrame], runs: pl.DataFrame, op: str = "all"
               "miss_ratio": pl.Float64}  # fmt: skip
     parts = [m.filter(pl.col("op") == op).with_columns(run_id=pl.lit(r)) for r, m in mrcs.items()]
     return with_meta(_frame(parts, schema), runs).sort("run_id", "method", "cache_pages")
+
+
+def io_map_table(maps: dict[str, pl.DataFrame], runs: pl.DataFrame, time_bins: int = 40,
+                 address_bins: int = 32) -> pl.DataFrame:  # fmt: skip
+    """Each run's I/O map (blkscope characterise --io-map: reads and writes, data and metadata together) coarsened
+    to time_bins x address_bins equal cells over its own span (bins merged, counts summed: a cell is the sum of
+    the finer cells whose start lies in it), with run metadata: run_id, t_lo_s, t_hi_s, gib_lo, gib_hi, requests."""
+    schema = {"run_id": pl.Utf8, "t_lo_s": pl.Float64, "t_hi_s": pl.Float64, "gib_lo": pl.Float64,
+              "gib_hi": pl.Float64, "requests": pl.Int64}  # fmt: skip
+    parts = []
+    for r, m in maps.items():
+        if m.is_empty():
+            continue
+        t_end, s_end = float(m["t_hi_s"].max()), float(m["sector_hi"].max())
+        dt, ds = t_end / time_bins, s_end / address_bins * 512 / 2**30
+        cells = m.group_by(tb=(pl.col("t_lo_s") / t_end * time_bins).floor().clip(0, time_bins - 1),
+                           sb=(pl.col("sector_lo") / s_end * address_bins).floor().clip(0, address_bins - 1)
+                           ).agg(pl.col("requests").sum())  # fmt: skip
+        tb, sb = pl.col("tb"), pl.col("sb")
+        parts.append(cells.select(run_id=pl.lit(r), t_lo_s=tb * dt, t_hi_s=(tb + 1) * dt, gib_lo=sb * ds,
+                                  gib_hi=(sb + 1) * ds, requests="requests"))  # fmt: skip
+    return with_meta(_frame(parts, schema), runs).sort("run_id", "t_lo_s", "gib_lo")
+
+
+def runs_table(tables: dict[str, pl.DataFrame], runs: pl.DataFrame, where: pl.Expr | None = None) -> pl.DataFrame:
+    """Per-run tables of one kind stacked (the rows `where` keeps), each row with its run's metadata."""
+    parts = [(t if where is None else t.filter(where)).with_columns(run_id=pl.lit(r)) for r, t in tables.items()]
+    parts = [p for p in parts if p.height]
+    if not parts:
+        return with_meta(pl.DataFrame(schema={"run_id": pl.Utf8}), runs)
+    return with_meta(pl.concat(parts, how="diagonal_relaxed"), runs)

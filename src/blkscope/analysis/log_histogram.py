@@ -19,6 +19,11 @@ _LOG_G = float(np.log(GAMMA))
 BUCKETS = int(np.log(2.0**63) / _LOG_G) + 2
 
 
+def bucket_of(x: np.ndarray) -> np.ndarray:
+    """The bucket k of each positive value: g^k <= x < g^(k+1)."""
+    return (np.log(x.astype(np.float64)) / _LOG_G).astype(np.int64)
+
+
 class LogHistogram:
     def __init__(self) -> None:
         self.n = 0
@@ -40,7 +45,7 @@ class LogHistogram:
         self.min = lo if self.min is None else min(self.min, lo)
         self.max = hi if self.max is None else max(self.max, hi)
         pos = x_ns > 0
-        k = (np.log(xf[pos]) / _LOG_G).astype(np.int64)
+        k = bucket_of(xf[pos])
         self.pos += np.bincount(k, minlength=BUCKETS)[:BUCKETS]
         if not pos.all():
             v, c = np.unique(x_ns[~pos], return_counts=True)

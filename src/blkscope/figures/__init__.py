@@ -17,4 +17,8 @@ FIGURES: dict[str, str] = {
     "seek-distance": "seek_distance",
     "miss-ratio-curve": "miss_ratio_curve",
     "metadata-vs-data": "metadata_vs_data",
+    "io-map": "io_map",
+    "latency-windows": "latency_windows",
+    "request-sizes": "request_sizes",
+    "arrivals": "arrivals",
 }

@@ -75,6 +75,7 @@ def save(chart: alt.TopLevelMixin, prefix: str | Path, formats: list[str]) -> li
 # Shared helpers for the figure modules (added with the study figures; the values above are unchanged).
 FS_ORDER = ["ext4", "ext4 wb", "xfs", "btrfs", "f2fs"]  # `fs` of blkscope.analysis.figure_data: " wb" = data=writeback
 VARIANT_COLORS = {"ext4 wb": "#56B4E9"}
+SETUP_AXIS_PT = 90  # a y axis of setup names (dot plots: a row per setup)
 HEADER_PT = 58  # a facet-row header of horizontal labels, one word a line ("journal" / "prealloc-reader")
 
 
@@ -169,3 +170,27 @@ def complete_cells(df: pl.DataFrame, row: str, column: str) -> pl.DataFrame:
     cells = df.select(row).unique().join(df.select(column).unique(), how="cross")
     missing = cells.join(df.select(row, column).unique(), on=[row, column], how="anti")
     return pl.concat([df, missing], how="diagonal_relaxed") if missing.height else df
+
+
+def two_panel_width() -> float:
+    """The width of each of two facet columns beside a setup axis (24: the axis padding and the last x label's
+    overhang; 16 left metadata_vs_data 351 bp wide on the dataset)."""
+    return (TEXT_WIDTH_PT - SETUP_AXIS_PT - 2 * 8 - 24) / 2
+
+
+def setup_dots(long: pl.DataFrame, setups: list[str], x: alt.X, mark: tuple[str, list[str]],
+               column: tuple[str, list[str]], shapes: alt.Scale | None = None,
+               legend: str = "top") -> alt.FacetChart:  # fmt: skip
+    """A dot plot of runs: a row per setup (in `setups`' order), the points of a run side by side within it by
+    `mark` (field, order; also their shape), two facet columns by `column` (field, order), colour by filesystem.
+    `long` holds run_id, fs, setup and those fields; `x` its x encoding (at two_panel_width())."""
+    axis = alt.Axis(labelLimit=SETUP_AXIS_PT, minExtent=SETUP_AXIS_PT, maxExtent=SETUP_AXIS_PT)
+    shape = alt.Shape(f"{mark[0]}:N", sort=mark[1], title=None, legend=alt.Legend(orient=legend),
+                      **({"scale": shapes} if shapes is not None else {}))  # fmt: skip
+    return (
+        alt.Chart(long.to_pandas(), width=two_panel_width(), height=alt.Step(9))
+        .mark_point(filled=True, size=18, opacity=0.8)
+        .encode(x=x, y=alt.Y("setup:N", sort=setups, title=None, axis=axis),
+                yOffset=alt.YOffset(f"{mark[0]}:N", sort=mark[1]), shape=shape, color=fs_color(long["fs"]))
+        .facet(column=alt.Column(f"{column[0]}:N", sort=column[1], title=None), spacing=8)
+    )  # fmt: skip

@@ -1,0 +1,114 @@
+"""One row per traced run from its characterisation tables (<processed>/<run>/characterise/*.parquet), and the
+median over a setup's repeats: what the paper's Characterisation section compares across filesystems.
+
+Per run (null where the table or the requests are absent):
+- read_kib, write_kib: mean size of the issued (D) requests; meta_requests: share of D requests marked `M`;
+- write_merge_ratio: btt's #Q/#D of the writes;
+- meta_share: share of page accesses (C) that are metadata; hot_meta_share: of the hottest 1 % of pages';
+- q2q_cv: coefficient of variation of the Q2Q times (1 for Poisson arrivals); idc_1s: index of dispersion of the
+  Q counts in 1-s windows; idle_share: the share of the trace's span the device had nothing in flight;
+- distinct_mib: the pages touched (exact reuse profile, op all); cold_miss: distinct / accesses, the miss ratio
+  of an infinite LRU cache; half_mib: the smallest LRU cache (exact curve) that misses at most half the accesses;
+  wss_mib: the median working set (distinct pages) of the 1-s windows;
+- d2c_p99_us: the whole run's D2C p99 (the windows' histograms summed), d2c_p99_spread: the largest p99 of a
+  SPREAD_WINDOW_S window (base windows summed; windows of >= MIN_WINDOW_N completions) over the run's: how far
+  100 ms's tail strays from the run's (null when the base windows do not divide SPREAD_WINDOW_S).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import polars as pl
+
+from blkscope.analysis import latency_windows as lw
+
+MIN_WINDOW_N = 100
+SPREAD_WINDOW_S = 0.1  # the saturating runs last seconds: 100-ms windows hold thousands of completions there
+SETUP = ["testbed", "workload", "job", "filesystem"]
+METRICS = ["read_kib", "write_kib", "meta_requests", "write_merge_ratio", "meta_share", "hot_meta_share", "q2q_cv",
+           "idc_1s", "idle_share", "distinct_mib", "cold_miss", "half_mib", "wss_mib", "d2c_p99_us",
+           "d2c_p99_spread"]  # fmt: skip
+
+
+def _read(d: Path, name: str) -> pl.DataFrame | None:
+    p = d / f"{name}.parquet"
+    return pl.read_parquet(p) if p.exists() else None
+
+
+def _one(t: pl.DataFrame | None, where: pl.Expr, col: str) -> float | None:
+    if t is None:
+        return None
+    v = t.filter(where)[col]
+    return None if v.is_empty() or v[0] is None else float(v[0])
+
+
+def _sizes(s: pl.DataFrame | None) -> dict:
+    if s is None:
+        return {}
+    d = s.filter(pl.col("action") == "D")
+    mean = {}
+    for op in ("read", "write"):
+        x = d.filter(pl.col("op") == op)
+        n_op = x["requests"].sum()
+        mean[op] = float((x["size_kib"] * x["requests"]).sum() / n_op) if n_op else None
+    n = d["requests"].sum()
+    meta = d.filter(pl.col("class") == "meta")["requests"].sum() / n if n else None
+    return {"read_kib": mean["read"], "write_kib": mean["write"], "meta_requests": meta}
+
+
+def _reuse(d: Path) -> dict:
+    reuse, mrc, wss = _read(d, "reuse"), _read(d, "mrc"), _read(d, "wss")
+    exact = (pl.col("op") == "all") & (pl.col("method") == "exact")
+    out: dict = {}
+    if mrc is not None and not mrc.filter(exact).is_empty():
+        m = mrc.filter(exact)
+        page_mib = float(m["cache_mib"][0] / m["cache_pages"][0])
+        half = m.filter(pl.col("miss_ratio") <= 0.5)["cache_mib"]
+        out |= {"half_mib": float(half.min()) if half.len() else None}
+        pages, acc = _one(reuse, exact, "distinct_pages"), _one(reuse, exact, "accesses")
+        if pages is not None and acc:
+            out |= {"distinct_mib": pages * page_mib, "cold_miss": pages / acc}
+        if wss is not None and not wss.filter(pl.col("op") == "all").is_empty():
+            out |= {"wss_mib": float(wss.filter(pl.col("op") == "all")["pages"].median()) * page_mib}
+    return out
+
+
+def _latency(h: pl.DataFrame | None) -> dict:
+    if h is None or h.is_empty():
+        return {}
+    h = h.filter((pl.col("stage") == "d2c") & (pl.col("op") == "all") & (pl.col("class") == "all"))
+    whole = _one(lw.percentiles(lw.merge(h, 0)), pl.lit(True), "p99_us")
+    k = SPREAD_WINDOW_S / float(h["window_s"][0])  # base windows summed into SPREAD_WINDOW_S ones
+    if round(k) < 1 or abs(k - round(k)) > 1e-9:
+        return {"d2c_p99_us": whole}
+    w = lw.percentiles(lw.merge(h, round(k))).filter(pl.col("n") >= MIN_WINDOW_N)["p99_us"]
+    return {"d2c_p99_us": whole, "d2c_p99_spread": float(w.max()) / whole if w.len() and whole else None}
+
+
+def per_run(dirs: Mapping[str, Path]) -> pl.DataFrame:
+    """dirs: run_id -> its characterise directory."""
+    rows = []
+    for run_id, d in dirs.items():
+        io_map, arr, disp = _read(d, "io_map"), _read(d, "arrivals"), _read(d, "dispersion")
+        span = float(io_map["t_hi_s"].max()) if io_map is not None and io_map.height else None
+        idle = _one(arr, (pl.col("op") == "all") & (pl.col("what") == "idle"), "total_s")
+        rows.append({
+            "run_id": run_id, **_sizes(_read(d, "sizes")),
+            "write_merge_ratio": _one(_read(d, "merges"), pl.col("op") == "write", "merge_ratio"),
+            "meta_share": _one(_read(d, "metadata_hot"), pl.col("op") == "all", "meta_share"),
+            "hot_meta_share": _one(_read(d, "metadata_hot"), pl.col("op") == "all", "hot_meta_share"),
+            "q2q_cv": _one(arr, (pl.col("op") == "all") & (pl.col("class") == "all") & (pl.col("what") == "q2q"), "cv"),
+            "idc_1s": _one(disp, (pl.col("op") == "all") & (pl.col("window_s") == 1.0), "idc"),
+            "idle_share": idle / span if idle is not None and span else None,
+            **_reuse(d), **_latency(_read(d, "latency_hist")),
+        })  # fmt: skip
+    schema = {"run_id": pl.Utf8} | dict.fromkeys(METRICS, pl.Float64)
+    return pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)
+
+
+def by_setup(per: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
+    """The median of every metric over a setup's runs (testbed, workload, job, filesystem), with n runs."""
+    j = per.join(runs.select("run_id", *SETUP), on="run_id", how="inner")
+    return j.group_by(SETUP).agg(n=pl.len(), **{m: pl.col(m).median() for m in METRICS}).sort(SETUP)

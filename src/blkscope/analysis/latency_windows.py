@@ -1,0 +1,171 @@
+"""Latency percentiles over time windows (issue N), merged from per-window histograms, never averaged.
+
+A percentile of a window is not the mean of its sub-windows' percentiles (one slow second among nine fast ones
+moves the p99 of the ten seconds, not a tenth of it). So each base window keeps a histogram of its latencies and
+a coarser window, a class or op group, or the whole run, is the sum of their histograms, whose percentiles are
+read then. The histogram is log_histogram's (buckets [g^k, g^(k+1)), g = 1.01; values <= 0 ns in bucket -1),
+stored sparse, one row per non-empty (stage, op, class, window, bucket) with the bucket's count, sum, min and
+max: merging is a group-by with sum/min/max, and a bucket's value is its geometric midpoint clipped to the min
+and max of the values in it (within HALF_WIDTH = 0.5 % of the exact order statistic; the smallest and the
+largest order statistic of a group are its exact min and max).
+
+Stages, as blkscope.analysis.latency matches them (blkscope-native replay, btt's rules): d2c (the device) and q2c
+(the whole stack), each bio counted in the window of its completion (C), as iostat's await is. op: read / write
+by the Q's RWBS (neither: only in all), class: meta (`M` in RWBS, REQ_META) or data; and all of each.
+Memory: the replay's per-bio columns are read memory-mapped SLICE bios at a time; the tables hold the
+non-empty buckets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from blkscope.analysis import replay
+from blkscope.analysis.log_histogram import GAMMA, bucket_of
+from blkscope.schemas import LATENCY_HIST, LATENCY_WINDOWS
+
+STAGES = {"d2c": ("c", "d"), "q2c": ("c", "q")}  # stage -> (later end, earlier end)
+QUANTILES = (0.5, 0.9, 0.99, 0.999)
+SLICE = 5_000_000
+# at most this many windows: the sparse table holds ~100 buckets per window and group, so a long trace at a fixed
+# width would grow with its duration (8,572 1-s windows of the 105 M-event bench set: 13 M rows, 5.8 GB peak)
+MAX_WINDOWS = 1000
+KEYS = ["stage", "op", "class", "window"]
+OPS, CLASSES = ("read", "write", None), ("data", "meta")
+
+
+def _codes(rw_names: list[str | None]) -> tuple[np.ndarray, np.ndarray]:
+    """Per RWBS code: index of its op in OPS (read, write, neither) and of its class in CLASSES (data, meta), as
+    op_expr and the other views tell them."""
+    op = [2 if v is None else 0 if "R" in v else 1 if "W" in v else 2 for v in rw_names]
+    cls = [1 if v is not None and "M" in v else 0 for v in rw_names]
+    return np.array(op, dtype=np.int8), np.array(cls, dtype=np.int8)
+
+
+def _bucket(x: np.ndarray) -> np.ndarray:
+    """log_histogram's bucket of each value (-1 for values <= 0)."""
+    out = np.full(x.shape, -1, dtype=np.int64)
+    pos = x > 0
+    out[pos] = bucket_of(x[pos])
+    return out
+
+
+def _agg(df: pl.LazyFrame | pl.DataFrame, keys: list[str]) -> pl.LazyFrame:
+    return df.lazy().group_by(keys).agg(pl.col("count").sum(), pl.col("sum_ns").sum(), pl.col("min_ns").min(),
+                                        pl.col("max_ns").max())  # fmt: skip
+
+
+def _slices(r: replay.Replay, dt: int) -> list[pl.DataFrame]:
+    """Per slice of bios and stage, the non-empty (op, class, window, bucket) cells with count, sum, min, max."""
+    op_of, cls_of = _codes(r.rw_names)
+    cols = {k: r.column(k, mmap=True) for k in ("q", "d", "c", "rw")}
+    n, out = cols["q"].shape[0], []
+    for a in range(0, n, SLICE):
+        b = min(a + SLICE, n)
+        rw = np.asarray(cols["rw"][a:b])
+        for st, (hi_k, lo_k) in STAGES.items():
+            hi, lo = np.asarray(cols[hi_k][a:b]), np.asarray(cols[lo_k][a:b])
+            ok = (hi != replay.NULL) & (lo != replay.NULL)
+            x = hi[ok] - lo[ok]
+            df = pl.DataFrame({"op": op_of[rw[ok]], "class": cls_of[rw[ok]], "window": hi[ok] // dt,
+                               "bucket": _bucket(x), "x": x})  # fmt: skip
+            out.append(
+                df.group_by("op", "class", "window", "bucket")
+                .agg(count=pl.len(), sum_ns=pl.col("x").cast(pl.Float64).sum(), min_ns=pl.col("x").min(),
+                     max_ns=pl.col("x").max())
+                .with_columns(stage=pl.lit(st))
+            )  # fmt: skip
+    return out
+
+
+def _width(r: replay.Replay, dt: int, max_windows: int) -> int:
+    """dt, or the smallest multiple of it that covers the completions' span in max_windows windows."""
+    c = r.column("c", mmap=True)
+    lo, hi = None, None
+    for a in range(0, c.shape[0], SLICE):
+        x = np.asarray(c[a : a + SLICE])
+        x = x[x != replay.NULL]
+        if x.size:
+            lo = int(x.min()) if lo is None else min(lo, int(x.min()))
+            hi = int(x.max()) if hi is None else max(hi, int(x.max()))
+    if lo is None:
+        return dt
+    return dt * max(1, -(-(hi - lo + 1) // (dt * max_windows)))
+
+
+def histograms(events: Sequence[Path] | pl.LazyFrame, window_s: float = 1.0,
+               max_windows: int = MAX_WINDOWS) -> pl.DataFrame:  # fmt: skip
+    """Sparse per-window histograms: stage, op, class, window (completion time // width), start_s, window_s (the
+    width: window_s, or a multiple of it when the trace would need more than max_windows), bucket, count, sum_ns,
+    min_ns, max_ns; op and class include `all` (the sum of the others' histograms)."""
+    if window_s <= 0 or max_windows < 1:
+        raise ValueError("the latency window must be positive, and at least one window allowed")
+    dt = max(int(round(window_s * 1e9)), 1)
+    r = replay.run(events)
+    try:
+        dt = _width(r, dt, max_windows)
+        parts = _slices(r, dt)
+    finally:
+        r.close()
+    if not parts:
+        return pl.DataFrame(schema=LATENCY_HIST)
+    keys = [*KEYS, "bucket"]
+    base = _agg(pl.concat(parts), keys).with_columns(
+        op=pl.col("op").replace_strict(list(range(len(OPS))), list(OPS), return_dtype=pl.Utf8),
+        **{"class": pl.col("class").replace_strict(list(range(len(CLASSES))), list(CLASSES), return_dtype=pl.Utf8)},
+    )  # fmt: skip
+    ops = pl.concat([base.filter(pl.col("op").is_not_null()), _agg(base.with_columns(op=pl.lit("all")), keys)])
+    out = pl.concat([ops, _agg(ops.with_columns(**{"class": pl.lit("all")}), keys)])
+    out = out.with_columns(start_s=pl.col("window") * dt / 1e9, window_s=pl.lit(dt / 1e9)).collect()
+    return _order(out.select([pl.col(k).cast(t) for k, t in LATENCY_HIST.items()]))
+
+
+def _order(df: pl.DataFrame) -> pl.DataFrame:
+    rank = {"stage": list(STAGES), "op": ["read", "write", "all"], "class": ["data", "meta", "all"]}
+    return df.sort([pl.col(k).replace_strict(v, list(range(len(v)))) for k, v in rank.items()]
+                   + [pl.col(c) for c in ("window", "bucket") if c in df.columns])  # fmt: skip
+
+
+def merge(hist: pl.DataFrame, windows: int) -> pl.DataFrame:
+    """The histograms of `windows` consecutive base windows summed into one; windows = 0: the whole run as one
+    window (from the first base window with a completion to the last)."""
+    if windows < 0:
+        raise ValueError("windows must be >= 0")
+    if hist.is_empty():
+        return hist
+    base = float(hist["window_s"][0])
+    lo, hi = int(hist["window"].min()), int(hist["window"].max())
+    w = pl.col("window") // windows if windows else pl.lit(0, dtype=pl.Int64)
+    out = _agg(hist.with_columns(window=w), [*KEYS, "bucket"]).with_columns(
+        start_s=pl.col("window") * windows * base if windows else pl.lit(lo * base),
+        window_s=pl.lit(base * windows if windows else (hi - lo + 1) * base),
+    ).collect()  # fmt: skip
+    return _order(out.select([pl.col(k).cast(t) for k, t in LATENCY_HIST.items()]))
+
+
+def percentiles(hist: pl.DataFrame, quantiles: Sequence[float] = QUANTILES) -> pl.DataFrame:
+    """Per (stage, op, class, window): n, mean, the quantiles (the ceil(q n)-th smallest, as latency.stages) and
+    max, in microseconds, read from the window's histogram."""
+    g = hist.sort([*KEYS, "bucket"]).with_columns(cum=pl.col("count").cum_sum().over(KEYS))
+    mid = (GAMMA ** (pl.col("bucket").cast(pl.Float64) + 0.5)).clip(pl.col("min_ns"), pl.col("max_ns"))
+    g = g.with_columns(value=pl.when(pl.col("bucket") < 0).then(pl.col("max_ns").cast(pl.Float64)).otherwise(mid))
+    tot = g.group_by(KEYS, maintain_order=True).agg(
+        pl.col("start_s", "window_s").first(), n=pl.col("count").sum(), sum_ns=pl.col("sum_ns").sum(),
+        min_ns=pl.col("min_ns").min(), max_ns=pl.col("max_ns").max(),
+    )  # fmt: skip
+    out = tot.with_columns(mean_us=pl.col("sum_ns") / pl.col("n") / 1e3, max_us=pl.col("max_ns") / 1e3)
+    for q in quantiles:
+        name = f"p{q * 100:g}_us".replace(".", "_")
+        rank = (pl.col("n") * q).ceil().cast(pl.Int64).clip(1) - 1  # 0-based
+        hit = g.join(tot.select(*KEYS, "n", "min_ns", "max_ns", r=rank), on=KEYS, suffix="_all").filter(
+            (pl.col("cum") > pl.col("r")) & (pl.col("cum") - pl.col("count") <= pl.col("r"))
+        )  # fmt: skip
+        v = (pl.when(pl.col("r") == 0).then(pl.col("min_ns_all")).when(pl.col("r") == pl.col("n") - 1)
+             .then(pl.col("max_ns_all")).otherwise(pl.col("value")))  # fmt: skip
+        out = out.join(hit.select(*KEYS, (v / 1e3).alias(name)), on=KEYS, how="left")
+    cols = [*KEYS, "start_s", "window_s", "n", "mean_us", *[c for c in out.columns if c.startswith("p")], "max_us"]
+    return _order(out.select([pl.col(c).cast(LATENCY_WINDOWS.get(c, pl.Float64)) for c in cols]))

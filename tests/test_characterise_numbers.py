@@ -1,0 +1,123 @@
+"""The per-run characterisation summary (blkscope.analysis.characterise_summary) on hand-made tables, the
+Characterisation section's macros (every one it quotes is generated), and `blkscope characterise-numbers` on
+a real traced run."""
+
+import re
+import subprocess
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from blkscope.analysis import characterise_summary as cs
+from blkscope.analysis import latency_windows as lw
+from blkscope.cli import main
+from blkscope.paper import characterise_numbers as cn
+from blkscope.schemas import EVENTS, conform
+
+ROOT = Path(__file__).resolve().parents[1]
+MS = 1_000_000
+
+
+def _tables(d: Path) -> None:
+    """A run's characterisation tables, hand-made: 10 s span, 2 s idle; D writes 3 x 4 KiB data + 1 x 8 KiB
+    meta, reads none; 8 Q and 4 D writes; 400 accesses to 100 pages (of 4 KiB); the LRU curve reaches 0.5 at
+    64 pages; working sets of 10, 20, 30 pages."""
+    d.mkdir(parents=True)
+    pl.DataFrame({"t_hi_s": [5.0, 10.0]}).write_parquet(d / "io_map.parquet")
+    pl.DataFrame({"op": ["all"] * 3, "class": ["meta", "all", "all"], "what": ["q2q", "q2q", "idle"],
+                  "cv": [9.0, 2.5, 0.3], "total_s": [1.0, 9.0, 2.0]}).write_parquet(d / "arrivals.parquet")  # fmt: skip
+    pl.DataFrame({"op": ["all"] * 2, "window_s": [0.1, 1.0], "idc": [3.0, 7.0]}).write_parquet(d / "dispersion.parquet")
+    pl.DataFrame({"action": ["D", "D", "Q"], "op": ["write"] * 3, "class": ["data", "meta", "data"],
+                  "size_kib": [4.0, 8.0, 4.0], "requests": [3, 1, 8]}).write_parquet(d / "sizes.parquet")  # fmt: skip
+    pl.DataFrame({"op": ["write", "all"], "merge_ratio": [2.0, 2.0]}).write_parquet(d / "merges.parquet")
+    meta = pl.DataFrame({"op": ["all"], "meta_share": [0.25], "hot_meta_share": [1.0]})
+    meta.write_parquet(d / "metadata_hot.parquet")
+    pl.DataFrame({"op": ["all", "all"], "method": ["exact", "shards-size"], "accesses": [400, 400],
+                  "distinct_pages": [100.0, 90.0]}).write_parquet(d / "reuse.parquet")  # fmt: skip
+    pages = [1, 32, 64, 128]
+    pl.DataFrame({"op": "all", "method": "exact", "cache_pages": pages, "cache_mib": [p / 256 for p in pages],
+                  "miss_ratio": [0.9, 0.6, 0.5, 0.25]}).write_parquet(d / "mrc.parquet")  # fmt: skip
+    pl.DataFrame({"op": "all", "window": [0, 1, 2], "pages": [10, 30, 20]}).write_parquet(d / "wss.parquet")
+
+
+def test_handmade_per_run_summary(tmp_path):
+    _tables(tmp_path / "r1" / "characterise")
+    (tmp_path / "r2" / "characterise").mkdir(parents=True)  # a run without tables: nulls, not an error
+    per = cs.per_run({"r1": tmp_path / "r1" / "characterise", "r2": tmp_path / "r2" / "characterise"})
+    r = per.row(0, named=True)
+    assert (r["write_kib"], r["read_kib"], r["meta_requests"]) == (5.0, None, 0.25)
+    assert (r["write_merge_ratio"], r["meta_share"], r["hot_meta_share"]) == (2.0, 0.25, 1.0)
+    assert (r["q2q_cv"], r["idc_1s"], r["idle_share"]) == (2.5, 7.0, 0.2)
+    assert (r["distinct_mib"], r["cold_miss"], r["half_mib"], r["wss_mib"]) == (100 / 256, 0.25, 0.25, 20 / 256)
+    assert r["d2c_p99_us"] is None
+    assert all(v is None for k, v in per.row(1, named=True).items() if k != "run_id")
+    runs = pl.DataFrame({"run_id": ["r1", "r2"], "testbed": "loop", "workload": "fio", "job": "append",
+                         "filesystem": "ext4"})  # fmt: skip
+    by = cs.by_setup(per, runs)
+    assert by.height == 1 and by["n"][0] == 2 and by["write_kib"][0] == 5.0  # the median of the runs that have it
+    m = cn.macros(by)
+    assert (m["CharWriteKibFioAppendExtFour"], m["CharIdleShareFioAppendExtFour"]) == ("5", "20.0\\,\\%")
+    assert (m["CharReadKibFioAppendExtFour"], m["CharRuns"], m["CharSetups"]) == ("--", "2", "1")
+
+
+def test_latency_tail_of_the_whole_run_and_its_worst_100_ms(tmp_path):
+    # 200 reads of D2C 1 ms in [0, 100 ms), 200 of 1 ms and 4 of 10 ms in [100, 200 ms), in 50-ms base windows:
+    # the run's p99 is 1 ms (rank 399 of 0..403), the second 100 ms's 10 ms (rank 201 of 0..203): 10x
+    rows = []
+    for k in range(404):
+        t = int((k * 0.4 if k < 200 else 100 + (k - 200) * 0.4) * MS)
+        d2c = 10 * MS if k >= 400 else MS
+        rows += [(t, "Q", 8 * k, 8, "R"), (t, "D", 8 * k, 8, "R"), (t + d2c, "C", 8 * k, 8, "R")]
+    df = pl.DataFrame(rows, schema=["time_ns", "action", "sector", "nsectors", "rwbs"], orient="row")
+    ev = conform(df.with_columns(dev_major=pl.lit(8), dev_minor=pl.lit(0)), EVENTS).lazy()
+    d = tmp_path / "characterise"
+    d.mkdir()
+    lw.histograms(ev, 0.05).write_parquet(d / "latency_hist.parquet")
+    r = cs.per_run({"r": d}).row(0, named=True)
+    assert (r["d2c_p99_us"], r["d2c_p99_spread"]) == (1000.0, 10.0)
+    lw.histograms(ev, 0.03).write_parquet(d / "latency_hist.parquet")  # 30-ms windows do not make 100 ms
+    r = cs.per_run({"r": d}).row(0, named=True)
+    assert (r["d2c_p99_us"], r["d2c_p99_spread"]) == (1000.0, None)
+
+
+def test_every_number_the_section_quotes_is_generated():
+    tex = (ROOT / "paper/sections/characterisation.tex").read_text()
+    quoted = set(re.findall(r"\\blk\{(\w+)\}", tex))
+    assert len(quoted) > 40
+    setups = [("fio", "append"), ("fio", "randrw-sat"), ("sysbench", "rndrw-max"), ("cassandra", "write"),
+              ("ycsb", "workloada-zipfian-sat")]  # fmt: skip
+    row = {"testbed": "loop", "n": 3} | dict.fromkeys(cs.METRICS, 0.5)
+    by = pl.DataFrame([row | {"workload": w, "job": j, "filesystem": f} for w, j in setups
+                       for f in ("ext4", "xfs", "btrfs")])  # fmt: skip
+    missing = quoted - set(cn.macros(by))
+    assert not missing
+
+
+def test_characterise_numbers_on_a_real_run(tmp_path):
+    run = "host-ext4-fio-randrw-r1"
+    raw = ROOT / "data" / "raw" / run / "trace.txt.zst"
+    if not raw.exists():
+        pytest.skip("embedded run not in this checkout")
+    src = tmp_path / "trace.txt"
+    subprocess.run(["zstd", "-dqf", str(raw), "-o", str(src)], check=True)
+    ev = tmp_path / run / "trace" / "events.parquet"
+    assert main(["ingest", "--kind", "ftrace", str(src), "-o", str(ev.parent)]) == 0
+    c = tmp_path / run / "characterise"
+    views = [a for n in ("io-map", "sizes", "merges", "arrivals", "dispersion", "latency-hist")
+             for a in (f"--{n}", str(c / f"{n.replace('-', '_')}.parquet"))]  # fmt: skip
+    assert main(["characterise", str(ev), *views, "--latency-window-s", "0.1"]) == 0  # as the workflow
+    assert main(["reuse", str(ev), "-o", str(c / "reuse.parquet"), "--mrc", str(c / "mrc.parquet"), "--wss",
+                 str(c / "wss.parquet")]) == 0  # fmt: skip
+    assert main(["metadata", str(ev), "-o", str(c / "metadata_hot.parquet")]) == 0
+    out = tmp_path / "char.tex"
+    assert main(["characterise-numbers", "--runs", str(ROOT / "config/runs.tsv"), str(c / "reuse.parquet"), "-o",
+                 str(out), "--table", str(tmp_path / "t.parquet")]) == 0  # fmt: skip
+    t = pl.read_parquet(tmp_path / "t.parquet").row(0, named=True)
+    # fio randrw: 4 KiB random reads and writes at a fixed rate, each page of the file touched about once
+    assert (t["n"], t["filesystem"], t["read_kib"]) == (1, "ext4", 4.0)
+    assert t["write_merge_ratio"] == pytest.approx(1.002, abs=0.01)
+    assert 0.9 < t["idle_share"] < 1 and t["cold_miss"] > 0.9 and t["d2c_p99_us"] > 0
+    # ~200 requests a second: no 100-ms window holds the 100 completions a spread needs
+    assert t["d2c_p99_spread"] is None
+    assert "\\newcommand{\\CharColdMissFioRandrwExtFour}{" in out.read_text()
