@@ -52,6 +52,9 @@ def test_handmade_per_run_summary(tmp_path):
     assert (r["distinct_mib"], r["cold_miss"], r["half_mib"], r["wss_mib"]) == (100 / 256, 0.25, 0.25, 20 / 256)
     assert r["d2c_p99_us"] is None
     assert all(v is None for k, v in per.row(1, named=True).items() if k != "run_id")
+    old = pl.read_parquet(tmp_path / "r1" / "characterise" / "arrivals.parquet").filter(pl.col("class") == "all")
+    old.drop("class").write_parquet(tmp_path / "r1" / "characterise" / "arrivals.parquet")  # before the class split
+    assert cs.per_run({"r1": tmp_path / "r1" / "characterise"})["q2q_cv"].to_list() == [2.5]
     runs = pl.DataFrame({"run_id": ["r1", "r2"], "testbed": "loop", "workload": "fio", "job": "append",
                          "filesystem": "ext4"})  # fmt: skip
     by = cs.by_setup(per, runs)

@@ -92,6 +92,8 @@ def per_run(dirs: Mapping[str, Path]) -> pl.DataFrame:
     rows = []
     for run_id, d in dirs.items():
         io_map, arr, disp = _read(d, "io_map"), _read(d, "arrivals"), _read(d, "dispersion")
+        if arr is not None and "class" not in arr.columns:  # written before Q2Q was split by class: all of it
+            arr = arr.with_columns(**{"class": pl.lit("all")})
         span = float(io_map["t_hi_s"].max()) if io_map is not None and io_map.height else None
         idle = _one(arr, (pl.col("op") == "all") & (pl.col("what") == "idle"), "total_s")
         rows.append({

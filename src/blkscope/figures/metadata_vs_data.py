@@ -13,7 +13,7 @@ from blkscope.figures.theme import no_data, setup_dots
 
 CAPTION = (
     r"Metadata against data: the share of 4\,KiB page accesses (completions) made by requests the filesystem "
-    r"marks as metadata (\texttt{M} in RWBS, REQ\_META), among all accesses and among the accesses to the "
+    r"marks as metadata (\texttt{M} in \texttt{RWBS}, REQ\_META), among all accesses and among the accesses to the "
     r"hottest 1\,\% of pages, for reads and for all accesses; one point per traced run. \texttt{M} is a lower "
     r"bound: the journal and xfs do not mark all their metadata."
 )
