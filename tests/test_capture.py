@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHEET = ROOT / "config" / "runs.tsv"
 RAW = ROOT / "data" / "raw"
 RUNS = load_runs(SHEET)
-RAW_BUDGET = 100 << 20  # the repository budget for data/raw (issue G raised DESIGN.md's 50 MB to 100 MB)
+RAW_BUDGET = 130 * 10**6  # the repository budget for data/raw (DESIGN.md 50 MB, issue G 100 MB, round 3 130 MB)
 
 
 def _fake_loop(sys_block: Path, name: str, backing: str | None) -> None:
