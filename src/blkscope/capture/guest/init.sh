@@ -80,6 +80,13 @@ if [ -n "$BT" ]; then
 fi
 kill -INT $IOSTAT
 wait $IOSTAT
+# A workload's untraced last step (a server's files recorded, then the server stopped), before the unmount;
+# also after a failed run (the server is stopped all the same); its failure fails a run that succeeded.
+if [ -f /in/finish.sh ]; then
+    log "+ sh /in/finish.sh"
+    (cd /mnt/fs && sh -e /in/finish.sh) > $OUT/finish.txt 2>&1 || { cat $OUT/finish.txt; [ "$WL_RC" = 0 ] && WL_RC=40; }
+    stamp finished
+fi
 umount /mnt/fs || log "umount failed"
 
 {
@@ -90,6 +97,7 @@ umount /mnt/fs || log "umount failed"
     echo "iostat: $(iostat -V 2>&1 | head -1)"
     echo "busybox: $(busybox 2>&1 | head -1)"
     echo "sysbench: $(sysbench --version 2>&1)"
+    echo "filefrag: $(filefrag -V 2>&1 | head -1)"
     [ -x /in/bin/journal ] && echo "journal: $(/in/bin/journal --version 2>&1)"
     [ -x /in/java/jre/bin/java ] && echo "java: $(LD_LIBRARY_PATH=/in/java/native /in/java/jre/bin/java -version 2>&1 | head -1)"
     echo "cpus: $(nproc)"
