@@ -39,7 +39,7 @@ def test_prepare_writes_the_nodes_yaml_with_the_guests_ports_and_timeouts(tmp_pa
     (line,) = [s for s in steps if s.startswith("printf")]
     assert _sh([line], tmp_path).returncode == 0
     cfg = yaml.safe_load((out / "cassandra.yaml").read_text())
-    assert cfg == {**cassandra_node.config(mnt, OPTIONS, cg.PORTS), **cg.NODE_TIMEOUTS}
+    assert cfg == {**cassandra_node.config(mnt, OPTIONS, cg.PORTS), **cg.NODE_SETTINGS}
     assert cfg["commitlog_directory"] == f"{mnt}/commitlog" and cfg["native_transport_port"] == 9042
     assert cfg["commitlog_compression"] == [{"class_name": "LZ4Compressor"}]
     # the node starts in the background before the wait, the load only once the port is open

@@ -15,7 +15,8 @@ Steps, the host path's order (cassandra_ycsb.py), with every wait bounded by a t
 that a run that cannot finish still powers off with its logs (and the host keeps them, testbed.boot):
 
   prepare.sh (untraced)  lo up; cassandra.yaml into the results; the node started in the background; wait for
-                         its "Starting listening for CQL clients" (NODE_START_TIMEOUT_S); YCSB load
+                         its "Starting listening for CQL clients" (NODE_START_TIMEOUT_S); YCSB load; the page
+                         cache dropped
   run.sh (traced)        YCSB workload A at the job's target rate for runtime_s
   finish.sh (after       every commitlog and data file's extents (filefrag -v: filefrag.txt), then the node
    tracing, untraced)    stopped by its PID (SIGTERM; SIGKILL after STOP_TIMEOUT_S)
@@ -56,14 +57,17 @@ DRIVER_TIMEOUTS = {
     "advanced.heartbeat.timeout": "60s",
 }
 # cassandra.yaml over cassandra_node.config(): the request timeouts (5.0: write 2 s, read 5 s, range and
-# request 10 s, native transport 12 s), raised for the emulated CPU
-NODE_TIMEOUTS = {
+# request 10 s, native transport 12 s), raised for the emulated CPU; and a small memtable (default: a quarter of
+# the heap, which would hold the job's 10 MB of records whole), so that the load flushes SSTables and the run
+# reads them from the device (the page cache is dropped after the load) as a database larger than memory does
+NODE_SETTINGS = {
     "read_request_timeout": "60000ms",
     "write_request_timeout": "60000ms",
     "range_request_timeout": "60000ms",
     "counter_write_request_timeout": "60000ms",
     "request_timeout": "60000ms",
     "native_transport_timeout": "120s",
+    "memtable_heap_space": "8MiB",
 }
 READY = "Starting listening for CQL clients"  # the node's log line once its CQL port is open (5.0)
 PIDFILE = "/tmp/cassandra.pid"
@@ -87,7 +91,7 @@ def functions(out: str) -> list[str]:
 
 
 def node_config(mnt: str, options: dict) -> dict:
-    return {**cassandra_node.config(Path(mnt), options, PORTS), **NODE_TIMEOUTS}
+    return {**cassandra_node.config(Path(mnt), options, PORTS), **NODE_SETTINGS}
 
 
 def node_command(mnt: str, out: str) -> list[str]:
@@ -132,6 +136,8 @@ def prepare_steps(mnt: str, out: str, options: dict, load: list[str]) -> list[st
         "mark node_ready",
         redirect(["timeout", str(LOAD_TIMEOUT_S), *load], f"{out}/ycsb-load.txt"),
         "mark load_end",
+        # the run's reads reach the device, not the pages the load just wrote (as ycsb.py's O_DIRECT reads)
+        f"sync -f {mnt} && echo 3 > /proc/sys/vm/drop_caches",
     ]
 
 
