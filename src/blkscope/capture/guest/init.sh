@@ -1,8 +1,9 @@
 #!/bin/busybox sh
 # PID 1 of the blkscope guest: one experiment, then power off.
 # /dev/vda: the run's scratch disk (formatted here). /dev/vdb: the exchange disk; the host put a tar at its start
-# with the workload's two steps (prepare.sh, untraced; run.sh, traced) and what they need (fio job, journal
-# binary, Java payload), and this script overwrites it with a tar of the results (no filesystem needed on it).
+# with the workload's steps (prepare.sh, untraced; run.sh, traced; optionally finish.sh, after tracing) and what
+# they need (fio job, journal binary, Java payload), and this script overwrites it with a tar of the results (no
+# filesystem needed on it).
 # Run parameters come base64-encoded on the kernel command line (blkscope=...), as shell assignments.
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
