@@ -126,7 +126,7 @@ def prepare_steps(mnt: str, out: str, options: dict, load: list[str]) -> list[st
         # no network but loopback; a resolvable host name (the JVM and logback look it up)
         "ip link set lo up",
         "hostname blkscope-guest && echo '127.0.0.1 localhost blkscope-guest' > /etc/hosts",
-        "ulimit -n 65536",
+        "ulimit -n \"$(ulimit -Hn)\"",  # the node opens many files: its soft limit up to the hard one
         f"printf '%s' {shlex.quote(yaml_text)} > {out}/cassandra.yaml",
         f"mkdir -p {dirs}",
         "mark node_start",
