@@ -1,7 +1,8 @@
 """Testbed: the emulated guest. One run's scratch and exchange images in a fresh directory, qemu booting the
 guest kernel with init.sh (which formats /dev/vda, traces with blktrace, runs the workload's prepare.sh untraced,
 run.sh traced and, if it has one, finish.sh after tracing), the results tar read back from the exchange image.
-Both images are removed afterwards, also on failure and SIGINT (qemu is killed first). The host formats nothing: /dev/vda is this run's own sparse file.
+Both images are removed afterwards, also on failure and SIGINT (qemu is killed first). The host formats nothing:
+/dev/vda is this run's own sparse file.
 What runs inside comes from the workload (its guest_steps and guest_files); this module knows none by name."""
 
 from __future__ import annotations
