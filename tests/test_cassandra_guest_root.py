@@ -24,6 +24,7 @@ from blkscope.capture.workloads import cassandra_guest
 ROOT = Path(__file__).resolve().parents[1]
 BUSYBOX = Path("/bin/busybox")
 GLIBC = ("libc.so.6", "libm.so.6")
+DEVICES = ("null", "zero", "random", "urandom")
 
 pytestmark = [
     pytest.mark.root,
@@ -77,7 +78,11 @@ def test_guest_scripts_run_the_node_and_ycsb_from_the_payload_alone(tmp_path):
     names = ("prepare", "run", "finish")
     steps = " && ".join(f"(cd {grun.MNT} && sh -e /in/{s}.sh) > {out}/{s}.txt 2>&1" for s in names)
     inner = f"/bin/busybox --install -s /bin && export PATH=/bin:/sbin:/usr/bin:/usr/sbin && {steps}"
-    script = 'mount -t proc proc "$0/proc" && mount --bind /dev "$0/dev" && exec chroot "$0" /bin/busybox sh -c "$1"'
+    # /dev: the few devices the JVM and the scripts use (not the host's serial console, which the guest's
+    # milestones are written to)
+    devs = " && ".join(f'touch "$0/dev/{d}" && mount --bind /dev/{d} "$0/dev/{d}"' for d in DEVICES)
+    chroot = 'exec chroot "$0" /bin/busybox sh -c "$1"'
+    script = f'mount -t proc proc "$0/proc" && mount -t tmpfs dev "$0/dev" && {devs} && {chroot}'
     p = subprocess.run(
         ["unshare", "--mount", "--uts", "--net", "--pid", "--fork", "--propagation", "private",
          "sh", "-c", script, str(root), inner],

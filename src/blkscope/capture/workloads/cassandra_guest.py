@@ -78,10 +78,12 @@ LOAD_TIMEOUT_S = 1000
 RUN_SLACK_S = 240  # the client's JVM start and the driver's connection
 STOP_TIMEOUT_S = 120
 BUDGET_S = NODE_START_TIMEOUT_S + LOAD_TIMEOUT_S + RUN_SLACK_S + STOP_TIMEOUT_S
-# Each script is its own shell: init.sh's `stamp` for the steps' own milestones, and whether the node (by its
-# PID) still runs: a node that exited is a zombie until a shell's next wait reaps it
+# Each script is its own shell: init.sh's `stamp` for the steps' own milestones (also on the serial console,
+# which the host can watch while the guest runs), and whether the node (by its PID) still runs: a node that
+# exited is a zombie until a shell's next wait reaps it
 FUNCTIONS = (
-    'mark() { echo "$1 $(date -u +%Y-%m-%dT%H:%M:%SZ) $(cut -d" " -f1 /proc/uptime)" >> {out}/times.txt; }',
+    'mark() { m="$1 $(date -u +%Y-%m-%dT%H:%M:%SZ) $(cut -d" " -f1 /proc/uptime)"; echo "$m" >> {out}/times.txt; '
+    'if [ -c /dev/ttyS0 ]; then echo "blkscope-guest: $m" > /dev/ttyS0; fi; }',
     'alive() { [ -d /proc/$1 ] && ! grep -q "^State:.*Z" /proc/$1/status; }',
 )
 
