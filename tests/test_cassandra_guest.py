@@ -47,6 +47,8 @@ def test_prepare_writes_the_nodes_yaml_with_the_guests_ports_and_timeouts(tmp_pa
              cg.READY, "mark node_ready", "site.ycsb.Client", "mark load_end")]  # fmt: skip
     assert order == sorted(order)
     assert next(s for s in steps if "CassandraDaemon" in s).endswith("< /dev/null &")
+    # the payload's runtime needs its own libraries (libz, ...) before any java starts
+    assert steps[0] == f"export LD_LIBRARY_PATH={cg.PAYLOAD}/native"
 
 
 def test_wait_ready_returns_once_the_log_says_so(tmp_path):

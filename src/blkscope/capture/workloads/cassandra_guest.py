@@ -36,6 +36,7 @@ from blkscope.capture.workloads.base import redirect
 
 PAYLOAD = "/in/java"
 JAVA = f"{PAYLOAD}/jre/bin/java"
+ENV = f"export LD_LIBRARY_PATH={PAYLOAD}/native"  # the runtime's libraries beyond glibc (java_payload.py)
 PORTS = {"native": 9042, "storage": 7000, "jmx": 7199}  # the guest runs nothing else
 # The node's modules: Java SE and the JDK modules its start-up flags name (cassandra_node.JVM17) or it uses
 # (com.sun.management, sun.misc, the attach API); jdeps over its 100 jars would print most of the JDK anyway.
@@ -124,6 +125,7 @@ def prepare_steps(mnt: str, out: str, options: dict, load: list[str]) -> list[st
     yaml_text = cassandra_node.yaml_text(node_config(mnt, options))
     dirs = " ".join(f"{mnt}/{d}" for d in ("commitlog", "data", "saved_caches", "hints", "cdc_raw"))
     return [
+        ENV,
         *functions(out),
         # no network but loopback; a resolvable host name (the JVM and logback look it up)
         "ip link set lo up",

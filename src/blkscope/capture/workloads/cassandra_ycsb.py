@@ -142,7 +142,8 @@ class CassandraYcsb(_Node):
                                 "-type f | sort | xargs -r filefrag -v", "log": extents.LOG}  # fmt: skip
         prepare = g.prepare_steps(mnt, out, self.options, cmds["load"])
         timeout = str(self.options["maxexecutiontime_s"] + g.RUN_SLACK_S)
-        return prepare, [redirect(["timeout", timeout, *cmds["run"]], f"{out}/ycsb-run.txt")]
+        self.info["guest_env"] = g.ENV.removeprefix("export ")
+        return prepare, [g.ENV, redirect(["timeout", timeout, *cmds["run"]], f"{out}/ycsb-run.txt")]
 
     def guest_finish_steps(self, mnt: str, out: str) -> list[str]:
         return cassandra_guest.finish_steps(mnt, out)
