@@ -119,8 +119,13 @@ def test_guest_refuses_other_tracers_and_workloads(tmp_path):
     with pytest.raises(ValueError, match="'mongodb' is not implemented"):
         make_plan(sheet, run_id, tmp_path / "o", fio_dir=FIO, workdir=tmp_path, allowed=[])
     sheet, run_id = _sheet(tmp_path, workload="cassandra", job="write")
-    with pytest.raises(ValueError, match="cassandra does not run in the guest: no Java payload"):
+    with pytest.raises(ValueError, match="cassandra does not run in the guest: no Java payload for cassandra-stress"):
         make_plan(sheet, run_id, tmp_path / "o", fio_dir=FIO, workdir=tmp_path, allowed=[])
+    # YCSB on Cassandra runs there, but not the host's job with its read-only phase
+    sheet, run_id = _sheet(tmp_path, workload="cassandra-ycsb", job="workloada-c-zipfian-sat")
+    plan = make_plan(sheet, run_id, tmp_path / "o", fio_dir=FIO, workdir=tmp_path, allowed=[], tools_dir=ROOT / "tools")
+    with pytest.raises(ValueError, match="read-only phase runs on the host testbeds only"):
+        plan.steps()
 
 
 @pytest.mark.parametrize(
@@ -129,6 +134,9 @@ def test_guest_refuses_other_tracers_and_workloads(tmp_path):
         ("sysbench", "rndrw", ["sysbench.txt"], "cd /mnt/fs && sysbench fileio --file-num=16 --file-total-size=64M"),
         ("journal", "prealloc-reader", ["journal.json"], "/in/bin/journal --file /mnt/fs/journal.0 --mode prealloc"),
         ("ycsb", "workloada-zipfian-small", ["ycsb-load.txt", "ycsb-run.txt"], "java -Xmx1g -XX:Tiered"),
+        ("cassandra-ycsb", "workloada-zipfian-small",
+         ["ycsb-load.txt", "ycsb-run.txt", "cassandra.yaml", "cassandra-node.log.zst", "filefrag.txt"],
+         "site.ycsb.Client -t -db org.blkscope.ycsb.CassandraClient"),
     ],
 )
 def test_guest_plans_other_workloads_as_shell_steps(tmp_path, no_processes, capsys, workload, job, outputs, run_line):
@@ -136,13 +144,14 @@ def test_guest_plans_other_workloads_as_shell_steps(tmp_path, no_processes, caps
     plan = make_plan(sheet, run_id, tmp_path / "o", fio_dir=FIO, workdir=tmp_path, allowed=[], tools_dir=ROOT / "tools")
     assert isinstance(plan, grun.GuestPlan) and plan.workload is not None and plan.jobfile is None
     assert plan.outputs == ["blktrace", "iostat.json", *outputs, "dmesg.txt.zst", "run.yaml"]
-    assert plan.memory_mb == (3072 if workload == "ycsb" else 1536)
+    assert plan.memory_mb == {"ycsb": 3072, "cassandra-ycsb": 4096}.get(workload, 1536)
     assert plan.timeout_s == grun.BOOT_BUDGET_S + plan.workload.guest_prepare_s + 3 * 3
     scripts = grun.scripts(plan)
-    assert set(scripts) == {"prepare.sh", "run.sh"}
+    # a server's workload stops it after tracing (finish.sh); the others need no last step
+    assert set(scripts) == {"prepare.sh", "run.sh", *(["finish.sh"] if workload == "cassandra-ycsb" else [])}
     assert run_line in scripts["run.sh"]
-    for out in outputs:  # every output lands in init.sh's results directory
-        assert f"{grun.OUT}/{out}" in scripts["prepare.sh"] + scripts["run.sh"], out
+    for out in outputs:  # every output lands in init.sh's results directory (zstd-compressed on the host)
+        assert f"{grun.OUT}/{out.removesuffix('.zst')}" in "".join(scripts.values()), out
     argv = ["capture", "--runs", str(sheet), "--run-id", run_id, "-o", str(tmp_path / "out")]
     argv += ["--workdir", str(tmp_path)]
     assert main([*argv, "--config", "none", "--tools-dir", str(ROOT / "tools"), "--dry-run"]) == 0
@@ -150,7 +159,8 @@ def test_guest_plans_other_workloads_as_shell_steps(tmp_path, no_processes, caps
     assert run_line in dry and "guest prepare.sh (untraced" in dry and not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("workload, job", [("sysbench", "rndrw"), ("journal", "none"), ("ycsb", "workloada-zipfian")])
+@pytest.mark.parametrize("workload, job", [("sysbench", "rndrw"), ("journal", "none"), ("ycsb", "workloada-zipfian"),
+                                           ("cassandra-ycsb", "workloada-zipfian-small")])
 def test_guest_steps_are_posix_shell(tmp_path, workload, job):
     sheet, run_id = _sheet(tmp_path, workload=workload, job=job)
     plan = make_plan(sheet, run_id, tmp_path / "o", fio_dir=FIO, workdir=tmp_path, allowed=[], tools_dir=ROOT / "tools")

@@ -45,7 +45,7 @@ def payload(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
 def test_manifest_lists_sizes_versions_and_hashes(payload: tuple[Path, dict]) -> None:
     dest, m = payload
     assert json.loads((dest / "payload.json").read_text()) == m
-    assert m["layout"] == {"java": "jre/bin/java", "classpath": "lib/*", "LD_LIBRARY_PATH": "native"}
+    assert m["layout"] == {"java": "jre/bin/java", "classpath": {"lib": "lib/*"}, "LD_LIBRARY_PATH": "native"}
     assert m["java"].startswith('openjdk version "17')
     assert {"java.base", "java.management", "java.sql"} <= set(m["modules"])
     assert m["versions"]["ycsb"] == "0.17.0" and m["versions"]["binding"] == BINDING
@@ -58,10 +58,11 @@ def test_manifest_lists_sizes_versions_and_hashes(payload: tuple[Path, dict]) ->
         assert m["sizes"][part] == sum(p.stat().st_size for p in files if p.relative_to(dest).parts[0] == part) > 0
     assert m["sizes"]["total"] == m["sizes"]["jre"] + m["sizes"]["lib"] + m["sizes"]["native"] < 100 * 2**20
 
-    assert sorted(m["jars"]) == sorted(p.name for p in (dest / "lib").iterdir()) and "ycsb-rocksdb.jar" in m["jars"]
+    assert sorted(m["jars"]) == sorted(f"lib/{p.name}" for p in (dest / "lib").iterdir())
+    assert "lib/ycsb-rocksdb.jar" in m["jars"]
     for section in ("jars", "native"):
         for name, entry in m[section].items():
-            path = dest / ("lib" if section == "jars" else "native") / name
+            path = dest / name if section == "jars" else dest / "native" / name
             assert entry["bytes"] == path.stat().st_size
             assert entry["sha256"] == java_payload._sha256(path)
     # the runtime carries its CDS archive (a start about twice as fast)

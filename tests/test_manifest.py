@@ -47,7 +47,7 @@ def test_grid_covered(manifest):
 
 # issue G's Cassandra grid on the host (data/raw/README.md): the commitlog study (cassandra-stress write,
 # uncompressed vs LZ4 commitlog) and the SSD study (mixed read/write) on ext4, xfs and btrfs; traced and untraced,
-# >= 3 repeats; f2fs has no host kernel support and no node fits the emulated guest (data/raw/README.md)
+# >= 3 repeats; f2fs has no host kernel support (Cassandra on f2fs: the guest's YCSB runs, below)
 CASSANDRA = {
     ("commitlog", "write", "none"): ("ext4", "xfs", "btrfs"),
     ("commitlog", "write", "LZ4"): ("ext4", "xfs", "btrfs"),
@@ -215,3 +215,27 @@ def test_ycsb_cassandra_grid_captured(manifest):
         need = ["ycsb-load.txt", "ycsb-run.txt", "ycsb-read.txt"] + (["filefrag.txt"] if wl != "ycsb" else [])
         assert all(f"{r}/{n}" in files for n in need), r
     assert runs["bytes"].sum() <= YCSB_CASS_BUDGET
+
+
+# issue L item 3: YCSB on a Cassandra node inside the emulated guest (f2fs, which only the guest's kernel has, and
+# ext4, xfs and btrfs beside it), for access patterns only: a trial run first, then the small batch, each in its
+# recorded order and with the node's files' extents, its log and the three phases' milestones in run.yaml
+GUEST_CASS = ("round3-guest-cass-trial", "round3-guest-cass")
+
+
+@pytest.mark.parametrize("batch", GUEST_CASS)
+def test_guest_cassandra_batch(manifest, batch):
+    sheet = load_runs(ROOT / "config/runs.tsv").filter(pl.col("batch") == batch)
+    assert set(sheet["workload"]) == {"cassandra-ycsb"} and set(sheet["testbed"]) == {"guest"}
+    runs = manifest.join(sheet.select("run_id"), on="run_id")
+    if runs.is_empty():
+        pytest.skip(f"batch {batch} not captured")
+    meta = _captured_in_the_recorded_order(batch, set(runs["run_id"]))
+    files = set(runs["file"])
+    for m in meta:
+        r = m["run_id"]
+        need = ["ycsb-load.txt", "ycsb-run.txt", "cassandra.yaml", "cassandra-node.log.zst", "filefrag.txt"]
+        assert all(f"{r}/{n}" in files for n in need), r
+        t = m["guest"]["times_uptime_s"]
+        assert t["node_start"] < t["node_ready"] < t["load_end"] < t["workload_start"] < t["node_stopped"], r
+        assert m["cassandra-ycsb"]["overall_throughput"] > 0 and m["cassandra-ycsb"]["load_overall_throughput"] > 0

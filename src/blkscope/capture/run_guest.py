@@ -57,8 +57,9 @@ def describe(plan: GuestPlan) -> str:
         lines.append(f"  guest: blktrace -d /dev/vda -D out/blktrace -o vda -b {plan.bt_buf_kb} -n {plan.bt_nbuf} &")
     lines += [
         *(f"  guest run.sh (traced, in {MNT}): {line}" for line in run),
-        f"  guest: sync -f; sleep {plan.settle_s}; SIGINT blktrace and iostat; umount; tar results onto /dev/vdb; "
-        "poweroff",
+        f"  guest: sync -f; sleep {plan.settle_s}; SIGINT blktrace and iostat",
+        *(f"  guest finish.sh (untraced, also after a failure, in {MNT}): {line}" for line in plan.finish_steps()),
+        "  guest: umount; tar results onto /dev/vdb; poweroff",
         "read the results tar from exchange.img"
         + ("; zstd -19 each vda.blktrace.N -> blktrace/vda.blktrace.N.zst" if plan.traced else ""),
         "teardown (always, also on error and SIGINT/SIGTERM): kill qemu; remove scratch.img and exchange.img",
@@ -120,7 +121,11 @@ def _finish(plan: GuestPlan, tmp: Path, out: Path, meta: dict, manifest: dict) -
         "where": "inside the guest (binaries copied from the host's Debian packages; sha256 in the manifest)",
     }
     for name in ("iostat.json", *(plan.workload.outputs if plan.workload else ("fio.json",))):
-        shutil.move(out / name, tmp / name)
+        plain = out / name.removesuffix(".zst")
+        if name.endswith(".zst") and plain.exists() and not (out / name).exists():
+            record.zst(plain, tmp / name)  # the guest has no zstd: its logs are compressed here
+        else:
+            shutil.move(out / name, tmp / name)
     if plan.workload:
         meta[r["workload"]] = plan.workload.summarize(tmp)
     else:
@@ -169,6 +174,7 @@ def _workload_meta(plan: GuestPlan) -> dict:
         **plan.workload.info,
         "guest_prepare_sh": prepare,
         "guest_run_sh": run,
+        **({"guest_finish_sh": finish} if (finish := plan.finish_steps()) else {}),
         "prepared": "prepare.sh before tracing, then sync -f",
         "after": f"sync -f and {plan.settle_s} s pause, traced (deferred writeback is in the trace)",
     }

@@ -41,6 +41,7 @@ TOOLS = {  # tool -> how it prints its version
     "mkfs.btrfs": ["--version"],
     "mkfs.f2fs": ["-V"],
     "sysbench": ["--version"],  # the journal writer and the Java payload come per run, on the exchange disk
+    "filefrag": ["-V"],  # each file's extents at the end of a Cassandra run (capture/extents.py)
 }
 BUSYBOX = Path("/bin/busybox")  # Debian busybox-static: no libraries needed
 EXTRA_FILES = ("/etc/mke2fs.conf",)

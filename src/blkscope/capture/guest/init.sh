@@ -1,8 +1,9 @@
 #!/bin/busybox sh
 # PID 1 of the blkscope guest: one experiment, then power off.
 # /dev/vda: the run's scratch disk (formatted here). /dev/vdb: the exchange disk; the host put a tar at its start
-# with the workload's two steps (prepare.sh, untraced; run.sh, traced) and what they need (fio job, journal
-# binary, Java payload), and this script overwrites it with a tar of the results (no filesystem needed on it).
+# with the workload's steps (prepare.sh, untraced; run.sh, traced; optionally finish.sh, after tracing) and what
+# they need (fio job, journal binary, Java payload), and this script overwrites it with a tar of the results (no
+# filesystem needed on it).
 # Run parameters come base64-encoded on the kernel command line (blkscope=...), as shell assignments.
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -80,6 +81,13 @@ if [ -n "$BT" ]; then
 fi
 kill -INT $IOSTAT
 wait $IOSTAT
+# A workload's untraced last step (a server's files recorded, then the server stopped), before the unmount;
+# also after a failed run (the server is stopped all the same); its failure fails a run that succeeded.
+if [ -f /in/finish.sh ]; then
+    log "+ sh /in/finish.sh"
+    (cd /mnt/fs && sh -e /in/finish.sh) > $OUT/finish.txt 2>&1 || { cat $OUT/finish.txt; [ "$WL_RC" = 0 ] && WL_RC=40; }
+    stamp finished
+fi
 umount /mnt/fs || log "umount failed"
 
 {
@@ -90,6 +98,7 @@ umount /mnt/fs || log "umount failed"
     echo "iostat: $(iostat -V 2>&1 | head -1)"
     echo "busybox: $(busybox 2>&1 | head -1)"
     echo "sysbench: $(sysbench --version 2>&1)"
+    echo "filefrag: $(filefrag -V 2>&1 | head -1)"
     [ -x /in/bin/journal ] && echo "journal: $(/in/bin/journal --version 2>&1)"
     [ -x /in/java/jre/bin/java ] && echo "java: $(LD_LIBRARY_PATH=/in/java/native /in/java/jre/bin/java -version 2>&1 | head -1)"
     echo "cpus: $(nproc)"

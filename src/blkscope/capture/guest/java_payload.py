@@ -157,17 +157,31 @@ def _java_version(java: Path) -> str:
 def build(project: Path, dest: Path, versions: dict) -> dict:
     """The payload at dest (replaced when it is an earlier payload) from the binding's built jars in
     project/target; `versions` (ycsb, rocksdbjni, binding, maven) as the Ycsb workload's build() found them."""
-    project = Path(project).resolve()
+    target = Path(project).resolve() / "target"
+    jars = [target / "ycsb-rocksdb.jar", *sorted((target / "lib").glob("*.jar"))]
+    (rocks,) = [j for j in jars if j.name.startswith("rocksdbjni-")]
+    kept = {k: versions[k] for k in ("ycsb", "rocksdbjni", "binding", "maven")}
+    return assemble(dest, {"lib": jars}, module_deps(jars), kept, rocksdbjni=rocks)
+
+
+def assemble(
+    dest: Path,
+    classpaths: dict[str, list[Path]],
+    modules: list[str],
+    versions: dict,
+    *,
+    rocksdbjni: Path | None = None,
+    conf: tuple[Path, ...] = (),
+) -> dict:
+    """A payload at dest: a runtime jlinked with `modules`, each classpath's jars in a directory of its name
+    (dest/<name>/*.jar: two programs with clashing libraries, such as a Cassandra node and its client, keep
+    theirs apart), rocksdbjni repacked (its native library into native/), the files `conf` in conf/, and the
+    shared libraries the runtime needs beyond glibc in native/. Replaces dest when it is an earlier payload."""
     dest = Path(dest)
     if dest.exists():
         if not (dest / "payload.json").is_file():
             raise RuntimeError(f"{dest} exists and is no Java payload (no payload.json); not replacing it")
         shutil.rmtree(dest)
-    target = project / "target"
-    jars = [target / "ycsb-rocksdb.jar", *sorted((target / "lib").glob("*.jar"))]
-    (rocks,) = [j for j in jars if j.name.startswith("rocksdbjni-")]
-
-    modules = module_deps(jars)
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(dest.name + ".partial")
     if tmp.exists():
@@ -178,38 +192,55 @@ def build(project: Path, dest: Path, versions: dict) -> dict:
         subprocess.run(jlink, check=True, capture_output=True, text=True)
         # the CDS archive for heaps of 32 GB and more (no compressed oops): never used in the guest
         (tmp / "jre" / "lib" / "server" / "classes_nocoops.jsa").unlink(missing_ok=True)
-        (tmp / "lib").mkdir()
         (tmp / "native").mkdir()
-        rocksdb = repack_rocksdbjni(rocks, tmp / "lib" / rocks.name, tmp / "native")
-        for jar in jars:
-            if jar != rocks:
-                shutil.copy2(jar, tmp / "lib" / jar.name)
-        libs = native_closure(tmp / "jre", [tmp / "native" / ROCKSDB_LIB])
+        repacked = None
+        for name, jars in classpaths.items():
+            (tmp / name).mkdir()
+            for jar in jars:
+                if jar == rocksdbjni:
+                    repacked = repack_rocksdbjni(jar, tmp / name / jar.name, tmp / "native")
+                else:
+                    shutil.copy2(jar, tmp / name / jar.name)
+        if conf:
+            (tmp / "conf").mkdir()
+            for f in conf:
+                shutil.copy2(f, tmp / "conf" / f.name)
+        extra = [tmp / "native" / ROCKSDB_LIB] if repacked else []
+        origin = f"{rocksdbjni.name}!/{ROCKSDB_LIB}" if repacked else ""
+        libs = native_closure(tmp / "jre", extra)
         for name, src in libs.items():
             shutil.copy2(src.resolve(), tmp / "native" / name)
         java = tmp / "jre" / "bin" / "java"
         java_version = _java_version(java)
+        parts = ["jre", *classpaths, "native", *(["conf"] if conf else [])]
         sizes = {}
         count = 0
-        for part in ("jre", "lib", "native"):
+        for part in parts:
             sizes[part], n = _du(tmp / part)
             count += n
         manifest = {
-            "layout": {"java": "jre/bin/java", "classpath": "lib/*", "LD_LIBRARY_PATH": "native"},
+            "layout": {
+                "java": "jre/bin/java",
+                "classpath": {n: f"{n}/*" for n in classpaths},
+                "LD_LIBRARY_PATH": "native",
+            },
             "java": java_version,
             "jdk": _java_version(Path(_tool("java")).resolve()),
             "jlink": [Path(jlink[0]).name, *jlink[1:-2], "--output", "jre"],
             "modules": modules,
-            "versions": {k: versions[k] for k in ("ycsb", "rocksdbjni", "binding", "maven")},
+            "versions": versions,
             "jars": {
-                j.name: {"bytes": j.stat().st_size, "sha256": _sha256(j)} for j in sorted((tmp / "lib").iterdir())
+                f"{n}/{j.name}": {"bytes": j.stat().st_size, "sha256": _sha256(j)}
+                for n in classpaths
+                for j in sorted((tmp / n).iterdir())
             },
-            "rocksdbjni_jar": {"source": str(rocks), "source_sha256": _sha256(rocks), **rocksdb},
+            **({"rocksdbjni_jar": {"source": str(rocksdbjni), "source_sha256": _sha256(rocksdbjni), **repacked}}
+               if repacked else {}),  # fmt: skip
             "native": {
                 p.name: {
                     "bytes": p.stat().st_size,
                     "sha256": _sha256(p),
-                    "from": f"{rocks.name}!/{ROCKSDB_LIB}" if p.name == ROCKSDB_LIB else str(libs[p.name].resolve()),
+                    "from": origin if p.name == ROCKSDB_LIB and repacked else str(libs[p.name].resolve()),
                 }
                 for p in sorted((tmp / "native").iterdir())
             },

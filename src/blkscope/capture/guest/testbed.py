@@ -1,7 +1,8 @@
 """Testbed: the emulated guest. One run's scratch and exchange images in a fresh directory, qemu booting the
-guest kernel with init.sh (which formats /dev/vda, traces with blktrace, runs the workload's prepare.sh untraced
-and run.sh traced), the results tar read back from the exchange image. Both images are removed afterwards, also
-on failure and SIGINT (qemu is killed first). The host formats nothing: /dev/vda is this run's own sparse file.
+guest kernel with init.sh (which formats /dev/vda, traces with blktrace, runs the workload's prepare.sh untraced,
+run.sh traced and, if it has one, finish.sh after tracing), the results tar read back from the exchange image.
+Both images are removed afterwards, also on failure and SIGINT (qemu is killed first). The host formats nothing:
+/dev/vda is this run's own sparse file.
 What runs inside comes from the workload (its guest_steps and guest_files); this module knows none by name."""
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ DEFAULT_BUILD = Path(os.environ.get("BLKSCOPE_GUEST_BUILD", "build/guest"))
 EXCHANGE_MB = 640
 BOOT_BUDGET_S = 150  # boot, modules, mkfs and fio's lay-out under TCG, with room; plus 3x the runtime
 MNT, OUT = "/mnt/fs", "/tmp/out"  # init.sh's mount point and results directory
-STEP_LOGS = {"20": "mkfs.txt", "22": "prepare.txt", "30": "blktrace.log"}  # init.sh finish codes -> their log
+# init.sh finish codes -> their log
+STEP_LOGS = {"20": "mkfs.txt", "22": "prepare.txt", "30": "blktrace.log", "40": "finish.txt"}
 
 
 @dataclass
@@ -73,6 +75,10 @@ class GuestPlan:
             return self.workload.guest_steps(MNT, OUT)
         prep = "fio --create_only=1 --output=/dev/null /in/job.fio"
         return [prep], [f"fio --output-format=json --output={OUT}/fio.json /in/job.fio"]
+
+    def finish_steps(self) -> list[str]:
+        """finish.sh lines (after tracing, before the unmount; none for most workloads)."""
+        return self.workload.guest_finish_steps(MNT, OUT) if self.workload else []
 
     def inputs(self) -> dict[str, Path]:
         """What the exchange disk carries into the guest's /in, besides the two steps."""
@@ -157,8 +163,21 @@ class Images:
 
 def scripts(plan: GuestPlan) -> dict[str, str]:
     prepare, run = plan.steps()
+    finish = plan.finish_steps()
     head = f"# {plan.run_id}: written by blkscope capture; init.sh runs it with sh -e in {MNT}\n"
-    return {"prepare.sh": head + "\n".join(prepare) + "\n", "run.sh": head + "\n".join(run) + "\n"}
+    steps = {"prepare.sh": prepare, "run.sh": run, **({"finish.sh": finish} if finish else {})}
+    return {name: head + "\n".join(lines) + "\n" for name, lines in steps.items()}
+
+
+def keep_failed(plan: GuestPlan, out: Path, console: str) -> Path:
+    """A failed guest's results and console, kept beside the images (never in the dataset): how far a run
+    that cannot finish got (its logs, times.txt) is a measurement too. A later failure of the run replaces it."""
+    dest = plan.workdir / f"{plan.run_id}.failed"
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(out, dest)
+    (dest / "console.txt").write_text(console)
+    return dest
 
 
 def boot(plan: GuestPlan, out: Path, manifest: dict) -> tuple[dict, dict]:
@@ -184,7 +203,8 @@ def boot(plan: GuestPlan, out: Path, manifest: dict) -> tuple[dict, dict]:
             f = out / STEP_LOGS.get(status or "", "run.txt")
             why = f.read_text(errors="replace").splitlines()[:3] if f.exists() else []
             tail = " | ".join(why + console.strip().splitlines()[-4:])
-            raise RuntimeError(f"guest run failed (qemu exit {rc}, guest status {status}): {tail}")
+            kept = keep_failed(plan, out, console)
+            raise RuntimeError(f"guest run failed (qemu exit {rc}, guest status {status}): {tail} (logs: {kept})")
         st = img.scratch.stat()
         return times, {
             "kind": "guest",

@@ -72,6 +72,11 @@ class Workload:
         """Shell lines for the guest: prepare (untraced) and run (traced), writing OUTPUTS into `out`."""
         raise NotImplementedError
 
+    def guest_finish_steps(self, mnt: str, out: str) -> list[str]:
+        """Shell lines for the guest after tracing, before the unmount, also after a failed run (finish.sh):
+        what finish() and stop() do on the host."""
+        return []
+
     def summarize(self, out: Path) -> dict:
         """run.yaml's short summary of the outputs in `out`."""
         raise NotImplementedError

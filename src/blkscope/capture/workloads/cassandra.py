@@ -128,8 +128,8 @@ class _Node(Workload):
             log.unlink()
 
     guest_refused = (
-        "no Java payload for the node yet (cassandra-all's 100 jars, a 1 GiB heap and cassandra-stress's JVM under "
-        "TCG); see data/raw/README.md"
+        "no Java payload for cassandra-stress or the CQL test client (the guest runs the node with YCSB: "
+        "workload cassandra-ycsb, job workloada-zipfian-small); see data/raw/README.md"
     )
 
 

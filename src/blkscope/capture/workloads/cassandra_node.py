@@ -120,6 +120,12 @@ def config(mnt: Path, o: dict, ports: dict) -> dict:
     return c
 
 
+def yaml_text(cfg: dict) -> str:
+    return "# Written by blkscope capture for this run (workloads/cassandra_node.py)\n" + yaml.safe_dump(
+        cfg, sort_keys=False
+    )
+
+
 class Node:
     def __init__(self, lib: Path, logback: Path, conf_dir: Path, log: Path) -> None:
         self.lib, self.logback, self.conf_dir, self.log = lib, logback, conf_dir, log
@@ -127,10 +133,12 @@ class Node:
         self.ports: dict[str, int] = {}
         self.started_s: float | None = None
 
-    def command(self, mnt: Path | str, jmx_port: int | str = "JMX") -> list[str]:
+    def command(
+        self, mnt: Path | str, jmx_port: int | str = "JMX", java: str = "java", heap: tuple[str, ...] = HEAP
+    ) -> list[str]:
         return [
-            "java",
-            *HEAP,
+            java,
+            *heap,
             *JVM17,
             f"-Dcassandra.config=file://{self.conf_dir}/cassandra.yaml",
             f"-Dcassandra.storagedir={mnt}",
@@ -149,10 +157,7 @@ class Node:
         native, storage, jmx = free_ports(3)
         self.ports = {"native": native, "storage": storage, "jmx": jmx}
         cfg = config(mnt, options, self.ports)
-        (self.conf_dir / "cassandra.yaml").write_text(
-            "# Written by blkscope capture for this run (workloads/cassandra_node.py)\n"
-            + yaml.safe_dump(cfg, sort_keys=False)
-        )
+        (self.conf_dir / "cassandra.yaml").write_text(yaml_text(cfg))
         cmd = self.command(mnt, jmx)
         print(f"+ {shlex.join(cmd)} > {self.log} &", file=sys.stderr, flush=True)
         t0 = time.monotonic()

@@ -22,9 +22,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from blkscope.capture import extents
-from blkscope.capture.workloads import ycsb
-from blkscope.capture.workloads.base import maven_jar, run_to_file
-from blkscope.capture.workloads.cassandra import COMMITLOG, NODE_LOG, _Node
+from blkscope.capture.workloads import cassandra_guest, ycsb
+from blkscope.capture.workloads.base import maven_jar, redirect, run_to_file
+from blkscope.capture.workloads.cassandra import COMMITLOG, EXTENT_DIRS, NODE_LOG, _Node
 
 BINDING = "org.blkscope.ycsb.CassandraClient"
 DEFAULTS = {
@@ -43,6 +43,11 @@ JOBS = {
     # ~3-4 s here: a 3-s read phase measured none)
     "smoke": {"recordcount": 2000, "threads": 4, "readproportion": 0.25, "updateproportion": 0.25,
               "scanproportion": 0.25, "insertproportion": 0.25, "read_s": 10},
+    # the emulated guest (issue L, 3; cassandra_guest.py), as YCSB-RocksDB's `workloada-zipfian-small` there:
+    # workload A, zipfian, 4 threads at a low target rate over few records (10 MB), no read-only phase, the
+    # client's request timeout raised with the node's
+    "workloada-zipfian-small": {"recordcount": 10_000, "threads": 4, "target_ops_s": 100, "read_s": 0,
+                                "cassandra.requesttimeoutmillis": 60000},
 }
 # the client beside the node (-Xmx1g) on two cores; slf4j-simple prints the driver's warnings into the log
 JAVA_OPTS = ("-Xmx512m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
@@ -53,6 +58,18 @@ class CassandraYcsb(_Node):
     name = "cassandra-ycsb"
     jobs = JOBS
     outputs = (*ycsb.OUTPUTS, ycsb.READ_LOG, "cassandra.yaml", NODE_LOG + ".zst", extents.LOG)
+    guest_refused = ""  # the node and the client from one Java payload (cassandra_guest.py)
+    # the node's heap (768 MiB) and off-heap memory, the client's 256 MiB, the payload (~200 MiB) in the guest's
+    # RAM, the traces in its tmpfs
+    guest_memory_mb = 4096
+    guest_prepare_s = cassandra_guest.BUDGET_S  # the node's start-up, the load, the client's start, the stop
+    guest_versions = ("java", "filefrag")
+    guest_inputs = "the Java payload (java/: jlinked runtime, the node's and the client's jars)"
+
+    def __init__(self, row: dict, tools_dir: Path, settings: dict | None = None) -> None:
+        super().__init__(row, tools_dir, settings)
+        if row.get("testbed") == "guest":  # no read-only phase there
+            self.outputs = (*ycsb.OUTPUTS, "cassandra.yaml", NODE_LOG + ".zst", extents.LOG)
 
     def resolve(self, row: dict) -> dict:
         node = super().resolve(row)  # the commitlog's options, checked
@@ -78,11 +95,12 @@ class CassandraYcsb(_Node):
                                  "binding": BINDING}  # fmt: skip
         self.info["build"] += "; " + " ".join(self.binding_build_command())
 
-    def command(self, phase: str, port: int | str = "PORT") -> list[str]:
+    def command(self, phase: str, port: int | str = "PORT", jvm: list[str] | None = None) -> list[str]:
         o = self.options
         props = {**ycsb.core_properties(o), "hosts": "127.0.0.1", "port": port,
                  **{k: v for k, v in o.items() if k.startswith("cassandra.")}}  # fmt: skip
-        return ycsb.client_command(o, phase, BINDING, props, ["java", *JAVA_OPTS, "-cp", self.classpath])
+        jvm = jvm or ["java", *JAVA_OPTS, "-cp", self.classpath]
+        return ycsb.client_command(o, phase, BINDING, props, jvm)
 
     def prepare(self, mnt: Path, out: Path) -> None:
         self.start_node(mnt, out)
@@ -101,7 +119,34 @@ class CassandraYcsb(_Node):
         super().finish(mnt, out)  # the extents, then the node stopped
 
     def summarize(self, out: Path) -> dict:
-        return ycsb.summary(out / "ycsb-run.txt")
+        run = ycsb.summary(out / "ycsb-run.txt")
+        if self.row.get("testbed") != "guest":  # the host's load summary is in info["load"] (prepare)
+            return run
+        load = ycsb.summary(out / "ycsb-load.txt", ("[OVERALL]", "[INSERT]"))
+        return {**run, **{f"load_{k}": v for k, v in load.items()}}
+
+    def guest_files(self) -> dict[str, Path]:
+        dest, m = cassandra_guest.payload(self.project, self.binding, self.info["version"])
+        self.info["guest_payload"] = {k: v for k, v in m.items() if not isinstance(v, dict | list)}
+        return {"java": dest}
+
+    def guest_steps(self, mnt: str, out: str) -> tuple[list[str], list[str]]:
+        if self.options["read_s"]:
+            raise ValueError(f"{self.row['run_id']}: the read-only phase runs on the host testbeds only")
+        g = cassandra_guest
+        cmds = {p: self.command(p, g.PORTS["native"], g.client_jvm()) for p in ("load", "run")}
+        self.info["commands"] = {p: " ".join(c).replace(mnt, "<mountpoint>") for p, c in cmds.items()}
+        self.info["node"] = {"command": " ".join(g.node_command(mnt, out)), "ports": g.PORTS,
+                             "start_s": "guest.times_uptime_s: node_ready - node_start"}  # fmt: skip
+        self.info["extents"] = {"command": f"sync -f <mountpoint>; cd <mountpoint> && find {' '.join(EXTENT_DIRS)} "
+                                "-type f | sort | xargs -r filefrag -v", "log": extents.LOG}  # fmt: skip
+        prepare = g.prepare_steps(mnt, out, self.options, cmds["load"])
+        timeout = str(self.options["maxexecutiontime_s"] + g.RUN_SLACK_S)
+        self.info["guest_env"] = g.ENV.removeprefix("export ")
+        return prepare, [g.ENV, redirect(["timeout", timeout, *cmds["run"]], f"{out}/ycsb-run.txt")]
+
+    def guest_finish_steps(self, mnt: str, out: str) -> list[str]:
+        return cassandra_guest.finish_steps(mnt, out)
 
     def describe(self, mnt: Path) -> list[str]:
         o = self.options
