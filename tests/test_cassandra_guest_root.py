@@ -82,7 +82,10 @@ def test_guest_scripts_run_the_node_and_ycsb_from_the_payload_alone(tmp_path):
     # milestones are written to)
     devs = " && ".join(f'touch "$0/dev/{d}" && mount --bind /dev/{d} "$0/dev/{d}"' for d in DEVICES)
     chroot = 'exec chroot "$0" /bin/busybox sh -c "$1"'
-    script = f'mount -t proc proc "$0/proc" && mount -t tmpfs dev "$0/dev" && {devs} && {chroot}'
+    # the chroot's root a mount point of its own: the node asks the JVM for the file store of its commitlog
+    # directory, which the JVM finds in /proc/self/mounts, where a root that is no mount point has no line
+    mounts = 'mount --bind "$0" "$0" && mount -t proc proc "$0/proc" && mount -t tmpfs dev "$0/dev"'
+    script = f"{mounts} && {devs} && {chroot}"
     p = subprocess.run(
         ["unshare", "--mount", "--uts", "--net", "--pid", "--fork", "--propagation", "private",
          "sh", "-c", script, str(root), inner],
