@@ -120,7 +120,7 @@ def test_readme_repeats_sentence_is_true_of_the_runs_sheet():
     runs = runs.with_columns(pl.col(c).cast(pl.Utf8).fill_null("") for c in cfg)  # a join matches no null keys
     n = runs.group_by(cfg).agg(pl.len().alias("n"), pl.col("repeat").n_unique().alias("repeats"))
     more = runs.filter(pl.col("batch") == "round3-repeats").select(cfg).unique()
-    assert "and the configurations of batch `round3-repeats`, which have 4 or 8" in readme
+    assert "the configurations of batch `round3-repeats`, which have 4 or 8;" in readme
     assert set(n.join(more, on=cfg)["repeats"]) <= {4, 8} and more.height
     assert "YCSB on a Cassandra node in the emulated guest (batches `round3-guest-cass-trial` and" in readme
     guest = runs.filter(pl.col("batch").str.starts_with("round3-guest-cass")).select(cfg).unique()
