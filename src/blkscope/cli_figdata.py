@@ -198,54 +198,36 @@ def _io_map(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-@verb("figdata-latency-windows", "figure data: every run's D2C and Q2C percentiles per window (op and class all), "
-      "with run metadata")
-def _latency_windows(p: argparse.ArgumentParser) -> Handler:
-    _common(p)
-    p.add_argument("tables", nargs="*", type=Path,
-                   help="<processed>/<run_id>/characterise/latency_windows.parquet files")  # fmt: skip
+def _runs_table_verb(name: str, help_: str, table: str, keep=None) -> None:
+    """A figure-data verb that stacks one characterisation table per run (rows `keep` selects) with the run's
+    metadata: the views' figures differ only in the table and the rows."""
+    def configure(p: argparse.ArgumentParser) -> Handler:
+        _common(p)
+        p.add_argument("tables", nargs="*", type=Path, help=f"<processed>/<run_id>/characterise/{table} files")
 
-    def run(a: argparse.Namespace) -> int:
-        import polars as pl
+        def run(a: argparse.Namespace) -> int:
+            from blkscope.analysis.figure_data import runs_table
+            from blkscope.runs import load_runs
 
-        from blkscope.analysis.figure_data import runs_table
-        from blkscope.runs import load_runs
+            rows = keep() if keep else None
+            _write(runs_table(_per_run(a.tables), load_runs(a.runs), rows), a.out, a.verb, _notes(a.tables))
+            return 0
 
-        keep = (pl.col("op") == "all") & (pl.col("class") == "all")
-        _write(runs_table(_per_run(a.tables), load_runs(a.runs), keep), a.out, a.verb, _notes(a.tables))
-        return 0
+        return run
 
-    return run
-
-
-@verb("figdata-request-sizes", "figure data: every run's issued (D) request sizes per op and class, with run metadata")
-def _request_sizes(p: argparse.ArgumentParser) -> Handler:
-    _common(p)
-    p.add_argument("tables", nargs="*", type=Path, help="<processed>/<run_id>/characterise/sizes.parquet files")
-
-    def run(a: argparse.Namespace) -> int:
-        import polars as pl
-
-        from blkscope.analysis.figure_data import runs_table
-        from blkscope.runs import load_runs
-
-        _write(runs_table(_per_run(a.tables), load_runs(a.runs), pl.col("action") == "D"), a.out, a.verb,
-               _notes(a.tables))  # fmt: skip
-        return 0
-
-    return run
+    verb(name, help_)(configure)
 
 
-@verb("figdata-arrivals", "figure data: every run's Q2Q and idle-period summary, with run metadata")
-def _arrivals(p: argparse.ArgumentParser) -> Handler:
-    _common(p)
-    p.add_argument("tables", nargs="*", type=Path, help="<processed>/<run_id>/characterise/arrivals.parquet files")
+def _pl():
+    import polars as pl
 
-    def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis.figure_data import runs_table
-        from blkscope.runs import load_runs
+    return pl
 
-        _write(runs_table(_per_run(a.tables), load_runs(a.runs)), a.out, a.verb, _notes(a.tables))
-        return 0
 
-    return run
+_runs_table_verb("figdata-latency-windows", "figure data: every run's D2C and Q2C percentiles per window (op and "
+                 "class all), with run metadata", "latency_windows.parquet",
+                 lambda: (_pl().col("op") == "all") & (_pl().col("class") == "all"))
+_runs_table_verb("figdata-request-sizes", "figure data: every run's issued (D) request sizes per op and class, with "
+                 "run metadata", "sizes.parquet", lambda: _pl().col("action") == "D")
+_runs_table_verb("figdata-arrivals", "figure data: every run's Q2Q and idle-period summary, with run metadata",
+                 "arrivals.parquet")
