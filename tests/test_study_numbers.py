@@ -119,9 +119,13 @@ def test_readme_repeats_sentence_is_true_of_the_runs_sheet():
            "commitlog_compression"]
     runs = runs.with_columns(pl.col(c).cast(pl.Utf8).fill_null("") for c in cfg)  # a join matches no null keys
     n = runs.group_by(cfg).agg(pl.len().alias("n"), pl.col("repeat").n_unique().alias("repeats"))
-    more = runs.filter(pl.col("batch") == "round3-repeats").select(cfg).unique()
+    decide = runs.filter(pl.col("batch") == "round3-decide").select(cfg).unique()
+    more = runs.filter(pl.col("batch") == "round3-repeats").select(cfg).unique().join(decide, on=cfg, how="anti")
     assert "the configurations of batch `round3-repeats`, which have 4 or 8;" in readme
     assert set(n.join(more, on=cfg)["repeats"]) <= {4, 8} and more.height
+    assert "those repeated again in batch `round3-decide`, which have 8 (sysbench on the two volume sizes), 12" in readme
+    assert set(n.join(decide, on=cfg)["repeats"]) == {8, 12, 16}
+    more = pl.concat([more, decide])
     assert "YCSB on a Cassandra node in the emulated guest (batches `round3-guest-cass-trial` and" in readme
     guest = runs.filter(pl.col("batch").str.starts_with("round3-guest-cass")).select(cfg).unique()
     assert set(n.join(guest, on=cfg)["repeats"]) <= {1, 2} and guest.height

@@ -164,7 +164,9 @@ def hot_metadata(tb: Tables, size: vd.Size) -> Result:
 
 def fragmentation(tb: Tables, size: vd.Size) -> Result:
     """Extents per GiB of Cassandra's data files of at least 1 MiB (the `extents` table: run_id, file, kind,
-    size_bytes, extents), btrfs against ext4, in strata of workload and job."""
+    size_bytes, extents), btrfs against ext4, in strata of workload and job. Not within a capture batch: the
+    YCSB-Cassandra grid is captured one filesystem per batch (an hour each), and extents per GiB count the files'
+    layout, not a speed, which is what the day shifts (scripts/batch_effect.py)."""
     ext = tb.get("extents")
     if ext is None or ext.height == 0:
         return Result(None, "--", "0", None, NO_RUNS, "no `extents` table in the dataset (issue L item 4)")
@@ -174,7 +176,7 @@ def fragmentation(tb: Tables, size: vd.Size) -> Result:
     big = ext.filter((pl.col("kind") == "data") & (pl.col("size_bytes") >= 1 << 20))
     per = big.group_by("run_id").agg(value=pl.col("extents").sum() / (pl.col("size_bytes").sum() / 2**30))
     t = host(per, tb, traced=None).filter(pl.col("workload").is_in(["cassandra", YCSB_CASSANDRA]))
-    return strata_ratio(by_strata(t, ["workload", "job", *BATCH], pl.col("filesystem"), "btrfs", "ext4"),
+    return strata_ratio(by_strata(t, ["workload", "job"], pl.col("filesystem"), "btrfs", "ext4"),
                         ("btrfs", "ext4"), size, "extents/GiB", 1)
 
 
@@ -341,31 +343,39 @@ VOLUME_JOB = "rndrw-max-256m"  # sysbench fileio, unthrottled, the same 256 MiB 
 
 def volume_growth(tb: Tables, size: vd.Size) -> Result:
     """(xfs/ext4 on the largest volume) / (xfs/ext4 on the smallest), sysbench req/s, xfs mounted inode64: a
-    ratio of ratios above 1 when xfs's advantage grows with the volume."""
+    ratio of ratios above 1 when xfs's advantage grows with the volume; within each capture batch (the batches
+    differ in run length too), the mean over batches of the log contrast."""
     t = _volume(tb)
     sizes = sorted(t["device_mb"].unique().to_list()) if t.height else []
     if len(sizes) < 2:
         return Result(None, "--", str(t.height), SATURATING, NO_RUNS,
                       "needs sysbench runs on two volume sizes (batch round3-claims)")
     small, large = sizes[0], sizes[-1]
-    arms = [vals(t, "ops_s", device_mb=d, fs=f) for d in (large, small) for f in ("xfs inode64", "ext4")]
+    cells = [(d, f) for d in (large, small) for f in ("xfs inode64", "ext4")]
+    per = {b[0]: [vals(g, "ops_s", device_mb=d, fs=f) for d, f in cells]
+           for b, g in t.sort(BATCH).group_by(BATCH, maintain_order=True)}
+    arms = [np.concatenate([a[i] for a in per.values()]) for i in range(len(cells))]
     n = " vs ".join(str(a.size) for a in arms)
-    m = "; ".join(f"{d / 2**20:.0f} TiB xfs/ext4 {arms[2 * i].mean():.0f}/{arms[2 * i + 1].mean():.0f} req/s"
-                  for i, d in enumerate((large, small)) if arms[2 * i].size and arms[2 * i + 1].size)
-    if min(a.size for a in arms) < 2:
+    m = "; ".join(f"{b} {d / 2**20:.0f} TiB xfs/ext4 {a[2 * i].mean():.0f}/{a[2 * i + 1].mean():.0f} req/s"
+                  for b, a in per.items() for i, d in enumerate((large, small)) if a[2 * i].size and a[2 * i + 1].size)
+    full = [a for a in per.values() if min(x.size for x in a) >= 2]
+    if not full:
         return Result(None, m or "--", n, SATURATING, FEW)
-    est = vd.log_contrast(arms, [1, -1, -1, 1], size.level)
-    return Result(est, m + f", p={est.p:.2g}", n, SATURATING)
+    k = len(full)
+    est = vd.log_contrast([x for a in full for x in a], [w / k for _ in full for w in (1, -1, -1, 1)], size.level)
+    left = f"; {len(per) - k} batches left out (a cell with < 2 runs)" if k < len(per) else ""
+    return Result(est, m + left + f", p={est.p:.2g}", n, SATURATING)
 
 
 def inode64(tb: Tables, size: vd.Size) -> Result:
-    """xfs inode64 against inode32 on the largest volume, sysbench req/s."""
+    """xfs inode64 against inode32 on the largest volume, sysbench req/s, within each capture batch."""
     t = _volume(tb)
     if t.height == 0:
         return Result(None, "--", "0", SATURATING, NO_RUNS)
-    big = t.filter(pl.col("device_mb") == t["device_mb"].max())
-    return two_arms(vals(big, "ops_s", fs="xfs inode64"), vals(big, "ops_s", fs="xfs inode32"),
-                    ("inode64", "inode32"), size, True, "req/s", 0, SATURATING)
+    big = t.filter((pl.col("device_mb") == t["device_mb"].max()) & (pl.col("metric") == "ops_s"))
+    value = "value" if "value" in big.columns else "mean"
+    return strata_ratio(by_strata(big, BATCH, pl.col("fs"), "xfs inode64", "xfs inode32", value=value),
+                        ("inode64", "inode32"), size, "req/s", 0, SATURATING)
 
 
 def _volume(tb: Tables) -> pl.DataFrame:
