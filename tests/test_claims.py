@@ -316,6 +316,34 @@ def test_arms_are_compared_within_a_capture_batch_never_pooled_across_days():
     assert m["estimate"] == pytest.approx(0.5, abs=0.02) and "in 2 strata" in m["n"]
 
 
+def test_ycsb_cassandra_claims_read_each_phase_past_its_warm_up():
+    # Cassandra's phases climb for minutes (its node's read path compiling): whole-phase ops/s would charge the
+    # warm-up to the comparison. Here the steady rates say Cassandra loads at 0.5x and reads at 2x RocksDB and
+    # tracing costs 10 %, while the whole-run ops/s (workload_metrics) would say tracing costs nothing.
+    job = "workloada-c-zipfian-sat"
+    arms = [("cassandra-ycsb", "cassandra", True), ("cassandra-ycsb", "cassandra", False), ("ycsb", "rocksdb", False)]
+    rows = [(f"{w}-{t}-{i}", w, job, "btrfs", t, db) for w, db, t in arms for i in range(3)]
+    runs = pl.DataFrame(rows, schema=["run_id", "workload", "job", "filesystem", "traced", "database"],
+                        orient="row").with_columns(testbed=pl.lit("loop"), mount_options=pl.lit("noatime"),
+                                                   repeat=pl.lit(1), batch=pl.lit("b"))
+    jitter = lambda r: 1 + 0.01 * int(r[0][-1])  # noqa: E731
+    rate = {"load": {"cassandra": 5000.0, "rocksdb": 10000.0}, "read": {"cassandra": 8000.0, "rocksdb": 4000.0}}
+    phases = [(r[0], ph, v[r[5]] * jitter(r)) for r in rows for ph, v in rate.items()]
+    phases += [(r[0], "run", (9000.0 if r[4] else 10000.0) * jitter(r)) for r in rows if r[5] == "cassandra"]
+    tb = _tables(runs, [(r[0], "ops_s", 5000.0) for r in rows])
+    tb["ycsb_phases"] = pl.DataFrame(phases, schema=["run_id", "phase", "ops_s_steady"], orient="row")
+    out = evaluate(tb)
+    load, read, trace = (_row(out, c) for c in ("S1-cass-write", "S1-cass-read", "S1-trace-ycsb-cass"))
+    assert load["estimate"] == pytest.approx(0.5, rel=0.01) and load["verdict"] == "replicates"
+    assert read["estimate"] == pytest.approx(2.0, rel=0.01) and read["verdict"] == "replicates"
+    # the load is untraced in every run: traced and untraced Cassandra runs both count
+    assert "past its warm-up" in load["measurement"] and load["n"] == "6 vs 3"
+    assert trace["estimate"] == pytest.approx(0.10, abs=0.005)
+    # without the phases table (no three-phase runs captured) there is nothing to judge
+    del tb["ycsb_phases"]
+    assert _row(evaluate(tb), "S1-cass-read")["verdict"].startswith("not tested")
+
+
 def test_verdict_counts_and_what_moved_since_an_earlier_table():
     from blkscope.paper import load_numbers as ln
     from blkscope.paper import study_numbers as sn

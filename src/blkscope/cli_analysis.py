@@ -139,6 +139,8 @@ def _claims(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--fof", type=Path, nargs="*", default=[],
                    help="per-run frequency-of-frequency tables, <processed>/<run_id>/frequency/fof.<mode>.parquet")
     p.add_argument("--metadata", type=Path, help="the metadata-vs-data analysis table (.parquet), issue N")
+    p.add_argument("--ycsb-phases", type=Path,
+                   help="the YCSB phases' throughput past their warm-up (.parquet), issue L")
 
     def run(a: argparse.Namespace) -> int:
         import polars as pl
@@ -160,6 +162,7 @@ def _claims(p: argparse.ArgumentParser) -> Handler:
             "extents": per_run(a.extents),
             "fof": per_run(a.fof),
             "metadata_vs_data": pl.read_parquet(a.metadata) if a.metadata else None,
+            "ycsb_phases": pl.read_parquet(a.ycsb_phases) if a.ycsb_phases else None,
         }
         _write_table(evaluate(tables), a)
         return 0
@@ -205,7 +208,8 @@ def _paper_numbers(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--summary", type=Path, required=True, help="run_summary table (.parquet)")
     p.add_argument("--iostat", type=Path, help="iostat_summary table (.parquet)")
     p.add_argument("--runs", type=Path, help="the runs sheet (needed by the tables below)")
-    for name in ("queue-depth", "trace-cost", "overhead", "zipf", "metrics", "latency", "claims", "skew"):
+    for name in ("queue-depth", "trace-cost", "overhead", "zipf", "metrics", "latency", "claims", "skew",
+                 "ycsb-phases"):
         p.add_argument(f"--{name}", type=Path, help=f"the {name} analysis table (.parquet)")
     p.add_argument("-o", "--out", type=Path, required=True, help="output .tex")
 
@@ -243,6 +247,8 @@ def _paper_numbers(p: argparse.ArgumentParser) -> Handler:
             macros |= sn.verdicts(pl.read_parquet(a.claims))
         if a.skew and runs is not None:
             macros |= sn.skew(pl.read_parquet(a.skew), runs)
+        if a.ycsb_phases and runs is not None:
+            macros |= sn.ycsb_phases(pl.read_parquet(a.ycsb_phases), runs)
         macros |= literature.macros() | {"SkewMinTopCount": str(select.SKEW_MIN_TOP_COUNT)}
         write_text_atomic(render(macros), a.out)
         return 0

@@ -142,6 +142,7 @@ rule claims:
         # hot pages counted as the SSD study counted them (completions, one hit per 4 KiB step); extents
         datasets=[f"{DATASETS}/access_frequency.ssd-study.tsv", *ingested(EXTENT_RUNS)],
         metadata=f"{ANALYSIS}/metadata_vs_data.parquet",
+        phases=f"{ANALYSIS}/ycsb_phases.parquet",
     output:
         table=f"{ANALYSIS}/claims.parquet",
         csv=report(f"{ANALYSIS}/claims.csv", caption="../report/claims.rst", category="Claims"),
@@ -153,5 +154,5 @@ rule claims:
     shell:
         "blkscope claims --runs {input.runs} --iostat {input.iostat} --metrics {input.metrics}"
         " --overhead {input.overhead} --zipf {input.zipf} --fof {params.fof} --extents {params.extents}"
-        " --metadata {input.metadata} -o {output.table} --csv {output.csv} --check-datasets {input.datasets}"
+        " --metadata {input.metadata} --ycsb-phases {input.phases} -o {output.table} --csv {output.csv} --check-datasets {input.datasets}"
         " > {log} 2>&1"

@@ -22,6 +22,7 @@ rule paper_numbers:
         latency=f"{ANALYSIS}/latency.parquet",
         claims=f"{ANALYSIS}/claims.parquet",
         skew=f"{ANALYSIS}/skew_cover.parquet",
+        phases=f"{ANALYSIS}/ycsb_phases.parquet",
     output:
         "paper/generated/numbers/runs.tex",
     log:
@@ -30,7 +31,7 @@ rule paper_numbers:
         "blkscope paper-numbers --summary {input.summary} --iostat {input.iostat} --runs {input.runs}"
         " --queue-depth {input.queue_depth} --trace-cost {input.trace_cost} --overhead {input.overhead}"
         " --zipf {input.zipf} --metrics {input.metrics} --latency {input.latency} --claims {input.claims}"
-        " --skew {input.skew} -o {output} > {log} 2>&1"
+        " --skew {input.skew} --ycsb-phases {input.phases} -o {output} > {log} 2>&1"
 
 
 rule paper_table_runs:

@@ -183,10 +183,22 @@ def fragmentation(tb: Tables, size: vd.Size) -> Result:
 # -- tracing overhead -----------------------------------------------------------------------------------------
 
 
-def overhead(select: Callable[[pl.DataFrame], pl.DataFrame]) -> Evaluate:
-    """Pooled tracing overhead over the selected host configurations (saturating ones preferred)."""
+def steady(tb: Tables, phase: str) -> pl.DataFrame:
+    """A YCSB phase's throughput past its recorded warm-up (the ycsb_phases table: the three-phase jobs of issue
+    L, whose phases climb for minutes here) as metric rows (run_id, metric, value), metric ops_s_<phase>."""
+    ph = tb.get("ycsb_phases")
+    cols = {"run_id": pl.Utf8, "metric": pl.Utf8, "value": pl.Float64}
+    if ph is None or ph.height == 0:
+        return pl.DataFrame(schema=cols)
+    ph = ph.filter((pl.col("phase") == phase) & pl.col("ops_s_steady").is_not_null())
+    return ph.select("run_id", metric=pl.lit(f"ops_s_{phase}"), value=pl.col("ops_s_steady").cast(pl.Float64))
+
+
+def overhead(select: Callable[[pl.DataFrame], pl.DataFrame], phase: str | None = None) -> Evaluate:
+    """Pooled tracing overhead over the selected host configurations (saturating ones preferred); with a YCSB
+    `phase`, on that phase's throughput past its warm-up (steady) instead of the run's whole ops/s."""
     def ev(tb: Tables, size: vd.Size) -> Result:
-        m = tb["workload_metrics"].filter(pl.col("metric") == "ops_s")
+        m = steady(tb, phase) if phase else tb["workload_metrics"].filter(pl.col("metric") == "ops_s")
         return saturating_first(select(host(m, tb, traced=None)), lambda t, load: _overhead_at(t, load, size))
     return ev
 
@@ -320,19 +332,19 @@ def f2fs_rocksdb(tb: Tables, size: vd.Size) -> Result:
                                                         size, True, "ops/s", 0, load))
 
 
-def cassandra_vs_rocksdb(metric: str) -> Evaluate:
-    """Cassandra against RocksDB under the same YCSB phases on the same filesystem (strata), host runs: `metric`
-    is ops_s_load (the load phase, insert-only) or ops_s_read (the read-only workload C phase after the run).
-    Neither phase is traced (the tracer covers the workload A run), so traced and untraced runs both count; only
-    unthrottled (saturating) runs: RocksDB's light runs hold a target rate."""
+def cassandra_vs_rocksdb(phase: str) -> Evaluate:
+    """Cassandra against RocksDB under the same YCSB phases on the same filesystem within a capture batch
+    (strata), host runs, each phase's throughput past its warm-up (steady): `phase` is load (insert-only) or read
+    (the read-only workload C phase after the run). Neither phase is traced (the tracer covers the workload A
+    run), so traced and untraced runs both count; only unthrottled (saturating) runs: RocksDB's light runs hold a
+    target rate."""
     def ev(tb: Tables, size: vd.Size) -> Result:
-        t = host(tb["workload_metrics"], tb, traced=None, load=SATURATING).filter(
-            (pl.col("metric") == metric) & ((pl.col("workload") == YCSB_CASSANDRA)
-                                            | ((pl.col("workload") == "ycsb") & (pl.col("database") == "rocksdb"))))
+        t = host(steady(tb, phase), tb, traced=None, load=SATURATING).filter(
+            (pl.col("workload") == YCSB_CASSANDRA) | ((pl.col("workload") == "ycsb") & (pl.col("database") == "rocksdb")))
         db = pl.when(pl.col("workload") == YCSB_CASSANDRA).then(pl.lit("cassandra")).otherwise(pl.lit("rocksdb"))
         strata = by_strata(t, ["filesystem", *BATCH], db, "cassandra", "rocksdb")
         r = strata_ratio(strata, ("cassandra", "rocksdb"), size, "ops/s", 0, SATURATING)
-        return Result(r.estimate, f"{metric}: {r.measurement}", r.n, r.load, r.verdict, r.reason)
+        return Result(r.estimate, f"{phase} phase past its warm-up: {r.measurement}", r.n, r.load, r.verdict, r.reason)
     return ev
 
 

@@ -158,13 +158,16 @@ def verdicts(claims: pl.DataFrame) -> dict[str, str]:
 
 
 def skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
-    """Requested (YCSB zipfian constant) against block-level rank exponent s of the traced host YCSB runs (all
-    operations): the range of s over the runs that have a fit, and how many runs that is."""
+    """Requested (YCSB zipfian constant) against block-level rank exponent s of the traced host YCSB runs on
+    RocksDB (all operations): the range of s over the runs that have a fit, and how many runs that is; Cassandra
+    under the same keys apart (cassandra_skew)."""
     if sk.is_empty() or "s_requested" not in sk.columns:
         return {}
+    m = cassandra_skew(sk, runs)
+    sk = sk.filter(pl.col("workload") == "ycsb") if "workload" in sk.columns else sk
     y = _host_traced(sk, runs).filter((pl.col("op") == "all") & pl.col("s_requested").is_not_null())
     fitted = y.filter(pl.col("s").is_not_null()) if "s" in y.columns else y.clear()
-    m = {"SkewRuns": fmt_int(y.height), "SkewRunsFitted": fmt_int(fitted.height)}
+    m |= {"SkewRuns": fmt_int(y.height), "SkewRunsFitted": fmt_int(fitted.height)}
     if "recordcount" in sk.columns:  # YCSB's record count per testbed, as run.yaml records it
         ycsb = sk.join(runs.select("run_id", "testbed"), on="run_id").filter(pl.col("recordcount").is_not_null())
         for tb, label in (("loop", "host"), ("guest", "guest")):
@@ -175,6 +178,44 @@ def skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
         m["SkewRequested"] = fmt_float(y["s_requested"].median(), 2)
     if fitted.height:
         m |= by_load(fitted, runs, "skew block", "s", lambda x: fmt_float(x, 2), ("min", "max", "median"))
+    return m
+
+
+def cassandra_skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
+    """YCSB's zipfian keys on a Cassandra node (traced host runs of workload cassandra-ycsb): how many runs, how
+    many admit a power-law fit of their page-access counts and its exponent, and the median pages per run that
+    reads and that writes touched (the node's reads are served from memory: few reach the device)."""
+    if "workload" not in sk.columns:
+        return {}
+    c = _host_traced(sk.filter(pl.col("workload") == "cassandra-ycsb"), runs)
+    a = c.filter(pl.col("op") == "all")
+    if a.height == 0:
+        return {}
+    fitted = a.filter(pl.col("s").is_not_null())
+    m = {"SkewCassRuns": fmt_int(a.height), "SkewCassRunsFitted": fmt_int(fitted.height)}
+    if fitted.height:
+        m["SkewCassBlockMedian"] = fmt_float(fitted["s"].median(), 2)
+    for op in ("read", "write"):
+        n = c.filter(pl.col("op") == op).select("run_id", "n")
+        per_run = a.select("run_id").join(n, on="run_id", how="left")["n"].fill_null(0)
+        m[macro_name("skew cass", op, "pages")] = fmt_int(per_run.median())
+    return m
+
+
+def ycsb_phases(ph: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
+    """The three-phase YCSB jobs on the host (issue L): each database's mean ops/s past the warm-up per phase
+    (load, read; the workload A run from untraced runs only, the tracer slowing the traced ones), the runs behind
+    them and the filesystems captured."""
+    loop = runs.filter(pl.col("testbed") == "loop")["run_id"]
+    t = ph.filter(pl.col("run_id").is_in(loop.to_list()) & pl.col("ops_s_steady").is_not_null())
+    t = t.filter((pl.col("phase") != "run") | ~pl.col("traced"))
+    if t.height == 0:
+        return {}
+    m = {"PhaseFilesystems": ", ".join(sorted(t["filesystem"].unique().to_list()))}
+    for r in t.group_by("database", "phase").agg(pl.col("ops_s_steady").mean(), pl.len()).iter_rows(named=True):
+        m[macro_name("phase ops", r["database"], r["phase"])] = fmt_int(r["ops_s_steady"])
+    for r in t.group_by("database").agg(pl.col("run_id").n_unique()).iter_rows(named=True):
+        m[macro_name("phase runs", r["database"])] = fmt_int(r["run_id"])
     return m
 
 
