@@ -123,7 +123,7 @@ def test_readme_repeats_sentence_is_true_of_the_runs_sheet():
     more = runs.filter(pl.col("batch") == "round3-repeats").select(cfg).unique().join(decide, on=cfg, how="anti")
     assert "the configurations of batch `round3-repeats`, which have 4 or 8;" in readme
     assert set(n.join(more, on=cfg)["repeats"]) <= {4, 8} and more.height
-    assert "those repeated again in batch `round3-decide`, which have 8 (sysbench on the two volume sizes), 12" in readme
+    assert "repeated again in batch `round3-decide`, which have 8 (sysbench on the two volume sizes), 12" in readme
     assert set(n.join(decide, on=cfg)["repeats"]) == {8, 12, 16}
     more = pl.concat([more, decide])
     assert "YCSB on a Cassandra node in the emulated guest (batches `round3-guest-cass-trial` and" in readme
@@ -131,3 +131,35 @@ def test_readme_repeats_sentence_is_true_of_the_runs_sheet():
     assert set(n.join(guest, on=cfg)["repeats"]) <= {1, 2} and guest.height
     odd = n.join(more, on=cfg, how="anti").join(guest, on=cfg, how="anti").filter(pl.col("repeats") != 3)
     assert odd["job"].unique().to_list() == ["write-threads"] and (odd["n"] == 1).all()
+
+
+def test_ycsb_phase_macros_drop_traced_run_phases_and_take_the_load_whole():
+    runs = pl.DataFrame({"run_id": ["ct", "cu", "r", "g"], "testbed": ["loop", "loop", "loop", "guest"]})
+    ph = pl.DataFrame({
+        "run_id": ["ct", "ct", "cu", "cu", "r", "r", "ct", "cu", "r", "g"],
+        "database": ["cassandra"] * 4 + ["rocksdb"] * 2 + ["cassandra", "cassandra", "rocksdb", "cassandra"],
+        "filesystem": ["btrfs"] * 10, "traced": [True, True, False, False, False, False, True, False, False, True],
+        "phase": ["run", "read", "run", "read", "run", "read", "load", "load", "load", "run"],
+        "ops_s_steady": [900.0, 2000.0, 1000.0, 3000.0, 30000.0, 150000.0, None, 7000.0, None, 5.0],
+    })  # fmt: skip
+    metrics = pl.DataFrame({"run_id": ["ct", "cu", "r", "g"], "metric": ["ops_s_load"] * 4,
+                            "value": [5000.0, 6000.0, 40000.0, 10.0]})
+    m = sn.ycsb_phases(ph, metrics, runs)
+    assert m["PhaseOpsCassandraRun"] == "1{,}000"  # the traced run's 900 left out, the guest's 5 too
+    assert m["PhaseOpsCassandraRead"] == "2{,}500" and m["PhaseOpsRocksdbRead"] == "150{,}000"
+    assert m["PhaseOpsCassandraLoad"] == "5{,}500" and m["PhaseOpsRocksdbLoad"] == "40{,}000"  # OVERALL, not steady
+    assert m["PhaseRunsCassandra"] == "2" and m["PhaseFilesystems"] == "btrfs"
+    assert sn.ycsb_phases(ph.clear(), metrics.clear(), runs) == {}
+
+
+def test_cassandra_skew_apart_from_rocksdb_skew():
+    runs = pl.DataFrame({"run_id": ["c1", "c2", "y1"], "testbed": ["loop"] * 3, "traced": [True] * 3})
+    sk = pl.DataFrame({
+        "run_id": ["c1", "c1", "c1", "c2", "c2", "y1"], "op": ["all", "read", "write", "all", "write", "all"],
+        "workload": ["cassandra-ycsb"] * 5 + ["ycsb"], "n": [110, 10, 100, 300, 300, 5000],
+        "s": [None, None, None, 0.2, None, 0.4], "s_requested": [0.99] * 6,
+    })  # fmt: skip
+    m = sn.skew(sk, runs)
+    assert m["SkewRuns"] == "1" and m["SkewRunsFitted"] == "1"  # RocksDB's alone
+    assert m["SkewCassRuns"] == "2" and m["SkewCassRunsFitted"] == "1" and m["SkewCassBlockMedian"] == "0.20"
+    assert m["SkewCassReadPages"] == "5" and m["SkewCassWritePages"] == "200"  # c2 read no page: 0

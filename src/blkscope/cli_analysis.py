@@ -247,8 +247,8 @@ def _paper_numbers(p: argparse.ArgumentParser) -> Handler:
             macros |= sn.verdicts(pl.read_parquet(a.claims))
         if a.skew and runs is not None:
             macros |= sn.skew(pl.read_parquet(a.skew), runs)
-        if a.ycsb_phases and runs is not None:
-            macros |= sn.ycsb_phases(pl.read_parquet(a.ycsb_phases), runs)
+        if a.ycsb_phases and runs is not None and metrics is not None:
+            macros |= sn.ycsb_phases(pl.read_parquet(a.ycsb_phases), metrics, runs)
         macros |= literature.macros() | {"SkewMinTopCount": str(select.SKEW_MIN_TOP_COUNT)}
         write_text_atomic(render(macros), a.out)
         return 0
