@@ -113,20 +113,24 @@ def dispersion(events: Sequence[Path] | pl.LazyFrame, windows_s: Sequence[float]
     lf = events if isinstance(events, pl.LazyFrame) else pl.scan_parquet([str(p) for p in events_files(events)])
     code = {"op": (op_expr(), OPS), "class": (class_expr(), CLASSES)}  # indices into OPS and CLASSES
     q = lf.filter((pl.col("action") == "Q") & (pl.col("nsectors") > 0)).select(
-        "time_ns", **{k: e.replace_strict(list(v), list(range(len(v))), default=None, return_dtype=pl.Int8)
+        "time_ns", **{k: e.replace_strict(list(v), list(range(len(v))), default=None, return_dtype=pl.Int64)
                       for k, (e, v) in code.items()}
     ).filter(pl.col("op").is_not_null())  # fmt: skip
-    q = pl.concat([q, q.with_columns(op=pl.lit(OPS.index("all"), pl.Int8))])
-    q = pl.concat([q, q.with_columns(**{"class": pl.lit(CLASSES.index("all"), pl.Int8)})])
-    # one i64 group key per (window, op, class): the 1-ms windows of a long trace are millions of groups, and an
-    # integer key keeps the group-by's table small where (string, string, window) keys would not
-    nk = len(OPS) * len(CLASSES)
-    group = pl.col("op").cast(pl.Int64) * len(CLASSES) + pl.col("class").cast(pl.Int64)
+    # The Qs are counted once per (window, op, class) of their own (reads and writes, data and meta); the rows of
+    # op or class all are sums of those counts, not of the Qs again. One i64 key per (window, op, class): the 1-ms
+    # windows of a long trace are millions of groups, which (string, string, window) keys would make large.
+    nc, nk = len(CLASSES), len(OPS) * len(CLASSES)
+    a_op, a_cls = OPS.index("all"), CLASSES.index("all")
+    op, cls = pl.col("key") % nk // nc, pl.col("key") % nc
     rows = []
     for w in windows_s:
         dt = max(int(round(w * 1e9)), 1)
-        per = q.group_by(key=(pl.col("time_ns") // dt) * nk + group).agg(n=pl.len().cast(pl.Int64))
+        base = q.group_by(key=(pl.col("time_ns") // dt) * nk + pl.col("op") * nc + pl.col("class")).agg(n=pl.len())
+        window = pl.col("key") // nk * nk
+        fam = [base, base.with_columns(key=window + a_op * nc + cls),
+               base.with_columns(key=window + op * nc + a_cls), base.with_columns(key=window + a_op * nc + a_cls)]
         # Int64 before squaring: pl.len() is u32, and a 1-s window of a saturating run holds > 65,535 Qs
+        per = pl.concat(fam).group_by("key").agg(pl.col("n").cast(pl.Int64).sum())
         got = per.group_by(g=pl.col("key") % nk).agg(
             s=pl.col("n").sum(), ss=(pl.col("n") ** 2).sum(), last=(pl.col("key") // nk).max()
         ).collect(engine="streaming")  # fmt: skip
@@ -135,7 +139,7 @@ def dispersion(events: Sequence[Path] | pl.LazyFrame, windows_s: Sequence[float]
             mean = s / k
             var = (ss - k * mean * mean) / (k - 1) if k > 1 else None
             idc = var / mean if var is not None and mean else None
-            rows.append({"op": OPS[g // len(CLASSES)], "class": CLASSES[g % len(CLASSES)], "window_s": w,
+            rows.append({"op": OPS[g // nc], "class": CLASSES[g % nc], "window_s": w,
                          "windows": k, "mean": mean, "idc": idc})  # fmt: skip
     out = pl.DataFrame(rows, schema=DISPERSION)
     order = [pl.col(c).replace_strict(list(v), list(range(len(v)))) for c, v in (("op", OPS), ("class", CLASSES))]
