@@ -52,13 +52,30 @@ def test_handmade_sizes_merges_processes():
     s = request_mix.sizes(ev)
     assert s.filter(pl.col("action") == "Q").select("op", "class", "size_kib", "requests").rows() == [
         ("read", "data", 4.0, 1), ("write", "data", 4.0, 2), ("write", "meta", 5.0, 1)]
-    g = {r["op"]: r for r in request_mix.merges(ev).iter_rows(named=True)}
-    assert (g["write"]["queued"], g["write"]["issued"], g["write"]["back_merges"]) == (3, 2, 1)
-    assert g["all"]["merge_ratio"] == 4 / 3 and g["read"]["merge_ratio"] == 1.0
-    p = request_mix.processes(ev).filter(pl.col("op") == "all")
+    m = request_mix.merges(ev)
+    g = {(r["op"], r["class"]): r for r in m.iter_rows(named=True)}
+    assert (g["write", "all"]["queued"], g["write", "all"]["issued"], g["write", "all"]["back_merges"]) == (3, 2, 1)
+    assert g["all", "all"]["merge_ratio"] == 4 / 3 and g["read", "all"]["merge_ratio"] == 1.0
+    # by class (each event by its own RWBS): data Q 0 (R), 10, 30 (W), D 0 (R), 12 (W), M 30 (W); meta (WM) Q 99,
+    # D 13; the flush (FN, no op) in no row; every (op, class) listed, read meta with nothing
+    got = m.select("op", "class", "queued", "issued", "back_merges").rows()
+    assert got == [("read", "data", 1, 1, 0), ("read", "meta", 0, 0, 0), ("read", "all", 1, 1, 0),
+                   ("write", "data", 2, 1, 1), ("write", "meta", 1, 1, 0), ("write", "all", 3, 2, 1),
+                   ("all", "data", 3, 2, 1), ("all", "meta", 1, 1, 0), ("all", "all", 4, 3, 1)]  # fmt: skip
+    assert m["merge_ratio"].to_list() == [1.0, None, 1.0, 2.0, 1.0, 1.5, 1.5, 1.0, 4 / 3]
+    p = request_mix.processes(ev)
+    a = p.filter((pl.col("op") == "all") & (pl.col("class") == "all"))
     # pid 7 is named in one of its rows only: all its rows take that name; 2 of its 3 Qs are not merged
-    assert p.select("pid", "process", "queued", "back_merges").rows() == [(7, "db", 3, 1), (9, "jbd2", 1, 0)]
-    assert p["merge_ratio"].to_list() == [1.5, 1.0] and p["queued_kib"].to_list() == [12.0, 5.0]
+    assert a.select("pid", "process", "queued", "back_merges").rows() == [(7, "db", 3, 1), (9, "jbd2", 1, 0)]
+    assert a["merge_ratio"].to_list() == [1.5, 1.0] and a["queued_kib"].to_list() == [12.0, 5.0]
+    # by class: db (pid 7) queues data only (R 0, W 10, W 30 merged), jbd2 (pid 9) the one metadata write
+    assert p.select("pid", "op", "class", "queued", "queued_kib", "back_merges").rows() == [
+        (7, "all", "all", 3, 12.0, 1), (9, "all", "all", 1, 5.0, 0), (7, "all", "data", 3, 12.0, 1),
+        (9, "all", "meta", 1, 5.0, 0), (7, "read", "all", 1, 4.0, 0), (7, "read", "data", 1, 4.0, 0),
+        (7, "write", "all", 2, 8.0, 1), (9, "write", "all", 1, 5.0, 0), (7, "write", "data", 2, 8.0, 1),
+        (9, "write", "meta", 1, 5.0, 0)]  # fmt: skip
+    assert p.filter(pl.col("class") != "all")["merge_ratio"].to_list() == [1.5, 1.0, 1.0, 2.0, 1.0]
+    assert set(p.filter(pl.col("pid") == 9)["process"]) == {"jbd2"}
 
 
 def test_handmade_arrivals_and_idle_periods():
@@ -81,15 +98,32 @@ def test_handmade_arrivals_and_idle_periods():
 def test_handmade_dispersion():
     # Qs with data at 0, 10, 30, 99 ns; windows of 50 ns: counts 3, 1 -> mean 2, variance 2, IDC 1
     d = arrivals.dispersion(_events(HANDMADE), windows_s=[50e-9])
-    row = d.filter(pl.col("op") == "all").row(0, named=True)
+    row = d.filter((pl.col("op") == "all") & (pl.col("class") == "all")).row(0, named=True)
     assert (row["windows"], row["mean"], row["idc"]) == (2, 2.0, 1.0)
+
+
+def test_handmade_dispersion_by_class():
+    # windows of 20 ns; each (op, class) from 0 to its own last Q. data Qs at 0 (R), 10, 30 (W); meta at 99 (WM)
+    d = arrivals.dispersion(_events(HANDMADE), windows_s=[20e-9])
+    got = {(r["op"], r["class"]): (r["windows"], r["mean"], r["idc"]) for r in d.iter_rows(named=True)}
+    # no read meta Q: no row
+    assert list(got) == [("read", "data"), ("read", "all"), ("write", "data"), ("write", "meta"), ("write", "all"),
+                         ("all", "data"), ("all", "meta"), ("all", "all")]  # fmt: skip
+    approx = pytest.approx
+    assert got["read", "data"] == (1, 1.0, None)  # one window: no variance
+    assert got["write", "data"] == (2, 1.0, 0.0)  # counts 1, 1
+    assert got["write", "meta"] == got["all", "meta"] == (5, approx(0.2), approx(1.0))  # 0, 0, 0, 0, 1
+    assert got["write", "all"] == (5, approx(0.6), approx(0.5))  # 1, 1, 0, 0, 1: variance 0.3
+    assert got["all", "data"] == (2, 1.5, approx(1 / 3))  # 2, 1: variance 0.5
+    assert got["all", "all"] == (5, approx(0.8), approx(0.875))  # 2, 1, 0, 0, 1: variance 0.7
 
 
 def test_handmade_dispersion_of_a_window_of_more_than_65535_requests():
     # 70,000 Qs in [0, 1 s), one at 1.5 s: counts 70,000 and 1; their squares overflowed u32 (IDC was negative)
     rows = [(k * 10_000, "Q", "W", 8 * k, 8, 1, None) for k in range(70_000)]
     rows.append((1_500_000_000, "Q", "W", 0, 8, 1, None))
-    row = arrivals.dispersion(_events(rows), windows_s=[1.0]).filter(pl.col("op") == "all").row(0, named=True)
+    d = arrivals.dispersion(_events(rows), windows_s=[1.0])
+    row = d.filter((pl.col("op") == "all") & (pl.col("class") == "all")).row(0, named=True)
     mean = 70_001 / 2
     assert (row["windows"], row["mean"]) == (2, mean)
     assert row["idc"] == pytest.approx(((70_000 - mean) ** 2 + (1 - mean) ** 2) / mean)
@@ -136,6 +170,21 @@ def test_split_trace_gives_the_whole_answers(run, kind, n, tmp_path):
     assert set(a) == set(b) and len(a) == 11
     for name in a:
         assert a[name].height and a[name].equals(b[name]), name
+    # both filesystems mark some writes M (ext4's journal, f2fs's checkpoint): the class split has rows to split
+    m, p = a["merges"], a["processes"]
+    for op in ("read", "write", "all"):  # data and meta make all, in merges and summed over the processes
+        c = {r["class"]: r for r in m.filter(pl.col("op") == op).iter_rows(named=True)}
+        for col in ("queued", "issued", "back_merges", "front_merges"):
+            assert c["data"][col] + c["meta"][col] == c["all"][col], (op, col)
+        q = dict(p.filter(pl.col("op") == op).group_by("class").agg(pl.col("queued").sum()).iter_rows())
+        assert q.get("data", 0) + q.get("meta", 0) == q["all"], op
+    meta = m.filter((pl.col("op") == "write") & (pl.col("class") == "meta")).row(0, named=True)
+    if kind == "ftrace":  # ext4: jbd2's metadata writes are the only ones merged in this run
+        assert (meta["queued"], meta["issued"], meta["back_merges"]) == (13, 9, 4)
+        assert m.filter(pl.col("class") == "data")["back_merges"].sum() == 0
+    else:
+        assert (meta["queued"], meta["issued"]) == (2, 2)
+        assert set(p.filter(pl.col("class") == "meta")["process"]) == {"f2fs_ckpt-254:0"}  # the checkpoint thread
 
 
 def test_q2q_and_merge_ratio_equal_btts(tmp_path):
@@ -158,6 +207,7 @@ def test_q2q_and_merge_ratio_equal_btts(tmp_path):
     ours = a.filter((pl.col("op") == "all") & (pl.col("class") == "all") & (pl.col("what") == "q2q")).row(0, named=True)
     assert ours["n"] == q2q["n"] == 2572
     assert abs(ours["mean_us"] / 1e6 - q2q["avg_s"]) < 1e-9 and abs(ours["max_us"] / 1e6 - q2q["max_s"]) < 1e-9
-    m = pl.read_parquet(out / "m.parquet").filter(pl.col("op") == "all").row(0, named=True)
+    m = pl.read_parquet(out / "m.parquet").filter((pl.col("op") == "all") & (pl.col("class") == "all"))
+    m = m.row(0, named=True)
     assert (m["queued"], m["issued"]) == (int(merge[1]), int(merge[2]))
     assert round(m["merge_ratio"], 1) == float(merge[3])

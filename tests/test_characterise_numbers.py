@@ -20,17 +20,23 @@ MS = 1_000_000
 
 
 def _tables(d: Path) -> None:
-    """A run's characterisation tables, hand-made: 10 s span, 2 s idle; D writes 3 x 4 KiB data + 1 x 8 KiB
-    meta, reads none; 8 Q and 4 D writes; 400 accesses to 100 pages (of 4 KiB); the LRU curve reaches 0.5 at
-    64 pages; working sets of 10, 20, 30 pages."""
+    """A run's characterisation tables, hand-made: 10 s span, 2 s idle; requests in address bins 0 and 3 of 1 GiB
+    (up to 4 GiB, 2 of 4 bins); D writes 3 x 4 KiB data + 1 x 8 KiB meta, reads none; 8 Q and 4 D writes;
+    400 accesses to 100 pages (of 4 KiB); the LRU curve reaches 0.5 at 64 pages; working sets of 10, 20, 30
+    pages. The per-request views have rows per class whose values differ from class all's (a summary that read
+    them would be wrong)."""
     d.mkdir(parents=True)
-    pl.DataFrame({"t_hi_s": [5.0, 10.0]}).write_parquet(d / "io_map.parquet")
+    gib = 2**21  # sectors
+    pl.DataFrame({"t_hi_s": [5.0, 10.0, 10.0], "sector_bin": [0, 3, 3],
+                  "sector_hi": [gib, 4 * gib, 4 * gib]}).write_parquet(d / "io_map.parquet")  # fmt: skip
     pl.DataFrame({"op": ["all"] * 3, "class": ["meta", "all", "all"], "what": ["q2q", "q2q", "idle"],
                   "cv": [9.0, 2.5, 0.3], "total_s": [1.0, 9.0, 2.0]}).write_parquet(d / "arrivals.parquet")  # fmt: skip
-    pl.DataFrame({"op": ["all"] * 2, "window_s": [0.1, 1.0], "idc": [3.0, 7.0]}).write_parquet(d / "dispersion.parquet")
+    pl.DataFrame({"op": ["all"] * 4, "class": ["data", "meta", "all", "all"], "window_s": [1.0, 1.0, 0.1, 1.0],
+                  "idc": [40.0, 50.0, 3.0, 7.0]}).write_parquet(d / "dispersion.parquet")  # fmt: skip
     pl.DataFrame({"action": ["D", "D", "Q"], "op": ["write"] * 3, "class": ["data", "meta", "data"],
                   "size_kib": [4.0, 8.0, 4.0], "requests": [3, 1, 8]}).write_parquet(d / "sizes.parquet")  # fmt: skip
-    pl.DataFrame({"op": ["write", "all"], "merge_ratio": [2.0, 2.0]}).write_parquet(d / "merges.parquet")
+    pl.DataFrame({"op": ["write", "write", "all"], "class": ["data", "all", "all"],
+                  "merge_ratio": [9.0, 2.0, 2.0]}).write_parquet(d / "merges.parquet")  # fmt: skip
     meta = pl.DataFrame({"op": ["all"], "meta_share": [0.25], "hot_meta_share": [1.0]})
     meta.write_parquet(d / "metadata_hot.parquet")
     pl.DataFrame({"op": ["all", "all"], "method": ["exact", "shards-size"], "accesses": [400, 400],
@@ -49,12 +55,15 @@ def test_handmade_per_run_summary(tmp_path):
     assert (r["write_kib"], r["read_kib"], r["meta_requests"]) == (5.0, None, 0.25)
     assert (r["write_merge_ratio"], r["meta_share"], r["hot_meta_share"]) == (2.0, 0.25, 1.0)
     assert (r["q2q_cv"], r["idc_1s"], r["idle_share"]) == (2.5, 7.0, 0.2)
+    assert (r["map_gib"], r["map_fill"]) == (4.0, 0.5)
     assert (r["distinct_mib"], r["cold_miss"], r["half_mib"], r["wss_mib"]) == (100 / 256, 0.25, 0.25, 20 / 256)
     assert r["d2c_p99_us"] is None
     assert all(v is None for k, v in per.row(1, named=True).items() if k != "run_id")
-    old = pl.read_parquet(tmp_path / "r1" / "characterise" / "arrivals.parquet").filter(pl.col("class") == "all")
-    old.drop("class").write_parquet(tmp_path / "r1" / "characterise" / "arrivals.parquet")  # before the class split
-    assert cs.per_run({"r1": tmp_path / "r1" / "characterise"})["q2q_cv"].to_list() == [2.5]
+    for name in ("arrivals", "merges", "dispersion"):  # tables written before the class split: every request
+        p = tmp_path / "r1" / "characterise" / f"{name}.parquet"
+        pl.read_parquet(p).filter(pl.col("class") == "all").drop("class").write_parquet(p)
+    old = cs.per_run({"r1": tmp_path / "r1" / "characterise"}).row(0, named=True)
+    assert (old["q2q_cv"], old["idc_1s"], old["write_merge_ratio"]) == (2.5, 7.0, 2.0)
     runs = pl.DataFrame({"run_id": ["r1", "r2"], "testbed": "loop", "workload": "fio", "job": "append",
                          "filesystem": "ext4"})  # fmt: skip
     by = cs.by_setup(per, runs)
@@ -62,6 +71,7 @@ def test_handmade_per_run_summary(tmp_path):
     m = cn.macros(by)
     assert (m["CharWriteKibFioAppendExtFour"], m["CharIdleShareFioAppendExtFour"]) == ("5", "20.0\\,\\%")
     assert (m["CharReadKibFioAppendExtFour"], m["CharRuns"], m["CharSetups"]) == ("--", "2", "1")
+    assert (m["CharMapGibFioAppendExtFour"], m["CharMapFillFioAppendExtFour"]) == ("4.0", "50.0\\,\\%")
 
 
 def test_latency_tail_of_the_whole_run_and_its_worst_100_ms(tmp_path):
@@ -121,6 +131,7 @@ def test_characterise_numbers_on_a_real_run(tmp_path):
     assert (t["n"], t["filesystem"], t["read_kib"]) == (1, "ext4", 4.0)
     assert t["write_merge_ratio"] == pytest.approx(1.002, abs=0.01)
     assert 0.9 < t["idle_share"] < 1 and t["cold_miss"] > 0.9 and t["d2c_p99_us"] > 0
+    assert t["map_gib"] > 0 and 0 < t["map_fill"] <= 1
     # ~200 requests a second: no 100-ms window holds the 100 completions a spread needs
     assert t["d2c_p99_spread"] is None
     assert "\\newcommand{\\CharColdMissFioRandrwExtFour}{" in out.read_text()

@@ -136,11 +136,14 @@ def _characterise(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--bin-s", type=float, default=1.0, help="throughput bin in seconds (default 1)")
     p.add_argument("--action", default="D", help="I/O map and throughput: D (issued, default), C or Q events")
     p.add_argument("--sizes", type=Path, help="requests per size (KiB) of Q and D events, per op and class")
-    p.add_argument("--merges", type=Path, help="queued, issued, merges and #Q/#D per op (btt's merge ratio)")
-    p.add_argument("--processes", type=Path, help="per pid: process name, queued requests and KiB, merges")
+    p.add_argument("--merges", type=Path, help="queued, issued, merges and #Q/#D (btt's merge ratio) per op and "
+                   "class (meta: M in RWBS; data; all)")  # fmt: skip
+    p.add_argument("--processes", type=Path, help="per pid, op and class: process name, queued requests and KiB, "
+                   "merges")  # fmt: skip
     p.add_argument("--arrivals", type=Path, help="Q2Q inter-arrival (per op and class) and idle periods: n, mean, cv, "
                    "quantiles")  # fmt: skip
-    p.add_argument("--dispersion", type=Path, help="index of dispersion of Q counts at 1 ms .. 1 s windows")
+    p.add_argument("--dispersion", type=Path, help="index of dispersion of Q counts at 1 ms .. 1 s windows, per op "
+                   "and class")  # fmt: skip
     p.add_argument("--latency-windows", type=Path, help="D2C and Q2C percentiles per time window (by completion), "
                    "op and class, read from the window's histogram (never averaged)")  # fmt: skip
     p.add_argument("--latency-hist", type=Path, help="the per-window latency histograms (sparse log buckets: "

@@ -205,12 +205,13 @@ def _seek_one(f: Path, action: str):
     return seek.summarise([f], action)
 
 
-@verb("seek", "seek distance and sequentiality of D (or Q) streams, with CIs, and a signed log2 histogram")
+@verb("seek", "seek distance and sequentiality of D (or Q) streams per op and class (meta: M in RWBS; data; all), "
+      "with CIs, and a signed log2 histogram")
 def _seek(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("events", nargs="+", type=Path, help="events.parquet, one per run")
     p.add_argument("--action", default="D", choices=["D", "Q", "C"], help="which stream (default D: issued)")
     _out(p)
-    p.add_argument("--hist", type=Path, help="histogram (run_id, op, bucket, count)")
+    p.add_argument("--hist", type=Path, help="histogram (run_id, op, class, bucket, count)")
     _jobs(p)
 
     def run(a: argparse.Namespace) -> int:

@@ -203,7 +203,8 @@ METADATA_HOT: dict[str, pl.DataType] = {
 }  # fmt: skip
 METADATA_RANK: dict[str, pl.DataType] = {"op": STR, "class": STR, "rank": I64, "count": I64}
 
-# characterisation views (blkscope.analysis.io_map, request_mix, arrivals): op read/write, class meta/data
+# characterisation views (blkscope.analysis.io_map, request_mix, arrivals): op read/write, class meta (`M` in
+# RWBS)/data; the views that sum over requests (merges, processes, Q2Q, dispersion, latency) add class and op all
 IO_MAP: dict[str, pl.DataType] = {
     "op": STR, "class": STR, "time_bin": I64, "t_lo_s": F64, "t_hi_s": F64, "sector_bin": I64, "sector_lo": I64,
     "sector_hi": I64, "requests": I64, "bytes": I64,
@@ -214,13 +215,16 @@ THROUGHPUT: dict[str, pl.DataType] = {
 }  # fmt: skip
 REQUEST_SIZES: dict[str, pl.DataType] = {"action": STR, "op": STR, "class": STR, "size_kib": F64, "requests": I64}
 MERGES: dict[str, pl.DataType] = {
-    "op": STR, "queued": I64, "issued": I64, "back_merges": I64, "front_merges": I64, "merge_ratio": F64,
+    "op": STR, "class": STR, "queued": I64, "issued": I64, "back_merges": I64, "front_merges": I64,
+    "merge_ratio": F64,
 }  # fmt: skip
 ARRIVALS: dict[str, pl.DataType] = {
     "op": STR, "class": STR, "what": STR, "n": I64, "mean_us": F64, "cv": F64, "p50_us": F64, "p90_us": F64,
     "p99_us": F64, "max_us": F64, "total_s": F64,
 }  # fmt: skip
-DISPERSION: dict[str, pl.DataType] = {"op": STR, "window_s": F64, "windows": I64, "mean": F64, "idc": F64}
+DISPERSION: dict[str, pl.DataType] = {
+    "op": STR, "class": STR, "window_s": F64, "windows": I64, "mean": F64, "idc": F64,
+}  # fmt: skip
 LATENCY_HIST: dict[str, pl.DataType] = {
     "stage": STR, "op": STR, "class": STR, "window": I64, "start_s": F64, "window_s": F64, "bucket": I64,
     "count": I64, "sum_ns": F64, "min_ns": I64, "max_ns": I64,
@@ -230,7 +234,7 @@ LATENCY_WINDOWS: dict[str, pl.DataType] = {
     "p50_us": F64, "p90_us": F64, "p99_us": F64, "p99_9_us": F64, "max_us": F64,
 }  # fmt: skip
 PROCESSES: dict[str, pl.DataType] = {
-    "pid": I64, "process": STR, "op": STR, "queued": I64, "queued_kib": F64, "back_merges": I64,
+    "pid": I64, "process": STR, "op": STR, "class": STR, "queued": I64, "queued_kib": F64, "back_merges": I64,
     "front_merges": I64, "merge_ratio": F64,
 }  # fmt: skip
 

@@ -9,7 +9,8 @@ burstiness, per op (read / write by RWBS, and all).
 - Burstiness: the coefficient of variation (std / mean) of the Q2Q times (1 for a Poisson arrival process,
   above 1 bursty), and the index of dispersion of counts IDC(w) = variance / mean of the number of Q events in
   windows of w (1 for Poisson; growing with w for long-range bursts), at w = 1 ms, 10 ms, 100 ms and 1 s over
-  the windows from time 0 to the last Q.
+  the windows from time 0 to the last Q, per op and class (meta, data, all) as the Q2Q times: a class's windows
+  run to its own last Q.
 The events are read window by window in time order (blkscope.analysis.windows), the last Q time and the
 in-flight count carried across windows (and across a split trace's parts); durations go to mergeable log
 histograms (blkscope.analysis.log_histogram): memory holds one window, not the trace.
@@ -79,7 +80,7 @@ def _row(op: str, cls: str, what: str, h: LogHistogram) -> dict:
 def arrivals(events: Sequence[Path] | pl.LazyFrame, rows_per_window: int = ROWS_PER_WINDOW) -> pl.DataFrame:
     """One row per (op, class, what): what = q2q or idle (idle: op and class all only); n, mean, cv, quantiles
     (within 0.5 %)."""
-    from blkscope.analysis.frequency import op_expr
+    from blkscope.analysis.frequency import class_expr, op_expr
 
     keep = pl.col("action").is_in(["Q", "D", "C"])
     _, _, chunks = time_ordered(events, ["action", "rwbs", "nsectors"], rows_per_window, keep)
@@ -87,9 +88,8 @@ def arrivals(events: Sequence[Path] | pl.LazyFrame, rows_per_window: int = ROWS_
     q2q = {k: LogHistogram() for k in keys}
     last: dict[tuple[str, str], int | None] = dict.fromkeys(keys)
     idle = _Idle()
-    meta = pl.col("rwbs").str.contains("M")
     for w in chunks:
-        w = w.with_columns(op=op_expr(), cls=pl.when(meta).then(pl.lit("meta")).otherwise(pl.lit("data")))
+        w = w.with_columns(op=op_expr(), cls=class_expr())
         q = w.filter((pl.col("action") == "Q") & (pl.col("nsectors") > 0) & pl.col("op").is_not_null())
         for op, c in keys:
             sel = q if op == "all" else q.filter(pl.col("op") == op)
@@ -105,25 +105,42 @@ def arrivals(events: Sequence[Path] | pl.LazyFrame, rows_per_window: int = ROWS_
 
 
 def dispersion(events: Sequence[Path] | pl.LazyFrame, windows_s: Sequence[float] = IDC_WINDOWS_S) -> pl.DataFrame:
-    """IDC(w) per op: variance / mean of Q counts per window of w, windows from 0 to the last Q (empty ones in)."""
-    from blkscope.analysis.frequency import op_expr
+    """IDC(w) per op and class: variance / mean of Q counts per window of w, windows from 0 to the last Q of the
+    (op, class) (empty ones in); an (op, class) without Qs has no rows."""
+    from blkscope.analysis.frequency import class_expr, op_expr
     from blkscope.parts import events_files
 
     lf = events if isinstance(events, pl.LazyFrame) else pl.scan_parquet([str(p) for p in events_files(events)])
-    q = lf.filter((pl.col("action") == "Q") & (pl.col("nsectors") > 0)).select("time_ns", op=op_expr())
-    q = q.filter(pl.col("op").is_not_null())
+    code = {"op": (op_expr(), OPS), "class": (class_expr(), CLASSES)}  # indices into OPS and CLASSES
+    q = lf.filter((pl.col("action") == "Q") & (pl.col("nsectors") > 0)).select(
+        "time_ns", **{k: e.replace_strict(list(v), list(range(len(v))), default=None, return_dtype=pl.Int64)
+                      for k, (e, v) in code.items()}
+    ).filter(pl.col("op").is_not_null())  # fmt: skip
+    # The Qs are counted once per (window, op, class) of their own (reads and writes, data and meta); the rows of
+    # op or class all are sums of those counts, not of the Qs again. One i64 key per (window, op, class): the 1-ms
+    # windows of a long trace are millions of groups, which (string, string, window) keys would make large.
+    nc, nk = len(CLASSES), len(OPS) * len(CLASSES)
+    a_op, a_cls = OPS.index("all"), CLASSES.index("all")
+    op, cls = pl.col("key") % nk // nc, pl.col("key") % nc
     rows = []
     for w in windows_s:
         dt = max(int(round(w * 1e9)), 1)
-        per = pl.concat([q, q.with_columns(op=pl.lit("all"))]).group_by("op", (pl.col("time_ns") // dt).alias("b"))
+        base = q.group_by(key=(pl.col("time_ns") // dt) * nk + pl.col("op") * nc + pl.col("class")).agg(n=pl.len())
+        window = pl.col("key") // nk * nk
+        fam = [base, base.with_columns(key=window + a_op * nc + cls),
+               base.with_columns(key=window + op * nc + a_cls), base.with_columns(key=window + a_op * nc + a_cls)]
         # Int64 before squaring: pl.len() is u32, and a 1-s window of a saturating run holds > 65,535 Qs
-        got = per.agg(n=pl.len().cast(pl.Int64)).group_by("op").agg(s=pl.col("n").sum(), ss=(pl.col("n") ** 2).sum(),
-                                                     last=pl.col("b").max()).collect(engine="streaming")  # fmt: skip
-        for op, s, ss, last in got.select("op", "s", "ss", "last").iter_rows():
+        per = pl.concat(fam).group_by("key").agg(pl.col("n").cast(pl.Int64).sum())
+        got = per.group_by(g=pl.col("key") % nk).agg(
+            s=pl.col("n").sum(), ss=(pl.col("n") ** 2).sum(), last=(pl.col("key") // nk).max()
+        ).collect(engine="streaming")  # fmt: skip
+        for g, s, ss, last in got.sort("g").select("g", "s", "ss", "last").iter_rows():
             k = last + 1  # windows 0..last, the empty ones count as zeros
             mean = s / k
             var = (ss - k * mean * mean) / (k - 1) if k > 1 else None
-            rows.append({"op": op, "window_s": w, "windows": k, "mean": mean,
-                         "idc": var / mean if var is not None and mean else None})  # fmt: skip
+            idc = var / mean if var is not None and mean else None
+            rows.append({"op": OPS[g // nc], "class": CLASSES[g % nc], "window_s": w,
+                         "windows": k, "mean": mean, "idc": idc})  # fmt: skip
     out = pl.DataFrame(rows, schema=DISPERSION)
-    return out.sort(pl.col("op").replace_strict(list(OPS), list(range(len(OPS)))), "window_s")
+    order = [pl.col(c).replace_strict(list(v), list(range(len(v)))) for c, v in (("op", OPS), ("class", CLASSES))]
+    return out.sort(*order, "window_s")

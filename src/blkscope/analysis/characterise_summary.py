@@ -3,10 +3,14 @@ median over a setup's repeats: what the paper's Characterisation section compare
 
 Per run (null where the table or the requests are absent):
 - read_kib, write_kib: mean size of the issued (D) requests; meta_requests: share of D requests marked `M`;
-- write_merge_ratio: btt's #Q/#D of the writes;
+- write_merge_ratio: btt's #Q/#D of the writes (class all);
 - meta_share: share of page accesses (C) that are metadata; hot_meta_share: of the hottest 1 % of pages';
 - q2q_cv: coefficient of variation of the Q2Q times (1 for Poisson arrivals); idc_1s: index of dispersion of the
-  Q counts in 1-s windows; idle_share: the share of the trace's span the device had nothing in flight;
+  Q counts in 1-s windows (class all); idle_share: the share of the trace's span the device had nothing in flight;
+- map_gib: the highest block address the issued requests reach (GiB: the top of the I/O map's highest non-empty
+  address bin, so within one bin, 1/128 of it); map_fill: the share of the map's address bins below it that hold
+  a request (how much of the range it reaches the run touches: a run writing in one place and at the end of the
+  device reaches far and fills little);
 - distinct_mib: the pages touched (exact reuse profile, op all); cold_miss: distinct / accesses, the miss ratio
   of an infinite LRU cache; half_mib: the smallest LRU cache (exact curve) that misses at most half the accesses;
   wss_mib: the median working set (distinct pages) of the 1-s windows;
@@ -28,13 +32,19 @@ MIN_WINDOW_N = 100
 SPREAD_WINDOW_S = 0.1  # the saturating runs last seconds: 100-ms windows hold thousands of completions there
 SETUP = ["testbed", "workload", "job", "filesystem"]
 METRICS = ["read_kib", "write_kib", "meta_requests", "write_merge_ratio", "meta_share", "hot_meta_share", "q2q_cv",
-           "idc_1s", "idle_share", "distinct_mib", "cold_miss", "half_mib", "wss_mib", "d2c_p99_us",
-           "d2c_p99_spread"]  # fmt: skip
+           "idc_1s", "idle_share", "map_gib", "map_fill", "distinct_mib", "cold_miss", "half_mib", "wss_mib",
+           "d2c_p99_us", "d2c_p99_spread"]  # fmt: skip
+ALL_CLASSES = pl.col("class") == "all"
+BY_CLASS = {"arrivals", "merges", "dispersion"}  # the views read here that sum over requests: class all rows
 
 
 def _read(d: Path, name: str) -> pl.DataFrame | None:
     p = d / f"{name}.parquet"
-    return pl.read_parquet(p) if p.exists() else None
+    if not p.exists():
+        return None
+    t = pl.read_parquet(p)
+    # a per-request view written before it was split by class held every request: class all
+    return t.with_columns(**{"class": pl.lit("all")}) if name in BY_CLASS and "class" not in t.columns else t
 
 
 def _one(t: pl.DataFrame | None, where: pl.Expr, col: str) -> float | None:
@@ -56,6 +66,13 @@ def _sizes(s: pl.DataFrame | None) -> dict:
     n = d["requests"].sum()
     meta = d.filter(pl.col("class") == "meta")["requests"].sum() / n if n else None
     return {"read_kib": mean["read"], "write_kib": mean["write"], "meta_requests": meta}
+
+
+def _io_map(m: pl.DataFrame | None) -> dict:
+    if m is None or m.is_empty():
+        return {}
+    bins = m.select(pl.col("sector_bin").max() + 1, pl.col("sector_bin").n_unique().alias("used")).row(0)
+    return {"map_gib": float(m["sector_hi"].max()) * 512 / 2**30, "map_fill": bins[1] / bins[0]}
 
 
 def _reuse(d: Path) -> dict:
@@ -92,19 +109,17 @@ def per_run(dirs: Mapping[str, Path]) -> pl.DataFrame:
     rows = []
     for run_id, d in dirs.items():
         io_map, arr, disp = _read(d, "io_map"), _read(d, "arrivals"), _read(d, "dispersion")
-        if arr is not None and "class" not in arr.columns:  # written before Q2Q was split by class: all of it
-            arr = arr.with_columns(**{"class": pl.lit("all")})
         span = float(io_map["t_hi_s"].max()) if io_map is not None and io_map.height else None
         idle = _one(arr, (pl.col("op") == "all") & (pl.col("what") == "idle"), "total_s")
         rows.append({
             "run_id": run_id, **_sizes(_read(d, "sizes")),
-            "write_merge_ratio": _one(_read(d, "merges"), pl.col("op") == "write", "merge_ratio"),
+            "write_merge_ratio": _one(_read(d, "merges"), (pl.col("op") == "write") & ALL_CLASSES, "merge_ratio"),
             "meta_share": _one(_read(d, "metadata_hot"), pl.col("op") == "all", "meta_share"),
             "hot_meta_share": _one(_read(d, "metadata_hot"), pl.col("op") == "all", "hot_meta_share"),
-            "q2q_cv": _one(arr, (pl.col("op") == "all") & (pl.col("class") == "all") & (pl.col("what") == "q2q"), "cv"),
-            "idc_1s": _one(disp, (pl.col("op") == "all") & (pl.col("window_s") == 1.0), "idc"),
+            "q2q_cv": _one(arr, (pl.col("op") == "all") & ALL_CLASSES & (pl.col("what") == "q2q"), "cv"),
+            "idc_1s": _one(disp, (pl.col("op") == "all") & ALL_CLASSES & (pl.col("window_s") == 1.0), "idc"),
             "idle_share": idle / span if idle is not None and span else None,
-            **_reuse(d), **_latency(_read(d, "latency_hist")),
+            **_io_map(io_map), **_reuse(d), **_latency(_read(d, "latency_hist")),
         })  # fmt: skip
     schema = {"run_id": pl.Utf8} | dict.fromkeys(METRICS, pl.Float64)
     return pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)

@@ -187,7 +187,9 @@ def queue_depth_table(
 
 def seek_table(seek: pl.DataFrame, hist: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
     """Signed log2 seek-distance histogram as shares per run and op (kind "hist": bucket, share) and the share
-    of sequential steps with its Wilson interval (kind "seq": share, lo, hi, n)."""
+    of sequential steps with its Wilson interval (kind "seq": share, lo, hi, n), of every request (class all; a
+    table written before the class split has only those)."""
+    seek, hist = (t.filter(pl.col("class") == "all") if "class" in t.columns else t for t in (seek, hist))
     h = hist.with_columns(share=pl.col("count") / pl.col("count").sum().over("run_id", "op")).select(
         "run_id", "op", "bucket", "share", n=pl.col("count"), kind=pl.lit("hist")
     )  # fmt: skip

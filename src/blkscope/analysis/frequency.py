@@ -36,6 +36,12 @@ def op_expr() -> pl.Expr:
     )
 
 
+def class_expr() -> pl.Expr:
+    """meta where the request carries REQ_META (`M` in RWBS), data otherwise (no RWBS: data): the class every
+    characterisation view splits by."""
+    return pl.when(pl.col("rwbs").str.contains("M")).then(pl.lit("meta")).otherwise(pl.lit("data"))
+
+
 MODES = ("cover", "ssd-study")
 
 

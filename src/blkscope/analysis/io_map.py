@@ -13,7 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
-from blkscope.analysis.frequency import op_expr
+from blkscope.analysis.frequency import class_expr, op_expr
 from blkscope.schemas import IO_MAP, THROUGHPUT
 
 
@@ -22,10 +22,9 @@ def requests(events: Sequence[Path] | pl.LazyFrame, action: str = "D") -> pl.Laz
     from blkscope.parts import events_files
 
     lf = events if isinstance(events, pl.LazyFrame) else pl.scan_parquet([str(p) for p in events_files(events)])
-    cls = pl.when(pl.col("rwbs").str.contains("M")).then(pl.lit("meta")).otherwise(pl.lit("data"))
     return (
         lf.filter((pl.col("action") == action) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null())
-        .select(op=op_expr(), **{"class": cls}, time_ns="time_ns", sector="sector", nsectors="nsectors")
+        .select(op=op_expr(), **{"class": class_expr()}, time_ns="time_ns", sector="sector", nsectors="nsectors")
         .filter(pl.col("op").is_not_null())
     )
 

@@ -7,6 +7,10 @@
   part misses the notify records of other parts) takes the name its other rows carry (the most frequent one).
   merge_ratio = Q / (Q - M - F) of that pid (its queued requests over those not merged into another), which is
   btt's #Q/#D when every request not merged is issued once.
+Merges and the per-process view are split by op (read, write, all) and class (meta, data, all) as the sizes are:
+each event by its own RWBS, so a Q, M or F counts in the class of its bio and a D in that of its request (where
+the block layer merges a metadata bio into a data request, it is queued as meta and issued as data, and a class's
+#Q/#D holds that too); the `all` rows are btt's.
 Polars streaming group-bys over every events file: memory holds the groups, not the trace.
 """
 
@@ -17,8 +21,10 @@ from pathlib import Path
 
 import polars as pl
 
-from blkscope.analysis.frequency import op_expr
+from blkscope.analysis.frequency import class_expr, op_expr
 from blkscope.schemas import MERGES, PROCESSES, REQUEST_SIZES
+
+OPS, CLASSES = ("read", "write", "all"), ("data", "meta", "all")
 
 
 def _scan(events: Sequence[Path] | pl.LazyFrame) -> pl.LazyFrame:
@@ -28,11 +34,10 @@ def _scan(events: Sequence[Path] | pl.LazyFrame) -> pl.LazyFrame:
 
 
 def sizes(events: Sequence[Path] | pl.LazyFrame) -> pl.DataFrame:
-    cls = pl.when(pl.col("rwbs").str.contains("M")).then(pl.lit("meta")).otherwise(pl.lit("data"))
     out = (
         _scan(events)
         .filter(pl.col("action").is_in(["Q", "D"]) & (pl.col("nsectors") > 0))
-        .select("action", op=op_expr(), **{"class": cls}, size_kib=pl.col("nsectors") / 2)
+        .select("action", op=op_expr(), **{"class": class_expr()}, size_kib=pl.col("nsectors") / 2)
         .filter(pl.col("op").is_not_null())
         .group_by("action", "op", "class", "size_kib")
         .agg(requests=pl.len())
@@ -42,30 +47,39 @@ def sizes(events: Sequence[Path] | pl.LazyFrame) -> pl.DataFrame:
 
 
 def event_counts(events: Sequence[Path] | pl.LazyFrame) -> pl.DataFrame:
-    """Events and sectors per (pid, process, action, op) of the Q, D, M, F events (op null kept: flushes)."""
+    """Events and sectors per (pid, process, action, op, class) of the Q, D, M, F events (op null kept:
+    flushes)."""
     return (
         _scan(events)
         .filter(pl.col("action").is_in(["Q", "D", "M", "F"]))
-        .group_by("pid", "process", "action", op_expr().alias("op"))
+        .group_by("pid", "process", "action", op_expr().alias("op"), class_expr().alias("class"))
         .agg(n=pl.len(), sectors=pl.col("nsectors").fill_null(0).sum())
         .collect(engine="streaming")
     )
 
 
-def merges(events: Sequence[Path] | pl.LazyFrame, counts: pl.DataFrame | None = None) -> pl.DataFrame:
-    """Per op (read, write, all): queued, issued, back and front merges, merge_ratio = queued / issued."""
-    c = event_counts(events) if counts is None else counts
+def _with_all(c: pl.DataFrame) -> pl.DataFrame:
+    """The counts of reads and writes, each row also under op all, class all and both (flushes, op null, out)."""
     c = c.filter(pl.col("op").is_not_null())
     c = pl.concat([c, c.with_columns(op=pl.lit("all"))])
+    return pl.concat([c, c.with_columns(**{"class": pl.lit("all")})])
+
+
+def merges(events: Sequence[Path] | pl.LazyFrame, counts: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Per op (read, write, all) and class (data, meta, all), every pair listed: queued, issued, back and front
+    merges, merge_ratio = queued / issued."""
+    c = _with_all(event_counts(events) if counts is None else counts)
     n = {a: pl.col("n").filter(pl.col("action") == a).sum() for a in "QDMF"}
-    out = c.group_by("op").agg(queued=n["Q"], issued=n["D"], back_merges=n["M"], front_merges=n["F"])
-    out = pl.DataFrame({"op": ["read", "write", "all"]}).join(out, on="op", how="left").fill_null(0)
+    out = c.group_by("op", "class").agg(queued=n["Q"], issued=n["D"], back_merges=n["M"], front_merges=n["F"])
+    grid = pl.DataFrame({"op": [o for o in OPS for _ in CLASSES], "class": [k for _ in OPS for k in CLASSES]})
+    out = grid.join(out, on=["op", "class"], how="left", maintain_order="left").fill_null(0)
     out = out.with_columns(merge_ratio=pl.when(pl.col("issued") > 0).then(pl.col("queued") / pl.col("issued")))
     return out.select([pl.col(k).cast(t) for k, t in MERGES.items()])
 
 
 def processes(events: Sequence[Path] | pl.LazyFrame, counts: pl.DataFrame | None = None) -> pl.DataFrame:
-    """Per (pid, op): the process name (resolved across the trace), queued requests and KiB, merges."""
+    """Per (pid, op, class) with queued requests: the process name (resolved across the trace), queued requests
+    and KiB, merges."""
     c = event_counts(events) if counts is None else counts
     names = (
         c.filter(pl.col("process").is_not_null())
@@ -74,10 +88,9 @@ def processes(events: Sequence[Path] | pl.LazyFrame, counts: pl.DataFrame | None
         .group_by("pid", maintain_order=True).first()
         .select("pid", name="process")
     )  # fmt: skip
-    c = c.filter(pl.col("op").is_not_null()).join(names, on="pid", how="left")
-    c = pl.concat([c, c.with_columns(op=pl.lit("all"))])
+    c = _with_all(c).join(names, on="pid", how="left")
     n = {a: pl.col("n").filter(pl.col("action") == a).sum() for a in "QMF"}
-    out = c.group_by("pid", "op").agg(
+    out = c.group_by("pid", "op", "class").agg(
         process=pl.col("name").first(), queued=n["Q"],
         queued_kib=pl.col("sectors").filter(pl.col("action") == "Q").sum() / 2, back_merges=n["M"],
         front_merges=n["F"],
@@ -85,4 +98,4 @@ def processes(events: Sequence[Path] | pl.LazyFrame, counts: pl.DataFrame | None
     kept = pl.col("queued") - pl.col("back_merges") - pl.col("front_merges")
     out = out.with_columns(merge_ratio=pl.when(kept > 0).then(pl.col("queued") / kept))
     out = out.select([pl.col(k).cast(t) for k, t in PROCESSES.items()])
-    return out.sort(["op", "queued", "pid"], descending=[False, True, False])
+    return out.sort(["op", "class", "queued", "pid"], descending=[False, False, True, False])

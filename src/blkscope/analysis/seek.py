@@ -4,7 +4,11 @@ For consecutive events of one kind (D: as issued to the device; Q: as the filesy
 in time order, the seek distance is start - previous end (sectors; end = sector + nsectors): 0 is a sequential
 continuation, negative a jump back. Sequentiality is the share of distance-0 steps (Wilson 95% interval); the
 mean absolute distance carries a t interval, the median a distribution-free one. Reads and writes are also
-taken separately (op = read / write, each stream on its own), and together (op = all).
+taken separately (op = read / write, each stream on its own), and together (op = all); so are the requests the
+filesystem marks as metadata (class meta: `M` in RWBS, REQ_META) and the others (class data), against all of
+them (class all): a metadata request's distance is from the previous metadata request's end. A stream is one
+(op, class, device); op all takes the requests that are neither reads nor writes too (discards), as it did
+before the class split, and class all rows are the streams of before it.
 """
 
 from __future__ import annotations
@@ -19,37 +23,42 @@ from blkscope.analysis.log_histogram import LogHistogram
 from blkscope.analysis.uncertainty import Sorted
 
 
+def _variants(base: pl.LazyFrame | pl.DataFrame) -> list:
+    """The requests of every stream family, in the tables' row order: (op, class) as given (reads and writes),
+    op all (class as given), class all (reads and writes), op and class all."""
+    known = base.filter(pl.col("op").is_not_null())
+    whole = base.with_columns(op=pl.lit("all"))
+    return [known, whole, *(f.with_columns(**{"class": pl.lit("all")}) for f in (known, whole))]
+
+
+def _select() -> dict:
+    from blkscope.analysis.frequency import class_expr, op_expr
+
+    return dict(dev=pl.col("dev_major").cast(pl.Int64) * (1 << 20) + pl.col("dev_minor").cast(pl.Int64),
+                time_ns="time_ns", sector="sector", op=op_expr(), **{"class": class_expr()})  # fmt: skip
+
+
 def distances(events: Sequence[Path] | pl.LazyFrame, action: str = "D") -> pl.DataFrame:
-    """Columns op (read/write/all), dev, time_ns, sector, distance (null for a stream's first request)."""
+    """Columns op (read/write/all), class (data/meta/all), dev, time_ns, sector, distance (null for a stream's
+    first request)."""
     from blkscope.parts import events_files
 
     lf = events if isinstance(events, pl.LazyFrame) else pl.scan_parquet([str(p) for p in events_files(events)])
-    rwbs = pl.col("rwbs")
     base = (
         lf.filter((pl.col("action") == action) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null())
-        .select(
-            dev=pl.col("dev_major").cast(pl.Int64) * (1 << 20) + pl.col("dev_minor").cast(pl.Int64),
-            time_ns="time_ns",
-            sector="sector",
-            nsectors="nsectors",
-            op=pl.when(rwbs.str.contains("R"))
-            .then(pl.lit("read"))
-            .when(rwbs.str.contains("W"))
-            .then(pl.lit("write"))
-            .otherwise(pl.lit(None, pl.Utf8)),
-        )  # fmt: skip
+        .select(**_select(), nsectors="nsectors")
         .with_row_index("order")
     )
-    parts = [base.filter(pl.col("op").is_not_null()), base.with_columns(op=pl.lit("all"))]
+    keys = ["op", "class", "dev"]
 
     def dist(lf: pl.LazyFrame) -> pl.LazyFrame:
         lf = lf.sort("time_ns", "order")
-        prev_end = (pl.col("sector") + pl.col("nsectors")).shift(1).over("op", "dev", order_by=["time_ns", "order"])
+        prev_end = (pl.col("sector") + pl.col("nsectors")).shift(1).over(keys, order_by=["time_ns", "order"])
         return lf.with_columns(distance=pl.col("sector") - prev_end).select(
-            "op", "dev", "time_ns", "sector", "distance"
+            "op", "class", "dev", "time_ns", "sector", "distance"
         )
 
-    return pl.concat([dist(p) for p in parts]).collect(engine="streaming")
+    return pl.concat([dist(p) for p in _variants(base)]).collect(engine="streaming")
 
 
 def _wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -64,8 +73,8 @@ def _wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]
 
 def summary(dist: pl.DataFrame) -> pl.DataFrame:
     rows = []
-    for (op,), g in dist.group_by("op", maintain_order=True):
-        rows.append(_row(op, g["distance"].drop_nulls().to_numpy()))
+    for (op, cls), g in dist.group_by("op", "class", maintain_order=True):
+        rows.append(_row(op, cls, g["distance"].drop_nulls().to_numpy()))
     return pl.DataFrame(rows)
 
 
@@ -78,49 +87,44 @@ def summarise(events: Sequence[Path], action: str = "D", rows_per_window: int = 
               exact_max: int = EXACT_MAX):
     """(summary(distances(events)), histogram(distances(events))) without holding the distances table: the
     events are read in time windows (as blkscope.analysis.replay reads them), each stream's last end carried
-    from window to window, and only the distances kept (8 bytes per request and stream; above exact_max requests
-    a stream keeps counts and a log histogram instead, in bounded memory)."""
+    from window to window, and only the distances kept (8 bytes per request and stream: a request is in four,
+    its (op, class), op all, class all and both; above exact_max requests a stream keeps counts and a log
+    histogram instead, in bounded memory)."""
     from blkscope.analysis.windows import time_ordered
 
     cols = ["dev_major", "dev_minor", "action", "sector", "nsectors", "rwbs"]
     keep = (pl.col("action") == action) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null()
     _, _, chunks = time_ordered(events, cols, rows_per_window, keep)
-    select = dict(
-        dev=pl.col("dev_major").cast(pl.Int64) * (1 << 20) + pl.col("dev_minor").cast(pl.Int64),
-        time_ns="time_ns", sector="sector", end=pl.col("sector") + pl.col("nsectors"),
-        op=pl.when(pl.col("rwbs").str.contains("R")).then(pl.lit("read"))
-        .when(pl.col("rwbs").str.contains("W")).then(pl.lit("write")).otherwise(pl.lit(None, pl.Utf8)),
-    )  # fmt: skip
-    last: dict[tuple[str, int], int] = {}  # (op, dev) -> end of the stream's last request so far
-    found: dict[str, _Distances] = {}  # op -> its distances so far, in the order ops first appear (as summary's)
+    keys = ["op", "class", "dev"]
+    schema = {"op": pl.Utf8, "class": pl.Utf8, "dev": pl.Int64, "carried": pl.Int64}
+    last: dict[tuple[str, str, int], int] = {}  # (op, class, dev) -> end of the stream's last request so far
+    found: dict[tuple[str, str], _Distances] = {}  # (op, class) -> its distances so far, in order of first sight
     for chunk in chunks:  # time-ordered, ties in the files' order
-        w = chunk.select(**select)
-        for g in (w.filter(pl.col("op").is_not_null()), w.with_columns(op=pl.lit("all"))):
-            carried = pl.DataFrame(
-                [(o, d, e) for (o, d), e in last.items()], schema={"op": pl.Utf8, "dev": pl.Int64, "carried": pl.Int64},
-                orient="row",
-            )  # fmt: skip
-            g = g.join(carried, on=["op", "dev"], how="left", maintain_order="left")
-            prev = pl.col("end").shift(1).over("op", "dev")
-            first = pl.int_range(pl.len()).over("op", "dev") == 0
+        w = chunk.select(**_select(), end=pl.col("sector") + pl.col("nsectors"))
+        for g in _variants(w):
+            carried = pl.DataFrame([(*k, e) for k, e in last.items()], schema=schema, orient="row")
+            g = g.join(carried, on=keys, how="left", maintain_order="left")
+            prev = pl.col("end").shift(1).over(keys)
+            first = pl.int_range(pl.len()).over(keys) == 0
             g = g.with_columns(distance=pl.col("sector") - pl.when(first).then(pl.col("carried")).otherwise(prev))
-            for op in g["op"].unique(maintain_order=True).to_list():
-                found.setdefault(op, _Distances(exact_max))
-            for (op,), part in g.group_by("op", maintain_order=True):
-                found[op].add(part["distance"].drop_nulls().to_numpy())
-            for op, dev, end in g.group_by("op", "dev").agg(pl.col("end").last()).iter_rows():
-                last[(op, dev)] = end
-    ops = [o for o in found if o != "all"] + (["all"] if "all" in found else [])
-    rows = [found[op].row(op) for op in ops]
-    hist = [found[op].histogram(op) for op in ops]
-    hs = pl.concat(hist).sort("op", "bucket") if hist else pl.DataFrame(
-        schema={"op": pl.Utf8, "bucket": pl.Int64, "count": pl.Int64})  # fmt: skip
+            for (op, cls), part in g.group_by("op", "class", maintain_order=True):
+                found.setdefault((op, cls), _Distances(exact_max)).add(part["distance"].drop_nulls().to_numpy())
+            for op, cls, dev, end in g.group_by(keys).agg(pl.col("end").last()).iter_rows():
+                last[(op, cls, dev)] = end
+    # summary's order: the families in _variants' order, each stream in order of first sight
+    streams = sorted(found, key=lambda k: (k[0] == "all") + 2 * (k[1] == "all"))
+    rows = [found[k].row(*k) for k in streams]
+    hist = [found[k].histogram(*k) for k in streams]
+    hs = pl.concat(hist).sort("op", "class", "bucket") if hist else pl.DataFrame(schema=HIST)
     return pl.DataFrame(rows), hs
 
 
+HIST = {"op": pl.Utf8, "class": pl.Utf8, "bucket": pl.Int64, "count": pl.Int64}
+
+
 class _Distances:
-    """One op's seek distances, window by window: exact counts and the signed log2 histogram always; the distances
-    themselves while they fit under exact_max, a log histogram of their absolute values after."""
+    """One (op, class)'s seek distances, window by window: exact counts and the signed log2 histogram always; the
+    distances themselves while they fit under exact_max, a log histogram of their absolute values after."""
 
     def __init__(self, exact_max: int) -> None:
         self.exact_max = exact_max
@@ -151,34 +155,34 @@ class _Distances:
         else:
             self.hist.add(np.abs(d))
 
-    def row(self, op: str) -> dict:
+    def row(self, op: str, cls: str) -> dict:
         if self.parts is not None:
-            return _row(op, np.concatenate(self.parts) if self.parts else np.zeros(0, np.int64))
-        return _summary(op, self.n, self.zeros, self.back, self.hist)
+            return _row(op, cls, np.concatenate(self.parts) if self.parts else np.zeros(0, np.int64))
+        return _summary(op, cls, self.n, self.zeros, self.back, self.hist)
 
-    def histogram(self, op: str) -> pl.DataFrame:
+    def histogram(self, op: str, cls: str) -> pl.DataFrame:
         keys = sorted(self.buckets)
-        return pl.DataFrame(  # schema given: an op with no distances would make `op` a Null column
-            {"op": [op] * len(keys), "bucket": keys, "count": [self.buckets[k] for k in keys]},
-            schema={"op": pl.Utf8, "bucket": pl.Int64, "count": pl.Int64},
-        )
+        return pl.DataFrame(  # schema given: a stream with no distances would make `op` a Null column
+            {"op": [op] * len(keys), "class": [cls] * len(keys), "bucket": keys,
+             "count": [self.buckets[k] for k in keys]}, schema=HIST,
+        )  # fmt: skip
 
 
-def _row(op: str, d: np.ndarray) -> dict:
-    """One op's summary from its distances."""
+def _row(op: str, cls: str, d: np.ndarray) -> dict:
+    """One stream's summary from its distances."""
     a = Sorted(np.sort(np.abs(d)).astype(np.float64))
-    return _summary(op, int(d.size), int(np.sum(d == 0)), int(np.sum(d < 0)), a)
+    return _summary(op, cls, int(d.size), int(np.sum(d == 0)), int(np.sum(d < 0)), a)
 
 
-def _summary(op: str, n: int, zeros: int, back: int, a: Sorted | LogHistogram) -> dict:
-    """One op's row from its counts and its absolute distances (sorted, or a log histogram of them)."""
+def _summary(op: str, cls: str, n: int, zeros: int, back: int, a: Sorted | LogHistogram) -> dict:
+    """One stream's row from its counts and its absolute distances (sorted, or a log histogram of them)."""
     m, lo, hi = a.mean_ci(0.95)
     med, mlo, mhi = a.quantile_ci(0.5, 0.95)
     slo, shi = _wilson(zeros, n)
     return {
-        "op": op, "n": n, "sequential_share": zeros / n if n else None, "sequential_lo": slo, "sequential_hi": shi,
-        "backward_share": back / n if n else None, "mean_abs_sectors": m, "mean_abs_lo": lo, "mean_abs_hi": hi,
-        "median_abs_sectors": med, "median_abs_lo": mlo, "median_abs_hi": mhi,
+        "op": op, "class": cls, "n": n, "sequential_share": zeros / n if n else None, "sequential_lo": slo,
+        "sequential_hi": shi, "backward_share": back / n if n else None, "mean_abs_sectors": m, "mean_abs_lo": lo,
+        "mean_abs_hi": hi, "median_abs_sectors": med, "median_abs_lo": mlo, "median_abs_hi": mhi,
     }  # fmt: skip
 
 
@@ -189,8 +193,8 @@ def histogram(dist: pl.DataFrame) -> pl.DataFrame:
     b = pl.when(d == 0).then(0).otherwise(d.sign() * (d.abs().cast(pl.Float64).log(2).floor().cast(pl.Int64) + 1))
     return (
         dist.filter(d.is_not_null())
-        .group_by("op", bucket=b)
+        .group_by("op", "class", bucket=b)
         .len(name="count")
-        .sort("op", "bucket")
+        .sort("op", "class", "bucket")
         .with_columns(pl.col("count").cast(pl.Int64))
     )

@@ -11,9 +11,9 @@ from blkscope.paper.latex import fmt_float, fmt_int, fmt_pct, macro_file, macro_
 
 GUARD = "BlkCharacteriseNumbers"
 # shares print as percentages, sizes and ratios with the digits that tell the setups apart
-PCT = {"meta_requests", "meta_share", "hot_meta_share", "idle_share", "cold_miss"}
-DIGITS = {"read_kib": 1, "write_kib": 0, "write_merge_ratio": 2, "q2q_cv": 1, "idc_1s": 0, "distinct_mib": 0,
-          "half_mib": 0, "wss_mib": 1, "d2c_p99_us": 0, "d2c_p99_spread": 1}  # fmt: skip
+PCT = {"meta_requests", "meta_share", "hot_meta_share", "idle_share", "cold_miss", "map_fill"}
+DIGITS = {"read_kib": 1, "write_kib": 0, "write_merge_ratio": 2, "q2q_cv": 1, "idc_1s": 0, "map_gib": 1,
+          "distinct_mib": 0, "half_mib": 0, "wss_mib": 1, "d2c_p99_us": 0, "d2c_p99_spread": 1}  # fmt: skip
 
 
 # metric -> the words of its macro name (macro names hold letters only)
