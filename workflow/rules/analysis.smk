@@ -102,7 +102,8 @@ rule ycsb_phases:
         table=f"{ANALYSIS}/ycsb_phases.parquet",
         csv=f"{ANALYSIS}/ycsb_phases.csv",
     params:
-        raw=RAW,
+        # from the inputs (the linter: a hard-coded prefix of them breaks without a shared filesystem)
+        raw=lambda w, input: Path(input.meta[0]).parents[1] if input.meta else RAW,
         series=expand(f"{PROC}/{{run}}/ycsb/ycsb_series.parquet", run=PHASE_RUNS),
     log:
         "logs/analysis/ycsb_phases.log",
