@@ -24,12 +24,11 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from blkscope.analysis.frequency import CLASSES, OPS, class_expr, op_expr
 from blkscope.analysis.log_histogram import LogHistogram
 from blkscope.analysis.windows import ROWS_PER_WINDOW, time_ordered
 from blkscope.schemas import ARRIVALS, DISPERSION
 
-OPS = ("read", "write", "all")
-CLASSES = ("data", "meta", "all")
 IDC_WINDOWS_S = (0.001, 0.01, 0.1, 1.0)
 QUANTILES = (0.5, 0.9, 0.99)
 
@@ -80,8 +79,6 @@ def _row(op: str, cls: str, what: str, h: LogHistogram) -> dict:
 def arrivals(events: Sequence[Path] | pl.LazyFrame, rows_per_window: int = ROWS_PER_WINDOW) -> pl.DataFrame:
     """One row per (op, class, what): what = q2q or idle (idle: op and class all only); n, mean, cv, quantiles
     (within 0.5 %)."""
-    from blkscope.analysis.frequency import class_expr, op_expr
-
     keep = pl.col("action").is_in(["Q", "D", "C"])
     _, _, chunks = time_ordered(events, ["action", "rwbs", "nsectors"], rows_per_window, keep)
     keys = [(op, c) for op in OPS for c in CLASSES]
@@ -107,7 +104,6 @@ def arrivals(events: Sequence[Path] | pl.LazyFrame, rows_per_window: int = ROWS_
 def dispersion(events: Sequence[Path] | pl.LazyFrame, windows_s: Sequence[float] = IDC_WINDOWS_S) -> pl.DataFrame:
     """IDC(w) per op and class: variance / mean of Q counts per window of w, windows from 0 to the last Q of the
     (op, class) (empty ones in); an (op, class) without Qs has no rows."""
-    from blkscope.analysis.frequency import class_expr, op_expr
     from blkscope.parts import events_files
 
     lf = events if isinstance(events, pl.LazyFrame) else pl.scan_parquet([str(p) for p in events_files(events)])

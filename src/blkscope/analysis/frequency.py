@@ -23,6 +23,7 @@ import numpy as np
 import polars as pl
 
 OPS = ("read", "write", "all")
+CLASSES = ("data", "meta", "all")  # class_expr's classes and their sum
 
 
 def op_expr() -> pl.Expr:

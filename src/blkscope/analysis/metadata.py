@@ -19,11 +19,10 @@ from pathlib import Path
 
 import polars as pl
 
-from blkscope.analysis.frequency import page_counts
+from blkscope.analysis.frequency import OPS, page_counts
 from blkscope.schemas import METADATA_HOT, METADATA_RANK
 
 TOP_FRACTION = 0.01
-OPS = ("read", "write", "all")
 
 
 def counts(events: Sequence[Path] | pl.LazyFrame, action: str = "C", page_kib: int = 4,

@@ -21,10 +21,8 @@ from pathlib import Path
 
 import polars as pl
 
-from blkscope.analysis.frequency import class_expr, op_expr
+from blkscope.analysis.frequency import CLASSES, OPS, class_expr, op_expr
 from blkscope.schemas import MERGES, PROCESSES, REQUEST_SIZES
-
-OPS, CLASSES = ("read", "write", "all"), ("data", "meta", "all")
 
 
 def _scan(events: Sequence[Path] | pl.LazyFrame) -> pl.LazyFrame:
