@@ -116,7 +116,7 @@ def test_readme_repeats_sentence_is_true_of_the_runs_sheet():
     assert "Every configuration has 3 repeats, except the Cassandra thread-count sweep (job `write-threads`)" in readme
     runs = load_runs(ROOT / "config/runs.tsv").with_columns(pl.col("mount_options").fill_null(""))
     cfg = ["testbed", "workload", "job", "filesystem", "mount_options", "traced", "device_mb",
-           "commitlog_compression"]
+           "commitlog_compression", "device_cap"]
     runs = runs.with_columns(pl.col(c).cast(pl.Utf8).fill_null("") for c in cfg)  # a join matches no null keys
     n = runs.group_by(cfg).agg(pl.len().alias("n"), pl.col("repeat").n_unique().alias("repeats"))
     decide = runs.filter(pl.col("batch") == "round3-decide").select(cfg).unique()
@@ -124,8 +124,11 @@ def test_readme_repeats_sentence_is_true_of_the_runs_sheet():
     assert "the configurations of batch `round3-repeats`, which have 4 or 8;" in readme
     assert set(n.join(more, on=cfg)["repeats"]) <= {4, 8} and more.height
     assert "repeated again in batch `round3-decide`, which have 8 (sysbench on the two volume sizes), 12" in readme
-    assert set(n.join(decide, on=cfg)["repeats"]) == {8, 12, 16}
-    more = pl.concat([more, decide])
+    assert set(n.join(decide, on=cfg)["repeats"]) == {8, 12, 23}
+    decide2 = runs.filter(pl.col("batch") == "round3-decide-2").select(cfg).unique().join(decide, on=cfg, how="anti")
+    assert "repeated in batch `round3-decide-2`, which have 13 (8 with the device capped);" in readme
+    assert set(n.join(decide2, on=cfg)["repeats"]) == {8, 13}
+    more = pl.concat([more, decide, decide2])
     assert "YCSB on a Cassandra node in the emulated guest (batches `round3-guest-cass-trial` and" in readme
     guest = runs.filter(pl.col("batch").str.starts_with("round3-guest-cass")).select(cfg).unique()
     assert set(n.join(guest, on=cfg)["repeats"]) <= {1, 2} and guest.height
