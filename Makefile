@@ -37,8 +37,9 @@ $(NATIVE): native/Cargo.toml native/Cargo.lock native/.cargo/config.toml $(wildc
 native: $(NATIVE)
 
 # arrow-rs's reader and writer against ours. The bench (bench/parquet_writer) times the release build (fat LTO,
-# as native/); the tests only read files with it and take profile `crosscheck` (no LTO: a cold build in about
-# half the time; tools/parquet-check/Cargo.toml). tests/test_parquet_readers.py builds it when it runs.
+# as native/); the tests only read files with it and take profile `crosscheck` (opt-level 0, no LTO) without
+# feature `ingest` (native/src's decoders and their crates): tools/parquet-check/Cargo.toml.
+# tests/test_parquet_readers.py builds it when it runs.
 PQCHECK := tools/parquet-check/target/release/parquet-check
 PQCHECK_TEST := tools/parquet-check/target/crosscheck/parquet-check
 PQCHECK_SRC := tools/parquet-check/Cargo.toml tools/parquet-check/Cargo.lock tools/parquet-check/.cargo/config.toml \
@@ -48,7 +49,7 @@ $(PQCHECK): $(PQCHECK_SRC)
 	touch $@
 
 $(PQCHECK_TEST): $(PQCHECK_SRC)
-	cd tools/parquet-check && cargo build --profile crosscheck --locked --quiet
+	cd tools/parquet-check && cargo build --profile crosscheck --no-default-features --locked --quiet
 	touch $@
 
 parquet-check: $(PQCHECK)

@@ -1,5 +1,6 @@
 //! Compiles native/src's modules into this crate (all but main.rs, whose sink.rs is replaced by ours):
 //! the bench runs blkscope-native's own decoders and writer, and modules that native/ gains are picked up.
+//! main.rs includes the list only with feature `ingest` (the tests' build compiles none of them).
 
 use std::fmt::Write;
 use std::path::Path;
