@@ -126,9 +126,13 @@ def test_readme_repeats_sentence_is_true_of_the_runs_sheet():
     assert "repeated again in batch `round3-decide`, which have 8 (sysbench on the two volume sizes), 12" in readme
     assert set(n.join(decide, on=cfg)["repeats"]) == {8, 12, 23}
     decide2 = runs.filter(pl.col("batch") == "round3-decide-2").select(cfg).unique().join(decide, on=cfg, how="anti")
-    assert "repeated in batch `round3-decide-2`, which have 13 (8 with the device capped);" in readme
-    assert set(n.join(decide2, on=cfg)["repeats"]) == {8, 13}
-    more = pl.concat([more, decide, decide2])
+    assert "repeated in batches `round3-decide-2` and `round3-decide-3`, which have 21 (8 with the device" in readme
+    assert set(n.join(decide2, on=cfg)["repeats"]) == {8, 21}
+    decide3 = runs.filter(pl.col("batch") == "round3-decide-3").select(cfg).unique()
+    decide3 = decide3.join(pl.concat([decide, decide2]), on=cfg, how="anti")
+    assert "untraced YCSB on Cassandra over btrfs and ext4, repeated in batch `round3-decide-3`, which have 6;" in readme
+    assert set(n.join(decide3, on=cfg)["repeats"]) == {6} and decide3.height == 2
+    more = pl.concat([more, decide, decide2, decide3])
     assert "YCSB on a Cassandra node in the emulated guest (batches `round3-guest-cass-trial` and" in readme
     guest = runs.filter(pl.col("batch").str.starts_with("round3-guest-cass")).select(cfg).unique()
     assert set(n.join(guest, on=cfg)["repeats"]) <= {1, 2} and guest.height
