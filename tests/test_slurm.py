@@ -32,11 +32,11 @@ from polars.testing import assert_frame_equal
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts/slurm-local.sh"
 LIMIT_S = 600  # per Snakemake run, from its start; each took 2-3 min here on a loaded 2-core machine
-# The plugin (2.8.0) checks job states INIT_S after a check that saw a job finish, and 10 s later per check that
-# saw none (+10 s each time: hard-coded, as is the 180 s cap; it ignores --seconds-between-status-checks). A job
-# here takes 7-10 s from sbatch to COMPLETED: at 12 s a node's worth of jobs (2 CPUs) is seen at the first check;
-# at 5 s, the first check came too early and the second at 20 s.
-INIT_S = 12
+# The plugin (2.8.0) checks job states INIT_S after a check that saw a job finish, and 10 s more per check that
+# saw none (hard-coded, as is the 180 s cap; --seconds-between-status-checks is overwritten after the first
+# check), and Snakemake's exit waits out the sleep after the last check. A job here takes 7-11 s from sbatch to
+# COMPLETED: with 2 s it is seen at the second check, 14 s (with 5 s: 20 s), and the exit waits 2 s (5 s).
+INIT_S = 2
 DAEMONS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "scontrol")
 # two host fio runs (ext4, xfs)
 RUNS = ["host-ext4-fio-append-r1", "host-xfs-fio-append-r1"]
