@@ -42,13 +42,14 @@ native: $(NATIVE)
 # tests/test_parquet_readers.py builds it when it runs.
 PQCHECK := tools/parquet-check/target/release/parquet-check
 PQCHECK_TEST := tools/parquet-check/target/crosscheck/parquet-check
-PQCHECK_SRC := tools/parquet-check/Cargo.toml tools/parquet-check/Cargo.lock tools/parquet-check/.cargo/config.toml \
-	$(wildcard tools/parquet-check/src/*.rs native/src/*.rs native/src/*/*.rs)
-$(PQCHECK): $(PQCHECK_SRC)
+# the test build compiles none of native/src (build.rs returns early without feature `ingest`)
+PQCHECK_OWN := tools/parquet-check/Cargo.toml tools/parquet-check/Cargo.lock tools/parquet-check/.cargo/config.toml \
+	tools/parquet-check/build.rs $(wildcard tools/parquet-check/src/*.rs)
+$(PQCHECK): $(PQCHECK_OWN) $(wildcard native/src/*.rs native/src/*/*.rs)
 	cd tools/parquet-check && cargo build --release --locked --quiet
 	touch $@
 
-$(PQCHECK_TEST): $(PQCHECK_SRC)
+$(PQCHECK_TEST): $(PQCHECK_OWN)
 	cd tools/parquet-check && cargo build --profile crosscheck --no-default-features --locked --quiet
 	touch $@
 

@@ -4,7 +4,11 @@ must equal a local run's, and (b) one tiny loop-device capture holding the `test
 
 Every Snakemake run here has a hard time limit (LIMIT_S; the capture's includes waiting for the hardware lock):
 a status query that stalls, as the plugin's default sacct did on a cluster without accounting, fails the test
-instead of hanging it. The cluster is torn down (jobs cancelled, daemons stopped by PID) whatever happens."""
+instead of hanging it. The cluster is torn down (jobs cancelled, daemons stopped by PID) whatever happens.
+
+The two analysis workflows (the whole DAG, and split traces) and their local twins are started together (fixture
+`analyses`): a SLURM run spends most of its time waiting for the plugin's next status check, and the other runs'
+jobs fill those waits."""
 
 from __future__ import annotations
 
@@ -16,6 +20,8 @@ import signal
 import socket
 import subprocess
 import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
@@ -25,9 +31,14 @@ from polars.testing import assert_frame_equal
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts/slurm-local.sh"
-LIMIT_S = 600  # per Snakemake run; each took 2-3 min here on a loaded 2-core machine
+LIMIT_S = 600  # per Snakemake run, from its start; each took 2-3 min here on a loaded 2-core machine
+# The plugin (2.8.0) checks job states INIT_S after a check that saw a job finish, and 10 s more per check that
+# saw none (hard-coded, as is the 180 s cap; --seconds-between-status-checks is overwritten after the first
+# check), and Snakemake's exit waits out the sleep after the last check. A job here takes 7-11 s from sbatch to
+# COMPLETED: with 2 s it is seen at the second check, 14 s (with 5 s: 20 s), and the exit waits 2 s (5 s).
+INIT_S = 2
 DAEMONS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "scontrol")
-# two host fio runs (ext4, xfs): ingest of trace, iostat and fio, page frequency, then three cross-run tables
+# two host fio runs (ext4, xfs)
 RUNS = ["host-ext4-fio-append-r1", "host-xfs-fio-append-r1"]
 TABLES = ["run_summary", "rank_frequency", "iostat_summary"]
 SUBMITTED = re.compile(r"Job \d+ has been submitted with SLURM jobid (\d+) \(log: (\S+)\)")
@@ -79,29 +90,29 @@ class Cluster:
         return subprocess.run(["bash", str(SCRIPT), action, str(self.state)], env=self.env, capture_output=True,
                               text=True, timeout=120)  # fmt: skip
 
-    def snakemake(self, work: Path, *args: str, log: Path) -> str:
-        """Snakemake through profiles/slurm; killed (with its whole process group) after LIMIT_S."""
+    def start(self, work: Path, *args: str, log: Path) -> Run:
+        """Snakemake through profiles/slurm, in the background."""
+        # the profile's first check at 40 s suits a real cluster, not a test (INIT_S)
         cmd = [sys.executable, "-m", "snakemake", "--profile", "profiles/slurm",
-               # poll soon and often: the profile's 40 s suits a real cluster, not a test
-               "--slurm-init-seconds-before-status-checks", "5", "--seconds-between-status-checks", "5",
+               "--slurm-init-seconds-before-status-checks", str(INIT_S),
                "--slurm-keep-successful-logs", *args]  # fmt: skip
-        with open(log, "w") as f:
-            p = subprocess.Popen(cmd, cwd=work, env=self.env, stdout=f, stderr=subprocess.STDOUT,
-                                 start_new_session=True)  # fmt: skip
-            try:
-                rc = p.wait(timeout=LIMIT_S)
-            except subprocess.TimeoutExpired:
-                pytest.fail(f"Snakemake on SLURM did not finish within {LIMIT_S} s (stalled status query?):\n"
-                            f"{log.read_text()[-3000:]}")  # fmt: skip
-            finally:  # also on Ctrl-C/SIGTERM: Snakemake and whatever it started
-                if p.poll() is None:
-                    os.killpg(p.pid, signal.SIGKILL)
-                    p.wait()
-        text = log.read_text()
+        return Run(cmd, work, self.env, log)
+
+    def finish(self, run: Run) -> str:
+        """The run's log, once it has ended well."""
+        rc = run.wait("Snakemake on SLURM (stalled status query?)")
+        text = run.log.read_text()
         assert rc == 0, text[-4000:]
         # the profile's squeue status mode was kept (the plugin falls back to sacct when MinJobAge is short)
         assert "Falling back to 'sacct'" not in text
         return text
+
+    def snakemake(self, work: Path, *args: str, log: Path) -> str:
+        run = self.start(work, *args, log=log)
+        try:
+            return self.finish(run)
+        finally:
+            run.kill()
 
     def jobs(self, ids: list[str]) -> dict[str, dict[str, str]]:
         """SLURM's own record of the jobs (squeue lists finished jobs for MinJobAge)."""
@@ -110,6 +121,29 @@ class Cluster:
                              check=True, timeout=30).stdout  # fmt: skip
         rows = [line.split("|") for line in out.split()]
         return {r[0]: dict(state=r[1], name=r[2], time_limit=r[3], mem=r[4], share=r[5]) for r in rows}
+
+
+class Run:
+    """One Snakemake run in the background, in a process group of its own; failed and killed (with whatever it
+    started) LIMIT_S after its start."""
+
+    def __init__(self, cmd: list[str], work: Path, env: dict[str, str], log: Path):
+        self.log, self.deadline = log, time.monotonic() + LIMIT_S
+        with open(log, "w") as f:
+            self.p = subprocess.Popen(cmd, cwd=work, env=env, stdout=f, stderr=subprocess.STDOUT,
+                                      start_new_session=True)  # fmt: skip
+
+    def wait(self, what: str) -> int:
+        try:
+            return self.p.wait(timeout=max(0.0, self.deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            self.kill()
+            pytest.fail(f"{what} did not finish within {LIMIT_S} s:\n{self.log.read_text()[-3000:]}")
+
+    def kill(self) -> None:
+        if self.p.poll() is None:
+            os.killpg(self.p.pid, signal.SIGKILL)
+            self.p.wait()
 
 
 def _interrupt(signum, frame):
@@ -191,31 +225,69 @@ def _submitted(log: str, cluster: Cluster) -> dict[str, str]:
     return subs
 
 
-def test_analysis_dag_on_slurm_equals_local(cluster, tmp_path):
+@dataclass
+class Analysis:
+    local: Path  # the workflow run locally, in one process
+    slurm: Path  # the same through SLURM
+    local_run: Run
+    slurm_run: Run
+
+
+# the whole DAG: ingest of trace, iostat and fio, page frequency, then three cross-run tables
+DAG_TARGETS = [f"data/processed/analysis/{t}.parquet" for t in TABLES]
+# each run's trace ingested as 2 part jobs and gathered, then latency, queue depth, seek and each run's fof.cover
+SPLIT_TARGETS = [f"data/processed/analysis/{t}.parquet" for t in ("latency", "queue_depth", "seek")]
+SPLIT_TARGETS += ["data/processed/datasets/access_frequency.cover.tsv"]  # (blkscope.datasets)
+SPLIT_CONFIG = "trace_parts:\n  parts: 2\n  min_bytes: 0\n"
+
+
+@pytest.fixture(scope="module")
+def analyses(cluster, tmp_path_factory):
+    """Both analysis workflows, each through SLURM and locally (--cores 1), all four runs started at once; each
+    test waits for its own two. Killed at the end if still running (also on Ctrl-C/SIGTERM)."""
     sheet = pl.read_csv(ROOT / "config/runs.tsv", separator="\t").filter(pl.col("run_id").is_in(RUNS))
     assert sheet.height == len(RUNS)
-    targets = [f"data/processed/analysis/{t}.parquet" for t in TABLES]
-    local = _workdir(tmp_path / "local", sheet, RUNS)
-    slurm = _workdir(tmp_path / "slurm", sheet, RUNS)
+    base = tmp_path_factory.mktemp("analyses")
+    runs: dict[str, Analysis] = {}
+    started: list[Run] = []
+    try:
+        for name, targets, config in (("dag", DAG_TARGETS, None), ("split", SPLIT_TARGETS, SPLIT_CONFIG)):
+            d = base / name
+            d.mkdir()
+            local, slurm = _workdir(d / "local", sheet, RUNS), _workdir(d / "slurm", sheet, RUNS)
+            args = list(targets)
+            if config:
+                (slurm / "split.yaml").write_text(config)
+                args = ["--configfile", "split.yaml", "--", *targets]
+            started.append(Run([sys.executable, "-m", "snakemake", "--cores", "1", *targets], local, cluster.env,
+                               d / "local.log"))  # fmt: skip
+            started.append(cluster.start(slurm, *args, log=d / "slurm.log"))
+            runs[name] = Analysis(local, slurm, *started[-2:])
+        yield runs
+    finally:
+        for r in started:
+            r.kill()
+
+
+def _finished(cluster: Cluster, a: Analysis) -> str:
+    """The SLURM run's log, once both runs have ended well."""
+    log = cluster.finish(a.slurm_run)
+    assert a.local_run.wait("the local run") == 0, a.local_run.log.read_text()[-3000:]
+    return log
+
+
+def test_analysis_dag_on_slurm_equals_local(cluster, analyses):
+    an = analyses["dag"]
+    local, slurm = an.local, an.slurm
     # the local run goes on beside the SLURM one: their jobs mostly wait on each other's polls
-    with open(tmp_path / "local.log", "w") as local_log:
-        lp = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "1", *targets], cwd=local,
-                              env=cluster.env, stdout=local_log, stderr=subprocess.STDOUT,
-                              start_new_session=True)  # fmt: skip
-        try:
-            log = cluster.snakemake(slurm, *targets, log=tmp_path / "slurm.log")
-            assert lp.wait(timeout=LIMIT_S) == 0, (tmp_path / "local.log").read_text()[-3000:]
-        finally:
-            if lp.poll() is None:
-                os.killpg(lp.pid, signal.SIGKILL)
-                lp.wait()
+    log = _finished(cluster, an)
 
     # the condition under test: no accounting, so sacct (the plugin's default status command) cannot answer
     sacct = subprocess.run(["sacct", "-X", "--noheader"], env=cluster.env, capture_output=True, text=True, timeout=30)
     assert sacct.returncode != 0 and "accounting storage is disabled" in sacct.stderr, sacct
     subs = _submitted(log, cluster)
     # every job of the local run went to SLURM, but for the workflow's localrules (run beside Snakemake there)
-    local_jobs = re.findall(r"^(?:local)?rule (\w+):", (tmp_path / "local.log").read_text(), re.M)
+    local_jobs = re.findall(r"^(?:local)?rule (\w+):", an.local_run.log.read_text(), re.M)
     kept_local = set(re.findall(r"^localrule (\w+):", log, re.M))
     assert sorted(subs.values()) == sorted(r for r in local_jobs if r not in kept_local), (subs, local_jobs)
     assert set(TABLES) <= set(subs.values()) and len(subs) > len(TABLES)
@@ -235,28 +307,14 @@ def test_analysis_dag_on_slurm_equals_local(cluster, tmp_path):
             assert_frame_equal(a, b)
 
 
-def test_split_traces_on_slurm_equal_the_whole_local_run(cluster, tmp_path):
+def test_split_traces_on_slurm_equal_the_whole_local_run(cluster, analyses):
     """Scatter-gather (workflow/rules/parts.smk) through SLURM: each run's trace ingested as 2 part jobs and
     gathered, then latency, queue depth, seek and frequency on parts.json, equal to a local run that ingests
     the traces whole (the default config: these small runs are below trace_parts.min_bytes)."""
-    sheet = pl.read_csv(ROOT / "config/runs.tsv", separator="\t").filter(pl.col("run_id").is_in(RUNS))
     tables = ["latency", "queue_depth", "queue_depth_series", "queue_depth_dist", "seek", "seek_hist"]
-    targets = [f"data/processed/analysis/{t}.parquet" for t in ("latency", "queue_depth", "seek")]
-    targets += ["data/processed/datasets/access_frequency.cover.tsv"]  # each run's fof.cover (blkscope.datasets)
-    local = _workdir(tmp_path / "local", sheet, RUNS)
-    slurm = _workdir(tmp_path / "slurm", sheet, RUNS)
-    (slurm / "split.yaml").write_text("trace_parts:\n  parts: 2\n  min_bytes: 0\n")
-    with open(tmp_path / "local.log", "w") as local_log:
-        lp = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "1", *targets], cwd=local,
-                              env=cluster.env, stdout=local_log, stderr=subprocess.STDOUT,
-                              start_new_session=True)  # fmt: skip
-        try:
-            log = cluster.snakemake(slurm, "--configfile", "split.yaml", "--", *targets, log=tmp_path / "slurm.log")
-            assert lp.wait(timeout=LIMIT_S) == 0, (tmp_path / "local.log").read_text()[-3000:]
-        finally:
-            if lp.poll() is None:
-                os.killpg(lp.pid, signal.SIGKILL)
-                lp.wait()
+    an = analyses["split"]
+    local, slurm = an.local, an.slurm
+    log = _finished(cluster, an)
     rules = sorted(_submitted(log, cluster).values())
     assert rules.count("ingest_trace_part") == 2 * len(RUNS) and rules.count("gather_trace_parts") == len(RUNS)
     assert "ingest_trace" not in rules
