@@ -130,7 +130,7 @@ def test_readme_repeats_sentence_is_true_of_the_runs_sheet():
     assert set(n.join(decide2, on=cfg)["repeats"]) == {8, 21}
     decide3 = runs.filter(pl.col("batch") == "round3-decide-3").select(cfg).unique()
     decide3 = decide3.join(pl.concat([decide, decide2]), on=cfg, how="anti")
-    assert "untraced YCSB on Cassandra over btrfs and ext4, repeated in batch `round3-decide-3`, which have 6;" in readme
+    assert "over btrfs and ext4, repeated in batch `round3-decide-3`, which have 6;" in readme
     assert set(n.join(decide3, on=cfg)["repeats"]) == {6} and decide3.height == 2
     more = pl.concat([more, decide, decide2, decide3])
     assert "YCSB on a Cassandra node in the emulated guest (batches `round3-guest-cass-trial` and" in readme
