@@ -37,16 +37,10 @@ stop_pid() {
   rm -f "$pidfile"
 }
 
-# wait_for SECONDS DESCRIPTION PIDFILE COMMAND...: by the clock (a client may block for seconds per try); gives up
-# at once when the daemon's PID file names a process that has ended (e.g. slurmctld's fatal on a taken port)
-wait_for() {
-  local t=$1 what=$2 pidfile=$3 end; shift 3
+wait_for() {  # wait_for SECONDS DESCRIPTION COMMAND...: by the clock (a client may block for seconds per try)
+  local t=$1 what=$2 end; shift 2
   end=$((SECONDS + t))
-  while [ $SECONDS -lt $end ]; do
-    timeout 5 "$@" >/dev/null 2>&1 && return 0
-    if [ -s "$pidfile" ] && ! pid_alive "$pidfile"; then die "$what did not come up: it exited (logs: $STATE/log)"; fi
-    sleep 0.2
-  done
+  while [ $SECONDS -lt $end ]; do timeout 5 "$@" >/dev/null 2>&1 && return 0; sleep 0.2; done
   die "$what did not come up within ${t}s (logs: $STATE/log)"
 }
 
@@ -111,14 +105,14 @@ up() {
   write_conf
   munged --force --key-file="$STATE/munge/munge.key" --socket="$SOCK" --pid-file="$STATE/run/munged.pid" \
     --log-file="$STATE/log/munged.log" --seed-file="$STATE/munge/munged.seed"
-  wait_for "$WAIT_S" munged "$STATE/run/munged.pid" munge --socket="$SOCK" -n
+  wait_for "$WAIT_S" munged munge --socket="$SOCK" -n
   if [ ! -d "$(dirname "$RUNLINK")" ]; then mkdir -p "$(dirname "$RUNLINK")"; touch "$STATE/run/made-run-slurm"; fi
   ln -sfn "$STATE/etc" "$RUNLINK"
   slurmctld -f "$CONF"
-  wait_for "$WAIT_S" slurmctld "$STATE/run/slurmctld.pid" scontrol ping
+  wait_for "$WAIT_S" slurmctld scontrol ping
   slurmd -f "$CONF"
   # the node is idle once slurmd has registered
-  wait_for $((2 * WAIT_S)) "slurmd (node idle)" "$STATE/run/slurmd.pid" bash -c "sinfo -h -N -o %t | grep -qx idle"
+  wait_for $((2 * WAIT_S)) "slurmd (node idle)" bash -c "sinfo -h -N -o %t | grep -qx idle"
   trap - EXIT INT TERM
   echo "slurm-local: up in $STATE (export SLURM_CONF=$CONF)"
 }

@@ -5,7 +5,9 @@ stages, queue depth (summary, distribution, series), seeks and access-frequency 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
@@ -44,14 +46,16 @@ def _start(work: Path, extra_config: str | None, log: Path) -> subprocess.Popen:
         (work / "split.yaml").write_text(extra_config)
         cmd += ["--configfile", "split.yaml"]
     with open(log, "w") as f:
-        return subprocess.Popen([*cmd, "--", *TARGETS], cwd=work, stdout=f, stderr=subprocess.STDOUT)
+        return subprocess.Popen([*cmd, "--", *TARGETS], cwd=work, stdout=f, stderr=subprocess.STDOUT,
+                                start_new_session=True)  # fmt: skip
 
 
 def test_split_runs_give_the_whole_answers(tmp_path):
     if not all((ROOT / "data/raw" / r / "run.yaml").exists() for r in RUNS):
         pytest.skip("embedded runs not in this checkout")
     # the two runs at once: each DAG is mostly a chain (one job at a time on two cores), the other fills the gaps
-    configs = {"whole": None, "split": "trace_parts:\n  parts: 3\n  min_bytes: 0\n"}  # whole: these small runs
+    # whole: the default config, under which these small runs are ingested whole
+    configs = {"whole": None, "split": "trace_parts:\n  parts: 3\n  min_bytes: 0\n"}
     procs = {}
     try:
         for name, config in configs.items():
@@ -60,8 +64,8 @@ def test_split_runs_give_the_whole_answers(tmp_path):
             assert p.wait(timeout=900) == 0, (tmp_path / f"{name}.log").read_text()[-4000:]
     finally:
         for p in procs.values():
-            if p.poll() is None:
-                p.kill()
+            if p.poll() is None:  # Snakemake and the jobs it started
+                os.killpg(p.pid, signal.SIGKILL)
                 p.wait()
     whole, split = tmp_path / "whole/data/processed", tmp_path / "split/data/processed"
     assert not list(whole.glob("*/trace_parts")) and (whole / RUNS[0] / "trace" / "events.parquet").exists()
