@@ -124,10 +124,10 @@ def test_readme_repeats_sentence_is_true_of_the_runs_sheet():
     assert "the configurations of batch `round3-repeats`, which have 4 or 8;" in readme
     assert set(n.join(more, on=cfg)["repeats"]) <= {4, 8} and more.height
     assert "repeated again in batch `round3-decide`, which have 8 (sysbench on the two volume sizes), 12" in readme
-    assert set(n.join(decide, on=cfg)["repeats"]) == {8, 12, 23}
+    assert set(n.join(decide, on=cfg)["repeats"]) == {8, 12, 32}
     decide2 = runs.filter(pl.col("batch") == "round3-decide-2").select(cfg).unique().join(decide, on=cfg, how="anti")
-    assert "repeated in batches `round3-decide-2` and `round3-decide-3`, which have 21 (8 with the device" in readme
-    assert set(n.join(decide2, on=cfg)["repeats"]) == {8, 21}
+    assert "batches `round3-decide-2`, `round3-decide-3` and `round3-decide-4`, which have 29 (8 with the device" in readme
+    assert set(n.join(decide2, on=cfg)["repeats"]) == {8, 29}
     decide3 = runs.filter(pl.col("batch") == "round3-decide-3").select(cfg).unique()
     decide3 = decide3.join(pl.concat([decide, decide2]), on=cfg, how="anti")
     assert "over btrfs and ext4, repeated in batch `round3-decide-3`, which have 6;" in readme
