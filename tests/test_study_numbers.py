@@ -126,8 +126,8 @@ def test_readme_repeats_sentence_is_true_of_the_runs_sheet():
     assert "repeated again in batch `round3-decide`, which have 8 (sysbench on the two volume sizes), 12" in readme
     assert set(n.join(decide, on=cfg)["repeats"]) == {8, 12, 32}
     decide2 = runs.filter(pl.col("batch") == "round3-decide-2").select(cfg).unique().join(decide, on=cfg, how="anti")
-    assert "batches `round3-decide-2`, `round3-decide-3` and `round3-decide-4`, which have 29 (8 with the device" in readme
-    assert set(n.join(decide2, on=cfg)["repeats"]) == {8, 29}
+    assert "repeated in batches `round3-decide-2`, `-3`, `-4` and `-6`, which have 37 (8 with the device" in readme
+    assert set(n.join(decide2, on=cfg)["repeats"]) == {8, 37}
     decide3 = runs.filter(pl.col("batch") == "round3-decide-3").select(cfg).unique()
     decide3 = decide3.join(pl.concat([decide, decide2]), on=cfg, how="anti")
     assert "over btrfs and ext4, repeated in batch `round3-decide-3`, which have 6;" in readme
