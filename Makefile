@@ -7,6 +7,8 @@ STAMP := $(VENV)/.installed
 DEBS := $(VENV)/.debs-main
 TESTDEBS := $(VENV)/.debs-test
 CORES ?= 8
+# pytest-xdist workers for `make test` (tests/conftest.py says which modules share one)
+TEST_WORKERS ?= 2
 # the compiled trace readers (native/): cargo from rustup's default place when not on PATH
 export PATH := $(PATH):$(HOME)/.cargo/bin
 NATIVE := native/target/release/blkscope-native
@@ -67,7 +69,7 @@ lint: setup
 
 test: lint $(TESTDEBS)
 	cd native && cargo test --release --locked --quiet
-	source $(BIN)/activate && pytest -q
+	source $(BIN)/activate && pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 # HTML report of every figure and table with its provenance (after `make all`).
 report: setup
