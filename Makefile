@@ -69,7 +69,7 @@ lint: setup
 
 test: lint $(TESTDEBS)
 	cd native && cargo test --release --locked --quiet
-	source $(BIN)/activate && pytest -q -n $(TEST_WORKERS) --dist loadgroup
+	source $(BIN)/activate && pytest -q -n $(TEST_WORKERS)
 
 # HTML report of every figure and table with its provenance (after `make all`).
 report: setup
