@@ -11,6 +11,7 @@ captures of a batch in that order, so what ran when is a file under review, not 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from pathlib import Path
 
 import polars as pl
@@ -49,7 +50,7 @@ def draw(runs: pl.DataFrame, batch: str, seed: int) -> pl.DataFrame:
     dup = sel.group_by([*keys, "repeat"]).len().filter(pl.col("len") > 1)
     if dup.height:
         raise ValueError(f"batch {batch!r}: {dup.height} configuration(s) have a repeat number twice")
-    reps = {c: list(cfg.values()).count(c) for c in set(cfg.values())}
+    reps = Counter(cfg.values())  # repeats per configuration
     rng = random.Random(seed)
     order: list[str] = []
     for rep in sorted(sel["repeat"].unique().to_list()):
