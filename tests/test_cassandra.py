@@ -49,6 +49,11 @@ def test_cassandra_yaml_puts_commitlog_and_data_on_the_filesystem_under_test():
     assert (c["listen_address"], c["rpc_address"], c["native_transport_port"]) == ("127.0.0.1", "127.0.0.1", 1)
     plain = cassandra_node.config(mnt, workloads.load(_row(), TOOLS).options, ports)
     assert "commitlog_compression" not in plain  # omitted = uncompressed (Cassandra has no "none" compressor)
+    assert not [k for k in plain if k.endswith("timeout")]  # Cassandra's own timeouts unless the sheet names one
+    patient = cassandra_node.config(mnt, workloads.load(_row(request_timeout_ms="60000"), TOOLS).options, ports)
+    timeouts = {k: v for k, v in patient.items() if k.endswith("request_timeout")}
+    assert timeouts == {k: "60000ms" for k in ("read_request_timeout", "write_request_timeout", "request_timeout",
+                                                 "range_request_timeout", "counter_write_request_timeout")}
 
 
 def test_free_ports_are_distinct_and_bindable():

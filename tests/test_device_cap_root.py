@@ -72,3 +72,34 @@ def test_capped_capture_killed_midway_removes_the_cap(tmp_path):
     assert not out.exists()
     _no_loop_caps()
     _assert_clean(work)
+
+
+@pytest.mark.skipif(not Path("/sys/fs/cgroup/blkio/blkio.throttle.write_iops_device").exists(), reason="no blkio")
+def test_capped_capture_whose_workload_fails_removes_the_cap(tmp_path):
+    """An ordinary failure, not a signal to the capture: its workload dies midway under the cap (fio killed)."""
+    sheet, run_id = _capped_sheet(tmp_path, runtime_s=30)
+    out, work = tmp_path / "raw" / run_id, tmp_path / "work"
+    log = tmp_path / "capture.log"
+    with open(log, "w") as f:
+        p = subprocess.Popen(_cmd(sheet, run_id, out, work), stderr=f, cwd=tmp_path)
+    deadline = time.monotonic() + 90
+    while "fio --output-format=json" not in log.read_text():
+        assert p.poll() is None and time.monotonic() < deadline, log.read_text()
+        time.sleep(0.2)
+    time.sleep(1)
+    assert throttle.active(_medium_of_cap()) == {"riops": 40, "wiops": 40}, "the cap is not in place"
+    subprocess.run(["pkill", "-KILL", "-f", f"fio --output-format=json.*{tmp_path}"], check=True)
+    code = p.wait(timeout=60)
+    assert code not in (0, 130), log.read_text()  # failed, and not as an interrupt
+    assert "fio" in log.read_text().splitlines()[-1], log.read_text()  # the error names the workload
+    assert not out.exists()
+    _no_loop_caps()
+    _assert_clean(work)
+
+
+def _medium_of_cap() -> str:
+    """major:minor of the one loop device that holds a cap now."""
+    lines = [line for line in Path("/sys/fs/cgroup/blkio/blkio.throttle.read_iops_device").read_text().splitlines()
+             if line.startswith("7:")]
+    assert len(lines) == 1, lines
+    return lines[0].split()[0]

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import yaml
 
 from blkscope.capture.manifest import build
 from blkscope.runs import load_runs
@@ -120,8 +121,6 @@ def test_saturating_batch_captured_in_the_recorded_order(saturate, batch):
 
 def _captured_in_the_recorded_order(batch: str, captured: set[str]) -> list[dict]:
     """Each run's lock was taken after the previous run of the order had finished; returns the runs' run.yaml."""
-    import yaml
-
     from blkscope.capture.order import read
 
     ids = read(ROOT / "config/capture_order.tsv").filter(pl.col("batch") == batch).sort("position")["run_id"]
@@ -139,14 +138,16 @@ def test_saturating_batch_within_its_budget(saturate):
 
 # issue L's commitlog grid under a device cap: ext4, xfs and btrfs, uncompressed and LZ4 commitlog, traced and
 # untraced, 3 repeats, a fixed number of writes each, in one recorded order; every run holds the cap it asked for,
-# on the medium under the traced device, and removed it
-CAPPED = "round3-capped"
+# on the medium under the traced device, and removed it. Twice: at 4 MiB/s, and at 2 MiB/s (the device idled for
+# part of each run at 4), there with the node's request timeouts raised as the sheet says and the files' extents
+CAPPED = ["round3-capped", "round3-capped-2m"]
 
 
-def test_capped_commitlog_grid_covered_capped_and_in_order(manifest):
+@pytest.mark.parametrize("batch", CAPPED)
+def test_capped_commitlog_grid_covered_capped_and_in_order(manifest, batch):
     from blkscope.capture.throttle import parse
 
-    sheet = load_runs(ROOT / "config/runs.tsv").filter(pl.col("batch") == CAPPED)
+    sheet = load_runs(ROOT / "config/runs.tsv").filter(pl.col("batch") == batch)
     runs = manifest.join(sheet.select("run_id", "commitlog_compression", "device_cap"), on="run_id")
     runs = runs.select("run_id", "filesystem", "commitlog_compression", "traced", "repeat", "device_cap").unique()
     for fs in ("ext4", "xfs", "btrfs"):
@@ -155,12 +156,17 @@ def test_capped_commitlog_grid_covered_capped_and_in_order(manifest):
                 sel = runs.filter((pl.col("filesystem") == fs) & (pl.col("commitlog_compression") == compression)
                                   & (pl.col("traced") == traced))  # fmt: skip
                 assert sel["repeat"].n_unique() >= 3, (fs, compression, traced)
-    meta = _captured_in_the_recorded_order(CAPPED, set(runs["run_id"]))
+    meta = _captured_in_the_recorded_order(batch, set(runs["run_id"]))
     caps = dict(zip(sheet["run_id"], sheet["device_cap"], strict=True))
+    timeouts = dict(zip(sheet["run_id"], sheet["request_timeout_ms"], strict=True))
     for m in meta:
         cap = m["device_cap"]
         assert cap["removed"] and cap["limits"] == parse(caps[m["run_id"]]), m["run_id"]
         assert cap["device"] == m["testbed"]["medium"] != m["testbed"]["device"]
+        if timeouts[m["run_id"]] is not None:
+            node = yaml.safe_load((RAW / m["run_id"] / "cassandra.yaml").read_text())
+            assert node["write_request_timeout"] == f"{timeouts[m['run_id']]}ms", m["run_id"]
+            assert (RAW / m["run_id"] / "filefrag.txt").exists(), m["run_id"]
 
 
 # issue L's YCSB grid: workload A (zipfian, 32 client threads, unthrottled) on a Cassandra node through the

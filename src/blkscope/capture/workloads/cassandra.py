@@ -31,6 +31,9 @@ COMMITLOG = {  # runs-sheet column -> default when the cell is empty
     "commitlog_segment_mb": 32,
     "commitlog_sync_period_ms": 10000,
     "commitlog_disk_access_mode": "legacy",
+    # the node's request timeouts (empty: Cassandra's own, write 2 s): under a tight device cap a commitlog sync
+    # can lag long enough to time a write out, which ends cassandra-stress's run instead of slowing it
+    "request_timeout_ms": None,
 }
 COMPRESSION = ("none", "LZ4")
 ACCESS_MODES = ("legacy", "auto", "mmap", "standard", "direct")
@@ -65,6 +68,8 @@ class _Node(Workload):
         o["commitlog_segment_mb"], o["commitlog_sync_period_ms"] = map(
             int, (o["commitlog_segment_mb"], o["commitlog_sync_period_ms"])
         )
+        if o["request_timeout_ms"] is not None:
+            o["request_timeout_ms"] = int(o["request_timeout_ms"])
         if o["commitlog_compression"] not in COMPRESSION:
             raise ValueError(
                 f"{row['run_id']}: commitlog_compression {o['commitlog_compression']!r} not in {COMPRESSION}"

@@ -62,11 +62,7 @@ DRIVER_TIMEOUTS = {
 # the heap, which would hold the job's 10 MB of records whole), so that the load flushes SSTables and the run
 # reads them from the device (the page cache is dropped after the load) as a database larger than memory does
 NODE_SETTINGS = {
-    "read_request_timeout": "60000ms",
-    "write_request_timeout": "60000ms",
-    "range_request_timeout": "60000ms",
-    "counter_write_request_timeout": "60000ms",
-    "request_timeout": "60000ms",
+    **cassandra_node.request_timeouts(60000),
     "native_transport_timeout": "120s",
     "memtable_heap_space": "8MiB",
 }

@@ -117,7 +117,16 @@ def config(mnt: Path, o: dict, ports: dict) -> dict:
     }
     if o["commitlog_compression"] != "none":
         c["commitlog_compression"] = [{"class_name": f"{o['commitlog_compression']}Compressor"}]
+    if o.get("request_timeout_ms"):
+        c |= request_timeouts(o["request_timeout_ms"])
     return c
+
+
+def request_timeouts(ms: int) -> dict[str, str]:
+    """Every request timeout of cassandra.yaml (5.0: write 2 s, read 5 s, range and request 10 s) set to `ms`."""
+    keys = ("read_request_timeout", "write_request_timeout", "range_request_timeout",
+            "counter_write_request_timeout", "request_timeout")  # fmt: skip
+    return {k: f"{ms}ms" for k in keys}
 
 
 def yaml_text(cfg: dict) -> str:
