@@ -234,8 +234,9 @@ class Cassandra(_Node):
         return [
             " ".join(self.build_command()) + "  (before the lock; cassandra-stress built or found as configured)",
             f"write cassandra.yaml (commitlog: {o['commitlog_compression']}, {o['commitlog_segment_mb']} MiB "
-            f"segments, periodic {o['commitlog_sync_period_ms']} ms, access {o['commitlog_disk_access_mode']}); "
-            f"start Cassandra on {mnt}; wait for the CQL port",
+            f"segments, periodic {o['commitlog_sync_period_ms']} ms, access {o['commitlog_disk_access_mode']}"
+            + (f", request timeouts {o['request_timeout_ms']} ms" if o["request_timeout_ms"] else "")
+            + f"); start Cassandra on {mnt}; wait for the CQL port",
             "cassandra-stress " + " ".join(self.stress_args("prepare")) + " > cstress-prepare.txt  (untraced)",
             "cassandra-stress " + " ".join(self.stress_args("run")) + " > cstress.txt"
             "  (then, after tracing: stop Cassandra by PID, always)",
