@@ -22,19 +22,28 @@ def files(mnt: Path, dirs: tuple[str, ...]) -> list[str]:
 
 
 def record(mnt: Path, dirs: tuple[str, ...], out: Path) -> dict:
-    """filefrag -v of every file under `dirs` into out/filefrag.txt; a summary for run.yaml."""
+    """filefrag -v of every file under `dirs` into out/filefrag.txt; a summary for run.yaml. The node still runs,
+    so a file listed can be gone when filefrag opens it (a recycled commitlog segment, a compacted SSTable): such
+    files are counted as `vanished`; any other filefrag error fails the run."""
     sh(["sync", "-f", str(mnt)])
     names = files(mnt, dirs)
+    vanished: list[str] = []
     with open(out / LOG, "w") as f:
         for i in range(0, len(names), BATCH):
+            batch = names[i : i + BATCH]
             # cwd=mnt: the file names in the output are relative; filefrag exits non-zero on an unreadable file
-            p = subprocess.run(["filefrag", "-v", *names[i : i + BATCH]], cwd=mnt, capture_output=True, text=True,
-                               timeout=300, process_group=0)  # fmt: skip
+            p = subprocess.run(["filefrag", "-v", *batch], cwd=mnt, capture_output=True, text=True, timeout=300,
+                               process_group=0)  # fmt: skip
             if p.returncode != 0:
-                raise RuntimeError(f"filefrag -v exit {p.returncode}: {p.stderr.strip()[-300:]}")
+                gone = [n for n in batch if not (mnt / n).exists()]
+                other = [line for line in p.stderr.splitlines() if "No such file or directory" not in line]
+                if not gone or other or p.stderr.count("No such file or directory") > len(gone):
+                    raise RuntimeError(f"filefrag -v exit {p.returncode}: {p.stderr.strip()[-300:]}")
+                vanished += gone
             f.write(p.stdout)
     return {"command": f"sync -f <mountpoint>; cd <mountpoint> && filefrag -v <every file under {', '.join(dirs)}>",
-            "files": len(names), "filefrag": version(["filefrag", "-V"]), "log": LOG}  # fmt: skip
+            "files": len(names) - len(vanished), "vanished": len(vanished), "filefrag": version(["filefrag", "-V"]),
+            "log": LOG}  # fmt: skip
 
 
 def describe(dirs: tuple[str, ...]) -> str:
