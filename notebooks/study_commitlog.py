@@ -55,8 +55,8 @@ if summary.height:
         summary.filter(~pl.col("traced") & pl.col("metric").is_in(STRESS))
         .with_columns(value=pl.format("{} [{}, {}]", pl.col("mean").round(1), pl.col("lo").round(1),
                                       pl.col("hi").round(1)))
-        .pivot(on="metric", index=["mode", "commitlog", "load", "filesystem", "n"], values="value")
-        .sort("mode", "commitlog", "load", "filesystem")
+        .pivot(on="metric", index=["mode", "commitlog", "load", "cap", "filesystem", "n"], values="value")
+        .sort("mode", "commitlog", "load", "cap", "filesystem")
     )
 else:
     table = pl.DataFrame({"note": ["no Cassandra runs in this dataset"]})
@@ -68,7 +68,7 @@ table  # noqa: B018 (the notebook shows it)
 # %%
 (
     versus.filter(pl.col("metric").is_in(["ops_s", "lat_p99_us", "aqu_sz", "wrqm_s"]))
-    .sort("mode", "commitlog", "load", "traced", "metric", "filesystem")
+    .sort("mode", "commitlog", "load", "cap", "traced", "metric", "filesystem")
     if versus.height
     else versus
 )
@@ -79,8 +79,8 @@ table  # noqa: B018 (the notebook shows it)
 # %%
 (
     summary.filter(pl.col("metric").is_in(["aqu_sz", "wrqm_s", "w_s", "wkb_s", "util_pct"]))
-    .select("mode", "commitlog", "load", "traced", "filesystem", "metric", "n", "mean", "lo", "hi")
-    .sort("mode", "commitlog", "load", "traced", "metric", "filesystem")
+    .select("mode", "commitlog", "load", "cap", "traced", "filesystem", "metric", "n", "mean", "lo", "hi")
+    .sort("mode", "commitlog", "load", "cap", "traced", "metric", "filesystem")
     if summary.height
     else summary
 )

@@ -42,14 +42,16 @@ def test_mean_and_t_interval_over_interval_reports(tmp_path):
     assert s["ci_hi"] - s["mean"] == pytest.approx(half)
 
 
-def test_saturated_metrics_start_at_the_first_saturated_report_of_a_capped_run(tmp_path):
+def test_saturated_metrics_start_where_the_capped_device_stays_saturated(tmp_path):
     raw = Path(__file__).parents[1] / "data" / "raw" / "host-ext4-cassandra-write-capped-none-untraced-r1"
     run_ingest("iostat", [raw / "iostat.json"], tmp_path / "out")
     df = pl.read_parquet(tmp_path / "out" / "iostat.parquet").filter(~pl.col("since_boot").fill_null(False))
     s = summarize(df)
     util = df.filter(pl.col("device") == "loop1").sort("sample")["util_pct"].to_numpy()
-    onset = int(np.argmax(util >= 90))
-    assert 5 < onset < len(util) - 5  # the capped run idles first, then saturates: both phases are there
+    sat = util >= 90
+    onset = next(k for k in range(len(util)) if sat[k:k + 5].all() and len(sat[k:k + 5]) == 5)
+    # the capped run idles first, with a warm-up burst that saturates the device briefly, then stays saturated
+    assert 5 < int(np.argmax(sat)) < onset < len(util) - 5
     get = lambda m: s.filter((pl.col("device") == "loop1") & (pl.col("metric") == m)).row(0, named=True)  # noqa: E731
     assert get("sat_onset_s")["mean"] == onset
     assert get("util_pct_sat")["mean"] == pytest.approx(util[onset:].mean())
@@ -58,3 +60,17 @@ def test_saturated_metrics_start_at_the_first_saturated_report_of_a_capped_run(t
     # a device that never reaches 90 % busy has no saturated phase, so no such rows
     light = summarize(_ingest(tmp_path, "x_t_y_json_1_3_vda.json"))
     assert not light.filter(pl.col("metric").str.ends_with("_sat") | (pl.col("metric") == "sat_onset_s")).height
+
+
+def test_a_short_burst_is_not_the_onset():
+    # handmade reports: a 4-s burst (shorter than SUSTAIN) is warm-up; the onset is the first 5 saturated in a row
+    util = [0, 95, 100, 99, 92, 0, 0, 91, 100, 100, 100, 100, 60, 100]
+    df = pl.DataFrame({"device": "loopX", "sample": list(range(len(util))), "util_pct": [float(u) for u in util],
+                       "aqu_sz": [float(k) for k in range(len(util))]})
+    s = summarize(df)
+    get = lambda m: s.filter(pl.col("metric") == m).row(0, named=True)  # noqa: E731
+    assert get("sat_onset_s")["mean"] == 7
+    assert get("util_pct_sat")["mean"] == pytest.approx(np.mean(util[7:]))
+    assert get("aqu_sz_sat")["mean"] == pytest.approx(np.mean(range(7, len(util))))
+    burst_only = summarize(df.head(7))
+    assert not burst_only.filter(pl.col("metric").str.ends_with("_sat") | (pl.col("metric") == "sat_onset_s")).height

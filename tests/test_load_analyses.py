@@ -147,8 +147,15 @@ def test_load_numbers_render_every_claim_and_the_guard():
     both = pl.concat([runs.with_columns(device_cap=pl.lit(None, pl.Utf8)), capped])
     met = pl.concat([_metrics(runs), _metrics(capped).with_columns(pl.col("value") / 10)])
     m3 = ln.cassandra(cassandra.summary(met, _iostat(both), both), cassandra.versus(met, _iostat(both), both))
-    assert m3["CassWriteNoneExtFourOps"] == "4{,}002" and m3["CassCappedWriteNoneExtFourOps"] == "400"
-    assert m3["CassCappedRatioWriteNoneExtFourOpsS"] == "3.99" and m3["CassRuns"] == "48"
+    assert m3["CassWriteNoneExtFourOps"] == "4{,}002" and m3["CassCappedFourMWriteNoneExtFourOps"] == "400"
+    assert m3["CassCappedFourMRatioWriteNoneExtFourOpsS"] == "3.99" and m3["CassRuns"] == "48"
+    # a second cap, at half the first's throughput: its own macros, not pooled with the first's
+    tight = runs.with_columns(run_id=pl.col("run_id") + "-tight", device_cap=pl.lit("riops=500 wbps=2M"))
+    three = pl.concat([both, tight])
+    met3 = pl.concat([met, _metrics(tight).with_columns(pl.col("value") / 20)])
+    m4 = ln.cassandra(cassandra.summary(met3, _iostat(three), three), cassandra.versus(met3, _iostat(three), three))
+    assert m4["CassCappedFourMWriteNoneExtFourOps"] == "400" and m4["CassCappedTwoMWriteNoneExtFourOps"] == "200"
+    assert m4["CassCappedTwoMRepeatsMin"] == m4["CassCappedFourMRepeatsMin"] and m4["CassRuns"] == "72"
 
 
 def test_ceiling_and_load_levels_of_iostat():

@@ -2,7 +2,7 @@
 merges, each as a mean over repeats with a 95 % t interval and its n; and every filesystem against xfs as a
 ratio of geometric means (Welch t on logs), the commitlog study's comparison.
 
-A configuration is (mode: write | mixed, commitlog: none | lz4, filesystem, load, traced); repeats are the unit
+A configuration is (mode: write | mixed, commitlog: none | lz4, filesystem, load, cap, traced); repeats are the unit
 (one number per run: cassandra-stress's Results of the run's last round, iostat's mean over the run's reports,
 and the steadiness of its per-interval op/s).
 """
@@ -18,7 +18,7 @@ from blkscope.analysis.verdict import log_ratio
 
 STRESS = ["ops_s", "lat_mean_us", "lat_p50_us", "lat_p95_us", "lat_p99_us", "lat_p999_us", "lat_max_us", "errors"]
 IOSTAT = ["aqu_sz", "wrqm_s", "w_s", "wkb_s", "w_await_ms", "util_pct", "util_pct_sat", "aqu_sz_sat", "sat_onset_s"]
-CONFIG = ["mode", "commitlog", "filesystem", "load", "traced"]
+CONFIG = ["mode", "commitlog", "filesystem", "load", "cap", "traced"]
 
 
 def steadiness(run_id: str, intervals: pl.DataFrame) -> pl.DataFrame:
@@ -38,7 +38,7 @@ def _long(metrics: pl.DataFrame, iostat: pl.DataFrame, runs: pl.DataFrame,
     """One value per (run, metric) of the host Cassandra runs, with the run's configuration."""
     cfg = (with_groups(runs).filter((pl.col("workload") == "cassandra") & (pl.col("testbed") == "loop"))
            .with_columns(mode=cassandra_mode()).filter(pl.col("mode") != "threads")  # the sweep is a calibration
-           .select("run_id", "mode", "commitlog", "filesystem", "load", "traced"))
+           .select("run_id", *CONFIG))
     m = metrics.filter(pl.col("metric").is_in(STRESS)).select("run_id", "metric", "value", source=pl.lit("stress"))
     io = iostat.filter(pl.col("metric").is_in(IOSTAT)).group_by("run_id", "metric").agg(pl.col("mean").mean())
     io = io.select("run_id", "metric", value=pl.col("mean"), source=pl.lit("iostat"))
@@ -58,18 +58,18 @@ def summary(metrics: pl.DataFrame, iostat: pl.DataFrame, runs: pl.DataFrame,
         m, lo, hi = mean_ci(x)
         rows.append(dict(zip([*CONFIG, "source", "metric"], key, strict=True)) | {
             "n": int(x.size), "mean": m, "lo": lo, "hi": hi, "sd": float(x.std(ddof=1)) if x.size > 1 else None})
-    schema = {"mode": pl.Utf8, "commitlog": pl.Utf8, "filesystem": pl.Utf8, "load": pl.Utf8, "traced": pl.Boolean,
-              "source": pl.Utf8, "metric": pl.Utf8, "n": pl.Int64, "mean": pl.Float64, "lo": pl.Float64,
-              "hi": pl.Float64, "sd": pl.Float64}  # fmt: skip
+    schema = {"mode": pl.Utf8, "commitlog": pl.Utf8, "filesystem": pl.Utf8, "load": pl.Utf8, "cap": pl.Utf8,
+              "traced": pl.Boolean, "source": pl.Utf8, "metric": pl.Utf8, "n": pl.Int64, "mean": pl.Float64,
+              "lo": pl.Float64, "hi": pl.Float64, "sd": pl.Float64}  # fmt: skip
     return pl.DataFrame(rows, schema=schema).sort(CONFIG + ["metric"]) if rows else pl.DataFrame(schema=schema)
 
 
 def versus(metrics: pl.DataFrame, iostat: pl.DataFrame, runs: pl.DataFrame, base: str = "xfs") -> pl.DataFrame:
-    """Each filesystem against `base` per (mode, commitlog, load, traced, metric): ratio of geometric means, its
+    """Each filesystem against `base` per (mode, commitlog, load, cap, traced, metric): ratio of geometric means, its
     95 % interval (Welch t on logs) and p; null where an arm has < 2 runs or a value <= 0."""
     long = _long(metrics, iostat, runs)
     rows = []
-    keys = ["mode", "commitlog", "load", "traced", "metric"]
+    keys = ["mode", "commitlog", "load", "cap", "traced", "metric"]
     for key, g in long.group_by(keys, maintain_order=True):
         b = g.filter(pl.col("filesystem") == base)["value"].to_numpy().astype(float)
         for fs in sorted(set(g["filesystem"]) - {base}):

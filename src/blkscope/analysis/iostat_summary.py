@@ -5,9 +5,10 @@ over the run, so it is dropped. Consecutive 1 s samples are autocorrelated, so t
 over samples is optimistic; comparisons across filesystems use repeats as the unit (compare.py).
 
 A run whose device becomes the limit (a device cap) starts with a warm-up in which the page cache absorbs the
-writes and the device idles between commitlog syncs; `*_sat` metrics average %util and aqu-sz from the first
-report at which the device is saturated (>= SATURATED % busy) on, and `sat_onset_s` records the reports dropped
-before it (none of the three where the device never saturates).
+writes and the device idles between commitlog syncs, with bursts (the preparation's writeback, a sync) that
+saturate it for a few seconds; `*_sat` metrics average %util and aqu-sz from the first report of the first
+SUSTAIN consecutive saturated (>= SATURATED % busy) reports on, and `sat_onset_s` records the reports dropped
+before it (none of the three where the device never stays saturated that long).
 """
 
 from __future__ import annotations
@@ -20,16 +21,22 @@ from scipy import stats
 
 METRICS = ["r_s", "w_s", "rkb_s", "wkb_s", "rrqm_s", "wrqm_s", "r_await_ms", "w_await_ms", "aqu_sz", "util_pct"]
 SATURATED = 90.0  # %util at which a report counts as the device being the limit
+# reports in a row that make the onset: half the commitlog's 10-s sync period, longer than a warm-up burst (a trial
+# at a 2 MiB/s cap saturated 3 s on the preparation's writeback, then idled 7 s before the load held it busy)
+SUSTAIN = 5
 
 
 def _saturated(df: pl.DataFrame) -> pl.DataFrame:
-    """Per device, the reports from its first saturated one on, as long rows (device, metric, value), with the
-    number of reports before it as metric `sat_onset_s` (1-s reports)."""
+    """Per device, the reports from the first of SUSTAIN saturated ones in a row on, as long rows (device, metric,
+    value), with the number of reports before it as metric `sat_onset_s` (1-s reports)."""
     if "util_pct" not in df.columns or "aqu_sz" not in df.columns:
         return pl.DataFrame(schema={"device": pl.Utf8, "metric": pl.Utf8, "value": pl.Float64})
     df = (df.sort("sample", maintain_order=True) if "sample" in df.columns else df).with_columns(
         k=pl.int_range(pl.len()).over("device"))
-    onset = df.filter(pl.col("util_pct") >= SATURATED).group_by("device").agg(onset=pl.col("k").min())
+    # a report opens a stretch when it and the SUSTAIN - 1 after it are all saturated
+    sat = (pl.col("util_pct") >= SATURATED).cast(pl.Int32)
+    stretch = sat.rolling_sum(SUSTAIN).shift(-(SUSTAIN - 1)).over("device") == SUSTAIN
+    onset = df.filter(stretch).group_by("device").agg(onset=pl.col("k").min())
     after = df.join(onset, on="device").filter(pl.col("k") >= pl.col("onset"))
     long = after.select("device", util_pct_sat="util_pct", aqu_sz_sat="aqu_sz").unpivot(
         index="device", variable_name="metric")

@@ -5,7 +5,9 @@ none | LZ4); sheets without them fall back to the capture batch (`batch` = satur
 (`randrw-sat`, `workloada-zipfian-sat`, `rndrw-max` are saturating; `ceiling` is the device-ceiling job, its
 own level; cassandra-stress runs are unthrottled, so saturating; `...lz4...` is a compressed commitlog), so the
 light dataset reads as light and uncompressed. A run with a device cap (runs-sheet `device_cap`) is its own level,
-`capped`: the device, not the CPU, is the limit there (capture/throttle.py).
+`capped`: the device, not the CPU, is the limit there (capture/throttle.py); `cap` names the cap by its write
+bytes/s (`wbps=2M` -> `2M`; the whole setting where it has none), so that runs under different caps are not pooled
+where absolute numbers are summarised (null for an uncapped run).
 """
 
 from __future__ import annotations
@@ -30,15 +32,18 @@ def with_groups(runs: pl.DataFrame) -> pl.DataFrame:
             sat = sat | pl.col("batch").cast(pl.Utf8).fill_null("").str.starts_with("satur")
         load = pl.when(job == "ceiling").then(pl.lit(CEILING)).when(sat).then(pl.lit(SATURATING)).otherwise(
             pl.lit(LIGHT))
+    cap = pl.lit(None, pl.Utf8)
     if "device_cap" in runs.columns:
-        load = pl.when(pl.col("device_cap").cast(pl.Utf8).fill_null("") != "").then(pl.lit(CAPPED)).otherwise(load)
+        setting = pl.col("device_cap").cast(pl.Utf8).fill_null("").str.strip_chars()
+        load = pl.when(setting != "").then(pl.lit(CAPPED)).otherwise(load)
+        cap = pl.when(setting != "").then(pl.coalesce(setting.str.extract(r"wbps=(\S+)"), setting))
     if "commitlog_compression" in runs.columns:
         c = pl.col("commitlog_compression").cast(pl.Utf8).fill_null("none").str.to_lowercase()
         commitlog = pl.when(c.is_in(["", "none", "false", "off"])).then(pl.lit("none")).otherwise(c)
     else:
         commitlog = pl.when(job.str.contains("lz4")).then(pl.lit("lz4")).otherwise(pl.lit("none"))
     is_cass = pl.col("workload") == "cassandra"
-    return runs.with_columns(load=load, commitlog=pl.when(is_cass).then(commitlog).otherwise(pl.lit(None)))
+    return runs.with_columns(load=load, cap=cap, commitlog=pl.when(is_cass).then(commitlog).otherwise(pl.lit(None)))
 
 
 def cassandra_mode() -> pl.Expr:

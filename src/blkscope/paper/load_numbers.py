@@ -178,16 +178,17 @@ def _one_load(t: pl.DataFrame) -> pl.DataFrame:
 
 def cassandra(summary: pl.DataFrame, versus: pl.DataFrame) -> dict[str, str]:
     """Cassandra per configuration (untraced runs: the commitlog study did not trace) and ext4/btrfs vs xfs; the
-    runs under a device cap apart, as `CassCapped...` (the device, not the CPU, the limit there)."""
+    runs under a device cap apart, per cap, as `CassCapped<cap>...` (`wbps=2M` -> `CassCappedTwoM...`: the
+    device, not the CPU, the limit there; absolute numbers under two caps are not pooled)."""
     if summary.height == 0:
         return {"CassRuns": "0"}
     capped = summary.filter(pl.col("load") == CAPPED)
     m = _cassandra_load(_one_load(summary.filter(pl.col("load") != CAPPED)), _one_load(
         versus.filter(pl.col("load") != CAPPED)) if versus.height else versus, "cass")
-    if capped.height:
-        vc = versus.filter(pl.col("load") == CAPPED) if versus.height else versus
-        m |= _cassandra_load(capped, vc, "cass capped")
-        m["CassCappedRepeatsMin"] = fmt_int(capped.filter(pl.col("metric") == "ops_s")["n"].min())
+    for (cap,), c in capped.group_by("cap"):
+        vc = versus.filter((pl.col("load") == CAPPED) & (pl.col("cap") == cap)) if versus.height else versus
+        m |= _cassandra_load(c, vc, f"cass capped {cap}")
+        m[macro_name("cass capped", cap, "repeats min")] = fmt_int(c.filter(pl.col("metric") == "ops_s")["n"].min())
     runs = summary.filter(pl.col("metric") == "ops_s")
     m["CassRuns"] = fmt_int(runs["n"].sum())
     m["CassConfigs"] = fmt_int(runs.height)
