@@ -3,6 +3,7 @@ test_device_cap_root.py)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -77,6 +78,9 @@ def test_v2_uses_a_child_group_and_leaves_it(tmp_path, monkeypatch):
 
     monkeypatch.setattr(Path, "mkdir", mkdir)
     monkeypatch.setattr(Path, "rmdir", lambda self: [p.unlink() for p in self.iterdir()] and None or None)
+    proc = tmp_path / "proc-self-cgroup"
+    proc.write_text("0::/\n")  # in the root group
+    monkeypatch.setattr(throttle, "PROC_CGROUP", proc)
     with capped("/dev/loopX", {"wiops": 500}, root=tmp_path, dev="7:3") as cap:
         group = v2 / throttle.V2_GROUP
         assert (group / "io.max").read_text() == "7:3 wiops=500\n"
@@ -85,6 +89,15 @@ def test_v2_uses_a_child_group_and_leaves_it(tmp_path, monkeypatch):
     assert cap.interface == "cgroup-v2-io.max" and cap.removed
     assert (v2 / "cgroup.procs").read_text().strip().isdigit()  # the process went back to the root group
     assert not any(group.iterdir())
+    # from a group of its own, the process goes back there, not to the root
+    (v2 / "cgroup.procs").write_text("")
+    home = v2 / "user.slice" / "session-1.scope"
+    home.mkdir(parents=True)
+    proc.write_text("0::/user.slice/session-1.scope\n")
+    with capped("/dev/loopX", {"wbps": 1 << 20}, root=tmp_path, dev="7:3") as cap:
+        assert (group / "cgroup.procs").read_text().strip() == str(os.getpid())
+    assert (home / "cgroup.procs").read_text().strip() == str(os.getpid()) and cap.removed
+    assert (v2 / "cgroup.procs").read_text() == "" and cap.info()["home_group"] == "/user.slice/session-1.scope"
 
 
 def test_no_interface_is_one_clear_error(tmp_path):

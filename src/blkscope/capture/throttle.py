@@ -24,6 +24,7 @@ from pathlib import Path
 from blkscope.capture import signals
 
 CGROUP = Path("/sys/fs/cgroup")
+PROC_CGROUP = Path("/proc/self/cgroup")  # `0::/path`: the process's cgroup v2 group, where a v2 cap returns it
 KEYS = ("riops", "wiops", "rbps", "wbps")
 V1_FILES = {"riops": "read_iops", "wiops": "write_iops", "rbps": "read_bps", "wbps": "write_bps"}
 V2_GROUP = "blkscope-cap"
@@ -79,10 +80,12 @@ class Cap:
     files: list[str] = field(default_factory=list)
     removed: bool = False
     errors: list[str] = field(default_factory=list)
+    home: str = ""  # v2: the group the process came from, relative to the v2 root
 
     def info(self) -> dict:
         return {"device": self.device, "majmin": self.majmin, "limits": dict(self.limits),
                 "interface": self.interface, "files": list(self.files), "removed": self.removed,
+                **({"home_group": "/" + self.home} if self.interface == "cgroup-v2-io.max" else {}),
                 **({"removal_errors": self.errors} if self.errors else {})}  # fmt: skip
 
 
@@ -147,6 +150,7 @@ def _set_v2(cap: Cap, v2: Path) -> None:
     if "io" not in _read(v2 / "cgroup.subtree_control").split():
         _write(v2 / "cgroup.subtree_control", "+io")
     group = v2 / V2_GROUP
+    cap.home = _home_group()
     group.mkdir(exist_ok=True)
     cap.files.append(str(group / "io.max"))
     _write(group / "io.max", f"{cap.majmin} " + " ".join(f"{k}={v}" for k, v in cap.limits.items()))
@@ -159,7 +163,7 @@ def _remove_v2(cap: Cap, v2: Path) -> list[str]:
     if not group.exists():
         return errors
     for step in (
-        lambda: _write(v2 / "cgroup.procs", str(os.getpid())),  # back to the root group first
+        lambda: _write(v2 / cap.home / "cgroup.procs", str(os.getpid())),  # back where it came from first
         lambda: _write(group / "io.max", f"{cap.majmin} " + " ".join(f"{k}=max" for k in KEYS)),
         lambda: group.rmdir(),
     ):
@@ -168,6 +172,14 @@ def _remove_v2(cap: Cap, v2: Path) -> list[str]:
         except (CapError, OSError) as e:
             errors.append(f"{group}: {e}")
     return errors
+
+
+def _home_group() -> str:
+    """The process's cgroup v2 group, relative to the v2 root ('' for the root group itself)."""
+    for line in _read(PROC_CGROUP).splitlines():
+        if line.startswith("0::"):
+            return line[3:].strip().lstrip("/")
+    return ""
 
 
 def _write(path: Path, text: str) -> None:
