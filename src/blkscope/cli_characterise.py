@@ -132,9 +132,12 @@ def _characterise(p: argparse.ArgumentParser) -> Handler:
                    "t_lo_s, t_hi_s, sector_bin, sector_lo, sector_hi, requests, bytes)")  # fmt: skip
     p.add_argument("--time-bins", type=int, default=200, help="I/O map: time bins (default 200)")
     p.add_argument("--sector-bins", type=int, default=128, help="I/O map: address bins (default 128)")
-    p.add_argument("--throughput", type=Path, help="IOPS, MiB/s and mean request size per time bin")
+    p.add_argument("--throughput", type=Path, help="requests, IOPS, MiB/s and the mean and median request size "
+                   "per time bin, action (Q and D: --throughput-actions), op and class")  # fmt: skip
     p.add_argument("--bin-s", type=float, default=1.0, help="throughput bin in seconds (default 1)")
-    p.add_argument("--action", default="D", help="I/O map and throughput: D (issued, default), C or Q events")
+    p.add_argument("--action", default="D", help="I/O map: D (issued, default), C or Q events")
+    p.add_argument("--throughput-actions", default="Q,D", help="throughput: comma-separated actions, each its own "
+                   "rows (default Q,D: request sizes as queued and as issued)")  # fmt: skip
     p.add_argument("--sizes", type=Path, help="requests per size (KiB) of Q and D events, per op and class")
     p.add_argument("--merges", type=Path, help="queued, issued, merges and #Q/#D (btt's merge ratio) per op and "
                    "class (meta: M in RWBS; data; all)")  # fmt: skip
@@ -159,6 +162,9 @@ def _characterise(p: argparse.ArgumentParser) -> Handler:
         if min(a.time_bins, a.sector_bins) < 1 or min(a.bin_s, a.latency_window_s) <= 0:
             raise ValueError("--time-bins and --sector-bins must be at least 1, --bin-s and --latency-window-s "
                              "positive")  # fmt: skip
+        actions = [x.strip() for x in a.throughput_actions.split(",") if x.strip()]
+        if not actions:
+            raise ValueError("--throughput-actions names no action")
         names = ("io_map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion", "latency_windows",
                  "latency_hist")  # fmt: skip
         for events, out in each_run(a.events, a.each, **{n: getattr(a, n) for n in names}):
@@ -169,7 +175,7 @@ def _characterise(p: argparse.ArgumentParser) -> Handler:
             if out["io_map"]:
                 _write(io_map.io_map(ev, a.action, a.time_bins, a.sector_bins), out["io_map"])
             if out["throughput"]:
-                _write(io_map.throughput(ev, a.action, a.bin_s), out["throughput"])
+                _write(io_map.throughput(ev, actions, a.bin_s), out["throughput"])
             if out["sizes"]:
                 _write(request_mix.sizes(ev), out["sizes"])
             if out["merges"] or out["processes"]:

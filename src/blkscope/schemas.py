@@ -210,8 +210,8 @@ IO_MAP: dict[str, pl.DataType] = {
     "sector_hi": I64, "requests": I64, "bytes": I64,
 }  # fmt: skip
 THROUGHPUT: dict[str, pl.DataType] = {
-    "op": STR, "class": STR, "bin": I64, "start_s": F64, "requests": I64, "bytes": I64, "iops": F64, "mib_s": F64,
-    "mean_kib": F64,
+    "action": STR, "op": STR, "class": STR, "bin": I64, "start_s": F64, "requests": I64, "bytes": I64, "iops": F64,
+    "mib_s": F64, "mean_kib": F64, "median_kib": F64,
 }  # fmt: skip
 REQUEST_SIZES: dict[str, pl.DataType] = {"action": STR, "op": STR, "class": STR, "size_kib": F64, "requests": I64}
 MERGES: dict[str, pl.DataType] = {
