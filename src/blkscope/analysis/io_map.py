@@ -73,7 +73,7 @@ def throughput(events: Sequence[Path] | pl.LazyFrame, actions: str | Sequence[st
     dt = max(int(round(bin_s * 1e9)), 1)
     keys = ["action", "op", "class", "bin"]
     hist = lf.group_by(*keys[:3], (pl.col("time_ns") // dt).alias("bin"), "nsectors").agg(
-        n=pl.len()
+        n=pl.len().cast(pl.Int64)
     ).collect(engine="streaming")  # fmt: skip
     if hist.is_empty():
         return pl.DataFrame(schema=THROUGHPUT)
