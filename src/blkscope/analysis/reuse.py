@@ -40,7 +40,6 @@ from blkscope.analysis.windows import ROWS_PER_WINDOW, time_ordered
 # request's kind k = is_write + 2 * is_metadata (bit k set: the stream takes it), the op's mask AND the class's
 OP_MASKS = {"all": 15, "read": 5, "write": 10}
 CLASS_MASKS = {"all": 15, "data": 3, "meta": 12}  # meta: M in RWBS (REQ_META); data: the rest
-STREAMS = {"all": 15, "read": 5, "write": 10, "data": 3, "meta": 12}  # the names of one word (data, meta: op all)
 MIB_PAGES = 256  # 4 KiB pages per MiB
 
 
