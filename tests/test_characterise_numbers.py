@@ -89,7 +89,7 @@ def test_handmade_reuse_numbers_by_class_and_of_record(tmp_path):
                         "cache_pages": pages, "cache_mib": [p / 256 for p in pages],
                         "miss_ratio": [0.9, 0.5, 0.4, 0.2]})  # fmt: skip
     other = [mrc.with_columns(**{"class": pl.lit("meta"), "rate": pl.lit(1.0), "miss_ratio": pl.lit(0.0)}),
-             mrc.with_columns(method=pl.lit("shards-adj"), rate=pl.lit(0.1), size_limit=pl.lit(0),
+             mrc.with_columns(method=pl.lit("shards-adj"), rate=pl.lit(0.1), size_limit=pl.lit(0, pl.Int64),
                               miss_ratio=pl.lit(0.1))]  # fmt: skip
     pl.concat([*other, mrc]).write_parquet(d / "mrc.parquet")
     pl.DataFrame({"op": "all", "class": ["meta", "all", "all", "all"], "window": [0, 0, 1, 2],
