@@ -85,7 +85,7 @@ def test_handmade_reuse_numbers_by_class_and_of_record(tmp_path):
                   "distinct_pages": [90.0, 5.0, 70.0], "of_record": [True, True, False],
                   "exact_max_accesses": 10}).write_parquet(d / "reuse.parquet")  # fmt: skip
     pages = [1, 32, 64, 128]
-    mrc = pl.DataFrame({"op": "all", "class": "all", "method": "shards-size", "rate": 0.5, "size_limit": 8192,
+    mrc = pl.DataFrame({"op": "all", "class": "all", "method": "shards-size", "rate": 0.5, "size_limit": [8192] * 4,
                         "cache_pages": pages, "cache_mib": [p / 256 for p in pages],
                         "miss_ratio": [0.9, 0.5, 0.4, 0.2]})  # fmt: skip
     other = [mrc.with_columns(**{"class": pl.lit("meta"), "rate": pl.lit(1.0), "miss_ratio": pl.lit(0.0)}),
