@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 
 from blkscope.analysis import arrivals, io_map, request_mix
+from blkscope.analysis.frequency import class_expr, op_expr
 from blkscope.cli import main
 from blkscope.schemas import EVENTS, conform
 
@@ -42,9 +43,36 @@ def test_handmade_io_map_and_throughput():
     assert m.select("op", "class", "time_bin", "sector_bin", "requests", "bytes").rows() == [
         ("read", "data", 0, 0, 1, 4096), ("write", "data", 1, 1, 1, 8192), ("write", "meta", 1, 1, 1, 5120)]
     assert m["t_hi_s"].to_list() == pytest.approx([7e-9, 14e-9, 14e-9]) and m["sector_hi"].to_list() == [100, 200, 200]
-    t = io_map.throughput(ev, bin_s=10e-9)  # bins [0, 10) [10, 20): zeros listed
+    t = io_map.throughput(ev, actions="D", bin_s=10e-9)  # bins [0, 10) [10, 20): zeros listed
     r = t.filter((pl.col("op") == "write") & (pl.col("class") == "data"))
     assert r["requests"].to_list() == [0, 1] and r["iops"].to_list() == [0.0, 1e8] and r["mean_kib"][1] == 8.0
+    # Q and D (the default): the last Q (t99) sets the span, 10 bins for every (action, op, class)
+    t = io_map.throughput(ev, bin_s=10e-9)
+    assert t.group_by("action").len().sort("action").rows() == [("D", 30), ("Q", 30)]
+    q = t.filter((pl.col("action") == "Q") & (pl.col("op") == "write") & (pl.col("class") == "data"))
+    assert q["requests"].to_list() == [0, 1, 0, 1, 0, 0, 0, 0, 0, 0] and q["median_kib"][3] == 4.0
+
+
+def test_handmade_throughput_sizes_of_q_and_d_over_time():
+    # bin [0, 10): D writes of 8, 64, 16, 16 sectors (an even count: the median of the middle two, 16 and 16),
+    # Q writes of 8, 8, 64 (odd); bin [10, 20): a D read of 2 sectors, a Q metadata read of 24; a C not counted
+    ev = _events([
+        (1, "D", "W", 0, 8, 1, "a"), (2, "D", "W", 100, 64, 1, "a"), (3, "D", "WS", 300, 16, 1, "a"),
+        (4, "D", "W", 400, 16, 1, "a"), (0, "Q", "W", 0, 8, 1, "a"), (1, "Q", "W", 8, 8, 1, "a"),
+        (2, "Q", "W", 100, 64, 1, "a"), (11, "D", "R", 900, 2, 1, "a"), (12, "Q", "RM", 50, 24, 1, "a"),
+        (13, "C", "W", 0, 800, 0, None),
+    ])  # fmt: skip
+    t = io_map.throughput(ev, bin_s=10e-9)
+    rows = {(r["action"], r["op"], r["class"], r["bin"]): r for r in t.iter_rows(named=True)}
+    assert t.height == 8 and set(t["action"]) == {"Q", "D"}
+    d = rows["D", "write", "data", 0]
+    assert (d["requests"], d["bytes"], d["mean_kib"], d["median_kib"]) == (4, 104 * 512, 13.0, 8.0)
+    q = rows["Q", "write", "data", 0]
+    assert (q["requests"], q["mean_kib"], q["median_kib"]) == (3, pytest.approx(80 / 3 / 2), 4.0)
+    assert (rows["D", "write", "data", 1]["requests"], rows["D", "write", "data", 1]["median_kib"]) == (0, None)
+    assert rows["D", "read", "data", 1]["median_kib"] == 1.0 and rows["Q", "read", "meta", 1]["median_kib"] == 12.0
+    d4 = io_map.throughput(ev, actions=["D", "D"], bin_s=10e-9)  # one action: its rows only
+    assert set(d4["action"]) == {"D"} and d4.height == 4
 
 
 def test_handmade_sizes_merges_processes():
@@ -170,6 +198,21 @@ def test_split_trace_gives_the_whole_answers(run, kind, n, tmp_path):
     assert set(a) == set(b) and len(a) == 11
     for name in a:
         assert a[name].height and a[name].equals(b[name]), name
+    # request sizes over time: per (action, op, class, 1-s bin) the count, mean and median of the events' own
+    # sizes (polars' median over the requests themselves), Q and D both present
+    t = a["throughput"].filter(pl.col("requests") > 0)
+    ev = pl.read_parquet(whole).filter(pl.col("action").cast(pl.Utf8).is_in(["Q", "D"]) & (pl.col("nsectors") > 0)
+                                       & pl.col("sector").is_not_null())  # fmt: skip
+    ev = ev.with_columns(op=op_expr(), **{"class": class_expr()}).filter(pl.col("op").is_not_null())
+    want = ev.group_by(pl.col("action").cast(pl.Utf8), "op", "class", bin=pl.col("time_ns") // 10**9).agg(
+        requests=pl.len(), mean_kib=(pl.col("nsectors") / 2).mean(), median_kib=(pl.col("nsectors") / 2).median()
+    )  # fmt: skip
+    got = t.select("action", "op", "class", "bin", "requests", "mean_kib", "median_kib")
+    key = ["action", "op", "class", "bin"]
+    assert set(got["action"]) == {"Q", "D"} and got.height == want.height
+    j = got.join(want, on=key, suffix="_w")
+    assert j.height == want.height and (j["requests"] == j["requests_w"]).all()
+    assert ((j["mean_kib"] - j["mean_kib_w"]).abs() < 1e-9).all() and (j["median_kib"] == j["median_kib_w"]).all()
     # both filesystems mark some writes M (ext4's journal, f2fs's checkpoint): the class split has rows to split
     m, p = a["merges"], a["processes"]
     for op in ("read", "write", "all"):  # data and meta make all, in merges and summed over the processes

@@ -74,6 +74,31 @@ def test_handmade_per_run_summary(tmp_path):
     assert (m["CharMapGibFioAppendExtFour"], m["CharMapFillFioAppendExtFour"]) == ("4.0", "50.0\\,\\%")
 
 
+def test_handmade_reuse_numbers_by_class_and_of_record(tmp_path):
+    """Reuse tables split by class (rows of class data and meta beside all, with other values) and a run `reuse
+    --auto` found too large for the exact profile: the numbers come from op all, class all, the profile of
+    record (fixed-size SHARDS here), never from another class's rows or another method's."""
+    d = tmp_path / "r1" / "characterise"
+    _tables(d)
+    pl.DataFrame({"op": "all", "class": ["all", "meta", "all"], "method": ["shards-size", "shards-size", "shards-adj"],
+                  "rate": [0.5, 1.0, 0.1], "size_limit": [8192, 8192, 0], "accesses": [400, 40, 400],
+                  "distinct_pages": [90.0, 5.0, 70.0], "of_record": [True, True, False],
+                  "exact_max_accesses": 10}).write_parquet(d / "reuse.parquet")  # fmt: skip
+    pages = [1, 32, 64, 128]
+    mrc = pl.DataFrame({"op": "all", "class": "all", "method": "shards-size", "rate": 0.5, "size_limit": [8192] * 4,
+                        "cache_pages": pages, "cache_mib": [p / 256 for p in pages],
+                        "miss_ratio": [0.9, 0.5, 0.4, 0.2]})  # fmt: skip
+    other = [mrc.with_columns(**{"class": pl.lit("meta"), "rate": pl.lit(1.0), "miss_ratio": pl.lit(0.0)}),
+             mrc.with_columns(method=pl.lit("shards-adj"), rate=pl.lit(0.1), size_limit=pl.lit(0, pl.Int64),
+                              miss_ratio=pl.lit(0.1))]  # fmt: skip
+    pl.concat([*other, mrc]).write_parquet(d / "mrc.parquet")
+    pl.DataFrame({"op": "all", "class": ["meta", "all", "all", "all"], "window": [0, 0, 1, 2],
+                  "pages": [1, 10, 40, 30]}).write_parquet(d / "wss.parquet")  # fmt: skip
+    r = cs.per_run({"r1": d}).row(0, named=True)
+    assert (r["distinct_mib"], r["cold_miss"], r["half_mib"], r["wss_mib"]) == (90 / 256, 90 / 400, 32 / 256,
+                                                                                 30 / 256)  # fmt: skip
+
+
 def test_latency_tail_of_the_whole_run_and_its_worst_100_ms(tmp_path):
     # 200 reads of D2C 1 ms in [0, 100 ms), 200 of 1 ms and 4 of 10 ms in [100, 200 ms), in 50-ms base windows:
     # the run's p99 is 1 ms (rank 399 of 0..403), the second 100 ms's 10 ms (rank 201 of 0..203): 10x
@@ -121,7 +146,8 @@ def test_characterise_numbers_on_a_real_run(tmp_path):
              for a in (f"--{n}", str(c / f"{n.replace('-', '_')}.parquet"))]  # fmt: skip
     assert main(["characterise", str(ev), *views, "--latency-window-s", "0.1"]) == 0  # as the workflow
     assert main(["reuse", str(ev), "-o", str(c / "reuse.parquet"), "--mrc", str(c / "mrc.parquet"), "--wss",
-                 str(c / "wss.parquet")]) == 0  # fmt: skip
+                 str(c / "wss.parquet"), "--shards-size", "8192", "--auto", "--classes",
+                 "all,data,meta"]) == 0  # fmt: skip
     assert main(["metadata", str(ev), "-o", str(c / "metadata_hot.parquet")]) == 0
     out = tmp_path / "char.tex"
     assert main(["characterise-numbers", "--runs", str(ROOT / "config/runs.tsv"), str(c / "reuse.parquet"), "-o",
@@ -135,3 +161,9 @@ def test_characterise_numbers_on_a_real_run(tmp_path):
     # ~200 requests a second: no 100-ms window holds the 100 completions a spread needs
     assert t["d2c_p99_spread"] is None
     assert "\\newcommand{\\CharColdMissFioRandrwExtFour}{" in out.read_text()
+    # the reuse numbers as the workflow's tables (every op by class, exact and SHARDS) give them: op all, class
+    # all, the exact profile (of record below --auto's limit)
+    reuse = pl.read_parquet(c / "reuse.parquet")
+    assert set(reuse["class"]) == {"all", "data", "meta"}
+    exact = reuse.filter((pl.col("op") == "all") & (pl.col("class") == "all") & pl.col("of_record")).row(0, named=True)
+    assert exact["method"] == "exact" and t["cold_miss"] == exact["distinct_pages"] / exact["accesses"]

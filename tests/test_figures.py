@@ -85,7 +85,8 @@ def tables(tmp_path_factory) -> dict[str, Path]:
     char = [proc / r / "characterise" for r in traced]
     for e, c in zip(ev, char, strict=True):
         mrc, hot = str(c / "mrc.parquet"), str(c / "metadata_hot.parquet")
-        verbs += [["reuse", e, "--shards-size", "8192", "-o", str(c / "reuse.parquet"), "--mrc", mrc],
+        verbs += [["reuse", e, "--shards-size", "8192", "--auto", "--classes", "all,data,meta", "-o",
+                   str(c / "reuse.parquet"), "--mrc", mrc],  # as the workflow: class rows the figure leaves out
                   ["metadata", e, "-o", hot], ["characterise", e, "--io-map", str(c / "io_map.parquet"),
                    "--latency-windows", str(c / "latency_windows.parquet"), "--latency-window-s", "0.1", "--sizes",
                    str(c / "sizes.parquet"), "--arrivals", str(c / "arrivals.parquet")]]  # fmt: skip

@@ -56,10 +56,64 @@ def test_handmade_pages_distances_and_curve():
     meta = r.profile("meta")
     assert (meta.accesses, meta.cold) == (1, 1.0)
     # working set per 30 ns window from the first event (t=5): [5,35) pages 2 3 1, [35,65) 1 3 2, [65,95) 3 4
-    w = rt.wss(r).filter(pl.col("op") == "all")
+    every = (pl.col("op") == "all") & (pl.col("class") == "all")
+    w = rt.wss(r).filter(every)
     assert w["window"].to_list() == [0, 1, 2] and w["pages"].to_list() == [3, 3, 2]
-    hist = rt.distance_histogram(r).filter(pl.col("op") == "all")
+    hist = rt.distance_histogram(r).filter(every)
     assert hist.select("lo", "hi", "mass").rows() == [(0, 1, 1.0), (1, 2, 2.0), (2, 4, 2.0)]
+    # the stream meta alone is every op's metadata: op all, class meta in the tables
+    assert rt.wss(r).filter(pl.col("class") == "meta").select("op", "window", "pages").rows() == [("all", 0, 1)]
+
+
+def _by_filter(ev: pl.LazyFrame, op: str, cls: str) -> pl.LazyFrame:
+    """The events of one (op, class) stream, chosen by RWBS in polars (the reference the native masks meet)."""
+    rwbs = pl.col("rwbs")
+    o = {"all": pl.lit(True), "read": rwbs.str.contains("R"), "write": ~rwbs.str.contains("R")}[op]
+    c = {"all": pl.lit(True), "meta": rwbs.str.contains("M"), "data": ~rwbs.str.contains("M")}[cls]
+    return ev.filter(o & c)
+
+
+def _same(a: reuse.Profile, b: reuse.Profile) -> None:
+    assert (a.requests, a.accesses, a.cold) == (b.requests, b.accesses, b.cold)
+    assert a.distance.tolist() == b.distance.tolist() and a.mass.tolist() == b.mass.tolist()
+
+
+def test_handmade_streams_by_class_equal_the_filtered_trace():
+    """Every op x class stream of one pass is the profile of that stream's requests alone (the trace filtered
+    by RWBS first), for the exact and the SHARDS profiles; the tables carry the class."""
+    rng = np.random.default_rng(7)
+    n = 300
+    kinds = rng.choice(["R", "RM", "W", "WM", "WS"], n).tolist()
+    ev = _events(list(zip(rng.integers(0, 40, n).tolist(), ["C"] * n, kinds, rng.integers(0, 300, n).tolist(),
+                          rng.choice([8, 9, 16], n).tolist(), strict=True)))  # fmt: skip
+    names = reuse.streams_by_class(["all", "read", "write"], ["all", "data", "meta"])
+    assert len(names) == 9 and names[0] == "all/all" and "read/meta" in names
+    r = reuse.profile(ev, streams=names, sizes=[16], window_s=10e-9)
+    t0 = ev.select(pl.col("time_ns").min()).collect().item()
+    for name in names:
+        op, cls = reuse.stream_key(name)
+        alone = reuse.profile(_by_filter(ev, op, cls), streams=["all"], sizes=[16], window_s=10e-9)
+        for method in ("exact", "shards-size"):
+            _same(r.profile(name, method), alone.profile("all", method))
+        # working set: distinct pages per 10-ns window from the whole trace's first event
+        w = rt.wss(r).filter((pl.col("op") == op) & (pl.col("class") == cls)).select("window", "pages")
+        last = (pl.col("sector") + pl.col("nsectors") - 1) // 8
+        want = (
+            _by_filter(ev, op, cls)
+            .select(window=(pl.col("time_ns") - t0) // 10, page=pl.int_ranges(pl.col("sector") // 8, last + 1))
+            .explode("page").group_by("window").agg(pages=pl.col("page").n_unique()).sort("window").collect()
+        )  # fmt: skip
+        assert w.rows() == want.rows(), name
+    s = rt.summary(r)
+    assert s.select("op", "class").unique().height == 9 and s["of_record"].sum() == 9
+    assert s.filter(pl.col("of_record"))["method"].unique().to_list() == ["exact"]
+    assert s["exact_max_accesses"].is_null().all()
+    m = rt.mrc(r)
+    assert set(zip(m["op"], m["class"], strict=True)) == {reuse.stream_key(x) for x in names}
+    dm = rt.distance_histogram(r).filter((pl.col("op") == "write") & (pl.col("class") == "meta"))
+    assert dm.filter(pl.col("method") == "exact")["mass"].sum() == r.profile("write/meta").mass.sum() > 0
+    with pytest.raises(ValueError, match="unknown stream"):
+        reuse.streams_by_class(["all"], ["metadata"])
 
 
 def test_handmade_ssd_study_mode_and_empty_streams():
@@ -68,6 +122,7 @@ def test_handmade_ssd_study_mode_and_empty_streams():
     assert reuse.profile(ev).profile("all").mass.tolist() == [3.0]  # each page at distance 2
     st = reuse.profile(ev, mode="ssd-study").profile("all")
     assert (st.accesses, st.distance.tolist(), st.mass.tolist()) == (4, [1.0], [2.0])
+    assert (reuse.page_accesses(ev), reuse.page_accesses(ev, mode="ssd-study")) == (6, 4)  # what --auto counts
     summ = rt.summary(reuse.profile(ev))
     note = summ.filter(pl.col("op") == "read")["note"].item()
     assert note == "no C reads with data (sector, nsectors > 0) in the trace"
@@ -157,11 +212,46 @@ def test_split_trace_gives_the_whole_answers(tmp_path):
     for name, ev in (("whole", whole), ("parts", parts)):
         o = tmp_path / name
         assert main(["reuse", str(ev), "--shards-rate", "0.1", "--shards-size", "500", "-o", str(o / "s.parquet"),
-                     "--mrc", str(o / "m.parquet"), "--wss", str(o / "w.parquet"),
+                     "--mrc", str(o / "m.parquet"), "--wss", str(o / "w.parquet"), "--classes", "all,data,meta",
                      "--distance", str(o / "d.parquet")]) == 0  # fmt: skip
         out[name] = [pl.read_parquet(o / f"{t}.parquet") for t in "smwd"]
     for a, b in zip(out["whole"], out["parts"], strict=True):
         assert a.height and a.equals(b)
+    # ext4's jbd2 marks some writes M: the metadata and data streams partition every op's accesses
+    s = out["whole"][0].filter(pl.col("method") == "exact")
+    acc = {(r["op"], r["class"]): r["accesses"] for r in s.iter_rows(named=True)}
+    assert acc["write", "meta"] > 0
+    for op in ("all", "read", "write"):
+        assert acc[op, "data"] + acc[op, "meta"] == acc[op, "all"], op
+
+
+def test_auto_takes_the_exact_profile_up_to_its_limit_and_shards_above(tmp_path, capsys):
+    """`reuse --auto` on a small real trace, with the limit at its page accesses (exact) and one below (fixed-size
+    SHARDS alone, 8,192 pages unless a size or rate is asked for): the summary says which profile stands for each
+    stream, and the limit."""
+    ev = _ingest(FIXTURE, tmp_path / "fx")
+    n = reuse.page_accesses([ev])
+    got = {}
+    for name, limit, extra in (("at", n, []), ("below", n - 1, []), ("size", n - 1, ["--shards-size", "100"]),
+                               ("rate", n - 1, ["--shards-rate", "0.5"])):  # fmt: skip
+        o = tmp_path / name
+        assert main(["reuse", str(ev), "--auto", "--exact-max-accesses", str(limit), "--classes", "all,data,meta",
+                     *extra, "-o", str(o / "s.parquet"), "--mrc", str(o / "m.parquet")]) == 0  # fmt: skip
+        got[name] = pl.read_parquet(o / "s.parquet"), pl.read_parquet(o / "m.parquet"), capsys.readouterr().err
+    s, m, err = got["at"]
+    every = (pl.col("op") == "all") & (pl.col("class") == "all")
+    assert set(s["method"]) == set(m["method"]) == {"exact"} and s["of_record"].all()
+    assert (s["exact_max_accesses"] == n).all() and s.filter(every)["accesses"].item() == n  # the pass's count
+    assert f"{n:,} page accesses, limit {n:,}: exact" in err
+    s2, m2, err2 = got["below"]
+    assert set(s2["method"]) == set(m2["method"]) == {"shards-size"} and (s2["size_limit"] == 8192).all()
+    assert s2["of_record"].all() and (s2["exact_max_accesses"] == n - 1).all()
+    assert "SHARDS only (no exact profile)" in err2
+    # the trace's few hundred pages all fit in 8,192 samples: SHARDS' estimate is the exact count
+    assert s2.filter(every)["distinct_pages"].item() == s.filter(every)["distinct_pages"].item()
+    assert set(got["size"][0]["size_limit"]) == {100}
+    assert set(got["rate"][0]["method"]) == {"shards-adj"}
+    assert s.select("op", "class").unique().height == 9 and s2.select("op", "class").unique().height == 9
 
 
 def test_cli_errors(tmp_path, capsys):
@@ -175,3 +265,21 @@ def test_cli_errors(tmp_path, capsys):
     assert pl.read_parquet(tmp_path / "m.parquet").is_empty()
     assert main(["reuse", str(ev), "--no-exact", "-o", str(tmp_path / "s.parquet")]) == 2
     assert main(["reuse", str(ev), "--shards-rate", "1.5", "-o", str(tmp_path / "s.parquet")]) == 2
+    for bad in (["--exact-max-accesses", "5"], ["--auto", "--no-exact", "--shards-size", "8"],
+                ["--streams", "read/metadata"], ["--classes", "all,hot"],
+                ["--auto", "--exact-max-accesses", "-1"]):  # fmt: skip
+        assert main(["reuse", str(ev), *bad, "-o", str(tmp_path / "s.parquet")]) == 2, bad
+
+
+def test_handmade_mrc_figure_data_takes_op_all_class_all():
+    """figdata-mrc (what the figure and notebooks/all_setups.py draw) keeps one curve per run and method: op all,
+    class all, from tables split by class and from tables written before the split alike."""
+    from blkscope.analysis.figure_data import mrc_table
+
+    m = pl.DataFrame({"op": ["all", "all", "all", "read"], "class": ["all", "meta", "data", "all"],
+                      "method": "exact", "cache_pages": 1, "cache_mib": 1 / 256,
+                      "miss_ratio": [0.5, 0.1, 0.2, 0.3]})  # fmt: skip
+    runs = pl.DataFrame({"run_id": ["r1", "r2"], "filesystem": "ext4", "workload": "fio", "job": "randrw",
+                         "testbed": "loop", "traced": True, "repeat": [1, 2]})  # fmt: skip
+    t = mrc_table({"r1": m, "r2": m.filter(pl.col("class") == "all").drop("class")}, runs)
+    assert t.select("run_id", "miss_ratio").rows() == [("r1", 0.5), ("r2", 0.5)]

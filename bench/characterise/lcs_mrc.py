@@ -26,6 +26,7 @@ def run(trace: Path, mrc: Path, out: Path, k: Path = Path("20")) -> None:
     import libcachesim as lcs
 
     ours = pl.read_parquet(mrc).filter((pl.col("op") == "all") & (pl.col("method") == "exact"))
+    ours = ours.filter(pl.col("class") == "all") if "class" in ours.columns else ours
     ours = ours[np.unique(np.linspace(0, ours.height - 1, int(str(k))).round().astype(int)).tolist()]
     rows = []
     for c, mr in ours.select("cache_pages", "miss_ratio").iter_rows():

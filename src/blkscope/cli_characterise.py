@@ -17,24 +17,39 @@ def _write(df, path: Path | None) -> None:
         write_atomic(df, path)
 
 
+def _names(v: str) -> list[str]:
+    """A comma-separated option's names."""
+    return [x.strip() for x in v.split(",") if x.strip()]
+
+
 @verb("reuse", "reuse distance, LRU miss-ratio curve and working-set size of 4 KiB pages (exact and/or SHARDS)")
 def _reuse(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("events", nargs="+", type=Path, help="events.parquet file(s) or parts.json of one run")
     p.add_argument("-o", "--out", type=Path, required=True,
-                   help="summary per op and method: accesses, distinct pages, error against the exact curve")
-    p.add_argument("--mrc", type=Path, help="miss-ratio curves (op, method, rate, size_limit, cache_pages, "
+                   help="summary per op, class and method: accesses, distinct pages, error against the exact curve, "
+                   "the profile of record")  # fmt: skip
+    p.add_argument("--mrc", type=Path, help="miss-ratio curves (op, class, method, rate, size_limit, cache_pages, "
                    "cache_mib, miss_ratio)")  # fmt: skip
-    p.add_argument("--distance", type=Path, help="reuse-distance histogram in power-of-two buckets (op, method, lo, "
-                   "hi, mass)")  # fmt: skip
-    p.add_argument("--wss", type=Path, help="working-set size: distinct pages per window (op, window, start_s, pages)")
+    p.add_argument("--distance", type=Path, help="reuse-distance histogram in power-of-two buckets (op, class, "
+                   "method, lo, hi, mass)")  # fmt: skip
+    p.add_argument("--wss", type=Path, help="working-set size: distinct pages per window (op, class, window, "
+                   "start_s, pages)")  # fmt: skip
     p.add_argument("--no-exact", action="store_true", help="skip the exact profile (memory: ~50 bytes per page)")
+    p.add_argument("--auto", action="store_true", help="the exact profile only where the trace has at most "
+                   "--exact-max-accesses page accesses; above, SHARDS alone (the fixed-size profiles asked for, or "
+                   "8,192 sampled pages); the summary's of_record and exact_max_accesses say which")  # fmt: skip
+    p.add_argument("--exact-max-accesses", type=int, default=None, metavar="N",
+                   help="--auto's limit (default 25,000,000: the exact profile's memory stays within ~5 GB)")
     p.add_argument("--shards-rate", type=float, action="append", default=[], metavar="R",
                    help="SHARDS at sampling rate R (0 < R <= 1; repeatable)")  # fmt: skip
     p.add_argument("--shards-size", type=int, action="append", default=[], metavar="S",
                    help="fixed-size SHARDS holding at most S sampled pages (repeatable)")  # fmt: skip
     p.add_argument("--no-adj", action="store_true", help="fixed-rate SHARDS without the SHARDS_adj correction")
     p.add_argument("--streams", default="all,read,write", help="comma-separated: all, read, write, data, meta "
-                   "(meta: requests marked M in RWBS; default all,read,write)")  # fmt: skip
+                   "(meta: requests marked M in RWBS; data, meta alone: every op), or op/class (read/meta); "
+                   "default all,read,write")  # fmt: skip
+    p.add_argument("--classes", default="all", help="comma-separated classes (all, data, meta) each op stream of "
+                   "--streams (all, read, write) is split into (default all; all,data,meta: every view by class)")
     p.add_argument("--action", default="C", help="events that count: C (completions, default) or D (issues)")
     p.add_argument("--mode", default="cover", choices=["cover", "ssd-study"],
                    help="pages of a request as access-frequency counts them (default cover)")  # fmt: skip
@@ -46,11 +61,17 @@ def _reuse(p: argparse.ArgumentParser) -> Handler:
 
     def run(a: argparse.Namespace) -> int:
         from blkscope.analysis import reuse_tables as rt
-        from blkscope.analysis.reuse import profile
+        from blkscope.analysis.reuse import AUTO_EXACT_MAX_ACCESSES, profile, streams_by_class
         from blkscope.parts import events_files
 
         if a.window_s <= 0:
             raise ValueError("--window-s must be positive")
+        if a.exact_max_accesses is not None and not a.auto:
+            raise ValueError("--exact-max-accesses is --auto's limit: give --auto too")
+        if a.auto and a.no_exact:
+            raise ValueError("--auto chooses the exact profile or not: not with --no-exact")
+        limit = (AUTO_EXACT_MAX_ACCESSES if a.exact_max_accesses is None else a.exact_max_accesses) if a.auto else None
+        streams = streams_by_class(_names(a.streams), _names(a.classes))
         if a.each and a.dump_pages:
             raise ValueError("--dump-pages writes one run's pages: not with --each")
         outs = each_run(a.events, a.each, out=a.out, mrc=a.mrc, distance=a.distance, wss=a.wss)
@@ -59,9 +80,12 @@ def _reuse(p: argparse.ArgumentParser) -> Handler:
                 if not e.exists():
                     raise ValueError(f"{e}: no such file")
             r = profile(events_files(events), exact=not a.no_exact, rates=a.shards_rate, sizes=a.shards_size,
-                        adj=not a.no_adj, streams=[s.strip() for s in a.streams.split(",") if s.strip()],
-                        action=a.action, page_kib=a.page_kib, mode=a.mode, window_s=a.window_s,
-                        dump_pages=a.dump_pages)  # fmt: skip
+                        adj=not a.no_adj, streams=streams, action=a.action, page_kib=a.page_kib, mode=a.mode,
+                        window_s=a.window_s, dump_pages=a.dump_pages, exact_max_accesses=limit)  # fmt: skip
+            if r.counted_accesses is not None:
+                took = "exact" if r.counted_accesses <= limit else "SHARDS only (no exact profile)"
+                print(f"blkscope reuse: {events[0]}: {r.counted_accesses:,} page accesses, limit {limit:,}: {took}",
+                      file=sys.stderr)  # fmt: skip
             summ = rt.summary(r)
             for note in summ["note"].drop_nulls().unique(maintain_order=True):
                 print(f"blkscope reuse: {events[0]}: {note}", file=sys.stderr)
@@ -132,9 +156,12 @@ def _characterise(p: argparse.ArgumentParser) -> Handler:
                    "t_lo_s, t_hi_s, sector_bin, sector_lo, sector_hi, requests, bytes)")  # fmt: skip
     p.add_argument("--time-bins", type=int, default=200, help="I/O map: time bins (default 200)")
     p.add_argument("--sector-bins", type=int, default=128, help="I/O map: address bins (default 128)")
-    p.add_argument("--throughput", type=Path, help="IOPS, MiB/s and mean request size per time bin")
+    p.add_argument("--throughput", type=Path, help="requests, IOPS, MiB/s and the mean and median request size "
+                   "per time bin, action (Q and D: --throughput-actions), op and class")  # fmt: skip
     p.add_argument("--bin-s", type=float, default=1.0, help="throughput bin in seconds (default 1)")
-    p.add_argument("--action", default="D", help="I/O map and throughput: D (issued, default), C or Q events")
+    p.add_argument("--action", default="D", help="I/O map: D (issued, default), C or Q events")
+    p.add_argument("--throughput-actions", default="Q,D", help="throughput: comma-separated actions, each its own "
+                   "rows (default Q,D: request sizes as queued and as issued)")  # fmt: skip
     p.add_argument("--sizes", type=Path, help="requests per size (KiB) of Q and D events, per op and class")
     p.add_argument("--merges", type=Path, help="queued, issued, merges and #Q/#D (btt's merge ratio) per op and "
                    "class (meta: M in RWBS; data; all)")  # fmt: skip
@@ -159,6 +186,9 @@ def _characterise(p: argparse.ArgumentParser) -> Handler:
         if min(a.time_bins, a.sector_bins) < 1 or min(a.bin_s, a.latency_window_s) <= 0:
             raise ValueError("--time-bins and --sector-bins must be at least 1, --bin-s and --latency-window-s "
                              "positive")  # fmt: skip
+        actions = [x.strip() for x in a.throughput_actions.split(",") if x.strip()]
+        if not actions:
+            raise ValueError("--throughput-actions names no action")
         names = ("io_map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion", "latency_windows",
                  "latency_hist")  # fmt: skip
         for events, out in each_run(a.events, a.each, **{n: getattr(a, n) for n in names}):
@@ -169,7 +199,7 @@ def _characterise(p: argparse.ArgumentParser) -> Handler:
             if out["io_map"]:
                 _write(io_map.io_map(ev, a.action, a.time_bins, a.sector_bins), out["io_map"])
             if out["throughput"]:
-                _write(io_map.throughput(ev, a.action, a.bin_s), out["throughput"])
+                _write(io_map.throughput(ev, actions, a.bin_s), out["throughput"])
             if out["sizes"]:
                 _write(request_mix.sizes(ev), out["sizes"])
             if out["merges"] or out["processes"]:

@@ -181,18 +181,21 @@ PAGE_FREQUENCY: dict[str, pl.DataType] = {"op": STR, "page": I64, "count": I64}
 RANK_FREQUENCY: dict[str, pl.DataType] = {"op": STR, "rank": I64, "count": I64}
 
 # reuse distance and LRU miss-ratio curves of 4 KiB pages (blkscope.analysis.reuse, `blkscope reuse`): per
-# stream of requests (op: all, read, write, data, meta) and method (exact, shards-adj, shards, shards-size);
-# distinct_pages is exact, or SHARDS' estimate; mae / max_abs_error: a sampled curve against the exact one
+# stream of requests (op: all, read, write; class: all, data, meta (M in RWBS)) and method (exact, shards-adj,
+# shards, shards-size); distinct_pages is exact, or SHARDS' estimate; mae / max_abs_error: a sampled curve against
+# the exact one; of_record: the profile that stands for its stream (exact where it ran, else SHARDS), and
+# exact_max_accesses the limit of `--auto` (null: exact wherever asked)
 REUSE_SUMMARY: dict[str, pl.DataType] = {
-    "op": STR, "method": STR, "rate": F64, "size_limit": I64, "requests": I64, "accesses": I64,
+    "op": STR, "class": STR, "method": STR, "rate": F64, "size_limit": I64, "requests": I64, "accesses": I64,
     "sampled_accesses": I64, "sampled_pages": I64, "distinct_pages": F64, "mae": F64, "max_abs_error": F64,
-    "note": STR,
+    "note": STR, "of_record": BOOL, "exact_max_accesses": I64,
 }  # fmt: skip
 MRC: dict[str, pl.DataType] = {
-    "op": STR, "method": STR, "rate": F64, "size_limit": I64, "cache_pages": I64, "cache_mib": F64, "miss_ratio": F64,
+    "op": STR, "class": STR, "method": STR, "rate": F64, "size_limit": I64, "cache_pages": I64, "cache_mib": F64,
+    "miss_ratio": F64,
 }  # fmt: skip
-REUSE_DISTANCE: dict[str, pl.DataType] = {"op": STR, "method": STR, "lo": I64, "hi": I64, "mass": F64}
-WORKING_SET: dict[str, pl.DataType] = {"op": STR, "window": I64, "start_s": F64, "pages": I64}
+REUSE_DISTANCE: dict[str, pl.DataType] = {"op": STR, "class": STR, "method": STR, "lo": I64, "hi": I64, "mass": F64}
+WORKING_SET: dict[str, pl.DataType] = {"op": STR, "class": STR, "window": I64, "start_s": F64, "pages": I64}
 
 # metadata (M in RWBS) against data in the page access frequency (blkscope.analysis.metadata): hot = the top 1 %
 # of an op's touched pages by accesses; per run one row per op (read, write, all)
@@ -210,8 +213,8 @@ IO_MAP: dict[str, pl.DataType] = {
     "sector_hi": I64, "requests": I64, "bytes": I64,
 }  # fmt: skip
 THROUGHPUT: dict[str, pl.DataType] = {
-    "op": STR, "class": STR, "bin": I64, "start_s": F64, "requests": I64, "bytes": I64, "iops": F64, "mib_s": F64,
-    "mean_kib": F64,
+    "action": STR, "op": STR, "class": STR, "bin": I64, "start_s": F64, "requests": I64, "bytes": I64, "iops": F64,
+    "mib_s": F64, "mean_kib": F64, "median_kib": F64,
 }  # fmt: skip
 REQUEST_SIZES: dict[str, pl.DataType] = {"action": STR, "op": STR, "class": STR, "size_kib": F64, "requests": I64}
 MERGES: dict[str, pl.DataType] = {

@@ -43,7 +43,9 @@ localrules:
 
 
 rule reuse:
-    # one process for every traced run (--each); exact and fixed-size SHARDS curves in one pass per run
+    # one process for every traced run (--each); exact and fixed-size SHARDS curves in one pass per run, of every
+    # op (all, read, write) by class (all, data, meta: M in RWBS); --auto: the exact curve up to 25 M page accesses
+    # (blkscope.analysis.reuse.AUTO_EXACT_MAX_ACCESSES: its memory), the SHARDS one alone above (of_record says)
     input:
         datasets=ingested(TRACED),
         parts=split_parts(TRACED),
@@ -60,7 +62,8 @@ rule reuse:
     benchmark:
         "benchmarks/characterise/reuse.tsv"
     shell:
-        "blkscope reuse --each {params.events} --page-kib {params.page_kib} --shards-size {params.shards}"
+        "blkscope reuse --each {params.events} --page-kib {params.page_kib} --shards-size {params.shards} --auto"
+        " --streams all,read,write --classes all,data,meta"
         " -o '{params.out[reuse]}' --mrc '{params.out[mrc]}' --wss '{params.out[wss]}'"
         " --distance '{params.out[distance]}' --check-datasets {input.datasets}"
         " --record-dataset {output.dataset} --dataset-files {params.files} > {log} 2>&1"

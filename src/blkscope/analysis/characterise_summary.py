@@ -11,9 +11,10 @@ Per run (null where the table or the requests are absent):
   address bin, so within one bin, 1/128 of it); map_fill: the share of the map's address bins below it that hold
   a request (how much of the range it reaches the run touches: a run writing in one place and at the end of the
   device reaches far and fills little);
-- distinct_mib: the pages touched (exact reuse profile, op all); cold_miss: distinct / accesses, the miss ratio
-  of an infinite LRU cache; half_mib: the smallest LRU cache (exact curve) that misses at most half the accesses;
-  wss_mib: the median working set (distinct pages) of the 1-s windows;
+- distinct_mib: the pages touched (op all, class all; the reuse profile of record: exact, or SHARDS' estimate
+  where `blkscope reuse --auto` found the trace too large for the exact one); cold_miss: distinct / accesses, the
+  miss ratio of an infinite LRU cache; half_mib: the smallest LRU cache (that profile's curve) that misses at most
+  half the accesses; wss_mib: the median working set (distinct pages) of the 1-s windows;
 - d2c_p99_us: the whole run's D2C p99 (the windows' histograms summed), d2c_p99_spread: the largest p99 of a
   SPREAD_WINDOW_S window (base windows summed; windows of >= MIN_WINDOW_N completions) over the run's: how far
   100 ms's tail strays from the run's (null when the base windows do not divide SPREAD_WINDOW_S).
@@ -35,7 +36,8 @@ METRICS = ["read_kib", "write_kib", "meta_requests", "write_merge_ratio", "meta_
            "idc_1s", "idle_share", "map_gib", "map_fill", "distinct_mib", "cold_miss", "half_mib", "wss_mib",
            "d2c_p99_us", "d2c_p99_spread"]  # fmt: skip
 ALL_CLASSES = pl.col("class") == "all"
-BY_CLASS = {"arrivals", "merges", "dispersion"}  # the views read here that sum over requests: class all rows
+# the views read here that sum over requests, and the reuse tables: class all rows
+BY_CLASS = {"arrivals", "merges", "dispersion", "reuse", "mrc", "wss"}
 
 
 def _read(d: Path, name: str) -> pl.DataFrame | None:
@@ -43,7 +45,7 @@ def _read(d: Path, name: str) -> pl.DataFrame | None:
     if not p.exists():
         return None
     t = pl.read_parquet(p)
-    # a per-request view written before it was split by class held every request: class all
+    # a per-request view (or a reuse table) written before it was split by class held every request: class all
     return t.with_columns(**{"class": pl.lit("all")}) if name in BY_CLASS and "class" not in t.columns else t
 
 
@@ -77,18 +79,26 @@ def _io_map(m: pl.DataFrame | None) -> dict:
 
 def _reuse(d: Path) -> dict:
     reuse, mrc, wss = _read(d, "reuse"), _read(d, "mrc"), _read(d, "wss")
-    exact = (pl.col("op") == "all") & (pl.col("method") == "exact")
+    every = (pl.col("op") == "all") & ALL_CLASSES
+    # the profile of record of op all (exact where it ran; SHARDS where `auto` found the trace too large)
+    chosen = pl.col("method") == "exact"
+    if reuse is not None and "of_record" in reuse.columns:
+        rec = reuse.filter(every & pl.col("of_record"))
+        if rec.height:
+            r = rec.row(0, named=True)
+            chosen = (pl.col("method") == r["method"]) & (pl.col("size_limit") == r["size_limit"])
+            chosen &= pl.col("rate") == r["rate"]
     out: dict = {}
-    if mrc is not None and not mrc.filter(exact).is_empty():
-        m = mrc.filter(exact)
+    if mrc is not None and not mrc.filter(every & chosen).is_empty():
+        m = mrc.filter(every & chosen)
         page_mib = float(m["cache_mib"][0] / m["cache_pages"][0])
         half = m.filter(pl.col("miss_ratio") <= 0.5)["cache_mib"]
         out |= {"half_mib": float(half.min()) if half.len() else None}
-        pages, acc = _one(reuse, exact, "distinct_pages"), _one(reuse, exact, "accesses")
+        pages, acc = _one(reuse, every & chosen, "distinct_pages"), _one(reuse, every & chosen, "accesses")
         if pages is not None and acc:
             out |= {"distinct_mib": pages * page_mib, "cold_miss": pages / acc}
-        if wss is not None and not wss.filter(pl.col("op") == "all").is_empty():
-            out |= {"wss_mib": float(wss.filter(pl.col("op") == "all")["pages"].median()) * page_mib}
+        if wss is not None and not wss.filter(every).is_empty():
+            out |= {"wss_mib": float(wss.filter(every)["pages"].median()) * page_mib}
     return out
 
 

@@ -200,12 +200,16 @@ def seek_table(seek: pl.DataFrame, hist: pl.DataFrame, runs: pl.DataFrame) -> pl
     return with_meta(pl.concat([h, q], how="diagonal_relaxed"), runs).sort("run_id", "op", "kind", "bucket")
 
 
-def mrc_table(mrcs: dict[str, pl.DataFrame], runs: pl.DataFrame, op: str = "all") -> pl.DataFrame:
-    """Miss-ratio curves per run (op `op`; the exact curve and any SHARDS ones), the grid of the reuse table
-    (~160 cache sizes per curve), with run metadata."""
+def mrc_table(mrcs: dict[str, pl.DataFrame], runs: pl.DataFrame, op: str = "all", cls: str = "all") -> pl.DataFrame:
+    """Miss-ratio curves per run (op `op`, class `cls`: a table written before the class split has class all
+    only; the exact curve and any SHARDS ones), the grid of the reuse table (~160 cache sizes per curve), with run
+    metadata."""
     schema = {"run_id": pl.Utf8, "method": pl.Utf8, "cache_pages": pl.Int64, "cache_mib": pl.Float64,
               "miss_ratio": pl.Float64}  # fmt: skip
-    parts = [m.filter(pl.col("op") == op).with_columns(run_id=pl.lit(r)) for r, m in mrcs.items()]
+    def one(m: pl.DataFrame) -> pl.DataFrame:
+        return m.filter(pl.col("op") == op, (pl.col("class") == cls) if "class" in m.columns else pl.lit(cls == "all"))
+
+    parts = [one(m).with_columns(run_id=pl.lit(r)) for r, m in mrcs.items()]
     return with_meta(_frame(parts, schema), runs).sort("run_id", "method", "cache_pages")
 
 

@@ -1,9 +1,11 @@
 """Where and how fast the trace does I/O: the I/O map (block address against time, as iowatcher and seekwatcher
-draw it) as a 2-D histogram, and requests and bytes per second over time, from the trace itself.
+draw it) as a 2-D histogram, and requests, bytes per second and request sizes over time, from the trace itself.
 
-The requests are the events of one action (D: issued to the device, by default) with data, reads and writes by
-RWBS (as blkscope.analysis.frequency tells them), and class meta (`M` in RWBS, REQ_META) or data. Polars
-streaming group-bys over every events file (a split trace's parts alike): memory holds the bins, not the trace.
+The requests are the events of one action (D: issued to the device, by default; the throughput table holds Q,
+as the filesystem queued them, and D side by side) with data, reads and writes by RWBS (as
+blkscope.analysis.frequency tells them), and class meta (`M` in RWBS, REQ_META) or data. Polars streaming
+group-bys over every events file (a split trace's parts alike): memory holds the bins (the throughput table:
+each bin's request sizes, at most bins x distinct sizes), not the trace.
 """
 
 from __future__ import annotations
@@ -17,14 +19,17 @@ from blkscope.analysis.frequency import class_expr, op_expr
 from blkscope.schemas import IO_MAP, THROUGHPUT
 
 
-def requests(events: Sequence[Path] | pl.LazyFrame, action: str = "D") -> pl.LazyFrame:
-    """op, class, time_ns, sector, nsectors of the `action` requests with data (reads and writes)."""
+def requests(events: Sequence[Path] | pl.LazyFrame, action: str | Sequence[str] = "D") -> pl.LazyFrame:
+    """action, op, class, time_ns, sector, nsectors of the requests with data (reads and writes) of the action
+    (or of each action of a sequence)."""
     from blkscope.parts import events_files
 
     lf = events if isinstance(events, pl.LazyFrame) else pl.scan_parquet([str(p) for p in events_files(events)])
+    which = pl.col("action") == action if isinstance(action, str) else pl.col("action").is_in(list(action))
     return (
-        lf.filter((pl.col("action") == action) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null())
-        .select(op=op_expr(), **{"class": class_expr()}, time_ns="time_ns", sector="sector", nsectors="nsectors")
+        lf.filter(which & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null())
+        .select(pl.col("action").cast(pl.Utf8), op=op_expr(), **{"class": class_expr()}, time_ns="time_ns",
+                sector="sector", nsectors="nsectors")  # fmt: skip
         .filter(pl.col("op").is_not_null())
     )
 
@@ -55,24 +60,38 @@ def io_map(events: Sequence[Path] | pl.LazyFrame, action: str = "D", time_bins: 
     return out.select([pl.col(k).cast(t) for k, t in IO_MAP.items()]).sort("op", "class", "time_bin", "sector_bin")
 
 
-def throughput(events: Sequence[Path] | pl.LazyFrame, action: str = "D", bin_s: float = 1.0) -> pl.DataFrame:
-    """IOPS and bytes/s per (op, class) in bins of bin_s from time 0, every bin to the last request's (zeros
-    included), with the mean request size of the bin."""
-    lf = requests(events, action)
+def throughput(events: Sequence[Path] | pl.LazyFrame, actions: str | Sequence[str] = ("Q", "D"),
+               bin_s: float = 1.0) -> pl.DataFrame:  # fmt: skip
+    """Per action (Q: as queued; D: as issued; or any other given), op and class, in bins of bin_s from time 0,
+    every bin to the last request's (of any of the actions; zeros included): requests, bytes, IOPS, MiB/s, and
+    the mean and median request size of the bin. The median is exact: read from the bin's histogram of request
+    sizes (requests per nsectors, one streaming group-by), the mean of the two middle requests when their
+    number is even."""
+    actions = [actions] if isinstance(actions, str) else list(dict.fromkeys(actions))
+    lf = requests(events, actions)
     t_end, _ = _span(lf)
     dt = max(int(round(bin_s * 1e9)), 1)
-    got = lf.group_by("op", "class", (pl.col("time_ns") // dt).alias("bin")).agg(
-        requests=pl.len(), bytes=pl.col("nsectors").sum() * 512
+    keys = ["action", "op", "class", "bin"]
+    hist = lf.group_by(*keys[:3], (pl.col("time_ns") // dt).alias("bin"), "nsectors").agg(
+        n=pl.len().cast(pl.Int64)
     ).collect(engine="streaming")  # fmt: skip
-    if got.is_empty():
+    if hist.is_empty():
         return pl.DataFrame(schema=THROUGHPUT)
-    keys = got.select("op", "class").unique()
-    grid = keys.join(pl.DataFrame({"bin": pl.int_range(0, -(-t_end // dt), eager=True)}), how="cross")
-    out = grid.join(got, on=["op", "class", "bin"], how="left").with_columns(
+    n, cum, size = pl.col("n"), pl.col("n").cum_sum(), pl.col("nsectors")
+    got = hist.sort(*keys, "nsectors").group_by(keys, maintain_order=True).agg(
+        requests=n.sum(), bytes=(size * n).sum() * 512,
+        # the sizes of the requests of rank ceil(N/2) and floor(N/2) + 1 (1-based) in ascending size
+        lo=size.filter(cum >= (n.sum() + 1) // 2).first(), hi=size.filter(cum >= n.sum() // 2 + 1).first(),
+    )  # fmt: skip
+    grid = got.select(keys[:3]).unique().join(
+        pl.DataFrame({"bin": pl.int_range(0, -(-t_end // dt), eager=True)}), how="cross"
+    )  # fmt: skip
+    out = grid.join(got, on=keys, how="left").with_columns(
         pl.col("requests", "bytes").fill_null(0)
     ).with_columns(
         start_s=pl.col("bin") * dt / 1e9, iops=pl.col("requests") / (dt / 1e9),
         mib_s=pl.col("bytes") / (dt / 1e9) / 2**20,
         mean_kib=pl.when(pl.col("requests") > 0).then(pl.col("bytes") / pl.col("requests") / 1024),
+        median_kib=(pl.col("lo") + pl.col("hi")) / 4,  # sectors: (lo + hi) / 2 / 2
     )  # fmt: skip
-    return out.select([pl.col(k).cast(t) for k, t in THROUGHPUT.items()]).sort("op", "class", "bin")
+    return out.select([pl.col(k).cast(t) for k, t in THROUGHPUT.items()]).sort("action", "op", "class", "bin")

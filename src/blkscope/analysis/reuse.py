@@ -16,6 +16,9 @@ One pass of `blkscope-native reuse` (native/src/reuse/) over the events, fed win
 - SHARDS at a fixed size: at most S sampled pages (the rate drops as the trace shows more pages).
 Sampled distances are binned (width 1 below 128, then 2^(1/128) = 0.54 % wide), the exact ones are not.
 The working-set size is the number of distinct pages accessed in each time window.
+Every profile is of one stream: the requests of an op (all, read, write) and a class (all; meta: `M` in RWBS,
+REQ_META; data: the rest), the native pass keeping each stream's own sequence. `exact_max_accesses` (`blkscope
+reuse --auto`) keeps the exact profile for traces up to that many page accesses and leaves SHARDS alone above.
 """
 
 from __future__ import annotations
@@ -33,17 +36,68 @@ import polars as pl
 from blkscope import native
 from blkscope.analysis.windows import ROWS_PER_WINDOW, time_ordered
 
-# streams: which requests' pages form the sequence; a mask over class = is_write + 2 * is_metadata
-STREAMS = {"all": 15, "read": 5, "write": 10, "data": 3, "meta": 12}
+# streams: which requests' pages form the sequence, an (op, class) pair; the native pass takes a mask over the
+# request's kind k = is_write + 2 * is_metadata (bit k set: the stream takes it), the op's mask AND the class's
+OP_MASKS = {"all": 15, "read": 5, "write": 10}
+CLASS_MASKS = {"all": 15, "data": 3, "meta": 12}  # meta: M in RWBS (REQ_META); data: the rest
 MIB_PAGES = 256  # 4 KiB pages per MiB
+
+
+def stream_key(name: str) -> tuple[str, str]:
+    """A stream's (op, class) from its name: `op/class` (read/meta), an op alone (class all), or data or meta
+    alone (op all)."""
+    op, _, cls = name.partition("/")
+    if not cls:
+        op, cls = ("all", op) if op in ("data", "meta") else (op, "all")
+    if op not in OP_MASKS or cls not in CLASS_MASKS:
+        raise ValueError(f"unknown stream {name!r}: op/class with op one of {', '.join(OP_MASKS)} and class one of "
+                         f"{', '.join(CLASS_MASKS)} (or all, read, write, data, meta alone)")  # fmt: skip
+    return op, cls
+
+
+def streams_by_class(ops: Sequence[str], classes: Sequence[str]) -> list[str]:
+    """Every op of `ops` (all, read, write) crossed with every class of `classes`, as op/class names; the other
+    names among `ops` (data, meta, read/meta, ...) stand for themselves."""
+    out = []
+    for o in ops:
+        keys = [stream_key(f"{o}/{c}") for c in classes] if o in OP_MASKS else [stream_key(o)]
+        out += [f"{op}/{cls}" for op, cls in keys]
+    return list(dict.fromkeys(out))
+
+
+# `auto` (exact_max_accesses): the exact profile holds every distinct page of every stream (~50 bytes each, and
+# a trace's distinct pages are at most its accesses; an access falls in up to four of the nine op x class
+# streams), so 25 M page accesses bound its memory at ~5 GB even when no page is touched twice, and about 13 s
+# of the pass per stream (bench/RESULTS.md: 34 M accesses in 16.6 s). Above it the fixed-size SHARDS profile
+# stands in: memory of AUTO_SHARDS_SIZE sampled pages per stream, whatever the trace's size, and within 0.005
+# of the exact curve at 8,192 sampled pages on our real runs (bench/RESULTS.md).
+AUTO_EXACT_MAX_ACCESSES = 25_000_000
+AUTO_SHARDS_SIZE = 8192
+
+
+def page_accesses(events: Sequence[Path] | pl.LazyFrame, action: str = "C", page_kib: int = 4,
+                  mode: str = "cover") -> int:  # fmt: skip
+    """The page accesses of every request the reuse pass counts (stream all/all), by a streaming sum over the
+    events (no order needed): what `auto` compares with its limit."""
+    from blkscope.parts import events_files
+
+    lf = events if isinstance(events, pl.LazyFrame) else pl.scan_parquet([str(p) for p in events_files(events)])
+    ps, s, n = page_kib * 2, pl.col("sector"), pl.col("nsectors")
+    pages = (n + ps - 1) // ps if mode == "ssd-study" else (s + n - 1) // ps - s // ps + 1
+    rw = pl.col("rwbs").str.contains("R") | pl.col("rwbs").str.contains("W")
+    got = lf.filter((pl.col("action") == action) & (n > 0) & s.is_not_null() & (s >= 0) & rw).select(
+        pages.cast(pl.Int64).sum()
+    ).collect(engine="streaming")  # fmt: skip
+    return int(got.item() or 0)
 
 
 @dataclass
 class Profile:
-    """One stream's reuse-distance histogram by one method: (distance, mass) in increasing distance, and the
-    cold misses (first accesses of a page); masses of a sampled method are scaled to estimate counts."""
+    """One stream's (op, cls) reuse-distance histogram by one method: (distance, mass) in increasing distance,
+    and the cold misses (first accesses of a page); masses of a sampled method are scaled to estimate counts."""
 
-    stream: str
+    op: str
+    cls: str
     method: str
     rate: float
     size_limit: int
@@ -54,6 +108,10 @@ class Profile:
     cold: float
     distance: np.ndarray
     mass: np.ndarray
+
+    @property
+    def stream(self) -> str:
+        return f"{self.op}/{self.cls}"
 
     @property
     def total(self) -> float:
@@ -76,12 +134,15 @@ class Profile:
 @dataclass
 class Result:
     profiles: list[Profile]
-    wss: pl.DataFrame  # op, window, start_s, pages
+    wss: pl.DataFrame  # op, class, window, start_s, pages
     window_s: float
     action: str
+    exact_max_accesses: int | None = None  # the limit `auto` compared the page accesses with (None: not asked)
+    counted_accesses: int | None = None  # the page accesses `auto` counted (None: not asked)
 
     def profile(self, stream: str, method: str = "exact") -> Profile:
-        return next(p for p in self.profiles if p.stream == stream and p.method == method)
+        key = stream_key(stream)
+        return next(p for p in self.profiles if (p.op, p.cls) == key and p.method == method)
 
 
 def _class_expr() -> pl.Expr:
@@ -93,18 +154,27 @@ def _class_expr() -> pl.Expr:
 def profile(events: Sequence[Path] | pl.LazyFrame, *, exact: bool = True, rates: Sequence[float] = (),
             sizes: Sequence[int] = (), adj: bool = True, streams: Sequence[str] = ("all", "read", "write"),
             action: str = "C", page_kib: int = 4, mode: str = "cover", window_s: float = 1.0,
-            rows_per_window: int = ROWS_PER_WINDOW, dump_pages: Path | None = None) -> Result:  # fmt: skip
+            rows_per_window: int = ROWS_PER_WINDOW, dump_pages: Path | None = None,
+            exact_max_accesses: int | None = None) -> Result:  # fmt: skip
     """Every profile asked for (exact; SHARDS at each rate; SHARDS at each size) of every stream, one pass.
-    `dump_pages`: also write the first stream's page accesses there, in order (u64 little-endian)."""
+    `dump_pages`: also write the first stream's page accesses there, in order (u64 little-endian).
+    `exact_max_accesses` (auto): the exact profile only if the trace has at most that many page accesses
+    (page_accesses, a pass before); above, the SHARDS profiles asked for alone (fixed-size AUTO_SHARDS_SIZE if
+    none is)."""
     if mode not in ("cover", "ssd-study"):
         raise ValueError(f"mode must be cover or ssd-study, not {mode!r}")
     if not (exact or rates or sizes):
         raise ValueError("no profile asked for: exact, a SHARDS rate or a SHARDS size")
     if any(not 0 < r <= 1 for r in rates) or any(s < 1 for s in sizes):
         raise ValueError(f"SHARDS rates must be in (0, 1] and sizes at least 1 page, not {[*rates, *sizes]}")
-    for s in streams:
-        if s not in STREAMS:
-            raise ValueError(f"unknown stream {s!r}: one of {', '.join(STREAMS)}")
+    if exact_max_accesses is not None and exact_max_accesses < 0:
+        raise ValueError(f"the exact profile's limit must be at least 0 page accesses, not {exact_max_accesses}")
+    keys = list(dict.fromkeys(stream_key(s) for s in streams))
+    counted = None
+    if exact and exact_max_accesses is not None:
+        counted = page_accesses(events, action, page_kib, mode)
+        if counted > exact_max_accesses:
+            exact, sizes = False, sizes if sizes or rates else (AUTO_SHARDS_SIZE,)
     rw = pl.col("rwbs").str.contains("R") | pl.col("rwbs").str.contains("W")
     keep = (pl.col("action") == action) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null() & rw
     t0, _, chunks = time_ordered(events, ["action", "rwbs", "sector", "nsectors"], rows_per_window, keep)
@@ -114,7 +184,7 @@ def profile(events: Sequence[Path] | pl.LazyFrame, *, exact: bool = True, rates:
            "--t0", str(t0), "--window", str(window_ns)]  # fmt: skip
     cmd += ["--exact"] * exact + [a for r in rates for a in ("--shards-adj" if adj else "--shards-rate", str(r))]
     cmd += [a for s in sizes for a in ("--shards-size", str(int(s)))]
-    cmd += [a for s in streams for a in ("--stream", f"{s}:{STREAMS[s]}")]
+    cmd += [a for o, c in keys for a in ("--stream", f"{o}/{c}:{OP_MASKS[o] & CLASS_MASKS[c]}")]
     cmd += ["--dump-pages", str(dump_pages)] if dump_pages else []
     with tmp:
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE)
@@ -132,21 +202,25 @@ def profile(events: Sequence[Path] | pl.LazyFrame, *, exact: bool = True, rates:
             raise
         if proc.wait() != 0:
             raise RuntimeError(f"blkscope-native reuse failed (exit {proc.returncode})")
-        return _read(Path(tmp.name), window_s, action)
+        r = _read(Path(tmp.name), window_s, action)
+    r.exact_max_accesses, r.counted_accesses = exact_max_accesses, counted
+    return r
 
 
 def _read(d: Path, window_s: float, action: str) -> Result:
     doc = json.loads((d / "reuse.json").read_text())
     profiles, wss = [], []
     for st in doc["streams"]:
+        op, cls = st["name"].split("/")
         for p in st["profiles"]:
             pairs = np.fromfile(d / p["hist"], dtype="<f8").reshape(-1, 2)
             profiles.append(Profile(
-                stream=st["name"], method=p["method"], rate=p["rate"], size_limit=p["size_limit"],
+                op=op, cls=cls, method=p["method"], rate=p["rate"], size_limit=p["size_limit"],
                 requests=st["requests"], accesses=p["accesses"], sampled_accesses=p["sampled_accesses"],
                 sampled_pages=p["sampled_pages"], cold=p["cold"], distance=pairs[:, 0].copy(), mass=pairs[:, 1].copy(),
             ))  # fmt: skip
-        wss.append(pl.DataFrame({"op": st["name"], "window": st["wss_window"], "pages": st["wss_pages"]},
-                                schema={"op": pl.Utf8, "window": pl.Int64, "pages": pl.Int64}))  # fmt: skip
-    w = pl.concat(wss).with_columns(start_s=pl.col("window") * window_s).select("op", "window", "start_s", "pages")
+        wss.append(pl.DataFrame({"op": op, "class": cls, "window": st["wss_window"], "pages": st["wss_pages"]},
+                                schema={"op": pl.Utf8, "class": pl.Utf8, "window": pl.Int64, "pages": pl.Int64}))
+    w = pl.concat(wss).with_columns(start_s=pl.col("window") * window_s)
+    w = w.select("op", "class", "window", "start_s", "pages")
     return Result(profiles, w, window_s, action)

@@ -1,5 +1,6 @@
-"""The tables of a reuse profile (blkscope.analysis.reuse): summary with each sampled curve's error against the
-exact one, the miss-ratio curve on a grid of cache sizes, the reuse-distance histogram, the working set.
+"""The tables of a reuse profile (blkscope.analysis.reuse), one set of rows per stream (op, class): summary with
+each sampled curve's error against the exact one and the profile of record, the miss-ratio curve on a grid of
+cache sizes, the reuse-distance histogram, the working set.
 
 Error of a sampled MRC: the mean and the largest absolute difference from the exact MRC over every cache size
 1..D pages (D = the exact profile's distinct pages; above 10 M sizes, 10 M evenly spaced ones), the MAE of
@@ -36,20 +37,32 @@ def error(sampled: Profile, exact: Profile) -> tuple[float, float]:
 def _note(p: Profile, action: str) -> str | None:
     if p.accesses:
         return None
-    what = {"meta": "requests marked metadata (M in RWBS)", "data": "requests without the metadata mark",
-            "read": "reads", "write": "writes"}.get(p.stream, "requests")  # fmt: skip
+    what = {"read": "reads", "write": "writes"}.get(p.op, "requests")
+    what += {"meta": " marked metadata (M in RWBS)", "data": " without the metadata mark"}.get(p.cls, "")
     return f"no {action} {what} with data (sector, nsectors > 0) in the trace"
 
 
+def of_record(profiles: list[Profile]) -> Profile | None:
+    """The profile a stream's numbers and figures take: the exact one where it ran, else the fixed-size SHARDS
+    one of the most sampled pages, else the fixed-rate one of the highest rate."""
+    rank = {"exact": 0, "shards-size": 1}
+    return min(profiles, key=lambda p: (rank.get(p.method, 2), -p.size_limit, -p.rate), default=None)
+
+
 def summary(r: Result) -> pl.DataFrame:
+    """One row per stream (op, class) and profile; of_record marks the profile that stands for its stream, and
+    exact_max_accesses holds the limit of `auto` (null without it: the exact profile ran where it was asked)."""
     rows = []
     for p in r.profiles:
-        exact = next((q for q in r.profiles if q.stream == p.stream and q.method == "exact"), None)
+        same = [q for q in r.profiles if (q.op, q.cls) == (p.op, p.cls)]
+        exact = next((q for q in same if q.method == "exact"), None)
         mae, mx = error(p, exact) if exact is not None and p is not exact and exact.accesses else (None, None)
         rows.append({
-            "op": p.stream, "method": p.method, "rate": p.rate, "size_limit": p.size_limit, "requests": p.requests,
-            "accesses": p.accesses, "sampled_accesses": p.sampled_accesses, "sampled_pages": p.sampled_pages,
-            "distinct_pages": p.distinct_pages, "mae": mae, "max_abs_error": mx, "note": _note(p, r.action),
+            "op": p.op, "class": p.cls, "method": p.method, "rate": p.rate, "size_limit": p.size_limit,
+            "requests": p.requests, "accesses": p.accesses, "sampled_accesses": p.sampled_accesses,
+            "sampled_pages": p.sampled_pages, "distinct_pages": p.distinct_pages, "mae": mae, "max_abs_error": mx,
+            "note": _note(p, r.action), "of_record": p is of_record(same),
+            "exact_max_accesses": r.exact_max_accesses,
         })  # fmt: skip
     return pl.DataFrame(rows, schema=REUSE_SUMMARY)
 
@@ -64,15 +77,15 @@ def grid(d: float) -> np.ndarray:
 def mrc(r: Result) -> pl.DataFrame:
     """Every profile's miss ratio on one grid per stream (up to the largest distinct-page estimate)."""
     parts = []
-    for stream in dict.fromkeys(p.stream for p in r.profiles):
-        ps = [p for p in r.profiles if p.stream == stream and p.accesses]
+    for key in dict.fromkeys((p.op, p.cls) for p in r.profiles):
+        ps = [p for p in r.profiles if (p.op, p.cls) == key and p.accesses]
         if not ps:
             continue
         c = grid(max(p.distinct_pages for p in ps))
         for p in ps:
             parts.append(pl.DataFrame({
-                "op": p.stream, "method": p.method, "rate": p.rate, "size_limit": p.size_limit, "cache_pages": c,
-                "cache_mib": c / MIB_PAGES, "miss_ratio": p.miss_ratio(c),
+                "op": p.op, "class": p.cls, "method": p.method, "rate": p.rate, "size_limit": p.size_limit,
+                "cache_pages": c, "cache_mib": c / MIB_PAGES, "miss_ratio": p.miss_ratio(c),
             }, schema=MRC))  # fmt: skip
     return pl.concat(parts) if parts else pl.DataFrame(schema=MRC)
 
@@ -87,8 +100,9 @@ def distance_histogram(r: Result) -> pl.DataFrame:
         k = np.where(p.distance < 1, 0, np.floor(np.log2(np.maximum(p.distance, 1))).astype(np.int64) + 1)
         df = pl.DataFrame({"k": k, "mass": p.mass}).group_by("k").agg(pl.col("mass").sum()).sort("k")
         lo = pl.when(pl.col("k") == 0).then(0).otherwise(pl.lit(2, pl.Int64).pow(pl.col("k") - 1))
-        parts.append(df.select(op=pl.lit(p.stream), method=pl.lit(p.method), lo=lo.cast(pl.Int64),
-                               hi=pl.lit(2, pl.Int64).pow(pl.col("k")).cast(pl.Int64), mass="mass"))  # fmt: skip
+        parts.append(df.select(op=pl.lit(p.op), **{"class": pl.lit(p.cls)}, method=pl.lit(p.method),
+                               lo=lo.cast(pl.Int64), hi=pl.lit(2, pl.Int64).pow(pl.col("k")).cast(pl.Int64),
+                               mass="mass"))  # fmt: skip
     return pl.concat(parts).cast(REUSE_DISTANCE) if parts else pl.DataFrame(schema=REUSE_DISTANCE)
 
 
