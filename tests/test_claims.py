@@ -363,3 +363,19 @@ def test_verdict_counts_and_what_moved_since_an_earlier_table():
     assert m["ClaimsMoved"] == "A (does not -> replicates)" and m["ClaimsKept"] == "1"
     assert m["ClaimsNew"] == "B (not testable here), D (inconclusive)" and m["ClaimsNewCount"] == "2"
     assert m["ClaimsDecidable"] == "C (7)" and m["ClaimsNotDecidable"].startswith("D (none")
+
+
+def test_fragmentation_reads_the_random_writes_of_ycsb_only():
+    """S1-frag: btrfs/ext4 extents per GiB under YCSB's zipfian updates; cassandra-stress's sequential-key writes
+    (here with the opposite ratio) are not the claim's condition."""
+    rows = [(f"{w}-{fs}-{k}", w, job, fs, False) for w, job in (("cassandra-ycsb", "a"), ("cassandra", "write-n"))
+            for fs in ("btrfs", "ext4") for k in range(3)]
+    runs = _runs(rows)
+    per_gib = {("cassandra-ycsb", "btrfs"): 20, ("cassandra-ycsb", "ext4"): 40, ("cassandra", "btrfs"): 90,
+               ("cassandra", "ext4"): 10}
+    ext = pl.DataFrame([(r[0], "data", 1 << 30, per_gib[(r[1], r[3])] + k % 2) for k, r in enumerate(rows)],
+                       schema=["run_id", "kind", "size_bytes", "extents"], orient="row")
+    out = evaluate({**_tables(runs), "extents": ext})
+    row = _row(out, "S1-frag")
+    assert row["n"].startswith("3 vs 3") and row["verdict"] == "does not", row
+    assert 0.4 < row["estimate"] < 0.6, row  # ycsb's 20/40, not pulled towards cassandra-stress's 90/10
