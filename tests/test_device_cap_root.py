@@ -51,32 +51,8 @@ def test_capped_capture_records_the_cap_and_makes_the_device_the_bottleneck(tmp_
     _assert_clean(work)
 
 
-@pytest.mark.skipif(not Path("/sys/fs/cgroup/blkio/blkio.throttle.write_iops_device").exists(), reason="no blkio")
-def test_capped_capture_killed_midway_removes_the_cap(tmp_path):
-    sheet, run_id = _capped_sheet(tmp_path, runtime_s=30)
-    out, work = tmp_path / "raw" / run_id, tmp_path / "work"
-    log = tmp_path / "capture.log"
-    with open(log, "w") as f:
-        p = subprocess.Popen(_cmd(sheet, run_id, out, work), stderr=f, cwd=tmp_path)
-    deadline = time.monotonic() + 90
-    while "fio --output-format=json" not in log.read_text():
-        assert p.poll() is None and time.monotonic() < deadline, log.read_text()
-        time.sleep(0.2)
-    time.sleep(1)
-    text = "".join(
-        Path(f"/sys/fs/cgroup/blkio/blkio.throttle.{n}_device").read_text() for n in ("read_iops", "write_iops")
-    )
-    assert text.count(" 40\n") == 2, f"the cap is not in place while the workload runs: {text}"
-    p.send_signal(signal.SIGINT)
-    assert p.wait(timeout=60) == 130, log.read_text()
-    assert not out.exists()
-    _no_loop_caps()
-    _assert_clean(work)
-
-
-@pytest.mark.skipif(not Path("/sys/fs/cgroup/blkio/blkio.throttle.write_iops_device").exists(), reason="no blkio")
-def test_capped_capture_whose_workload_fails_removes_the_cap(tmp_path):
-    """An ordinary failure, not a signal to the capture: its workload dies midway under the cap (fio killed)."""
+def _capped_capture_in_its_workload(tmp_path: Path) -> tuple[subprocess.Popen, Path, Path, Path]:
+    """A 30-s capped capture started and let run until its workload (fio) has started: (process, log, out, work)."""
     sheet, run_id = _capped_sheet(tmp_path, runtime_s=30)
     out, work = tmp_path / "raw" / run_id, tmp_path / "work"
     log = tmp_path / "capture.log"
@@ -88,6 +64,23 @@ def test_capped_capture_whose_workload_fails_removes_the_cap(tmp_path):
         time.sleep(0.2)
     time.sleep(1)
     assert throttle.active(_medium_of_cap()) == {"riops": 40, "wiops": 40}, "the cap is not in place"
+    return p, log, out, work
+
+
+@pytest.mark.skipif(not Path("/sys/fs/cgroup/blkio/blkio.throttle.write_iops_device").exists(), reason="no blkio")
+def test_capped_capture_killed_midway_removes_the_cap(tmp_path):
+    p, log, out, work = _capped_capture_in_its_workload(tmp_path)
+    p.send_signal(signal.SIGINT)
+    assert p.wait(timeout=60) == 130, log.read_text()
+    assert not out.exists()
+    _no_loop_caps()
+    _assert_clean(work)
+
+
+@pytest.mark.skipif(not Path("/sys/fs/cgroup/blkio/blkio.throttle.write_iops_device").exists(), reason="no blkio")
+def test_capped_capture_whose_workload_fails_removes_the_cap(tmp_path):
+    """An ordinary failure, not a signal to the capture: its workload dies midway under the cap (fio killed)."""
+    p, log, out, work = _capped_capture_in_its_workload(tmp_path)
     subprocess.run(["pkill", "-KILL", "-f", f"fio --output-format=json.*{tmp_path}"], check=True)
     code = p.wait(timeout=60)
     assert code not in (0, 130), log.read_text()  # failed, and not as an interrupt
