@@ -186,7 +186,7 @@ def _characterise(p: argparse.ArgumentParser) -> Handler:
         if min(a.time_bins, a.sector_bins) < 1 or min(a.bin_s, a.latency_window_s) <= 0:
             raise ValueError("--time-bins and --sector-bins must be at least 1, --bin-s and --latency-window-s "
                              "positive")  # fmt: skip
-        actions = [x.strip() for x in a.throughput_actions.split(",") if x.strip()]
+        actions = _names(a.throughput_actions)
         if not actions:
             raise ValueError("--throughput-actions names no action")
         names = ("io_map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion", "latency_windows",
