@@ -311,9 +311,56 @@ def test_arms_are_compared_within_a_capture_batch_never_pooled_across_days():
     # a difference (not a ratio) is a mean of per-batch differences the same way
     lat = [(x[0], "write_mean_us", (10.0 if x[3] == "ext4" else 9.5) + (5 if x[5] else 0) + 0.01 * int(x[0][-1]))
            for x in rows]
-    journal = runs.with_columns(workload=pl.lit("journal"), job=pl.lit("none"))
+    journal = runs.with_columns(workload=pl.lit("journal"), job=pl.lit("none"), runtime_s=pl.lit(60))
     m = _row(evaluate(_tables(journal, lat)), "S4-mean")
     assert m["estimate"] == pytest.approx(0.5, abs=0.02) and "in 2 strata" in m["n"]
+
+
+def test_journal_writer_claims_read_only_runs_long_enough_to_meet_writeback():
+    # 10-s runs end before the 30-s periodic writeback (claim_measures.JOURNAL_MIN_S). Here the short runs say
+    # xfs sparse is best, the 60-s runs (one batch) say ext4 none is; only the long runs count.
+    pairs = [(fs, m) for fs in ("ext4", "xfs", "btrfs") for m in ("none", "sparse", "prealloc")]
+    rows = [(f"{fs}-{m}-{s}-{i}", "journal", m, fs, False, f"b{s}", s) for fs, m in pairs for s in (10, 60)
+            for i in range(4)]
+    runs = pl.DataFrame(rows, schema=["run_id", "workload", "job", "filesystem", "traced", "batch", "runtime_s"],
+                        orient="row").with_columns(testbed=pl.lit("loop"), mount_options=pl.lit("noatime"),
+                                                   repeat=pl.lit(1))
+
+    def max_us(r):
+        best = ("xfs", "sparse") if r[6] == 10 else ("ext4", "none")
+        return (100.0 if (r[3], r[2]) == best else 400.0) * (1 + 0.02 * int(r[0][-1]))
+
+    metrics = [(r[0], k, max_us(r)) for r in rows for k in ("write_max_us", "write_p9999_us", "write_mean_us")]
+    row = _row(evaluate(_tables(runs, metrics)), "S4-sparse-max")
+    assert row["estimate"] == pytest.approx(4.0, rel=0.01) and row["verdict"] == "does not"
+    assert row["measurement"].startswith("b60: xfs sparse") and "b10" not in row["measurement"]
+    assert row["n"] == "4 vs 4"  # one stratum: the long runs' batch
+    assert "runs >= 60 s" in row["quantity"]
+    short = runs.filter(pl.col("runtime_s") == 10)
+    for cid in ("S4-sparse-max", "S4-ms", "S4-mean", "S4-p9999"):
+        r = _row(evaluate(_tables(short, metrics)), cid)
+        assert r["verdict"] == "not tested (no runs)" and r["estimate"] is None, cid
+    assert "at least 60 s" in _row(evaluate(_tables(short, metrics)), "S4-sparse-max")["reason"]
+
+
+def test_hot_read_pages_are_compared_under_the_studys_ycsb_load_only():
+    # cassandra-stress writes read a handful of pages, where the hottest 1 % is one page that holds them all on
+    # ext4 here; YCSB A is the study's load, and there btrfs and ext4 are alike
+    ids = [(f"{fs}-{w}-{i}", w, "j", fs, True) for fs in ("btrfs", "ext4") for w in ("ycsb", "cassandra")
+           for i in range(3)]
+    runs = _runs(ids).with_columns(database=pl.when(pl.col("workload") == "ycsb").then(pl.lit("rocksdb"))
+                                   .otherwise(pl.lit("cassandra")), batch=pl.lit("b"))
+
+    def fof(r):  # (count, pages): 1,000 read pages, the hottest 10 read `hot` times each, the rest once
+        if r[1] == "cassandra":
+            return [(50, 1)] if r[3] == "ext4" else [(1, 50)]
+        return [(20 + int(r[0][-1]), 10), (1, 990)]
+
+    f = pl.DataFrame([(r[0], "read", c, p) for r in ids for c, p in fof(r)],
+                     schema=["run_id", "op", "count", "pages"], orient="row")
+    row = _row(evaluate(_tables(runs) | {"fof": f}), "S1-hot")
+    assert row["estimate"] == pytest.approx(1.0, abs=0.01) and row["n"] == "3 vs 3"  # one stratum: YCSB
+    assert "cassandra" not in row["measurement"]
 
 
 def test_ycsb_cassandra_claims_read_each_phase_past_its_warm_up():

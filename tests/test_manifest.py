@@ -254,3 +254,23 @@ def test_guest_cassandra_batch(manifest, batch):
         t = m["guest"]["times_uptime_s"]
         assert t["node_start"] < t["node_ready"] < t["load_end"] < t["workload_start"] < t["node_stopped"], r
         assert m["cassandra-ycsb"]["overall_throughput"] > 0 and m["cassandra-ycsb"]["load_overall_throughput"] > 0
+
+
+# issue M: the journal writer alone (none, sparse, prealloc) on ext4, xfs and btrfs, untraced, 5 repeats, in runs
+# of 60 s (a 10-s run ends before the flusher's 30-s expiry and xfs's 30-s log worker: claim_measures.JOURNAL_MIN_S),
+# in one recorded order; each run's journal.json says it wrote for 60 s
+JOURNAL_LONG = "round3-journal-60s"
+
+
+def test_long_journal_batch_covered_in_order_and_60_s_long(manifest):
+    sheet = load_runs(ROOT / "config/runs.tsv").filter(pl.col("batch") == JOURNAL_LONG)
+    assert set(sheet["runtime_s"]) == {60} and not sheet["traced"].any()
+    runs = manifest.join(sheet.select("run_id"), on="run_id").select("run_id", "filesystem", "job", "repeat").unique()
+    for fs in ("ext4", "xfs", "btrfs"):
+        for mode in ("none", "sparse", "prealloc"):
+            sel = runs.filter((pl.col("filesystem") == fs) & (pl.col("job") == mode))
+            assert sorted(sel["repeat"]) == [1, 2, 3, 4, 5], (fs, mode)
+    _captured_in_the_recorded_order(JOURNAL_LONG, set(runs["run_id"]))
+    for r in runs["run_id"]:
+        doc = yaml.safe_load((RAW / r / "journal.json").read_text())  # JSON is YAML
+        assert doc["options"]["duration_s"] == 60, r

@@ -54,7 +54,7 @@ def host(t: pl.DataFrame, tb: Tables, *, traced: bool | None, load: str | None =
          writeback: bool | None = False) -> pl.DataFrame:
     """Rows of host (loop) runs. ext4 data=writeback is its own configuration: left out by default, alone with
     writeback=True, both with None. The sheet's load, commitlog, mount options, database and device size join in
-    where `t` lacks them."""
+    where `t` lacks them (and the run's length, runtime_s)."""
     r = runs(tb)
     if writeback is not None:
         r = r.filter(is_writeback() == writeback)
@@ -65,7 +65,7 @@ def host(t: pl.DataFrame, tb: Tables, *, traced: bool | None, load: str | None =
     if load is not None:
         r = r.filter(pl.col("load") == load)
     extra = ("load", "commitlog", "mount_options", "database", "device_mb", "workload", "job", "filesystem",
-             "traced", "testbed", "batch")
+             "traced", "testbed", "batch", "runtime_s")
     keep = ["run_id", *[c for c in extra if c in r.columns and c not in t.columns]]
     return t.join(r.select(keep), on="run_id", how="inner")
 

@@ -56,6 +56,9 @@ def _cw(commitlog: str | None):
     return lambda t: cm.cassandra(t, "write", commitlog)
 
 
+_LONG = f", runs >= {cm.JOURNAL_MIN_S} s"  # the journal writer alone, long enough to meet writeback
+
+
 def _workload(w: str, reader: bool | None = None):
     def sel(t: pl.DataFrame) -> pl.DataFrame:
         t = t.filter(pl.col("workload") == w)
@@ -184,19 +187,19 @@ CLAIMS: list[Claim] = [
           "relatime - noatime device KiB written per 1,000 reads", "noatime always",
           vd.within(0.0, math.inf, "> 0 KiB (direction)"), "kib", cm.atime_writes("relatime")),
     Claim("S4-ms", JNL, "ext4 shows multi-millisecond writes in every preallocation mode",
-          "smallest max write latency over ext4 runs (ms)", "multi-millisecond",
+          f"smallest max write latency over ext4 runs (ms){_LONG}", "multi-millisecond",
           vd.within(1.0, math.inf, ">= 1 ms in every run"), "ms", cm.ext4_ms_writes),
     Claim("S4-mean", JNL, "Mean journal write latency is lower on xfs by a few hundred ns",
-          "ext4 - xfs mean write latency", "a few hundred ns", vd.within(0.1, 0.9, "0.1-0.9 us"), "us",
-          cm.metric_ratio("workload_metrics", _workload("journal", False), "write_mean_us", ("ext4", "xfs"), False,
+          f"ext4 - xfs mean write latency{_LONG}", "a few hundred ns", vd.within(0.1, 0.9, "0.1-0.9 us"), "us",
+          cm.metric_ratio("workload_metrics", cm.journal_writer, "write_mean_us", ("ext4", "xfs"), False,
                           False, "us", ratio=False)),
     Claim("S4-sparse-max", JNL, "xfs with sparse preallocation has the best maximum write latency",
-          "xfs sparse / best other filesystem x mode pair, max write latency", "the best of all pairs",
+          f"xfs sparse / best other filesystem x mode pair, max write latency{_LONG}", "the best of all pairs",
           vd.less("xfs sparse/best other"), "ratio", cm.sparse_best_max),
     Claim("S4-p9999", JNL, "ext4 has the better 99.99th percentile with fully primed files",
-          "ext4/xfs p99.99 write latency, preallocated and filled", "better 99.99th", vd.less("ext4/xfs"), "ratio",
-          cm.metric_ratio("workload_metrics", lambda t: t.filter((pl.col("workload") == "journal")
-                                                                 & (pl.col("job") == "prealloc")),
+          f"ext4/xfs p99.99 write latency, preallocated and filled{_LONG}", "better 99.99th", vd.less("ext4/xfs"),
+          "ratio",
+          cm.metric_ratio("workload_metrics", lambda t: cm.journal_writer(t).filter(pl.col("job") == "prealloc"),
                           "write_p9999_us", ("ext4", "xfs"), False, False, "us", digits=0)),
     Claim("S4-reader", JNL, "With a concurrent reader, xfs stalls the writer more than ext4 (max)",
           "xfs/ext4 max write latency with a reader", "xfs stalls the writer", vd.more("xfs/ext4"), "ratio",

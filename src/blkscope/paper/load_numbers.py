@@ -11,6 +11,7 @@ import polars as pl
 
 from blkscope.analysis.run_groups import CAPPED, SATURATING, with_groups
 from blkscope.analysis.skew import scrambled_head
+from blkscope.paper.claim_measures import JOURNAL_MIN_S
 from blkscope.paper.latex import escape, fmt_float, fmt_int, fmt_pct, macro_file, macro_name
 
 GUARD = "BlkLoadNumbers"
@@ -30,7 +31,7 @@ def _range(prefix: str, x: pl.Series, fmt) -> dict[str, str]:
 def claims(c: pl.DataFrame, before: pl.DataFrame | None = None) -> dict[str, str]:
     """Per claim: what it claims, our band, estimate [interval], n, n to decide, verdict; which verdicts moved
     against an earlier claims table (`before`: claim_id, verdict); and the claims more repeats can decide."""
-    m: dict[str, str] = {}
+    m: dict[str, str] = {"JournalMinS": fmt_int(JOURNAL_MIN_S)}  # the journal writer's claims' shortest run
     for r in c.iter_rows(named=True):
         k = macro_name("claim", r["claim_id"])
         m |= {f"{k}Claimed": escape(r["claimed"]), f"{k}Ours": escape(r["ours"]), f"{k}N": escape(r["n"]),
