@@ -180,6 +180,8 @@ def _mrc(p: argparse.ArgumentParser) -> Handler:
                    "run's reuse summary beside each (reuse.parquet) says which profile is of record")  # fmt: skip
 
     def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
         from blkscope.analysis.figure_data import mrc_table
         from blkscope.runs import load_runs
 
@@ -188,7 +190,11 @@ def _mrc(p: argparse.ArgumentParser) -> Handler:
             raise ValueError(f"--classes must name all, data or meta, not {a.classes!r}")
         summaries = _per_run([s for f in a.mrc if (s := f.with_name("reuse.parquet")).exists()])
         df = mrc_table(_per_run(a.mrc), load_runs(a.runs), summaries, classes=classes, of_record_only=a.of_record)
-        _write(df, a.out, a.verb, _notes(a.mrc))
+        # a run without a curve says why in its summary (e.g. a trace without completions): op all, class all
+        every = (pl.col("op") == "all") & (pl.col("class") == "all")
+        why = [f"{r}: {n}" for r, s in summaries.items() if "class" in s.columns
+               for n in s.filter(every)["note"].drop_nulls().unique(maintain_order=True)]  # fmt: skip
+        _write(df, a.out, a.verb, _notes(a.mrc) + why)
         return 0
 
     return run
