@@ -192,7 +192,7 @@ def _mrc(p: argparse.ArgumentParser) -> Handler:
         df = mrc_table(_per_run(a.mrc), load_runs(a.runs), summaries, classes=classes, of_record_only=a.of_record)
         # a run without a curve says why in its summary (e.g. a trace without completions): op all, class all
         every = (pl.col("op") == "all") & (pl.col("class") == "all")
-        why = [f"{r}: {n}" for r, s in summaries.items() if "class" in s.columns
+        why = [f"{r}: {n}" for r, s in summaries.items() if {"class", "note"} <= set(s.columns)
                for n in s.filter(every)["note"].drop_nulls().unique(maintain_order=True)]  # fmt: skip
         _write(df, a.out, a.verb, _notes(a.mrc) + why)
         return 0
