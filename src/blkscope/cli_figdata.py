@@ -169,7 +169,7 @@ def _join(p: argparse.ArgumentParser) -> Handler:
 
 
 @verb("figdata-mrc", "figure data: LRU miss-ratio curves of every run (op all) with run metadata and the profile "
-      "of record")
+      "of record")  # fmt: skip
 def _mrc(p: argparse.ArgumentParser) -> Handler:
     _common(p)
     p.add_argument("--classes", default="all", help="comma-separated classes of requests: all, data, meta "
@@ -250,4 +250,4 @@ _runs_table_verb("figdata-arrivals", "figure data: every run's Q2Q and idle-peri
                  "arrivals.parquet")
 _runs_table_verb("figdata-request-size-over-time", "figure data: every run's median request size per time bin, "
                  "as queued (Q) and as issued (D), per op and class (the bins with requests), with run metadata",
-                 "throughput.parquet", lambda: _pl().col("requests") > 0)
+                 "throughput.parquet", lambda: _pl().col("requests") > 0)  # fmt: skip

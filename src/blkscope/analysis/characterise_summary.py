@@ -170,4 +170,4 @@ def by_setup(per: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
     return j.group_by(SETUP).agg(
         n=pl.len(), exact_runs=(record == "exact").sum(), shards_runs=record.str.starts_with("shards").sum(),
         **{m: pl.col(m).median() for m in METRICS},
-    ).sort(SETUP)
+    ).sort(SETUP)  # fmt: skip

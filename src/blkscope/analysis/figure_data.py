@@ -213,7 +213,8 @@ def _records(summary: pl.DataFrame | None) -> pl.DataFrame | None:
 
 
 def mrc_table(mrcs: dict[str, pl.DataFrame], runs: pl.DataFrame, summaries: dict[str, pl.DataFrame] | None = None,
-              op: str = "all", classes: tuple[str, ...] = ("all",), of_record_only: bool = False) -> pl.DataFrame:
+              op: str = "all", classes: tuple[str, ...] = ("all",),
+              of_record_only: bool = False) -> pl.DataFrame:  # fmt: skip
     """Miss-ratio curves per run (op `op`, each class of `classes`: a table written before the class split has
     class all only; the exact curve and any SHARDS ones, or with `of_record_only` each stream's profile of record
     alone), the grid of the reuse table (~160 cache sizes per curve), with run metadata and, from the run's reuse

@@ -42,7 +42,7 @@ def record_text(df: pl.DataFrame, beside: bool = True) -> str:
         return "No curve is drawn: the figure says why."
     if "of_record" not in df.columns:
         raise ValueError("the miss-ratio figure data do not say which profile is of record (written before "
-                         "figdata-mrc read the reuse summaries): make them again")
+                         "figdata-mrc read the reuse summaries): make them again")  # fmt: skip
     rec = df.filter(pl.col("of_record")).select("run_id", "method").unique()
     n, exact = df["run_id"].n_unique(), rec.filter(pl.col("method") == "exact").height
     sizes = df.filter(pl.col("method") == "shards-size")["size_limit"].unique().sort().to_list()
