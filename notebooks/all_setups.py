@@ -23,13 +23,16 @@ figures_dir = "data/processed/figures"
 from pathlib import Path
 
 import polars as pl
+from IPython.display import display
 
 from blkscope.figures import (
     frequency_of_frequency,
     io_over_time,
     metadata_vs_data,
+    miss_ratio_by_class,
     miss_ratio_curve,
     rank_frequency,
+    request_size_over_time,
     seek_distance,
     zipf_ccdf,
 )
@@ -43,6 +46,14 @@ def table(name: str) -> pl.DataFrame:
 
 def every(df: pl.DataFrame) -> list[str]:
     return sorted(df["setup"].unique().to_list()) if df.height else []
+
+
+def made(name: str) -> pl.DataFrame | None:
+    """The figure's table (table()), or None, said, where the characterisation rules have not made it."""
+    if (Path(figures_dir) / f"{name}.parquet").exists():
+        return table(name)
+    print(f"no {name} table beside the figures (the characterisation rules have not run)")
+    return None
 
 
 # %% [markdown]
@@ -81,14 +92,14 @@ seek = table("seek_distance")
 seek_distance.chart(seek, every(seek))
 
 # %% [markdown]
-# LRU miss-ratio curves of 4 KiB pages (exact, and fixed-size SHARDS dashed), every traced setup.
+# LRU miss-ratio curves of 4 KiB pages (exact solid, fixed-size SHARDS dashed), every traced setup; the line above
+# the chart says which is each run's profile of record (the reuse summary's: SHARDS where the trace was too large
+# for the exact profile).
 
 # %%
-if (Path(figures_dir) / "miss_ratio_curve.parquet").exists():
-    mrc = table("miss_ratio_curve")
-    miss_ratio_curve.chart(mrc, every(mrc))
-else:
-    print("no miss_ratio_curve table beside the figures (the characterisation rules have not run)")
+if (mrc := made("miss_ratio_curve")) is not None:
+    print(miss_ratio_curve.record(mrc, every(mrc)))
+    display(miss_ratio_curve.chart(mrc, every(mrc)))  # a chart inside `if` is shown only by display()
 
 # %% [markdown]
 # Metadata against data: the metadata share of all accesses and of the hot pages' accesses, every traced setup
@@ -98,7 +109,7 @@ else:
 meta_path = Path(figures_dir).parent / "analysis" / "metadata_vs_data.parquet"
 if meta_path.exists():
     meta = pl.read_parquet(meta_path)
-    metadata_vs_data.chart(meta, every(meta))
+    display(metadata_vs_data.chart(meta, every(meta)))
 else:
     print(f"no {meta_path} (the metadata_vs_data rule has not run)")
 
@@ -107,16 +118,11 @@ else:
 # per filesystem.
 
 # %%
-from IPython.display import display  # noqa: E402
-
 from blkscope.figures import io_map  # noqa: E402
 
-if (Path(figures_dir) / "io_map.parquet").exists():
-    maps = table("io_map")
+if (maps := made("io_map")) is not None:
     for s in every(maps):
         display(io_map.chart(maps, s))
-else:
-    print("no io_map table beside the figures (the characterisation rules have not run)")
 
 # %% [markdown]
 # Request sizes (issued, per power-of-two class), the D2C p99 per 100 ms (host setups), Q2Q and idle periods,
@@ -126,11 +132,28 @@ else:
 from blkscope.figures import arrivals, latency_windows, request_sizes  # noqa: E402
 
 for name, module in (("request_sizes", request_sizes), ("latency_windows", latency_windows), ("arrivals", arrivals)):
-    if (Path(figures_dir) / f"{name}.parquet").exists():
-        t = table(name)
+    if (t := made(name)) is not None:
         display(module.chart(t, every(t)))
-    else:
-        print(f"no {name} table beside the figures (the characterisation rules have not run)")
+
+# %% [markdown]
+# Request sizes over time: the median size of each second's requests as the filesystem queued them (Q, dashed) and
+# as they were issued (D, solid), reads and writes apart, every host setup; first the data requests (the paper's
+# figure), then the metadata requests (`M` in RWBS; a setup whose filesystem marked none says so).
+
+# %%
+if (over_time := made("request_size_over_time")) is not None:
+    for cls in ("data", "meta"):
+        print(f"{cls} requests")
+        display(request_size_over_time.chart(over_time, every(over_time), cls=cls))
+
+# %% [markdown]
+# LRU miss-ratio curves by class (all requests, data, metadata: each its own page sequence), each stream's
+# profile of record, every host setup; the line above the chart says which profile that is.
+
+# %%
+if (by_class := made("miss_ratio_by_class")) is not None:
+    print(miss_ratio_by_class.record(by_class, every(by_class)))
+    display(miss_ratio_by_class.chart(by_class, every(by_class)))
 
 # %% [markdown]
 # The characterisation per setup (median over repeats; the paper's Characterisation section quotes the host

@@ -94,9 +94,16 @@ def test_handmade_reuse_numbers_by_class_and_of_record(tmp_path):
     pl.concat([*other, mrc]).write_parquet(d / "mrc.parquet")
     pl.DataFrame({"op": "all", "class": ["meta", "all", "all", "all"], "window": [0, 0, 1, 2],
                   "pages": [1, 10, 40, 30]}).write_parquet(d / "wss.parquet")  # fmt: skip
-    r = cs.per_run({"r1": d}).row(0, named=True)
+    per = cs.per_run({"r1": d})
+    r = per.row(0, named=True)
     assert (r["distinct_mib"], r["cold_miss"], r["half_mib"], r["wss_mib"]) == (90 / 256, 90 / 400, 32 / 256,
                                                                                  30 / 256)  # fmt: skip
+    # each class its own profile of record: meta's 5 pages of 40 accesses; data has none
+    assert (r["mrc_record"], r["meta_cold_miss"], r["data_cold_miss"]) == ("shards-size", 5 / 40, None)
+    runs = pl.DataFrame({"run_id": ["r1"], "testbed": "loop", "workload": "fio", "job": "append", "filesystem": "xfs"})
+    by = cs.by_setup(per, runs)
+    assert (by["exact_runs"][0], by["shards_runs"][0]) == (0, 1)
+    assert (cn.macros(by)["CharExactRuns"], cn.macros(by)["CharShardsRuns"]) == ("0", "1")
 
 
 def test_latency_tail_of_the_whole_run_and_its_worst_100_ms(tmp_path):
@@ -125,7 +132,7 @@ def test_every_number_the_section_quotes_is_generated():
     assert len(quoted) > 40
     setups = [("fio", "append"), ("fio", "randrw-sat"), ("sysbench", "rndrw-max"), ("cassandra", "write"),
               ("ycsb", "workloada-zipfian-sat")]  # fmt: skip
-    row = {"testbed": "loop", "n": 3} | dict.fromkeys(cs.METRICS, 0.5)
+    row = {"testbed": "loop", "n": 3, "exact_runs": 3, "shards_runs": 0} | dict.fromkeys(cs.METRICS, 0.5)
     by = pl.DataFrame([row | {"workload": w, "job": j, "filesystem": f} for w, j in setups
                        for f in ("ext4", "xfs", "btrfs")])  # fmt: skip
     missing = quoted - set(cn.macros(by))
@@ -142,7 +149,7 @@ def test_characterise_numbers_on_a_real_run(tmp_path):
     ev = tmp_path / run / "trace" / "events.parquet"
     assert main(["ingest", "--kind", "ftrace", str(src), "-o", str(ev.parent)]) == 0
     c = tmp_path / run / "characterise"
-    views = [a for n in ("io-map", "sizes", "merges", "arrivals", "dispersion", "latency-hist")
+    views = [a for n in ("io-map", "sizes", "merges", "arrivals", "dispersion", "latency-hist", "throughput")
              for a in (f"--{n}", str(c / f"{n.replace('-', '_')}.parquet"))]  # fmt: skip
     assert main(["characterise", str(ev), *views, "--latency-window-s", "0.1"]) == 0  # as the workflow
     assert main(["reuse", str(ev), "-o", str(c / "reuse.parquet"), "--mrc", str(c / "mrc.parquet"), "--wss",
@@ -158,6 +165,9 @@ def test_characterise_numbers_on_a_real_run(tmp_path):
     assert t["write_merge_ratio"] == pytest.approx(1.002, abs=0.01)
     assert 0.9 < t["idle_share"] < 1 and t["cold_miss"] > 0.9 and t["d2c_p99_us"] > 0
     assert t["map_gib"] > 0 and 0 < t["map_fill"] <= 1
+    # 4 KiB writes, queued and issued as such (no merging): the median second's median size is 4 KiB both ways
+    assert (t["q_write_median_kib"], t["d_write_median_kib"]) == (4.0, 4.0)
+    assert t["data_cold_miss"] > 0.9 and (t["exact_runs"], t["shards_runs"]) == (1, 0)
     # ~200 requests a second: no 100-ms window holds the 100 completions a spread needs
     assert t["d2c_p99_spread"] is None
     assert "\\newcommand{\\CharColdMissFioRandrwExtFour}{" in out.read_text()

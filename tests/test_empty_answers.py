@@ -12,6 +12,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from blkscope.figures import miss_ratio_by_class
 from blkscope.io import table_note
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -105,12 +106,23 @@ def test_figure_data_figure_and_notebook_show_why(run, fof, tmp_path):
     blkscope("seek", events, "-o", tmp_path / "seek.parquet", "--hist", tmp_path / "hist.parquet")
     blkscope("figdata-seek", "--runs", sheet, "--seek", tmp_path / "seek.parquet", "--hist",
              tmp_path / "hist.parquet", "-o", figdata / "seek_distance.parquet")  # fmt: skip
+    c = run / "characterise"  # no completions: no page accesses, no miss-ratio curve; its summary says why
+    blkscope("reuse", events, "--auto", "--classes", "all,data,meta", "-o", c / "reuse.parquet", "--mrc",
+             c / "mrc.parquet")  # fmt: skip
+    by_class = figdata / "miss_ratio_by_class.parquet"
+    err = blkscope("figdata-mrc", "--runs", sheet, "--classes", "all,data,meta", "--of-record", c / "mrc.parquet",
+                   "-o", by_class)  # fmt: skip
+    assert "is empty" in err and f"{RUN}: no C requests with data" in table_note(by_class)
 
     err = blkscope("figure", "rank-frequency", figdata / "rank_frequency.parquet", "-o", tmp_path / "rank",
                    "--formats", "svg")  # fmt: skip
     assert "nothing to draw" in err and "no C events" in err
     svg = (tmp_path / "rank.svg").read_text()
     assert "No data" in svg and "--action D" in svg  # the reason, drawn where the figure would be
+    blkscope("figure", "miss-ratio-by-class", by_class, "-o", tmp_path / "mrc", "--formats", "svg")
+    assert "No data" in (svg := (tmp_path / "mrc.svg").read_text()) and "no C requests with data" in svg
+    # the paper's caption of it
+    assert "No curve is drawn: the figure says why." in miss_ratio_by_class.caption(pl.read_parquet(by_class))
 
     nb = tmp_path / "all_setups.ipynb"
     subprocess.run(["jupytext", "--to", "ipynb", "-o", nb, ROOT / "notebooks/all_setups.py"], check=True,
@@ -119,4 +131,6 @@ def test_figure_data_figure_and_notebook_show_why(run, fof, tmp_path):
                     figdata], check=True, capture_output=True)  # fmt: skip
     out = (tmp_path / "out.ipynb").read_text()
     assert f"rank_frequency.parquet: no rows: {RUN}: no C events" in out
+    assert f"miss_ratio_by_class.parquet: no rows: {RUN}: no C requests with data" in out
+    assert "no request_size_over_time table beside the figures" in out  # a table not made is said too
     assert "--action D" in out

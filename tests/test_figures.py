@@ -89,8 +89,14 @@ def tables(tmp_path_factory) -> dict[str, Path]:
                    str(c / "reuse.parquet"), "--mrc", mrc],  # as the workflow: class rows the figure leaves out
                   ["metadata", e, "-o", hot], ["characterise", e, "--io-map", str(c / "io_map.parquet"),
                    "--latency-windows", str(c / "latency_windows.parquet"), "--latency-window-s", "0.1", "--sizes",
-                   str(c / "sizes.parquet"), "--arrivals", str(c / "arrivals.parquet")]]  # fmt: skip
-    verbs += [["figdata-mrc", *runs, *[str(c / "mrc.parquet") for c in char], "-o", str(f / "mrc.parquet")],
+                   str(c / "sizes.parquet"), "--arrivals", str(c / "arrivals.parquet"), "--throughput",
+                   str(c / "throughput.parquet")]]  # fmt: skip
+    mrcs = [str(c / "mrc.parquet") for c in char]
+    verbs += [["figdata-mrc", *runs, *mrcs, "-o", str(f / "mrc.parquet")],
+              ["figdata-mrc", *runs, "--classes", "all,data,meta", "--of-record", *mrcs, "-o",
+               str(f / "mrc_by_class.parquet")],
+              ["figdata-request-size-over-time", *runs, *[str(c / "throughput.parquet") for c in char], "-o",
+               str(f / "size_over_time.parquet")],
               ["figdata-io-map", *runs, *[str(c / "io_map.parquet") for c in char], "-o", str(f / "io_map.parquet")],
               ["figdata-latency-windows", *runs, *[str(c / "latency_windows.parquet") for c in char], "-o",
                str(f / "latency_windows.parquet")],
@@ -111,7 +117,8 @@ def tables(tmp_path_factory) -> dict[str, Path]:
         "tracing-overhead-empty": a / "overhead_none.parquet", "miss-ratio-curve": f / "mrc.parquet",
         "metadata-vs-data": a / "metadata_vs_data.parquet", "io-map": f / "io_map.parquet",
         "latency-windows": f / "latency_windows.parquet", "request-sizes": f / "request_sizes.parquet",
-        "arrivals": f / "arrivals.parquet",
+        "arrivals": f / "arrivals.parquet", "request-size-over-time": f / "size_over_time.parquet",
+        "miss-ratio-by-class": f / "mrc_by_class.parquet",
     }  # fmt: skip
 
 
@@ -272,3 +279,78 @@ def test_representative_setups_prefer_the_host_and_the_saturating_job():
                  ("sysbench rndrw", "sysbench", "rndrw", "loop", 0), ("sysbench rndrw-max", "sysbench", "rndrw-max",
                  "loop", 0), ("journal none", "journal", "none", "loop", 0)])  # fmt: skip
     assert select.representative(meta) == ["fio randrw-sat", "sysbench rndrw-max", "journal none", "ycsb a (guest)"]
+
+
+def _run_dir(tables: dict[str, Path], run: str) -> Path:
+    return tables["miss-ratio-curve"].parents[1] / run
+
+
+def test_size_over_time_is_the_median_of_each_seconds_requests(tables):
+    """The request-size-over-time data are, per run, action (Q, D), op, class and second with requests, the median
+    size of that second's requests as the trace gives them (sizes from the events, median by polars)."""
+    from polars.testing import assert_frame_equal
+
+    from blkscope.analysis.io_map import requests
+
+    t = pl.read_parquet(tables["request-size-over-time"])
+    assert set(t["action"]) == {"Q", "D"} and set(t["run_id"]) == {YCSB, FIO} and (t["requests"] > 0).all()
+    keys = ["action", "op", "class", "bin"]
+    for run in (YCSB, FIO):
+        ev = requests([_run_dir(tables, run) / "trace" / "events.parquet"], ["Q", "D"]).collect()
+        want = ev.group_by("action", "op", "class", bin=pl.col("time_ns") // 1_000_000_000).agg(
+            requests=pl.len(), median_kib=pl.col("nsectors").median() / 2)  # fmt: skip
+        got = t.filter(pl.col("run_id") == run).select(want.columns)
+        assert_frame_equal(got.sort(keys), want.sort(keys), check_dtypes=False)
+    # fio randrw reads and writes 4 KiB blocks: every second's data requests are 4 KiB, queued and issued
+    assert t.filter((pl.col("run_id") == FIO) & (pl.col("class") == "data"))["median_kib"].unique().to_list() == [4.0]
+
+
+def test_mrc_by_class_draws_each_streams_profile_of_record(tables):
+    """The by-class data hold, per run and class with accesses, the curve of the profile the run's reuse summary
+    marks of record (exact below `--auto`'s limit: these traces are small) and no other."""
+    t = pl.read_parquet(tables["miss-ratio-by-class"])
+    assert t["of_record"].all() and set(t["method"]) == {"exact"} and {"all", "data"} <= set(t["class"])
+    cols = ["class", "method", "cache_pages", "miss_ratio"]
+    for run in (YCSB, FIO):
+        c = _run_dir(tables, run) / "characterise"
+        rec = pl.read_parquet(c / "reuse.parquet").filter((pl.col("op") == "all") & pl.col("of_record"))
+        want = pl.read_parquet(c / "mrc.parquet").join(rec.select("op", "class", "method", "rate", "size_limit"),
+                                                        on=["op", "class", "method", "rate", "size_limit"])  # fmt: skip
+        got = t.filter(pl.col("run_id") == run).select(cols)
+        assert got.height and got.sort(cols).equals(want.select(cols).sort(cols))
+
+
+def test_mrc_captions_say_which_profile_is_of_record(tables, tmp_path):
+    """Below `--auto`'s limit the exact curve is of record; the FIO run again with the limit at 0 (SHARDS alone, as
+    a trace of more than 25 M page accesses) is drawn and captioned as SHARDS with no exact curve, a figure of both
+    says how many of each, and the paper's figure environment carries the caption read from the data."""
+    from blkscope.figures import miss_ratio_by_class, miss_ratio_curve
+
+    exact = pl.read_parquet(tables["miss-ratio-curve"])
+    assert ("Solid: the exact curve (Olken's stack distances), every run's profile of record; dashed: SHARDS at a "
+            "fixed size of 8{,}192 sampled pages, drawn over it.") in miss_ratio_curve.caption(exact)  # fmt: skip
+    c, runs = tmp_path / FIO / "characterise", ["--runs", str(RUNS)]
+    assert main(["reuse", str(_run_dir(tables, FIO) / "trace" / "events.parquet"), "--shards-size", "8192", "--auto",
+                 "--exact-max-accesses", "0", "--classes", "all,data,meta", "-o", str(c / "reuse.parquet"), "--mrc",
+                 str(c / "mrc.parquet")]) == 0  # fmt: skip
+    assert main(["figdata-mrc", *runs, str(c / "mrc.parquet"), "-o", str(tmp_path / "all.parquet")]) == 0
+    assert main(["figdata-mrc", *runs, "--classes", "all,data,meta", "--of-record", str(c / "mrc.parquet"), "-o",
+                 str(tmp_path / "class.parquet")]) == 0  # fmt: skip
+    shards = pl.read_parquet(tmp_path / "all.parquet")
+    assert set(shards["method"]) == {"shards-size"} and shards["of_record"].all()
+    assert (shards["exact_max_accesses"] == 0).all()
+    for mod, table in ((miss_ratio_curve, shards), (miss_ratio_by_class, pl.read_parquet(tmp_path / "class.parquet"))):
+        cap = mod.caption(table)
+        assert ("Dashed: SHARDS at a fixed size of 8{,}192 sampled pages, every run's profile of record (their "
+                "traces have more than 0 page accesses, the exact profile's limit") in cap, cap  # fmt: skip
+        assert "Solid" not in cap and "Olken" not in cap
+        spec = mod.chart(table).to_dict()["spec"]
+        assert spec["encoding"]["strokeDash"]["scale"]["domain"] == ["SHARDS"]  # the legend names no exact curve
+    both = pl.concat([exact.filter(pl.col("run_id") == YCSB), shards])
+    assert "exact curve for 1 of the 2 runs and SHARDS for the other 1" in miss_ratio_curve.caption(both)
+    tex = tmp_path / "mrc.tex"
+    assert main(["paper-figure", "miss_ratio_curve", "-o", str(tex), "--table",
+                 f"miss_ratio_curve={tmp_path / 'all.parquet'}"]) == 0  # fmt: skip
+    assert "every run's profile of record (their traces have more than 0" in tex.read_text()
+    assert main(["paper-figure", "miss_ratio_curve", "-o", str(tex)]) == 2  # its caption needs its data
+    assert "No curve is drawn" in miss_ratio_curve.caption(exact.clear())

@@ -277,7 +277,7 @@ def test_handmade_mrc_figure_data_takes_op_all_class_all():
     from blkscope.analysis.figure_data import mrc_table
 
     m = pl.DataFrame({"op": ["all", "all", "all", "read"], "class": ["all", "meta", "data", "all"],
-                      "method": "exact", "cache_pages": 1, "cache_mib": 1 / 256,
+                      "method": "exact", "rate": 1.0, "size_limit": 0, "cache_pages": 1, "cache_mib": 1 / 256,
                       "miss_ratio": [0.5, 0.1, 0.2, 0.3]})  # fmt: skip
     runs = pl.DataFrame({"run_id": ["r1", "r2"], "filesystem": "ext4", "workload": "fio", "job": "randrw",
                          "testbed": "loop", "traced": True, "repeat": [1, 2]})  # fmt: skip

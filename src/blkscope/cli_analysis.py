@@ -261,15 +261,24 @@ def _paper_figure(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("names", nargs="+", metavar="NAME", help="figure module name(s), e.g. rank_frequency")
     p.add_argument("-o", "--out", type=Path, required=True,
                    help="output .tex; with several names a template with {name}")
+    p.add_argument("--table", nargs="*", default=[], metavar="NAME=PATH",
+                   help="the figure data of a figure whose caption is read from them (miss_ratio_curve: which "
+                   "profile is of record)")  # fmt: skip
 
     def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
         from blkscope.io import write_text_atomic
         from blkscope.paper.figure_tex import figure_tex
 
         if len(a.names) > 1 and "{name}" not in str(a.out):
             raise ValueError(f"several figures: -o needs a {{name}} template, got {a.out}")
+        tables = dict(t.split("=", 1) for t in a.table if "=" in t)
+        if len(tables) != len(a.table) or not set(tables) <= set(a.names):
+            raise ValueError(f"--table takes NAME=PATH of the figures named, not {' '.join(a.table)}")
         for name in a.names:
-            write_text_atomic(figure_tex(name), str(a.out).replace("{name}", name))
+            table = pl.read_parquet(tables[name]) if name in tables else None
+            write_text_atomic(figure_tex(name, table), str(a.out).replace("{name}", name))
         return 0
 
     return run

@@ -168,16 +168,33 @@ def _join(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-@verb("figdata-mrc", "figure data: LRU miss-ratio curves of every run (op all) with run metadata")
+@verb("figdata-mrc", "figure data: LRU miss-ratio curves of every run (op all) with run metadata and the profile "
+      "of record")  # fmt: skip
 def _mrc(p: argparse.ArgumentParser) -> Handler:
     _common(p)
-    p.add_argument("mrc", nargs="*", type=Path, help="<processed>/<run_id>/characterise/mrc.parquet files")
+    p.add_argument("--classes", default="all", help="comma-separated classes of requests: all, data, meta "
+                   "(default all)")  # fmt: skip
+    p.add_argument("--of-record", action="store_true", help="each stream's profile of record alone (exact where "
+                   "it ran, else SHARDS), not the curves beside it")  # fmt: skip
+    p.add_argument("mrc", nargs="*", type=Path, help="<processed>/<run_id>/characterise/mrc.parquet files; the "
+                   "run's reuse summary beside each (reuse.parquet) says which profile is of record")  # fmt: skip
 
     def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
         from blkscope.analysis.figure_data import mrc_table
         from blkscope.runs import load_runs
 
-        _write(mrc_table(_per_run(a.mrc), load_runs(a.runs)), a.out)
+        classes = tuple(c.strip() for c in a.classes.split(",") if c.strip())
+        if not classes or not set(classes) <= {"all", "data", "meta"}:
+            raise ValueError(f"--classes must name all, data or meta, not {a.classes!r}")
+        summaries = _per_run([s for f in a.mrc if (s := f.with_name("reuse.parquet")).exists()])
+        df = mrc_table(_per_run(a.mrc), load_runs(a.runs), summaries, classes=classes, of_record_only=a.of_record)
+        # a run without a curve says why in its summary (e.g. a trace without completions): op all, class all
+        every = (pl.col("op") == "all") & (pl.col("class") == "all")
+        why = [f"{r}: {n}" for r, s in summaries.items() if {"class", "note"} <= set(s.columns)
+               for n in s.filter(every)["note"].drop_nulls().unique(maintain_order=True)]  # fmt: skip
+        _write(df, a.out, a.verb, _notes(a.mrc) + why)
         return 0
 
     return run
@@ -231,3 +248,6 @@ _runs_table_verb("figdata-request-sizes", "figure data: every run's issued (D) r
                  "run metadata", "sizes.parquet", lambda: _pl().col("action") == "D")
 _runs_table_verb("figdata-arrivals", "figure data: every run's Q2Q and idle-period summary, with run metadata",
                  "arrivals.parquet")
+_runs_table_verb("figdata-request-size-over-time", "figure data: every run's median request size per time bin, "
+                 "as queued (Q) and as issued (D), per op and class (the bins with requests), with run metadata",
+                 "throughput.parquet", lambda: _pl().col("requests") > 0)  # fmt: skip

@@ -9,6 +9,8 @@ CHARACTERISE_FIGURES = [
     "latency_windows",
     "request_sizes",
     "arrivals",
+    "request_size_over_time",
+    "miss_ratio_by_class",
 ]
 CHAR = f"{PROC}/{{run}}/characterise"
 REUSE_TABLES = ["reuse", "mrc", "wss", "distance"]
@@ -25,6 +27,8 @@ CHARACTERISE_OUTPUTS = [
 ]
 # the paper's Characterisation section draws these figures (paper.smk is included after this file)
 FIGURE_NAMES += CHARACTERISE_FIGURES
+# the miss-ratio captions say which profile is of record (exact or SHARDS): read from their figure data
+FIGURE_TABLES |= {name: f"{FIGDATA}/{name}.parquet" for name in ["miss_ratio_curve", "miss_ratio_by_class"]}
 
 
 localrules:
@@ -40,6 +44,10 @@ localrules:
     figure_arrivals,
     figure_miss_ratio_curve,
     figure_metadata_vs_data,
+    figdata_request_size_over_time,
+    figure_request_size_over_time,
+    figdata_mrc_by_class,
+    figure_miss_ratio_by_class,
 
 
 rule reuse:
@@ -155,11 +163,12 @@ rule figdata_mrc:
         f"{FIGDATA}/miss_ratio_curve.parquet",
     params:
         mrc=expand(f"{CHAR}/mrc.parquet", run=TRACED),
+        classes="all",  # exact and SHARDS curves of every request; the summary beside each says which is of record
     log:
         "logs/figures/figdata_mrc.log",
     shell:
-        "blkscope figdata-mrc --runs {input.runs} -o {output} {params.mrc} --check-datasets {input.datasets}"
-        " > {log} 2>&1"
+        "blkscope figdata-mrc --runs {input.runs} -o {output} --classes {params.classes} {params.mrc}"
+        " --check-datasets {input.datasets} > {log} 2>&1"
 
 
 rule figure_miss_ratio_curve:
@@ -304,3 +313,72 @@ rule figure_arrivals:
         "logs/figures/arrivals.log",
     shell:
         "blkscope figure arrivals {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
+
+
+rule figdata_request_size_over_time:
+    input:
+        runs=config["runs"],
+        datasets=f"{DATASETS}/characterise_views.tsv",
+    output:
+        f"{FIGDATA}/request_size_over_time.parquet",
+    params:
+        tables=expand(f"{CHAR}/throughput.parquet", run=TRACED),
+    log:
+        "logs/figures/figdata_request_size_over_time.log",
+    benchmark:
+        "benchmarks/figures/figdata_request_size_over_time.tsv"
+    shell:
+        "blkscope figdata-request-size-over-time --runs {input.runs} -o {output} {params.tables}"
+        " --check-datasets {input.datasets} > {log} 2>&1"
+
+
+rule figure_request_size_over_time:
+    input:
+        table=f"{FIGDATA}/request_size_over_time.parquet",
+    output:
+        expand(f"{FIGS}/request_size_over_time.{{ext}}", ext=FORMATS),
+    params:
+        prefix=FIG_PREFIX,
+        formats=FIG_FORMATS,
+    log:
+        "logs/figures/request_size_over_time.log",
+    benchmark:
+        "benchmarks/figures/request_size_over_time.tsv"
+    shell:
+        "blkscope figure request-size-over-time {input.table} -o {params.prefix} --formats {params.formats}"
+        " > {log} 2>&1"
+
+
+rule figdata_mrc_by_class:
+    # each run's miss-ratio curve of record (exact, or SHARDS above --auto's limit) of every class, op all
+    input:
+        runs=config["runs"],
+        datasets=f"{DATASETS}/reuse.tsv",
+    output:
+        f"{FIGDATA}/miss_ratio_by_class.parquet",
+    params:
+        mrc=expand(f"{CHAR}/mrc.parquet", run=TRACED),
+        classes="all,data,meta",
+    log:
+        "logs/figures/figdata_mrc_by_class.log",
+    benchmark:
+        "benchmarks/figures/figdata_mrc_by_class.tsv"
+    shell:
+        "blkscope figdata-mrc --runs {input.runs} -o {output} --classes {params.classes} --of-record {params.mrc}"
+        " --check-datasets {input.datasets} > {log} 2>&1"
+
+
+rule figure_miss_ratio_by_class:
+    input:
+        table=f"{FIGDATA}/miss_ratio_by_class.parquet",
+    output:
+        expand(f"{FIGS}/miss_ratio_by_class.{{ext}}", ext=FORMATS),
+    params:
+        prefix=FIG_PREFIX,
+        formats=FIG_FORMATS,
+    log:
+        "logs/figures/miss_ratio_by_class.log",
+    benchmark:
+        "benchmarks/figures/miss_ratio_by_class.tsv"
+    shell:
+        "blkscope figure miss-ratio-by-class {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"

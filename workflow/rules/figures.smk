@@ -15,6 +15,9 @@ FIGURE_NAMES = [
     "queue_depth",
     "seek_distance",
 ]
+# figures whose caption is read from their figure data (blkscope.figures.<module>.caption): name -> its table,
+# given to `blkscope paper-figure --table` (characterise.smk adds the miss-ratio curves)
+FIGURE_TABLES = {}
 FIGDATA = f"{PROC}/figures"
 FIG_MODE = "cover"  # the access-frequency mode the figures show (see stats.smk FREQUENCY_MODES)
 FIG_FOF = expand(f"{PROC}/{{run}}/frequency/fof.{FIG_MODE}.parquet", run=TRACED)

@@ -68,7 +68,8 @@ rule notebook_all_setups:
         nb="notebooks/all_setups.py",
         tables=expand(f"{PROC}/figures/{{name}}.parquet",
                       name=["rank_frequency", "frequency_of_frequency", "zipf_ccdf", "io_over_time", "seek_distance",
-                            "miss_ratio_curve", "io_map", "latency_windows", "request_sizes", "arrivals"]),
+                            "miss_ratio_curve", "io_map", "latency_windows", "request_sizes", "arrivals",
+                            "request_size_over_time", "miss_ratio_by_class"]),
         metadata=f"{ANALYSIS}/metadata_vs_data.parquet",
         characterisation=f"{ANALYSIS}/characterisation.parquet",
     output:

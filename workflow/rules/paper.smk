@@ -60,15 +60,17 @@ rule paper_figure:
     # every figure's LaTeX environment in one process (each costs an Altair import, not the figure)
     input:
         pdf=expand(f"{FIGS}/{{name}}.pdf", name=FIGURE_NAMES),
+        tables=list(FIGURE_TABLES.values()),  # the figure data of the captions read from them
     output:
         expand("paper/generated/figures/{name}.tex", name=FIGURE_NAMES),
     params:
         names=FIGURE_NAMES,
         out=lambda w: "paper/generated/figures/{name}.tex",  # a template the verb fills in
+        tables=[f"{name}={table}" for name, table in FIGURE_TABLES.items()],
     log:
         "logs/paper/figures.log",
     shell:
-        "blkscope paper-figure {params.names} -o '{params.out}' > {log} 2>&1"
+        "blkscope paper-figure {params.names} -o '{params.out}' --table {params.tables} > {log} 2>&1"
 
 
 rule paper:

@@ -14,7 +14,11 @@ Per run (null where the table or the requests are absent):
 - distinct_mib: the pages touched (op all, class all; the reuse profile of record: exact, or SHARDS' estimate
   where `blkscope reuse --auto` found the trace too large for the exact one); cold_miss: distinct / accesses, the
   miss ratio of an infinite LRU cache; half_mib: the smallest LRU cache (that profile's curve) that misses at most
-  half the accesses; wss_mib: the median working set (distinct pages) of the 1-s windows;
+  half the accesses; wss_mib: the median working set (distinct pages) of the 1-s windows; data_cold_miss,
+  meta_cold_miss: cold_miss of the data and of the metadata requests (each its own page sequence and profile of
+  record); mrc_record: the method of the op-all profile of record (exact, shards-size; a string, not a metric);
+- q_write_median_kib, d_write_median_kib: the median over the run's seconds of the median size of the data writes
+  queued (Q) and issued (D) in that second (D above Q: merged; below: split);
 - d2c_p99_us: the whole run's D2C p99 (the windows' histograms summed), d2c_p99_spread: the largest p99 of a
   SPREAD_WINDOW_S window (base windows summed; windows of >= MIN_WINDOW_N completions) over the run's: how far
   100 ms's tail strays from the run's (null when the base windows do not divide SPREAD_WINDOW_S).
@@ -34,7 +38,8 @@ SPREAD_WINDOW_S = 0.1  # the saturating runs last seconds: 100-ms windows hold t
 SETUP = ["testbed", "workload", "job", "filesystem"]
 METRICS = ["read_kib", "write_kib", "meta_requests", "write_merge_ratio", "meta_share", "hot_meta_share", "q2q_cv",
            "idc_1s", "idle_share", "map_gib", "map_fill", "distinct_mib", "cold_miss", "half_mib", "wss_mib",
-           "d2c_p99_us", "d2c_p99_spread"]  # fmt: skip
+           "d2c_p99_us", "d2c_p99_spread", "q_write_median_kib", "d_write_median_kib", "data_cold_miss",
+           "meta_cold_miss"]  # fmt: skip
 ALL_CLASSES = pl.col("class") == "all"
 # the views read here that sum over requests, and the reuse tables: class all rows
 BY_CLASS = {"arrivals", "merges", "dispersion", "reuse", "mrc", "wss"}
@@ -70,6 +75,15 @@ def _sizes(s: pl.DataFrame | None) -> dict:
     return {"read_kib": mean["read"], "write_kib": mean["write"], "meta_requests": meta}
 
 
+def _over_time(t: pl.DataFrame | None) -> dict:
+    """The median second's median size of the data writes (the throughput table's exact per-second median, the
+    seconds with such writes), as queued (Q) and as issued (D)."""
+    if t is None:
+        return {}
+    w = t.filter((pl.col("op") == "write") & (pl.col("class") == "data") & (pl.col("requests") > 0))
+    return {f"{a.lower()}_write_median_kib": w.filter(pl.col("action") == a)["median_kib"].median() for a in "QD"}
+
+
 def _io_map(m: pl.DataFrame | None) -> dict:
     if m is None or m.is_empty():
         return {}
@@ -77,26 +91,39 @@ def _io_map(m: pl.DataFrame | None) -> dict:
     return {"map_gib": float(m["sector_hi"].max()) * 512 / 2**30, "map_fill": bins[1] / bins[0]}
 
 
+def _of_record(reuse: pl.DataFrame | None, stream: pl.Expr) -> tuple[pl.Expr, str | None]:
+    """The rows of a stream's profile of record (exact where it ran; SHARDS where `auto` found the trace too large;
+    the exact one in tables written before `auto`) and its method (None: no such profile)."""
+    rec = reuse.filter(stream & pl.col("of_record")) if reuse is not None and "of_record" in reuse.columns else None
+    if rec is None or rec.is_empty():
+        exact = stream & (pl.col("method") == "exact")
+        return exact, "exact" if reuse is not None and reuse.filter(exact).height else None
+    r = rec.row(0, named=True)
+    same = (pl.col("method") == r["method"]) & (pl.col("size_limit") == r["size_limit"]) & (pl.col("rate") == r["rate"])
+    return stream & same, r["method"]
+
+
+def _cold_miss(reuse: pl.DataFrame | None, rows: pl.Expr) -> float | None:
+    """distinct pages / accesses of the profile `rows` selects: the miss ratio of an infinite LRU cache."""
+    pages, acc = _one(reuse, rows, "distinct_pages"), _one(reuse, rows, "accesses")
+    return pages / acc if pages is not None and acc else None
+
+
 def _reuse(d: Path) -> dict:
     reuse, mrc, wss = _read(d, "reuse"), _read(d, "mrc"), _read(d, "wss")
     every = (pl.col("op") == "all") & ALL_CLASSES
-    # the profile of record of op all (exact where it ran; SHARDS where `auto` found the trace too large)
-    chosen = pl.col("method") == "exact"
-    if reuse is not None and "of_record" in reuse.columns:
-        rec = reuse.filter(every & pl.col("of_record"))
-        if rec.height:
-            r = rec.row(0, named=True)
-            chosen = (pl.col("method") == r["method"]) & (pl.col("size_limit") == r["size_limit"])
-            chosen &= pl.col("rate") == r["rate"]
-    out: dict = {}
-    if mrc is not None and not mrc.filter(every & chosen).is_empty():
-        m = mrc.filter(every & chosen)
+    chosen, method = _of_record(reuse, every)
+    out: dict = {"mrc_record": method}
+    for cls in ("data", "meta"):  # each class is its own sequence of pages, with its own profile of record
+        rows, _ = _of_record(reuse, (pl.col("op") == "all") & (pl.col("class") == cls))
+        out[f"{cls}_cold_miss"] = _cold_miss(reuse, rows)
+    if mrc is not None and not mrc.filter(chosen).is_empty():
+        m = mrc.filter(chosen)
         page_mib = float(m["cache_mib"][0] / m["cache_pages"][0])
         half = m.filter(pl.col("miss_ratio") <= 0.5)["cache_mib"]
-        out |= {"half_mib": float(half.min()) if half.len() else None}
-        pages, acc = _one(reuse, every & chosen, "distinct_pages"), _one(reuse, every & chosen, "accesses")
-        if pages is not None and acc:
-            out |= {"distinct_mib": pages * page_mib, "cold_miss": pages / acc}
+        out |= {"half_mib": float(half.min()) if half.len() else None, "cold_miss": _cold_miss(reuse, chosen)}
+        if out["cold_miss"] is not None:
+            out |= {"distinct_mib": _one(reuse, chosen, "distinct_pages") * page_mib}
         if wss is not None and not wss.filter(every).is_empty():
             out |= {"wss_mib": float(wss.filter(every)["pages"].median()) * page_mib}
     return out
@@ -122,7 +149,7 @@ def per_run(dirs: Mapping[str, Path]) -> pl.DataFrame:
         span = float(io_map["t_hi_s"].max()) if io_map is not None and io_map.height else None
         idle = _one(arr, (pl.col("op") == "all") & (pl.col("what") == "idle"), "total_s")
         rows.append({
-            "run_id": run_id, **_sizes(_read(d, "sizes")),
+            "run_id": run_id, **_sizes(_read(d, "sizes")), **_over_time(_read(d, "throughput")),
             "write_merge_ratio": _one(_read(d, "merges"), (pl.col("op") == "write") & ALL_CLASSES, "merge_ratio"),
             "meta_share": _one(_read(d, "metadata_hot"), pl.col("op") == "all", "meta_share"),
             "hot_meta_share": _one(_read(d, "metadata_hot"), pl.col("op") == "all", "hot_meta_share"),
@@ -131,11 +158,16 @@ def per_run(dirs: Mapping[str, Path]) -> pl.DataFrame:
             "idle_share": idle / span if idle is not None and span else None,
             **_io_map(io_map), **_reuse(d), **_latency(_read(d, "latency_hist")),
         })  # fmt: skip
-    schema = {"run_id": pl.Utf8} | dict.fromkeys(METRICS, pl.Float64)
+    schema = {"run_id": pl.Utf8, "mrc_record": pl.Utf8} | dict.fromkeys(METRICS, pl.Float64)
     return pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)
 
 
 def by_setup(per: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
-    """The median of every metric over a setup's runs (testbed, workload, job, filesystem), with n runs."""
+    """The median of every metric over a setup's runs (testbed, workload, job, filesystem), with n runs and how many
+    of them have an exact (exact_runs) or a SHARDS (shards_runs) profile of record."""
     j = per.join(runs.select("run_id", *SETUP), on="run_id", how="inner")
-    return j.group_by(SETUP).agg(n=pl.len(), **{m: pl.col(m).median() for m in METRICS}).sort(SETUP)
+    record = pl.col("mrc_record")
+    return j.group_by(SETUP).agg(
+        n=pl.len(), exact_runs=(record == "exact").sum(), shards_runs=record.str.starts_with("shards").sum(),
+        **{m: pl.col(m).median() for m in METRICS},
+    ).sort(SETUP)  # fmt: skip

@@ -200,17 +200,43 @@ def seek_table(seek: pl.DataFrame, hist: pl.DataFrame, runs: pl.DataFrame) -> pl
     return with_meta(pl.concat([h, q], how="diagonal_relaxed"), runs).sort("run_id", "op", "kind", "bucket")
 
 
-def mrc_table(mrcs: dict[str, pl.DataFrame], runs: pl.DataFrame, op: str = "all", cls: str = "all") -> pl.DataFrame:
-    """Miss-ratio curves per run (op `op`, class `cls`: a table written before the class split has class all
-    only; the exact curve and any SHARDS ones), the grid of the reuse table (~160 cache sizes per curve), with run
-    metadata."""
-    schema = {"run_id": pl.Utf8, "method": pl.Utf8, "cache_pages": pl.Int64, "cache_mib": pl.Float64,
-              "miss_ratio": pl.Float64}  # fmt: skip
-    def one(m: pl.DataFrame) -> pl.DataFrame:
-        return m.filter(pl.col("op") == op, (pl.col("class") == cls) if "class" in m.columns else pl.lit(cls == "all"))
+PROFILE = ["op", "class", "method", "rate", "size_limit"]  # a reuse profile's key in the summary and the MRC
 
-    parts = [one(m).with_columns(run_id=pl.lit(r)) for r, m in mrcs.items()]
-    return with_meta(_frame(parts, schema), runs).sort("run_id", "method", "cache_pages")
+
+def _records(summary: pl.DataFrame | None) -> pl.DataFrame | None:
+    """Each profile's of_record and exact_max_accesses from a reuse summary (None: no summary, or one written
+    before `--auto`, without of_record)."""
+    cols = {"of_record": pl.Boolean, "exact_max_accesses": pl.Int64}
+    if summary is None or "of_record" not in summary.columns:
+        return None
+    return summary.select(*PROFILE, *[pl.col(c).cast(t) for c, t in cols.items()])
+
+
+def mrc_table(mrcs: dict[str, pl.DataFrame], runs: pl.DataFrame, summaries: dict[str, pl.DataFrame] | None = None,
+              op: str = "all", classes: tuple[str, ...] = ("all",),
+              of_record_only: bool = False) -> pl.DataFrame:  # fmt: skip
+    """Miss-ratio curves per run (op `op`, each class of `classes`: a table written before the class split has
+    class all only; the exact curve and any SHARDS ones, or with `of_record_only` each stream's profile of record
+    alone), the grid of the reuse table (~160 cache sizes per curve), with run metadata and, from the run's reuse
+    summary (`summaries`), of_record (the profile that stands for its stream: exact where it ran, else SHARDS)
+    and exact_max_accesses (`reuse --auto`'s limit; null: exact wherever asked)."""
+    schema = {"run_id": pl.Utf8, "class": pl.Utf8, "method": pl.Utf8, "size_limit": pl.Int64, "rate": pl.Float64,
+              "cache_pages": pl.Int64, "cache_mib": pl.Float64, "miss_ratio": pl.Float64, "of_record": pl.Boolean,
+              "exact_max_accesses": pl.Int64}  # fmt: skip
+    parts = []
+    for r, m in mrcs.items():
+        m = m if "class" in m.columns else m.with_columns(**{"class": pl.lit("all")})
+        m = m.filter((pl.col("op") == op) & pl.col("class").is_in(list(classes)))
+        rec = _records((summaries or {}).get(r))
+        if rec is not None:
+            m = m.join(rec, on=PROFILE, how="left", nulls_equal=True)
+        else:  # before --auto: the exact profile ran for every stream
+            m = m.with_columns(of_record=pl.col("method") == "exact", exact_max_accesses=pl.lit(None, pl.Int64))
+        parts.append(m.with_columns(run_id=pl.lit(r), of_record=pl.col("of_record").fill_null(False)))
+    df = _frame(parts, schema)
+    if of_record_only:
+        df = df.filter(pl.col("of_record"))
+    return with_meta(df, runs).sort("run_id", "class", "method", "cache_pages")
 
 
 def io_map_table(maps: dict[str, pl.DataFrame], runs: pl.DataFrame, time_bins: int = 40,

@@ -1,7 +1,9 @@
 """Figures: one module per figure family, all drawn with the theme in theme.py.
 
 Each module has `chart(table: pl.DataFrame) -> altair chart`; `blkscope figure NAME TABLE -o PREFIX`
-draws it. Register new figures here (name on the command line -> module).
+draws it, and CAPTION and LABEL are its LaTeX caption and label; a module whose caption depends on its data
+(which profile a curve is) has `caption(table) -> str` instead, which `blkscope paper-figure --table` calls.
+Register new figures here (name on the command line -> module).
 """
 
 FIGURES: dict[str, str] = {
@@ -21,4 +23,6 @@ FIGURES: dict[str, str] = {
     "latency-windows": "latency_windows",
     "request-sizes": "request_sizes",
     "arrivals": "arrivals",
+    "request-size-over-time": "request_size_over_time",
+    "miss-ratio-by-class": "miss_ratio_by_class",
 }

@@ -133,14 +133,15 @@ def log_axis(max_value: float, title: str | None = None, length: float | None = 
 
 
 def row_header() -> alt.Header:
-    """Facet-row labels left of each row, horizontal, one word a line, so long setup names stay narrow."""
+    """Facet-row labels left of each row, horizontal, one word a line (a hyphenated word broken after its hyphens),
+    so long setup names stay narrow; left-aligned: right-aligned labels made Vega reserve twice their limit."""
     return alt.Header(
         labelAngle=0,
         labelOrient="left",
-        labelAlign="right",
+        labelAlign="left",
         labelBaseline="middle",
         labelFontSize=7,
-        labelExpr="split(datum.value, ' ')",
+        labelExpr="split(replace(datum.value, /-/g, '- '), ' ')",
         labelPadding=4,
         labelLimit=HEADER_PT - 4,
     )

@@ -11,9 +11,11 @@ from blkscope.paper.latex import fmt_float, fmt_int, fmt_pct, macro_file, macro_
 
 GUARD = "BlkCharacteriseNumbers"
 # shares print as percentages, sizes and ratios with the digits that tell the setups apart
-PCT = {"meta_requests", "meta_share", "hot_meta_share", "idle_share", "cold_miss", "map_fill"}
+PCT = {"meta_requests", "meta_share", "hot_meta_share", "idle_share", "cold_miss", "map_fill", "data_cold_miss",
+       "meta_cold_miss"}  # fmt: skip
 DIGITS = {"read_kib": 1, "write_kib": 0, "write_merge_ratio": 2, "q2q_cv": 1, "idc_1s": 0, "map_gib": 1,
-          "distinct_mib": 0, "half_mib": 0, "wss_mib": 1, "d2c_p99_us": 0, "d2c_p99_spread": 1}  # fmt: skip
+          "distinct_mib": 0, "half_mib": 0, "wss_mib": 1, "d2c_p99_us": 0, "d2c_p99_spread": 1,
+          "q_write_median_kib": 0, "d_write_median_kib": 0}  # fmt: skip
 
 
 # metric -> the words of its macro name (macro names hold letters only)
@@ -34,6 +36,8 @@ def _fmt(metric: str, v: float | None) -> str:
 def macros(by_setup: pl.DataFrame) -> dict[str, str]:
     host = by_setup.filter(pl.col("testbed") == "loop")
     m = {"CharRuns": fmt_int(host["n"].sum()), "CharSetups": fmt_int(host.select("workload", "job").n_unique())}
+    # how many runs' miss-ratio curve of record is exact, and how many SHARDS (`reuse --auto`: a trace too large)
+    m |= {"CharExactRuns": fmt_int(host["exact_runs"].sum()), "CharShardsRuns": fmt_int(host["shards_runs"].sum())}
     for r in host.iter_rows(named=True):
         for k in METRICS:
             name = macro_name("char", WORDS.get(k, k.replace("_", " ")), r["workload"], r["job"], r["filesystem"])
