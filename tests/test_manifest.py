@@ -271,6 +271,14 @@ def test_long_journal_batch_covered_in_order_and_60_s_long(manifest):
             sel = runs.filter((pl.col("filesystem") == fs) & (pl.col("job") == mode))
             assert sorted(sel["repeat"]) == [1, 2, 3, 4, 5], (fs, mode)
     _captured_in_the_recorded_order(JOURNAL_LONG, set(runs["run_id"]))
-    for r in runs["run_id"]:
+    # the second batch: xfs sparse and the first batch's best other pair (xfs prealloc), 7 more each
+    again = manifest.join(load_runs(ROOT / "config/runs.tsv").filter(pl.col("batch") == JOURNAL_LONG + "-2")
+                          .select("run_id", "runtime_s"), on="run_id").select("run_id", "job", "repeat", "runtime_s")
+    again = again.unique()
+    assert set(again["runtime_s"]) == {60}
+    for mode in ("sparse", "prealloc"):
+        assert sorted(again.filter(pl.col("job") == mode)["repeat"]) == list(range(6, 13)), mode
+    _captured_in_the_recorded_order(JOURNAL_LONG + "-2", set(again["run_id"]))
+    for r in [*runs["run_id"], *again["run_id"]]:
         doc = yaml.safe_load((RAW / r / "journal.json").read_text())  # JSON is YAML
         assert doc["options"]["duration_s"] == 60, r
