@@ -102,4 +102,5 @@ def test_snakemake_refuses_a_bad_sheet_naming_the_line(tmp_path):
     snakemake = Path(sys.executable).with_name("snakemake")
     proc = subprocess.run([str(snakemake), "-n", "all"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert proc.returncode != 0
-    assert "config/runs.tsv: line 4 (run " in proc.stderr and "testbed: 'cloud' is not one of" in proc.stderr
+    out = proc.stdout + proc.stderr
+    assert "config/runs.tsv: line 4 (run " in out and "testbed: 'cloud' is not one of" in out

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from blkscope import run_logs, sheet
 from blkscope.capture.targets import pattern
+from blkscope.errors import InputError
+from snakemake.exceptions import WorkflowError
 
 RAW = config["raw_dir"]
 PROC = config["processed_dir"]
@@ -16,7 +18,10 @@ FORMATS = config["figure_formats"]
 # The runs sheet, one dict per row, each row checked against workflow/schemas/runs.schema.yaml (a bad row stops
 # the workflow with the file, line and run: blkscope.sheet). Cells are typed by the schema: traced is a bool,
 # repeat an int, an empty cell None; the empty batch is "" (the schema's default).
-ROWS = sheet.read(config["runs"], sheet.load_schema(workflow.source_path("../schemas/runs.schema.yaml")))
+try:
+    ROWS = sheet.read(config["runs"], sheet.load_schema(workflow.source_path("../schemas/runs.schema.yaml")))
+except InputError as e:  # one line: the file, the line, the run and what is wrong
+    raise WorkflowError(str(e)) from None
 RUN_IDS = [r["run_id"] for r in ROWS]
 _row = {r["run_id"]: r for r in ROWS}
 # The `run` wildcard: exactly the sheet's run ids (Snakefile), as a trie-shaped regex that compiles in a fraction
