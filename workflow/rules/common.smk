@@ -100,7 +100,7 @@ def ingest_inputs(runs):
 
 def ingest_outputs(runs):
     """The tables an ingest batch writes and lists in its dataset manifest."""
-    return [str(f) for r in runs for f in run_logs.outputs(Path(PROC), r, RUN_SOURCES[r])]
+    return [f for r in runs for f in run_logs.output_paths(PROC, r, RUN_SOURCES[r])]
 
 
 # Datasets (blkscope.datasets): a job that writes a table per run (an ingest batch, a per-run analysis run with

@@ -38,9 +38,15 @@ CAPTURE_CMD = (
 )
 
 
+# Every run's run.yaml, as an input function: only a plan that holds these rules builds the list (~1,000 files),
+# not every Snakemake start.
+def run_metas(wildcards):
+    return expand(f"{RAW}/{{run}}/run.yaml", run=RUN_IDS)
+
+
 rule experiments:
     input:
-        expand(f"{RAW}/{{run}}/run.yaml", run=RUN_IDS),
+        run_metas,
         f"{RAW}/MANIFEST.tsv",
 
 
@@ -48,7 +54,7 @@ rule experiments:
 rule dataset_manifest:
     input:
         runs=config["runs"],
-        meta=expand(f"{RAW}/{{run}}/run.yaml", run=RUN_IDS),
+        meta=run_metas,
     output:
         f"{RAW}/MANIFEST.tsv",
     log:
