@@ -178,3 +178,9 @@ def part_inputs(wildcards):
     if trace_kind(wildcards) == "blktrace":
         return trace_files(wildcards)
     return [f"{PROC}/{wildcards.run}/trace_parts/trace.txt"]
+
+
+def run_metas(wildcards):
+    """Every run's run.yaml (the experiments rules), as an input function: only a plan that holds those rules
+    builds the list of ~1,000 files, not every Snakemake start."""
+    return expand(f"{RAW}/{{run}}/run.yaml", run=RUN_IDS)

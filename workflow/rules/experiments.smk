@@ -38,12 +38,6 @@ CAPTURE_CMD = (
 )
 
 
-# Every run's run.yaml, as an input function: only a plan that holds these rules builds the list (~1,000 files),
-# not every Snakemake start.
-def run_metas(wildcards):
-    return expand(f"{RAW}/{{run}}/run.yaml", run=RUN_IDS)
-
-
 rule experiments:
     input:
         run_metas,
