@@ -23,7 +23,7 @@ include: "workflow/rules/common.smk"
 
 
 wildcard_constraints:
-    run="|".join(map(re.escape, RUN_IDS)) or "NO_RUNS",
+    run=RUN_PATTERN,
 
 
 include: "workflow/rules/ingest.smk"

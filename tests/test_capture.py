@@ -137,8 +137,8 @@ def test_signal_raises_once_and_teardown_is_not_cut_short():
 
 
 def test_capture_targets_skip_runs_with_raw_data(tmp_path):
-    runs = RUNS.head(3)
-    ids = runs["run_id"].to_list()
+    runs = RUNS.head(3).to_dicts()
+    ids = [r["run_id"] for r in runs]
     (tmp_path / ids[0]).mkdir()
     (tmp_path / ids[0] / "run.yaml").write_text("run_id: x\n")
     assert targets.to_capture(runs, tmp_path, traced=True) == ids[1:]
@@ -146,6 +146,22 @@ def test_capture_targets_skip_runs_with_raw_data(tmp_path):
     assert targets.to_capture(runs, tmp_path, traced=False) == []
     assert re.fullmatch(targets.pattern([]), ids[0]) is None
     assert re.fullmatch(targets.pattern(ids[:1]), ids[0])
+
+
+def test_run_pattern_matches_exactly_the_ids():
+    """The trie-shaped pattern (the workflow's `run` wildcard) matches every id of the sheet and nothing else:
+    not a prefix, an extension or a neighbour of one, as the flat alternation it replaces."""
+    ids = RUNS["run_id"].to_list()
+    tricky = ["r1", "r10", "r1.5", "r", "a-b", "a_b", "a.b"]  # an id that is the prefix of another; escaped dots
+    for sample in (ids, tricky, ids[:1]):
+        rx = re.compile(f"(?:{targets.pattern(sample)})")
+        assert all(rx.fullmatch(r) for r in sample)
+        near = {r + s for r in sample for s in ("x", "-r1", "0")} | {r[:-1] for r in sample} | {"axb", "r2", ""}
+        assert not [n for n in near - set(sample) if rx.fullmatch(n)]
+    # inside Snakemake's group, as the wildcard constraint
+    rx = re.compile(rf"data/processed/(?P<run>{targets.pattern(tricky)})/x\.parquet$")
+    assert rx.match("data/processed/r10/x.parquet")["run"] == "r10"
+    assert rx.match("data/processed/r11/x.parquet") is None
 
 
 # --- the committed dataset ------------------------------------------------------------------------------------

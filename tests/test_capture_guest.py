@@ -358,7 +358,8 @@ def test_device_in_use_is_refused(tmp_path):
 
 def test_capture_targets_by_testbed(tmp_path):
     sheet, _ = _sheet(tmp_path)
-    runs = pl.concat([load_runs(sheet), load_runs(sheet).with_columns(run_id=pl.lit("host-x"), testbed=pl.lit("loop"))])
+    row = load_runs(sheet).to_dicts()[0]
+    runs = [row, {**row, "run_id": "host-x", "testbed": "loop"}]
     assert targets.to_capture(runs, tmp_path, traced=True, testbeds=["guest"]) == ["guest-test"]
     assert targets.to_capture(runs, tmp_path, traced=True, testbeds=["loop", "device"]) == ["host-x"]
     assert targets.to_capture(runs, tmp_path, traced=True) == ["guest-test", "host-x"]

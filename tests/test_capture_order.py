@@ -12,7 +12,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from blkscope.capture import order
+from blkscope.capture import order, targets
 from blkscope.cli import main
 from blkscope.errors import InputError
 from blkscope.runs import load_runs
@@ -71,8 +71,32 @@ def test_check_refuses_an_order_that_does_not_match_the_sheet(tmp_path):
     with pytest.raises(InputError, match="repeats all in a row"):
         ids = sorted(sheet["run_id"].to_list())
         order.check(sheet, drawn.with_columns(run_id=pl.Series(ids)))
+    path = tmp_path / "order.tsv"
+    path.write_text(drawn.filter(pl.col("position") != 1).write_csv(separator="\t"))
     with pytest.raises(InputError, match="no place in the order"):
-        order.for_sheet(sheet, drawn.filter(pl.col("position") != 1))
+        targets.predecessors(sheet.to_dicts(), path)
+
+
+def test_experiments_chain_each_batch_in_the_recorded_order(tmp_path):
+    """What the experiments rules wait for (targets.predecessors, read without polars): each run of a batch its
+    predecessor in the order file, restricted to the sheet's runs; runs of no batch wait for nothing."""
+    sheet = pl.concat([_sheet(2, 2, "b"), _sheet(3, 2, "c").with_columns(run_id=pl.lit("x") + pl.col("run_id"))])
+    path = tmp_path / "order.tsv"
+    drawn = pl.concat([order.draw(sheet, "b", 1), order.draw(sheet, "c", 2)])
+    # rows in no particular order in the file: the position decides
+    path.write_text(drawn.sample(fraction=1.0, shuffle=True, seed=3).write_csv(separator="\t"))
+    want = {}
+    for batch in ("b", "c"):
+        ids = drawn.filter(pl.col("batch") == batch).sort("position")["run_id"].to_list()
+        want.update(zip(ids[1:], ids[:-1], strict=True))
+    assert targets.predecessors(sheet.to_dicts(), path) == want
+    # a sheet that is a subset (the end-to-end test's): the order of its runs only; unbatched rows wait for nothing
+    sub = sheet.filter(pl.col("batch") == "b").to_dicts() + [{"run_id": "lone", "batch": ""}]
+    assert targets.predecessors(sub, path) == {k: v for k, v in want.items() if not k.startswith("x")}
+    assert targets.predecessors([{"run_id": "lone", "batch": ""}], tmp_path / "absent.tsv") == {}
+    path.write_text("batch\trun_id\n")
+    with pytest.raises(InputError, match="expected columns"):
+        targets.predecessors(sheet.to_dicts(), path)
 
 
 def test_committed_order_matches_the_sheet():

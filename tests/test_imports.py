@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -71,3 +72,17 @@ def test_ingest_verb_imports_no_other_verb_module_nor_polars() -> None:
             " print(sorted(m for m in sys.modules if m.startswith(heavy)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['blkscope.cli_ingest']"
+
+
+def test_the_workflow_start_imports_no_polars() -> None:
+    """Every Snakemake start, a no-op included, runs common.smk and the rule files: the package modules they import
+    stay free of polars, pyarrow and pandas (bench/RESULTS.md, issue O1)."""
+    smk = " ".join(p.read_text() for p in (ROOT.parents[1] / "workflow" / "rules").glob("*.smk"))
+    used = sorted(set(re.findall(r"^from (blkscope[\w.]*) import", smk, re.M)))
+    assert "blkscope.capture.targets" in used
+    assert not re.search(r"^\s*(import|from) (polars|pyarrow|pandas)\b", smk, re.M)
+    code = f"import sys, importlib; [importlib.import_module(m) for m in {used!r}];"
+    code += " import blkscope.sheet, blkscope.run_logs;"
+    code += " print(sorted(m for m in sys.modules if m.split('.')[0] in ('polars', 'pyarrow', 'pandas')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

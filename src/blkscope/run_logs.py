@@ -9,6 +9,7 @@ A new workload adds one line to WORKLOAD_LOGS.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 # workload (runs sheet) -> (source directory, reader kind, raw files in the order the reader takes them)
@@ -48,16 +49,33 @@ TEXT_TRACES = (("trace.txt", "ftrace"), ("blkparse.txt", "blkparse"))
 COMPRESSED = (".zst", "", ".gz", ".xz")
 
 
-def stored(run_dir: Path, name: str) -> Path | None:
-    """A run's log `name` as stored: compressed or not (None: the run has no such log)."""
-    return next((p for s in COMPRESSED if (p := run_dir / f"{name}{s}").exists()), None)
+def _names(run_dir: Path) -> frozenset[str]:
+    """The names in a run directory (none when it is absent): one listing answers every stored() of a run, where
+    a stat per candidate name cost the workflow's start ~20 stats per run (thousands of runs)."""
+    try:
+        return frozenset(os.listdir(run_dir))
+    except (FileNotFoundError, NotADirectoryError):
+        return frozenset()
 
 
-def trace_source(run_dir: Path) -> tuple[str, list[Path]] | None:
+def _has(run_dir: Path, name: str, names: frozenset[str] | None) -> bool:
+    """`run_dir / name` exists; with the directory's listing, only a listed name is checked (a link may dangle)."""
+    return (names is None or name in names) and os.path.exists(os.path.join(run_dir, name))
+
+
+def stored(run_dir: Path, name: str, names: frozenset[str] | None = None) -> Path | None:
+    """A run's log `name` as stored: compressed or not (None: the run has no such log). `names`: the directory's
+    listing, when the caller has it."""
+    return next((run_dir / f"{name}{s}" for s in COMPRESSED if _has(run_dir, f"{name}{s}", names)), None)
+
+
+def trace_source(run_dir: Path, names: frozenset[str] | None = None) -> tuple[str, list[Path]] | None:
     """(kind, files) of a run's trace: tracefs or blkparse text, or per-CPU blktrace files (guest, devices)."""
     for name, kind in TEXT_TRACES:
-        if (text := stored(run_dir, name)) is not None:
+        if (text := stored(run_dir, name, names)) is not None:
             return kind, [text]
+    if names is not None and "blktrace" not in names:
+        return None
     files = sorted(run_dir.glob("blktrace/*.blktrace.*"))
     return ("blktrace", files) if files else None
 
@@ -66,27 +84,33 @@ def sources(raw: Path, run: str, workload: str) -> list[tuple[str, str, list[Pat
     """(source directory, reader kind, raw files) of every log of one run. Our captures have all of them; an
     imported run has those the user gave (an absent iostat log or YCSB load phase is left out, not an error)."""
     d = Path(raw) / run
+    names = _names(d)
     out = []
-    trace = trace_source(d)
+    trace = trace_source(d, names)
     if trace is not None:
         out.append(("trace", trace[0], trace[1]))
-    if (iostat := stored(d, "iostat.json") or stored(d, "iostat.txt")) is not None:
+    if (iostat := stored(d, "iostat.json", names) or stored(d, "iostat.txt", names)) is not None:
         out.append(("iostat", "iostat", [iostat]))
     if workload in WORKLOAD_LOGS:
-        sub, kind, names = WORKLOAD_LOGS[workload]
-        optional = [n for n in OPTIONAL_LOGS.get(workload, ()) if (d / n).exists()]
-        if logs := [p for n in names if (p := stored(d, n)) is not None]:
+        sub, kind, logs_of = WORKLOAD_LOGS[workload]
+        optional = [n for n in OPTIONAL_LOGS.get(workload, ()) if _has(d, n, names)]
+        if logs := [p for n in logs_of if (p := stored(d, n, names)) is not None]:
             out.append((sub, kind, [*logs, *(d / n for n in optional)]))
     sub, kind, name = EXTENTS
-    if (d / name).exists():
+    if _has(d, name, names):
         out.append((sub, kind, [d / name]))
     return out
 
 
 def outputs(processed: Path, run: str, sources_: list[tuple[str, str, list[Path]]]) -> list[Path]:
     """The files ingesting `sources_` of `run` writes that the workflow declares."""
+    return [Path(p) for p in output_paths(processed, run, sources_)]
+
+
+def output_paths(processed: str | Path, run: str, sources_: list[tuple[str, str, list[Path]]]) -> list[str]:
+    """outputs() as path strings: the workflow declares thousands at every start, a Path each cost it ~0.1 s."""
     out = []
     for sub, kind, _ in sources_:
-        base = Path(processed) / run / sub
-        out += [base / f"{t}.parquet" for t in KIND_TABLES.get(kind, ())] + [base / "ingest.json"]
+        base = os.path.join(str(Path(processed)), run, sub)
+        out += [f"{base}/{t}.parquet" for t in KIND_TABLES.get(kind, ())] + [f"{base}/ingest.json"]
     return out

@@ -1,10 +1,13 @@
 # Helpers for the workflow files: the runs sheet, paths, target lists.
+# No polars here: every Snakemake start, a no-op included, runs these files (bench/RESULTS.md, "issue O1").
 import re
 import sys
-import polars as pl
 from pathlib import Path
 
-from blkscope import run_logs
+from blkscope import run_logs, sheet
+from blkscope.capture.targets import pattern
+from blkscope.errors import InputError
+from snakemake.exceptions import WorkflowError
 
 RAW = config["raw_dir"]
 PROC = config["processed_dir"]
@@ -12,30 +15,18 @@ ANALYSIS = f"{PROC}/analysis"
 FIGS = "paper/generated/figures"
 FORMATS = config["figure_formats"]
 
-RUNS = pl.read_csv(  # whole-file inference: Cassandra's columns are empty in the sheet's first rows
-    config["runs"], separator="\t", infer_schema_length=None,
-    schema_overrides={"mkfs_options": pl.Utf8, "mount_options": pl.Utf8, "batch": pl.Utf8},
-).with_columns(pl.col("batch").fill_null(""))
-
-
-def validate_rows(df, schema):
-    """Each row of `df` against the row schema, nulls left out, as validate() checks a polars frame (which
-    cannot fill defaults there: polars + nulls); with one validator, where validate() builds a polars Series
-    per cell (~11,000 for 542 runs: 2.9 s of every Snakemake start, the no-op's largest cost)."""
-    import jsonschema
-    import yaml
-    from snakemake.exceptions import WorkflowError
-
-    with open(workflow.source_path(schema)) as f:
-        check = jsonschema.Draft202012Validator(yaml.safe_load(f))
-    for i, row in enumerate(df.iter_rows(named=True)):
-        given = {k: v for k, v in row.items() if v is not None}
-        if (err := jsonschema.exceptions.best_match(check.iter_errors(given))):
-            raise WorkflowError(f"{config['runs']}: row {i + 1} ({row.get('run_id')}): {err.message}")
-
-
-validate_rows(RUNS, "../schemas/runs.schema.yaml")
-RUN_IDS = RUNS["run_id"].to_list()
+# The runs sheet, one dict per row, each row checked against workflow/schemas/runs.schema.yaml (a bad row stops
+# the workflow with the file, line and run: blkscope.sheet). Cells are typed by the schema: traced is a bool,
+# repeat an int, an empty cell None; the empty batch is "" (the schema's default).
+try:
+    ROWS = sheet.read(config["runs"], sheet.load_schema(workflow.source_path("../schemas/runs.schema.yaml")))
+except InputError as e:  # one line: the file, the line, the run and what is wrong
+    raise WorkflowError(str(e)) from None
+RUN_IDS = [r["run_id"] for r in ROWS]
+_row = {r["run_id"]: r for r in ROWS}
+# The `run` wildcard: exactly the sheet's run ids (Snakefile), as a trie-shaped regex that compiles in a fraction
+# of a flat alternation's time (blkscope.capture.targets.pattern).
+RUN_PATTERN = pattern(RUN_IDS)
 
 # Analyses read the runs that have raw data; a run in the sheet that was never captured is
 # left out with a note instead of making `all` start a hardware run.
@@ -46,16 +37,16 @@ if _missing:
           f"(run `snakemake experiments` as root): {', '.join(_missing[:5])}", file=sys.stderr)
 
 
-def runs_where(*conditions):
-    """Captured run ids whose runs-sheet row meets every polars condition."""
-    sel = RUNS.filter(pl.col("run_id").is_in(CAPTURED), *conditions)
-    return sel["run_id"].to_list()
+def runs_where(**equal):
+    """Captured run ids (in sheet order) whose runs-sheet row has each of these values, e.g.
+    runs_where(traced=True, testbed="loop")."""
+    return [r for r in CAPTURED if all(_row[r].get(k) == v for k, v in equal.items())]
 
 
-TRACED = runs_where(pl.col("traced"))
+TRACED = runs_where(traced=True)
 # The first study question (access frequency of fio jobs) reads host runs traced by tracefs.
-FIO_TRACED = runs_where(pl.col("traced"), pl.col("workload") == "fio", pl.col("testbed") == "loop")
-HOST_RUNS = runs_where(pl.col("testbed") == "loop")
+FIO_TRACED = runs_where(traced=True, workload="fio", testbed="loop")
+HOST_RUNS = runs_where(testbed="loop")
 # Runs that recorded their files' extents at the end (filefrag.txt: Cassandra runs since issue L)
 EXTENT_RUNS = [r for r in CAPTURED if Path(RAW, r, run_logs.EXTENTS[2]).exists()]
 # YCSB runs with the three phases (load, workload A, read-only): Cassandra's and RocksDB's comparison job
@@ -84,7 +75,6 @@ SPLIT_RUNS = [r for r in TRACED if PARTS_N > 1 and _raw_trace_bytes(r) >= PARTS_
 # Ingest batches: one job per testbed x filesystem reads every log of its runs in one process (a Python process
 # costs more to start than most of these logs take to read; bench/RESULTS.md, "The main job"). A new run joins
 # its batch; a new testbed or filesystem makes a new batch.
-_row = {r["run_id"]: r for r in RUNS.iter_rows(named=True)}
 # a split run's trace is ingested in parts (parts.smk), its other logs here
 RUN_SOURCES = {
     r: [s for s in run_logs.sources(Path(RAW), r, _row[r]["workload"]) if not (s[0] == "trace" and r in SPLIT_RUNS)]
@@ -110,7 +100,7 @@ def ingest_inputs(runs):
 
 def ingest_outputs(runs):
     """The tables an ingest batch writes and lists in its dataset manifest."""
-    return [str(f) for r in runs for f in run_logs.outputs(Path(PROC), r, RUN_SOURCES[r])]
+    return [f for r in runs for f in run_logs.output_paths(PROC, r, RUN_SOURCES[r])]
 
 
 # Datasets (blkscope.datasets): a job that writes a table per run (an ingest batch, a per-run analysis run with
@@ -188,3 +178,9 @@ def part_inputs(wildcards):
     if trace_kind(wildcards) == "blktrace":
         return trace_files(wildcards)
     return [f"{PROC}/{wildcards.run}/trace_parts/trace.txt"]
+
+
+def run_metas(wildcards):
+    """Every run's run.yaml (the experiments rules), as an input function: only a plan that holds those rules
+    builds the list of ~1,000 files, not every Snakemake start."""
+    return expand(f"{RAW}/{{run}}/run.yaml", run=RUN_IDS)

@@ -12,21 +12,19 @@ from blkscope.capture import targets as capture_targets
 
 _RECAPTURE = config["capture"].get("recapture", [])
 _HOST = ("loop", "device")
-CAPTURE_TRACED = capture_targets.to_capture(RUNS, RAW, traced=True, recapture=_RECAPTURE, testbeds=_HOST)
-CAPTURE_UNTRACED = capture_targets.to_capture(RUNS, RAW, traced=False, recapture=_RECAPTURE, testbeds=_HOST)
-CAPTURE_GUEST = capture_targets.to_capture(RUNS, RAW, traced=True, recapture=_RECAPTURE, testbeds=["guest"])
+CAPTURE_TRACED = capture_targets.to_capture(ROWS, RAW, traced=True, recapture=_RECAPTURE, testbeds=_HOST)
+CAPTURE_UNTRACED = capture_targets.to_capture(ROWS, RAW, traced=False, recapture=_RECAPTURE, testbeds=_HOST)
+CAPTURE_GUEST = capture_targets.to_capture(ROWS, RAW, traced=True, recapture=_RECAPTURE, testbeds=["guest"])
 CAPTURE_GUEST_UNTRACED = capture_targets.to_capture(
-    RUNS, RAW, traced=False, recapture=_RECAPTURE, testbeds=["guest"]
+    ROWS, RAW, traced=False, recapture=_RECAPTURE, testbeds=["guest"]
 )
 # A batch of the runs sheet is captured in its recorded random order (config/capture_order.tsv, drawn by
 # `blkscope capture-order`): each capture of a batch waits for the run.yaml of the run before it, as long as that
 # run is still to be captured. Runs of no batch (the light dataset) keep the scheduler's order.
-from blkscope.capture import order as capture_order
-
 ORDER_FILE = config["capture"]["order"]
 _PENDING = set(CAPTURE_TRACED + CAPTURE_UNTRACED + CAPTURE_GUEST + CAPTURE_GUEST_UNTRACED)
-_PREVIOUS = capture_order.predecessors(capture_order.for_sheet(RUNS, capture_order.read(ORDER_FILE), ORDER_FILE))
-after_previous = lambda wildcards: capture_order.after(_PREVIOUS, wildcards.run, _PENDING, RAW)  # noqa: E731
+_PREVIOUS = capture_targets.predecessors(ROWS, ORDER_FILE)
+after_previous = lambda wildcards: capture_targets.after(_PREVIOUS, wildcards.run, _PENDING, RAW)  # noqa: E731
 
 
 GUEST = "build/guest"  # git-ignored: the guest kernel, its initramfs and their manifest
@@ -42,7 +40,7 @@ CAPTURE_CMD = (
 
 rule experiments:
     input:
-        expand(f"{RAW}/{{run}}/run.yaml", run=RUN_IDS),
+        run_metas,
         f"{RAW}/MANIFEST.tsv",
 
 
@@ -50,7 +48,7 @@ rule experiments:
 rule dataset_manifest:
     input:
         runs=config["runs"],
-        meta=expand(f"{RAW}/{{run}}/run.yaml", run=RUN_IDS),
+        meta=run_metas,
     output:
         f"{RAW}/MANIFEST.tsv",
     log:
@@ -65,7 +63,7 @@ rule dataset_manifest:
 rule capture_run:
     input:
         runs=config["runs"],
-        job=lambda w: capture_targets.job_inputs(RUNS, w.run),
+        job=lambda w: capture_targets.job_inputs(ROWS, w.run),
         after=after_previous,
     output:
         meta=f"{RAW}/{{run}}/run.yaml",
@@ -105,7 +103,7 @@ rule guest_build:
 rule capture_guest:
     input:
         runs=config["runs"],
-        job=lambda w: capture_targets.job_inputs(RUNS, w.run),
+        job=lambda w: capture_targets.job_inputs(ROWS, w.run),
         after=after_previous,
         kernel=f"{GUEST}/vmlinuz",
         initramfs=f"{GUEST}/initramfs.cpio",

@@ -21,9 +21,9 @@ FIGURE_TABLES = {}
 FIGDATA = f"{PROC}/figures"
 FIG_MODE = "cover"  # the access-frequency mode the figures show (see stats.smk FREQUENCY_MODES)
 FIG_FOF = expand(f"{PROC}/{{run}}/frequency/fof.{FIG_MODE}.parquet", run=TRACED)
-YCSB_HOST = runs_where(pl.col("workload") == "ycsb", pl.col("testbed") == "loop")
+YCSB_HOST = runs_where(workload="ycsb", testbed="loop")
 # imported runs (blkscope import) with an iostat log: drawn over time beside the host runs in the all_setups notebook
-IOSTAT_IMPORTED = [r for r in runs_where(pl.col("testbed") == "external") if any(s[0] == "iostat" for s in RUN_SOURCES[r])]
+IOSTAT_IMPORTED = [r for r in runs_where(testbed="external") if any(s[0] == "iostat" for s in RUN_SOURCES[r])]
 FIG_PREFIX = lambda w, output: os.path.splitext(output[0])[0]  # `blkscope figure -o` takes the path sans extension
 FIG_FORMATS = ",".join(FORMATS)
 

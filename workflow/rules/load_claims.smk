@@ -2,8 +2,8 @@
 # Include after stats.smk (it reads the claims, overhead, skew and summary tables); add LOAD_OUTPUTS to `rule all`.
 # cassandra-stress logs are ingested by ingest.smk's ingest_cstress (branch cassandra).
 
-TRACED_HOST = runs_where(pl.col("traced"), pl.col("testbed") == "loop")
-CASSANDRA_HOST = runs_where(pl.col("workload") == "cassandra", pl.col("testbed") == "loop")
+TRACED_HOST = runs_where(traced=True, testbed="loop")
+CASSANDRA_HOST = runs_where(workload="cassandra", testbed="loop")
 LOAD_OUTPUTS = [
     *expand(f"{ANALYSIS}/{{name}}.{{ext}}", name=["cassandra_summary", "cassandra_versus"], ext=["parquet", "csv"]),
     *([f"{ANALYSIS}/tracer_load.parquet", f"{ANALYSIS}/tracer_load_by_load.parquet"] if TRACED_HOST else []),

@@ -11,7 +11,7 @@ wildcard_constraints:
 
 
 # fio runs on the host, traced or not: throughput for the overhead and comparison tables
-FIO_HOST = runs_where(pl.col("workload") == "fio", pl.col("testbed") == "loop")
+FIO_HOST = runs_where(workload="fio", testbed="loop")
 STATS_OUTPUTS = expand(
     f"{ANALYSIS}/{{name}}.{{ext}}",
     name=["latency", "queue_depth", "seek", "trace_cost", "compare", "compare_pairs", "overhead"]

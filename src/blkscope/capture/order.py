@@ -6,7 +6,8 @@ captured in randomised blocks: block k holds repeat k of every configuration of 
 order. Each configuration then meets every stretch of the batch's time line once per repeat, and its repeats
 are never all consecutive (unless the batch has a single configuration). The order is drawn once, from a
 recorded seed, into config/capture_order.tsv (batch, position, run_id, seed); the experiments rules chain the
-captures of a batch in that order, so what ran when is a file under review, not an accident of the scheduler."""
+captures of a batch in that order (blkscope.capture.targets.predecessors reads the file for them), so what ran
+when is a file under review, not an accident of the scheduler."""
 
 from __future__ import annotations
 
@@ -137,39 +138,9 @@ def consecutive_configurations(runs: pl.DataFrame, ids: list[str]) -> list[tuple
     return [c for c, pos in at.items() if len(pos) > 1 and pos[-1] - pos[0] == len(pos) - 1]
 
 
-def for_sheet(runs: pl.DataFrame, order: pl.DataFrame, path: str | Path = "capture_order.tsv") -> pl.DataFrame:
-    """The order restricted to the sheet's runs (a sheet may be a subset, as the end-to-end test's is); a batched
-    run of the sheet that the order does not place is an error, as it would be captured out of any order."""
-    unplaced = sorted(set(batched(runs)["run_id"].to_list()) - set(order["run_id"].to_list()))
-    if unplaced:
-        raise InputError(
-            path, None,
-            f"{len(unplaced)} batched run(s) of the runs sheet have no place in the order ({', '.join(unplaced[:3])}"
-            f"{', ...' if len(unplaced) > 3 else ''}): blkscope capture-order --batch BATCH [--force]",
-        )  # fmt: skip
-    return order.filter(pl.col("run_id").is_in(runs["run_id"].to_list()))
-
-
 def uncaptured_batches(runs: pl.DataFrame, raw_dir: str | Path) -> set[str]:
     """Batches of the sheet none of whose runs has a raw directory yet: rows drawn into an order that waits for
     its capture (the dataset's tests check a batch once its first run is in)."""
     sheet = batched(runs)
     return {b for b in set(sheet["batch"].to_list())
             if not any(Path(raw_dir, r).is_dir() for r in sheet.filter(pl.col("batch") == b)["run_id"])}  # fmt: skip
-
-
-def predecessors(order: pl.DataFrame) -> dict[str, str]:
-    """run_id -> the run captured just before it in its batch."""
-    out = {}
-    for batch in order["batch"].unique().to_list():
-        ids = order.filter(pl.col("batch") == batch).sort("position")["run_id"].to_list()
-        out.update(zip(ids[1:], ids[:-1], strict=True))
-    return out
-
-
-def after(previous: dict[str, str], run_id: str, pending: set[str], raw_dir: str | Path) -> list[str]:
-    """The run.yaml a capture of `run_id` waits for: its predecessor's (`previous`, from predecessors()), when
-    that one is still to be captured (a captured predecessor is no constraint, so one recaptured run does not
-    drag its batch along)."""
-    prev = previous.get(run_id)
-    return [f"{raw_dir}/{prev}/run.yaml"] if prev in pending else []
