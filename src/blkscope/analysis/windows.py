@@ -16,10 +16,18 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 ROWS_PER_WINDOW = 500_000  # events per window on average: reading and sorting one takes ~300 MB (measured)
+# the columns read: names, or expressions of the filtered events (fewer, narrower columns to sort: `where` may
+# test columns that are not kept)
+Columns = Sequence[str | pl.Expr]
+
+
+def _with_time(columns: Columns) -> list[str | pl.Expr]:
+    names = [c for c in columns if isinstance(c, str)]
+    exprs = [c for c in columns if not isinstance(c, str)]
+    return [*dict.fromkeys(names), *exprs, *["time_ns"] * ("time_ns" not in names)]
 
 
 class Source:
@@ -43,6 +51,8 @@ class Source:
                 if st is not None and st.has_min_max:
                     lo, hi = st.min, st.max
                 else:
+                    import pyarrow.compute as pc  # only here: its import alone takes ~60 ms
+
                     mm = pc.min_max(f.read_row_group(g, columns=["time_ns"]).column(0))
                     lo, hi = mm["min"].as_py(), mm["max"].as_py()
                 self.groups.append((k, g, int(lo), int(hi)))
@@ -59,10 +69,10 @@ class Source:
         edges = np.linspace(self.t0, self.t1 + 1, n + 1).round().astype(np.int64)
         return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:], strict=True)]
 
-    def read(self, lo: int, hi: int, columns: list[str], where: pl.Expr | None = None) -> pl.DataFrame:
+    def read(self, lo: int, hi: int, columns: Columns, where: pl.Expr | None = None) -> pl.DataFrame:
         """The events with lo <= time_ns < hi (and `where`), only `columns`, in file order: polars reads the
         runs of overlapping row groups as row slices (2x faster than pyarrow row group by row group)."""
-        cols = list(dict.fromkeys([*columns, "time_ns"]))
+        cols = _with_time(columns)
         cond = (pl.col("time_ns") >= lo) & (pl.col("time_ns") < hi)
         cond = cond if where is None else cond & where
         runs: list[tuple[int, int, int]] = []  # (file, first row, rows) of consecutive overlapping groups
@@ -73,12 +83,12 @@ class Source:
                     runs[-1] = (k, runs[-1][1], runs[-1][2] + n)
                 else:
                     runs.append((k, start, n))
-        frames = [self.scans[k].select(cols).slice(start, n).filter(cond) for k, start, n in runs]
+        frames = [self.scans[k].slice(start, n).filter(cond).select(cols) for k, start, n in runs]
         if not frames:
             return self.scans[0].select(cols).clear().collect() if self.scans else pl.DataFrame()
         return pl.concat(frames, how="vertical_relaxed").collect()
 
-    def chunks(self, columns: list[str], rows_per_window: int = ROWS_PER_WINDOW,
+    def chunks(self, columns: Columns, rows_per_window: int = ROWS_PER_WINDOW,
                where: pl.Expr | None = None) -> Iterator[pl.DataFrame]:  # fmt: skip
         """The whole trace in time order, window by window (ties in file order)."""
         for lo, hi in self.windows(rows_per_window):
@@ -87,13 +97,15 @@ class Source:
                 yield w.sort("time_ns", maintain_order=True)
 
 
-def time_ordered(events: Sequence[Path] | pl.LazyFrame, columns: list[str], rows_per_window: int = ROWS_PER_WINDOW,
+def time_ordered(events: Sequence[Path] | pl.LazyFrame, columns: Columns, rows_per_window: int = ROWS_PER_WINDOW,
                  where: pl.Expr | None = None) -> tuple[int, int, Iterator[pl.DataFrame]]:  # fmt: skip
     """(t0, t1 of all events, time-ordered chunks of the events `where` holds): Source windows for files; a
     LazyFrame (small inputs) as one chunk."""
     if isinstance(events, pl.LazyFrame):
-        df = events.select(*dict.fromkeys([*columns, "time_ns"])).collect()
-        t, df = df["time_ns"], df if where is None else df.filter(where)
-        return int(t.min() or 0), int(t.max() or 0), iter([df.sort("time_ns", maintain_order=True)] * bool(df.height))
+        t = pl.col("time_ns")
+        span, df = pl.collect_all([events.select(t.min(), t.max().alias("hi")),
+                                   (events if where is None else events.filter(where)).select(_with_time(columns))])
+        lo, hi = span.row(0)
+        return int(lo or 0), int(hi or 0), iter([df.sort("time_ns", maintain_order=True)] * bool(df.height))
     src = Source(events)
     return src.t0, src.t1, src.chunks(columns, rows_per_window, where)
