@@ -104,6 +104,10 @@ def test_handmade_streams_by_class_equal_the_filtered_trace():
             .explode("page").group_by("window").agg(pages=pl.col("page").n_unique()).sort("window").collect()
         )  # fmt: skip
         assert w.rows() == want.rows(), name
+    bare = reuse.profile(ev, streams=names, sizes=[16], window_s=10e-9, wss=False)  # what --wss not asked runs
+    for p, q in zip(r.profiles, bare.profiles, strict=True):
+        _same(p, q)
+    assert bare.wss.is_empty() and not r.wss.is_empty()
     s = rt.summary(r)
     assert s.select("op", "class").unique().height == 9 and s["of_record"].sum() == 9
     assert s.filter(pl.col("of_record"))["method"].unique().to_list() == ["exact"]

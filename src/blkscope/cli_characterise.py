@@ -81,7 +81,8 @@ def _reuse(p: argparse.ArgumentParser) -> Handler:
                     raise ValueError(f"{e}: no such file")
             r = profile(events_files(events), exact=not a.no_exact, rates=a.shards_rate, sizes=a.shards_size,
                         adj=not a.no_adj, streams=streams, action=a.action, page_kib=a.page_kib, mode=a.mode,
-                        window_s=a.window_s, dump_pages=a.dump_pages, exact_max_accesses=limit)  # fmt: skip
+                        window_s=a.window_s, dump_pages=a.dump_pages, exact_max_accesses=limit,
+                        wss=out["wss"] is not None)  # fmt: skip
             if r.counted_accesses is not None:
                 took = "exact" if r.counted_accesses <= limit else "SHARDS only (no exact profile)"
                 print(f"blkscope reuse: {events[0]}: {r.counted_accesses:,} page accesses, limit {limit:,}: {took}",
