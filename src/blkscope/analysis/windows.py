@@ -62,6 +62,8 @@ class Source:
                         for f in self.files]  # fmt: skip
         self.t0 = min((g[2] for g in self.groups), default=0)
         self.t1 = max((g[3] for g in self.groups), default=0)
+        self.group_rows = max((f.metadata.row_group(g).num_rows for f in self.files
+                               for g in range(f.metadata.num_row_groups)), default=0)  # fmt: skip
 
     def windows(self, rows_per_window: int = ROWS_PER_WINDOW) -> list[tuple[int, int]]:
         """[lo, hi) time ranges of equal width covering the trace, about rows_per_window events each."""
@@ -98,9 +100,12 @@ class Source:
 
 
 def time_ordered(events: Sequence[Path] | pl.LazyFrame, columns: Columns, rows_per_window: int = ROWS_PER_WINDOW,
-                 where: pl.Expr | None = None) -> tuple[int, int, Iterator[pl.DataFrame]]:  # fmt: skip
+                 where: pl.Expr | None = None,
+                 groups_per_window: int = 0) -> tuple[int, int, Iterator[pl.DataFrame]]:  # fmt: skip
     """(t0, t1 of all events, time-ordered chunks of the events `where` holds): Source windows for files; a
-    LazyFrame (small inputs) as one chunk."""
+    LazyFrame (small inputs) as one chunk. `groups_per_window`: windows of at least that many of the largest
+    row group (a window reads every group it overlaps whole: 2M-row windows of 1M-row groups read the trace
+    ~1.5 times, 8M-row ones ~1.1 times)."""
     if isinstance(events, pl.LazyFrame):
         t = pl.col("time_ns")
         span, df = pl.collect_all([events.select(t.min(), t.max().alias("hi")),
@@ -108,4 +113,4 @@ def time_ordered(events: Sequence[Path] | pl.LazyFrame, columns: Columns, rows_p
         lo, hi = span.row(0)
         return int(lo or 0), int(hi or 0), iter([df.sort("time_ns", maintain_order=True)] * bool(df.height))
     src = Source(events)
-    return src.t0, src.t1, src.chunks(columns, rows_per_window, where)
+    return src.t0, src.t1, src.chunks(columns, max(rows_per_window, groups_per_window * src.group_rows), where)
