@@ -72,10 +72,10 @@ def streams_by_class(ops: Sequence[str], classes: Sequence[str]) -> list[str]:
 
 # `auto` (exact_max_accesses): the exact profile holds every distinct page of every stream (~50 bytes each, and
 # a trace's distinct pages are at most its accesses; an access falls in up to four of the nine op x class
-# streams), so 25 M page accesses bound its memory at ~5 GB even when no page is touched twice, and about 13 s
-# of the pass per stream (bench/RESULTS.md: 34 M accesses in 16.6 s). Above it the fixed-size SHARDS profile
-# stands in: memory of AUTO_SHARDS_SIZE sampled pages per stream, whatever the trace's size, and within 0.005
-# of the exact curve at 8,192 sampled pages on our real runs (bench/RESULTS.md).
+# streams), so 25 M page accesses bound its memory at ~5 GB even when no page is touched twice, and about 5 s
+# of the pass per stream (bench/RESULTS.md: 34 M accesses in 6.6 s, 16.6 s before 2026-11-27). Above it the
+# fixed-size SHARDS profile stands in: memory of AUTO_SHARDS_SIZE sampled pages per stream, whatever the
+# trace's size, and within 0.005 of the exact curve at 8,192 sampled pages on our real runs (bench/RESULTS.md).
 AUTO_EXACT_MAX_ACCESSES = 25_000_000
 AUTO_SHARDS_SIZE = 8192
 
