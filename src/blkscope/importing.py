@@ -142,16 +142,13 @@ def check_row(row: dict[str, str], schema_path: Path | None) -> None:
         return
     import jsonschema
 
+    from blkscope.sheet import typed
+
     schema = yaml.safe_load(schema_path.read_text())
-    typed: dict[str, Any] = {}
-    for k, v in row.items():
-        if v == "" and k not in schema.get("required", []):
-            continue
-        t = schema["properties"].get(k, {}).get("type")
-        t = t[0] if isinstance(t, list) else t
-        typed[k] = v == "true" if t == "boolean" else int(v) if t == "integer" and v.lstrip("-").isdigit() else v
+    props = schema["properties"]
+    cells = {k: typed(v, props.get(k, {}).get("type")) for k, v in row.items()}  # as the workflow types them
     try:
-        jsonschema.validate(typed, schema)
+        jsonschema.validate({k: v for k, v in cells.items() if v is not None}, schema)
     except jsonschema.ValidationError as e:
         raise ValueError(f"{'.'.join(map(str, e.path)) or 'row'}: {e.message} ({schema_path})") from None
 

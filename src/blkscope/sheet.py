@@ -24,7 +24,7 @@ _INT = re.compile(r"[+-]?[0-9]+")
 _ANNOTATIONS = {"$schema", "$id", "$comment", "title", "description", "examples"}
 
 
-def _typed(value: str, types: Any) -> Any:
+def typed(value: str, types: Any) -> Any:
     """A cell by its property's declared type(s); empty -> None; text that fits no declared type stays text."""
     if value == "":
         return None
@@ -61,7 +61,7 @@ def read(path: str | Path, schema: dict) -> list[dict[str, Any]]:
             if len(cells) > len(header):
                 raise InputError(path, f"line {reader.line_num}", f"{len(cells)} fields, the header has {len(header)}")
             cells += [""] * (len(header) - len(cells))  # a short line's missing cells are empty (polars: null)
-            row = {c: _typed(v, t) for c, v, t in zip(header, cells, types, strict=True)}
+            row = {c: typed(v, t) for c, v, t in zip(header, cells, types, strict=True)}
             for k, v in defaults.items():
                 if row.get(k) is None:
                     row[k] = v
