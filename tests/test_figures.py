@@ -281,6 +281,18 @@ def test_representative_setups_prefer_the_host_and_the_saturating_job():
     assert select.representative(meta) == ["fio randrw-sat", "sysbench rndrw-max", "journal none", "ycsb a (guest)"]
 
 
+def test_representative_cassandra_setup_is_its_write_load_not_the_first_name():
+    """Cassandra has no saturating job: the figures show its write load (what the text quotes), though `mixed`
+    sorts first by name and `write-n` has more runs."""
+    from blkscope.figures import select
+
+    meta = _top([("cassandra mixed", "cassandra", "mixed", "loop", 0), ("cassandra write-n", "cassandra", "write-n",
+                 "loop", 0), ("cassandra write", "cassandra", "write", "loop", 0), ("fio randrw", "fio", "randrw",
+                 "loop", 0)])  # fmt: skip
+    assert select.representative(meta) == ["cassandra write", "fio randrw"]
+    assert select.representative(meta.filter(pl.col("job") != "write"))[0] == "cassandra mixed"
+
+
 def _run_dir(tables: dict[str, Path], run: str) -> Path:
     return tables["miss-ratio-curve"].parents[1] / run
 
