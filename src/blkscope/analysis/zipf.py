@@ -125,7 +125,11 @@ counts_of_counts = frequency_of_frequency  # the name the benchmarks use
 
 
 def fit_table(
-    fof: pl.DataFrame, n_boot: int = 0, seed: int = 0, max_alpha: float | None = None, min_distinct: int = 5,
+    fof: pl.DataFrame,
+    n_boot: int = 0,
+    seed: int = 0,
+    max_alpha: float | None = None,
+    min_distinct: int = 5,
     why_empty: str | None = None,
 ) -> pl.DataFrame:
     """One fit per op from a frequency-of-frequency table; an op that cannot be fitted gets a row with n, distinct
