@@ -1,14 +1,17 @@
 """Discrete power-law fits: agreement with the reference fitter, recovery of known parameters, sampler exactness."""
 
 import warnings
+from pathlib import Path
 
 import numpy as np
+import polars as pl
 import pytest
 from scipy.special import zeta
 from scipy.stats import chisquare
 
 from blkscope.analysis import discrete_powerlaw as dp
-from blkscope.analysis.zipf import fit_discrete
+from blkscope.analysis import zipf_boot
+from blkscope.analysis.zipf import _point, fit_discrete, gof_pvalue
 
 
 def _sample(alpha, xmin, n, seed, body=0):
@@ -154,3 +157,56 @@ def test_rank_frequency_exponent_of_zipf_counts():
 def test_too_few_distinct_values_is_an_error():
     with pytest.raises(ValueError):
         fit_discrete([3, 3, 3])
+
+
+# Real frequency-of-frequency tables (cover mode) of four runs of the main job: 5-243 distinct counts per op.
+FOF = Path(__file__).parent / "fixtures" / "zipf" / "fof.cover.csv"
+
+
+def _real_tables():
+    fof = pl.read_csv(FOF)
+    for (run, op), g in fof.group_by("run_id", "op", maintain_order=True):
+        if g.height >= 5:
+            yield f"{run}/{op}", *dp.unique_counts(g["count"].to_numpy(), g["pages"].to_numpy())
+
+
+def _one_at_a_time(v, c, k, alpha, n_boot, seed, fixed_xmin, max_alpha):
+    """The bootstrap as it was before batching: draw a replicate, refit it, next (KS distance or nan each)."""
+    rng = np.random.default_rng(seed)
+    n, n_tail = int(c.sum()), int(c[k:].sum())
+    body_v, body_p = v[:k], c[:k] / max(c[:k].sum(), 1)
+    tail, out = dp.TailSampler(alpha, v[k], n_tail), []
+    for _ in range(n_boot):
+        nt = int(rng.binomial(n, n_tail / n)) if k else n
+        tv, tc = tail.draw(nt, rng)
+        if k and n - nt:
+            bc = rng.multinomial(n - nt, body_p).astype(np.float64)
+            tv, tc = np.concatenate([body_v[bc > 0], tv]), np.concatenate([bc[bc > 0], tc])
+        if tv.size < 2:
+            continue
+        try:
+            out.append(_point(tv, tc, v[k] if fixed_xmin else None, max_alpha)[2])
+        except ValueError:
+            out.append(np.nan)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("case", ["free", "max_alpha", "fixed_xmin"])
+def test_batched_bootstrap_equals_one_replicate_at_a_time(case):
+    unfit = 0
+    for name, v, c in _real_tables():
+        k, a, d, _ = _point(v, c, None, None)
+        fixed, max_alpha = case == "fixed_xmin", None
+        if case == "max_alpha":  # just above the fit: some replicates keep no candidate (they count as not worse)
+            max_alpha = a * 1.02
+        if fixed:
+            k = v.size // 3
+            _, a, d, _ = _point(v, c, v[k], None)
+        ref = _one_at_a_time(v, c, k, a, 40, 3, fixed, max_alpha)
+        reps = zipf_boot.draw(v, c, k, a, 40, np.random.default_rng(3))
+        got = zipf_boot.replicate_ks(reps, v[k] if fixed else None, max_alpha)
+        np.testing.assert_array_equal(got, ref, err_msg=name)  # bit for bit, nan where not fittable
+        p = gof_pvalue(v, c, k, a, d, 40, 3, fixed_xmin=fixed, max_alpha=max_alpha)
+        assert p == np.count_nonzero(ref >= d) / 40, name
+        unfit += int(np.isnan(got).sum())
+    assert (unfit > 0) == (case == "max_alpha")  # the degenerate rule is exercised where it should be

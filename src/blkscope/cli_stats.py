@@ -51,8 +51,9 @@ def _per_run(files, fn, jobs: int = 1):
 
     from blkscope.runs import run_id_of
 
-    parts = [df.with_columns(run_id=pl.lit(run_id_of(f))) for f, df in zip(files, _map_runs(files, fn, jobs),
-                                                                           strict=True)]
+    parts = [
+        df.with_columns(run_id=pl.lit(run_id_of(f))) for f, df in zip(files, _map_runs(files, fn, jobs), strict=True)
+    ]
     df = pl.concat(parts, how="diagonal_relaxed")
     return df.select("run_id", pl.exclude("run_id"))
 
@@ -110,8 +111,12 @@ def _zipf(p: argparse.ArgumentParser) -> Handler:
     _jobs(p)
 
     def run(a: argparse.Namespace) -> int:
+        import os
         from functools import partial
 
+        # L-BFGS-B (the truncated power law) calls OpenBLAS on 2-vectors, and OpenBLAS's idle threads then spin:
+        # twice the CPU time on 2 cores. Read when numpy/scipy load it, so set before they do (spawned workers too).
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         one = partial(_zipf_one, n_boot=a.n_boot, seed=a.seed, max_alpha=a.max_alpha)
         df = _per_run(a.fof, one, a.jobs)
         for run_id, op, note in df.filter(df["note"].is_not_null()).select("run_id", "op", "note").iter_rows():
@@ -187,8 +192,11 @@ def _queue_depth(p: argparse.ArgumentParser) -> Handler:
             rows.append({"run_id": rid} | row)
             dists.append(dist.with_columns(run_id=pl.lit(rid)))
             sers.append(ser.with_columns(run_id=pl.lit(rid)))
-        summary = pl.DataFrame(rows, schema_overrides={"max_depth": pl.Int64, "note": pl.Utf8}
-                               | dict.fromkeys(("mean_depth", "mean_depth_lo", "mean_depth_hi"), pl.Float64))
+        summary = pl.DataFrame(
+            rows,
+            schema_overrides={"max_depth": pl.Int64, "note": pl.Utf8}
+            | dict.fromkeys(("mean_depth", "mean_depth_lo", "mean_depth_hi"), pl.Float64),
+        )
         noted = "; ".join(f"{r}: {n}" for r, n in summary.select("run_id", "note").rows() if n)
         _write(summary, a.out, a.csv)
         for frames, out in ((dists, a.dist), (sers, a.series)):
@@ -205,8 +213,11 @@ def _seek_one(f: Path, action: str):
     return seek.summarise([f], action)
 
 
-@verb("seek", "seek distance and sequentiality of D (or Q) streams per op and class (meta: M in RWBS; data; all), "
-      "with CIs, and a signed log2 histogram")
+@verb(
+    "seek",
+    "seek distance and sequentiality of D (or Q) streams per op and class (meta: M in RWBS; data; all), "
+    "with CIs, and a signed log2 histogram",
+)
 def _seek(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("events", nargs="+", type=Path, help="events.parquet, one per run")
     p.add_argument("--action", default="D", choices=["D", "Q", "C"], help="which stream (default D: issued)")

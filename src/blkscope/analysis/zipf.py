@@ -21,6 +21,7 @@ import polars as pl
 from scipy.stats import norm
 
 from blkscope.analysis import discrete_powerlaw as dp
+from blkscope.analysis import zipf_boot
 from blkscope.analysis.frequency import OPS, frequency_of_frequency
 from blkscope.analysis.zipf_alternatives import Comparison, compare_all
 
@@ -114,25 +115,9 @@ def gof_pvalue(v, c, k, alpha, ks, n_boot, seed, fixed_xmin=False, max_alpha=Non
     """CSN's semi-parametric bootstrap: each replicate draws Binomial(n, n_tail/n) values from the fitted power law
     and the rest from the empirical values below xmin, is refitted the same way (xmin re-selected), and p is the
     share of replicates whose KS distance is at least the observed one."""
-    rng = np.random.default_rng(seed)
-    n = int(c.sum())
-    n_tail = int(c[k:].sum())
-    body_v, body_p = v[:k], c[:k] / max(c[:k].sum(), 1)
-    worse = 0
-    tail = dp.TailSampler(alpha, v[k], n_tail)
-    for _ in range(n_boot):
-        nt = int(rng.binomial(n, n_tail / n)) if k else n
-        tv, tc = tail.draw(nt, rng)
-        if k and n - nt:
-            bc = rng.multinomial(n - nt, body_p).astype(np.float64)
-            tv, tc = np.concatenate([body_v[bc > 0], tv]), np.concatenate([bc[bc > 0], tc])
-        if tv.size < 2:
-            continue
-        try:
-            _, _, d, _ = _point(tv, tc, v[k] if fixed_xmin else None, max_alpha)
-        except ValueError:
-            continue  # a degenerate replicate cannot be fitted: count it as not worse
-        worse += d >= ks
+    reps = zipf_boot.draw(v, c, k, alpha, n_boot, np.random.default_rng(seed))
+    d = zipf_boot.replicate_ks(reps, v[k] if fixed_xmin else None, max_alpha)
+    worse = int(np.count_nonzero(d >= ks))  # nan (a degenerate replicate that cannot be fitted): not worse
     return worse / n_boot
 
 
@@ -140,7 +125,11 @@ counts_of_counts = frequency_of_frequency  # the name the benchmarks use
 
 
 def fit_table(
-    fof: pl.DataFrame, n_boot: int = 0, seed: int = 0, max_alpha: float | None = None, min_distinct: int = 5,
+    fof: pl.DataFrame,
+    n_boot: int = 0,
+    seed: int = 0,
+    max_alpha: float | None = None,
+    min_distinct: int = 5,
     why_empty: str | None = None,
 ) -> pl.DataFrame:
     """One fit per op from a frequency-of-frequency table; an op that cannot be fitted gets a row with n, distinct

@@ -35,14 +35,13 @@ def exponential(v, c, xmin: float) -> tuple[np.ndarray, dict]:
     return np.log1p(-np.exp(-lam)) - lam * (v - xmin), {"lambda": float(lam)}
 
 
-def _lognormal_terms(v, xmin, mu, sigma):
-    # log[Phi(-(ln(x-.5)-mu)/s) - Phi(-(ln(x+.5)-mu)/s)] - log Phi(-(ln(xmin-.5)-mu)/s), kept in log space
-    z_lo = -(np.log(v - 0.5) - mu) / sigma
-    z_hi = -(np.log(v + 0.5) - mu) / sigma
-    a, b = log_ndtr(z_lo), log_ndtr(z_hi)
-    with np.errstate(divide="ignore"):
-        diff = a + np.log(-np.expm1(b - a))
-    return diff - log_ndtr(-(np.log(xmin - 0.5) - mu) / sigma)
+def _lognormal_terms(logs, mu, sigma):
+    # log[Phi(-(ln(x-.5)-mu)/s) - Phi(-(ln(x+.5)-mu)/s)] - log Phi(-(ln(xmin-.5)-mu)/s), kept in log space;
+    # logs = (ln(x-.5), ln(x+.5), ln(xmin-.5)), taken once per fit, not per likelihood evaluation
+    lo, hi, lx = logs
+    a, b = log_ndtr(-(lo - mu) / sigma), log_ndtr(-(hi - mu) / sigma)
+    diff = a + np.log(-np.expm1(b - a))  # -inf where the two round to the same: callers ignore divide
+    return diff - log_ndtr(-(lx - mu) / sigma)
 
 
 def lognormal(v, c, xmin: float) -> tuple[np.ndarray, dict]:
@@ -50,24 +49,33 @@ def lognormal(v, c, xmin: float) -> tuple[np.ndarray, dict]:
     w = c / c.sum()
     mu0 = float(np.sum(w * lv))
     s0 = float(np.sqrt(max(np.sum(w * (lv - mu0) ** 2), 1e-4)))
+    logs = np.log(v - 0.5), np.log(v + 0.5), np.log(xmin - 0.5)
 
     def nll(p):
-        t = _lognormal_terms(v, xmin, p[0], np.exp(p[1]))
+        t = _lognormal_terms(logs, p[0], np.exp(p[1]))
         return -float(np.sum(c * np.where(np.isfinite(t), t, -745.0)))
 
     best = None
-    for start in ([mu0, np.log(s0)], [np.log(xmin), np.log(2 * s0)], [mu0 - 3 * s0, np.log(2 * s0)]):
-        r = optimize.minimize(nll, start, method="Nelder-Mead", options={"xatol": 1e-8, "fatol": 1e-10})
-        if best is None or r.fun < best.fun:
-            best = r
-    mu, sig = float(best.x[0]), float(np.exp(best.x[1]))
-    return _lognormal_terms(v, xmin, mu, sig), {"mu": mu, "sigma": sig}
+    with np.errstate(divide="ignore"):  # once here, not in each of the ~1000 likelihood evaluations
+        for start in ([mu0, np.log(s0)], [np.log(xmin), np.log(2 * s0)], [mu0 - 3 * s0, np.log(2 * s0)]):
+            r = optimize.minimize(nll, start, method="Nelder-Mead", options={"xatol": 1e-8, "fatol": 1e-10})
+            if best is None or r.fun < best.fun:
+                best = r
+        mu, sig = float(best.x[0]), float(np.exp(best.x[1]))
+        return _lognormal_terms(logs, mu, sig), {"mu": mu, "sigma": sig}
 
 
-def _tpl_lognorm(a: float, lam: float, xmin: float, span: int = 4096) -> float:
-    """log sum_{y >= xmin} y^-a e^-lam y: a direct sum over `span` terms, then Euler-Maclaurin for the rest."""
+def _tpl_head(xmin: float, span: int = 4096) -> tuple[np.ndarray, np.ndarray]:
     y = xmin + np.arange(span, dtype=np.float64)
-    lt = -a * np.log(y) - lam * y
+    return y, np.log(y)
+
+
+def _tpl_lognorm(a: float, lam: float, xmin: float, head_y=None) -> float:
+    """log sum_{y >= xmin} y^-a e^-lam y: a direct sum over the first terms (head_y: _tpl_head(xmin), computed
+    once per fit), then Euler-Maclaurin for the rest."""
+    y, logy = head_y or _tpl_head(xmin)
+    span = y.size
+    lt = -a * logy - lam * y
     top = lt.max()
     head = np.sum(np.exp(lt - top))
     m = xmin + span
@@ -82,12 +90,13 @@ def truncated_power_law(v, c, xmin: float, alpha0: float) -> tuple[np.ndarray, d
     n = c.sum()
     slog, sv = float(np.sum(c * np.log(v))), float(np.sum(c * v))
     scale = float(np.sum(c * v) / n)  # optimise lambda * mean: keeps both coordinates of order one
+    head = _tpl_head(xmin)
 
     def nll(p):
         a, lam = p[0], p[1] / scale
         if lam <= 0 and a <= 1:
             return 1e300
-        return a * slog + lam * sv + n * _tpl_lognorm(a, lam, xmin)
+        return a * slog + lam * sv + n * _tpl_lognorm(a, lam, xmin, head)
 
     best = None
     for start in ([alpha0, 1e-3], [max(alpha0 - 0.5, 0.1), 0.1], [max(alpha0 - 1, 0.05), 1.0]):
@@ -95,7 +104,7 @@ def truncated_power_law(v, c, xmin: float, alpha0: float) -> tuple[np.ndarray, d
         if best is None or r.fun < best.fun:
             best = r
     a, lam = float(best.x[0]), float(best.x[1] / scale)
-    return -a * np.log(v) - lam * v - _tpl_lognorm(a, lam, xmin), {"alpha": a, "lambda": lam}
+    return -a * np.log(v) - lam * v - _tpl_lognorm(a, lam, xmin, head), {"alpha": a, "lambda": lam}
 
 
 def vuong(name: str, ll_pl, ll_alt, c, nested: bool, params: dict) -> Comparison:
