@@ -1,0 +1,366 @@
+//! A Parquet reader for the events files blkscope-native itself writes (parquet.rs), so `reuse` can read a
+//! trace without the Python side decoding every event's columns for it: flat schema of OPTIONAL columns,
+//! uncompressed v1 data pages, integers DELTA_BINARY_PACKED (or PLAIN), strings RLE_DICTIONARY over a PLAIN
+//! dictionary page. Only the columns asked for are read, one column chunk at a time (positioned reads: memory
+//! is one chunk). Anything else is refused (Error::Unsupported: the caller has another way to read it);
+//! bytes that break the format are Error::Damaged. Both name the file.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use crate::thrift_read::{Reader, Value};
+
+const INT64: i64 = 2;
+const BYTE_ARRAY: i64 = 6;
+const OPTIONAL: i64 = 1;
+const PLAIN: i64 = 0;
+const PLAIN_DICTIONARY: i64 = 2;
+const RLE: i64 = 3;
+const DELTA_BINARY_PACKED: i64 = 5;
+const RLE_DICTIONARY: i64 = 8;
+const DATA_PAGE: i64 = 0;
+const DICTIONARY_PAGE: i64 = 2;
+
+#[derive(Debug)]
+pub enum Error {
+    Unsupported(String),
+    Damaged(String),
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Error::Unsupported(m) => write!(f, "not a file this reader takes: {m}"),
+            Error::Damaged(m) => write!(f, "damaged Parquet: {m}"),
+            Error::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Io(e)
+    }
+}
+
+type R<T> = Result<T, Error>;
+
+/// One column chunk of a row group: its byte range and the min/max statistics of an INT64 column.
+#[derive(Clone, Debug)]
+pub struct Chunk {
+    start: u64,
+    len: u64,
+    pub min_max: Option<(i64, i64)>,
+}
+
+pub struct ParquetFile {
+    pub path: PathBuf,
+    file: File,
+    /// per row group: its rows and the chunks of the columns asked for at open, in that order
+    pub groups: Vec<(usize, Vec<Chunk>)>,
+}
+
+/// Column values of one chunk, row by row: `ok` false where null.
+#[derive(Default)]
+pub struct Ints {
+    pub v: Vec<i64>,
+    pub ok: Vec<bool>,
+}
+
+/// Dictionary keys of one chunk, row by row (u32::MAX where null), and the dictionary.
+#[derive(Default)]
+pub struct Keys {
+    pub k: Vec<u32>,
+    pub dict: Vec<Vec<u8>>,
+}
+
+impl ParquetFile {
+    fn damaged(&self, m: impl std::fmt::Display) -> Error {
+        Error::Damaged(format!("{}: {m}", self.path.display()))
+    }
+
+    /// Open `path` and check its footer: written by blkscope-native, each of `cols` (name, INT64 or
+    /// BYTE_ARRAY) present as a flat OPTIONAL column, uncompressed.
+    pub fn open(path: &Path, cols: &[(&str, bool)]) -> R<ParquetFile> {
+        let file = File::open(path).map_err(|e| Error::Io(std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))))?;
+        let mut pf = ParquetFile { path: path.to_owned(), file, groups: vec![] };
+        let size = pf.file.metadata()?.len();
+        let mut tail = [0u8; 8];
+        if size < 12 {
+            return Err(pf.damaged("shorter than a Parquet file"));
+        }
+        pf.file.read_exact_at(&mut tail, size - 8)?;
+        let flen = u32::from_le_bytes(tail[..4].try_into().unwrap()) as u64;
+        if &tail[4..] != b"PAR1" || flen + 12 > size {
+            return Err(pf.damaged("no Parquet footer"));
+        }
+        let mut foot = vec![0u8; flen as usize];
+        pf.file.read_exact_at(&mut foot, size - 8 - flen)?;
+        let meta = Reader::new(&foot).structure().map_err(|e| pf.damaged(format!("footer: {e}")))?;
+        let unsupported = |m: String| Error::Unsupported(format!("{}: {m}", path.display()));
+        let by = meta.bin(6).unwrap_or(b"");
+        if !by.starts_with(b"blkscope-native") {
+            return Err(unsupported(format!("written by {:?}, not blkscope-native", String::from_utf8_lossy(by))));
+        }
+        let schema = meta.list(2);
+        let leaves = schema.get(1..).unwrap_or(&[]);
+        if leaves.iter().any(|e| e.int(5).is_some()) {
+            return Err(unsupported("nested schema".into()));
+        }
+        let mut idx = vec![];
+        for &(name, int) in cols {
+            let k = leaves.iter().position(|e| e.bin(4) == Some(name.as_bytes()))
+                .ok_or_else(|| unsupported(format!("no column {name}")))?;
+            let want = if int { INT64 } else { BYTE_ARRAY };
+            if leaves[k].int(1) != Some(want) || leaves[k].int(3) != Some(OPTIONAL) {
+                return Err(unsupported(format!("column {name}: not an OPTIONAL {}", if int { "INT64" } else { "BYTE_ARRAY" })));
+            }
+            idx.push(k);
+        }
+        for g in meta.list(4) {
+            let rows = g.int(3).filter(|&r| r >= 0).ok_or_else(|| pf.damaged("row group without rows"))? as usize;
+            let chunks = g.list(1);
+            let mut mine = vec![];
+            for (&k, &(name, _)) in idx.iter().zip(cols) {
+                let c = chunks.get(k).ok_or_else(|| pf.damaged("row group without a column"))?;
+                let m = c.field(3).ok_or_else(|| unsupported(format!("column {name}: metadata elsewhere")))?;
+                if c.field(1).is_some() {
+                    return Err(unsupported(format!("column {name}: in another file")));
+                }
+                if m.int(4) != Some(0) {
+                    return Err(unsupported(format!("column {name}: compressed (codec {:?})", m.int(4))));
+                }
+                let start = m.int(11).or(m.int(9)).filter(|&s| s >= 4).ok_or_else(|| pf.damaged("bad chunk offset"))?;
+                let len = m.int(7).filter(|&l| l >= 0).ok_or_else(|| pf.damaged("bad chunk size"))?;
+                if (start + len) as u64 > size - 8 - flen {
+                    return Err(pf.damaged(format!("column {name}: chunk past the data")));
+                }
+                let st = m.field(12);
+                let i8 = |id| st.and_then(|s| s.bin(id)).and_then(|b| b.try_into().ok()).map(i64::from_le_bytes);
+                let min_max = i8(6).zip(i8(5));
+                mine.push(Chunk { start: start as u64, len: len as u64, min_max });
+            }
+            pf.groups.push((rows, mine));
+        }
+        Ok(pf)
+    }
+
+    /// The pages of chunk `col` of row group `g`: calls `f(header, body)` for each, in order, until the
+    /// data pages cover the group's rows.
+    fn pages(&self, g: usize, col: usize, buf: &mut Vec<u8>, mut f: impl FnMut(&Value, &[u8]) -> R<usize>) -> R<()> {
+        let (rows, chunks) = &self.groups[g];
+        let c = &chunks[col];
+        buf.resize(c.len as usize, 0);
+        self.file.read_exact_at(buf, c.start)?;
+        let (mut pos, mut seen) = (0usize, 0usize);
+        while seen < *rows {
+            let mut r = Reader::new(&buf[pos..]);
+            let h = r.structure().map_err(|e| self.damaged(format!("page header: {e}")))?;
+            let n = h.int(3).filter(|&n| n >= 0).ok_or_else(|| self.damaged("page size"))? as usize;
+            let body = buf.get(pos + r.pos..pos + r.pos + n).ok_or_else(|| self.damaged("page past its chunk"))?;
+            if h.int(2) != Some(n as i64) {
+                return Err(Error::Unsupported(format!("{}: compressed page", self.path.display())));
+            }
+            seen += f(&h, body)?;
+            pos += r.pos + n;
+        }
+        if seen != *rows {
+            return Err(self.damaged("pages hold more rows than their row group"));
+        }
+        Ok(())
+    }
+
+    /// A data page's definition levels (appended to `ok`) and the rest of its body; the values present.
+    fn levels<'b>(&self, h: &Value, body: &'b [u8], ok: &mut Vec<bool>) -> R<(i64, usize, usize, &'b [u8])> {
+        let d = h.field(5).ok_or_else(|| Error::Unsupported(format!("{}: page type {:?}", self.path.display(), h.int(1))))?;
+        let rows = d.int(1).filter(|&n| n >= 0).ok_or_else(|| self.damaged("page rows"))? as usize;
+        if d.int(3) != Some(RLE) {
+            return Err(Error::Unsupported(format!("{}: definition levels not RLE", self.path.display())));
+        }
+        let len = body.get(..4).map(|b| u32::from_le_bytes(b.try_into().unwrap()) as usize).ok_or_else(|| self.damaged("levels"))?;
+        let lv = body.get(4..4 + len).ok_or_else(|| self.damaged("levels past the page"))?;
+        let start = ok.len();
+        let mut tmp = vec![];
+        hybrid(lv, 1, rows, &mut tmp).map_err(|e| self.damaged(e))?;
+        ok.extend(tmp.iter().map(|&l| l == 1));
+        let present = ok[start..].iter().filter(|&&b| b).count();
+        Ok((d.int(2).unwrap_or(-1), rows, present, &body[4 + len..]))
+    }
+
+    /// INT64 column `col` of row group `g`, row by row.
+    pub fn ints(&self, g: usize, col: usize, buf: &mut Vec<u8>, out: &mut Ints) -> R<()> {
+        out.v.clear();
+        out.ok.clear();
+        let mut vals = vec![];
+        self.pages(g, col, buf, |h, body| {
+            if h.int(1) != Some(DATA_PAGE) {
+                return Err(Error::Unsupported(format!("{}: page type {:?}", self.path.display(), h.int(1))));
+            }
+            let start = out.ok.len();
+            let (enc, rows, present, data) = self.levels(h, body, &mut out.ok)?;
+            vals.clear();
+            match enc {
+                DELTA_BINARY_PACKED => delta(data, present, &mut vals).map_err(|e| self.damaged(e))?,
+                PLAIN => {
+                    let b = data.get(..present * 8).ok_or_else(|| self.damaged("values past the page"))?;
+                    vals.extend(b.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())));
+                }
+                e => return Err(Error::Unsupported(format!("{}: integer encoding {e}", self.path.display()))),
+            }
+            let mut it = vals.iter();
+            out.v.extend(out.ok[start..].iter().map(|&ok| if ok { *it.next().unwrap() } else { 0 }));
+            Ok(rows)
+        })
+    }
+
+    /// BYTE_ARRAY column `col` of row group `g` as dictionary keys.
+    pub fn keys(&self, g: usize, col: usize, buf: &mut Vec<u8>, out: &mut Keys) -> R<()> {
+        out.k.clear();
+        out.dict.clear();
+        let (mut ok, mut idx) = (vec![], vec![]);
+        self.pages(g, col, buf, |h, body| {
+            if h.int(1) == Some(DICTIONARY_PAGE) {
+                let d = h.field(7).ok_or_else(|| self.damaged("dictionary page header"))?;
+                if !matches!(d.int(2), Some(PLAIN | PLAIN_DICTIONARY)) {
+                    return Err(Error::Unsupported(format!("{}: dictionary encoding {:?}", self.path.display(), d.int(2))));
+                }
+                let mut p = 0;
+                for _ in 0..d.int(1).unwrap_or(0) {
+                    let n = body.get(p..p + 4).map(|b| u32::from_le_bytes(b.try_into().unwrap()) as usize);
+                    let v = n.and_then(|n| body.get(p + 4..p + 4 + n)).ok_or_else(|| self.damaged("dictionary"))?;
+                    out.dict.push(v.to_vec());
+                    p += 4 + v.len();
+                }
+                return Ok(0);
+            }
+            if h.int(1) != Some(DATA_PAGE) {
+                return Err(Error::Unsupported(format!("{}: page type {:?}", self.path.display(), h.int(1))));
+            }
+            ok.clear();
+            let (enc, rows, present, data) = self.levels(h, body, &mut ok)?;
+            idx.clear();
+            if present > 0 {
+                if !matches!(enc, RLE_DICTIONARY | PLAIN_DICTIONARY) {
+                    return Err(Error::Unsupported(format!("{}: string encoding {enc}", self.path.display())));
+                }
+                let w = *data.first().ok_or_else(|| self.damaged("no bit width"))? as u32;
+                if w > 32 {
+                    return Err(self.damaged("bit width"));
+                }
+                hybrid(&data[1..], w, present, &mut idx).map_err(|e| self.damaged(e))?;
+                if idx.iter().any(|&k| k as usize >= out.dict.len()) {
+                    return Err(self.damaged("key past the dictionary"));
+                }
+            }
+            let mut it = idx.iter();
+            out.k.extend(ok.iter().map(|&ok| if ok { *it.next().unwrap() } else { u32::MAX }));
+            Ok(rows)
+        })
+    }
+}
+
+/// `w` bits at bit `bit` of `d` (little-endian bit order); the bits must lie within d.
+#[inline(always)]
+fn bits(d: &[u8], bit: usize, w: u32) -> u64 {
+    let (b, sh) = (bit / 8, (bit % 8) as u32);
+    let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+    if w + sh <= 64 && b + 8 <= d.len() {
+        return (u64::from_le_bytes(d[b..b + 8].try_into().unwrap()) >> sh) & mask;
+    }
+    let mut x = [0u8; 16];
+    let n = (d.len() - b).min(16);
+    x[..n].copy_from_slice(&d[b..b + n]);
+    ((u128::from_le_bytes(x) >> sh) as u64) & mask
+}
+
+fn varint(d: &[u8], p: &mut usize) -> Result<u64, String> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = *d.get(*p).ok_or("varint past the page")?;
+        *p += 1;
+        v |= ((b & 0x7f) as u64) << shift;
+        if b & 0x80 == 0 {
+            return Ok(v);
+        }
+    }
+    Err("varint too long".into())
+}
+
+fn zigzag(d: &[u8], p: &mut usize) -> Result<i64, String> {
+    let v = varint(d, p)?;
+    Ok((v >> 1) as i64 ^ -((v & 1) as i64))
+}
+
+/// RLE/bit-packed hybrid of width `w` (no length prefix): appends `n` values to out.
+pub fn hybrid(d: &[u8], w: u32, n: usize, out: &mut Vec<u32>) -> Result<(), String> {
+    let end = out.len() + n;
+    let mut p = 0;
+    while out.len() < end {
+        let h = varint(d, &mut p)?;
+        if h & 1 == 1 {
+            let vals = (h >> 1) as usize * 8;
+            let nbytes = (h >> 1) as usize * w as usize;
+            let g = d.get(p..p + nbytes).ok_or("bit-packed run past the page")?;
+            let take = vals.min(end - out.len());
+            out.extend((0..take).map(|i| bits(g, i * w as usize, w) as u32));
+            p += nbytes;
+        } else {
+            let vb = w.div_ceil(8) as usize;
+            let b = d.get(p..p + vb).ok_or("RLE run past the page")?;
+            let v = b.iter().rev().fold(0u32, |a, &x| (a << 8) | x as u32);
+            let run = ((h >> 1) as usize).min(end - out.len());
+            if run == 0 {
+                return Err("empty RLE run".into());
+            }
+            out.extend(std::iter::repeat_n(v, run));
+            p += vb;
+        }
+    }
+    Ok(())
+}
+
+/// DELTA_BINARY_PACKED of `n` INT64 values, appended to out.
+pub fn delta(d: &[u8], n: usize, out: &mut Vec<i64>) -> Result<(), String> {
+    let mut p = 0;
+    let block = varint(d, &mut p)? as usize;
+    let minis = varint(d, &mut p)? as usize;
+    let total = varint(d, &mut p)? as usize;
+    let mut v = zigzag(d, &mut p)?;
+    if block == 0 || block % 128 != 0 || minis == 0 || block % minis != 0 || (block / minis) % 32 != 0 {
+        return Err(format!("delta block {block} in {minis} miniblocks"));
+    }
+    if total != n {
+        return Err(format!("delta page of {total} values where the levels say {n}"));
+    }
+    if n == 0 {
+        return Ok(());
+    }
+    let per = block / minis;
+    let end = out.len() + n;
+    out.push(v);
+    while out.len() < end {
+        let min = zigzag(d, &mut p)?;
+        let widths = d.get(p..p + minis).ok_or("delta block past the page")?.to_vec();
+        p += minis;
+        for &w in &widths {
+            if out.len() >= end {
+                break;
+            }
+            let w = w as u32;
+            if w > 64 {
+                return Err(format!("delta bit width {w}"));
+            }
+            let nbytes = per * w as usize / 8;
+            let g = d.get(p..p + nbytes).ok_or("miniblock past the page")?;
+            let take = per.min(end - out.len());
+            for i in 0..take {
+                v = v.wrapping_add(min).wrapping_add(bits(g, i * w as usize, w) as i64);
+                out.push(v);
+            }
+            p += nbytes;
+        }
+    }
+    Ok(())
+}
