@@ -172,8 +172,9 @@ impl ParquetFile {
         Ok(())
     }
 
-    /// A data page's definition levels (appended to `ok`) and the rest of its body; the values present.
-    fn levels<'b>(&self, h: &Value, body: &'b [u8], ok: &mut Vec<bool>) -> R<(i64, usize, usize, &'b [u8])> {
+    /// A data page's definition levels (appended to `ok`) and the rest of its body: (encoding, rows, values
+    /// present, values).
+    fn levels<'b>(&self, h: &Value, body: &'b [u8], ok: &mut Vec<bool>, tmp: &mut Vec<u32>) -> R<(i64, usize, usize, &'b [u8])> {
         let d = h.field(5).ok_or_else(|| Error::Unsupported(format!("{}: page type {:?}", self.path.display(), h.int(1))))?;
         let rows = d.int(1).filter(|&n| n >= 0).ok_or_else(|| self.damaged("page rows"))? as usize;
         if d.int(3) != Some(RLE) {
@@ -181,11 +182,10 @@ impl ParquetFile {
         }
         let len = body.get(..4).map(|b| u32::from_le_bytes(b.try_into().unwrap()) as usize).ok_or_else(|| self.damaged("levels"))?;
         let lv = body.get(4..4 + len).ok_or_else(|| self.damaged("levels past the page"))?;
-        let start = ok.len();
-        let mut tmp = vec![];
-        hybrid(lv, 1, rows, &mut tmp).map_err(|e| self.damaged(e))?;
+        tmp.clear();
+        hybrid(lv, 1, rows, tmp).map_err(|e| self.damaged(e))?;
+        let present = tmp.iter().map(|&l| l as usize).sum();
         ok.extend(tmp.iter().map(|&l| l == 1));
-        let present = ok[start..].iter().filter(|&&b| b).count();
         Ok((d.int(2).unwrap_or(-1), rows, present, &body[4 + len..]))
     }
 
@@ -193,24 +193,23 @@ impl ParquetFile {
     pub fn ints(&self, g: usize, col: usize, buf: &mut Vec<u8>, out: &mut Ints) -> R<()> {
         out.v.clear();
         out.ok.clear();
-        let mut vals = vec![];
+        let (mut vals, mut tmp) = (vec![], vec![]);
         self.pages(g, col, buf, |h, body| {
             if h.int(1) != Some(DATA_PAGE) {
                 return Err(Error::Unsupported(format!("{}: page type {:?}", self.path.display(), h.int(1))));
             }
             let start = out.ok.len();
-            let (enc, rows, present, data) = self.levels(h, body, &mut out.ok)?;
-            vals.clear();
-            match enc {
-                DELTA_BINARY_PACKED => delta(data, present, &mut vals).map_err(|e| self.damaged(e))?,
-                PLAIN => {
-                    let b = data.get(..present * 8).ok_or_else(|| self.damaged("values past the page"))?;
-                    vals.extend(b.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())));
-                }
-                e => return Err(Error::Unsupported(format!("{}: integer encoding {e}", self.path.display()))),
+            let (enc, rows, present, data) = self.levels(h, body, &mut out.ok, &mut tmp)?;
+            if present == rows {
+                // every row has a value (the usual case): the values are the rows
+                return self.int_values(enc, data, present, &mut out.v).map(|_| rows);
             }
-            let mut it = vals.iter();
-            out.v.extend(out.ok[start..].iter().map(|&ok| if ok { *it.next().unwrap() } else { 0 }));
+            vals.clear();
+            self.int_values(enc, data, present, &mut vals)?;
+            {
+                let mut it = vals.iter();
+                out.v.extend(out.ok[start..].iter().map(|&ok| if ok { *it.next().unwrap() } else { 0 }));
+            }
             Ok(rows)
         })
     }
@@ -219,7 +218,7 @@ impl ParquetFile {
     pub fn keys(&self, g: usize, col: usize, buf: &mut Vec<u8>, out: &mut Keys) -> R<()> {
         out.k.clear();
         out.dict.clear();
-        let (mut ok, mut idx) = (vec![], vec![]);
+        let (mut ok, mut idx, mut tmp) = (vec![], vec![], vec![]);
         self.pages(g, col, buf, |h, body| {
             if h.int(1) == Some(DICTIONARY_PAGE) {
                 let d = h.field(7).ok_or_else(|| self.damaged("dictionary page header"))?;
@@ -239,25 +238,51 @@ impl ParquetFile {
                 return Err(Error::Unsupported(format!("{}: page type {:?}", self.path.display(), h.int(1))));
             }
             ok.clear();
-            let (enc, rows, present, data) = self.levels(h, body, &mut ok)?;
-            idx.clear();
-            if present > 0 {
-                if !matches!(enc, RLE_DICTIONARY | PLAIN_DICTIONARY) {
-                    return Err(Error::Unsupported(format!("{}: string encoding {enc}", self.path.display())));
-                }
-                let w = *data.first().ok_or_else(|| self.damaged("no bit width"))? as u32;
-                if w > 32 {
-                    return Err(self.damaged("bit width"));
-                }
-                hybrid(&data[1..], w, present, &mut idx).map_err(|e| self.damaged(e))?;
-                if idx.iter().any(|&k| k as usize >= out.dict.len()) {
-                    return Err(self.damaged("key past the dictionary"));
-                }
+            let (enc, rows, present, data) = self.levels(h, body, &mut ok, &mut tmp)?;
+            if present == rows {
+                return self.key_values(enc, data, present, out.dict.len(), &mut out.k).map(|_| rows);
             }
+            idx.clear();
+            self.key_values(enc, data, present, out.dict.len(), &mut idx)?;
             let mut it = idx.iter();
             out.k.extend(ok.iter().map(|&ok| if ok { *it.next().unwrap() } else { u32::MAX }));
             Ok(rows)
         })
+    }
+}
+
+impl ParquetFile {
+    /// `present` INT64 values of a data page, appended to dst.
+    fn int_values(&self, enc: i64, data: &[u8], present: usize, dst: &mut Vec<i64>) -> R<()> {
+        match enc {
+            DELTA_BINARY_PACKED => delta(data, present, dst).map_err(|e| self.damaged(e)),
+            PLAIN => {
+                let b = data.get(..present * 8).ok_or_else(|| self.damaged("values past the page"))?;
+                dst.extend(b.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())));
+                Ok(())
+            }
+            e => Err(Error::Unsupported(format!("{}: integer encoding {e}", self.path.display()))),
+        }
+    }
+
+    /// `present` dictionary keys of a data page, appended to dst.
+    fn key_values(&self, enc: i64, data: &[u8], present: usize, dict: usize, dst: &mut Vec<u32>) -> R<()> {
+        if present == 0 {
+            return Ok(());
+        }
+        if !matches!(enc, RLE_DICTIONARY | PLAIN_DICTIONARY) {
+            return Err(Error::Unsupported(format!("{}: string encoding {enc}", self.path.display())));
+        }
+        let w = *data.first().ok_or_else(|| self.damaged("no bit width"))? as u32;
+        if w > 32 {
+            return Err(self.damaged("bit width"));
+        }
+        let at = dst.len();
+        hybrid(&data[1..], w, present, dst).map_err(|e| self.damaged(e))?;
+        if dst[at..].iter().fold(0, |m, &k| m.max(k)) as usize >= dict {
+            return Err(self.damaged("key past the dictionary"));
+        }
+        Ok(())
     }
 }
 
@@ -273,6 +298,29 @@ fn bits(d: &[u8], bit: usize, w: u32) -> u64 {
     let n = (d.len() - b).min(16);
     x[..n].copy_from_slice(&d[b..b + n]);
     ((u128::from_le_bytes(x) >> sh) as u64) & mask
+}
+
+/// The first `n` values of `w` bits packed in `d`, to `f`. Values whose 8-byte load stays within d take the
+/// fast path (no copy, no bounds branch per bit); the last few go through `bits`.
+#[inline(always)]
+fn unpack(d: &[u8], w: u32, n: usize, mut f: impl FnMut(u64)) {
+    let w = w as usize;
+    if w == 0 {
+        (0..n).for_each(|_| f(0));
+        return;
+    }
+    // value i is fast while (i * w) / 8 + 8 <= len and w + 7 <= 64
+    let fast = if w <= 57 && d.len() >= 8 { ((d.len() - 8) * 8 / w + 1).min(n) } else { 0 };
+    let mask = (1u64 << w.min(63)) - 1 | ((w == 64) as u64) << 63;
+    for i in 0..fast {
+        let bit = i * w;
+        // SAFETY: bit / 8 + 8 <= d.len() for i < fast (above)
+        let x = unsafe { std::ptr::read_unaligned(d.as_ptr().add(bit / 8) as *const u64) };
+        f((u64::from_le(x) >> (bit % 8)) & mask);
+    }
+    for i in fast..n {
+        f(bits(d, i * w, w as u32));
+    }
 }
 
 fn varint(d: &[u8], p: &mut usize) -> Result<u64, String> {
@@ -304,7 +352,7 @@ pub fn hybrid(d: &[u8], w: u32, n: usize, out: &mut Vec<u32>) -> Result<(), Stri
             let nbytes = (h >> 1) as usize * w as usize;
             let g = d.get(p..p + nbytes).ok_or("bit-packed run past the page")?;
             let take = vals.min(end - out.len());
-            out.extend((0..take).map(|i| bits(g, i * w as usize, w) as u32));
+            unpack(g, w, take, |v| out.push(v as u32));
             p += nbytes;
         } else {
             let vb = w.div_ceil(8) as usize;
@@ -355,10 +403,10 @@ pub fn delta(d: &[u8], n: usize, out: &mut Vec<i64>) -> Result<(), String> {
             let nbytes = per * w as usize / 8;
             let g = d.get(p..p + nbytes).ok_or("miniblock past the page")?;
             let take = per.min(end - out.len());
-            for i in 0..take {
-                v = v.wrapping_add(min).wrapping_add(bits(g, i * w as usize, w) as i64);
+            unpack(g, w, take, |d| {
+                v = v.wrapping_add(min).wrapping_add(d as i64);
                 out.push(v);
-            }
+            });
             p += nbytes;
         }
     }

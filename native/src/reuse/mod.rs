@@ -75,8 +75,9 @@ struct Args {
     action: String,
 }
 
-/// Events per time window of --events (at least 8 row groups): as reuse.py's windows.
-const ROWS_PER_WINDOW: usize = 2_000_000;
+/// Events per time window of --events (at least 8 row groups): small enough that the pass starts soon after
+/// the reading does (the order does not depend on the windows).
+const ROWS_PER_WINDOW: usize = 1 << 19;
 
 fn parse(args: Vec<String>) -> Result<Args, String> {
     let mut a = Args { out: PathBuf::new(), specs: vec![], streams: vec![], page_sectors: 8, study: false, t0: 0,
@@ -214,12 +215,22 @@ fn run(a: &Args, input: impl Read) -> io::Result<()> {
     pass.finish()
 }
 
-/// Requests read from the events files themselves; t0 is their first event's time (as the Python's).
+/// Requests read from the events files themselves; t0 is their first event's time (as the Python's). The
+/// reading runs on a thread of its own, a window ahead of the pass (two cores: ~the pass's time alone).
 fn run_files(a: &Args) -> Result<(), Error> {
     let src = Source::open(&a.events)?;
     let mut pass = Pass::new(a, src.t0)?;
-    src.requests(a.action.as_bytes(), ROWS_PER_WINDOW, |reqs| {
-        reqs.iter().try_for_each(|r| pass.request(r.t, r.s, r.n, r.c))
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<parquet_in::Req>>(2);
+    let (src, action) = (&src, a.action.as_bytes());
+    std::thread::scope(|s| {
+        let reader = s.spawn(move || {
+            src.requests(action, ROWS_PER_WINDOW, |w| tx.send(w).map_err(|_| io::Error::other("the pass stopped")))
+        });
+        let fed = rx.iter().try_for_each(|w| w.iter().try_for_each(|r| pass.request(r.t, r.s, r.n, r.c)));
+        drop(rx);
+        let read = reader.join().expect("reader thread");
+        fed?;
+        read
     })?;
     Ok(pass.finish()?)
 }

@@ -115,7 +115,7 @@ impl Source {
 
     /// Every request in time order, a window at a time, to `emit`.
     pub fn requests(&self, action: &[u8], rows_per_window: usize,
-                    mut emit: impl FnMut(&[Req]) -> std::io::Result<()>) -> Result<(), Error> {
+                    mut emit: impl FnMut(Vec<Req>) -> std::io::Result<()>) -> Result<(), Error> {
         let rpw = rows_per_window.max(8 * self.group_rows).max(1);
         let n = self.rows.div_ceil(rpw).max(1) as i128;
         let (t0, span) = (self.t0 as i128, self.t1 as i128 + 1 - self.t0 as i128);
@@ -146,7 +146,8 @@ impl Source {
             }
             win.sort_by_key(|r| r.t); // stable: ties keep file order
             if !win.is_empty() {
-                emit(&win)?;
+                let cap = win.capacity();
+                emit(std::mem::replace(&mut win, Vec::with_capacity(cap)))?;
             }
         }
         Ok(())
