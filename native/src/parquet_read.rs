@@ -412,3 +412,100 @@ pub fn delta(d: &[u8], n: usize, out: &mut Vec<i64>) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode::{delta_binary_packed, rle_hybrid};
+
+    /// A small deterministic generator (no rand dependency).
+    fn lcg(seed: &mut u64) -> u64 {
+        *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        *seed
+    }
+
+    #[test]
+    fn delta_decodes_what_the_writer_encodes() {
+        let mut seed = 7;
+        for (n, spread) in [(0usize, 0u32), (1, 0), (2, 3), (129, 10), (1000, 40), (5000, 63), (777, 64)] {
+            let vals: Vec<i64> = (0..n).map(|_| {
+                let x = lcg(&mut seed);
+                if spread == 64 { x as i64 } else { (x >> (64 - spread.max(1))) as i64 - (1 << spread.max(1) >> 1) }
+            }).collect();
+            let mut buf = vec![];
+            delta_binary_packed(&mut buf, &vals, 64, false);
+            let mut got = vec![];
+            delta(&buf, n, &mut got).unwrap();
+            assert_eq!(got, vals, "{n} values of {spread} bits");
+        }
+    }
+
+    #[test]
+    fn hybrid_decodes_what_the_writer_encodes() {
+        let mut seed = 11;
+        for w in [1u32, 2, 3, 5, 8, 13, 20, 32] {
+            for n in [1usize, 7, 8, 9, 100, 4099] {
+                // runs and noise, so both RLE and bit-packed runs occur
+                let vals: Vec<u32> = (0..n).map(|i| {
+                    let x = lcg(&mut seed) as u32;
+                    let v = if (i / 40) % 2 == 0 { 1 } else { x };
+                    if w == 32 { v } else { v & ((1 << w) - 1) }
+                }).collect();
+                let mut buf = vec![];
+                rle_hybrid(&mut buf, &vals, w);
+                let mut got = vec![];
+                hybrid(&buf, w, n, &mut got).unwrap();
+                assert_eq!(got, vals, "{n} values of {w} bits");
+            }
+        }
+    }
+
+    #[test]
+    fn reads_back_the_sample_table() {
+        // parquet-sample: nulls, several row groups and pages, dictionary strings
+        let dir = std::env::temp_dir().join(format!("blkscope-pr-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("events.parquet");
+        let rows = 300_000;
+        let mut sink = crate::sink::Sink::with_group(&path, 70_000).unwrap();
+        crate::sample::write(&mut sink, rows).unwrap();
+        sink.finish().unwrap();
+        let f = ParquetFile::open(&path, &[("time_ns", true), ("sector", true), ("action", false)]).unwrap();
+        assert_eq!(f.groups.len(), 5);
+        let actions = ["Q", "G", "I", "D", "C", "P", "U", "m"];
+        let (mut buf, mut t, mut s, mut a) = (vec![], Ints::default(), Ints::default(), Keys::default());
+        let mut i = 0usize;
+        for g in 0..f.groups.len() {
+            f.ints(g, 0, &mut buf, &mut t).unwrap();
+            f.ints(g, 1, &mut buf, &mut s).unwrap();
+            f.keys(g, 2, &mut buf, &mut a).unwrap();
+            assert_eq!(f.groups[g].1[0].min_max, Some((t.v[0], *t.v.last().unwrap())));
+            for r in 0..t.v.len() {
+                let act = actions[(i * 7 + i / 3) % actions.len()];
+                assert_eq!(t.v[r], (i as i64) * 1733 - 5000 + (i as i64 % 17) * 3);
+                assert_eq!(a.dict[a.k[r] as usize], act.as_bytes());
+                let null = matches!(act, "P" | "U" | "m");
+                assert_eq!(s.ok[r], !null, "row {i}");
+                if !null {
+                    assert_eq!(s.v[r], ((i as i64) * 2_654_435_761) % (1 << 40));
+                }
+                i += 1;
+            }
+        }
+        assert_eq!(i, rows);
+        // a file this reader does not take, and a damaged one: each named
+        let other = dir.join("other.parquet");
+        let mut bytes = std::fs::read(&path).unwrap();
+        let at = bytes.len() - 8 - u32::from_le_bytes(bytes[bytes.len() - 8..bytes.len() - 4].try_into().unwrap()) as usize;
+        let by = bytes[at..].windows(15).position(|w| w == b"blkscope-native").unwrap() + at;
+        bytes[by..by + 8].copy_from_slice(b"polars!!");
+        std::fs::write(&other, &bytes).unwrap();
+        let e = ParquetFile::open(&other, &[("time_ns", true)]).err().unwrap();
+        assert!(matches!(e, Error::Unsupported(ref m) if m.contains("other.parquet")), "{e}");
+        let short = dir.join("short.parquet");
+        std::fs::write(&short, &std::fs::read(&path).unwrap()[..1000]).unwrap();
+        let e = ParquetFile::open(&short, &[("time_ns", true)]).err().unwrap();
+        assert!(matches!(e, Error::Damaged(ref m) if m.contains("short.parquet")), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
