@@ -138,8 +138,9 @@ def test_handmade_ssd_study_mode_and_empty_streams():
 def test_exact_profile_equals_brute_force(seed):
     rng = np.random.default_rng(seed)
     n = 400
-    ev = _events(list(zip(rng.integers(0, 50, n).tolist(), ["C"] * n, rng.choice(["R", "W", "WM"], n).tolist(),
-                          rng.integers(0, 600, n).tolist(), rng.choice([1, 8, 9, 16, 24], n).tolist(), strict=True)))  # fmt: skip
+    cols = (rng.integers(0, 50, n), ["C"] * n, rng.choice(["R", "W", "WM"], n), rng.integers(0, 600, n),
+            rng.choice([1, 8, 9, 16, 24], n))  # fmt: skip
+    ev = _events(list(zip(*(list(c) if isinstance(c, list) else c.tolist() for c in cols), strict=True)))
     pages = page_sequence(ev).tolist()
     d = _brute(pages)
     p = reuse.profile(ev).profile("all")

@@ -293,8 +293,9 @@ def _read(d: Path, window_s: float, action: str) -> Result:
                 requests=st["requests"], accesses=p["accesses"], sampled_accesses=p["sampled_accesses"],
                 sampled_pages=p["sampled_pages"], cold=p["cold"], distance=pairs[:, 0].copy(), mass=pairs[:, 1].copy(),
             ))  # fmt: skip
-        wss.append(pl.DataFrame({"op": op, "class": cls, "window": st["wss_window"], "pages": st["wss_pages"]},
-                                schema={"op": pl.Utf8, "class": pl.Utf8, "window": pl.Int64, "pages": pl.Int64}))  # fmt: skip
+        schema = {"op": pl.Utf8, "class": pl.Utf8, "window": pl.Int64, "pages": pl.Int64}
+        cols = {"op": op, "class": cls, "window": st["wss_window"], "pages": st["wss_pages"]}
+        wss.append(pl.DataFrame(cols, schema=schema))
     w = pl.concat(wss).with_columns(start_s=pl.col("window") * window_s)
     w = w.select("op", "class", "window", "start_s", "pages")
     return Result(profiles, w, window_s, action)
