@@ -300,7 +300,7 @@ fn bits(d: &[u8], bit: usize, w: u32) -> u64 {
     ((u128::from_le_bytes(x) >> sh) as u64) & mask
 }
 
-/// The first `n` values of `w` bits packed in `d`, to `f`. Values whose 8-byte load stays within d take the
+/// The first `n` values of `w` bits packed at the start of `d`, to `f`. Values whose 8-byte load stays within d take the
 /// fast path (no copy, no bounds branch per bit); the last few go through `bits`.
 #[inline(always)]
 fn unpack(d: &[u8], w: u32, n: usize, mut f: impl FnMut(u64)) {
@@ -350,9 +350,11 @@ pub fn hybrid(d: &[u8], w: u32, n: usize, out: &mut Vec<u32>) -> Result<(), Stri
         if h & 1 == 1 {
             let vals = (h >> 1) as usize * 8;
             let nbytes = (h >> 1) as usize * w as usize;
-            let g = d.get(p..p + nbytes).ok_or("bit-packed run past the page")?;
+            d.get(p..p + nbytes).ok_or("bit-packed run past the page")?;
             let take = vals.min(end - out.len());
-            unpack(g, w, take, |v| out.push(v as u32));
+            out.reserve(take);
+            // the rest of the page, not the run alone: loads may read past the run's end (fast path)
+            unpack(&d[p..], w, take, |v| out.push(v as u32));
             p += nbytes;
         } else {
             let vb = w.div_ceil(8) as usize;
@@ -401,9 +403,10 @@ pub fn delta(d: &[u8], n: usize, out: &mut Vec<i64>) -> Result<(), String> {
                 return Err(format!("delta bit width {w}"));
             }
             let nbytes = per * w as usize / 8;
-            let g = d.get(p..p + nbytes).ok_or("miniblock past the page")?;
+            d.get(p..p + nbytes).ok_or("miniblock past the page")?;
             let take = per.min(end - out.len());
-            unpack(g, w, take, |d| {
+            out.reserve(take);
+            unpack(&d[p..], w, take, |d| {
                 v = v.wrapping_add(min).wrapping_add(d as i64);
                 out.push(v);
             });
