@@ -9,6 +9,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+use crate::encode::count_true;
 use crate::thrift_read::{Reader, Value};
 
 const INT64: i64 = 2;
@@ -182,10 +183,9 @@ impl ParquetFile {
         }
         let len = body.get(..4).map(|b| u32::from_le_bytes(b.try_into().unwrap()) as usize).ok_or_else(|| self.damaged("levels"))?;
         let lv = body.get(4..4 + len).ok_or_else(|| self.damaged("levels past the page"))?;
-        tmp.clear();
-        hybrid(lv, 1, rows, tmp).map_err(|e| self.damaged(e))?;
-        let present = tmp.iter().map(|&l| l as usize).sum();
-        ok.extend(tmp.iter().map(|&l| l == 1));
+        let start = ok.len();
+        levels_to_flags(lv, rows, ok, tmp).map_err(|e| self.damaged(e))?;
+        let present = count_true(&ok[start..]);
         Ok((d.int(2).unwrap_or(-1), rows, present, &body[4 + len..]))
     }
 
@@ -339,6 +339,37 @@ fn varint(d: &[u8], p: &mut usize) -> Result<u64, String> {
 fn zigzag(d: &[u8], p: &mut usize) -> Result<i64, String> {
     let v = varint(d, p)?;
     Ok((v >> 1) as i64 ^ -((v & 1) as i64))
+}
+
+/// Definition levels (hybrid of width 1) of `n` rows as flags appended to `ok`: a run of equal levels (a
+/// page without nulls is one) as one fill, not a value at a time.
+fn levels_to_flags(d: &[u8], n: usize, ok: &mut Vec<bool>, tmp: &mut Vec<u32>) -> Result<(), String> {
+    let end = ok.len() + n;
+    let mut p = 0;
+    while ok.len() < end {
+        let h = varint(d, &mut p)?;
+        if h & 1 == 0 {
+            let v = *d.get(p).ok_or("RLE run past the page")?;
+            let run = ((h >> 1) as usize).min(end - ok.len());
+            if run == 0 {
+                return Err("empty RLE run".into());
+            }
+            ok.resize(ok.len() + run, v == 1);
+            p += 1;
+        } else {
+            // a bit-packed run: through the general decoder
+            let groups = (h >> 1) as usize;
+            let take = (groups * 8).min(end - ok.len());
+            tmp.clear();
+            let mut hdr = vec![];
+            crate::thrift::varint(&mut hdr, h);
+            hdr.extend_from_slice(d.get(p..p + groups).ok_or("bit-packed run past the page")?);
+            hybrid(&hdr, 1, take, tmp)?;
+            ok.extend(tmp.iter().map(|&l| l == 1));
+            p += groups;
+        }
+    }
+    Ok(())
 }
 
 /// RLE/bit-packed hybrid of width `w` (no length prefix): appends `n` values to out.
