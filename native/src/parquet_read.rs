@@ -303,23 +303,30 @@ fn bits(d: &[u8], bit: usize, w: u32) -> u64 {
 /// The first `n` values of `w` bits packed at the start of `d`, to `f`. Values whose 8-byte load stays within d take the
 /// fast path (no copy, no bounds branch per bit); the last few go through `bits`.
 #[inline(always)]
-fn unpack(d: &[u8], w: u32, n: usize, mut f: impl FnMut(u64)) {
+fn unpack(d: &[u8], w: u32, n: usize, f: impl FnMut(u64)) {
+    unpack_from(d, 0, w, n, f)
+}
+
+/// `unpack` of the values from bit `base` on.
+#[inline(always)]
+fn unpack_from(d: &[u8], base: usize, w: u32, n: usize, mut f: impl FnMut(u64)) {
     let w = w as usize;
     if w == 0 {
         (0..n).for_each(|_| f(0));
         return;
     }
-    // value i is fast while (i * w) / 8 + 8 <= len and w + 7 <= 64
-    let fast = if w <= 57 && d.len() >= 8 { ((d.len() - 8) * 8 / w + 1).min(n) } else { 0 };
+    // value i is fast while (base + i * w) / 8 + 8 <= len and w + 7 <= 64
+    let room = (d.len().saturating_sub(8) * 8).saturating_sub(base);
+    let fast = if w <= 57 && d.len() >= 8 && base <= d.len().saturating_sub(8) * 8 { (room / w + 1).min(n) } else { 0 };
     let mask = (1u64 << w.min(63)) - 1 | ((w == 64) as u64) << 63;
     for i in 0..fast {
-        let bit = i * w;
+        let bit = base + i * w;
         // SAFETY: bit / 8 + 8 <= d.len() for i < fast (above)
         let x = unsafe { std::ptr::read_unaligned(d.as_ptr().add(bit / 8) as *const u64) };
         f((u64::from_le(x) >> (bit % 8)) & mask);
     }
     for i in fast..n {
-        f(bits(d, i * w, w as u32));
+        f(bits(d, base + i * w, w as u32));
     }
 }
 
@@ -384,8 +391,23 @@ pub fn hybrid(d: &[u8], w: u32, n: usize, out: &mut Vec<u32>) -> Result<(), Stri
             d.get(p..p + nbytes).ok_or("bit-packed run past the page")?;
             let take = vals.min(end - out.len());
             out.reserve(take);
+            let rest = &d[p..];
+            let mut done = 0;
+            if (1..=8).contains(&w) {
+                // narrow keys (dictionary keys, levels): a group of 8 values is w <= 8 bytes, one load
+                // group g's 8-byte load stays within the page while g * w + 8 <= len
+                let full = if rest.len() >= 8 { (take / 8).min((rest.len() - 8) / w as usize + 1) } else { 0 };
+                let mask = (1u64 << w) - 1;
+                for g in 0..full {
+                    let b = g * w as usize;
+                    let x = u64::from_le_bytes(rest[b..b + 8].try_into().unwrap());
+                    out.extend((0..8).map(|k| ((x >> (k * w)) & mask) as u32));
+                }
+                done = full * 8;
+            }
             // the rest of the page, not the run alone: loads may read past the run's end (fast path)
-            unpack(&d[p..], w, take, |v| out.push(v as u32));
+            let base = done * w as usize;
+            unpack_from(rest, base, w, take - done, |v| out.push(v as u32));
             p += nbytes;
         } else {
             let vb = w.div_ceil(8) as usize;
