@@ -237,12 +237,17 @@ def _direct(cmd: list[str], events: Sequence[Path], action: str, window_s: float
     from blkscope.parts import events_files
 
     files = [a for f in events_files(events) for a in ("--events", str(f))]
+    if not files:
+        return None
     proc = subprocess.Popen([*cmd, *files, "--action", action], stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         _quiet_numpy_import()
         import polars  # noqa: F401
-    finally:
-        err = proc.communicate()[1].decode(errors="replace").strip()
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    err = proc.communicate()[1].decode(errors="replace").strip()
     if proc.returncode == REFUSED and not required:
         return None
     if proc.returncode != 0:
