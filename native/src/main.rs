@@ -13,6 +13,7 @@ mod encode;
 mod events;
 mod input;
 mod parquet;
+mod parquet_read;
 mod part;
 mod replay;
 mod report;
@@ -21,6 +22,7 @@ mod sample;
 mod sink;
 mod text;
 mod thrift;
+mod thrift_read;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

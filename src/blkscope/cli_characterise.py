@@ -60,7 +60,7 @@ def _reuse(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--each", action="store_true", help=EACH_HELP)
 
     def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis import reuse_tables as rt
+        # the tables (polars) imported after the pass: on the direct path polars loads while the pass runs
         from blkscope.analysis.reuse import AUTO_EXACT_MAX_ACCESSES, profile, streams_by_class
         from blkscope.parts import events_files
 
@@ -87,6 +87,8 @@ def _reuse(p: argparse.ArgumentParser) -> Handler:
                 took = "exact" if r.counted_accesses <= limit else "SHARDS only (no exact profile)"
                 print(f"blkscope reuse: {events[0]}: {r.counted_accesses:,} page accesses, limit {limit:,}: {took}",
                       file=sys.stderr)  # fmt: skip
+            from blkscope.analysis import reuse_tables as rt
+
             summ = rt.summary(r)
             for note in summ["note"].drop_nulls().unique(maintain_order=True):
                 print(f"blkscope reuse: {events[0]}: {note}", file=sys.stderr)

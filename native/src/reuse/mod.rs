@@ -6,14 +6,18 @@
 //!
 //! Usage: blkscope-native reuse --out DIR [--exact] [--shards-rate R]... [--shards-adj R]... [--shards-size S]...
 //!        [--stream NAME:MASK]... [--page-sectors 8] [--mode cover|ssd-study] [--t0 NS] [--window NS]
-//!        [--dump-pages FILE] < chunks
+//!        [--dump-pages FILE] [--events FILE [--action C]]... [< chunks]
 //! A chunk: u64 n, then n values of each column, little-endian: t i64, sector i64, nsectors i64, class u8
 //! (bit 0 write, bit 1 metadata). n = 0 ends the stream. A stream takes the requests whose class c has bit c
 //! of MASK set (all = 15, reads = 5, writes = 10, data = 3, metadata = 12).
 //! DIR receives reuse.json (per stream: accesses, the working set per window, per profile its summary and the
 //! name of its histogram file) and the histogram files: (distance f64, mass f64) pairs, little-endian.
+//! --events: the requests are read from these events files (blkscope-native's own Parquet, parquet_in.rs)
+//! instead of stdin, the events of --action (default C); t0 is then their first event's time. Exit 3: a file
+//! that reader does not take (the caller reads it another way), 2: a damaged one, each named.
 //! --dump-pages writes the first stream's page accesses in order (u64, little-endian).
 
+mod parquet_in;
 mod profile;
 mod stack;
 
@@ -27,6 +31,8 @@ use serde_json::{json, Value};
 
 use crate::chunks::{self, i64s, read_col};
 
+use crate::parquet_read::Error;
+use parquet_in::Source;
 use profile::Profile;
 use stack::PageHasher;
 
@@ -65,11 +71,17 @@ struct Args {
     t0: i64,
     window: i64,
     dump: Option<PathBuf>,
+    events: Vec<PathBuf>,
+    action: String,
 }
+
+/// Events per time window of --events (at least 8 row groups): small enough that the pass starts soon after
+/// the reading does (the order does not depend on the windows).
+const ROWS_PER_WINDOW: usize = 1 << 19;
 
 fn parse(args: Vec<String>) -> Result<Args, String> {
     let mut a = Args { out: PathBuf::new(), specs: vec![], streams: vec![], page_sectors: 8, study: false, t0: 0,
-                       window: 0, dump: None };
+                       window: 0, dump: None, events: vec![], action: "C".into() };
     let mut it = args.into_iter();
     while let Some(k) = it.next() {
         if k == "--exact" {
@@ -97,6 +109,8 @@ fn parse(args: Vec<String>) -> Result<Args, String> {
             "--t0" => a.t0 = v.parse().map_err(|_| bad())?,
             "--window" => a.window = v.parse().map_err(|_| bad())?,
             "--dump-pages" => a.dump = Some(PathBuf::from(&v)),
+            "--events" => a.events.push(PathBuf::from(&v)),
+            "--action" => a.action = v,
             _ => return Err(format!("unknown argument {k}")),
         }
     }
@@ -109,22 +123,83 @@ fn parse(args: Vec<String>) -> Result<Args, String> {
     Ok(a)
 }
 
+/// The pass: every request, in time order, to the streams that take it.
+struct Pass<'a> {
+    a: &'a Args,
+    streams: Vec<Stream>,
+    last_t: i64,
+    t0: i64,
+    dump: Option<BufWriter<File>>,
+}
+
+impl<'a> Pass<'a> {
+    fn new(a: &'a Args, t0: i64) -> io::Result<Pass<'a>> {
+        let make = |s: &Spec| match *s {
+            Spec::Exact => Profile::exact(),
+            Spec::Rate(r, adj) => Profile::rate(r, adj),
+            Spec::Size(n) => Profile::size(n),
+        };
+        let streams = a.streams.iter().map(|(name, mask)| Stream {
+            name: name.clone(), mask: *mask, profiles: a.specs.iter().map(make).collect(), accesses: 0, requests: 0,
+            window: None, pages: Default::default(), wss: vec![],
+        }).collect();
+        // the first stream's page sequence, for other tools to read the same accesses (bench, parity tests)
+        let dump = a.dump.as_ref().map(|p| File::create(p).map(|f| BufWriter::with_capacity(1 << 20, f))).transpose()?;
+        Ok(Pass { a, streams, last_t: i64::MIN, t0, dump })
+    }
+
+    #[inline]
+    fn request(&mut self, tt: i64, ss: i64, nn: i64, cc: u8) -> io::Result<()> {
+        if tt < self.last_t {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, "requests not in time order"));
+        }
+        self.last_t = tt;
+        if nn <= 0 || ss < 0 {
+            return Ok(());
+        }
+        let (a, ps) = (self.a, self.a.page_sectors);
+        let first = ss / ps;
+        // cover: every page the sectors touch; ssd-study: ceil(n / S) pages from the first
+        let last = if a.study { first + (nn + ps - 1) / ps - 1 } else { (ss + nn - 1) / ps };
+        let w = if a.window > 0 { Some(((tt - self.t0).max(0) / a.window) as u64) } else { None };
+        if let Some(f) = self.dump.as_mut().filter(|_| self.streams[0].mask >> (cc & 3) & 1 == 1) {
+            for page in first..=last {
+                f.write_all(&(page as u64).to_le_bytes())?;
+            }
+        }
+        for st in self.streams.iter_mut().filter(|st| st.mask >> (cc & 3) & 1 == 1) {
+            st.requests += 1;
+            if w != st.window {
+                st.close_window();
+                st.window = w;
+            }
+            for page in first..=last {
+                let page = page as u64;
+                st.accesses += 1;
+                for p in st.profiles.iter_mut() {
+                    p.access(page);
+                }
+                if w.is_some() {
+                    st.pages.insert(page);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> io::Result<()> {
+        if let Some(mut f) = self.dump {
+            f.flush()?;
+        }
+        write(self.a, self.streams)
+    }
+}
+
+/// Requests from chunks on stdin (the Python side's pipe).
 fn run(a: &Args, input: impl Read) -> io::Result<()> {
-    let make = |s: &Spec| match *s {
-        Spec::Exact => Profile::exact(),
-        Spec::Rate(r, adj) => Profile::rate(r, adj),
-        Spec::Size(n) => Profile::size(n),
-    };
-    let mut streams: Vec<Stream> = a.streams.iter().map(|(name, mask)| Stream {
-        name: name.clone(), mask: *mask, profiles: a.specs.iter().map(make).collect(), accesses: 0, requests: 0,
-        window: None, pages: Default::default(), wss: vec![],
-    }).collect();
+    let mut pass = Pass::new(a, a.t0)?;
     let mut r = io::BufReader::with_capacity(1 << 20, input);
     let (mut t, mut s, mut n, mut c) = (vec![], vec![], vec![], vec![]);
-    let mut last_t = i64::MIN;
-    let ps = a.page_sectors;
-    // the first stream's page sequence, for other tools to read the same accesses (bench, parity tests)
-    let mut dump = a.dump.as_ref().map(|p| File::create(p).map(|f| BufWriter::with_capacity(1 << 20, f))).transpose()?;
     loop {
         let rows = chunks::rows(&mut r)?;
         if rows == 0 {
@@ -134,45 +209,30 @@ fn run(a: &Args, input: impl Read) -> io::Result<()> {
             read_col(&mut r, rows, w, col)?;
         }
         for (((tt, ss), nn), &cc) in i64s(&t).zip(i64s(&s)).zip(i64s(&n)).zip(c.iter()) {
-            if tt < last_t {
-                return Err(io::Error::new(io::ErrorKind::InvalidData, "requests not in time order"));
-            }
-            last_t = tt;
-            if nn <= 0 || ss < 0 {
-                continue;
-            }
-            let first = ss / ps;
-            // cover: every page the sectors touch; ssd-study: ceil(n / S) pages from the first
-            let last = if a.study { first + (nn + ps - 1) / ps - 1 } else { (ss + nn - 1) / ps };
-            let w = if a.window > 0 { Some(((tt - a.t0).max(0) / a.window) as u64) } else { None };
-            if let Some(f) = dump.as_mut().filter(|_| streams[0].mask >> (cc & 3) & 1 == 1) {
-                for page in first..=last {
-                    f.write_all(&(page as u64).to_le_bytes())?;
-                }
-            }
-            for st in streams.iter_mut().filter(|st| st.mask >> (cc & 3) & 1 == 1) {
-                st.requests += 1;
-                if w != st.window {
-                    st.close_window();
-                    st.window = w;
-                }
-                for page in first..=last {
-                    let page = page as u64;
-                    st.accesses += 1;
-                    for p in st.profiles.iter_mut() {
-                        p.access(page);
-                    }
-                    if w.is_some() {
-                        st.pages.insert(page);
-                    }
-                }
-            }
+            pass.request(tt, ss, nn, cc)?;
         }
     }
-    if let Some(mut f) = dump {
-        f.flush()?;
-    }
-    write(a, streams)
+    pass.finish()
+}
+
+/// Requests read from the events files themselves; t0 is their first event's time (as the Python's). The
+/// reading runs on a thread of its own, a window ahead of the pass (two cores: ~the pass's time alone).
+fn run_files(a: &Args) -> Result<(), Error> {
+    let src = Source::open(&a.events)?;
+    let mut pass = Pass::new(a, src.t0)?;
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<parquet_in::Req>>(2);
+    let (src, action) = (&src, a.action.as_bytes());
+    std::thread::scope(|s| {
+        let reader = s.spawn(move || {
+            src.requests(action, ROWS_PER_WINDOW, |w| tx.send(w).map_err(|_| io::Error::other("the pass stopped")))
+        });
+        let fed = rx.iter().try_for_each(|w| w.iter().try_for_each(|r| pass.request(r.t, r.s, r.n, r.c)));
+        drop(rx);
+        let read = reader.join().expect("reader thread");
+        fed?;
+        read
+    })?;
+    Ok(pass.finish()?)
 }
 
 fn write(a: &Args, streams: Vec<Stream>) -> io::Result<()> {
@@ -213,6 +273,16 @@ pub fn main(args: Vec<String>) -> ExitCode {
             return ExitCode::from(64);
         }
     };
+    if !a.events.is_empty() {
+        return match run_files(&a) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("blkscope-native reuse: {e}");
+                // 3: a file this reader does not take, which the caller can read another way
+                ExitCode::from(if matches!(e, Error::Unsupported(_)) { 3 } else { 2 })
+            }
+        };
+    }
     match run(&a, io::stdin().lock()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

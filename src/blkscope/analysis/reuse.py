@@ -7,8 +7,10 @@ ascending order. A page's reuse (stack) distance is the number of distinct other
 access; an LRU cache of c pages hits exactly the accesses of distance < c, so the MRC at c is
 (cold misses + accesses of distance >= c) / accesses.
 
-One pass of `blkscope-native reuse` (native/src/reuse/) over the events, fed window by window in time order
-(blkscope.analysis.windows), computes every profile at once:
+One pass of `blkscope-native reuse` (native/src/reuse/) over the events in time order computes every profile at
+once. The program reads the events files itself when they are its own Parquet (blkscope-native's writer:
+native/src/reuse/parquet_in.rs, the same time order); other files (written by polars, pyarrow ...) are fed to
+it window by window (blkscope.analysis.windows). The profiles:
 - exact: Olken's algorithm (a Fenwick tree over last-access times), O(log n) per access, memory ~50 bytes per
   distinct page;
 - SHARDS (Waldspurger et al., FAST'15) at a fixed rate R, with the SHARDS_adj correction: pages sampled by a
@@ -29,12 +31,16 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
-import polars as pl
+from typing import TYPE_CHECKING
 
 from blkscope import native
-from blkscope.analysis.windows import time_ordered
+
+if TYPE_CHECKING:
+    import numpy as np
+    import polars as pl
+
+# polars, pyarrow and numpy are imported where needed: on the direct path (the program reads the Parquet) they
+# load while it runs, not before (~0.3 s of a 10.5 M-event run, bench/RESULTS.md)
 
 # streams: which requests' pages form the sequence, an (op, class) pair; the native pass takes a mask over the
 # request's kind k = is_write + 2 * is_metadata (bit k set: the stream takes it), the op's mask AND the class's
@@ -84,6 +90,8 @@ def page_accesses(events: Sequence[Path] | pl.LazyFrame, action: str = "C", page
                   mode: str = "cover") -> int:  # fmt: skip
     """The page accesses of every request the reuse pass counts (stream all/all), by a streaming sum over the
     events (no order needed): what `auto` compares with its limit."""
+    import polars as pl
+
     from blkscope.parts import events_files
 
     lf = events if isinstance(events, pl.LazyFrame) else pl.scan_parquet([str(p) for p in events_files(events)])
@@ -128,6 +136,8 @@ class Profile:
 
     def miss_ratio(self, cache_pages: np.ndarray) -> np.ndarray:
         """LRU miss ratio at each cache size (pages): (cold + mass at distance >= c) / total."""
+        import numpy as np
+
         c = np.asarray(cache_pages, dtype=np.float64)
         if not self.total:
             return np.full(c.shape, np.nan)
@@ -150,6 +160,8 @@ class Result:
 
 
 def _rwbs(flag: str) -> pl.Expr:
+    import polars as pl
+
     return pl.col("rwbs").str.contains(flag, literal=True)  # literal: no regex engine, faster
 
 
@@ -158,6 +170,8 @@ def _has_data() -> pl.Expr:
 
 
 def _class_expr() -> pl.Expr:
+    import polars as pl
+
     write = (~_rwbs("R") & _rwbs("W")).cast(pl.UInt8)
     return (write + 2 * _rwbs("M").cast(pl.UInt8)).cast(pl.UInt8)
 
@@ -166,12 +180,14 @@ def profile(events: Sequence[Path] | pl.LazyFrame, *, exact: bool = True, rates:
             sizes: Sequence[int] = (), adj: bool = True, streams: Sequence[str] = ("all", "read", "write"),
             action: str = "C", page_kib: int = 4, mode: str = "cover", window_s: float = 1.0,
             rows_per_window: int = ROWS_PER_WINDOW, dump_pages: Path | None = None,
-            exact_max_accesses: int | None = None, wss: bool = True) -> Result:  # fmt: skip
+            exact_max_accesses: int | None = None, wss: bool = True, direct: bool | None = None) -> Result:  # fmt: skip
     """Every profile asked for (exact; SHARDS at each rate; SHARDS at each size) of every stream, one pass.
     `dump_pages`: also write the first stream's page accesses there, in order (u64 little-endian).
     `exact_max_accesses` (auto): the exact profile only if the trace has at most that many page accesses
     (page_accesses, a pass before); above, the SHARDS profiles asked for alone (fixed-size AUTO_SHARDS_SIZE if
-    none is). `wss=False`: no working set (Result.wss empty), which costs ~15 % of the native pass."""
+    none is). `wss=False`: no working set (Result.wss empty), which costs ~15 % of the native pass.
+    `direct`: the program reads the events files itself (None: when it takes them all, else the pipe; True:
+    it must; False: the pipe)."""
     if mode not in ("cover", "ssd-study"):
         raise ValueError(f"mode must be cover or ssd-study, not {mode!r}")
     if not (exact or rates or sizes):
@@ -186,40 +202,110 @@ def profile(events: Sequence[Path] | pl.LazyFrame, *, exact: bool = True, rates:
         counted = page_accesses(events, action, page_kib, mode)
         if counted > exact_max_accesses:
             exact, sizes = False, sizes if sizes or rates else (AUTO_SHARDS_SIZE,)
-    keep = (pl.col("action") == action) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null() & _has_data()
-    # the class computed before the sort, so the windows sort numbers only, not the action and RWBS strings
-    t0, _, chunks = time_ordered(events, ["sector", "nsectors", _class_expr().alias("c")], rows_per_window, keep,
-                                 GROUPS_PER_WINDOW)
     window_ns = int(round(window_s * 1e9)) if wss else 0  # 0: the native pass counts no working set
-    tmp = tempfile.TemporaryDirectory(prefix="blkscope-reuse-")
-    cmd = [str(native.program()), "reuse", "--out", tmp.name, "--page-sectors", str(page_kib * 2), "--mode", mode,
-           "--t0", str(t0), "--window", str(window_ns)]  # fmt: skip
+    cmd = [str(native.program()), "reuse", "--page-sectors", str(page_kib * 2), "--mode", mode, "--window",
+           str(window_ns)]  # fmt: skip
     cmd += ["--exact"] * exact + [a for r in rates for a in ("--shards-adj" if adj else "--shards-rate", str(r))]
     cmd += [a for s in sizes for a in ("--shards-size", str(int(s)))]
     cmd += [a for o, c in keys for a in ("--stream", f"{o}/{c}:{OP_MASKS[o] & CLASS_MASKS[c]}")]
     cmd += ["--dump-pages", str(dump_pages)] if dump_pages else []
-    with tmp:
-        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE)
-        try:
-            for chunk in chunks:
-                w = chunk.select(t="time_ns", s="sector", n="nsectors", c="c")
-                proc.stdin.write(np.uint64(w.height).tobytes())
-                for col, dt in (("t", "<i8"), ("s", "<i8"), ("n", "<i8"), ("c", "u1")):
-                    proc.stdin.write(w[col].to_numpy().astype(dt, copy=False).tobytes())
-            proc.stdin.write(np.uint64(0).tobytes())
-            proc.stdin.close()
-        except BaseException:
-            proc.kill()
-            proc.wait()
-            raise
-        if proc.wait() != 0:
-            raise RuntimeError(f"blkscope-native reuse failed (exit {proc.returncode})")
-        r = _read(Path(tmp.name), window_s, action)
+    with tempfile.TemporaryDirectory(prefix="blkscope-reuse-") as tmp:
+        cmd += ["--out", tmp]
+        r = None
+        if direct is not False and not _is_lazy(events):
+            r = _direct(cmd, events, action, window_s, required=bool(direct))
+        if r is None:
+            _pipe(cmd, events, action, rows_per_window)
+            r = _read(Path(tmp), window_s, action)
     r.exact_max_accesses, r.counted_accesses = exact_max_accesses, counted
     return r
 
 
+def _is_lazy(events: object) -> bool:
+    import sys
+
+    pl = sys.modules.get("polars")  # a LazyFrame means polars is loaded already
+    return pl is not None and isinstance(events, pl.LazyFrame)
+
+
+REFUSED = 3  # blkscope-native reuse --events: a file its reader does not take (not its own Parquet)
+
+
+def _direct(cmd: list[str], events: Sequence[Path], action: str, window_s: float, required: bool) -> Result | None:
+    """The pass reading the events files itself; None when it refuses one (unless `required`). polars and
+    numpy are imported while it runs (the tables need them after)."""
+    from blkscope.parts import events_files
+
+    files = [a for f in events_files(events) for a in ("--events", str(f))]
+    if not files:
+        return None
+    proc = subprocess.Popen([*cmd, *files, "--action", action], stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        _quiet_numpy_import()
+        import polars  # noqa: F401
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    err = proc.communicate()[1].decode(errors="replace").strip()
+    if proc.returncode == REFUSED and not required:
+        return None
+    if proc.returncode != 0:
+        raise RuntimeError(f"blkscope-native reuse failed (exit {proc.returncode}): {err}")
+    return _read(Path(cmd[cmd.index("--out") + 1]), window_s, action)
+
+
+def _quiet_numpy_import() -> None:
+    """Import numpy with one OpenBLAS thread: at import OpenBLAS starts a thread per core that spins ~0.1 s of
+    CPU, taken from the pass running beside it (2 cores); this analysis does no linear algebra."""
+    import os
+    import sys
+
+    if "numpy" in sys.modules:
+        return
+    old = os.environ.get("OPENBLAS_NUM_THREADS")
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        import numpy  # noqa: F401
+    finally:
+        if old is None:
+            del os.environ["OPENBLAS_NUM_THREADS"]
+        else:
+            os.environ["OPENBLAS_NUM_THREADS"] = old
+
+
+def _pipe(cmd: list[str], events: Sequence[Path] | pl.LazyFrame, action: str, rows_per_window: int) -> None:
+    """The pass fed on stdin: the events read here (polars), window by window in time order."""
+    import numpy as np
+    import polars as pl
+
+    from blkscope.analysis.windows import time_ordered
+
+    keep = (pl.col("action") == action) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null() & _has_data()
+    # the class computed before the sort, so the windows sort numbers only, not the action and RWBS strings
+    t0, _, chunks = time_ordered(events, ["sector", "nsectors", _class_expr().alias("c")], rows_per_window, keep,
+                                 GROUPS_PER_WINDOW)  # fmt: skip
+    proc = subprocess.Popen([*cmd, "--t0", str(t0)], stdin=subprocess.PIPE)
+    try:
+        for chunk in chunks:
+            w = chunk.select(t="time_ns", s="sector", n="nsectors", c="c")
+            proc.stdin.write(np.uint64(w.height).tobytes())
+            for col, dt in (("t", "<i8"), ("s", "<i8"), ("n", "<i8"), ("c", "u1")):
+                proc.stdin.write(w[col].to_numpy().astype(dt, copy=False).tobytes())
+        proc.stdin.write(np.uint64(0).tobytes())
+        proc.stdin.close()
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    if proc.wait() != 0:
+        raise RuntimeError(f"blkscope-native reuse failed (exit {proc.returncode})")
+
+
 def _read(d: Path, window_s: float, action: str) -> Result:
+    import numpy as np
+    import polars as pl
+
     doc = json.loads((d / "reuse.json").read_text())
     profiles, wss = [], []
     for st in doc["streams"]:
@@ -231,8 +317,9 @@ def _read(d: Path, window_s: float, action: str) -> Result:
                 requests=st["requests"], accesses=p["accesses"], sampled_accesses=p["sampled_accesses"],
                 sampled_pages=p["sampled_pages"], cold=p["cold"], distance=pairs[:, 0].copy(), mass=pairs[:, 1].copy(),
             ))  # fmt: skip
-        wss.append(pl.DataFrame({"op": op, "class": cls, "window": st["wss_window"], "pages": st["wss_pages"]},
-                                schema={"op": pl.Utf8, "class": pl.Utf8, "window": pl.Int64, "pages": pl.Int64}))
+        schema = {"op": pl.Utf8, "class": pl.Utf8, "window": pl.Int64, "pages": pl.Int64}
+        cols = {"op": op, "class": cls, "window": st["wss_window"], "pages": st["wss_pages"]}
+        wss.append(pl.DataFrame(cols, schema=schema))
     w = pl.concat(wss).with_columns(start_s=pl.col("window") * window_s)
     w = w.select("op", "class", "window", "start_s", "pages")
     return Result(profiles, w, window_s, action)
