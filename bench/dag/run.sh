@@ -5,7 +5,8 @@
 # directory (`git archive`: data/raw as committed, no data/processed), run `snakemake --cores 8 all` there, then
 # the no-op `snakemake -n all`, each timed, with the load average before and after (the machine is shared).
 # Both use this checkout's .venv and blkscope-native (or $VENV and $BLKSCOPE_NATIVE, e.g. from a worktree without
-# them); PYTHONPATH points the `blkscope` command at the exported commit's src/. After the no-op, the size of
+# them; VENV_BEFORE / VENV_AFTER: one per configuration, when the change is in the pinned packages); PYTHONPATH
+# points the `blkscope` command at the exported commit's src/. After the no-op, the size of
 # Snakemake's own records (.snakemake/, and its metadata/: one JSON record per declared output file) and their
 # number. Then bench/dag/compare.py checks that every configuration produced the same outputs.
 # Results: $OUT/results.tsv (default OUT=/var/tmp/blkscope-dagbench); written up in bench/RESULTS.md ("The main job").
@@ -37,6 +38,7 @@ while read -r name ref rep; do
   git -C "$here" archive "$ref" | tar -x -C "$d"
   (
     cd "$d"
+    v=VENV_${name^^}; source "${!v:-${VENV:-$here/.venv}}/bin/activate"
     export PYTHONPATH=$d/src
     python -c 'import blkscope, sys; sys.exit(not blkscope.__file__.startswith(sys.argv[1]))' "$d/src"
     l0=$(cut -d' ' -f1-3 /proc/loadavg)
