@@ -21,7 +21,9 @@ SCHEMA = {"phase": pl.Utf8, "warmup_s": pl.Float64, "seconds": pl.Float64, "oper
 
 def steady(series: pl.DataFrame, warmup_s: dict[str, float]) -> pl.DataFrame:
     """One run's ycsb_series -> one row per phase (see the module's docstring); null when nothing is left."""
-    lines = series.select("phase", "elapsed_s", "operations").unique().sort("phase", "elapsed_s")
+    # YCSB's last status lines can share an elapsed second: the running count orders them as the log did (a sort
+    # by the second alone left their order to `unique`, and the steady rate changed from one run to the next)
+    lines = series.select("phase", "elapsed_s", "operations").unique().sort("phase", "elapsed_s", "operations")
     rows = []
     for phase in lines["phase"].unique(maintain_order=True).to_list():
         g = lines.filter(pl.col("phase") == phase)
