@@ -5,8 +5,8 @@ Row groups are the unit: their time ranges are taken once (from Parquet statisti
 else from one read of the time_ns column: blkscope-native's writer stores no min/max for it), and each row
 group is read once, at the first window it overlaps; its rows past that window are kept for the next ones, and
 each window is sorted by time and global row number (the files' order of ties, as a stable sort of the whole
-trace keeps them). Memory: the row groups overlapping a window, as before. A trace split into parts is the
-list of its part files in order (blkscope.parts.events_files).
+trace keeps them). Memory: the row groups overlapping a window, as before, whatever the window's size. A trace split into parts is the list of
+its part files in order (blkscope.parts.events_files).
 """
 
 from __future__ import annotations
