@@ -2,10 +2,10 @@
 whole trace (blkscope.analysis.replay: latency stages and queue depth; seek).
 
 Row groups are the unit: their time ranges are taken once (from Parquet statistics where the file has them,
-else from one read of the time_ns column: blkscope-native's writer stores no min/max for it), and each row
-group is read once, at the first window it overlaps; its rows past that window are kept for the next ones, and
-each window is sorted by time and global row number (the files' order of ties, as a stable sort of the whole
-trace keeps them). Memory: the row groups overlapping a window, as before, whatever the window's size. A trace split into parts is the list of
+else from one read of the time_ns column: blkscope-native's writer stores no min/max for it), and a window
+reads only the row groups that overlap it, in file order (so a stable sort by time keeps the files' order of
+ties, as a sort of the whole trace does). Files that are time-ordered per CPU, as the ingest writes them, put
+each row group in one or two windows: the trace is read about once. A trace split into parts is the list of
 its part files in order (blkscope.parts.events_files).
 """
 
@@ -77,7 +77,14 @@ class Source:
         cols = _with_time(columns)
         cond = (pl.col("time_ns") >= lo) & (pl.col("time_ns") < hi)
         cond = cond if where is None else cond & where
-        runs = self._runs([g for g in self.groups if g[2] < hi and g[3] >= lo])
+        runs: list[tuple[int, int, int]] = []  # (file, first row, rows) of consecutive overlapping groups
+        for k, g, a, b in self.groups:
+            if a < hi and b >= lo:
+                start, n = self.offsets[k][g], self.offsets[k][g + 1] - self.offsets[k][g]
+                if runs and runs[-1][0] == k and runs[-1][1] + runs[-1][2] == start:
+                    runs[-1] = (k, runs[-1][1], runs[-1][2] + n)
+                else:
+                    runs.append((k, start, n))
         frames = [self.scans[k].slice(start, n).filter(cond).select(cols) for k, start, n in runs]
         if not frames:
             return self.scans[0].select(cols).clear().collect() if self.scans else pl.DataFrame()
@@ -85,40 +92,11 @@ class Source:
 
     def chunks(self, columns: Columns, rows_per_window: int = ROWS_PER_WINDOW,
                where: pl.Expr | None = None) -> Iterator[pl.DataFrame]:  # fmt: skip
-        """The whole trace in time order, window by window (ties in file order). Each row group is read once, at
-        the first window it overlaps; its rows past that window wait for theirs (a group is larger than a window,
-        or spans several, and a window reading every group it overlaps read the trace 2-4 times)."""
-        cols = [*_with_time(columns), "_row"]
-        bases = np.concatenate([[0], np.cumsum([o[-1] for o in self.offsets])]).astype(int)
-        todo = sorted(self.groups, key=lambda g: (g[2], g[0], g[1]))  # by first time: the order windows need them
-        carry: pl.DataFrame | None = None
-        for _, hi in self.windows(rows_per_window):
-            new = []
-            while todo and todo[0][2] < hi:
-                new.append(todo.pop(0))
-            frames = [] if carry is None else [carry.lazy()]
-            for k, start, n in self._runs(sorted(new)):
-                lf = self.scans[k].slice(start, n).with_row_index("_row", offset=int(bases[k] + start))
-                frames.append((lf if where is None else lf.filter(where)).select(cols))
-            if not frames:
-                continue
-            # the global row number keeps the files' order of ties (a stable sort of the whole trace)
-            w = pl.concat(frames, how="vertical_relaxed").sort("time_ns", "_row").collect()
-            cut = int(w["time_ns"].search_sorted(hi, side="left"))
-            carry = w.slice(cut)
-            if cut:
-                yield w.head(cut).drop("_row")
-
-    def _runs(self, groups: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int]]:
-        """(file, first row, rows) of consecutive row groups of `groups` (in file order): one read each."""
-        runs: list[tuple[int, int, int]] = []
-        for k, g, _, _ in groups:
-            start, n = self.offsets[k][g], self.offsets[k][g + 1] - self.offsets[k][g]
-            if runs and runs[-1][0] == k and runs[-1][1] + runs[-1][2] == start:
-                runs[-1] = (k, runs[-1][1], runs[-1][2] + n)
-            else:
-                runs.append((k, start, n))
-        return runs
+        """The whole trace in time order, window by window (ties in file order)."""
+        for lo, hi in self.windows(rows_per_window):
+            w = self.read(lo, hi, columns, where)
+            if w.height:
+                yield w.sort("time_ns", maintain_order=True)
 
 
 def time_ordered(events: Sequence[Path] | pl.LazyFrame, columns: Columns, rows_per_window: int = ROWS_PER_WINDOW,
