@@ -1,0 +1,55 @@
+"""CPU seconds per job of a running `snakemake`: python bench/dag/sample_cpu.py PID OUT.json (ends with PID).
+
+Every 0.1 s it reads the CPU time of each process under PID; at the end it sums them per job: the command of the
+nearest `sh -c` ancestor (a job's shell), or `snakemake(main)` for the process itself and what it runs without
+one (a job whose command line Snakemake writes to a script). Processes shorter than 0.1 s are missed."""
+
+import collections
+import json
+import sys
+import time
+
+import psutil
+
+
+def job_of(p: psutil.Process, root: int) -> str:
+    try:
+        chain = [p, *p.parents()]
+    except psutil.Error:
+        return "other"
+    for q in chain:
+        if q.pid == root:
+            return "snakemake(main)"
+        try:
+            c = q.cmdline()
+        except psutil.Error:
+            continue
+        if len(c) >= 3 and c[0].endswith("sh") and c[1] == "-c":
+            return c[2][:160]
+    return "other"
+
+
+def main(pid: int, out: str) -> None:
+    root = psutil.Process(pid)
+    last: dict[int, list] = {}  # pid -> [job, CPU seconds at the last sample]
+    while root.is_running():
+        try:
+            procs = [root, *root.children(recursive=True)]
+        except psutil.Error:
+            break
+        for p in procs:
+            try:
+                t = p.cpu_times()
+                last.setdefault(p.pid, [job_of(p, pid), 0.0])[1] = t.user + t.system
+            except psutil.Error:
+                pass
+        time.sleep(0.1)
+    per_job: dict[str, float] = collections.defaultdict(float)
+    for job, cpu in last.values():
+        per_job[job] += cpu
+    with open(out, "w") as f:
+        json.dump(sorted(per_job.items(), key=lambda x: -x[1]), f, indent=0)
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]), sys.argv[2])
