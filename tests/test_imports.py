@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
 import subprocess
 import sys
@@ -86,3 +87,15 @@ def test_the_workflow_start_imports_no_polars() -> None:
     code += " print(sorted(m for m in sys.modules if m.split('.')[0] in ('polars', 'pyarrow', 'pandas')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_command_line_runs_numpy_with_one_openblas_thread_unless_told():
+    """blkscope.cli sets OPENBLAS_NUM_THREADS=1 before any verb loads numpy (idle OpenBLAS threads spin on 2
+    cores), and keeps a value the user set."""
+    code = "import os, blkscope.cli, numpy; print(os.environ['OPENBLAS_NUM_THREADS'])"
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "1"
+    out = subprocess.run([sys.executable, "-c", code], env=env | {"OPENBLAS_NUM_THREADS": "2"}, capture_output=True,
+                         text=True, check=True).stdout  # fmt: skip
+    assert out.strip() == "2"

@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from pathlib import Path
+
+# one OpenBLAS thread unless the user says otherwise, set before any verb loads numpy: no verb does linear algebra
+# big enough to share, and OpenBLAS's idle per-core threads spin (~0.1 s of CPU at numpy's import, ~20 CPU-s of
+# `zipf`'s L-BFGS-B on 2-vectors), taking a core from the native pass or the other jobs; workers inherit it
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from blkscope.errors import InputError
 from blkscope.verbs import VERBS

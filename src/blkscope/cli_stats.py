@@ -111,12 +111,8 @@ def _zipf(p: argparse.ArgumentParser) -> Handler:
     _jobs(p)
 
     def run(a: argparse.Namespace) -> int:
-        import os
         from functools import partial
 
-        # L-BFGS-B (the truncated power law) calls OpenBLAS on 2-vectors, and OpenBLAS's idle threads then spin:
-        # twice the CPU time on 2 cores. Read when numpy/scipy load it, so set before they do (spawned workers too).
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         one = partial(_zipf_one, n_boot=a.n_boot, seed=a.seed, max_alpha=a.max_alpha)
         df = _per_run(a.fof, one, a.jobs)
         for run_id, op, note in df.filter(df["note"].is_not_null()).select("run_id", "op", "note").iter_rows():

@@ -241,7 +241,7 @@ def _direct(cmd: list[str], events: Sequence[Path], action: str, window_s: float
         return None
     proc = subprocess.Popen([*cmd, *files, "--action", action], stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        _quiet_numpy_import()
+        import numpy  # noqa: F401  (one OpenBLAS thread: blkscope.cli)
         import polars  # noqa: F401
     except BaseException:
         proc.kill()
@@ -253,25 +253,6 @@ def _direct(cmd: list[str], events: Sequence[Path], action: str, window_s: float
     if proc.returncode != 0:
         raise RuntimeError(f"blkscope-native reuse failed (exit {proc.returncode}): {err}")
     return _read(Path(cmd[cmd.index("--out") + 1]), window_s, action)
-
-
-def _quiet_numpy_import() -> None:
-    """Import numpy with one OpenBLAS thread: at import OpenBLAS starts a thread per core that spins ~0.1 s of
-    CPU, taken from the pass running beside it (2 cores); this analysis does no linear algebra."""
-    import os
-    import sys
-
-    if "numpy" in sys.modules:
-        return
-    old = os.environ.get("OPENBLAS_NUM_THREADS")
-    os.environ["OPENBLAS_NUM_THREADS"] = "1"
-    try:
-        import numpy  # noqa: F401
-    finally:
-        if old is None:
-            del os.environ["OPENBLAS_NUM_THREADS"]
-        else:
-            os.environ["OPENBLAS_NUM_THREADS"] = old
 
 
 def _pipe(cmd: list[str], events: Sequence[Path] | pl.LazyFrame, action: str, rows_per_window: int) -> None:
