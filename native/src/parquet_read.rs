@@ -10,7 +10,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use crate::encode::count_true;
-use crate::thrift_read::{Reader, Value};
+use crate::thrift_read::{varint, zigzag, Reader, Value};
 
 const INT64: i64 = 2;
 const BYTE_ARRAY: i64 = 6;
@@ -328,24 +328,6 @@ fn unpack_from(d: &[u8], base: usize, w: u32, n: usize, mut f: impl FnMut(u64)) 
     for i in fast..n {
         f(bits(d, base + i * w, w as u32));
     }
-}
-
-fn varint(d: &[u8], p: &mut usize) -> Result<u64, String> {
-    let mut v = 0u64;
-    for shift in (0..64).step_by(7) {
-        let b = *d.get(*p).ok_or("varint past the page")?;
-        *p += 1;
-        v |= ((b & 0x7f) as u64) << shift;
-        if b & 0x80 == 0 {
-            return Ok(v);
-        }
-    }
-    Err("varint too long".into())
-}
-
-fn zigzag(d: &[u8], p: &mut usize) -> Result<i64, String> {
-    let v = varint(d, p)?;
-    Ok((v >> 1) as i64 ^ -((v & 1) as i64))
 }
 
 /// Definition levels (hybrid of width 1) of `n` rows as flags appended to `ok`: a run of equal levels (a

@@ -52,6 +52,26 @@ pub struct Reader<'a> {
 
 type R<T> = Result<T, String>;
 
+/// An unsigned LEB128 varint at d[*p..] (thrift's compact protocol and Parquet's encodings), *p moved past it.
+pub fn varint(d: &[u8], p: &mut usize) -> R<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = *d.get(*p).ok_or("varint past the end")?;
+        *p += 1;
+        v |= ((b & 0x7f) as u64) << shift;
+        if b & 0x80 == 0 {
+            return Ok(v);
+        }
+    }
+    Err("varint too long".into())
+}
+
+/// A zigzag-encoded signed varint.
+pub fn zigzag(d: &[u8], p: &mut usize) -> R<i64> {
+    let v = varint(d, p)?;
+    Ok((v >> 1) as i64 ^ -((v & 1) as i64))
+}
+
 impl<'a> Reader<'a> {
     pub fn new(buf: &'a [u8]) -> Self {
         Reader { buf, pos: 0, depth: 0 }
@@ -62,19 +82,10 @@ impl<'a> Reader<'a> {
         Ok(b)
     }
     fn varint(&mut self) -> R<u64> {
-        let mut v = 0u64;
-        for shift in (0..70).step_by(7) {
-            let b = self.byte()?;
-            v |= ((b & 0x7f) as u64) << shift.min(63);
-            if b & 0x80 == 0 {
-                return Ok(v);
-            }
-        }
-        Err("thrift: varint too long".into())
+        varint(self.buf, &mut self.pos).map_err(|e| format!("thrift: {e}"))
     }
     fn zigzag(&mut self) -> R<i64> {
-        let v = self.varint()?;
-        Ok((v >> 1) as i64 ^ -((v & 1) as i64))
+        zigzag(self.buf, &mut self.pos).map_err(|e| format!("thrift: {e}"))
     }
     fn value(&mut self, typ: u8) -> R<Value> {
         Ok(match typ {
