@@ -42,7 +42,7 @@ def chart(fof: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMix
         return no_data("no traced runs: no page access counts")
     setups = select.with_reference(select.top_counts(fof)) if setups is None else setups
     fof = select.keep(fof, setups)
-    df = complete_cells(fof.select("run_id", "fs", "setup", "op", "count", "pages"), "setup", "op").to_pandas()
+    df = complete_cells(fof.select("run_id", "fs", "setup", "op", "count", "pages"), "setup", "op")
     ncol = len(OP_ORDER)
     panel_w = (TEXT_WIDTH_PT - Y_AXIS_PT - 12 - ncol * 8) / ncol
     base = alt.Chart(df, width=panel_w, height=50)

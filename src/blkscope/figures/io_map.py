@@ -42,7 +42,7 @@ def chart(table: pl.DataFrame, setup: str | None = None) -> alt.TopLevelMixin:
     df = df.filter(pl.col("run_id").is_in(runs["run_id"].implode()))
     n = runs.height
     w = (TEXT_WIDTH_PT - n * (Y_AXIS_PT + 26)) / n  # each panel has its own address axis
-    data = df.select("fs", "t_lo_s", "t_hi_s", "gib_lo", "gib_hi", "requests").to_pandas()
+    data = df.select("fs", "t_lo_s", "t_hi_s", "gib_lo", "gib_hi", "requests")
     return (
         alt.Chart(data, width=w, height=110)
         .mark_rect()

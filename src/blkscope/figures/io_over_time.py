@@ -41,7 +41,7 @@ def chart(series: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevel
     color = fs_color(series["fs"])
     cols = ["run_id", "fs", "setup", "traced", "metric", "elapsed_s", "value"]
     panel_w = (TEXT_WIDTH_PT - 2 * Y_AXIS_PT - 20 - 8) / 2
-    base = alt.Chart(complete_cells(io.select(cols), "setup", "metric").to_pandas(), width=panel_w, height=45)
+    base = alt.Chart(complete_cells(io.select(cols), "setup", "metric"), width=panel_w, height=45)
     x = alt.X("elapsed_s:Q", title="elapsed (s)")
     lines = base.mark_line(strokeWidth=0.8, opacity=0.8).encode(
         x=x, y=alt.Y("value:Q", title=None, axis=alt.Axis(tickCount=3, format="~s")), color=color,
@@ -63,7 +63,7 @@ def chart(series: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevel
     metrics = ["ops/s"] + sorted(m for m in ycsb["metric"].unique().to_list() if m != "ops/s")
     n = len(metrics)
     w = (TEXT_WIDTH_PT - n * Y_AXIS_PT - 36 - (n - 1) * 8) / n
-    yb = alt.Chart(ycsb.select(cols).to_pandas(), width=w, height=40)
+    yb = alt.Chart(ycsb.select(cols), width=w, height=40)
     ylines = yb.mark_line(strokeWidth=0.8).encode(
         x=x, y=alt.Y("value:Q", title=None, axis=alt.Axis(tickCount=3, format="~s")), color=color,
         strokeDash=_dash(), detail="run_id:N",

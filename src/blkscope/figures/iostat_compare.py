@@ -55,7 +55,7 @@ def chart(summary: pl.DataFrame) -> alt.TopLevelMixin:
     w = (TEXT_WIDTH_PT - LABEL_PT - (n - 1) * spacing - n * 4 - 10 - 12) / n
     panels = []
     for i, (metric, title) in enumerate(SHOWN.items()):
-        d = df.filter(pl.col("metric") == metric).to_pandas()
+        d = df.filter(pl.col("metric") == metric)
         base = alt.Chart(d, width=w, height=12 * len(jobs))
         axis = alt.Axis(labelLimit=LABEL_PT - 6, minExtent=LABEL_PT, maxExtent=LABEL_PT) if i == 0 else None
         y = alt.Y("job:N", sort=jobs, title=None, axis=axis)

@@ -33,7 +33,7 @@ def chart(table: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelM
         return no_data(f"no window with {MIN_N} or more completions in the chosen setups")
     ncol = 2
     w = (TEXT_WIDTH_PT - ncol * (Y_AXIS_PT + 25)) / ncol  # each panel has its own y axis
-    data = df.select("run_id", "fs", "setup", "start_s", "p99_us").to_pandas()
+    data = df.select("run_id", "fs", "setup", "start_s", "p99_us")
     return (
         alt.Chart(data, width=w, height=70)
         .mark_line(strokeWidth=0.8, opacity=0.8, point=alt.OverlayMarkDef(size=4))

@@ -67,7 +67,7 @@ def chart(mrc: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMix
     w = (TEXT_WIDTH_PT - HEADER_PT - Y_AXIS_PT - 22 - ncol * 8) / ncol
     df = df.with_columns(curve=pl.col("method").replace_strict(METHODS), cls=pl.col("class").replace_strict(CLASSES))
     cols = ["run_id", "fs", "setup", "cls", "curve", "cache_mib", "miss_ratio"]
-    data = complete_cells(df.select(cols), "setup", "cls").to_pandas()
+    data = complete_cells(df.select(cols), "setup", "cls")
     return (
         alt.Chart(data, width=w, height=55)
         .mark_line(clip=True, strokeWidth=0.9, opacity=0.85)

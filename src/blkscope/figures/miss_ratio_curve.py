@@ -90,7 +90,7 @@ def chart(mrc: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMix
     ncol = 2
     w = (TEXT_WIDTH_PT - ncol * (Y_AXIS_PT + 12)) / ncol
     df = df.with_columns(curve=pl.col("method").replace_strict(METHODS))
-    data = df.select("run_id", "fs", "setup", "curve", "cache_mib", "miss_ratio").to_pandas()
+    data = df.select("run_id", "fs", "setup", "curve", "cache_mib", "miss_ratio")
     lines = alt.Chart(data, width=w, height=70).mark_line(clip=True, strokeWidth=0.9, opacity=0.85).encode(
         x=alt.X("cache_mib:Q", scale=alt.Scale(type="log"),
                 axis=alt.Axis(values=decades(df["cache_mib"].max(), w, 22, lowest=0.01), format="~g",

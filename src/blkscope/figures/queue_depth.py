@@ -31,8 +31,8 @@ def chart(qd: pl.DataFrame) -> alt.TopLevelMixin:
     w_series = (TEXT_WIDTH_PT - 2 * Y_AXIS_PT - 56) * 0.6
     w_dist = TEXT_WIDTH_PT - 2 * Y_AXIS_PT - 56 - w_series
     h = 40
-    s = qd.filter(pl.col("kind") == "series").select(cols).to_pandas()
-    d = qd.filter((pl.col("kind") == "dist") & (pl.col("y") > 0)).select(cols).to_pandas()
+    s = qd.filter(pl.col("kind") == "series").select(cols)
+    d = qd.filter((pl.col("kind") == "dist") & (pl.col("y") > 0)).select(cols)
     sb = alt.Chart(s, width=w_series, height=h)
     series = alt.layer(
         sb.mark_line(strokeWidth=0.8, opacity=0.85).encode(

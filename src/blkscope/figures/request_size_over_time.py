@@ -43,7 +43,7 @@ def chart(table: pl.DataFrame, setups: list[str] | None = None, cls: str = "data
     data = complete_cells(df.select("run_id", "fs", "setup", "op", "what", "start_s", "median_kib"), "setup", "op")
     top = float(df["median_kib"].max())
     return (
-        alt.Chart(data.to_pandas(), width=w, height=45)
+        alt.Chart(data, width=w, height=45)
         .mark_line(strokeWidth=0.8, opacity=0.8, point=alt.OverlayMarkDef(size=4))
         .encode(
             x=alt.X("start_s:Q", title="time (s)", axis=alt.Axis(tickCount=4, labelOverlap=True)),

@@ -42,7 +42,7 @@ def chart(table: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelM
     ncol = 2
     w = (TEXT_WIDTH_PT - ncol * (Y_AXIS_PT + 14)) / ncol
     return (
-        alt.Chart(df.to_pandas(), width=w, height=70)
+        alt.Chart(df, width=w, height=70)
         .mark_line(strokeWidth=0.8, opacity=0.8, point=alt.OverlayMarkDef(size=5))
         .encode(
             x=alt.X("size_class:Q", scale=alt.Scale(type="log", base=2), title="request size (KiB)",

@@ -47,7 +47,7 @@ def chart(seek: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
         hist = grid.join(hist, on=["run_id", "fs", "setup", "bucket"], how="left").with_columns(
             pl.col("share").fill_null(0.0)
         )
-    hist = hist.sort("run_id", "bucket").to_pandas()
+    hist = hist.sort("run_id", "bucket")
     ncol = 2
     # both parts start their plots at LABEL_PT (vconcat aligns plot origins, so the labels below set the left)
     w = (TEXT_WIDTH_PT - LABEL_PT - 26 - (ncol - 1) * 6) / ncol  # 26: padding and the "100%" overhang
@@ -62,7 +62,7 @@ def chart(seek: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
         columns=ncol,
         spacing={"row": 4, "column": 6},
     ).properties(title=small_title("share of requests by signed log2 distance from the previous request's end"))
-    seq = allops.filter(pl.col("kind") == "seq").select("run_id", "fs", "setup", "share", "lo", "hi", "n").to_pandas()
+    seq = allops.filter(pl.col("kind") == "seq").select("run_id", "fs", "setup", "share", "lo", "hi", "n")
     sb = alt.Chart(seq, width=ncol * w + (ncol - 1) * 6, height=11 * len(setups))
     y = alt.Y(
         "setup:N", sort=setups, title=None,

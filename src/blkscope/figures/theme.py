@@ -54,19 +54,21 @@ def filesystem_scale(domain: list[str]) -> alt.Scale:
 
 
 def save(chart: alt.TopLevelMixin, prefix: str | Path, formats: list[str]) -> list[Path]:
-    """Write chart to prefix.{fmt}; PNG at 2x for screens. Returns the paths written."""
+    """Write chart to prefix.{fmt}; PNG at 2x for screens. Returns the paths written.
+
+    Vega renders the chart once, to SVG; the PDF and PNG are converted from that SVG (what vegalite_to_pdf and
+    vegalite_to_png do inside, each with its own Vega run: three runs cost about 1 s more a figure)."""
     prefix = Path(prefix)
     prefix.parent.mkdir(parents=True, exist_ok=True)
-    spec = chart.to_dict()
+    svg = vlc.vegalite_to_svg(chart.to_dict())
     written = []
     for fmt in formats:
         out = prefix.with_suffix(f".{fmt}")
-        tmp = out.with_name(f".{out.name}.tmp")
         if fmt == "svg":
-            write_text_atomic(vlc.vegalite_to_svg(spec), out)
+            write_text_atomic(svg, out)
         else:
-            data = vlc.vegalite_to_pdf(spec) if fmt == "pdf" else vlc.vegalite_to_png(spec, scale=2)
-            tmp.write_bytes(data)
+            tmp = out.with_name(f".{out.name}.tmp")
+            tmp.write_bytes(vlc.svg_to_pdf(svg) if fmt == "pdf" else vlc.svg_to_png(svg, scale=2))
             tmp.replace(out)
         written.append(out)
     return written
@@ -102,11 +104,9 @@ def no_data(message: str, width: float = TEXT_WIDTH_PT - 10, height: float = 40)
     reason (a table's note) is wrapped to the width, 8 pt text at about 4 pt a character."""
     import textwrap
 
-    import pandas as pd
-
     lines = textwrap.wrap(message, max(20, int(width / 4.2))) or [""]
     return (
-        alt.Chart(pd.DataFrame({"message": ["\n".join(lines)]}), width=width, height=max(height, 11 * len(lines) + 8))
+        alt.Chart(pl.DataFrame({"message": ["\n".join(lines)]}), width=width, height=max(height, 11 * len(lines) + 8))
         .mark_text(fontSize=8, color="#555555", lineBreak="\n")
         .encode(text="message:N")
     )
@@ -189,7 +189,7 @@ def setup_dots(long: pl.DataFrame, setups: list[str], x: alt.X, mark: tuple[str,
     shape = alt.Shape(f"{mark[0]}:N", sort=mark[1], title=None, legend=alt.Legend(orient=legend),
                       **({"scale": shapes} if shapes is not None else {}))  # fmt: skip
     return (
-        alt.Chart(long.to_pandas(), width=two_panel_width(), height=alt.Step(9))
+        alt.Chart(long, width=two_panel_width(), height=alt.Step(9))
         .mark_point(filled=True, size=18, opacity=0.8)
         .encode(x=x, y=alt.Y("setup:N", sort=setups, title=None, axis=axis),
                 yOffset=alt.YOffset(f"{mark[0]}:N", sort=mark[1]), shape=shape, color=fs_color(long["fs"]))

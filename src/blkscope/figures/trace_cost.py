@@ -34,7 +34,7 @@ def chart(cost: pl.DataFrame) -> alt.TopLevelMixin:
     setups = sorted(long["setup"].unique().to_list())
     color = fs_color(long["fs"])
     panel_w = (TEXT_WIDTH_PT - LABEL_PT - 30) / 2
-    base = alt.Chart(long.to_pandas(), width=panel_w, height=14 * len(setups))
+    base = alt.Chart(long, width=panel_w, height=14 * len(setups))
     y = alt.Y(
         "setup:N", sort=setups, title=None, axis=alt.Axis(labelLimit=LABEL_PT, minExtent=LABEL_PT, maxExtent=LABEL_PT)
     )

@@ -54,7 +54,7 @@ def chart(overhead: pl.DataFrame) -> alt.TopLevelMixin:
     ).select("setup", "fs", "pct", "lo", "hi", "n_traced", "n_untraced")  # fmt: skip
     setups = sorted(df["setup"].unique().to_list())
     color = fs_color(df["fs"])
-    base = alt.Chart(df.to_pandas(), width=TEXT_WIDTH_PT - LABEL_PT - 12, height=11 * len(setups))
+    base = alt.Chart(df, width=TEXT_WIDTH_PT - LABEL_PT - 12, height=11 * len(setups))
     # a label cut at labelLimit gets an ellipsis drawn past it: keep the limit inside the extent
     axis = alt.Axis(labelLimit=LABEL_PT - 8, minExtent=LABEL_PT, maxExtent=LABEL_PT)
     y = alt.Y("setup:N", sort=setups, title=None, axis=axis)

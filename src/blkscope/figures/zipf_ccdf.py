@@ -41,7 +41,7 @@ def chart(ccdf: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
     if setups is None:
         setups = select.with_reference(select.top_counts(ccdf.filter(pl.col("kind") == "data"), "x"))
     ccdf = select.keep(ccdf, setups)
-    df = complete_cells(ccdf.select("run_id", "fs", "setup", "op", "kind", "x", "ccdf"), "setup", "op").to_pandas()
+    df = complete_cells(ccdf.select("run_id", "fs", "setup", "op", "kind", "x", "ccdf"), "setup", "op")
     ncol = len(OP_ORDER)
     panel_w = (TEXT_WIDTH_PT - Y_AXIS_PT - 12 - ncol * 8) / ncol
     base = alt.Chart(df, width=panel_w, height=50)
