@@ -5,7 +5,8 @@
 # directory (`git archive`: data/raw as committed, no data/processed), run `snakemake --cores 8 all` there, then
 # the no-op `snakemake -n all`, each timed, with the load average before and after (the machine is shared).
 # Both use this checkout's .venv and blkscope-native (or $VENV and $BLKSCOPE_NATIVE, e.g. from a worktree without
-# them; VENV_BEFORE / VENV_AFTER: one per configuration, when the change is in the pinned packages); PYTHONPATH
+# them; VENV_BEFORE / VENV_AFTER: one per configuration, when the change is in the pinned packages; likewise
+# NATIVE_BEFORE / NATIVE_AFTER: each configuration's blkscope-native, when the change is in native/); PYTHONPATH
 # points the `blkscope` command at the exported commit's src/. After the no-op, the size of
 # Snakemake's own records (.snakemake/, and its metadata/: one JSON record per declared output file) and their
 # number. Then bench/dag/compare.py checks that every configuration produced the same outputs.
@@ -40,6 +41,7 @@ while read -r name ref rep; do
     cd "$d"
     v=VENV_${name^^}; source "${!v:-${VENV:-$here/.venv}}/bin/activate"
     export PYTHONPATH=$d/src
+    n=NATIVE_${name^^}; export BLKSCOPE_NATIVE=${!n:-$BLKSCOPE_NATIVE}
     python -c 'import blkscope, sys; sys.exit(not blkscope.__file__.startswith(sys.argv[1]))' "$d/src"
     l0=$(cut -d' ' -f1-3 /proc/loadavg)
     /usr/bin/time -f '%e %U %S' -o time.all snakemake --cores 8 all > all.log 2>&1
