@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -130,3 +131,19 @@ def test_streamed_stages_match_the_exact_ones_on_a_real_trace(tmp_path):
         assert (b["min_us"], b["max_us"]) == pytest.approx((a["min_us"], a["max_us"]))
         for q in ("p50", "p99", "p99_9"):
             assert abs(b[f"{q}_us"] - a[f"{q}_us"]) <= HALF_WIDTH * abs(a[f"{q}_us"]) + 1e-9, (a["stage"], q)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 100, 1001, 20_000, 10**9])
+def test_quantile_ranks_are_each_quantiles_own_binomial_bounds(n):
+    """The vectorised ranks (one binom.ppf call for every quantile's two ends) are what each quantile's own scalar
+    binom.ppf calls give: the ceil(q n)-th smallest and its 95 % order-statistic interval."""
+    from scipy import stats
+
+    from blkscope.analysis.uncertainty import quantile_ranks
+
+    qs = [0.5, 0.9, 0.99, 0.999, 0.9999, 0.01]
+    k, lo, hi = quantile_ranks(n, qs, 0.95)
+    for i, q in enumerate(qs):
+        assert k[i] == max(int(np.ceil(q * n)) - 1, 0)
+        assert lo[i] == int(stats.binom.ppf(0.025, n, q)) - 1
+        assert hi[i] == int(stats.binom.ppf(0.975, n, q))

@@ -153,9 +153,9 @@ def _row(st: str, s: Sorted | LogHistogram, scale: float = 1.0, how: str = "exac
         "stage": st, "n": s.n, "mean_us": m, "mean_lo_us": lo, "mean_hi_us": hi,
         "min_us": s.min / scale if s.n else None, "max_us": s.max / scale if s.n else None,
     }  # fmt: skip
-    for q in QUANTILES:
+    for q, cis in zip(QUANTILES, s.quantile_cis(QUANTILES, LEVEL), strict=True):
         name = f"p{q * 100:g}".replace(".", "_")
-        v, qlo, qhi = (x / scale for x in s.quantile_ci(q, LEVEL))
+        v, qlo, qhi = (x / scale for x in cis)
         row |= {f"{name}_us": v, f"{name}_lo_us": qlo, f"{name}_hi_us": qhi}
     return row | {"quantiles": how}
 

@@ -9,9 +9,8 @@ stands for its geometric midpoint, clipped to the exact min and max."""
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
-from blkscope.analysis.uncertainty import t_interval
+from blkscope.analysis.uncertainty import quantile_ranks, t_interval
 
 GAMMA = 1.01  # bucket ratio: quantiles within sqrt(1.01) - 1 = 0.5 % of the exact value
 HALF_WIDTH = float(np.sqrt(GAMMA) - 1)
@@ -82,14 +81,14 @@ class LogHistogram:
         var = max(self.sumsq - self.n * m * m, 0.0) / (self.n - 1) if self.n > 1 else np.nan
         return t_interval(m, var, self.n, level)
 
+    def quantile_cis(self, qs, level: float) -> list[tuple[float, float, float]]:
+        """As uncertainty.quantile_cis (the same ranks: quantile_ranks), each value read from the histogram."""
+        if self.n == 0:
+            return [(np.nan, np.nan, np.nan)] * len(qs)
+        k, lo, hi = quantile_ranks(self.n, qs, level)
+        v = self.at_ranks([*k.tolist(), *lo.tolist(), *hi.tolist()])
+        m = len(qs)
+        return list(zip(v[:m], v[m : 2 * m], v[2 * m :], strict=True))
+
     def quantile_ci(self, q: float, level: float) -> tuple[float, float, float]:
-        """As uncertainty.quantile_ci (the same ranks: ceil(q n)-th smallest, binomial order-statistic interval),
-        each value read from the histogram."""
-        n = self.n
-        if n == 0:
-            return np.nan, np.nan, np.nan
-        k = max(int(np.ceil(q * n)) - 1, 0)
-        lo = int(stats.binom.ppf((1 - level) / 2, n, q))
-        hi = int(stats.binom.ppf(0.5 + level / 2, n, q)) + 1
-        v, lo_v, hi_v = self.at_ranks([k, lo - 1, hi - 1])
-        return v, lo_v, hi_v
+        return self.quantile_cis([q], level)[0]
