@@ -37,7 +37,7 @@ run() {  # side src dir: both job families, each timed whole
     echo "PYTHONPATH=$src $py -m blkscope figure $n data/processed/$t.parquet -o $d/$s --formats pdf,png,svg || exit 1;"; done)"
   /usr/bin/time -f "%e %U %S" -o "$d/time.latency" env PYTHONPATH="$src" OPENBLAS_NUM_THREADS=1 $py -m blkscope \
     latency data/processed/*/trace/events.parquet -j 2 --by-rw -o "$d/latency.parquet" --csv "$d/latency.csv" > "$d/latency.log" 2>&1
-  for j in figures latency; do read -r w u s < "$d/time.$j"; printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$side" "$rep" "$j" "$w" "$u" "$s" \
+  for j in figures latency; do read -r w u s < "$d/time.$j"; printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$side" "$rep" "$j" "$w" "$u" "$s" \
     "$(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/results.tsv"; done
 }
 printf 'side\trepeat\tjobs\twall_s\tuser_s\tsys_s\tload_after\n' > "$out/results.tsv"
