@@ -147,3 +147,13 @@ def test_quantile_ranks_are_each_quantiles_own_binomial_bounds(n):
         assert k[i] == max(int(np.ceil(q * n)) - 1, 0)
         assert lo[i] == int(stats.binom.ppf(0.025, n, q)) - 1
         assert hi[i] == int(stats.binom.ppf(0.975, n, q))
+
+
+def test_t_quantile_is_scipy_stats_t_ppf():
+    from scipy import stats
+
+    from blkscope.analysis.uncertainty import t_quantile
+
+    dof = np.r_[1:3000, 10**4, 10**6]
+    for p in (0.975, 0.995, 0.9, 0.025):
+        assert np.array_equal(t_quantile(p, dof), stats.t.ppf(p, dof))

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-from scipy import stats
+
+from blkscope.analysis.uncertainty import t_quantile
 
 METRICS = ["r_s", "w_s", "rkb_s", "wkb_s", "rrqm_s", "wrqm_s", "r_await_ms", "w_await_ms", "aqu_sz", "util_pct"]
 SATURATED = 90.0  # %util at which a report counts as the device being the limit
@@ -56,7 +57,7 @@ def summarize(iostat: pl.DataFrame, level: float = 0.95) -> pl.DataFrame:
     out = long.group_by("device", "metric").agg(
         mean=pl.col("value").mean(), sd=pl.col("value").std(), n=pl.len().cast(pl.Int64)
     )
-    t = stats.t.ppf(0.5 + level / 2, np.maximum(out["n"].to_numpy() - 1, 1))
+    t = t_quantile(0.5 + level / 2, np.maximum(out["n"].to_numpy() - 1, 1))
     half = pl.Series(t) * out["sd"].fill_null(0.0) / out["n"].cast(pl.Float64).sqrt()
     return out.with_columns(
         ci_lo=pl.col("mean") - half, ci_hi=pl.col("mean") + half, dropped_since_boot=pl.lit(dropped, pl.Int64)

@@ -19,9 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-from scipy import stats
 
-from blkscope.analysis.uncertainty import mean_ci
+from blkscope.analysis.uncertainty import mean_ci, t_quantile
 
 
 def dc_pairs(events: Sequence[Path] | pl.LazyFrame) -> tuple[pl.DataFrame, int, int]:
@@ -93,7 +92,7 @@ def batch_ci(ser: pl.DataFrame, level: float = 0.95) -> tuple[float, float, floa
         return (float(x[0]) if x.size else float("nan")), float("nan"), float("nan")
     m = float(np.sum(wt * x) / wt.sum())
     se = float(np.sqrt(np.sum(wt**2 * (x - m) ** 2) / wt.sum() ** 2 * x.size / (x.size - 1)))
-    h = float(stats.t.ppf(0.5 + level / 2, x.size - 1)) * se
+    h = float(t_quantile(0.5 + level / 2, x.size - 1)) * se
     return m, m - h, m + h
 
 

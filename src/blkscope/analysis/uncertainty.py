@@ -5,9 +5,16 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy import stats
 
 LEVEL = 0.95
+
+
+def t_quantile(p, dof):
+    """Student t's p-quantile (0 < p < 1): scipy.special.stdtrit, which stats.t.ppf calls. Importing scipy.stats
+    costs ~1.1 CPU-s a process, and most verbs need no more of it than this (functions below import it inside)."""
+    from scipy.special import stdtrit
+
+    return stdtrit(dof, p)
 
 
 def mean_ci(x, level: float = LEVEL) -> tuple[float, float, float]:
@@ -24,7 +31,7 @@ def t_interval(m: float, var: float, n: int, level: float = LEVEL) -> tuple[floa
     """Mean and its Student-t interval from the sample variance (ddof 1) and n."""
     if n < 2:
         return m, np.nan, np.nan
-    h = stats.t.ppf(0.5 + level / 2, n - 1) * np.sqrt(var) / np.sqrt(n)
+    h = t_quantile(0.5 + level / 2, n - 1) * np.sqrt(var) / np.sqrt(n)
     return m, m - h, m + h
 
 
@@ -67,6 +74,8 @@ def quantile_ranks(n: int, qs, level: float = LEVEL) -> tuple[np.ndarray, np.nda
     """0-based ranks of each quantile q in qs of n values (inverted CDF: the ceil(q n)-th smallest) and of its
     distribution-free interval's ends from the binomial distribution of order statistics (outside 0..n-1: too
     few values to bound it). One binom.ppf call for every end: scipy's per-call overhead was ~10 s of `latency`."""
+    from scipy import stats
+
     qs = np.asarray(qs, np.float64)
     k = np.maximum(np.ceil(qs * n).astype(np.int64) - 1, 0)
     ends = stats.binom.ppf(np.r_[np.full(qs.size, (1 - level) / 2), np.full(qs.size, 0.5 + level / 2)], n,
@@ -101,6 +110,8 @@ def bootstrap_ci(stat, samples: list[np.ndarray], n_boot: int = 2000, seed: int 
 
 def welch(a, b) -> tuple[float, float]:
     """Welch's unequal-variance t test: (t, two-sided p)."""
+    from scipy import stats
+
     with warnings.catch_warnings():  # near-identical samples (rate-limited jobs) warn of precision loss
         warnings.simplefilter("ignore", RuntimeWarning)
         r = stats.ttest_ind(np.asarray(a, float), np.asarray(b, float), equal_var=False)
@@ -109,6 +120,8 @@ def welch(a, b) -> tuple[float, float]:
 
 def permutation_p(a, b, n_perm: int = 10000, seed: int = 0) -> float:
     """Two-sided permutation test of equal means; exact over all splits when there are few."""
+    from scipy import stats
+
     a, b = np.asarray(a, float), np.asarray(b, float)
     r = stats.permutation_test(
         (a, b), lambda x, y: np.mean(x) - np.mean(y), n_resamples=n_perm, rng=np.random.default_rng(seed)
