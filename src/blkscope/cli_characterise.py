@@ -209,10 +209,10 @@ def _characterise(p: argparse.ArgumentParser) -> Handler:
                 counts = request_mix.event_counts(ev)
                 _write(request_mix.merges(ev, counts), out["merges"])
                 _write(request_mix.processes(ev, counts), out["processes"])
-            if out["arrivals"]:
-                _write(arrivals.arrivals(ev), out["arrivals"])
-            if out["dispersion"]:
-                _write(arrivals.dispersion(ev), out["dispersion"])
+            if out["arrivals"] or out["dispersion"]:  # one time-ordered pass gives both
+                arr, disp = arrivals.arrivals_dispersion(ev, arrivals.IDC_WINDOWS_S if out["dispersion"] else ())
+                _write(arr, out["arrivals"])
+                _write(disp, out["dispersion"])
             if out["latency_windows"] or out["latency_hist"]:
                 hist = latency_windows.histograms(ev, a.latency_window_s)
                 _write(hist, out["latency_hist"])
