@@ -121,11 +121,11 @@ def _metadata(p: argparse.ArgumentParser) -> Handler:
                 if not e.exists():
                     raise ValueError(f"{e}: no such file")
             c = md.counts(events_files(events), action=a.action, page_kib=a.page_kib, mode=a.mode)
-            hot = md.hot(c, a.action)
+            hot, rank = md.hot_and_rank(c, a.action)
             for note in hot["note"].drop_nulls().unique(maintain_order=True):
                 print(f"blkscope metadata: {events[0]}: {note}", file=sys.stderr)
             _write(hot, out["out"])
-            _write(md.rank(c), out["rank"])
+            _write(rank, out["rank"])
         return 0
 
     return run

@@ -27,8 +27,8 @@ TOP_FRACTION = 0.01
 
 def counts(events: Sequence[Path] | pl.LazyFrame, action: str = "C", page_kib: int = 4,
            mode: str = "cover") -> pl.DataFrame:  # fmt: skip
-    """op, meta, page, count: a page's metadata and data accesses apart."""
-    return page_counts(events, page_kib=page_kib, action=action, mode=mode, by_meta=True)
+    """op, meta, page, count: a page's metadata and data accesses apart, in no order (hot and rank sort them)."""
+    return page_counts(events, page_kib=page_kib, action=action, mode=mode, by_meta=True, sort=False)
 
 
 def _top(k_of: pl.Expr, over: list[str]) -> pl.Expr:
@@ -51,6 +51,20 @@ def _ratio(a: str, b: str) -> pl.Expr:
 
 def hot(c: pl.DataFrame, action: str = "C") -> pl.DataFrame:
     """One row per op (METADATA_HOT); an op without accesses says why in `note`."""
+    return _hot(c, _by_class(c), action)
+
+
+def hot_and_rank(c: pl.DataFrame, action: str = "C") -> tuple[pl.DataFrame, pl.DataFrame]:
+    """hot(c, action) and rank(c), each class ranked once for both."""
+    by_class = _by_class(c)
+    return _hot(c, by_class, action), _rank(by_class)
+
+
+def _by_class(c: pl.DataFrame) -> pl.DataFrame:
+    return _ranked(c, ["op", "meta"])
+
+
+def _hot(c: pl.DataFrame, by_class: pl.DataFrame, action: str) -> pl.DataFrame:
     meta = pl.col("count").filter(pl.col("meta")).sum()
     per_page = _ranked(c.group_by("op", "page").agg(pl.col("count").sum(), meta=meta), ["op"])
     per_page = per_page.with_columns(hot=_top(pl.col("rank"), ["op"]))
@@ -60,7 +74,7 @@ def hot(c: pl.DataFrame, action: str = "C") -> pl.DataFrame:
         meta_pages=(pl.col("meta") > 0).sum(), hot_pages=on_hot.sum(),
         hot_accesses=pl.col("count").filter(on_hot).sum(), hot_meta=pl.col("meta").filter(on_hot).sum(),
     )  # fmt: skip
-    by_class = _ranked(c, ["op", "meta"]).with_columns(top=_top(pl.col("rank"), ["op", "meta"]))
+    by_class = by_class.with_columns(top=_top(pl.col("rank"), ["op", "meta"]))
     cls = by_class.group_by("op", "meta").agg(share=pl.col("count").filter("top").sum() / pl.col("count").sum())
     out = (
         pl.DataFrame({"op": list(OPS)})
@@ -83,8 +97,12 @@ def hot(c: pl.DataFrame, action: str = "C") -> pl.DataFrame:
 
 def rank(c: pl.DataFrame) -> pl.DataFrame:
     """Rank-frequency of metadata and data apart: op, class (meta / data), rank, count."""
+    return _rank(_by_class(c))
+
+
+def _rank(by_class: pl.DataFrame) -> pl.DataFrame:
     cls = pl.when(pl.col("meta")).then(pl.lit("meta")).otherwise(pl.lit("data"))
-    return _ranked(c, ["op", "meta"]).select("op", cls.alias("class"), "rank", "count").cast(METADATA_RANK)
+    return by_class.select("op", cls.alias("class"), "rank", "count").cast(METADATA_RANK)
 
 
 def across_runs(files: Sequence[Path], runs: pl.DataFrame) -> pl.DataFrame:
