@@ -9,9 +9,6 @@ stands for its geometric midpoint, clipped to the exact min and max."""
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
-
-from blkscope.analysis.uncertainty import t_interval
 
 GAMMA = 1.01  # bucket ratio: quantiles within sqrt(1.01) - 1 = 0.5 % of the exact value
 HALF_WIDTH = float(np.sqrt(GAMMA) - 1)
@@ -80,6 +77,8 @@ class LogHistogram:
             return np.nan, np.nan, np.nan
         m = self.sum / self.n
         var = max(self.sumsq - self.n * m * m, 0.0) / (self.n - 1) if self.n > 1 else np.nan
+        from blkscope.analysis.uncertainty import t_interval  # scipy: ~1 s of import the views never need
+
         return t_interval(m, var, self.n, level)
 
     def quantile_ci(self, q: float, level: float) -> tuple[float, float, float]:
@@ -89,6 +88,8 @@ class LogHistogram:
         if n == 0:
             return np.nan, np.nan, np.nan
         k = max(int(np.ceil(q * n)) - 1, 0)
+        from scipy import stats  # here only: its import costs more than a small run's views
+
         lo = int(stats.binom.ppf((1 - level) / 2, n, q))
         hi = int(stats.binom.ppf(0.5 + level / 2, n, q)) + 1
         v, lo_v, hi_v = self.at_ranks([k, lo - 1, hi - 1])
