@@ -1,5 +1,5 @@
-"""Same tables? Every <run>/char-A/*.parquet of a main_job.sh workspace against <run>/char-B/ (the schema, and
-polars equals: row order, values; null and NaN as written). Usage: compare_tables.py WS TAG_A TAG_B"""
+"""Same tables? Every <run>/char-A/*.parquet (analysis/char-A/ too) of a main_job.sh workspace against char-B's
+(the schema, and polars equals: row order, values; null and NaN as written). Usage: compare_tables.py WS TAG_A TAG_B"""
 
 from __future__ import annotations
 
