@@ -121,11 +121,11 @@ def _metadata(p: argparse.ArgumentParser) -> Handler:
                 if not e.exists():
                     raise ValueError(f"{e}: no such file")
             c = md.counts(events_files(events), action=a.action, page_kib=a.page_kib, mode=a.mode)
-            hot = md.hot(c, a.action)
+            hot, rank = md.hot_and_rank(c, a.action)
             for note in hot["note"].drop_nulls().unique(maintain_order=True):
                 print(f"blkscope metadata: {events[0]}: {note}", file=sys.stderr)
             _write(hot, out["out"])
-            _write(md.rank(c), out["rank"])
+            _write(rank, out["rank"])
         return 0
 
     return run
@@ -209,10 +209,10 @@ def _characterise(p: argparse.ArgumentParser) -> Handler:
                 counts = request_mix.event_counts(ev)
                 _write(request_mix.merges(ev, counts), out["merges"])
                 _write(request_mix.processes(ev, counts), out["processes"])
-            if out["arrivals"]:
-                _write(arrivals.arrivals(ev), out["arrivals"])
-            if out["dispersion"]:
-                _write(arrivals.dispersion(ev), out["dispersion"])
+            if out["arrivals"] or out["dispersion"]:  # one time-ordered pass gives both
+                arr, disp = arrivals.arrivals_dispersion(ev, arrivals.IDC_WINDOWS_S if out["dispersion"] else ())
+                _write(arr, out["arrivals"])
+                _write(disp, out["dispersion"])
             if out["latency_windows"] or out["latency_hist"]:
                 hist = latency_windows.histograms(ev, a.latency_window_s)
                 _write(hist, out["latency_hist"])

@@ -76,67 +76,83 @@ def _row(op: str, cls: str, what: str, h: LogHistogram) -> dict:
             "max_us": h.max / 1e3 if h.n else None, "total_s": h.sum / 1e9}  # fmt: skip
 
 
-def arrivals(events: Sequence[Path] | pl.LazyFrame, rows_per_window: int = ROWS_PER_WINDOW) -> pl.DataFrame:
-    """One row per (op, class, what): what = q2q or idle (idle: op and class all only); n, mean, cv, quantiles
-    (within 0.5 %)."""
+class _Counts:
+    """Q counts per window of one width, from Q times in time order: their sum, sum of squares and last
+    window; the open window's count carried across chunks."""
+
+    def __init__(self, dt: int) -> None:
+        self.dt, self.s, self.ss = dt, 0, 0
+        self.last: int | None = None  # the open window and its count so far
+        self.open = 0
+
+    def add(self, t: np.ndarray) -> None:
+        if t.size == 0:
+            return
+        w = t // self.dt
+        first = np.flatnonzero(np.concatenate([[True], w[1:] != w[:-1]]))
+        n = np.diff(np.concatenate([first, [w.size]]))
+        if self.last is not None and w[0] == self.last:
+            n[0] += self.open
+        else:
+            self.ss += self.open * self.open
+        self.ss += int((n[:-1] * n[:-1]).sum())
+        self.s += int(t.size)
+        self.last, self.open = int(w[-1]), int(n[-1])
+
+    def row(self, op: str, cls: str, window_s: float) -> dict:
+        k = self.last + 1  # windows 0..last, the empty ones count as zeros
+        ss = self.ss + self.open * self.open
+        mean = self.s / k
+        var = (ss - k * mean * mean) / (k - 1) if k > 1 else None
+        idc = var / mean if var is not None and mean else None
+        return {"op": op, "class": cls, "window_s": window_s, "windows": k, "mean": mean, "idc": idc}
+
+
+def arrivals_dispersion(events: Sequence[Path] | pl.LazyFrame, windows_s: Sequence[float] = IDC_WINDOWS_S,
+                        rows_per_window: int = ROWS_PER_WINDOW) -> tuple[pl.DataFrame, pl.DataFrame]:  # fmt: skip
+    """Both tables from one time-ordered pass: arrivals and dispersion (windows_s)."""
     keep = pl.col("action").is_in(["Q", "D", "C"])
     _, _, chunks = time_ordered(events, ["action", "rwbs", "nsectors"], rows_per_window, keep)
     keys = [(op, c) for op in OPS for c in CLASSES]
     q2q = {k: LogHistogram() for k in keys}
     last: dict[tuple[str, str], int | None] = dict.fromkeys(keys)
+    counts = {k: [_Counts(max(int(round(w * 1e9)), 1)) for w in windows_s] for k in keys}
     idle = _Idle()
+    is_q = (pl.col("action") == "Q") & (pl.col("nsectors") > 0) & op_expr().is_not_null()
+    # one query per chunk: the masks of every (op, class) as numpy arrays (a polars filter each costs ~1 ms)
+    masks = {"q": is_q, "d": pl.col("action") == "D", "dc": pl.col("action") != "Q",
+             **{v: e == v for e, vs in ((op_expr(), OPS[:-1]), (class_expr(), CLASSES[:-1])) for v in vs}}
+    masks = {k: e.fill_null(False) for k, e in masks.items()}  # as a filter drops nulls
     for w in chunks:
-        w = w.with_columns(op=op_expr(), cls=class_expr())
-        q = w.filter((pl.col("action") == "Q") & (pl.col("nsectors") > 0) & pl.col("op").is_not_null())
+        m = w.select("time_ns", **masks)
+        t_all = m["time_ns"].to_numpy()
+        b = {k: m[k].to_numpy() for k in masks}
         for op, c in keys:
-            sel = q if op == "all" else q.filter(pl.col("op") == op)
-            t = (sel if c == "all" else sel.filter(pl.col("cls") == c))["time_ns"].to_numpy()
+            sel = b["q"] if op == "all" else b["q"] & b[op]
+            t = t_all[sel if c == "all" else sel & b[c]]
             if t.size:
                 prev = last[op, c]
                 q2q[op, c].add(np.diff(t if prev is None else np.concatenate([[prev], t])).astype(np.int64))
                 last[op, c] = int(t[-1])
-        dc = w.filter(pl.col("action") != "Q")
-        idle.add(dc["time_ns"].to_numpy(), (dc["action"] == "D").to_numpy())
+                for n in counts[op, c]:
+                    n.add(t)
+        idle.add(t_all[b["dc"]], b["d"][b["dc"]])
     rows = [_row(op, c, "q2q", q2q[op, c]) for op, c in keys] + [_row("all", "all", "idle", idle.hist)]
-    return pl.DataFrame(rows, schema=ARRIVALS)
+    # an (op, class) without Qs has no dispersion rows
+    disp = [n.row(op, c, ws) for op, c in keys for n, ws in zip(counts[op, c], windows_s, strict=True) if n.s]
+    out = pl.DataFrame(disp, schema=DISPERSION)
+    order = [pl.col(c).replace_strict(list(v), list(range(len(v)))) for c, v in (("op", OPS), ("class", CLASSES))]
+    return pl.DataFrame(rows, schema=ARRIVALS), out.sort(*order, "window_s")
 
 
-def dispersion(events: Sequence[Path] | pl.LazyFrame, windows_s: Sequence[float] = IDC_WINDOWS_S) -> pl.DataFrame:
+def arrivals(events: Sequence[Path] | pl.LazyFrame, rows_per_window: int = ROWS_PER_WINDOW) -> pl.DataFrame:
+    """One row per (op, class, what): what = q2q or idle (idle: op and class all only); n, mean, cv, quantiles
+    (within 0.5 %)."""
+    return arrivals_dispersion(events, (), rows_per_window)[0]
+
+
+def dispersion(events: Sequence[Path] | pl.LazyFrame, windows_s: Sequence[float] = IDC_WINDOWS_S,
+               rows_per_window: int = ROWS_PER_WINDOW) -> pl.DataFrame:  # fmt: skip
     """IDC(w) per op and class: variance / mean of Q counts per window of w, windows from 0 to the last Q of the
     (op, class) (empty ones in); an (op, class) without Qs has no rows."""
-    from blkscope.parts import events_files
-
-    lf = events if isinstance(events, pl.LazyFrame) else pl.scan_parquet([str(p) for p in events_files(events)])
-    code = {"op": (op_expr(), OPS), "class": (class_expr(), CLASSES)}  # indices into OPS and CLASSES
-    q = lf.filter((pl.col("action") == "Q") & (pl.col("nsectors") > 0)).select(
-        "time_ns", **{k: e.replace_strict(list(v), list(range(len(v))), default=None, return_dtype=pl.Int64)
-                      for k, (e, v) in code.items()}
-    ).filter(pl.col("op").is_not_null())  # fmt: skip
-    # The Qs are counted once per (window, op, class) of their own (reads and writes, data and meta); the rows of
-    # op or class all are sums of those counts, not of the Qs again. One i64 key per (window, op, class): the 1-ms
-    # windows of a long trace are millions of groups, which (string, string, window) keys would make large.
-    nc, nk = len(CLASSES), len(OPS) * len(CLASSES)
-    a_op, a_cls = OPS.index("all"), CLASSES.index("all")
-    op, cls = pl.col("key") % nk // nc, pl.col("key") % nc
-    rows = []
-    for w in windows_s:
-        dt = max(int(round(w * 1e9)), 1)
-        base = q.group_by(key=(pl.col("time_ns") // dt) * nk + pl.col("op") * nc + pl.col("class")).agg(n=pl.len())
-        window = pl.col("key") // nk * nk
-        fam = [base, base.with_columns(key=window + a_op * nc + cls),
-               base.with_columns(key=window + op * nc + a_cls), base.with_columns(key=window + a_op * nc + a_cls)]
-        # Int64 before squaring: pl.len() is u32, and a 1-s window of a saturating run holds > 65,535 Qs
-        per = pl.concat(fam).group_by("key").agg(pl.col("n").cast(pl.Int64).sum())
-        got = per.group_by(g=pl.col("key") % nk).agg(
-            s=pl.col("n").sum(), ss=(pl.col("n") ** 2).sum(), last=(pl.col("key") // nk).max()
-        ).collect(engine="streaming")  # fmt: skip
-        for g, s, ss, last in got.sort("g").select("g", "s", "ss", "last").iter_rows():
-            k = last + 1  # windows 0..last, the empty ones count as zeros
-            mean = s / k
-            var = (ss - k * mean * mean) / (k - 1) if k > 1 else None
-            idc = var / mean if var is not None and mean else None
-            rows.append({"op": OPS[g // nc], "class": CLASSES[g % nc], "window_s": w,
-                         "windows": k, "mean": mean, "idc": idc})  # fmt: skip
-    out = pl.DataFrame(rows, schema=DISPERSION)
-    order = [pl.col(c).replace_strict(list(v), list(range(len(v)))) for c, v in (("op", OPS), ("class", CLASSES))]
-    return out.sort(*order, "window_s")
+    return arrivals_dispersion(events, windows_s, rows_per_window)[1]

@@ -48,10 +48,11 @@ MODES = ("cover", "ssd-study")
 
 def page_counts(
     events: Sequence[Path] | pl.LazyFrame, page_kib: int = 4, action: str = "C", mode: str = "cover",
-    by_meta: bool = False,
+    by_meta: bool = False, sort: bool = True,
 ) -> pl.DataFrame:
     """Per-page access counts with columns op (read/write/all), page, count (rules: module docstring); with
-    `by_meta` also meta (the request's RWBS has M, REQ_META): a page's metadata and data accesses apart."""
+    `by_meta` also meta (the request's RWBS has M, REQ_META): a page's metadata and data accesses apart. Sorted by
+    op (meta), count descending, page; `sort=False`: in no order (for a caller that sorts them its own way)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     if mode == "ssd-study" and action != "C":
@@ -86,7 +87,8 @@ def page_counts(
     both = by_op.group_by(*keys[1:], "page").agg(pl.col("count").sum()).with_columns(op=pl.lit("all"))
     out = pl.concat([by_op, both.select(*keys, "page", "count")]).collect(engine="streaming")
     order = [*keys, "count", "page"]
-    return out.with_columns(pl.col("count").cast(pl.Int64)).sort(order, descending=[k == "count" for k in order])
+    out = out.with_columns(pl.col("count").cast(pl.Int64))
+    return out.sort(order, descending=[k == "count" for k in order]) if sort else out
 
 
 def noted_page_counts(events: Sequence[Path], **how) -> tuple[pl.DataFrame, str | None]:

@@ -77,7 +77,7 @@ def _slices(r: replay.Replay, dt: int) -> list[pl.DataFrame]:
                 df.group_by("op", "class", "window", "bucket")
                 .agg(count=pl.len(), sum_ns=pl.col("x").cast(pl.Float64).sum(), min_ns=pl.col("x").min(),
                      max_ns=pl.col("x").max())
-                .with_columns(stage=pl.lit(st))
+                .with_columns(stage=pl.lit(list(STAGES).index(st), dtype=pl.Int8))
             )  # fmt: skip
     return out
 
@@ -113,15 +113,20 @@ def histograms(events: Sequence[Path] | pl.LazyFrame, window_s: float = 1.0,
         r.close()
     if not parts:
         return pl.DataFrame(schema=LATENCY_HIST)
-    keys = [*KEYS, "bucket"]
-    base = _agg(pl.concat(parts), keys).with_columns(
-        op=pl.col("op").replace_strict(list(range(len(OPS))), list(OPS), return_dtype=pl.Utf8),
-        **{"class": pl.col("class").replace_strict(list(range(len(CLASSES))), list(CLASSES), return_dtype=pl.Utf8)},
-    )  # fmt: skip
-    ops = pl.concat([base.filter(pl.col("op").is_not_null()), _agg(base.with_columns(op=pl.lit("all")), keys)])
-    out = pl.concat([ops, _agg(ops.with_columns(**{"class": pl.lit("all")}), keys)])
-    out = out.with_columns(start_s=pl.col("window") * dt / 1e9, window_s=pl.lit(dt / 1e9)).collect()
-    return _order(out.select([pl.col(k).cast(t) for k, t in LATENCY_HIST.items()]))
+    # op, class and stage stay codes (their order in _order) until the rows are sorted: sorting on the names'
+    # ranks cost more than the aggregation
+    keys, all_op, all_cls = [*KEYS, "bucket"], len(OPS) - 1, len(CLASSES)
+    base = _agg(pl.concat(parts), keys)
+    ops = pl.concat([base.filter(pl.col("op") != all_op), _agg(base.with_columns(op=pl.lit(all_op, pl.Int8)), keys)])
+    out = pl.concat([ops, _agg(ops.with_columns(**{"class": pl.lit(all_cls, pl.Int8)}), keys)])
+    # start_s before the sort, as it always was: polars divides a float by a scalar as a product by its reciprocal,
+    # but exactly where the frame's piece has one row, so the last bit of start_s depends on the plan's shape
+    out = out.with_columns(start_s=pl.col("window") * dt / 1e9, window_s=pl.lit(dt / 1e9)).sort(keys)
+    names = {"stage": list(STAGES), "op": ["read", "write", "all"], "class": [*CLASSES, "all"]}
+    out = out.with_columns(
+        **{k: pl.col(k).replace_strict(list(range(len(v))), v, return_dtype=pl.Utf8) for k, v in names.items()},
+    ).collect()  # fmt: skip
+    return out.select([pl.col(k).cast(t) for k, t in LATENCY_HIST.items()])
 
 
 def _order(df: pl.DataFrame) -> pl.DataFrame:
@@ -150,22 +155,28 @@ def merge(hist: pl.DataFrame, windows: int) -> pl.DataFrame:
 def percentiles(hist: pl.DataFrame, quantiles: Sequence[float] = QUANTILES) -> pl.DataFrame:
     """Per (stage, op, class, window): n, mean, the quantiles (the ceil(q n)-th smallest, as latency.stages) and
     max, in microseconds, read from the window's histogram."""
-    g = hist.sort([*KEYS, "bucket"]).with_columns(cum=pl.col("count").cum_sum().over(KEYS))
+    # in output order, each window's buckets together and ascending: a quantile's bucket is found by a binary
+    # search of the running count (one pass for every window, not a join per quantile)
+    g = _order(hist)
     mid = (GAMMA ** (pl.col("bucket").cast(pl.Float64) + 0.5)).clip(pl.col("min_ns"), pl.col("max_ns"))
-    g = g.with_columns(value=pl.when(pl.col("bucket") < 0).then(pl.col("max_ns").cast(pl.Float64)).otherwise(mid))
+    value = g.select(pl.when(pl.col("bucket") < 0).then(pl.col("max_ns").cast(pl.Float64)).otherwise(mid))
+    value = value.to_series().to_numpy()
     tot = g.group_by(KEYS, maintain_order=True).agg(
         pl.col("start_s", "window_s").first(), n=pl.col("count").sum(), sum_ns=pl.col("sum_ns").sum(),
         min_ns=pl.col("min_ns").min(), max_ns=pl.col("max_ns").max(),
     )  # fmt: skip
-    out = tot.with_columns(mean_us=pl.col("sum_ns") / pl.col("n") / 1e3, max_us=pl.col("max_ns") / 1e3)
+    cum = np.cumsum(g["count"].to_numpy())
+    n, lo, hi = (tot[c].to_numpy() for c in ("n", "min_ns", "max_ns"))
+    before = np.cumsum(n) - n  # the running count where each window starts
+    cols = {}
     for q in quantiles:
-        name = f"p{q * 100:g}_us".replace(".", "_")
-        rank = (pl.col("n") * q).ceil().cast(pl.Int64).clip(1) - 1  # 0-based
-        hit = g.join(tot.select(*KEYS, "n", "min_ns", "max_ns", r=rank), on=KEYS, suffix="_all").filter(
-            (pl.col("cum") > pl.col("r")) & (pl.col("cum") - pl.col("count") <= pl.col("r"))
-        )  # fmt: skip
-        v = (pl.when(pl.col("r") == 0).then(pl.col("min_ns_all")).when(pl.col("r") == pl.col("n") - 1)
-             .then(pl.col("max_ns_all")).otherwise(pl.col("value")))  # fmt: skip
-        out = out.join(hit.select(*KEYS, (v / 1e3).alias(name)), on=KEYS, how="left")
-    cols = [*KEYS, "start_s", "window_s", "n", "mean_us", *[c for c in out.columns if c.startswith("p")], "max_us"]
-    return _order(out.select([pl.col(c).cast(LATENCY_WINDOWS.get(c, pl.Float64)) for c in cols]))
+        rank = np.maximum(np.ceil(n * q).astype(np.int64), 1) - 1  # 0-based
+        at = np.searchsorted(cum, before + rank, side="right")  # the first bucket whose running count passes it
+        v = np.where(rank == 0, lo, np.where(rank == n - 1, hi, value[at]))
+        cols[f"p{q * 100:g}_us".replace(".", "_")] = v
+    # divided in polars, as before: it multiplies by the reciprocal (numpy's quotient can differ in the last bit)
+    out = tot.with_columns(**cols).with_columns(
+        [pl.col(c) / 1e3 for c in cols], mean_us=pl.col("sum_ns") / pl.col("n") / 1e3, max_us=pl.col("max_ns") / 1e3
+    )  # fmt: skip
+    order = [*KEYS, "start_s", "window_s", "n", "mean_us", *cols, "max_us"]
+    return out.select([pl.col(c).cast(LATENCY_WINDOWS.get(c, pl.Float64)) for c in order])

@@ -14,9 +14,11 @@ meta pages; jbd2's journal and xfs do not mark everything (DESIGN.md, Round 3).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from blkscope.analysis.frequency import OPS, page_counts
@@ -27,8 +29,8 @@ TOP_FRACTION = 0.01
 
 def counts(events: Sequence[Path] | pl.LazyFrame, action: str = "C", page_kib: int = 4,
            mode: str = "cover") -> pl.DataFrame:  # fmt: skip
-    """op, meta, page, count: a page's metadata and data accesses apart."""
-    return page_counts(events, page_kib=page_kib, action=action, mode=mode, by_meta=True)
+    """op, meta, page, count: a page's metadata and data accesses apart, in no order (hot and rank sort them)."""
+    return page_counts(events, page_kib=page_kib, action=action, mode=mode, by_meta=True, sort=False)
 
 
 def _top(k_of: pl.Expr, over: list[str]) -> pl.Expr:
@@ -51,16 +53,27 @@ def _ratio(a: str, b: str) -> pl.Expr:
 
 def hot(c: pl.DataFrame, action: str = "C") -> pl.DataFrame:
     """One row per op (METADATA_HOT); an op without accesses says why in `note`."""
+    return _hot(c, _by_class(c), action)
+
+
+def hot_and_rank(c: pl.DataFrame, action: str = "C") -> tuple[pl.DataFrame, pl.DataFrame]:
+    """hot(c, action) and rank(c), each class ranked once for both."""
+    by_class = _by_class(c)
+    return _hot(c, by_class, action), _rank(by_class)
+
+
+def _by_class(c: pl.DataFrame) -> pl.DataFrame:
+    return _ranked(c, ["op", "meta"])
+
+
+def _hot(c: pl.DataFrame, by_class: pl.DataFrame, action: str) -> pl.DataFrame:
     meta = pl.col("count").filter(pl.col("meta")).sum()
-    per_page = _ranked(c.group_by("op", "page").agg(pl.col("count").sum(), meta=meta), ["op"])
-    per_page = per_page.with_columns(hot=_top(pl.col("rank"), ["op"]))
-    on_hot = pl.col("hot")
+    per_page = c.group_by("op", "page").agg(pl.col("count").sum(), meta=meta)
     rows = per_page.group_by("op").agg(
         pages=pl.len(), accesses=pl.col("count").sum(), meta_accesses=pl.col("meta").sum(),
-        meta_pages=(pl.col("meta") > 0).sum(), hot_pages=on_hot.sum(),
-        hot_accesses=pl.col("count").filter(on_hot).sum(), hot_meta=pl.col("meta").filter(on_hot).sum(),
-    )  # fmt: skip
-    by_class = _ranked(c, ["op", "meta"]).with_columns(top=_top(pl.col("rank"), ["op", "meta"]))
+        meta_pages=(pl.col("meta") > 0).sum(),
+    ).join(_hot_pages(per_page), on="op")  # fmt: skip
+    by_class = by_class.with_columns(top=_top(pl.col("rank"), ["op", "meta"]))
     cls = by_class.group_by("op", "meta").agg(share=pl.col("count").filter("top").sum() / pl.col("count").sum())
     out = (
         pl.DataFrame({"op": list(OPS)})
@@ -81,10 +94,30 @@ def hot(c: pl.DataFrame, action: str = "C") -> pl.DataFrame:
     return out.select([pl.col(k).cast(t) for k, t in METADATA_HOT.items()])
 
 
+def _hot_pages(per_page: pl.DataFrame) -> pl.DataFrame:
+    """Per op: hot_pages, hot_accesses, hot_meta of the op's hot pages (by count descending, ties by page, the first
+    max(1, ceil(TOP_FRACTION * pages))): pages above the k-th count, then the lowest pages at it (no sort)."""
+    rows = []
+    for (op,), g in per_page.group_by("op"):
+        n, page, meta = (g[k].to_numpy() for k in ("count", "page", "meta"))
+        k = max(1, math.ceil(n.size * TOP_FRACTION))
+        at = np.partition(n, n.size - k)[n.size - k]  # the k-th largest count
+        above, tie = n > at, n == at
+        need = k - int(above.sum())  # >= 1: pages at that count, the lowest first
+        hot = above | (tie & (page <= np.partition(page[tie], need - 1)[need - 1]))
+        rows.append({"op": op, "hot_pages": k, "hot_accesses": int(n[hot].sum()), "hot_meta": int(meta[hot].sum())})
+    return pl.DataFrame(rows, schema={"op": pl.Utf8, "hot_pages": pl.Int64, "hot_accesses": pl.Int64,
+                                      "hot_meta": pl.Int64})  # fmt: skip
+
+
 def rank(c: pl.DataFrame) -> pl.DataFrame:
     """Rank-frequency of metadata and data apart: op, class (meta / data), rank, count."""
+    return _rank(_by_class(c))
+
+
+def _rank(by_class: pl.DataFrame) -> pl.DataFrame:
     cls = pl.when(pl.col("meta")).then(pl.lit("meta")).otherwise(pl.lit("data"))
-    return _ranked(c, ["op", "meta"]).select("op", cls.alias("class"), "rank", "count").cast(METADATA_RANK)
+    return by_class.select("op", cls.alias("class"), "rank", "count").cast(METADATA_RANK)
 
 
 def across_runs(files: Sequence[Path], runs: pl.DataFrame) -> pl.DataFrame:

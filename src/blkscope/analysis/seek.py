@@ -95,22 +95,11 @@ def summarise(events: Sequence[Path], action: str = "D", rows_per_window: int = 
     cols = ["dev_major", "dev_minor", "action", "sector", "nsectors", "rwbs"]
     keep = (pl.col("action") == action) & (pl.col("nsectors") > 0) & pl.col("sector").is_not_null()
     _, _, chunks = time_ordered(events, cols, rows_per_window, keep)
-    keys = ["op", "class", "dev"]
-    schema = {"op": pl.Utf8, "class": pl.Utf8, "dev": pl.Int64, "carried": pl.Int64}
     last: dict[tuple[str, str, int], int] = {}  # (op, class, dev) -> end of the stream's last request so far
     found: dict[tuple[str, str], _Distances] = {}  # (op, class) -> its distances so far, in order of first sight
     for chunk in chunks:  # time-ordered, ties in the files' order
         w = chunk.select(**_select(), end=pl.col("sector") + pl.col("nsectors"))
-        for g in _variants(w):
-            carried = pl.DataFrame([(*k, e) for k, e in last.items()], schema=schema, orient="row")
-            g = g.join(carried, on=keys, how="left", maintain_order="left")
-            prev = pl.col("end").shift(1).over(keys)
-            first = pl.int_range(pl.len()).over(keys) == 0
-            g = g.with_columns(distance=pl.col("sector") - pl.when(first).then(pl.col("carried")).otherwise(prev))
-            for (op, cls), part in g.group_by("op", "class", maintain_order=True):
-                found.setdefault((op, cls), _Distances(exact_max)).add(part["distance"].drop_nulls().to_numpy())
-            for op, cls, dev, end in g.group_by(keys).agg(pl.col("end").last()).iter_rows():
-                last[(op, cls, dev)] = end
+        _add_chunk(w, last, found, exact_max)
     # summary's order: the families in _variants' order, each stream in order of first sight
     streams = sorted(found, key=lambda k: (k[0] == "all") + 2 * (k[1] == "all"))
     rows = [found[k].row(*k) for k in streams]
@@ -120,6 +109,42 @@ def summarise(events: Sequence[Path], action: str = "D", rows_per_window: int = 
 
 
 HIST = {"op": pl.Utf8, "class": pl.Utf8, "bucket": pl.Int64, "count": pl.Int64}
+OP_NAMES, CLASS_NAMES = ("read", "write", "all"), ("data", "meta", "all")
+
+
+def _add_chunk(w: pl.DataFrame, last: dict, found: dict, exact_max: int) -> None:
+    """One time-ordered chunk's distances into `found`, stream by stream, in numpy: the families of _variants (op
+    and class as given, op all, class all, both), each stream's first distance from the end `last` carried."""
+    op = w["op"].replace_strict(list(OP_NAMES[:2]), [0, 1], default=2, return_dtype=pl.Int64).to_numpy()
+    cls = (w["class"] == "meta").cast(pl.Int64).to_numpy()
+    dev, sector, end = (w[c].to_numpy() for c in ("dev", "sector", "end"))
+    devs, dev_code = np.unique(dev, return_inverse=True)
+    known = op < 2  # reads and writes: op all also takes the requests that are neither
+    for rows, o, c in ((known, op, cls), (None, 2, cls), (known, op, 2), (None, 2, 2)):
+        pick = np.arange(op.size) if rows is None else np.flatnonzero(rows)
+        pair = (np.broadcast_to(o, op.shape)[pick] * 3 + np.broadcast_to(c, op.shape)[pick]).astype(np.int64)
+        key = pair * devs.size + dev_code[pick]
+        order = np.argsort(key, kind="stable")  # each stream's requests together, in time order
+        k, e, sec = key[order], end[pick][order], sector[pick][order]
+        first = np.concatenate([[True], k[1:] != k[:-1]])
+        dist = np.empty(k.size, dtype=np.int64)
+        dist[1:] = sec[1:] - e[:-1]
+        ok = np.ones(k.size, dtype=bool)
+        stream = {int(x): (OP_NAMES[x // devs.size // 3], CLASS_NAMES[x // devs.size % 3], int(devs[x % devs.size]))
+                  for x in np.unique(k)}  # fmt: skip
+        for i in np.flatnonzero(first):  # a stream's first request: from the end carried, or none
+            prev = last.get(stream[int(k[i])])
+            ok[i] = prev is not None
+            dist[i] = sec[i] - (prev or 0)
+        for i in np.flatnonzero(np.concatenate([first[1:], [True]])):  # a stream's last request
+            last[stream[int(k[i])]] = int(e[i])
+        back = np.empty_like(order)
+        back[order] = np.arange(order.size)
+        dist, ok = dist[back], ok[back]  # rows in time order again
+        seen, at = np.unique(pair, return_index=True)
+        for p in seen[np.argsort(at)]:  # (op, class) in order of first sight, as polars' group_by keeps them
+            d = dist[(pair == p) & ok]
+            found.setdefault((OP_NAMES[p // 3], CLASS_NAMES[p % 3]), _Distances(exact_max)).add(d)
 
 
 class _Distances:
