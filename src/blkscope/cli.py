@@ -4,6 +4,8 @@ module (cli_*.py) in blkscope.verbs; this module only reads the registry (one wa
 from __future__ import annotations
 
 import argparse
+import atexit
+import gc
 import importlib
 import os
 import sys
@@ -16,6 +18,12 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from blkscope.errors import InputError
 from blkscope.verbs import VERBS
+
+# at exit, every object left is frozen out of the interpreter's final garbage collections: they traversed the
+# objects of polars and numpy for ~40 ms of every verb's wall time that loads them (bench/RESULTS.md,
+# "Characterisation" 2026-11-27 (4)); refcounting still frees what it can, only cycles are left to the OS.
+# Registered on import, before any verb's handler: it runs after every other exit handler.
+atexit.register(gc.freeze)
 
 # cli_ingest first: it is light (argparse only) and holds the verbs that must start fast
 VERB_MODULES = ["cli_ingest", "cli_analysis", "cli_capture", "cli_figdata", "cli_import", "cli_load", "cli_stats",
