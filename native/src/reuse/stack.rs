@@ -2,8 +2,8 @@
 //! access time, so a page's stack distance (distinct other pages touched since its last access) is the count of
 //! 1s after that time. The 1s are a bitmap over times, counted per 64-time word by a Fenwick tree over the words:
 //! O(log(n/64)) per access, and the tree 64x smaller than one over the times (1,024 words at the least: in L1,
-//! where a tree over 65,536 times took 41 % of the pass in its cache misses, bench/RESULTS.md). A short gap is
-//! counted by popcounts of the words between, without the tree.
+//! where a tree over 65,536 times took 41 % of the pass in its cache misses, bench/RESULTS.md). A short gap
+//! (the latest 4-5 words) is counted by popcounts of the words, and touches no tree node.
 //! Times are renumbered (compacted) whenever they run out, so memory is O(distinct pages), not O(accesses).
 
 use std::collections::HashMap;
@@ -37,12 +37,12 @@ impl Hasher for PageHasher {
 pub type PageMap<V> = HashMap<u64, V, BuildHasherDefault<PageHasher>>;
 
 const MIN_CAP: usize = 1 << 16; // times
-const SHORT_WORDS: usize = 4; // a gap within this many words is counted by popcounts, not the tree
+const SHORT_WORDS: usize = 4; // the latest words, beside the one being filled: counted by popcounts, not the tree
 
 pub struct Stack {
     last: PageMap<u64>, // page -> time of its last access
     bits: Vec<u64>,     // bit t: a page's last access is at time t (times 0..64 * bits.len())
-    tree: Vec<u32>,     // Fenwick tree over the words' popcounts (1-based inside)
+    tree: Vec<u32>,     // Fenwick tree over the popcounts of the words below tree_words() (1-based inside)
     next: u64,          // the next access's time
 }
 
@@ -61,10 +61,13 @@ impl Stack {
         self.last.contains_key(&page)
     }
 
-    /// Set (v = 1) or clear (v = -1 as u32) time t's bit.
-    fn add(&mut self, t: u64, v: u32) {
-        let w = (t / 64) as usize;
-        self.bits[w] ^= 1 << (t % 64);
+    /// The words the tree counts: all but the latest SHORT_WORDS full ones and the one being filled, so an
+    /// access whose last was among those (a short reuse gap) touches no tree node; a word joins once per 64.
+    fn tree_words(&self) -> usize {
+        ((self.next / 64) as usize).saturating_sub(SHORT_WORDS)
+    }
+
+    fn tree_add(&mut self, w: usize, v: u32) {
         let mut i = w + 1;
         while i < self.tree.len() {
             self.tree[i] = self.tree[i].wrapping_add(v);
@@ -72,12 +75,22 @@ impl Stack {
         }
     }
 
-    /// Pages whose last access is at a time > t: by the words up to the latest time's if few, else the tree.
+    /// Clear time t's bit (and its word's count in the tree, if the tree counts it).
+    fn clear(&mut self, t: u64) {
+        let w = (t / 64) as usize;
+        self.bits[w] ^= 1 << (t % 64);
+        if w < self.tree_words() {
+            self.tree_add(w, u32::MAX); // -1
+        }
+    }
+
+    /// Pages whose last access is at a time > t: popcounts of the words from t's if the tree does not count it,
+    /// else all pages but those of the words up to t's (the tree) and those at or before t in its word.
     fn after(&self, t: u64) -> u64 {
         let w = (t / 64) as usize;
         let mine = (self.bits[w] >> (t % 64) >> 1).count_ones() as u64; // times t+1.. of t's word
-        let top = (self.next.saturating_sub(1) / 64) as usize;
-        if top - w <= SHORT_WORDS {
+        if w >= self.tree_words() {
+            let top = (self.next.saturating_sub(1) / 64) as usize; // the latest time's word
             return mine + self.bits[w + 1..=top].iter().map(|x| x.count_ones() as u64).sum::<u64>();
         }
         let (mut i, mut upto) = (w + 1, 0u64); // pages of the words 0..=w
@@ -97,18 +110,19 @@ impl Stack {
         }
         let live = by_time.len();
         let words = (2 * live).max(MIN_CAP).div_ceil(64);
+        self.next = live as u64;
+        let counted = self.tree_words();
         self.bits = vec![0; words];
         self.tree = vec![0; words + 1];
         for w in 0..words {
             let ones = live.saturating_sub(64 * w).min(64);
             self.bits[w] = if ones == 64 { u64::MAX } else { (1u64 << ones) - 1 };
-            self.tree[w + 1] += ones as u32;
+            self.tree[w + 1] += if w < counted { ones as u32 } else { 0 };
             let j = w + 1 + ((w + 1) & (w + 1).wrapping_neg());
             if j <= words {
                 self.tree[j] += self.tree[w + 1];
             }
         }
-        self.next = live as u64;
     }
 
     /// Access `page`: its stack distance, or None on its first access (a cold miss).
@@ -119,18 +133,22 @@ impl Stack {
         let now = self.next;
         let d = self.last.insert(page, now).map(|t| {
             let d = self.after(t);
-            self.add(t, u32::MAX); // -1
+            self.clear(t);
             d
         });
-        self.add(now, 1);
+        self.bits[(now / 64) as usize] |= 1 << (now % 64);
+        let before = self.tree_words();
         self.next += 1;
+        if self.tree_words() > before {
+            self.tree_add(before, self.bits[before].count_ones()); // the word that left the latest ones
+        }
         d
     }
 
     /// Drop `page` from the stack (a sampler lowered its threshold past it).
     pub fn remove(&mut self, page: u64) {
         if let Some(t) = self.last.remove(&page) {
-            self.add(t, u32::MAX);
+            self.clear(t);
         }
     }
 }
