@@ -73,7 +73,7 @@ def _reuse(p: argparse.ArgumentParser) -> Handler:
             r = profile(events_files(events), exact=not a.no_exact, rates=a.shards_rate, sizes=a.shards_size,
                         adj=not a.no_adj, streams=streams, action=a.action, page_kib=a.page_kib, mode=a.mode,
                         window_s=a.window_s, dump_pages=a.dump_pages, exact_max_accesses=limit,
-                        wss=out["wss"] is not None)  # fmt: skip
+                        wss=out["wss"] is not None, meanwhile=_tables_ready)  # fmt: skip
             if r.counted_accesses is not None:
                 took = "exact" if r.counted_accesses <= limit else "SHARDS only (no exact profile)"
                 print(f"blkscope reuse: {events[0]}: {r.counted_accesses:,} page accesses, limit {limit:,}: {took}",
@@ -90,3 +90,15 @@ def _reuse(p: argparse.ArgumentParser) -> Handler:
         return 0
 
     return run
+
+
+def _tables_ready() -> None:
+    """Run while the native pass runs: the tables' modules, and what their first table loads (numpy.ma, polars'
+    construction from numpy), ~30 ms after the pass otherwise (bench/RESULTS.md, "Characterisation" 2026-11-27 (4))."""
+    import numpy as np
+    import polars as pl
+
+    from blkscope import io  # noqa: F401
+    from blkscope.analysis import reuse_tables  # noqa: F401
+
+    pl.DataFrame({"x": np.zeros(1)})
