@@ -343,8 +343,11 @@ def test_direct_read_refuses_other_files_and_damaged_ones(tmp_path):
     ev = _ingest(FIXTURE, tmp_path / "fx")
     other = tmp_path / "polars.parquet"
     pl.read_parquet(ev).write_parquet(other)
-    ref = reuse.profile([ev], direct=True, rates=[0.1])
-    _same_result(reuse.profile([other], rates=[0.1]), ref)
+    calls = []
+    ref = reuse.profile([ev], direct=True, rates=[0.1], meanwhile=lambda: calls.append("direct"))
+    # refused, then the pipe: `meanwhile` still runs once
+    _same_result(reuse.profile([other], rates=[0.1], meanwhile=lambda: calls.append("pipe")), ref)
+    assert calls == ["direct", "pipe"]
     with pytest.raises(RuntimeError, match=r"exit 3\).*polars\.parquet.*not blkscope-native"):
         reuse.profile([other], direct=True)
     # the native file beside the polars one: refused as a whole, answered by the pipe
@@ -360,7 +363,7 @@ def test_direct_read_refuses_other_files_and_damaged_ones(tmp_path):
 
 def test_direct_read_starts_the_program_before_polars(tmp_path):
     """`blkscope reuse` on blkscope-native's own Parquet launches the pass before importing polars, numpy or
-    pyarrow (they load while it runs: ~0.3 s of a short run)."""
+    pyarrow (they load while it runs: ~0.3 s of a short run), and loads the tables' module before waiting on it."""
     import os
     import sys
 
@@ -372,10 +375,15 @@ def test_direct_read_starts_the_program_before_polars(tmp_path):
         "    print('LOADED', sorted(m for m in ('polars', 'numpy', 'pyarrow') if m in sys.modules), file=sys.stderr)\n"
         "    real(self, *a, **k)\n"
         "subprocess.Popen.__init__ = spy\n"
+        "wait = subprocess.Popen.communicate\n"
+        "def waiting(self, *a, **k):\n"
+        "    print('WAITING', 'blkscope.analysis.reuse_tables' in sys.modules, file=sys.stderr)\n"
+        "    return wait(self, *a, **k)\n"
+        "subprocess.Popen.communicate = waiting\n"
         "from blkscope.cli import main\n"
         f"sys.exit(main(['reuse', {str(ev)!r}, '-o', {str(tmp_path / 's.parquet')!r}]))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
-    assert got.stderr.splitlines()[0] == "LOADED []", got.stderr
+    assert got.stderr.splitlines()[:2] == ["LOADED []", "WAITING True"], got.stderr  # the tables' module too
     assert pl.read_parquet(tmp_path / "s.parquet").height

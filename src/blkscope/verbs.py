@@ -45,3 +45,16 @@ def say(verb_: str, what: str, note: str) -> None:
     import sys
 
     print(f"blkscope {verb_}: {what}: {note}", file=sys.stderr)
+
+
+def write_table(df, path: Path | None) -> None:
+    """Write `df` to `path` (Parquet, or CSV by its name) if an output was asked for (path not None)."""
+    from blkscope.io import write_atomic
+
+    if path:
+        write_atomic(df, path)
+
+
+def names(v: str) -> list[str]:
+    """A comma-separated option's names."""
+    return [x.strip() for x in v.split(",") if x.strip()]

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -180,14 +180,16 @@ def profile(events: Sequence[Path] | pl.LazyFrame, *, exact: bool = True, rates:
             sizes: Sequence[int] = (), adj: bool = True, streams: Sequence[str] = ("all", "read", "write"),
             action: str = "C", page_kib: int = 4, mode: str = "cover", window_s: float = 1.0,
             rows_per_window: int = ROWS_PER_WINDOW, dump_pages: Path | None = None,
-            exact_max_accesses: int | None = None, wss: bool = True, direct: bool | None = None) -> Result:  # fmt: skip
+            exact_max_accesses: int | None = None, wss: bool = True, direct: bool | None = None,
+            meanwhile: Callable[[], object] | None = None) -> Result:  # fmt: skip
     """Every profile asked for (exact; SHARDS at each rate; SHARDS at each size) of every stream, one pass.
     `dump_pages`: also write the first stream's page accesses there, in order (u64 little-endian).
     `exact_max_accesses` (auto): the exact profile only if the trace has at most that many page accesses
     (page_accesses, a pass before); above, the SHARDS profiles asked for alone (fixed-size AUTO_SHARDS_SIZE if
     none is). `wss=False`: no working set (Result.wss empty), which costs ~15 % of the native pass.
     `direct`: the program reads the events files itself (None: when it takes them all, else the pipe; True:
-    it must; False: the pipe)."""
+    it must; False: the pipe). `meanwhile`: called once, while the program reads the files itself (else after
+    the pass): the caller's own loading (its tables' modules) overlaps the pass instead of following it."""
     if mode not in ("cover", "ssd-study"):
         raise ValueError(f"mode must be cover or ssd-study, not {mode!r}")
     if not (exact or rates or sizes):
@@ -209,14 +211,22 @@ def profile(events: Sequence[Path] | pl.LazyFrame, *, exact: bool = True, rates:
     cmd += [a for s in sizes for a in ("--shards-size", str(int(s)))]
     cmd += [a for o, c in keys for a in ("--stream", f"{o}/{c}:{OP_MASKS[o] & CLASS_MASKS[c]}")]
     cmd += ["--dump-pages", str(dump_pages)] if dump_pages else []
+    ran: list[bool] = []
+
+    def once() -> None:
+        if meanwhile is not None and not ran:
+            ran.append(True)
+            meanwhile()
+
     with tempfile.TemporaryDirectory(prefix="blkscope-reuse-") as tmp:
         cmd += ["--out", tmp]
         r = None
         if direct is not False and not _is_lazy(events):
-            r = _direct(cmd, events, action, window_s, required=bool(direct))
+            r = _direct(cmd, events, action, window_s, required=bool(direct), meanwhile=once)
         if r is None:
             _pipe(cmd, events, action, rows_per_window)
             r = _read(Path(tmp), window_s, action)
+    once()
     r.exact_max_accesses, r.counted_accesses = exact_max_accesses, counted
     return r
 
@@ -231,9 +241,10 @@ def _is_lazy(events: object) -> bool:
 REFUSED = 3  # blkscope-native reuse --events: a file its reader does not take (not its own Parquet)
 
 
-def _direct(cmd: list[str], events: Sequence[Path], action: str, window_s: float, required: bool) -> Result | None:
+def _direct(cmd: list[str], events: Sequence[Path], action: str, window_s: float, required: bool,
+            meanwhile: Callable[[], None]) -> Result | None:  # fmt: skip
     """The pass reading the events files itself; None when it refuses one (unless `required`). polars and
-    numpy are imported while it runs (the tables need them after)."""
+    numpy are imported while it runs (the tables need them after), then `meanwhile` runs."""
     from blkscope.parts import events_files
 
     files = [a for f in events_files(events) for a in ("--events", str(f))]
@@ -243,6 +254,8 @@ def _direct(cmd: list[str], events: Sequence[Path], action: str, window_s: float
     try:
         import numpy  # noqa: F401  (one OpenBLAS thread: blkscope.cli)
         import polars  # noqa: F401
+
+        meanwhile()
     except BaseException:
         proc.kill()
         proc.wait()
