@@ -59,3 +59,16 @@ def test_handmade_distances_per_class():
     summ, hist = seek.summarise(ev, rows_per_window=2)
     assert summ.equals(seek.summary(d)) and hist.equals(seek.histogram(d))
     assert summ.select("op", "class").rows()[:3] == [("write", "data"), ("write", "meta"), ("read", "meta")]
+
+
+def test_windowed_pass_over_a_file_with_a_window_of_discards_alone(tmp_path):
+    # windows of ~2 events over 0..70 ns: the one of [30, 50) holds discards (RWBS D: neither read nor write)
+    # alone, which op all counts and the read/write streams skip; the ends carry across every window
+    rows = [(0, "D", 0, 8, "W"), (10, "D", 8, 8, "W"), (20, "D", 100, 8, "R"), (35, "D", 300, 8, "D"),
+            (40, "D", 308, 8, "D"), (55, "D", 16, 8, "W"), (60, "D", 108, 8, "RM"), (70, "D", 24, 8, "W")]  # fmt: skip
+    f = tmp_path / "events.parquet"
+    _ev(rows).collect().write_parquet(f, row_group_size=2)
+    summ, hist = seek.summarise([f], rows_per_window=2)
+    d = seek.distances(_ev(rows))
+    assert summ.equals(seek.summary(d)) and hist.equals(seek.histogram(d))
+    assert d.filter((pl.col("op") == "write") & (pl.col("class") == "all"))["distance"].to_list() == [None, 0, 0, 0]

@@ -1,7 +1,7 @@
 #!/bin/bash
-# The main job's per-trace jobs (characterise_views, metadata) of two commits A and B on the same inputs,
+# The main job's per-trace jobs (characterise_views, metadata, seek) of two commits A and B on the same inputs,
 # interleaved A B B A per job, each alone on the machine (/tmp/bench-lock.sh if present); then every table of A
-# against B's (compare_tables.py). WS as main_job.sh wants it (its README: bench/RESULTS.md, 2026-11-27 section).
+# against B's (compare_tables.py). WS: bench/characterise/make_workspace.sh (bench/RESULTS.md, 2026-11-27).
 # Usage: ab_main_job.sh WS COMMIT_A COMMIT_B [JOB...]   (default jobs: views metadata)
 set -euo pipefail
 ws=$1; a=$2; b=$3; shift 3

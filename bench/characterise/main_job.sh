@@ -10,6 +10,6 @@ M="$(cd "$(dirname "$0")/.." && pwd)/scale/measure.py"
 py=${PYTHON:-python}
 script=$ws/logs/$job.$tag.sh
 mkdir -p "$ws/logs" "$ws/data/processed/analysis/char-$tag"
-sed -e "s#> logs/characterise/\([a-z_]*\)\.log#> logs/\1.$tag.log#" -e "s#datasets/\([a-z_]*\)\.tsv --dataset-files#datasets/\1.$tag.tsv --dataset-files#" \
+sed -e "s#> logs/[a-z_]*/\([a-z_.-]*\)\.log#> logs/\1.$tag.log#" -e "s#datasets/\([a-z_]*\)\.tsv --dataset-files#datasets/\1.$tag.tsv --dataset-files#" \
       -e "s#/characterise/#/char-$tag/#g" -e "s#/analysis/\([a-z_]*\)\.\(parquet\|csv\)#/analysis/char-$tag/\1.\2#g" -e "s#^blkscope #$py -m blkscope #" "$ws/$job.cmd" > "$script"
 cd "$ws" && PYTHONPATH=$src $py "$M" "$job $tag" bash "$script"  # one argument of it would pass the 128 KiB limit

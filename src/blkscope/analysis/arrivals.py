@@ -121,7 +121,7 @@ def arrivals_dispersion(events: Sequence[Path] | pl.LazyFrame, windows_s: Sequen
     is_q = (pl.col("action") == "Q") & (pl.col("nsectors") > 0) & op_expr().is_not_null()
     # one query per chunk: the masks of every (op, class) as numpy arrays (a polars filter each costs ~1 ms)
     masks = {"q": is_q, "d": pl.col("action") == "D", "dc": pl.col("action") != "Q",
-             **{v: e == v for e, vs in ((op_expr(), OPS[:-1]), (class_expr(), CLASSES[:-1])) for v in vs}}
+             **{v: e == v for e, vs in ((op_expr(), OPS[:-1]), (class_expr(), CLASSES[:-1])) for v in vs}}  # fmt: skip
     masks = {k: e.fill_null(False) for k, e in masks.items()}  # as a filter drops nulls
     for w in chunks:
         m = w.select("time_ns", **masks)

@@ -122,6 +122,8 @@ def _add_chunk(w: pl.DataFrame, last: dict, found: dict, exact_max: int) -> None
     known = op < 2  # reads and writes: op all also takes the requests that are neither
     for rows, o, c in ((known, op, cls), (None, 2, cls), (known, op, 2), (None, 2, 2)):
         pick = np.arange(op.size) if rows is None else np.flatnonzero(rows)
+        if pick.size == 0:  # a chunk of discards alone: no read or write stream in it
+            continue
         pair = (np.broadcast_to(o, op.shape)[pick] * 3 + np.broadcast_to(c, op.shape)[pick]).astype(np.int64)
         key = pair * devs.size + dev_code[pick]
         order = np.argsort(key, kind="stable")  # each stream's requests together, in time order
