@@ -119,13 +119,14 @@ def histograms(events: Sequence[Path] | pl.LazyFrame, window_s: float = 1.0,
     base = _agg(pl.concat(parts), keys)
     ops = pl.concat([base.filter(pl.col("op") != all_op), _agg(base.with_columns(op=pl.lit(all_op, pl.Int8)), keys)])
     out = pl.concat([ops, _agg(ops.with_columns(**{"class": pl.lit(all_cls, pl.Int8)}), keys)])
-    # start_s before the sort, as it always was: polars divides a float by a scalar as a product by its reciprocal,
-    # but exactly where the frame's piece has one row, so the last bit of start_s depends on the plan's shape
-    out = out.with_columns(start_s=pl.col("window") * dt / 1e9, window_s=pl.lit(dt / 1e9)).sort(keys)
+    out = out.with_columns(window_s=pl.lit(dt / 1e9)).sort(keys)
     names = {"stage": list(STAGES), "op": ["read", "write", "all"], "class": [*CLASSES, "all"]}
     out = out.with_columns(
         **{k: pl.col(k).replace_strict(list(range(len(v))), v, return_dtype=pl.Utf8) for k, v in names.items()},
     ).collect()  # fmt: skip
+    # start_s divided by numpy, exactly: polars divides by a scalar as a product with its reciprocal, except in a
+    # piece of the frame with one row, so the last bit of a window's start changed with the plan's pieces
+    out = out.with_columns(start_s=pl.Series(out["window"].to_numpy().astype(np.int64) * dt / 1e9))
     return out.select([pl.col(k).cast(t) for k, t in LATENCY_HIST.items()])
 
 
