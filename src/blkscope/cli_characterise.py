@@ -28,9 +28,6 @@ def _metadata(p: argparse.ArgumentParser) -> Handler:
         from blkscope.parts import events_files
 
         for events, out in each_run(a.events, a.each, out=a.out, rank=a.rank):
-            for e in events:
-                if not e.exists():
-                    raise ValueError(f"{e}: no such file")
             c = md.counts(events_files(events), action=a.action, page_kib=a.page_kib, mode=a.mode)
             hot, rank = md.hot_and_rank(c, a.action)
             for note in hot["note"].drop_nulls().unique(maintain_order=True):
@@ -106,9 +103,6 @@ def _characterise(p: argparse.ArgumentParser) -> Handler:
         names = ("io_map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion", "latency_windows",
                  "latency_hist")  # fmt: skip
         for events, out in each_run(a.events, a.each, **{n: getattr(a, n) for n in names}):
-            for e in events:
-                if not e.exists():
-                    raise ValueError(f"{e}: no such file")
             ev = events_files(events)
             if out["io_map"]:
                 _write(io_map.io_map(ev, a.action, a.time_bins, a.sector_bins), out["io_map"])

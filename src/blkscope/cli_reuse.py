@@ -67,9 +67,6 @@ def _reuse(p: argparse.ArgumentParser) -> Handler:
             raise ValueError("--dump-pages writes one run's pages: not with --each")
         outs = each_run(a.events, a.each, out=a.out, mrc=a.mrc, distance=a.distance, wss=a.wss)
         for events, out in outs:
-            for e in events:
-                if not e.exists():
-                    raise ValueError(f"{e}: no such file")
             r = profile(events_files(events), exact=not a.no_exact, rates=a.shards_rate, sizes=a.shards_size,
                         adj=not a.no_adj, streams=streams, action=a.action, page_kib=a.page_kib, mode=a.mode,
                         window_s=a.window_s, dump_pages=a.dump_pages, exact_max_accesses=limit,

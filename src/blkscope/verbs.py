@@ -30,7 +30,11 @@ EACH_HELP = ("each EVENTS file is a run of its own (<processed>/<run>/trace/even
 
 def each_run(events: list[Path], each: bool, **outputs: Path | None) -> list[tuple[list[Path], dict[str, Path | None]]]:
     """(events, outputs) per unit of work: all `events` as one run, or with `each` one run per file, its outputs
-    the templates filled with its run id (the directory two levels above the file)."""
+    the templates filled with its run id (the directory two levels above the file). Every file must exist: a missing
+    one stops the verb before it writes anything."""
+    for e in events:
+        if not Path(e).exists():
+            raise ValueError(f"{e}: no such file")
     if not each:
         return [(events, outputs)]
     for name, t in outputs.items():
