@@ -101,15 +101,29 @@ impl Source {
         f.ints(gi, 0, &mut sc.buf, &mut sc.t)?;
         f.ints(gi, 1, &mut sc.buf, &mut sc.s)?;
         f.ints(gi, 2, &mut sc.buf, &mut sc.n)?;
+        // one table over (action key, rwbs key) would be larger than these two; the flags and the tests are
+        // combined without branches, and every row is written and kept or overwritten (the kept rows are a
+        // fraction no branch predictor follows)
         let (na, nr) = (act.len() - 1, cls.len() - 1);
-        for i in 0..sc.t.v.len() {
-            let a = act[(sc.a.k[i] as usize).min(na)];
-            let c = cls[(sc.r.k[i] as usize).min(nr)];
-            let (s, n) = (sc.s.v[i], sc.n.v[i]);
-            if a && c != NO_DATA && sc.t.ok[i] && sc.s.ok[i] && sc.n.ok[i] && n > 0 && s >= 0 {
-                out.push(Req { t: sc.t.v[i], s, n, c });
-            }
+        let rows = sc.t.v.len();
+        let (t, s, n) = (&sc.t, &sc.s, &sc.n);
+        let (ak, rk) = (&sc.a.k[..rows], &sc.r.k[..rows]);
+        let (tv, sv, nv) = (&t.v[..rows], &s.v[..rows], &n.v[..rows]);
+        let (to, so, no) = (&t.ok[..rows], &s.ok[..rows], &n.ok[..rows]);
+        out.reserve(rows);
+        let dst = out.spare_capacity_mut();
+        let mut len = 0;
+        for i in 0..rows {
+            let a = act[(ak[i] as usize).min(na)];
+            let c = cls[(rk[i] as usize).min(nr)];
+            let (s, n) = (sv[i], nv[i]);
+            let keep = a & (c != NO_DATA) & to[i] & so[i] & no[i] & (n > 0) & (s >= 0);
+            // len <= i < rows <= dst.len()
+            dst[len].write(Req { t: tv[i], s, n, c });
+            len += keep as usize;
         }
+        // SAFETY: the first len slots of the spare capacity were written above
+        unsafe { out.set_len(len) };
         Ok(())
     }
 
@@ -144,7 +158,9 @@ impl Source {
                     cache[g] = None; // no later window overlaps it
                 }
             }
-            win.sort_by_key(|r| r.t); // stable: ties keep file order
+            if !win.is_sorted_by_key(|r| r.t) {
+                win.sort_by_key(|r| r.t); // stable: ties keep file order
+            }
             if !win.is_empty() {
                 let cap = win.capacity();
                 emit(std::mem::replace(&mut win, Vec::with_capacity(cap)))?;
