@@ -206,10 +206,15 @@ impl ParquetFile {
             }
             vals.clear();
             self.int_values(enc, data, present, &mut vals)?;
-            {
-                let mut it = vals.iter();
-                out.v.extend(out.ok[start..].iter().map(|&ok| if ok { *it.next().unwrap() } else { 0 }));
-            }
+            // without a branch per row: row i takes value j (0 where null) and j moves on past a value; the
+            // 0 pushed last is where j stands after the last value
+            vals.push(0);
+            let mut j = 0;
+            out.v.extend(out.ok[start..].iter().map(|&ok| {
+                let x = if ok { vals[j] } else { 0 };
+                j += ok as usize;
+                x
+            }));
             Ok(rows)
         })
     }
@@ -435,18 +440,22 @@ pub fn delta(d: &[u8], n: usize, out: &mut Vec<i64>) -> Result<(), String> {
                 return Err(format!("delta bit width {w}"));
             }
             let nbytes = per * w / 8;
-            let mini = d.get(p..p + nbytes).ok_or("miniblock past the page")?;
+            d.get(p..p + nbytes).ok_or("miniblock past the page")?;
             // groups of 32 values (4w bytes each), each unpacked whole by a loop of its width, then summed
             for g in 0..per / 32 {
                 let take = 32.min(end - out.len());
                 if take == 0 {
                     break;
                 }
-                unpack32(&mini[g * 4 * w..], w, &mut vals);
-                for &x in &vals[..take] {
+                // the rest of the page from this group on: loads may read past the group while within it
+                unpack32(&d[p + g * 4 * w..], w, &mut vals);
+                let dst = &mut out.spare_capacity_mut()[..take];
+                for (o, &x) in dst.iter_mut().zip(&vals[..take]) {
                     v = v.wrapping_add(min).wrapping_add(x as i64);
-                    out.push(v);
+                    o.write(v);
                 }
+                // SAFETY: take values written above, within the capacity reserved for n
+                unsafe { out.set_len(out.len() + take) };
             }
             p += nbytes;
         }
@@ -454,16 +463,25 @@ pub fn delta(d: &[u8], n: usize, out: &mut Vec<i64>) -> Result<(), String> {
     Ok(())
 }
 
-/// 32 values of `W` bits packed in `d` (4W bytes, little-endian bit order), to out. The bytes are copied into
-/// a padded buffer first, so every value is one unaligned load (two above 56 bits) and no bounds check.
+/// 32 values of `W` bits packed at the start of `d` (4W bytes, little-endian bit order), to out: every value
+/// one unaligned load (two above 56 bits) and no bounds check, from `d` itself when it holds 16 bytes past
+/// the group, else from a padded copy (a page's last group).
 #[inline(always)]
 fn unpack32_w<const W: usize>(d: &[u8], out: &mut [u64; 32]) {
     if W == 0 {
         *out = [0; 32];
         return;
     }
+    if d.len() >= 4 * W + 16 {
+        return unpack32_in::<W>(&d[..4 * W + 16], out);
+    }
     let mut b = [0u8; 4 * 64 + 16];
     b[..4 * W].copy_from_slice(&d[..4 * W]);
+    unpack32_in::<W>(&b[..4 * W + 16], out)
+}
+
+#[inline(always)]
+fn unpack32_in<const W: usize>(b: &[u8], out: &mut [u64; 32]) {
     let mask = if W == 64 { u64::MAX } else { (1u64 << W) - 1 };
     for (i, o) in out.iter_mut().enumerate() {
         let bit = i * W;
