@@ -50,6 +50,7 @@ struct Scratch {
     n: Ints,
     a: Keys,
     r: Keys,
+    idx: Vec<u32>,
 }
 
 impl Source {
@@ -101,15 +102,40 @@ impl Source {
         f.ints(gi, 0, &mut sc.buf, &mut sc.t)?;
         f.ints(gi, 1, &mut sc.buf, &mut sc.s)?;
         f.ints(gi, 2, &mut sc.buf, &mut sc.n)?;
+        // first the rows of the action (a fraction of them: one tight pass over its keys), then the other
+        // tests on those rows alone. Both passes without branches: every row is written and kept or
+        // overwritten (the kept rows follow no pattern a branch predictor learns)
         let (na, nr) = (act.len() - 1, cls.len() - 1);
-        for i in 0..sc.t.v.len() {
-            let a = act[(sc.a.k[i] as usize).min(na)];
-            let c = cls[(sc.r.k[i] as usize).min(nr)];
-            let (s, n) = (sc.s.v[i], sc.n.v[i]);
-            if a && c != NO_DATA && sc.t.ok[i] && sc.s.ok[i] && sc.n.ok[i] && n > 0 && s >= 0 {
-                out.push(Req { t: sc.t.v[i], s, n, c });
-            }
+        let rows = sc.t.v.len();
+        let (t, s, n) = (&sc.t, &sc.s, &sc.n);
+        let (ak, rk) = (&sc.a.k[..rows], &sc.r.k[..rows]);
+        let (tv, sv, nv) = (&t.v[..rows], &s.v[..rows], &n.v[..rows]);
+        let (to, so, no) = (&t.ok[..rows], &s.ok[..rows], &n.ok[..rows]);
+        let idx = &mut sc.idx;
+        idx.clear();
+        idx.reserve(rows);
+        let (spare, mut m) = (idx.spare_capacity_mut(), 0);
+        for (i, &k) in ak.iter().enumerate() {
+            // m <= i < rows <= spare.len()
+            spare[m].write(i as u32);
+            m += act[(k as usize).min(na)] as usize;
         }
+        // SAFETY: the first m slots were written above
+        unsafe { idx.set_len(m) };
+        out.reserve(m);
+        let dst = out.spare_capacity_mut();
+        let mut len = 0;
+        for &i in idx.iter() {
+            let i = i as usize;
+            let c = cls[(rk[i] as usize).min(nr)];
+            let (s, n) = (sv[i], nv[i]);
+            let keep = (c != NO_DATA) & to[i] & so[i] & no[i] & (n > 0) & (s >= 0);
+            // len <= the rows seen < m <= dst.len()
+            dst[len].write(Req { t: tv[i], s, n, c });
+            len += keep as usize;
+        }
+        // SAFETY: the first len slots of the spare capacity were written above
+        unsafe { out.set_len(len) };
         Ok(())
     }
 
@@ -144,7 +170,9 @@ impl Source {
                     cache[g] = None; // no later window overlaps it
                 }
             }
-            win.sort_by_key(|r| r.t); // stable: ties keep file order
+            if !win.is_sorted_by_key(|r| r.t) {
+                win.sort_by_key(|r| r.t); // stable: ties keep file order
+            }
             if !win.is_empty() {
                 let cap = win.capacity();
                 emit(std::mem::replace(&mut win, Vec::with_capacity(cap)))?;
