@@ -85,6 +85,9 @@ def test_windows_merge_into_wider_ones_and_into_the_whole_run(tmp_path):
     # the reciprocal in all but one-row pieces: the last bit changed from run to run)
     h01 = lw.histograms(ev, window_s=0.1)
     assert h01["start_s"].to_list() == [w * 100_000_000 / 1e9 for w in h01["window"].to_list()]
+    # and each window's max, in us, is its max in ns divided exactly
+    mx = h01.group_by(lw.KEYS).agg(pl.col("max_ns").max()).join(lw.percentiles(h01), on=lw.KEYS)
+    assert mx.height and mx["max_us"].to_list() == [v / 1e3 for v in mx["max_ns"].to_list()]
     # two 1-s windows summed are the 2-s window, bucket for bucket: the same percentiles
     a, b = lw.percentiles(lw.merge(h1, 2)), lw.percentiles(lw.histograms(ev, window_s=2.0))
     assert a.drop("mean_us").equals(b.drop("mean_us")) and a["mean_us"].to_list() == pytest.approx(b["mean_us"])

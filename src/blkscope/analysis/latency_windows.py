@@ -174,10 +174,11 @@ def percentiles(hist: pl.DataFrame, quantiles: Sequence[float] = QUANTILES) -> p
         rank = np.maximum(np.ceil(n * q).astype(np.int64), 1) - 1  # 0-based
         at = np.searchsorted(cum, before + rank, side="right")  # the first bucket whose running count passes it
         v = np.where(rank == 0, lo, np.where(rank == n - 1, hi, value[at]))
-        cols[f"p{q * 100:g}_us".replace(".", "_")] = v
-    # divided in polars, as before: it multiplies by the reciprocal (numpy's quotient can differ in the last bit)
-    out = tot.with_columns(**cols).with_columns(
-        [pl.col(c) / 1e3 for c in cols], mean_us=pl.col("sum_ns") / pl.col("n") / 1e3, max_us=pl.col("max_ns") / 1e3
-    )  # fmt: skip
+        cols[f"p{q * 100:g}_us".replace(".", "_")] = v / 1e3
+    # every quotient by numpy, exactly, as start_s in histograms(): polars' division by a scalar changes its last
+    # bit with the frame's pieces
+    sum_ns = tot["sum_ns"].to_numpy()
+    out = tot.with_columns(**{c: pl.Series(v) for c, v in cols.items()}, mean_us=pl.Series(sum_ns / n / 1e3),
+                           max_us=pl.Series(hi / 1e3))  # fmt: skip
     order = [*KEYS, "start_s", "window_s", "n", "mean_us", *cols, "max_us"]
     return out.select([pl.col(c).cast(LATENCY_WINDOWS.get(c, pl.Float64)) for c in order])
