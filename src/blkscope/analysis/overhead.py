@@ -40,7 +40,8 @@ def tracing_overhead(runs: pl.DataFrame, ops: dict[str, float], n_boot: int = 40
         un = g.filter(~pl.col("traced"))["ops"].to_numpy()
         if not (tr.size and un.size):
             continue
-        ov, lo, hi = bootstrap_ci(lambda t, u: 1 - t.mean() / u.mean(), [tr, un], n_boot=n_boot, seed=seed)
+        ratio = lambda t, u: 1 - t.mean(axis=-1) / u.mean(axis=-1)  # noqa: E731
+        ov, lo, hi = bootstrap_ci(ratio, [tr, un], n_boot=n_boot, seed=seed)
         t, p = welch(tr, un) if tr.size > 1 and un.size > 1 else (float("nan"), float("nan"))
         rows.append(dict(zip(CONFIG, key, strict=True)) | {
             "n_traced": int(tr.size), "n_untraced": int(un.size), "traced_ops_s": float(tr.mean()),
