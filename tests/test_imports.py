@@ -106,6 +106,21 @@ def test_the_command_line_runs_numpy_with_one_openblas_thread_unless_told():
     assert out.strip() == "2"
 
 
+def test_polars_keeps_to_the_jobs_thread_budget():
+    """Under Snakemake (OMP_NUM_THREADS = the rule's threads) polars' pool has that many threads; without a budget
+    it keeps its default (one per core), and a POLARS_MAX_THREADS the user set wins."""
+    code = "import blkscope.cli, polars; print(polars.thread_pool_size())"
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "POLARS_MAX_THREADS")}
+
+    def pool(**extra):
+        return int(subprocess.run([sys.executable, "-c", code], env=env | extra, capture_output=True, text=True,
+                                  check=True).stdout)  # fmt: skip
+
+    assert pool(OMP_NUM_THREADS="1") == 1
+    assert pool() == os.cpu_count() > 1  # the machine has 2 cores: the default differs from the budget
+    assert pool(OMP_NUM_THREADS="1", POLARS_MAX_THREADS="2") == 2
+
+
 def test_t_intervals_do_not_import_scipy_stats():
     """Importing scipy.stats costs ~1.1 CPU-s a process; the modules most verbs use compute t intervals with
     scipy.special alone (uncertainty.t_quantile) and import scipy.stats only where they need more of it."""

@@ -15,6 +15,11 @@ from pathlib import Path
 # big enough to share, and OpenBLAS's idle per-core threads spin (~0.1 s of CPU at numpy's import, ~20 CPU-s of
 # `zipf`'s L-BFGS-B on 2-vectors), taking a core from the native pass or the other jobs; workers inherit it
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# polars' thread pool within the job's thread budget: Snakemake gives each job OMP_NUM_THREADS = its rule's
+# threads (as it does for OpenBLAS and MKL, not for polars), and `--cores 8` runs up to 8 jobs at once; a pool of
+# one thread per core in each of them cost characterise_views ~10-20 % more CPU for no less wall (bench/RESULTS.md)
+if "OMP_NUM_THREADS" in os.environ:
+    os.environ.setdefault("POLARS_MAX_THREADS", os.environ["OMP_NUM_THREADS"])
 
 from blkscope.errors import InputError
 from blkscope.verbs import VERBS
