@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from blkscope.analysis.frequency import frequency_of_frequency, page_counts
+from blkscope.analysis.frequency import by_hotness, frequency_of_frequency, page_counts
 from blkscope.schemas import EVENTS, conform
 
 
@@ -83,3 +83,17 @@ def test_frequency_of_frequency_adds_up():
         assert g["pages"].sum() == c.height
         assert (g["count"] * g["pages"]).sum() == c["count"].sum()
         assert g["count"].is_sorted() and g["count"].n_unique() == g.height
+
+
+@pytest.mark.parametrize("count_max", [9, 2**40])  # the second does not fit one 64-bit key with these pages
+@pytest.mark.parametrize("groups", [["op"], ["op", "meta"]])
+def test_by_hotness_is_the_sort_by_columns(count_max, groups):
+    rng = np.random.default_rng(count_max)
+    n = 5000
+    df = pl.DataFrame({
+        "op": rng.choice(["write", "all", "read"], n), "meta": rng.random(n) < 0.3,
+        "page": rng.integers(0, 1 << 30, n), "count": rng.integers(1, count_max, n, endpoint=True),
+    }).unique([*groups, "page"])  # fmt: skip
+    cols = [*groups, "count", "page"]
+    assert by_hotness(df, groups).equals(df.sort(cols, descending=[c == "count" for c in cols]))
+    assert by_hotness(df.head(1), groups).equals(df.head(1))

@@ -110,6 +110,7 @@ rule characterise_views:
         files=expand(f"{CHAR}/{{table}}.parquet", run=TRACED, table=VIEW_TABLES),
         out=lambda w: " ".join(f"--{t.replace('_', '-')} '{PROC}/{{run}}/characterise/{t}.parquet'" for t in VIEW_TABLES),
         latency_s=LATENCY_WINDOW_S,
+    priority: 10  # heads the longest chain (characterise_numbers, then the all_setups notebook): started first
     log:
         "logs/characterise/views.log",
     benchmark:

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from blkscope.analysis.frequency import OPS, page_counts
+from blkscope.analysis.frequency import OPS, by_hotness, page_counts
 from blkscope.schemas import METADATA_HOT, METADATA_RANK
 
 TOP_FRACTION = 0.01
@@ -41,7 +41,7 @@ def _top(k_of: pl.Expr, over: list[str]) -> pl.Expr:
 
 
 def _ranked(df: pl.DataFrame, by: list[str]) -> pl.DataFrame:
-    return df.sort([*by, "count", "page"], descending=[*[False] * len(by), True, False]).with_columns(
+    return by_hotness(df, by).with_columns(
         rank=pl.int_range(1, pl.len() + 1).over(by).cast(pl.Int64)
     )
 
