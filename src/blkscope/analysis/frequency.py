@@ -22,6 +22,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from blkscope.analysis import packed_sort
+
 OPS = ("read", "write", "all")
 CLASSES = ("data", "meta", "all")  # class_expr's classes and their sum
 
@@ -91,27 +93,9 @@ def page_counts(
 
 
 def by_hotness(df: pl.DataFrame, groups: Sequence[str] = ("op",)) -> pl.DataFrame:
-    """df sorted by `groups` ascending, then count descending, then page: by one UInt64 key when they fit in 64
-    bits (each group column as its value's place among its few distinct values, count and page as offsets below
-    their maxima), else by the columns. polars sorts one integer column 3-4x faster than four (the sort was the
-    largest part of `metadata`, bench/RESULTS.md); the order is the same."""
+    """df sorted by `groups` ascending, then count descending, then page (one packed key: packed_sort)."""
     cols = [*groups, "count", "page"]
-    if df.height < 2 or df.select(pl.any_horizontal(pl.col(cols).is_null().any())).item() or df["page"].min() < 0:
-        return df.sort(cols, descending=[c == "count" for c in cols])
-    codes = [(g, df[g].unique().sort()) for g in groups]
-    widths = [max(1, (len(u) - 1).bit_length()) for _, u in codes]
-    top, page_bits = df["count"].max(), max(1, df["page"].max().bit_length())
-    count_bits = max(1, (top - df["count"].min()).bit_length())
-    if sum(widths) + count_bits + page_bits > 64:
-        return df.sort(cols, descending=[c == "count" for c in cols])
-    key, shift = pl.col("page").cast(pl.UInt64), page_bits
-    parts = [((pl.lit(top, pl.Int64) - pl.col("count")).cast(pl.UInt64), count_bits)]
-    parts += [(pl.col(g).replace_strict(u, pl.int_range(u.len(), eager=True), return_dtype=pl.UInt64), w)
-              for (g, u), w in zip(codes[::-1], widths[::-1], strict=True)]  # fmt: skip
-    for part, bits in parts:
-        key += part * pl.lit(1 << shift, pl.UInt64)
-        shift += bits
-    return df.sort(key)
+    return packed_sort.sort(df, cols, [c == "count" for c in cols])
 
 
 def noted_page_counts(events: Sequence[Path], **how) -> tuple[pl.DataFrame, str | None]:

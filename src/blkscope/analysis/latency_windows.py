@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from blkscope.analysis import replay
+from blkscope.analysis import packed_sort, replay
 from blkscope.analysis.log_histogram import GAMMA, bucket_of
 from blkscope.schemas import LATENCY_HIST, LATENCY_WINDOWS
 
@@ -119,11 +119,11 @@ def histograms(events: Sequence[Path] | pl.LazyFrame, window_s: float = 1.0,
     base = _agg(pl.concat(parts), keys)
     ops = pl.concat([base.filter(pl.col("op") != all_op), _agg(base.with_columns(op=pl.lit(all_op, pl.Int8)), keys)])
     out = pl.concat([ops, _agg(ops.with_columns(**{"class": pl.lit(all_cls, pl.Int8)}), keys)])
-    out = out.with_columns(window_s=pl.lit(dt / 1e9)).sort(keys)
+    out = packed_sort.sort(out.with_columns(window_s=pl.lit(dt / 1e9)).collect(), keys)
     names = {"stage": list(STAGES), "op": ["read", "write", "all"], "class": [*CLASSES, "all"]}
     out = out.with_columns(
         **{k: pl.col(k).replace_strict(list(range(len(v))), v, return_dtype=pl.Utf8) for k, v in names.items()},
-    ).collect()  # fmt: skip
+    )  # fmt: skip
     # start_s divided by numpy, exactly: polars divides by a scalar as a product with its reciprocal, except in a
     # piece of the frame with one row, so the last bit of a window's start changed with the plan's pieces
     out = out.with_columns(start_s=pl.Series(out["window"].to_numpy().astype(np.int64) * dt / 1e9))
