@@ -11,7 +11,8 @@ import statistics
 from pathlib import Path
 
 import polars as pl
-import yaml
+
+from blkscope import yamlio
 
 
 def _load(meta: dict, when: str) -> tuple[float | None, int | None]:
@@ -26,7 +27,7 @@ def rows(batch: str, raw: Path, order: Path) -> list[dict]:
         f = raw / rid / "run.yaml"
         if not f.exists():
             continue
-        meta = yaml.safe_load(f.read_text())
+        meta = yamlio.load(f.read_text())
         tr = meta.get("tracer") or {}
         l1, running = _load(meta, "before")
         traced = tr.get("name") not in (None, "none")

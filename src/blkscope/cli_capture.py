@@ -12,9 +12,9 @@ from blkscope.verbs import Handler, verb
 def _config_capture(path: Path) -> dict:
     if str(path) == "none" or not path.is_file():
         return {}
-    import yaml  # here, not at import: every `blkscope` command loads this module (0.02 s)
+    from blkscope import yamlio  # here, not at import: every `blkscope` command loads this module (0.02 s)
 
-    return (yaml.safe_load(path.read_text()) or {}).get("capture") or {}
+    return (yamlio.load(path.read_text()) or {}).get("capture") or {}
 
 
 @verb("capture", "one hardware run from the runs sheet: testbed, mkfs, mount, tracer, iostat, workload, teardown")

@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from blkscope import __version__
+from blkscope import __version__, yamlio
 from blkscope.errors import InputError
 from blkscope.readers.textio import GZIP_MAGIC, XZ_MAGIC, ZSTD_MAGIC
 from blkscope.run_logs import KIND_TABLES, WORKLOAD_LOGS
@@ -144,7 +144,7 @@ def check_row(row: dict[str, str], schema_path: Path | None) -> None:
 
     from blkscope.sheet import typed
 
-    schema = yaml.safe_load(schema_path.read_text())
+    schema = yamlio.load(schema_path.read_text())
     props = schema["properties"]
     cells = {k: typed(v, props.get(k, {}).get("type")) for k, v in row.items()}  # as the workflow types them
     try:

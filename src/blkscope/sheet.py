@@ -101,7 +101,7 @@ def _check(rows: list[dict], lines: list[int], path: str | Path, schema: dict) -
 
 def load_schema(path: str | Path) -> dict:
     """A row schema from its YAML file."""
-    import yaml
+    from blkscope import yamlio
 
     with open(path, encoding="utf-8") as f:
-        return yaml.safe_load(f)
+        return yamlio.load(f)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
-import yaml
 
+from blkscope import yamlio
 from blkscope.analysis.frequency import hot_share
 
 
@@ -50,7 +50,7 @@ def _iostat_stats(iostat: Path) -> dict:
 
 
 def _overruns(run_yaml: Path) -> int | None:
-    meta = yaml.safe_load(run_yaml.read_text()) or {}
+    meta = yamlio.load(run_yaml.read_text()) or {}
     tracer = meta.get("tracer") or {}
     for key in ("overruns_total", "overruns"):
         for d in (tracer if isinstance(tracer, dict) else {}, meta):

@@ -13,14 +13,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
-import yaml
 
+from blkscope import yamlio
 from blkscope.analysis.run_groups import with_groups
 
 
 def requested(run_yaml: Path) -> dict:
     """Request distribution parameters from a run's run.yaml (nulls when the run is not YCSB)."""
-    meta = yaml.safe_load(Path(run_yaml).read_text()) or {}
+    meta = yamlio.load(Path(run_yaml).read_text()) or {}
     w = meta.get("workload") or {}
     props = w.get("options") or w.get("properties") or w
     theta = props.get("zipfian_constant")

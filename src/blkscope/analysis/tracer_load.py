@@ -13,8 +13,8 @@ from datetime import datetime
 from pathlib import Path
 
 import polars as pl
-import yaml
 
+from blkscope import yamlio
 from blkscope.analysis.run_groups import with_groups
 from blkscope.analysis.uncertainty import mean_ci
 
@@ -45,7 +45,7 @@ def _loadavg(meta: dict) -> float | None:
 
 
 def run_cost(run_id: str, run_yaml: Path) -> dict:
-    meta = yaml.safe_load(Path(run_yaml).read_text()) or {}
+    meta = yamlio.load(Path(run_yaml).read_text()) or {}
     tr = meta.get("tracer") or {}
     events = tr.get("read_events_total", tr.get("events"))
     nbytes = tr.get("bytes_read")

@@ -12,7 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
-import yaml
+
+from blkscope import yamlio
 
 RUN_COLUMNS = ["run_id", "database", "workload", "job", "filesystem", "traced", "repeat"]
 SCHEMA = {"phase": pl.Utf8, "warmup_s": pl.Float64, "seconds": pl.Float64, "operations": pl.Int64,
@@ -45,7 +46,7 @@ def ycsb_phases(series_files: list[Path], raw: Path, runs: pl.DataFrame, run_id_
     parts = []
     for f in series_files:
         run_id = run_id_of(f)
-        meta = yaml.safe_load((Path(raw) / run_id / "run.yaml").read_text())
+        meta = yamlio.load((Path(raw) / run_id / "run.yaml").read_text())
         warmup = meta["workload"]["options"].get("warmup_s") or {}
         parts.append(steady(pl.read_parquet(f), warmup).with_columns(run_id=pl.lit(run_id)))
     cols = [c for c in RUN_COLUMNS if c in runs.columns]

@@ -24,9 +24,9 @@ def record_drops(inputs: list[Path], report) -> None:
     if meta is None:
         report.trace.setdefault("dropped_events", None)
         return
-    import yaml
+    from blkscope import yamlio
 
-    tracer = (yaml.safe_load(meta.read_text()) or {}).get("tracer") or {}
+    tracer = (yamlio.load(meta.read_text()) or {}).get("tracer") or {}
     dropped = tracer.get("dropped_total")
     report.trace["dropped_events"] = dropped
     report.trace["dropped_events_source"] = str(meta)
