@@ -254,3 +254,26 @@ def test_q2q_and_merge_ratio_equal_btts(tmp_path):
     m = m.row(0, named=True)
     assert (m["queued"], m["issued"]) == (int(merge[1]), int(merge[2]))
     assert round(m["merge_ratio"], 1) == float(merge[3])
+
+
+def test_runs_in_parallel_processes_give_the_same_tables(tmp_path):
+    """`characterise --each -j 2` (the workflow's job) writes every run's tables as one process does."""
+    runs = {TEXT_RUN: ROOT / "data" / "raw" / TEXT_RUN / "trace.txt.zst", BIN_RUN: ROOT / "data" / "raw" / BIN_RUN
+            / "blktrace"}  # fmt: skip
+    if not all(p.exists() for p in runs.values()):
+        pytest.skip("embedded runs not in this checkout")
+    events = []
+    for run, src in runs.items():
+        ev = tmp_path / "processed" / run / "trace"
+        assert main(["ingest", str(src), "-o", str(ev)]) == 0
+        events.append(str(ev / "events.parquet"))
+    names = ("io-map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion", "latency-windows",
+             "latency-hist")  # fmt: skip
+    tables = {}
+    for jobs in (1, 2):
+        out = tmp_path / f"j{jobs}"
+        args = [a for n in names for a in (f"--{n}", f"{out}/{{run}}/{n}.parquet")]
+        assert main(["characterise", "--each", *events, *args, "-j", str(jobs)]) == 0
+        tables[jobs] = {p.relative_to(out): pl.read_parquet(p) for p in sorted(out.glob("*/*.parquet"))}
+    assert len(tables[1]) == 2 * len(names) and tables[1].keys() == tables[2].keys()
+    assert all(tables[1][k].equals(tables[2][k]) for k in tables[1])

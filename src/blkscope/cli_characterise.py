@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from functools import partial
 from pathlib import Path
 
-from blkscope.verbs import EACH_HELP, Handler, each_run, verb
+from blkscope.verbs import EACH_HELP, Handler, each_run, file_size, jobs_option, map_runs, verb
 from blkscope.verbs import names as _names
 from blkscope.verbs import write_table as _write
 
@@ -90,41 +91,53 @@ def _characterise(p: argparse.ArgumentParser) -> Handler:
                    "a multiple of it where the trace would need more than 1,000 windows)")  # fmt: skip
     p.add_argument("--each", action="store_true", help=EACH_HELP)
 
-    def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis import arrivals, io_map, latency_windows, request_mix
-        from blkscope.parts import events_files
+    jobs_option(p)
 
+    def run(a: argparse.Namespace) -> int:
         if min(a.time_bins, a.sector_bins) < 1 or min(a.bin_s, a.latency_window_s) <= 0:
             raise ValueError("--time-bins and --sector-bins must be at least 1, --bin-s and --latency-window-s "
                              "positive")  # fmt: skip
         actions = _names(a.throughput_actions)
         if not actions:
             raise ValueError("--throughput-actions names no action")
-        names = ("io_map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion", "latency_windows",
-                 "latency_hist")  # fmt: skip
-        for events, out in each_run(a.events, a.each, **{n: getattr(a, n) for n in names}):
-            ev = events_files(events)
-            if out["io_map"]:
-                _write(io_map.io_map(ev, a.action, a.time_bins, a.sector_bins), out["io_map"])
-            if out["throughput"]:
-                _write(io_map.throughput(ev, actions, a.bin_s), out["throughput"])
-            if out["sizes"]:
-                _write(request_mix.sizes(ev), out["sizes"])
-            if out["merges"] or out["processes"]:
-                counts = request_mix.event_counts(ev)
-                _write(request_mix.merges(ev, counts), out["merges"])
-                _write(request_mix.processes(ev, counts), out["processes"])
-            if out["arrivals"] or out["dispersion"]:  # one time-ordered pass gives both
-                arr, disp = arrivals.arrivals_dispersion(ev, arrivals.IDC_WINDOWS_S if out["dispersion"] else ())
-                _write(arr, out["arrivals"])
-                _write(disp, out["dispersion"])
-            if out["latency_windows"] or out["latency_hist"]:
-                hist = latency_windows.histograms(ev, a.latency_window_s)
-                _write(hist, out["latency_hist"])
-                _write(latency_windows.percentiles(hist), out["latency_windows"])
+        opts = {k: getattr(a, k) for k in ("action", "time_bins", "sector_bins", "bin_s", "latency_window_s")}
+        units = each_run(a.events, a.each, **{n: getattr(a, n) for n in VIEWS})
+        map_runs(units, partial(_views_of_run, actions=actions, **opts), a.jobs, size=lambda u: file_size(u[0][0]))
         return 0
 
     return run
+
+
+VIEWS = ("io_map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion", "latency_windows",
+         "latency_hist")  # fmt: skip
+
+
+def _views_of_run(unit: tuple[list[Path], dict[str, Path | None]], actions: list[str], action: str, time_bins: int,
+                  sector_bins: int, bin_s: float, latency_window_s: float) -> None:  # fmt: skip
+    """The views asked for of one run (events, outputs: an each_run unit), written; a worker's unit of work."""
+    from blkscope.analysis import arrivals, io_map, latency_windows, request_mix
+    from blkscope.parts import events_files
+
+    events, out = unit
+    ev = events_files(events)
+    if out["io_map"]:
+        _write(io_map.io_map(ev, action, time_bins, sector_bins), out["io_map"])
+    if out["throughput"]:
+        _write(io_map.throughput(ev, actions, bin_s), out["throughput"])
+    if out["sizes"]:
+        _write(request_mix.sizes(ev), out["sizes"])
+    if out["merges"] or out["processes"]:
+        counts = request_mix.event_counts(ev)
+        _write(request_mix.merges(ev, counts), out["merges"])
+        _write(request_mix.processes(ev, counts), out["processes"])
+    if out["arrivals"] or out["dispersion"]:  # one time-ordered pass gives both
+        arr, disp = arrivals.arrivals_dispersion(ev, arrivals.IDC_WINDOWS_S if out["dispersion"] else ())
+        _write(arr, out["arrivals"])
+        _write(disp, out["dispersion"])
+    if out["latency_windows"] or out["latency_hist"]:
+        hist = latency_windows.histograms(ev, latency_window_s)
+        _write(hist, out["latency_hist"])
+        _write(latency_windows.percentiles(hist), out["latency_windows"])
 
 
 @verb("characterise-numbers", "per traced run and per setup (median over repeats): the characterisation's key "

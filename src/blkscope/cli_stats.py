@@ -8,6 +8,8 @@ import argparse
 from pathlib import Path
 
 from blkscope.verbs import EACH_HELP, Handler, each_run, say, verb
+from blkscope.verbs import jobs_option as _jobs
+from blkscope.verbs import map_runs as _map_runs
 
 
 def _out(p: argparse.ArgumentParser, required: bool = True) -> None:
@@ -24,27 +26,6 @@ def _write(df, path: Path | None, csv: Path | None = None, note: str | None = No
         write_atomic(df, csv)
 
 
-def _map_runs(files, fn, jobs: int = 1) -> list:
-    """fn(file) for every file, in file order; with jobs > 1 in that many processes (spawned: polars is not
-    fork-safe), the largest files first so one long run does not start last. fn must be picklable."""
-    if jobs <= 1 or len(files) <= 1:
-        return [fn(f) for f in files]
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor
-
-    def size(f):
-        return f.stat().st_size if f.exists() else 0
-
-    order = sorted(range(len(files)), key=lambda i: -size(files[i]))
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
-        futures = {i: pool.submit(fn, files[i]) for i in order}
-        try:
-            return [futures[i].result() for i in range(len(files))]
-        except BaseException:  # one run failed: do not wait for the queued ones
-            pool.shutdown(cancel_futures=True)
-            raise
-
-
 def _per_run(files, fn, jobs: int = 1):
     """Concatenate fn(file) over files with a leading run_id column."""
     import polars as pl
@@ -56,10 +37,6 @@ def _per_run(files, fn, jobs: int = 1):
     ]
     df = pl.concat(parts, how="diagonal_relaxed")
     return df.select("run_id", pl.exclude("run_id"))
-
-
-def _jobs(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-j", "--jobs", type=int, default=1, help="runs analysed in parallel processes (default 1)")
 
 
 @verb("access-frequency", "page access counts (modes cover | ssd-study), rank-frequency, frequency of frequency")

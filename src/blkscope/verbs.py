@@ -4,6 +4,7 @@ the other in a circle."""
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -62,3 +63,39 @@ def write_table(df, path: Path | None) -> None:
 def names(v: str) -> list[str]:
     """A comma-separated option's names."""
     return [x.strip() for x in v.split(",") if x.strip()]
+
+
+def jobs_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-j", "--jobs", type=int, default=1, help="runs analysed in parallel processes (default 1)")
+
+
+def file_size(f: Path) -> int:
+    return f.stat().st_size if f.exists() else 0
+
+
+def map_runs(files, fn, jobs: int = 1, size=file_size) -> list:
+    """fn(file) for every file (any picklable unit of work), in file order; with jobs > 1 in that many processes
+    (spawned: polars is not fork-safe), the largest (`size`) first so one long run does not start last. fn must
+    be picklable."""
+    if jobs <= 1 or len(files) <= 1:
+        return [fn(f) for f in files]
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    order = sorted(range(len(files)), key=lambda i: -size(files[i]))
+    # the workers share the job's polars threads (blkscope.cli: POLARS_MAX_THREADS, the job's budget)
+    budget = os.environ.get("POLARS_MAX_THREADS")
+    os.environ["POLARS_MAX_THREADS"] = str(max(1, int(budget or os.cpu_count() or 1) // jobs))
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
+            futures = {i: pool.submit(fn, files[i]) for i in order}
+            try:
+                return [futures[i].result() for i in range(len(files))]
+            except BaseException:  # one run failed: do not wait for the queued ones
+                pool.shutdown(cancel_futures=True)
+                raise
+    finally:
+        if budget is None:
+            del os.environ["POLARS_MAX_THREADS"]
+        else:
+            os.environ["POLARS_MAX_THREADS"] = budget

@@ -115,8 +115,9 @@ rule characterise_views:
         "logs/characterise/views.log",
     benchmark:
         "benchmarks/characterise/views.tsv"
+    threads: 2  # runs in parallel processes: it ends last, and the chain after it waits for it
     shell:
-        "blkscope characterise --each {params.events} {params.out} --latency-window-s {params.latency_s}"
+        "blkscope characterise --each {params.events} {params.out} --latency-window-s {params.latency_s} -j {threads}"
         " --check-datasets {input.datasets} --record-dataset {output.dataset} --dataset-files {params.files}"
         " > {log} 2>&1"
 
