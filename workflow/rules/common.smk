@@ -184,3 +184,9 @@ def run_metas(wildcards):
     """Every run's run.yaml (the experiments rules), as an input function: only a plan that holds those rules
     builds the list of ~1,000 files, not every Snakemake start."""
     return expand(f"{RAW}/{{run}}/run.yaml", run=RUN_IDS)
+
+
+# papermill for the notebook jobs. The executed notebook is written once, at the end (also when a cell fails),
+# not after each cell: all_setups' grows to ~50 MB of charts, and its per-cell saves were half of its 16 CPU-s,
+# on the main job's last chain.
+PAPERMILL = "papermill --cwd notebooks --no-request-save-on-cell-execute"

@@ -98,5 +98,5 @@ rule notebook_study_commitlog:
         "logs/notebooks/study_commitlog.log",
     shell:
         "(jupytext --to ipynb -o {params.src} {input.nb}"
-        " && papermill --cwd notebooks {params.src} {output} -p analysis_dir {params.analysis_dir}"
+        f" && {PAPERMILL} {{params.src}} {{output}} -p analysis_dir {{params.analysis_dir}}"
         " && rm -f {params.src}) > {log} 2>&1"

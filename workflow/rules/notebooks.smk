@@ -15,7 +15,7 @@ rule notebook_access_patterns:
         "logs/notebooks/access_patterns.log",
     shell:
         "(jupytext --to ipynb -o {params.src} {input.nb}"
-        " && papermill --cwd notebooks {params.src} {output} -p analysis_dir {params.analysis_dir}"
+        f" && {PAPERMILL} {{params.src}} {{output}} -p analysis_dir {{params.analysis_dir}}"
         " && rm -f {params.src}) > {log} 2>&1"
 
 
@@ -37,7 +37,7 @@ rule notebook_study:
         "logs/notebooks/study_{study}.log",
     shell:
         "(jupytext --to ipynb -o {params.src} {input.nb}"
-        " && papermill --cwd notebooks {params.src} {output} -p study '{params.name}' -p analysis_dir {params.analysis_dir}"
+        f" && {PAPERMILL} {{params.src}} {{output}} -p study '{{params.name}}' -p analysis_dir {{params.analysis_dir}}"
         " && rm -f {params.src}) > {log} 2>&1"
 
 
@@ -58,7 +58,7 @@ rule notebook_run_explorer:
         "logs/notebooks/run_{run}.log",
     shell:
         "(jupytext --to ipynb -o {params.src} {input.nb}"
-        " && papermill --cwd notebooks {params.src} {output} -p run_id {wildcards.run}"
+        f" && {PAPERMILL} {{params.src}} {{output}} -p run_id {{wildcards.run}}"
         " -p raw_dir {params.raw_dir} -p processed_dir {params.processed_dir}"
         " && rm -f {params.src}) > {log} 2>&1"
 
@@ -81,5 +81,5 @@ rule notebook_all_setups:
         "logs/notebooks/all_setups.log",
     shell:
         "(jupytext --to ipynb -o {params.src} {input.nb}"
-        " && papermill --cwd notebooks {params.src} {output} -p figures_dir {params.figures_dir}"
+        f" && {PAPERMILL} {{params.src}} {{output}} -p figures_dir {{params.figures_dir}}"
         " && rm -f {params.src}) > {log} 2>&1"
