@@ -3,6 +3,7 @@ Characterisation section's macros (every one it quotes is generated), and `blksc
 a real traced run."""
 
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -177,3 +178,12 @@ def test_characterise_numbers_on_a_real_run(tmp_path):
     assert set(reuse["class"]) == {"all", "data", "meta"}
     exact = reuse.filter((pl.col("op") == "all") & (pl.col("class") == "all") & pl.col("of_record")).row(0, named=True)
     assert exact["method"] == "exact" and t["cold_miss"] == exact["distinct_pages"] / exact["accesses"]
+    # -j 2 (the workflow's job): the same table and macros, with two runs to share out (r1's tables as r2's too)
+    shutil.copytree(c, tmp_path / "host-ext4-fio-randrw-r2" / "characterise")
+    ones = [str(c / "reuse.parquet"), str(tmp_path / "host-ext4-fio-randrw-r2" / "characterise" / "reuse.parquet")]
+    for jobs in ("1", "2"):
+        assert main(["characterise-numbers", "--runs", str(ROOT / "config/runs.tsv"), *ones, "-o",
+                     str(tmp_path / f"j{jobs}.tex"), "--table", str(tmp_path / f"j{jobs}.parquet"), "-j", jobs]) == 0  # fmt: skip
+    assert pl.read_parquet(tmp_path / "j1.parquet").equals(pl.read_parquet(tmp_path / "j2.parquet"))
+    assert (tmp_path / "j1.tex").read_text() == (tmp_path / "j2.tex").read_text()
+    assert pl.read_parquet(tmp_path / "j2.parquet").row(0, named=True)["n"] == 2

@@ -149,6 +149,7 @@ def _characterise_numbers(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("-o", "--out", type=Path, required=True, help="macros (.tex)")
     p.add_argument("--table", type=Path, help="the per-setup table (.parquet)")
     p.add_argument("--csv", type=Path, help="also the per-setup table as CSV")
+    jobs_option(p)
 
     def run(a: argparse.Namespace) -> int:
         from blkscope.analysis import characterise_summary as cs
@@ -157,7 +158,7 @@ def _characterise_numbers(p: argparse.ArgumentParser) -> Handler:
         from blkscope.runs import load_runs, run_id_of
 
         dirs = {run_id_of(t): t.parent for t in a.tables}
-        by = cs.by_setup(cs.per_run(dirs), load_runs(a.runs))
+        by = cs.by_setup(cs.per_run(dirs, a.jobs), load_runs(a.runs))
         _write(by, a.table)
         _write(by, a.csv)
         write_text_atomic(cn.render(cn.macros(by)), a.out)

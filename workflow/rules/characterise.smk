@@ -152,9 +152,10 @@ rule characterise_numbers:
         one=expand(f"{CHAR}/reuse.parquet", run=TRACED),
     log:
         "logs/characterise/numbers.log",
+    threads: 2  # runs read in parallel processes: on the main job's last chain (views, this, all_setups)
     shell:
         "blkscope characterise-numbers --runs {input.runs} -o {output.tex} --table {output.table} --csv {output.csv}"
-        " {params.one} --check-datasets {input.datasets} > {log} 2>&1"
+        " {params.one} --check-datasets {input.datasets} -j {threads} > {log} 2>&1"
 
 
 rule figdata_mrc:
