@@ -182,8 +182,8 @@ def test_characterise_numbers_on_a_real_run(tmp_path):
     shutil.copytree(c, tmp_path / "host-ext4-fio-randrw-r2" / "characterise")
     ones = [str(c / "reuse.parquet"), str(tmp_path / "host-ext4-fio-randrw-r2" / "characterise" / "reuse.parquet")]
     for jobs in ("1", "2"):
-        assert main(["characterise-numbers", "--runs", str(ROOT / "config/runs.tsv"), *ones, "-o",
-                     str(tmp_path / f"j{jobs}.tex"), "--table", str(tmp_path / f"j{jobs}.parquet"), "-j", jobs]) == 0  # fmt: skip
+        outs = ["-o", str(tmp_path / f"j{jobs}.tex"), "--table", str(tmp_path / f"j{jobs}.parquet")]
+        assert main(["characterise-numbers", "--runs", str(ROOT / "config/runs.tsv"), *ones, *outs, "-j", jobs]) == 0
     assert pl.read_parquet(tmp_path / "j1.parquet").equals(pl.read_parquet(tmp_path / "j2.parquet"))
     assert (tmp_path / "j1.tex").read_text() == (tmp_path / "j2.tex").read_text()
     assert pl.read_parquet(tmp_path / "j2.parquet").row(0, named=True)["n"] == 2
