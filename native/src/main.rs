@@ -3,11 +3,13 @@
 //!
 //! Usage: blkscope-native KIND --out EVENTS.parquet --report REPORT.json [--progress] [PART OPTIONS] INPUT...
 //! (part options: part.rs), or blkscope-native replay ... (replay.rs: latency stages and queue depth), or
-//! blkscope-native reuse ... (reuse/: reuse distance, miss-ratio curves, working set).
+//! blkscope-native reuse ... (reuse/: reuse distance, miss-ratio curves, working set), or
+//! blkscope-native boot-means (boot.rs: a co-process computing bootstrap replicate means).
 //! Exit 0: table and report written. Exit 2: bad input; the report holds {"error": {path, where, message}}
 //! and the table is removed. src/blkscope/native.py runs this and merges the report into ingest.json.
 
 mod blktrace;
+mod boot;
 mod chunks;
 mod encode;
 mod events;
@@ -110,6 +112,9 @@ fn main() -> ExitCode {
     keep_freed_memory();
     if std::env::args().nth(1).as_deref() == Some("replay") {
         return replay::main(std::env::args().skip(2).collect());
+    }
+    if std::env::args().nth(1).as_deref() == Some("boot-means") {
+        return boot::main();
     }
     if std::env::args().nth(1).as_deref() == Some("reuse") {
         return reuse::main(std::env::args().skip(2).collect());

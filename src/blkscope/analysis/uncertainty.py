@@ -6,6 +6,8 @@ import warnings
 
 import numpy as np
 
+from blkscope.analysis.boot_means import boot_means
+
 LEVEL = 0.95
 
 
@@ -62,10 +64,7 @@ def mean_ci_boot(x, level: float = LEVEL, n_boot: int = 1000, seed: int = 0, t_a
     n = x.size
     if n < 2 or n > t_above:
         return mean_ci(x, level)
-    rng = np.random.default_rng(seed)
-    step = max(1, 4_000_000 // n)  # replicates per draw: a few million indices at a time
-    means = np.concatenate([x[rng.integers(0, n, (k, n), dtype=np.int32)].mean(axis=1)
-                            for k in np.diff(np.r_[0:n_boot:step, n_boot])])
+    means = boot_means(x, n_boot, seed)
     a = (1 - level) / 2
     return float(x.mean()), float(np.quantile(means, a)), float(np.quantile(means, 1 - a))
 
