@@ -8,6 +8,7 @@ with log Y normal; truncated power law p(x) = x^-a e^-lx / sum_{y >= xmin} y^-a 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import mpmath
@@ -79,11 +80,22 @@ def _tpl_lognorm(a: float, lam: float, xmin: float, head_y=None) -> float:
     top = lt.max()
     head = np.sum(np.exp(lt - top))
     m = xmin + span
+    if lam > 0 and a > 0 and _tail_log_bound(a, lam, m) - top < math.log(head) - 40:
+        # the tail (< e^-40 head) cannot change head + tail in float64 (it would need 2^-53 head): the same
+        # number without mpmath's incomplete gamma, the fit's main cost
+        return float(top + np.log(head))
     integral = float(mpmath.gammainc(1 - a, lam * m) * mpmath.power(lam, a - 1)) if lam > 0 else m ** (1 - a) / (a - 1)
     fm = m**-a * np.exp(-lam * m)
     dfm = fm * (-a / m - lam)
     tail = integral + fm / 2 - dfm / 12
     return float(top + np.log(head + tail * np.exp(-top)))
+
+
+def _tail_log_bound(a: float, lam: float, m: float) -> float:
+    """Upper bound of log(Euler-Maclaurin tail) for a, lam > 0: the integral from m is at most
+    m^-a e^-lam m / lam, and for a > 1 at most m^(1-a) e^-lam m / (a - 1)."""
+    b = min(1 / lam, m / (a - 1)) if a > 1 else 1 / lam
+    return -a * math.log(m) - lam * m + math.log(b + 0.5 + (a / m + lam) / 12)
 
 
 def truncated_power_law(v, c, xmin: float, alpha0: float) -> tuple[np.ndarray, dict]:
