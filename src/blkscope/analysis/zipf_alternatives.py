@@ -37,11 +37,13 @@ def exponential(v, c, xmin: float) -> tuple[np.ndarray, dict]:
 
 def _lognormal_terms(logs, mu, sigma):
     # log[Phi(-(ln(x-.5)-mu)/s) - Phi(-(ln(x+.5)-mu)/s)] - log Phi(-(ln(xmin-.5)-mu)/s), kept in log space;
-    # logs = (ln(x-.5), ln(x+.5), ln(xmin-.5)), taken once per fit, not per likelihood evaluation
-    lo, hi, lx = logs
-    a, b = log_ndtr(-(lo - mu) / sigma), log_ndtr(-(hi - mu) / sigma)
+    # logs = [ln(x-.5)..., ln(x+.5)..., ln(xmin-.5)], taken once per fit and standardised in one pass (the same
+    # numbers as three: elementwise), not per likelihood evaluation
+    z = log_ndtr(-(logs - mu) / sigma)
+    n = z.size // 2
+    a, b = z[:n], z[n:-1]
     diff = a + np.log(-np.expm1(b - a))  # -inf where the two round to the same: callers ignore divide
-    return diff - log_ndtr(-(lx - mu) / sigma)
+    return diff - z[-1]
 
 
 def lognormal(v, c, xmin: float) -> tuple[np.ndarray, dict]:
@@ -49,7 +51,7 @@ def lognormal(v, c, xmin: float) -> tuple[np.ndarray, dict]:
     w = c / c.sum()
     mu0 = float(np.sum(w * lv))
     s0 = float(np.sqrt(max(np.sum(w * (lv - mu0) ** 2), 1e-4)))
-    logs = np.log(v - 0.5), np.log(v + 0.5), np.log(xmin - 0.5)
+    logs = np.concatenate([np.log(v - 0.5), np.log(v + 0.5), [np.log(xmin - 0.5)]])
 
     def nll(p):
         t = _lognormal_terms(logs, p[0], np.exp(p[1]))
