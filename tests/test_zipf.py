@@ -10,7 +10,7 @@ from scipy.special import zeta
 from scipy.stats import chisquare
 
 from blkscope.analysis import discrete_powerlaw as dp
-from blkscope.analysis import zipf_boot
+from blkscope.analysis import zipf_alternatives, zipf_boot
 from blkscope.analysis.zipf import _point, fit_discrete, gof_pvalue
 
 
@@ -200,3 +200,40 @@ def test_batched_bootstrap_equals_one_replicate_at_a_time(case):
         assert p == np.count_nonzero(ref >= d) / 40, name
         unfit += int(np.isnan(got).sum())
     assert (unfit > 0) == (case == "max_alpha")  # the degenerate rule is exercised where it should be
+
+
+def _tpl_lognorm_mpmath(a, lam, xmin):
+    """The truncated power law's normaliser as it was, always with mpmath's incomplete gamma for the tail."""
+    import mpmath
+
+    y, logy = zipf_alternatives._tpl_head(xmin)
+    lt = -a * logy - lam * y
+    top = lt.max()
+    head = np.sum(np.exp(lt - top))
+    m = xmin + y.size
+    integral = float(mpmath.gammainc(1 - a, lam * m) * mpmath.power(lam, a - 1)) if lam > 0 else m ** (1 - a) / (a - 1)
+    fm = m**-a * np.exp(-lam * m)
+    tail = integral + fm / 2 - fm * (-a / m - lam) / 12
+    return float(top + np.log(head + tail * np.exp(-top)))
+
+
+def test_tpl_normaliser_skips_only_a_tail_that_cannot_count(monkeypatch):
+    """Where the incomplete gamma is skipped (tail bound < e^-40 of the head) the normaliser is bit for bit the
+    one with it (and finite where that one overflowed to nan); the grid covers both branches, a < 1 and a > 1,
+    lambda tiny to large, small and large xmin."""
+    import mpmath
+
+    calls = []
+    gammainc = mpmath.gammainc
+    monkeypatch.setattr(mpmath, "gammainc", lambda *x: calls.append(x) or gammainc(*x))
+    n = 0
+    for a in (1e-3, 0.5, 0.999, 1.0, 1.7, 2.03, 3.5, 5.0, 9.5, 13.0, 20.0):
+        for lam in (1e-12, 1e-6, 1e-4, 2e-3, 9e-3, 0.05, 1.0, 30.0):
+            for xmin in (1.0, 6.0, 17.0, 300.0):
+                before = len(calls)
+                got = zipf_alternatives._tpl_lognorm(a, lam, xmin, zipf_alternatives._tpl_head(xmin))
+                n += len(calls) == before
+                ref = _tpl_lognorm_mpmath(a, lam, xmin)
+                # ref is nan where e^-top overflows (top < -709: lam * xmin large) and the tail is 0 or inf
+                assert got == ref or (not np.isfinite(ref) and np.isfinite(got)), (a, lam, xmin)
+    assert 50 < n < 11 * 8 * 4 - 50  # both branches well exercised

@@ -15,6 +15,8 @@ from scipy.special import zeta
 
 from blkscope.analysis import discrete_powerlaw as dp
 
+SHORT_TAIL = 32
+
 
 def draw(v, c, k, alpha, n_boot, rng) -> list[tuple[np.ndarray, np.ndarray]]:
     """The replicates as (values, counts): Binomial(n, n_tail/n) draws from the fitted tail, the rest from the
@@ -59,7 +61,8 @@ def _ks_full(v, n_ge, alpha, g, end):
     lens = end - g
     idx, off = _ragged(g, lens)
     s_emp = n_ge[idx] / np.repeat(n_ge[g], lens)
-    s_mod = zeta(np.repeat(alpha, lens), v[idx]) / np.repeat(zeta(alpha, v[g]), lens)
+    z = zeta(np.repeat(alpha, lens), v[idx])
+    s_mod = z / np.repeat(z[off], lens)  # z[off] = zeta(alpha, v[g]): each run starts at its candidate
     return np.maximum.reduceat(np.abs(s_emp - s_mod), off)
 
 
@@ -114,8 +117,16 @@ def _select(v, n_ge, mean_log, starts, lens, max_alpha, width):
     if max_alpha is not None:
         valid &= alphas < max_alpha
     fits = np.bincount(seg, weights=valid, minlength=lens.size) > 0
-    lb = _ks_window(v, n_ge, alphas, g, seg, end, np.repeat(np.arange(lens.size), lens), width)
-    lb = np.where(valid, lb, np.inf)
+    # a tail of at most SHORT_TAIL values costs about as much in full as its lower bound (16 zetas, 15 passes) and
+    # the search below need not redo it: its bound is its KS distance (still the smallest distance, ties by xmin)
+    short = valid & (end - g <= SHORT_TAIL)
+    d_short = _ks_full(v, n_ge, alphas[short], g[short], end[short])
+    lb = np.full(g.size, np.inf)
+    lb[short] = np.where(np.isnan(d_short), np.inf, d_short)
+    w = valid & ~short
+    lb[w] = _ks_window(v, n_ge, alphas[w], g[w], seg[w], end[w], np.repeat(np.arange(lens.size), lens), width)
+    exact = np.full(g.size, np.nan)
+    exact[short] = d_short
     order = np.lexsort((g, lb, seg))  # per segment by bound, ties by xmin: select_xmin's stable argsort
     best, best_g = np.full(lens.size, np.inf), np.full(lens.size, -1)
     live = fits.copy()
@@ -128,7 +139,9 @@ def _select(v, n_ge, mean_log, starts, lens, max_alpha, width):
         go = np.isfinite(lb[cand]) & (lb[cand] <= best[r])
         live[r[~go]] = False
         r, cand = r[go], cand[go]
-        d = _ks_full(v, n_ge, alphas[cand], g[cand], end[cand])
+        d = exact[cand]
+        todo = ~short[cand]
+        d[todo] = _ks_full(v, n_ge, alphas[cand[todo]], g[cand[todo]], end[cand[todo]])
         better = (d < best[r]) | ((d == best[r]) & (g[cand] < best_g[r]))
         best[r[better]], best_g[r[better]] = d[better], g[cand][better]
         t += 1
