@@ -1,5 +1,6 @@
 """Latency stages: hand-made sequences with known answers, and parity with the real btt on real traces."""
 
+import os
 import re
 import shutil
 import subprocess
@@ -85,6 +86,21 @@ def test_stage_means_agree_with_real_btt(tmp_path, run):
         x = bios[stage].drop_nulls()
         assert x.len() == n, stage
         assert x.mean() == pytest.approx(mean_ns, rel=0.01), stage
+
+
+def test_log_histogram_sums_do_not_depend_on_the_blas_threads():
+    """The sum of squares (a cv's and a t interval's variance) is numpy's pairwise sum, the same with one BLAS thread
+    or two: BLAS's dot, used before, split the sum by its threads, and a job's threads are Snakemake's to set."""
+    code = ("import numpy as np; from blkscope.analysis.log_histogram import LogHistogram; h = LogHistogram();"
+            " x = np.random.default_rng(4).lognormal(11, 2.5, 100_000).astype(np.int64); h.add(x);"
+            " print(repr(h.sumsq), repr(float(np.square(x.astype(float)).sum())))")  # fmt: skip
+    def run(threads: str) -> list[str]:
+        env = os.environ | {"OPENBLAS_NUM_THREADS": threads}
+        return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                              check=True).stdout.split()  # fmt: skip
+
+    out = {t: run(t) for t in ("1", "2")}
+    assert out["1"] == out["2"] and out["1"][0] == out["1"][1]
 
 
 def test_log_histogram_in_slices_equals_one_pass_and_bounds_the_error():

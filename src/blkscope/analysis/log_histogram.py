@@ -39,7 +39,9 @@ class LogHistogram:
         self.n += int(x_ns.size)
         xf = x_ns.astype(np.float64)
         self.sum += float(xf.sum())
-        self.sumsq += float(np.dot(xf, xf))
+        # numpy's pairwise sum, not np.dot: BLAS's dot splits the sum by its thread count (OPENBLAS_NUM_THREADS,
+        # the job's threads under Snakemake), so its last bits moved with the job's threads and the machine's kernel
+        self.sumsq += float(np.square(xf).sum())
         lo, hi = int(x_ns.min()), int(x_ns.max())
         self.min = lo if self.min is None else min(self.min, lo)
         self.max = hi if self.max is None else max(self.max, hi)
