@@ -69,6 +69,9 @@ def jobs_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("-j", "--jobs", type=int, default=1, help="runs analysed in parallel processes (default 1)")
 
 
+THREAD_VARS = ("POLARS_MAX_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+
+
 def file_size(f: Path) -> int:
     return f.stat().st_size if f.exists() else 0
 
@@ -83,9 +86,12 @@ def map_runs(files, fn, jobs: int = 1, size=file_size) -> list:
     from concurrent.futures import ProcessPoolExecutor
 
     order = sorted(range(len(files)), key=lambda i: -size(files[i]))
-    # the workers share the job's polars threads (blkscope.cli: POLARS_MAX_THREADS, the job's budget)
-    budget = os.environ.get("POLARS_MAX_THREADS")
-    os.environ["POLARS_MAX_THREADS"] = str(max(1, int(budget or os.cpu_count() or 1) // jobs))
+    # the workers share the job's threads, each pool its share: Snakemake gives a job OMP_NUM_THREADS and
+    # OPENBLAS_NUM_THREADS = its threads (blkscope.cli derives polars' from them), and idle OpenBLAS threads spin:
+    # with two in each of its two workers, `zipf` (cover) took 35-37 CPU-s instead of 17-18 (bench/RESULTS.md)
+    saved = {k: os.environ.get(k) for k in THREAD_VARS}
+    for k, v in saved.items():
+        os.environ[k] = str(max(1, int(v or os.cpu_count() or 1) // jobs))
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
             futures = {i: pool.submit(fn, files[i]) for i in order}
@@ -95,7 +101,8 @@ def map_runs(files, fn, jobs: int = 1, size=file_size) -> list:
                 pool.shutdown(cancel_futures=True)
                 raise
     finally:
-        if budget is None:
-            del os.environ["POLARS_MAX_THREADS"]
-        else:
-            os.environ["POLARS_MAX_THREADS"] = budget
+        for k, v in saved.items():
+            if v is None:
+                del os.environ[k]
+            else:
+                os.environ[k] = v
