@@ -1,8 +1,8 @@
 """CPU seconds per job of a running `snakemake`: python bench/dag/sample_cpu.py PID OUT.json (ends with PID).
 
 Every 0.1 s it reads the CPU time of each process under PID; at the end it sums them per job: the command of the
-nearest `sh -c` ancestor (a job's shell), or `snakemake(main)` for the process itself and what it runs without
-one (a job whose command line Snakemake writes to a script). Processes shorter than 0.1 s are missed."""
+nearest `sh -c` ancestor (a job's shell; for a command line Snakemake writes to a script, the script's first
+characters), or `snakemake(main)` for the process itself. Processes shorter than 0.1 s are missed."""
 
 import collections
 import json
@@ -26,6 +26,12 @@ def job_of(p: psutil.Process, root: int) -> str:
             continue
         if len(c) >= 3 and c[0].endswith("sh") and c[1] == "-c":
             return c[2][:160]
+        if len(c) == 2 and c[0].endswith("sh") and c[1].endswith(".sh"):  # a long command, run from a script
+            try:
+                with open(c[1]) as f:
+                    return f.read()[:160]
+            except OSError:
+                continue
     return "other"
 
 
