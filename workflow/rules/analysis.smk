@@ -70,6 +70,7 @@ rule iostat_summary:
         csv=f"{ANALYSIS}/iostat_summary.csv",
     params:
         iostat=expand(f"{PROC}/{{run}}/iostat/iostat.parquet", run=HOST_RUNS),
+    priority: 10  # it gates claims, then the paper numbers and the paper: started with the long jobs
     log:
         "logs/analysis/iostat_summary.log",
     shell:

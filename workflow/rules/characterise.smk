@@ -65,6 +65,7 @@ rule reuse:
         page_kib=config["page_kib"],
         shards=SHARDS_SIZE,
         out=lambda w: {t: f"{PROC}/{{run}}/characterise/{t}.parquet" for t in REUSE_TABLES},
+    priority: 10  # with characterise_views, they gate characterise_numbers and the all_setups notebook
     log:
         "logs/characterise/reuse.log",
     benchmark:
@@ -89,6 +90,7 @@ rule metadata:
         page_kib=config["page_kib"],
         hot=lambda w: f"{PROC}/{{run}}/characterise/metadata_hot.parquet",
         rank=lambda w: f"{PROC}/{{run}}/characterise/metadata_rank.parquet",
+    priority: 10  # with characterise_views, they gate characterise_numbers and the all_setups notebook
     log:
         "logs/characterise/metadata.log",
     benchmark:
