@@ -57,7 +57,9 @@ def _access_frequency(p: argparse.ArgumentParser) -> Handler:
         from blkscope.analysis.frequency import frequency_of_frequency, noted_page_counts, rank_frequency
 
         for events, out in each_run(a.events, a.each, pages=a.pages, rank=a.rank, fof=a.fof):
-            counts, note = noted_page_counts(events, page_kib=a.page_kib, action=a.action, mode=a.mode)
+            # sorted only to be written as they are: rank_frequency sorts them itself (the same order)
+            counts, note = noted_page_counts(events, page_kib=a.page_kib, action=a.action, mode=a.mode,
+                                             sort=bool(out["pages"]))  # fmt: skip
             if note:
                 say("access-frequency", ", ".join(map(str, events)), f"no page counted: {note}")
             _write(counts, out["pages"], note=note)
