@@ -78,14 +78,14 @@ def file_size(f: Path) -> int:
 
 def map_runs(files, fn, jobs: int = 1, size=file_size) -> list:
     """fn(file) for every file (any picklable unit of work), in file order; with jobs > 1 in that many processes
-    (spawned: polars is not fork-safe), the largest (`size`) first so one long run does not start last. fn must
-    be picklable."""
+    (spawned: polars is not fork-safe), the largest (`size`; None: as given) first so one long run does not start
+    last. fn must be picklable."""
     if jobs <= 1 or len(files) <= 1:
         return [fn(f) for f in files]
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
-    order = sorted(range(len(files)), key=lambda i: -size(files[i]))
+    order = sorted(range(len(files)), key=lambda i: -size(files[i])) if size else range(len(files))
     # the workers share the job's threads, each pool its share: Snakemake gives a job OMP_NUM_THREADS and
     # OPENBLAS_NUM_THREADS = its threads (blkscope.cli derives polars' from them), and idle OpenBLAS threads spin:
     # with two in each of its two workers, `zipf` (cover) took 35-37 CPU-s instead of 17-18 (bench/RESULTS.md)

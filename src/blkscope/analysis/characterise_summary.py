@@ -145,21 +145,21 @@ def per_run(dirs: Mapping[str, Path], jobs: int = 1) -> pl.DataFrame:
     """dirs: run_id -> its characterise directory; runs read in `jobs` processes (blkscope.verbs.map_runs)."""
     from blkscope.verbs import map_runs
 
-    rows = map_runs(list(dirs.items()), _run_row, jobs, size=lambda item: 0)
+    rows = map_runs(list(dirs.items()), _run_row, jobs, size=None)
     schema = {"run_id": pl.Utf8, "mrc_record": pl.Utf8} | dict.fromkeys(METRICS, pl.Float64)
     return pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)
 
 
 def _run_row(item: tuple[str, Path]) -> dict:
     run_id, d = item
-    io_map, arr, disp = _read(d, "io_map"), _read(d, "arrivals"), _read(d, "dispersion")
+    io_map, arr, disp, hot = (_read(d, t) for t in ("io_map", "arrivals", "dispersion", "metadata_hot"))
     span = float(io_map["t_hi_s"].max()) if io_map is not None and io_map.height else None
     idle = _one(arr, (pl.col("op") == "all") & (pl.col("what") == "idle"), "total_s")
     return {
         "run_id": run_id, **_sizes(_read(d, "sizes")), **_over_time(_read(d, "throughput")),
         "write_merge_ratio": _one(_read(d, "merges"), (pl.col("op") == "write") & ALL_CLASSES, "merge_ratio"),
-        "meta_share": _one(_read(d, "metadata_hot"), pl.col("op") == "all", "meta_share"),
-        "hot_meta_share": _one(_read(d, "metadata_hot"), pl.col("op") == "all", "hot_meta_share"),
+        "meta_share": _one(hot, pl.col("op") == "all", "meta_share"),
+        "hot_meta_share": _one(hot, pl.col("op") == "all", "hot_meta_share"),
         "q2q_cv": _one(arr, (pl.col("op") == "all") & ALL_CLASSES & (pl.col("what") == "q2q"), "cv"),
         "idc_1s": _one(disp, (pl.col("op") == "all") & ALL_CLASSES & (pl.col("window_s") == 1.0), "idc"),
         "idle_share": idle / span if idle is not None and span else None,
