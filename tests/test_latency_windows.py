@@ -121,3 +121,29 @@ def test_cli_writes_both_tables_and_rejects_a_bad_window(tmp_path, capsys):
     assert pl.read_parquet(hist)["count"].sum() == p["n"].sum()
     assert main(["characterise", str(ev), "--latency-windows", str(out), "--latency-window-s", "0"]) != 0
     assert "--latency-window-s" in capsys.readouterr().err
+
+
+def test_the_latency_verb_writes_the_windows_from_its_own_replay(tmp_path, capsys):
+    ev = tmp_path / "r1" / "trace" / "events.parquet"  # <processed>/<run>/trace: the run id fills {run}
+    ev.parent.mkdir(parents=True)
+    _ev(HANDMADE).collect().write_parquet(ev)
+    lat = ["latency", str(ev), "--by-rw", "-o"]
+    tables = ["--latency-hist", str(tmp_path / "{run}" / "lh.parquet"), "--latency-windows",
+              str(tmp_path / "{run}" / "lw.parquet"), "--latency-window-s", "0.5"]  # fmt: skip
+    assert main([*lat, str(tmp_path / "both.parquet"), *tables]) == 0
+    assert main([*lat, str(tmp_path / "alone.parquet")]) == 0
+    assert pl.read_parquet(tmp_path / "both.parquet").equals(pl.read_parquet(tmp_path / "alone.parquet"))
+    assert main(["characterise", str(ev), "--latency-hist", str(tmp_path / "lh.parquet"), "--latency-windows",
+                 str(tmp_path / "lw.parquet"), "--latency-window-s", "0.5"]) == 0  # fmt: skip
+    for t in ("lh", "lw"):
+        assert pl.read_parquet(tmp_path / "r1" / f"{t}.parquet").equals(pl.read_parquet(tmp_path / f"{t}.parquet"))
+    # a template without {run} is refused before any work
+    assert main([*lat, str(tmp_path / "no.parquet"), "--latency-hist", str(tmp_path / "lh2.parquet")]) != 0
+    assert "{run}" in capsys.readouterr().err and not (tmp_path / "no.parquet").exists()
+
+
+def test_a_run_of_reads_only_has_its_read_rows_equal_to_all():
+    reads = latency.stages(_ev([r for r in HANDMADE if r[4] == "R"]), by_rw=True)
+    assert set(reads["rw"]) == {"all", "R"}
+    r, a = (reads.filter(pl.col("rw") == k).drop("rw") for k in ("R", "all"))
+    assert r.height == len(latency.STAGES) and r.equals(a) and a.filter(pl.col("stage") == "d2c")["n"][0] == 4

@@ -102,12 +102,25 @@ def _zipf(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-def _latency_one(f: Path, by_rw: bool):
+def _latency_one(f: Path, by_rw: bool, window_s: float, **tables: Path | None):
+    """One run's stage summary; with the `tables` templates also its per-window histograms and percentiles
+    (latency_hist, latency_windows), from the same replay of the trace."""
     import polars as pl
 
-    from blkscope.analysis.latency import stages
+    from blkscope.analysis import latency_windows as lw
+    from blkscope.analysis import replay
+    from blkscope.analysis.latency import stages_of
 
-    out = stages([f], by_rw=by_rw)
+    out_files = each_run([f], True, **tables)[0][1]
+    r = replay.run([f])
+    try:
+        out = stages_of(r, by_rw=by_rw)
+        if out_files["latency_hist"] or out_files["latency_windows"]:
+            hist = lw.histograms_of(r, window_s)
+            _write(hist, out_files["latency_hist"])
+            _write(lw.percentiles(hist), out_files["latency_windows"])
+    finally:
+        r.close()
     return out.select(pl.exclude("rw"), "rw") if by_rw else out
 
 
@@ -116,6 +129,11 @@ def _latency(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("events", nargs="+", type=Path, help="events.parquet or a split trace's parts.json, one per run")
     _out(p)
     p.add_argument("--by-rw", action="store_true", help="also split by read/write (rw column: R or W)")
+    p.add_argument("--latency-hist", type=Path, help="per run ({run} template): the per-window latency histograms "
+                   "(as `characterise --latency-hist`), from the same replay")  # fmt: skip
+    p.add_argument("--latency-windows", type=Path, help="per run ({run} template): D2C and Q2C percentiles per "
+                   "window (as `characterise --latency-windows`)")  # fmt: skip
+    p.add_argument("--latency-window-s", type=float, default=1.0, help="latency window in seconds (default 1)")
     _jobs(p)
 
     def run(a: argparse.Namespace) -> int:
@@ -123,7 +141,12 @@ def _latency(p: argparse.ArgumentParser) -> Handler:
 
         import polars as pl
 
-        df = _per_run(a.events, partial(_latency_one, by_rw=a.by_rw), a.jobs)
+        if a.latency_window_s <= 0:
+            raise ValueError("--latency-window-s must be positive")
+        tables = {"latency_hist": a.latency_hist, "latency_windows": a.latency_windows}
+        each_run(a.events, True, **tables)  # every file there and every template with {run}, before any work
+        one = partial(_latency_one, by_rw=a.by_rw, window_s=a.latency_window_s, **tables)
+        df = _per_run(a.events, one, a.jobs)
         # a stage no request has both ends of (no merges: no Q2M; no C events: no D2C, Q2C): n = 0, said why
         why = pl.format("no request has both its {} and {} events in the trace",
                         pl.col("stage").str.slice(0, 1).str.to_uppercase(),

@@ -14,10 +14,9 @@ CHARACTERISE_FIGURES = [
 ]
 CHAR = f"{PROC}/{{run}}/characterise"
 REUSE_TABLES = ["reuse", "mrc", "wss", "distance"]
-VIEW_TABLES = ["io_map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion", "latency_windows",
-               "latency_hist"]
+# latency_windows and latency_hist come from the latency job (stats.smk), which replays the trace anyway
+VIEW_TABLES = ["io_map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion"]
 SHARDS_SIZE = 8192  # sampled pages of the fixed-size SHARDS curve drawn beside the exact one
-LATENCY_WINDOW_S = 0.1  # the saturating runs last a few seconds: 100-ms latency windows draw their tail over time
 CHARACTERISE_OUTPUTS = [
     *expand(f"{ANALYSIS}/metadata_vs_data.{{ext}}", ext=["parquet", "csv"]),
     *expand(f"{FIGS}/{{name}}.{{ext}}", name=CHARACTERISE_FIGURES, ext=FORMATS),
@@ -110,8 +109,7 @@ rule characterise_views:
     params:
         events=[trace_events(r) for r in TRACED],
         files=expand(f"{CHAR}/{{table}}.parquet", run=TRACED, table=VIEW_TABLES),
-        out=lambda w: " ".join(f"--{t.replace('_', '-')} '{PROC}/{{run}}/characterise/{t}.parquet'" for t in VIEW_TABLES),
-        latency_s=LATENCY_WINDOW_S,
+        out=lambda w: table_templates(VIEW_TABLES),
     priority: 10  # heads the longest chain (characterise_numbers, then the all_setups notebook): started first
     log:
         "logs/characterise/views.log",
@@ -119,7 +117,7 @@ rule characterise_views:
         "benchmarks/characterise/views.tsv"
     threads: 2  # runs in parallel processes: it ends last, and the chain after it waits for it
     shell:
-        "blkscope characterise --each {params.events} {params.out} --latency-window-s {params.latency_s} -j {threads}"
+        "blkscope characterise --each {params.events} {params.out} -j {threads}"
         " --check-datasets {input.datasets} --record-dataset {output.dataset} --dataset-files {params.files}"
         " > {log} 2>&1"
 
@@ -143,7 +141,8 @@ rule metadata_vs_data:
 rule characterise_numbers:
     input:
         runs=config["runs"],
-        datasets=expand(f"{DATASETS}/{{name}}.tsv", name=["reuse", "characterise_views", "metadata"]),
+        datasets=expand(f"{DATASETS}/{{name}}.tsv",
+                        name=["reuse", "characterise_views", "metadata", "latency_windows"]),
     output:
         tex="paper/generated/numbers/characterise.tex",
         table=f"{ANALYSIS}/characterisation.parquet",
@@ -236,7 +235,7 @@ rule figure_io_map:
 rule figdata_latency_windows:
     input:
         runs=config["runs"],
-        datasets=f"{DATASETS}/characterise_views.tsv",
+        datasets=f"{DATASETS}/latency_windows.tsv",
     output:
         f"{FIGDATA}/latency_windows.parquet",
     params:

@@ -166,6 +166,12 @@ def notebook_outputs():
     ]
 
 
+def table_templates(tables, stage="characterise"):
+    """A verb's per-run output options, one {run} template a table: --<table> '<PROC>/{run}/<stage>/<table>.parquet'
+    (for a params lambda: Snakemake formats params strings with the job's wildcards)."""
+    return " ".join(f"--{t.replace('_', '-')} '{PROC}/{{run}}/{stage}/{t}.parquet'" for t in tables)
+
+
 def trace_events(run):
     """The events of a run as the analyses take them: events.parquet, or parts.json of a split trace."""
     if run in SPLIT_RUNS:

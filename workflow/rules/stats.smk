@@ -3,6 +3,9 @@
 # Include after common.smk and ingest.smk; add STATS_OUTPUTS to `rule all`.
 
 FREQUENCY_MODES = ["cover", "ssd-study"]
+LATENCY_WINDOW_S = 0.1  # the saturating runs last a few seconds: 100-ms latency windows draw their tail over time
+# per run, from the latency job's replay of the trace (one read of it for the stages and the windows)
+LATENCY_WINDOW_TABLES = ["latency_windows", "latency_hist"]
 ZIPF_N_BOOT = 200  # bootstrap replicates of the goodness-of-fit p (CSN suggest 2500 for +-0.01)
 
 
@@ -72,8 +75,12 @@ rule latency:
     output:
         table=f"{ANALYSIS}/latency.parquet",
         csv=f"{ANALYSIS}/latency.csv",
+        dataset=f"{DATASETS}/latency_windows.tsv",
     params:
         events=[trace_events(r) for r in TRACED],
+        files=expand(f"{PROC}/{{run}}/characterise/{{t}}.parquet", run=TRACED, t=LATENCY_WINDOW_TABLES),
+        out=lambda w: table_templates(LATENCY_WINDOW_TABLES),
+        window_s=LATENCY_WINDOW_S,
     priority: 10  # the longest chain after ingest: started first, the short jobs fill around it
     log:
         "logs/stats/latency.log",
@@ -82,7 +89,8 @@ rule latency:
     threads: 2  # runs in parallel processes: the longest per-run analyses, on the critical path
     shell:
         "blkscope latency {params.events} -j {threads} --by-rw -o {output.table} --csv {output.csv}"
-        " --check-datasets {input.datasets} > {log} 2>&1"
+        " {params.out} --latency-window-s {params.window_s} --check-datasets {input.datasets}"
+        " --record-dataset {output.dataset} --dataset-files {params.files} > {log} 2>&1"
 
 
 rule queue_depth:

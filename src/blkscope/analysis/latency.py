@@ -69,44 +69,53 @@ def stages(events: Sequence[Path] | pl.LazyFrame, by_rw: bool = False, exact_max
     than `exact_max` bios in bounded memory (column `quantiles` says which)."""
     r = replay.run(events)
     try:
-        is_read = np.array([v is not None and "R" in v for v in r.rw_names], dtype=bool)
-        n_bios = r.column("q", mmap=True).shape[0]
-        if n_bios > exact_max:
-            out = _stages_streamed(r, is_read if by_rw and r.rw_names else None)
-            return _order(out, by_rw)
-        rw = is_read[r.column("rw")] if by_rw and r.rw_names else None
-        present = set() if rw is None else {k for k, m in (("R", rw), ("W", ~rw)) if m.any()}
-
-        def values(st: str) -> tuple[np.ndarray, np.ndarray | None]:
-            """The stage's values in us (in place where numpy allows: 8 bytes per bio at a time, ~3 at once)."""
-            hi_k, lo_k, cond = _STAGE_ENDS[st]
-            hi = r.column(hi_k)
-            ok = hi != replay.NULL
-            lo = r.column(lo_k)
-            ok &= lo != replay.NULL
-            if cond == "no_i":
-                ok &= r.column("i") == replay.NULL
-            x = hi[ok]
-            del hi
-            x -= lo[ok]
-            del lo
-            x = x.astype(np.float64)
-            x /= 1e3
-            return x, (rw[ok] if rw is not None else None)
-
-        rows = []
-        for st in STAGES:
-            x, g = values(st)
-            if g is not None:
-                for name, sel in (("R", g), ("W", ~g)):
-                    if name in present:
-                        rows.append({"rw": name} | _row(st, Sorted(np.sort(x[sel]), boot=True)))
-                del g
-            x.sort()
-            rows.append({"rw": "all"} | _row(st, Sorted(x, boot=True)))
-        return _order(pl.DataFrame(rows), by_rw)
+        return stages_of(r, by_rw, exact_max)
     finally:
         r.close()
+
+
+def stages_of(r: replay.Replay, by_rw: bool = False, exact_max: int = EXACT_MAX) -> pl.DataFrame:
+    """stages() of a replay (one replay also gives latency_windows.histograms_of: `blkscope latency` reads a
+    trace once for both)."""
+    is_read = np.array([v is not None and "R" in v for v in r.rw_names], dtype=bool)
+    n_bios = r.column("q", mmap=True).shape[0]
+    if n_bios > exact_max:
+        out = _stages_streamed(r, is_read if by_rw and r.rw_names else None)
+        return _order(out, by_rw)
+    rw = is_read[r.column("rw")] if by_rw and r.rw_names else None
+    present = set() if rw is None else {k for k, m in (("R", rw), ("W", ~rw)) if m.any()}
+
+    def values(st: str) -> tuple[np.ndarray, np.ndarray | None]:
+        """The stage's values in us (in place where numpy allows: 8 bytes per bio at a time, ~3 at once)."""
+        hi_k, lo_k, cond = _STAGE_ENDS[st]
+        hi = r.column(hi_k)
+        ok = hi != replay.NULL
+        lo = r.column(lo_k)
+        ok &= lo != replay.NULL
+        if cond == "no_i":
+            ok &= r.column("i") == replay.NULL
+        x = hi[ok]
+        del hi
+        x -= lo[ok]
+        del lo
+        x = x.astype(np.float64)
+        x /= 1e3
+        return x, (rw[ok] if rw is not None else None)
+
+    rows = []
+    for st in STAGES:
+        x, g = values(st)
+        split = []  # (R or W, its sorted values; None: all of the stage's values, whose row is the `all` row)
+        if g is not None:
+            for name, sel in (("R", g), ("W", ~g)):
+                if name in present:
+                    split.append((name, None if sel.all() else np.sort(x[sel])))
+            del g
+        x.sort()
+        every = _row(st, Sorted(x, boot=True))
+        rows += [{"rw": k} | (every if v is None else _row(st, Sorted(v, boot=True))) for k, v in split]
+        rows.append({"rw": "all"} | every)
+    return _order(pl.DataFrame(rows), by_rw)
 
 
 def _order(out: pl.DataFrame, by_rw: bool) -> pl.DataFrame:

@@ -97,20 +97,30 @@ def _width(r: replay.Replay, dt: int, max_windows: int) -> int:
     return dt * max(1, -(-(hi - lo + 1) // (dt * max_windows)))
 
 
+def _check(window_s: float, max_windows: int) -> None:
+    if window_s <= 0 or max_windows < 1:
+        raise ValueError("the latency window must be positive, and at least one window allowed")
+
+
 def histograms(events: Sequence[Path] | pl.LazyFrame, window_s: float = 1.0,
                max_windows: int = MAX_WINDOWS) -> pl.DataFrame:  # fmt: skip
     """Sparse per-window histograms: stage, op, class, window (completion time // width), start_s, window_s (the
     width: window_s, or a multiple of it when the trace would need more than max_windows), bucket, count, sum_ns,
     min_ns, max_ns; op and class include `all` (the sum of the others' histograms)."""
-    if window_s <= 0 or max_windows < 1:
-        raise ValueError("the latency window must be positive, and at least one window allowed")
-    dt = max(int(round(window_s * 1e9)), 1)
+    _check(window_s, max_windows)
     r = replay.run(events)
     try:
-        dt = _width(r, dt, max_windows)
-        parts = _slices(r, dt)
+        return histograms_of(r, window_s, max_windows)
     finally:
         r.close()
+
+
+def histograms_of(r: replay.Replay, window_s: float = 1.0, max_windows: int = MAX_WINDOWS) -> pl.DataFrame:
+    """histograms() of a replay (one replay also gives latency.stages_of: `blkscope latency` reads a trace once
+    for both)."""
+    _check(window_s, max_windows)
+    dt = _width(r, max(int(round(window_s * 1e9)), 1), max_windows)
+    parts = _slices(r, dt)
     if not parts:
         return pl.DataFrame(schema=LATENCY_HIST)
     # op, class and stage stay codes (their order in _order) until the rows are sorted: sorting on the names'
