@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from blkscope.analysis.iostat_summary import summarize
+from blkscope.analysis.iostat_summary import iostat_summary, summarize
 from blkscope.ingest import run_ingest
 
 FIX = Path(__file__).parent / "fixtures" / "iostat"
@@ -74,3 +74,32 @@ def test_a_short_burst_is_not_the_onset():
     assert get("aqu_sz_sat")["mean"] == pytest.approx(np.mean(range(7, len(util))))
     burst_only = summarize(df.head(7))
     assert not burst_only.filter(pl.col("metric").str.ends_with("_sat") | (pl.col("metric") == "sat_onset_s")).height
+
+
+def test_the_batched_summary_equals_summarize_run_by_run(tmp_path):
+    """iostat_summary reads every run into one table and summarises them at once: bit for bit what summarize gives
+    each run, across shapes (a since-boot report, an old sysstat's nulls, a saturated device, missing columns)."""
+    raw = Path(__file__).parents[1] / "data" / "raw" / "host-ext4-cassandra-write-capped-none-untraced-r1"
+    sources = [FIX / "x_t_json_1_2_sinceboot.json", FIX / "s917_x_1_2_vda_sinceboot.txt",
+               FIX / "x_t_y_json_1_3_vda.json", raw / "iostat.json"]  # fmt: skip
+    files = []
+    for k, src in enumerate(sources):
+        run_ingest("iostat", [src], tmp_path / f"r{k}")
+        files.append(tmp_path / f"r{k}" / "iostat.parquet")
+    util = [0, 95, 100, 99, 92, 0, 0, 91, 100, 100, 100, 100, 60, 100]
+    hand = pl.DataFrame({"device": "loopX", "sample": list(range(len(util))), "util_pct": [float(u) for u in util],
+                         "aqu_sz": [float(k) for k in range(len(util))]})
+    # no aqu_sz: no saturated rows, though another run's aqu_sz fills the column with nulls in the batch
+    for k, df in enumerate([hand, hand.drop("aqu_sz"), hand.drop("aqu_sz").with_columns(w_s=pl.col("util_pct"))]):
+        (tmp_path / f"h{k}").mkdir()
+        df.write_parquet(tmp_path / f"h{k}" / "iostat.parquet")
+        files.append(tmp_path / f"h{k}" / "iostat.parquet")
+    files.append(files[0])  # a file listed twice is two runs' rows, as before
+    run_id_of = lambda f: f.parent.name  # noqa: E731
+    runs = pl.DataFrame({"run_id": [f.parent.name for f in files[:-1]], "filesystem": "ext4", "workload": "w",
+                         "job": "j", "repeat": range(len(files) - 1)})
+    got = iostat_summary(files, runs, run_id_of)
+    want = runs.join(pl.concat([summarize(pl.read_parquet(f)).with_columns(run_id=pl.lit(run_id_of(f)))
+                                for f in files]), on="run_id").sort("repeat", "run_id", "device", "metric")
+    assert got.height == want.height and got["metric"].is_in(["util_pct_sat", "sat_onset_s"]).any()
+    assert got.equals(want.select(got.columns))
