@@ -33,81 +33,91 @@ def counts(events: Sequence[Path] | pl.LazyFrame, action: str = "C", page_kib: i
     return page_counts(events, page_kib=page_kib, action=action, mode=mode, by_meta=True, sort=False)
 
 
-def _top(k_of: pl.Expr, over: list[str]) -> pl.Expr:
-    """Rows (sorted by count, descending) within the first ceil(TOP_FRACTION * rows), at least one, per `over`."""
-    n = pl.len().over(over)
-    k = pl.max_horizontal(pl.lit(1), (n * TOP_FRACTION).ceil().cast(pl.Int64))
-    return k_of <= k
-
-
-def _ranked(df: pl.DataFrame, by: list[str]) -> pl.DataFrame:
-    return by_hotness(df, by).with_columns(
-        rank=pl.int_range(1, pl.len() + 1).over(by).cast(pl.Int64)
-    )
-
-
-def _ratio(a: str, b: str) -> pl.Expr:
-    """a / b, null (not NaN) where b is 0: no accesses, nothing to share."""
-    return pl.when(pl.col(b) > 0).then(pl.col(a) / pl.col(b))
-
-
 def hot(c: pl.DataFrame, action: str = "C") -> pl.DataFrame:
     """One row per op (METADATA_HOT); an op without accesses says why in `note`."""
-    return _hot(c, _by_class(c), action)
+    return _hot(_by_class(c), action)
 
 
 def hot_and_rank(c: pl.DataFrame, action: str = "C") -> tuple[pl.DataFrame, pl.DataFrame]:
     """hot(c, action) and rank(c), each class ranked once for both."""
     by_class = _by_class(c)
-    return _hot(c, by_class, action), _rank(by_class)
+    return _hot(by_class, action), _rank(by_class)
 
 
 def _by_class(c: pl.DataFrame) -> pl.DataFrame:
-    return _ranked(c, ["op", "meta"])
+    """c sorted by op, meta, count descending, page, with rank 1.. within each (op, meta) class (numbered in numpy
+    from where the class changes: cheaper than a window expression)."""
+    df = by_hotness(c, ["op", "meta"])
+    cls = df.select(pl.col("op").rank("dense") * 2 + pl.col("meta")).to_series().to_numpy()
+    start = np.flatnonzero(np.r_[True, cls[1:] != cls[:-1]])
+    rank = np.arange(1, cls.size + 1) - np.repeat(start, np.diff(np.r_[start, cls.size]))
+    return df.with_columns(rank=pl.Series(rank, dtype=pl.Int64))
 
 
-def _hot(c: pl.DataFrame, by_class: pl.DataFrame, action: str) -> pl.DataFrame:
-    meta = pl.col("count").filter(pl.col("meta")).sum()
-    per_page = c.group_by("op", "page").agg(pl.col("count").sum(), meta=meta)
-    rows = per_page.group_by("op").agg(
-        pages=pl.len(), accesses=pl.col("count").sum(), meta_accesses=pl.col("meta").sum(),
-        meta_pages=(pl.col("meta") > 0).sum(),
-    ).join(_hot_pages(per_page), on="op")  # fmt: skip
-    by_class = by_class.with_columns(top=_top(pl.col("rank"), ["op", "meta"]))
-    cls = by_class.group_by("op", "meta").agg(share=pl.col("count").filter("top").sum() / pl.col("count").sum())
-    out = (
-        pl.DataFrame({"op": list(OPS)})
-        .join(rows, on="op", how="left")
-        .join(cls.filter("meta").select("op", meta_top_share="share"), on="op", how="left")
-        .join(cls.filter(~pl.col("meta")).select("op", data_top_share="share"), on="op", how="left")
-    )
-    what = pl.col("op").replace({"all": "requests", "read": "reads", "write": "writes"})
-    none = pl.format("no {} {} with data (sector, nsectors > 0) in the trace", pl.lit(action), what)
-    unmarked = "no request marked metadata (M in RWBS): the filesystem set no REQ_META here (M is a lower bound)"
-    out = out.with_columns(pl.col("pages", "accesses", "meta_accesses", "meta_pages", "hot_pages", "hot_accesses",
-                                  "hot_meta").fill_null(0)).with_columns(  # fmt: skip
-        meta_share=_ratio("meta_accesses", "accesses"),
-        hot_share=_ratio("hot_accesses", "accesses"),
-        hot_meta_share=_ratio("hot_meta", "hot_accesses"),
-        note=pl.when(pl.col("accesses") == 0).then(none).when(pl.col("meta_accesses") == 0).then(pl.lit(unmarked)),
-    )
-    return out.select([pl.col(k).cast(t) for k, t in METADATA_HOT.items()])
+def _hot(by_class: pl.DataFrame, action: str) -> pl.DataFrame:
+    """From the ranked classes, in numpy: a run has thousands of pages but few ops, and a polars query per figure
+    cost more than the figures (the shares: the same divisions of the same integer sums as polars')."""
+    count, page, rank = (by_class[k].to_numpy() for k in ("count", "page", "rank"))
+    starts = np.flatnonzero(rank == 1)  # each (op, meta) class starts at rank 1
+    bounds, heads = np.append(starts, rank.size), by_class[starts]
+    cls = {(op, meta): (int(s), int(e))
+           for op, meta, s, e in zip(heads["op"], heads["meta"], bounds[:-1], bounds[1:], strict=True)}  # fmt: skip
+    what = {"all": "requests", "read": "reads", "write": "writes"}
+    cols: dict[str, list] = {k: [] for k in METADATA_HOT}
+    for op in OPS:
+        data, meta = cls.get((op, False), (0, 0)), cls.get((op, True), (0, 0))
+        row = _op_figures(count, page, data, meta)
+        row.update(op=op, meta_top_share=_top_share(count, *meta), data_top_share=_top_share(count, *data))
+        row.update(meta_share=_ratio(row["meta_accesses"], row["accesses"]),
+                   hot_share=_ratio(row["hot_accesses"], row["accesses"]),
+                   hot_meta_share=_ratio(row.pop("hot_meta"), row["hot_accesses"]))  # fmt: skip
+        row["note"] = (f"no {action} {what[op]} with data (sector, nsectors > 0) in the trace" if not row["accesses"]
+                       else None if row["meta_accesses"] else UNMARKED)  # fmt: skip
+        for k in cols:
+            cols[k].append(row[k])
+    return pl.DataFrame(cols, schema=METADATA_HOT)
 
 
-def _hot_pages(per_page: pl.DataFrame) -> pl.DataFrame:
-    """Per op: hot_pages, hot_accesses, hot_meta of the op's hot pages (by count descending, ties by page, the first
-    max(1, ceil(TOP_FRACTION * pages))): pages above the k-th count, then the lowest pages at it (no sort)."""
-    rows = []
-    for (op,), g in per_page.group_by("op"):
-        n, page, meta = (g[k].to_numpy() for k in ("count", "page", "meta"))
-        k = max(1, math.ceil(n.size * TOP_FRACTION))
-        at = np.partition(n, n.size - k)[n.size - k]  # the k-th largest count
-        above, tie = n > at, n == at
-        need = k - int(above.sum())  # >= 1: pages at that count, the lowest first
-        hot = above | (tie & (page <= np.partition(page[tie], need - 1)[need - 1]))
-        rows.append({"op": op, "hot_pages": k, "hot_accesses": int(n[hot].sum()), "hot_meta": int(meta[hot].sum())})
-    return pl.DataFrame(rows, schema={"op": pl.Utf8, "hot_pages": pl.Int64, "hot_accesses": pl.Int64,
-                                      "hot_meta": pl.Int64})  # fmt: skip
+UNMARKED = "no request marked metadata (M in RWBS): the filesystem set no REQ_META here (M is a lower bound)"
+
+
+def _ratio(a: int, b: int) -> float | None:
+    """a / b as polars divides two integer sums (both as floats), None (null, not NaN) where b is 0."""
+    return float(a) / float(b) if b > 0 else None
+
+
+def _top_share(count: np.ndarray, s: int, e: int) -> float | None:
+    """The class's first ceil(TOP_FRACTION * rows) rows' share of its accesses (rows sorted by count descending)."""
+    if e == s:
+        return None
+    k = max(1, math.ceil((e - s) * TOP_FRACTION))
+    with np.errstate(divide="ignore", invalid="ignore"):  # all-zero counts: NaN, as polars
+        return float(np.float64(count[s : s + k].sum()) / np.float64(count[s:e].sum()))
+
+
+def _op_figures(count: np.ndarray, page: np.ndarray, data: tuple[int, int], meta: tuple[int, int]) -> dict:
+    """pages, accesses, meta_accesses, meta_pages and the hot pages' hot_pages, hot_accesses, hot_meta of one op
+    from its data and metadata rows (row ranges, each sorted by count descending, then page)."""
+    (ds, de), (ms, me) = data, meta
+    n = np.concatenate([count[ds:de], count[ms:me]])
+    if n.size == 0:
+        return dict.fromkeys(("pages", "accesses", "meta_accesses", "meta_pages", "hot_pages", "hot_accesses",
+                              "hot_meta"), 0)  # fmt: skip
+    m = np.concatenate([np.zeros(de - ds, count.dtype), count[ms:me]])
+    p = np.concatenate([page[ds:de], page[ms:me]])
+    order = np.argsort(p, kind="stable")
+    sorted_p = p[order]
+    first = np.flatnonzero(np.r_[True, sorted_p[1:] != sorted_p[:-1]])
+    k = max(1, math.ceil(first.size * TOP_FRACTION))
+    if first.size < p.size:  # a page with both metadata and data accesses (rare): one row per page, all candidates
+        p, n, m = sorted_p[first], np.add.reduceat(n[order], first), np.add.reduceat(m[order], first)
+        cand = np.arange(n.size)
+    else:  # a page of the op's first k is among the first k of its class: at most 2k candidates
+        cand = np.r_[0 : min(k, de - ds), de - ds : de - ds + min(k, me - ms)]
+    hot = cand[np.lexsort((p[cand], -n[cand]))[:k]]  # count descending, ties by page
+    return {"pages": n.size, "accesses": int(n.sum()), "meta_accesses": int(m.sum()),
+            "meta_pages": int((m > 0).sum()), "hot_pages": k, "hot_accesses": int(n[hot].sum()),
+            "hot_meta": int(m[hot].sum())}  # fmt: skip
 
 
 def rank(c: pl.DataFrame) -> pl.DataFrame:
