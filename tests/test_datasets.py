@@ -4,6 +4,7 @@ the reader with the manifest's line and the file named."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -38,11 +39,12 @@ def _read_iostat(manifest: Path, iostat: Path, out: Path) -> int:
 def test_the_manifest_lists_every_table_with_size_and_sha256(ingested, tmp_path):
     manifest, files = ingested
     lines = manifest.read_text().splitlines()
-    assert lines[0] == "path\tbytes\tsha256" and len(lines) == len(files) + 1
+    assert lines[0] == "path\tbytes\tsha256\tmtime_ns" and len(lines) == len(files) + 1
     assert sorted(datasets.verify(manifest)) == sorted(files)
     iostat = next(f for f in files if f.name == "iostat.parquet")
     row = next(line.split("\t") for line in lines if line.startswith(f"../{RUN}/iostat/iostat.parquet"))
     assert int(row[1]) == iostat.stat().st_size and row[2] == datasets.sha256(iostat)
+    assert int(row[3]) == iostat.stat().st_mtime_ns
     assert _read_iostat(manifest, iostat, tmp_path / "summary.parquet") == 0
     assert (tmp_path / "summary.parquet").stat().st_size > 0
 
@@ -56,8 +58,10 @@ def test_a_reader_refuses_a_table_changed_behind_the_workflow(ingested, tmp_path
     manifest, files = ingested
     iostat = next(f for f in files if f.name == "iostat.parquet")
     data = iostat.read_bytes()
-    if damage == "flip":  # same size, one byte in the middle changed
+    if damage == "flip":  # same size, one byte in the middle changed, a second after the record (its mtime moved)
+        mtime = iostat.stat().st_mtime_ns
         iostat.write_bytes(data[: len(data) // 2] + bytes([data[len(data) // 2] ^ 0xFF]) + data[len(data) // 2 + 1 :])
+        os.utime(iostat, ns=(mtime + 10**9, mtime + 10**9))
     elif damage == "truncate":
         iostat.write_bytes(data[:-10])
     else:
@@ -73,7 +77,7 @@ def test_a_malformed_manifest_is_refused_with_its_line(ingested):
     manifest, _ = ingested
     lines = manifest.read_text().splitlines()
     manifest.write_text("\n".join([*lines[:2], "garbage without tabs", *lines[2:]]) + "\n")
-    with pytest.raises(InputError, match="line 3: expected path, bytes, sha256"):
+    with pytest.raises(InputError, match="line 3: expected path, bytes, sha256, mtime_ns"):
         datasets.verify(manifest)
     manifest.write_text("not\ta\tmanifest\n")
     with pytest.raises(InputError, match="line 1: not a dataset manifest"):
@@ -88,3 +92,20 @@ def test_a_listed_table_the_job_did_not_write_fails_the_job(ingested, tmp_path, 
                "--dataset-files", str(never)])  # fmt: skip
     assert rc == 2 and f"{never}: not written" in capsys.readouterr().err
     assert not (tmp_path / "m.tsv").exists()
+
+
+def test_a_table_with_its_recorded_mtime_is_not_hashed_and_a_copy_with_the_same_bytes_passes(ingested, monkeypatch):
+    manifest, files = ingested
+    hashed = []
+    real = datasets.sha256
+    monkeypatch.setattr(datasets, "sha256", lambda f: hashed.append(f) or real(f))
+    assert sorted(datasets.verify(manifest)) == sorted(files) and hashed == []
+    iostat = next(f for f in files if f.name == "iostat.parquet")
+    iostat.write_bytes(iostat.read_bytes())  # the same bytes, a new mtime (a copy that kept no times): hashed, passes
+    os.utime(iostat, ns=(1, 1))
+    assert sorted(datasets.verify(manifest)) == sorted(files) and hashed == [iostat]
+    # a manifest written before the mtime column: every file hashed, as then
+    lines = [line.rsplit("\t", 1)[0] for line in manifest.read_text().splitlines()]
+    manifest.write_text("\n".join(lines) + "\n")
+    hashed.clear()
+    assert sorted(datasets.verify(manifest)) == sorted(files) and len(hashed) == len(files)
