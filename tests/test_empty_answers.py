@@ -124,11 +124,8 @@ def test_figure_data_figure_and_notebook_show_why(run, fof, tmp_path):
     # the paper's caption of it
     assert "No curve is drawn: the figure says why." in miss_ratio_by_class.caption(pl.read_parquet(by_class))
 
-    nb = tmp_path / "all_setups.ipynb"
-    subprocess.run(["jupytext", "--to", "ipynb", "-o", nb, ROOT / "notebooks/all_setups.py"], check=True,
-                   capture_output=True)  # fmt: skip
-    subprocess.run(["papermill", "--cwd", ROOT / "notebooks", nb, tmp_path / "out.ipynb", "-p", "figures_dir",
-                    figdata], check=True, capture_output=True)  # fmt: skip
+    blkscope("notebook", "--cwd", ROOT / "notebooks", ROOT / "notebooks/all_setups.py", tmp_path / "out.ipynb",
+             "-p", "figures_dir", figdata)  # fmt: skip
     out = (tmp_path / "out.ipynb").read_text()
     assert f"rank_frequency.parquet: no rows: {RUN}: no C events" in out
     assert f"miss_ratio_by_class.parquet: no rows: {RUN}: no C requests with data" in out

@@ -192,7 +192,8 @@ def run_metas(wildcards):
     return expand(f"{RAW}/{{run}}/run.yaml", run=RUN_IDS)
 
 
-# papermill for the notebook jobs. The executed notebook is written once, at the end (also when a cell fails),
-# not after each cell: all_setups' grows to ~50 MB of charts, and its per-cell saves were half of its 16 CPU-s,
-# on the main job's last chain.
-PAPERMILL = "papermill --cwd notebooks --no-request-save-on-cell-execute"
+# the notebook jobs: `blkscope notebook NB.py OUT.ipynb -p NAME VALUE ...` reads the jupytext notebook and runs
+# papermill in one process (jupytext's own process was ~0.5 CPU-s of each job). The executed notebook is written
+# once, at the end (also when a cell fails), not after each cell: all_setups' grows to ~50 MB of charts, and its
+# per-cell saves were half of its 16 CPU-s, on the main job's last chain.
+NOTEBOOK = "blkscope notebook --cwd notebooks"

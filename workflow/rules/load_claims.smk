@@ -93,10 +93,7 @@ rule notebook_study_commitlog:
         "notebooks/executed/study_commitlog.ipynb",
     params:
         analysis_dir=lambda w, input: os.path.dirname(os.path.abspath(input.claims)),
-        src=lambda w, output: output[0] + ".src.ipynb",
     log:
         "logs/notebooks/study_commitlog.log",
     shell:
-        "(jupytext --to ipynb -o {params.src} {input.nb}"
-        f" && {PAPERMILL} {{params.src}} {{output}} -p analysis_dir {{params.analysis_dir}}"
-        " && rm -f {params.src}) > {log} 2>&1"
+        f"{NOTEBOOK} {{input.nb}} {{output}} -p analysis_dir {{params.analysis_dir}} > {{log}} 2>&1"

@@ -1,4 +1,5 @@
-# jupytext .py notebooks -> executed .ipynb through papermill, with parameters.
+# jupytext .py notebooks -> executed .ipynb through papermill, with parameters (`blkscope notebook`,
+# one process each).
 
 
 rule notebook_access_patterns:
@@ -10,13 +11,10 @@ rule notebook_access_patterns:
         "notebooks/executed/access_patterns.ipynb",
     params:
         analysis_dir=lambda w, input: os.path.dirname(os.path.abspath(input.summary)),
-        src=lambda w, output: output[0] + ".src.ipynb",
     log:
         "logs/notebooks/access_patterns.log",
     shell:
-        "(jupytext --to ipynb -o {params.src} {input.nb}"
-        f" && {PAPERMILL} {{params.src}} {{output}} -p analysis_dir {{params.analysis_dir}}"
-        " && rm -f {params.src}) > {log} 2>&1"
+        f"{NOTEBOOK} {{input.nb}} {{output}} -p analysis_dir {{params.analysis_dir}} > {{log}} 2>&1"
 
 
 rule notebook_study:
@@ -32,13 +30,11 @@ rule notebook_study:
     params:
         name=lambda w: STUDY_NOTEBOOKS[w.study],
         analysis_dir=lambda w, input: os.path.dirname(os.path.abspath(input.claims)),
-        src=lambda w, output: output[0] + ".src.ipynb",
     log:
         "logs/notebooks/study_{study}.log",
     shell:
-        "(jupytext --to ipynb -o {params.src} {input.nb}"
-        f" && {PAPERMILL} {{params.src}} {{output}} -p study '{{params.name}}' -p analysis_dir {{params.analysis_dir}}"
-        " && rm -f {params.src}) > {log} 2>&1"
+        f"{NOTEBOOK} {{input.nb}} {{output}} -p study '{{params.name}}' -p analysis_dir {{params.analysis_dir}}"
+        " > {log} 2>&1"
 
 
 rule notebook_run_explorer:
@@ -53,14 +49,11 @@ rule notebook_run_explorer:
     params:
         raw_dir=lambda w, input: os.path.dirname(os.path.dirname(os.path.abspath(input.meta))),
         processed_dir=lambda w, input: Path(os.path.abspath(input.datasets[0])).parents[1],
-        src=lambda w, output: output[0] + ".src.ipynb",
     log:
         "logs/notebooks/run_{run}.log",
     shell:
-        "(jupytext --to ipynb -o {params.src} {input.nb}"
-        f" && {PAPERMILL} {{params.src}} {{output}} -p run_id {{wildcards.run}}"
-        " -p raw_dir {params.raw_dir} -p processed_dir {params.processed_dir}"
-        " && rm -f {params.src}) > {log} 2>&1"
+        f"{NOTEBOOK} {{input.nb}} {{output}} -p run_id {{wildcards.run}}"
+        " -p raw_dir {params.raw_dir} -p processed_dir {params.processed_dir} > {log} 2>&1"
 
 
 rule notebook_all_setups:
@@ -76,10 +69,7 @@ rule notebook_all_setups:
         "notebooks/executed/all_setups.ipynb",
     params:
         figures_dir=lambda w, input: os.path.dirname(os.path.abspath(input.tables[0])),
-        src=lambda w, output: output[0] + ".src.ipynb",
     log:
         "logs/notebooks/all_setups.log",
     shell:
-        "(jupytext --to ipynb -o {params.src} {input.nb}"
-        f" && {PAPERMILL} {{params.src}} {{output}} -p figures_dir {{params.figures_dir}}"
-        " && rm -f {params.src}) > {log} 2>&1"
+        f"{NOTEBOOK} {{input.nb}} {{output}} -p figures_dir {{params.figures_dir}} > {{log}} 2>&1"
