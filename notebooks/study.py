@@ -40,7 +40,7 @@ metrics = pl.read_parquet(A / "workload_metrics.parquet").filter(pl.col("workloa
 (
     metrics.group_by("workload", "job", "load", "filesystem", "testbed", "traced", "metric")
     .agg(pl.col("value").mean().alias("mean"), pl.col("value").std().alias("sd"), pl.len().alias("n"))
-    .sort("workload", "job", "metric", "filesystem")
+    .sort("workload", "job", "metric", "filesystem", "load", "testbed", "traced")  # every key: one order each run
 )
 
 # %% [markdown]

@@ -40,7 +40,7 @@ def each_run(events: list[Path], each: bool, **outputs: Path | None) -> list[tup
         return [(events, outputs)]
     for name, t in outputs.items():
         if t is not None and "{run}" not in str(t):
-            raise ValueError(f"--each: --{name} needs a {{run}} template, got {t}")
+            raise ValueError(f"--{name.replace('_', '-')}: a table per run needs a {{run}} template, got {t}")
     return [([e], {k: None if t is None else Path(str(t).replace("{run}", e.parent.parent.name))
                    for k, t in outputs.items()}) for e in events]
 

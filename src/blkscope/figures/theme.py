@@ -168,8 +168,9 @@ def corner_label(base: alt.Chart, field: str, width: float, facets: list[str], w
 def complete_cells(df: pl.DataFrame, row: str, column: str) -> pl.DataFrame:
     """Add a row of nulls for every (row, column) facet cell without data: Vega-Lite lays out the cells of a
     row x column facet with a sorted row field in order of appearance, so a missing cell would shift the rest."""
-    cells = df.select(row).unique().join(df.select(column).unique(), how="cross")
-    missing = cells.join(df.select(row, column).unique(), on=[row, column], how="anti")
+    # in order of appearance: the added rows (and the chart data a notebook embeds) the same from run to run
+    cells = df.select(row).unique(maintain_order=True).join(df.select(column).unique(maintain_order=True), how="cross")
+    missing = cells.join(df.select(row, column).unique(), on=[row, column], how="anti", maintain_order="left")
     return pl.concat([df, missing], how="diagonal_relaxed") if missing.height else df
 
 
