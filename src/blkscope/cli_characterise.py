@@ -135,9 +135,8 @@ def _views_of_run(unit: tuple[list[Path], dict[str, Path | None]], actions: list
         _write(arr, out["arrivals"])
         _write(disp, out["dispersion"])
     if out["latency_windows"] or out["latency_hist"]:
-        hist = latency_windows.histograms(ev, latency_window_s)
-        _write(hist, out["latency_hist"])
-        _write(latency_windows.percentiles(hist), out["latency_windows"])
+        latency_windows.write(latency_windows.histograms(ev, latency_window_s), out["latency_hist"],
+                              out["latency_windows"])
 
 
 @verb("characterise-numbers", "per traced run and per setup (median over repeats): the characterisation's key "

@@ -116,9 +116,7 @@ def _latency_one(f: Path, by_rw: bool, window_s: float, **tables: Path | None):
     try:
         out = stages_of(r, by_rw=by_rw)
         if out_files["latency_hist"] or out_files["latency_windows"]:
-            hist = lw.histograms_of(r, window_s)
-            _write(hist, out_files["latency_hist"])
-            _write(lw.percentiles(hist), out_files["latency_windows"])
+            lw.write(lw.histograms_of(r, window_s), out_files["latency_hist"], out_files["latency_windows"])
     finally:
         r.close()
     return out.select(pl.exclude("rw"), "rw") if by_rw else out

@@ -140,6 +140,16 @@ def histograms_of(r: replay.Replay, window_s: float = 1.0, max_windows: int = MA
     return out.select([pl.col(k).cast(t) for k, t in LATENCY_HIST.items()])
 
 
+def write(hist: pl.DataFrame, hist_out: Path | None, windows_out: Path | None) -> None:
+    """A run's histograms and their percentiles, each written where asked (None: not asked); `characterise` and
+    `latency` write them alike."""
+    from blkscope.verbs import write_table
+
+    write_table(hist, hist_out)
+    if windows_out:
+        write_table(percentiles(hist), windows_out)
+
+
 def _order(df: pl.DataFrame) -> pl.DataFrame:
     rank = {"stage": list(STAGES), "op": ["read", "write", "all"], "class": ["data", "meta", "all"]}
     return df.sort([pl.col(k).replace_strict(v, list(range(len(v)))) for k, v in rank.items()]
