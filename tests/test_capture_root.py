@@ -5,7 +5,6 @@ the tools. Both hold /tmp/blkscope-hw.lock inside `blkscope capture`, so they wa
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -26,7 +25,7 @@ TOOLS = ("fio", "iostat", "losetup", "mkfs.ext4", "mount", "umount")
 pytestmark = [
     pytest.mark.root,
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root"),
-    pytest.mark.skipif(any(shutil.which(t) is None for t in TOOLS), reason=f"needs {', '.join(TOOLS)}"),
+    pytest.mark.requires(*TOOLS),
     pytest.mark.skipif(not tracefs.blk_available(), reason="needs the tracefs blk tracer"),
 ]
 
