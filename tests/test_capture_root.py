@@ -14,6 +14,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 import yaml
+from modes import off_umask
 
 from blkscope.capture import tracefs
 from blkscope.runs import load_runs
@@ -74,8 +75,10 @@ def _assert_clean(work: Path) -> None:
 def test_tiny_capture(tmp_path):
     sheet, run_id = _sheet(tmp_path, runtime_s=2)
     out, work = tmp_path / "raw" / run_id, tmp_path / "work"
-    subprocess.run(_cmd(sheet, run_id, out, work), check=True, timeout=120, cwd=tmp_path)
+    # as root under umask 002: the run directory and its files 0775 / 0664, readable by whoever reads data/raw
+    subprocess.run(_cmd(sheet, run_id, out, work), check=True, timeout=120, cwd=tmp_path, umask=0o002)
     assert sorted(p.name for p in out.iterdir()) == ["fio.json", "iostat.json", "run.yaml", "trace.txt.zst"]
+    assert off_umask([out], 0o002) == []
     meta = yaml.safe_load((out / "run.yaml").read_text())
     assert meta["tracer"]["events"] > 0 and meta["tracer"]["overruns_total"] == 0
     assert meta["fio"]["ios"]["read"] > 0 and meta["iostat"]["samples"] >= 1

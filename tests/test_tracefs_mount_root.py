@@ -15,7 +15,8 @@ from blkscope.capture import tracefs
 from blkscope.capture.sh import CommandFailed
 
 ROOT = Path(__file__).resolve().parents[1]
-PROBE = "import sys, pathlib; from blkscope.capture import tracefs as t; print(t.blk_available(pathlib.Path(sys.argv[1])))"
+PROBE = ("import sys, pathlib; from blkscope.capture import tracefs; "
+         "print(tracefs.blk_available(pathlib.Path(sys.argv[1])))")
 
 
 def test_a_mount_another_process_won_is_no_failure(tmp_path, monkeypatch):

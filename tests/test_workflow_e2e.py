@@ -21,8 +21,10 @@ import polars as pl
 import pytest
 import samples
 import zstandard
+from modes import off_umask
 
 ROOT = Path(__file__).resolve().parents[1]
+UMASK = 0o002
 pytestmark = pytest.mark.slow
 SAMPLES = samples.SAMPLES
 # users' own logs, one run per source (SAMPLES/SOURCES.md: where each comes from), with what a user would state
@@ -119,9 +121,18 @@ def mini(tmp_path_factory) -> tuple[Path, pl.DataFrame]:
         shutil.copytree(ROOT / "data/raw" / r, work / "data/raw" / r)
     sub.write_csv(work / "config/runs.tsv", separator="\t")
     _import_samples(work)
-    proc = subprocess.run(["snakemake", "--cores", "2", "all"], cwd=work, capture_output=True, text=True)
+    # umask 002 (a lab group's): the outputs must be 0664 / 0775, not mkstemp's 0600 nor a fixed 0644
+    proc = subprocess.run(["snakemake", "--cores", "2", "all"], cwd=work, capture_output=True, text=True,
+                          umask=UMASK)  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-4000:]
     return work, sub
+
+
+def test_outputs_follow_the_umask(mini):
+    work, _ = mini
+    outputs = [work / p for p in ("data/processed", "paper/generated", "paper/main.pdf", "notebooks/executed")]
+    outputs += sorted((work / "data/raw").glob("imported-*"))  # `blkscope import` writes through a staging directory
+    assert off_umask(outputs, UMASK) == []
 
 
 def test_outputs_exist(mini):
