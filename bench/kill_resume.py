@@ -129,6 +129,8 @@ def main() -> int:
     ap.add_argument("--ref", default="HEAD")
     ap.add_argument("--out", type=Path, default=Path("/var/tmp/blkscope-killresume"))
     a = ap.parse_args()
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):  # say who stopped a run of an hour on a shared machine
+        signal.signal(sig, lambda n, _f: sys.exit(f"kill_resume: signal {signal.Signals(n).name} at {time.ctime()}"))
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(2**32)
     rng = random.Random(seed)
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", a.ref], check=True,
