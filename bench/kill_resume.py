@@ -10,14 +10,17 @@ removes every output (`make clean` and Snakemake's records: a fresh clone), star
 process under it (stopped first, so none forks on) at a moment drawn uniformly from [1 s, 0.95 T], and reruns it
 the way a user would (`snakemake --unlock`, then the same command; the profile reruns incomplete jobs). Every file
 of the tree but Snakemake's own `.snakemake/` is compared with `ref/` byte for byte, and its mode too.
-One line per round in OUT/rounds.tsv; the differing paths in OUT/round-N.diff. Exit 1 when any round differs from
-`ref/` in a file that round 0 did not, or a rerun fails. Run it under /work/locks/cpu on the shared machine."""
+One line per round in OUT/rounds.tsv; the differing paths in OUT/round-N.diff. Exit 1 when a round differs from
+`ref/` in a file that round 0 did not, or its rerun fails. Each call does the next `--steps` pending steps (the
+reference run, round 0, the kill rounds; state in OUT/ref.json and OUT/rounds.tsv), so on the shared machine one
+step at a time runs under /work/locks/cpu: `bench/kill_resume.sh` repeats the calls until all are done."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
 import hashlib
+import json
 import os
 import random
 import shutil
@@ -121,22 +124,10 @@ def differences(ref: dict, got: dict) -> list[str]:
     return lines
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--kills", type=int, default=10)
-    ap.add_argument("--seed", type=int, default=None)
-    ap.add_argument("--cores", type=int, default=2)
-    ap.add_argument("--ref", default="HEAD")
-    ap.add_argument("--out", type=Path, default=Path("/var/tmp/blkscope-killresume"))
-    a = ap.parse_args()
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):  # say who stopped a run of an hour on a shared machine
-        signal.signal(sig, lambda n, _f: sys.exit(f"kill_resume: signal {signal.Signals(n).name} at {time.ctime()}"))
-    seed = a.seed if a.seed is not None else random.SystemRandom().randrange(2**32)
-    rng = random.Random(seed)
+def make_ref(a, ref: Path, work: Path, seed: int) -> int:
+    """The uninterrupted run: in OUT/tree, then moved to OUT/ref; its wall time and the seed go to OUT/ref.json."""
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", a.ref], check=True,
-                            capture_output=True, text=True).stdout.strip()
-    a.out.mkdir(parents=True, exist_ok=True)
-    ref, work = a.out / "ref", a.out / "tree"
+                            capture_output=True, text=True).stdout.strip()  # fmt: skip
     export(a.ref, work)
     rc, t_ref = run_to_end(work, a.cores, a.out / "ref.log")
     if rc:
@@ -145,39 +136,73 @@ def main() -> int:
     shutil.rmtree(ref, ignore_errors=True)
     work.rename(ref)
     export(a.ref, work)
-    want = digest(ref)
-    print(f"{commit} seed {seed}: ref {t_ref:.1f} s, {len(want)} files", flush=True)
-    rounds = a.out / "rounds.tsv"
-    rounds.write_text(f"# {commit} seed {seed} cores {a.cores}; ref run {t_ref:.1f} s, {len(want)} files\n"
-                      "round\tkill_at_s\tkilled_processes\trerun_exit\trerun_s\tfiles\tdiffering\tnew_vs_round0\n")
-    noise: set[str] = set()
-    failed = False
-    for i in range(a.kills + 1):
-        clean(work)
-        log = a.out / f"round-{i}.log"
-        log.unlink(missing_ok=True)
-        at, killed = 0.0, 0
-        if i:  # round 0 runs uninterrupted
-            at = rng.uniform(1.0, 0.95 * t_ref)
-            p = job(work, a.cores, log)
-            try:
-                p.wait(timeout=at)
-                print(f"round {i}: the job ended before the kill at {at:.1f} s", file=sys.stderr)
-            except subprocess.TimeoutExpired:
-                killed = kill_tree(p.pid)
-                p.wait()
-        rc, took = run_to_end(work, a.cores, log)
-        diff = differences(want, digest(work))
-        (a.out / f"round-{i}.diff").write_text("".join(f"{d}\n" for d in diff))
-        if i == 0:
-            noise = set(diff)
-        new = [d for d in diff if d not in noise]
-        failed |= bool(rc or (i and new))
-        row = f"{i}\t{at:.1f}\t{killed}\t{rc}\t{took:.1f}\t{len(want)}\t{len(diff)}\t{len(new)}"
-        with rounds.open("a") as f:
-            f.write(row + "\n")
-        print(row, flush=True)
-    return 1 if failed else 0
+    files = len(digest(ref))
+    state = {"commit": commit, "seed": seed, "cores": a.cores, "ref_s": round(t_ref, 1), "files": files}
+    (a.out / "ref.json").write_text(json.dumps(state) + "\n")
+    (a.out / "rounds.tsv").write_text(f"# {commit} seed {seed} cores {a.cores}; ref run {t_ref:.1f} s, {files} files\n"
+                                      "round\tkill_at_s\tkilled_processes\trerun_exit\trerun_s\tfiles\tdiffering"
+                                      "\tnew_vs_round0\n")  # fmt: skip
+    print(f"ref: {commit} seed {seed}, {t_ref:.1f} s, {files} files", flush=True)
+    return 0
+
+
+def one_round(a, i: int, state: dict, ref: Path, work: Path) -> bool:
+    """Round i (0: uninterrupted; else killed at a moment drawn from the seed and i), rerun, compared; True if
+    it passed."""
+    clean(work)
+    log = a.out / f"round-{i}.log"
+    log.unlink(missing_ok=True)
+    at, killed = 0.0, 0
+    if i:
+        at = random.Random(state["seed"] * 1000 + i).uniform(1.0, 0.95 * state["ref_s"])
+        p = job(work, a.cores, log)
+        try:
+            p.wait(timeout=at)
+            print(f"round {i}: the job ended before the kill at {at:.1f} s", file=sys.stderr)
+        except subprocess.TimeoutExpired:
+            killed = kill_tree(p.pid)
+            p.wait()
+    rc, took = run_to_end(work, a.cores, log)
+    diff = differences(digest(ref), digest(work))
+    (a.out / f"round-{i}.diff").write_text("".join(f"{d}\n" for d in diff))
+    noise = set((a.out / "round-0.diff").read_text().splitlines())
+    new = [d for d in diff if d not in noise]
+    row = f"{i}\t{at:.1f}\t{killed}\t{rc}\t{took:.1f}\t{state['files']}\t{len(diff)}\t{len(new)}"
+    with (a.out / "rounds.tsv").open("a") as f:
+        f.write(row + "\n")
+    print(row, flush=True)
+    return not (rc or new)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--kills", type=int, default=10, help="kill rounds in all (default 10)")
+    ap.add_argument("--steps", type=int, default=1,
+                    help="do at most this many of the pending steps (the reference run, round 0, the kill rounds) "
+                         "and stop: a shared machine's CPU slot is held a few minutes at a time")  # fmt: skip
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--ref", default="HEAD")
+    ap.add_argument("--out", type=Path, default=Path("/var/tmp/blkscope-killresume"))
+    a = ap.parse_args()
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):  # say who stopped a run on a shared machine
+        signal.signal(sig, lambda n, _f: sys.exit(f"kill_resume: signal {signal.Signals(n).name} at {time.ctime()}"))
+    a.out.mkdir(parents=True, exist_ok=True)
+    ref, work = a.out / "ref", a.out / "tree"
+    ok = True
+    for _ in range(a.steps):
+        if not (a.out / "ref.json").exists():
+            seed = a.seed if a.seed is not None else random.SystemRandom().randrange(2**32)
+            if make_ref(a, ref, work, seed):
+                return 1
+            continue
+        state = json.loads((a.out / "ref.json").read_text())
+        done = [line.split("\t")[0] for line in (a.out / "rounds.tsv").read_text().splitlines()[2:]]
+        if len(done) > a.kills:
+            print(f"all {a.kills} kill rounds done: {a.out / 'rounds.tsv'}")
+            break
+        ok &= one_round(a, len(done), state, ref, work)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
