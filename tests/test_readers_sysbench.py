@@ -27,8 +27,8 @@ def grab(path: Path, pattern: str) -> list[float]:
     return [float(m.group(1)) for ln in path.read_text().splitlines() if (m := re.search(pattern, ln))]
 
 
-V10 = [FIX / "rndrw_prepare_run_cleanup_1020.txt", FIX / "seqwr_seqrd_direct_1020.txt"] + (
-    [SAMPLES / "coen241_vkled_sb1020_qemu_prepare_run_cleanup.txt"])
+V10 = [FIX / "rndrw_prepare_run_cleanup_1020.txt", FIX / "seqwr_seqrd_direct_1020.txt",
+       SAMPLES / "coen241_vkled_sb1020_qemu_prepare_run_cleanup.txt"]
 
 
 @pytest.mark.parametrize("path", V10, ids=lambda p: p.name)

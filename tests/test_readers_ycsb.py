@@ -15,8 +15,7 @@ from blkscope.readers import ycsb
 
 FIX = Path(__file__).parent / "fixtures" / "ycsb"
 SAMPLES = samples.SAMPLES / "ycsb"
-FINISHED = sorted(FIX.glob("*.txt")) + (
-    [p for p in samples.files("ycsb") if "nosummary" not in p.name])
+FINISHED = sorted(FIX.glob("*.txt")) + [p for p in samples.files("ycsb") if "nosummary" not in p.name]
 
 
 def ingest(path: Path, tmp_path: Path, kind: str = "ycsb") -> tuple[pl.DataFrame, pl.DataFrame]:
