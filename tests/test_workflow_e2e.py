@@ -75,7 +75,8 @@ def _import_samples(work: Path) -> list[str]:
     for run, args in IMPORTS.items():
         argv = [str(SAMPLES / a) if (SAMPLES / a).is_file() else a for a in args]
         argvs.append(["import", run, *argv, "--raw", "data/raw", "--sheet", "config/runs.tsv"])
-    subprocess.run([sys.executable, "-c", _IMPORT_ALL, json.dumps(argvs)], cwd=work, check=True, capture_output=True)
+    subprocess.run([sys.executable, "-c", _IMPORT_ALL, json.dumps(argvs)], cwd=work, check=True, capture_output=True,
+                   umask=UMASK)  # fmt: skip
     return list(IMPORTS)
 
 
