@@ -67,9 +67,11 @@ lint: setup
 	$(BIN)/ruff check .
 	source $(BIN)/activate && scripts/lint-workflow.sh
 
+# The native crate's unit tests build with profile `testing` (native/Cargo.toml: optimised, no fat LTO). pytest
+# --strict-skips: a skip that tests/allowed_skips.toml does not list fails the run; -rs prints every skip.
 test: lint $(TESTDEBS)
-	cd native && cargo test --release --locked --quiet
-	source $(BIN)/activate && pytest -q -n $(TEST_WORKERS)
+	cd native && cargo test --profile testing --locked --quiet
+	source $(BIN)/activate && pytest -q -n $(TEST_WORKERS) -rs --strict-skips
 
 # HTML report of every figure and table with its provenance (after `make all`).
 report: setup

@@ -5,9 +5,26 @@ module that runs hardware (loop devices, the tracer, device caps), a JVM, the qe
 share (tools/*/target, the guest's payload) is in one scope, so they run one after another as in a serial run:
 the hardware lock would serialise their captures anyway, and two Maven builds of one target must not overlap.
 (A scheduler of our own, not `--dist loadgroup`: xdist 3.8 marks a group by rewriting `item._nodeid`, which
-pytest 9's items no longer read, so its groups are silently ignored.)"""
+pytest 9's items no longer read, so its groups are silently ignored.)
+
+Two more hooks come from modules of their own: `--strict-skips` fails a skip that tests/allowed_skips.toml does
+not list (tests/skip_policy.py), and `@pytest.mark.requires(PROGRAM, ...)` fails a test whose program is missing,
+naming its Debian package (tests/requires.py)."""
+
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+from requires import pytest_runtest_setup  # noqa: F401 - a hook, found by its name
+from skip_policy import (  # noqa: F401 - hooks, found by their names
+    pytest_addoption,
+    pytest_configure,
+    pytest_make_collect_report,
+    pytest_runtest_makereport,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # module-name parts that put a module in the serial scope
 SERIAL = ("_root", "capture", "cassandra", "guest", "device_cap", "workloads")
@@ -34,3 +51,15 @@ if LoadScopeScheduling is not None:
     @pytest.hookimpl(tryfirst=True)
     def pytest_xdist_make_scheduler(config, log):
         return ModuleScheduling(config, log)
+
+
+@pytest.fixture(scope="session")
+def guest_build() -> Path:
+    """The guest's kernel and initramfs (build/guest), built as the guest_build rule does when absent: a failed
+    build fails the tests that need it."""
+    out = ROOT / "build" / "guest"
+    if not (out / "manifest.json").exists():
+        cmd = [sys.executable, "-m", "blkscope.capture.guest.build", "-o", str(out)]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        assert p.returncode == 0, f"guest build failed (exit {p.returncode}): {p.stderr.strip()[-2000:]}"
+    return out

@@ -2,7 +2,6 @@
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -71,7 +70,7 @@ def _btt_means(events: Path, tmp: Path) -> dict[str, tuple[float, int]]:
     return got
 
 
-@pytest.mark.skipif(not (shutil.which("btt") and shutil.which("blkparse")), reason="btt/blkparse not installed")
+@pytest.mark.requires("btt", "blkparse")
 @pytest.mark.parametrize("run", ["host-ext4-fio-randrw-r1", "host-xfs-fio-append-r1", "host-btrfs-fio-randrw-r1"])
 def test_stage_means_agree_with_real_btt(tmp_path, run):
     raw = ROOT / "data" / "raw" / run / "trace.txt.zst"

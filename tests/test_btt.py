@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import polars as pl
 import pytest
+import samples
 
 from blkscope.cli import main
 from blkscope.ingest import run_ingest
 from blkscope.readers.btt import parse_avg
 
 FIX = Path(__file__).parent / "fixtures" / "trace"
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples" / "blktrace-bin"
-needs_tools = pytest.mark.skipif(shutil.which("blkparse") is None or shutil.which("btt") is None,
-                                 reason="blktrace tools not installed")  # fmt: skip
+SAMPLES = samples.SAMPLES / "blktrace-bin"
+needs_tools = pytest.mark.requires("blkparse", "btt")
 
 
 @pytest.fixture
@@ -84,7 +83,6 @@ def test_ingest_blkparse_wrapper_equals_own_reader(tmp_path, trace):
 
 
 @needs_tools
-@pytest.mark.skipif(not SAMPLES.is_dir(), reason="../shared/samples absent")
 def test_ingest_blkparse_wrapper_on_real_sample(tmp_path):
     prefix = SAMPLES / "centos7_notes_sda" / "sda"
     assert main(["ingest-blkparse", str(prefix), "-o", str(tmp_path / "w")]) == 0

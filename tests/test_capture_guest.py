@@ -26,7 +26,6 @@ from blkscope.runs import load_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 FIO = ROOT / "config" / "fio"
-BUILT = ROOT / "build" / "guest"
 PY = sys.executable
 HEADER = load_runs(ROOT / "config" / "runs.tsv").columns
 # blktrace 2.0.0's exit summary, as printed in the guest (a real run of the f2fs randrw job)
@@ -257,10 +256,9 @@ def test_module_order_dependencies_first(tmp_path):
         build.module_order(m, ("xfs",))
 
 
-@pytest.mark.skipif(not (BUILT / "manifest.json").exists(), reason="guest not built (rule guest_build)")
-def test_built_initramfs_carries_the_tools():
-    manifest = json.loads((BUILT / "manifest.json").read_text())
-    names = set(cpio.names(BUILT / "initramfs.cpio"))
+def test_built_initramfs_carries_the_tools(guest_build):
+    manifest = json.loads((guest_build / "manifest.json").read_text())
+    names = set(cpio.names(guest_build / "initramfs.cpio"))
     assert {"init", "bin/busybox", "modules.order", "etc/mke2fs.conf"} <= names
     for tool, info in manifest["tools"].items():
         assert info["path"].lstrip("/") in names, tool

@@ -1,12 +1,12 @@
 """The guest testbed for real: one tiny f2fs run in qemu (boot, mkfs, blktrace, 2 s of fio, power off), and a
 run interrupted while qemu runs. Both must leave no qemu and no image file behind. Needs root (like every
 hardware run) and qemu; the guest kernel and initramfs are built first when build/guest lacks them (the
-guest_build rule's command: a Debian kernel download and about 10 s). Each run waits for /tmp/blkscope-hw.lock."""
+guest_build rule's command: a Debian kernel download and about 10 s; fixture `guest_build` of tests/conftest.py).
+Each run waits for /tmp/blkscope-hw.lock."""
 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -18,27 +18,12 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-BUILD = ROOT / "build" / "guest"
 
 pytestmark = [
     pytest.mark.root,
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root"),
-    pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None, reason="needs qemu-system-x86 (Debian)"),
+    pytest.mark.requires("qemu-system-x86_64"),
 ]
-
-
-@pytest.fixture(scope="module")
-def guest_build() -> Path:
-    if not (BUILD / "manifest.json").exists():
-        p = subprocess.run(
-            [sys.executable, "-m", "blkscope.capture.guest.build", "-o", str(BUILD)],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        if p.returncode != 0:
-            pytest.skip(f"guest build failed: {p.stderr.strip().splitlines()[-1:]}")
-    return BUILD
 
 
 def _sheet(tmp_path: Path, runtime_s: int, workload: str = "fio", job: str = "randrw") -> tuple[Path, str]:
@@ -102,8 +87,6 @@ def test_tiny_guest_capture(tmp_path, guest_build):
                                                                                           "journal.json")])
 def test_tiny_guest_workload(tmp_path, guest_build, workload, job, output):
     """sysbench (in the initramfs) and the journal writer (built here, carried on the exchange disk)."""
-    if workload == "journal" and shutil.which("gcc") is None:
-        pytest.skip("needs gcc (the journal writer is compiled per run)")
     sheet, run_id = _sheet(tmp_path, runtime_s=2, workload=workload, job=job)
     out, work = tmp_path / "raw" / run_id, tmp_path / "work"
     env = {**os.environ, "BLKSCOPE_GUEST_BUILD": str(guest_build)}

@@ -5,7 +5,6 @@ the tools. Both hold /tmp/blkscope-hw.lock inside `blkscope capture`, so they wa
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -15,6 +14,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 import yaml
+from modes import off_umask
 
 from blkscope.capture import tracefs
 from blkscope.runs import load_runs
@@ -26,7 +26,7 @@ TOOLS = ("fio", "iostat", "losetup", "mkfs.ext4", "mount", "umount")
 pytestmark = [
     pytest.mark.root,
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root"),
-    pytest.mark.skipif(any(shutil.which(t) is None for t in TOOLS), reason=f"needs {', '.join(TOOLS)}"),
+    pytest.mark.requires(*TOOLS),
     pytest.mark.skipif(not tracefs.blk_available(), reason="needs the tracefs blk tracer"),
 ]
 
@@ -75,8 +75,10 @@ def _assert_clean(work: Path) -> None:
 def test_tiny_capture(tmp_path):
     sheet, run_id = _sheet(tmp_path, runtime_s=2)
     out, work = tmp_path / "raw" / run_id, tmp_path / "work"
-    subprocess.run(_cmd(sheet, run_id, out, work), check=True, timeout=120, cwd=tmp_path)
+    # as root under umask 002: the run directory and its files 0775 / 0664, readable by whoever reads data/raw
+    subprocess.run(_cmd(sheet, run_id, out, work), check=True, timeout=120, cwd=tmp_path, umask=0o002)
     assert sorted(p.name for p in out.iterdir()) == ["fio.json", "iostat.json", "run.yaml", "trace.txt.zst"]
+    assert off_umask([out], 0o002) == []
     meta = yaml.safe_load((out / "run.yaml").read_text())
     assert meta["tracer"]["events"] > 0 and meta["tracer"]["overruns_total"] == 0
     assert meta["fio"]["ios"]["read"] > 0 and meta["iostat"]["samples"] >= 1

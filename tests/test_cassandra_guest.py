@@ -16,7 +16,7 @@ import yaml
 from blkscope.capture.workloads import cassandra_guest as cg
 from blkscope.capture.workloads import cassandra_node
 
-pytestmark = pytest.mark.skipif(shutil.which("busybox") is None, reason="needs busybox (the guest's shell)")
+pytestmark = pytest.mark.requires("busybox")  # the guest's shell
 OPTIONS = {"commitlog_compression": "LZ4", "commitlog_segment_mb": 32, "commitlog_sync_period_ms": 10000,
            "commitlog_disk_access_mode": "standard"}  # fmt: skip
 

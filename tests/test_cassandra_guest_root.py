@@ -29,11 +29,7 @@ DEVICES = ("null", "zero", "random", "urandom")
 pytestmark = [
     pytest.mark.root,
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root (chroot, namespaces)"),
-    pytest.mark.skipif(
-        any(shutil.which(t) is None for t in ("java", "jlink", "jdeps", "mvn", "unshare", "filefrag"))
-        or not BUSYBOX.is_file(),
-        reason="needs a JDK 17 with jlink/jdeps, maven, unshare, filefrag and busybox-static",
-    ),
+    pytest.mark.requires("java", "jlink", "jdeps", "mvn", "unshare", "filefrag", "busybox"),
 ]
 
 

@@ -7,7 +7,6 @@ otherwise). Each waits for /tmp/blkscope-hw.lock like every hardware run."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -29,7 +28,7 @@ TOOLS = ("java", "mvn", "iostat", "losetup", "mkfs.ext4", "mount", "umount")
 pytestmark = [
     pytest.mark.root,
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root"),
-    pytest.mark.skipif(any(shutil.which(t) is None for t in TOOLS), reason=f"needs {', '.join(TOOLS)}"),
+    pytest.mark.requires(*TOOLS),
     pytest.mark.skipif(not tracefs.blk_available(), reason="needs the tracefs blk tracer"),
 ]
 

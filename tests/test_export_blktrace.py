@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -14,8 +13,7 @@ from blkscope.cli import main
 from blkscope.ingest import run_ingest
 
 FIX = Path(__file__).parent / "fixtures" / "trace"
-needs_tools = pytest.mark.skipif(shutil.which("blkparse") is None or shutil.which("btt") is None,
-                                 reason="blktrace tools not installed")  # fmt: skip
+needs_tools = pytest.mark.requires("blkparse", "btt")
 
 
 def _export(tmp_path: Path, name: str) -> tuple[Path, pl.DataFrame]:

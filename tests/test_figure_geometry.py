@@ -5,14 +5,13 @@ test_figures.py."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import altair as alt
 import pandas as pd
-import pytest
 import vl_convert as vlc
+from requires import require
 
 from blkscope.figures.theme import MAX_FIGURE_HEIGHT_PT, TEXT_WIDTH_PT
 from blkscope.paper.pdf_geometry import check_figure_pdf, check_paper_pdf, check_rendered_pages, labels
@@ -70,8 +69,7 @@ Some text.
 
 
 def _paper(tmp: Path, fig: Path) -> Path:
-    if shutil.which("pdflatex") is None:
-        pytest.skip("pdflatex not installed (deps/debian-main.txt: make setup installs TeX Live)")
+    require("pdflatex")
     (tmp / "p.tex").write_text(PAPER.replace("FIG", str(fig)))
     subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "p.tex"], cwd=tmp, check=True,
                    capture_output=True)  # fmt: skip

@@ -18,6 +18,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+from requires import require
 
 from blkscope.capture.guest import java_payload
 from blkscope.capture.workloads.ycsb import Ycsb
@@ -28,10 +29,7 @@ BUSYBOX = Path("/bin/busybox")
 GLIBC = ("libc.so.6", "libm.so.6", "ld-linux-x86-64.so.2")
 BINDING = "org.blkscope.ycsb.RocksDBClient"
 
-pytestmark = pytest.mark.skipif(
-    any(shutil.which(t) is None for t in ("java", "jlink", "jdeps", "mvn")),
-    reason="needs a JDK 17 with jlink/jdeps (openjdk-17-jdk-headless) and maven",
-)
+pytestmark = pytest.mark.requires("java", "jlink", "jdeps", "mvn")
 
 
 @pytest.fixture(scope="module")
@@ -144,8 +142,7 @@ def _in_chroot(
 def chroot(payload: tuple[Path, dict], tmp_path_factory: pytest.TempPathFactory) -> Path:
     if os.geteuid() != 0:
         pytest.skip("chroot needs root")
-    if not BUSYBOX.is_file() or shutil.which("unshare") is None:
-        pytest.skip("needs busybox-static (/bin/busybox) and unshare (util-linux)")
+    require("busybox", "unshare")
     root = tmp_path_factory.mktemp("java-chroot")
     _chroot_root(payload[0], root)
     p = _in_chroot(root, ["/bin/busybox", "--install", "-s", "/bin"])  # as the guest's init does

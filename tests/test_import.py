@@ -4,7 +4,6 @@ refused with the file and line and nothing written. The workflow on imported run
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import shutil
 import subprocess
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import samples
 import yaml
 
 from blkscope.capture.manifest import build
@@ -19,9 +19,8 @@ from blkscope.run_logs import sources
 from blkscope.runs import load_runs
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = Path(os.environ.get("BLKSCOPE_SAMPLES", ROOT.parent / "shared" / "samples"))
-pytestmark = pytest.mark.skipif(not SAMPLES.is_dir(), reason="../shared/samples absent")
-KEKS = sorted((SAMPLES / "blktrace-bin/influx_keks").glob("keks.blktrace.*"))
+SAMPLES = samples.SAMPLES
+KEKS = samples.files("blktrace-bin/influx_keks", "keks.blktrace.*")
 
 
 @pytest.fixture

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import samples
 
 from blkscope.ingest import run_ingest
 from blkscope.readers import cassandra_stress
 
 FIX = Path(__file__).parent / "fixtures" / "cstress"
-SAMPLE = (Path(__file__).resolve().parents[2] / "shared" / "samples" / "cassandra-stress"
+SAMPLE = (samples.SAMPLES / "cassandra-stress"
           / "cs311_user_profile_ru_locale_autothreads.txt")
 
 
@@ -26,7 +27,6 @@ def ru(s: str) -> float:
     return float(s.replace("\u00a0", "").replace(" ", "").replace(",", "."))
 
 
-@pytest.mark.skipif(not SAMPLE.exists(), reason="../shared/samples absent")
 def test_ru_locale_sample_op_rate_per_round(tmp_path: Path) -> None:
     intervals, summary = ingest(SAMPLE, tmp_path, kind="auto")
     text = SAMPLE.read_text()
@@ -81,7 +81,6 @@ DRIVER_DIED = (
 )
 
 
-@pytest.mark.skipif(not SAMPLE.exists(), reason="../shared/samples absent")
 def test_server_died_in_last_round_keeps_finished_rounds(tmp_path: Path) -> None:
     lines = SAMPLE.read_text().splitlines(keepends=True)
     last = max(i for i, ln in enumerate(lines) if ln.startswith("Running ["))
@@ -103,7 +102,6 @@ def test_server_died_in_last_round_keeps_finished_rounds(tmp_path: Path) -> None
     assert [w for w in rep.warnings if "did not finish" in w and f"line {last + 1}" in w]
 
 
-@pytest.mark.skipif(not SAMPLE.exists(), reason="../shared/samples absent")
 def test_last_line_without_line_end(tmp_path: Path) -> None:
     lines = SAMPLE.read_text().splitlines(keepends=True)
     end = max(i for i, ln in enumerate(lines) if ln.startswith("Total operation time")) + 1

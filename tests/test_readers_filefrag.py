@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -40,7 +39,7 @@ def test_captured_output_one_row_per_file(tmp_path, path):
     assert df["fs_magic"].n_unique() == 1
 
 
-@pytest.mark.skipif(shutil.which("filefrag") is None, reason="needs filefrag (e2fsprogs)")
+@pytest.mark.requires("filefrag")
 def test_output_made_here(tmp_path):
     d = tmp_path / "files"
     (d / "sub").mkdir(parents=True)

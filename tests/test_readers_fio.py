@@ -7,13 +7,14 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import samples
 
 from blkscope.errors import InputError
 from blkscope.ingest import run_ingest
 from blkscope.readers import fio
 
 FIX = Path(__file__).parent / "fixtures" / "fio"
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples" / "fio-json"
+SAMPLES = samples.SAMPLES / "fio-json"
 REAL = sorted(FIX.glob("*.json"))
 
 
@@ -91,7 +92,6 @@ def test_group_reporting_and_numjobs(tmp_path: Path) -> None:
     assert df2.height == 2 and df2["jobname"].unique().to_list() == ["r1"]
 
 
-@pytest.mark.skipif(not SAMPLES.exists(), reason="../shared/samples absent")
 @pytest.mark.parametrize("name", ["pkb_fio214_sample_result.json", "fioplot_fio333_error22_textprefix.json",
                                   "fioplot_fio334_randread_qd1.json"])
 def test_shared_samples_iops_per_job_and_direction(name: str, tmp_path: Path) -> None:

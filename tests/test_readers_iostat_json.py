@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+import samples
 
 from blkscope.errors import InputError
 from blkscope.ingest import run_ingest
@@ -16,7 +17,7 @@ from blkscope.readers import iostat
 from blkscope.readers.iostat_sinceboot import first_report_since_boot
 
 FIX = Path(__file__).parent / "fixtures" / "iostat"
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples" / "iostat"
+SAMPLES = samples.SAMPLES / "iostat"
 
 
 def ingest(path: Path, tmp_path: Path, kind: str = "iostat") -> tuple[pl.DataFrame, pl.DataFrame, dict]:
@@ -104,7 +105,6 @@ def test_sysstat_1156_basic_json(tmp_path: Path) -> None:
     assert disk["since_boot"].to_list() == [True, False]
 
 
-@pytest.mark.skipif(not SAMPLES.exists(), reason="../shared/samples absent")
 def test_pkb_sample_iso_timestamps_and_counts(tmp_path: Path) -> None:
     path = SAMPLES / "pkb_iostat_json_sysstat12_ts.json"
     disk, cpu, rep = ingest(path, tmp_path, kind="auto")

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import samples
 
 from blkscope.ingest import run_ingest
 from blkscope.readers import iostat
 
 FIX = Path(__file__).parent / "fixtures" / "iostat"
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples" / "iostat"
+SAMPLES = samples.SAMPLES / "iostat"
 TEXT = sorted(p for p in FIX.glob("s*.txt"))
 
 # header token -> (column, factor), written out here independently of the reader's table
@@ -113,8 +114,7 @@ def test_cpu_only_and_device_only(tmp_path: Path) -> None:
     assert cpu.height == 0 and disk["sample"].to_list() == [0, 1]
 
 
-@pytest.mark.skipif(not SAMPLES.exists(), reason="../shared/samples absent")
-@pytest.mark.parametrize("path", sorted(SAMPLES.glob("*.txt")) if SAMPLES.exists() else [], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", samples.files("iostat"), ids=lambda p: p.name)
 def test_shared_samples_count_of_samples_and_devices(path: Path, tmp_path: Path) -> None:
     disk, cpu, _ = ingest(path, tmp_path, kind="auto")
     expected = plain_split(path)

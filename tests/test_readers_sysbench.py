@@ -7,13 +7,14 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import samples
 
 from blkscope.errors import InputError
 from blkscope.ingest import run_ingest
 from blkscope.readers import sysbench
 
 FIX = Path(__file__).parent / "fixtures" / "sysbench"
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples" / "sysbench-fileio"
+SAMPLES = samples.SAMPLES / "sysbench-fileio"
 
 
 def ingest(path: Path, tmp_path: Path, kind: str = "sysbench") -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -26,8 +27,8 @@ def grab(path: Path, pattern: str) -> list[float]:
     return [float(m.group(1)) for ln in path.read_text().splitlines() if (m := re.search(pattern, ln))]
 
 
-V10 = [FIX / "rndrw_prepare_run_cleanup_1020.txt", FIX / "seqwr_seqrd_direct_1020.txt"] + (
-    [SAMPLES / "coen241_vkled_sb1020_qemu_prepare_run_cleanup.txt"] if SAMPLES.exists() else [])
+V10 = [FIX / "rndrw_prepare_run_cleanup_1020.txt", FIX / "seqwr_seqrd_direct_1020.txt",
+       SAMPLES / "coen241_vkled_sb1020_qemu_prepare_run_cleanup.txt"]
 
 
 @pytest.mark.parametrize("path", V10, ids=lambda p: p.name)
@@ -60,7 +61,6 @@ def test_failed_run_is_an_error(tmp_path: Path) -> None:
     assert e.value.where == f"line {fatal}" and "did not finish" in e.value.message
 
 
-@pytest.mark.skipif(not SAMPLES.exists(), reason="../shared/samples absent")
 def test_v04_rates_from_printed_totals(tmp_path: Path) -> None:
     path = SAMPLES / "coen241_amandarito_sb0412_qemu_rndrw_x5.txt"
     df, _ = ingest(path, tmp_path, kind="auto")

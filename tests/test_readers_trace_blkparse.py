@@ -1,4 +1,4 @@
-"""blkparse text reader on the real samples in ../shared/samples/blkparse (skipped when absent)."""
+"""blkparse text reader on the real samples in ../shared/samples/blkparse (failing when absent)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import samples
 
 from blkscope.errors import InputError
 from blkscope.ingest import run_ingest
 from blkscope.readers import blkparse, ftrace
 
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples" / "blkparse"
-FILES = sorted(SAMPLES.glob("*.txt")) if SAMPLES.is_dir() else []
-needs_samples = pytest.mark.skipif(not FILES, reason="../shared/samples absent")
+SAMPLES = samples.SAMPLES / "blkparse"
+FILES = samples.files("blkparse")
 # Independent count: event lines start `maj,min cpu seq time pid action`.
 AWK = r"""$1 ~ /^[0-9]+,[0-9]+$/ && $4 ~ /^[0-9]+\.[0-9]+$/ { n[$6]++; if ($6 == "D" && $9 == "+") s += $10 }
 END { for (a in n) print a, n[a]; print "Dsum", s + 0 }"""
@@ -27,7 +27,6 @@ def _awk(path: Path) -> tuple[dict[str, int], int]:
     return {k: int(v) for k, v in pairs.items()}, dsum
 
 
-@needs_samples
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_counts_and_d_sectors_match_awk(tmp_path, path):
     counts, dsum = _awk(path)
@@ -39,7 +38,6 @@ def test_counts_and_d_sectors_match_awk(tmp_path, path):
     assert rep.unknown == {}
 
 
-@needs_samples
 def test_summary_remaps_flushes_thousands(tmp_path):
     path = SAMPLES / "nvme_dmcrypt_flush_barriers_with_summary.txt"
     rep = run_ingest("blkparse", [path], tmp_path / "o")

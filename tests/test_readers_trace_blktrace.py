@@ -1,4 +1,4 @@
-"""Binary blktrace reader against real blkparse on ../shared/samples (skipped when absent)."""
+"""Binary blktrace reader against real blkparse on ../shared/samples (failing when absent)."""
 
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import samples
 
 from blkscope.errors import InputError
 from blkscope.ingest import run_ingest
 from blkscope.readers import blktrace
 
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples" / "blktrace-bin"
+SAMPLES = samples.SAMPLES / "blktrace-bin"
 SETS = {"keks": SAMPLES / "influx_keks" / "keks", "sda": SAMPLES / "centos7_notes_sda" / "sda"}
-needs_samples = pytest.mark.skipif(not SAMPLES.is_dir(), reason="../shared/samples absent")
-needs_blkparse = pytest.mark.skipif(shutil.which("blkparse") is None, reason="blkparse not installed")
+needs_blkparse = pytest.mark.requires("blkparse")
 LINE = re.compile(r"^\s*\d+,\d+\s+(\d+)\s+(\d+)\s+(\d+)\.(\d+)\s+\d+\s+(\S+)\s+\S+\s*(.*)$")
 
 
@@ -53,7 +53,6 @@ def ingest(tmp_path: Path, *inputs: Path):
     return rep, pl.read_parquet(tmp_path / "out" / "events.parquet")
 
 
-@needs_samples
 @needs_blkparse
 @pytest.mark.parametrize("name", SETS)
 def test_counts_sums_times_equal_blkparse(tmp_path, name):
@@ -66,7 +65,6 @@ def test_counts_sums_times_equal_blkparse(tmp_path, name):
     assert rep.warnings == [] and rep.unknown == {}
 
 
-@needs_samples
 def test_inputs_dir_prefix_files_agree(tmp_path):
     _, a = ingest(tmp_path / "a", SETS["keks"])
     _, b = ingest(tmp_path / "b", SETS["keks"].parent)
@@ -74,7 +72,6 @@ def test_inputs_dir_prefix_files_agree(tmp_path):
     assert a.equals(b) and a.equals(c)
 
 
-@needs_samples
 def test_payloads_names_and_trace_report(tmp_path):
     rep, ev = ingest(tmp_path, SETS["sda"])
     a = ev.filter(pl.col("action") == "A")
@@ -94,7 +91,6 @@ def _copy_set(src: Path, dst: Path, cpus: dict[int, int]) -> Path:
     return dst / src.name
 
 
-@needs_samples
 @needs_blkparse
 def test_cpu_gap_blkparse_stops_blkscope_keeps_and_warns(tmp_path):
     prefix = _copy_set(SETS["keks"], tmp_path / "gap", {0: 0, 1: 1, 3: 3, 4: 4})  # no CPU 2
@@ -106,7 +102,6 @@ def test_cpu_gap_blkparse_stops_blkscope_keeps_and_warns(tmp_path):
     assert any("gap" in w for w in rep.warnings)
 
 
-@needs_samples
 def test_file_named_for_another_cpu_warns(tmp_path):
     prefix = _copy_set(SETS["keks"], tmp_path / "swap", {0: 1, 1: 0})  # names swapped
     rep, ev = ingest(tmp_path, prefix)
@@ -114,7 +109,6 @@ def test_file_named_for_another_cpu_warns(tmp_path):
     assert sum("another CPU" in w for w in rep.warnings) == 2
 
 
-@needs_samples
 def test_handmade_truncated_and_bad_magic(tmp_path):
     data = Path(str(SETS["sda"]) + ".blktrace.0").read_bytes()
     _, whole = ingest(tmp_path / "w", Path(str(SETS["sda"]) + ".blktrace.0"))
@@ -155,7 +149,6 @@ def test_sniff():
     assert not blktrace.sniff(b"  8,0    3        1     0.000000000   697  G   W 223490 + 8 [kjournald]\n")
 
 
-@needs_samples
 @pytest.mark.parametrize("name", SETS)
 def test_small_windows_change_nothing(tmp_path, name, monkeypatch):
     """Records cut at window edges, carried over, horizons every few hundred records: same table, same report."""
@@ -167,7 +160,6 @@ def test_small_windows_change_nothing(tmp_path, name, monkeypatch):
     assert rep2.trace == rep.trace and rep2.warnings == rep.warnings
 
 
-@needs_samples
 def test_cpus_interleaved_by_time_and_names_across_files(tmp_path):
     """Rows come in per-CPU time order, CPUs interleaved in horizon blocks; a pid named only in another
     CPU's file still gets its name."""
@@ -197,7 +189,6 @@ def _to_v8_big_endian(data: bytes) -> bytes:
     return bytes(out)
 
 
-@needs_samples
 def test_v8_big_endian_reads_like_v7(tmp_path):
     src = Path(str(SETS["sda"]) + ".blktrace.0")
     p = tmp_path / "handmade_v8be.blktrace.0"
@@ -224,6 +215,6 @@ def test_dropped_events_come_from_the_capture(tmp_path):
     rep2, _ = ingest(tmp_path / "b", run / "blktrace")
     assert rep2.trace["dropped_events"] == 7
     assert any("dropped 7 events" in w for w in rep2.warnings)
-    rep3, _ = ingest(tmp_path / "c", SETS["sda"]) if SAMPLES.is_dir() else (None, None)
+    rep3, _ = ingest(tmp_path / "c", SETS["sda"])
     if rep3 is not None:
         assert rep3.trace["dropped_events"] is None  # no capture record beside the shared sample

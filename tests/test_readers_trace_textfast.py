@@ -8,13 +8,13 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import samples
 
 from blkscope.ingest import run_ingest
 
 FIX = Path(__file__).parent / "fixtures" / "trace"
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples" / "blkparse"
 CASES = [("ftrace", p) for p in sorted(FIX.glob("tracefs_blk_*.txt.zst"))]
-CASES += [("blkparse", p) for p in (sorted(SAMPLES.glob("*.txt")) if SAMPLES.is_dir() else [])]
+CASES += [("blkparse", p) for p in samples.files("blkparse")]
 
 
 def _both(tmp_path: Path, kind: str, path: Path, monkeypatch) -> tuple[pl.DataFrame, pl.DataFrame, dict, dict]:

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import samples
 
 from blkscope.errors import InputError
 from blkscope.ingest import run_ingest
 from blkscope.readers import ycsb
 
 FIX = Path(__file__).parent / "fixtures" / "ycsb"
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples" / "ycsb"
-FINISHED = sorted(FIX.glob("*.txt")) + (
-    [p for p in sorted(SAMPLES.glob("*.txt")) if "nosummary" not in p.name] if SAMPLES.exists() else [])
+SAMPLES = samples.SAMPLES / "ycsb"
+FINISHED = sorted(FIX.glob("*.txt")) + [p for p in samples.files("ycsb") if "nosummary" not in p.name]
 
 
 def ingest(path: Path, tmp_path: Path, kind: str = "ycsb") -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -68,7 +68,6 @@ def test_status_lines_become_series(tmp_path: Path) -> None:
     assert sorted(series["ops_per_s"].drop_nulls().unique().to_list()) == sorted({float(r) for r in rates})
 
 
-@pytest.mark.skipif(not SAMPLES.exists(), reason="../shared/samples absent")
 def test_run_without_overall_is_an_error(tmp_path: Path) -> None:
     path = SAMPLES / "pkb_ycsb090_redis_exceptions_nosummary.txt"
     with pytest.raises(InputError) as e:
@@ -77,7 +76,6 @@ def test_run_without_overall_is_an_error(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.skipif(not SAMPLES.exists(), reason="../shared/samples absent")
 def test_old_histogram_buckets_and_numeric_returns(tmp_path: Path) -> None:
     summary, _ = ingest(SAMPLES / "pkb_ycsb01_basicdb_histogram.txt", tmp_path)
     upd = summary.filter(pl.col("section") == "UPDATE")

@@ -168,7 +168,7 @@ def ycsb(tmp_path_factory):
 def test_lru_miss_ratios_equal_libcachesim(which, ycsb, tmp_path):
     """libCacheSim's LRU, run at several cache sizes on the page sequence built in polars, misses exactly as
     often as our exact curve says (and our native pass sees that same sequence)."""
-    lcs = pytest.importorskip("libcachesim", reason="libcachesim (requirements.lock) is not installed")
+    import libcachesim as lcs  # requirements.lock pins it
     ev = _ingest(FIXTURE, tmp_path / "fx") if which == "fixture" else ycsb
     pages = page_sequence([ev])
     r = reuse.profile([ev], streams=["all"], dump_pages=tmp_path / "pages.bin")

@@ -2,8 +2,8 @@
 
 The miniature is repeat 1 of every (filesystem, job) pair of the runs sheet. Expected numbers are
 recomputed here straight from the raw trace text with a plain line loop, independent of the readers.
-Beside them, users' own logs (../shared/samples, when present) are registered with `blkscope import`, one run
-per source, and the same workflow run analyses them.
+Beside them, users' own logs (../shared/samples; without it the two tests of the imports fail) are registered
+with `blkscope import`, one run per source, and the same workflow run analyses them.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -20,11 +19,14 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import samples
 import zstandard
+from modes import off_umask
 
 ROOT = Path(__file__).resolve().parents[1]
+UMASK = 0o002
 pytestmark = pytest.mark.slow
-SAMPLES = Path(os.environ.get("BLKSCOPE_SAMPLES", ROOT.parent / "shared" / "samples"))
+SAMPLES = samples.SAMPLES
 # users' own logs, one run per source (SAMPLES/SOURCES.md: where each comes from), with what a user would state
 IMPORTS = {
     "imported-keks": ["--filesystem", "ext4", "--workload", "other", "--job", "keks", "--origin",
@@ -65,14 +67,16 @@ for argv in json.loads(sys.argv[1]):
 
 
 def _import_samples(work: Path) -> list[str]:
-    """`blkscope import` of IMPORTS into the miniature (none when ../shared/samples is absent)."""
+    """`blkscope import` of IMPORTS into the miniature (none when ../shared/samples is absent: the tests of the
+    imports then fail, the rest of the workflow is still checked)."""
     if not SAMPLES.is_dir():
         return []
     argvs = []
     for run, args in IMPORTS.items():
         argv = [str(SAMPLES / a) if (SAMPLES / a).is_file() else a for a in args]
         argvs.append(["import", run, *argv, "--raw", "data/raw", "--sheet", "config/runs.tsv"])
-    subprocess.run([sys.executable, "-c", _IMPORT_ALL, json.dumps(argvs)], cwd=work, check=True, capture_output=True)
+    subprocess.run([sys.executable, "-c", _IMPORT_ALL, json.dumps(argvs)], cwd=work, check=True, capture_output=True,
+                   umask=UMASK)  # fmt: skip
     return list(IMPORTS)
 
 
@@ -118,9 +122,18 @@ def mini(tmp_path_factory) -> tuple[Path, pl.DataFrame]:
         shutil.copytree(ROOT / "data/raw" / r, work / "data/raw" / r)
     sub.write_csv(work / "config/runs.tsv", separator="\t")
     _import_samples(work)
-    proc = subprocess.run(["snakemake", "--cores", "2", "all"], cwd=work, capture_output=True, text=True)
+    # umask 002 (a lab group's): the outputs must be 0664 / 0775, not mkstemp's 0600 nor a fixed 0644
+    proc = subprocess.run(["snakemake", "--cores", "2", "all"], cwd=work, capture_output=True, text=True,
+                          umask=UMASK)  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-4000:]
     return work, sub
+
+
+def test_outputs_follow_the_umask(mini):
+    work, _ = mini
+    outputs = [work / p for p in ("data/processed", "paper/generated", "paper/main.pdf", "notebooks/executed")]
+    outputs += sorted((work / "data/raw").glob("imported-*"))  # `blkscope import` writes through a staging directory
+    assert off_umask(outputs, UMASK) == []
 
 
 def test_outputs_exist(mini):
@@ -264,9 +277,9 @@ def test_second_run_has_nothing_to_do(mini):
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
 
-@pytest.mark.skipif(not SAMPLES.is_dir(), reason="../shared/samples absent")
 def test_imported_logs_are_runs_with_their_provenance(mini):
     work, _ = mini
+    assert SAMPLES.is_dir(), f"{SAMPLES} is absent: nothing was imported (tests/samples.py)"
     sheet = pl.read_csv(work / "config/runs.tsv", separator="\t", infer_schema_length=None)
     rows = sheet.filter(pl.col("run_id").is_in(list(IMPORTS)))
     assert sorted(rows["run_id"]) == sorted(IMPORTS) and set(rows["testbed"]) == {"external"}
@@ -282,9 +295,9 @@ def test_imported_logs_are_runs_with_their_provenance(mini):
             assert f["sha256"] == digest == hashlib.sha256(stored.read_bytes()).hexdigest(), f
 
 
-@pytest.mark.skipif(not SAMPLES.is_dir(), reason="../shared/samples absent")
 def test_imported_runs_are_analysed_beside_ours(mini):
     work, sub = mini
+    assert SAMPLES.is_dir(), f"{SAMPLES} is absent: nothing was imported (tests/samples.py)"
     proc = work / "data/processed"
     traced = ["imported-keks", "imported-centos7-sda", "imported-nvme-dmcrypt"]
     for run in traced:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import samples
 
 from blkscope.analysis.workload_metrics import run_metrics
 from blkscope.ingest import run_ingest
@@ -58,7 +59,7 @@ def test_journal_ops_and_tail_latencies(tmp_path):
     assert _metric(m, "write_mean_us") <= _metric(m, "write_max_us")
 
 
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples" / "cassandra-stress"
+SAMPLES = samples.SAMPLES / "cassandra-stress"
 
 
 def test_cassandra_metrics_are_the_last_rounds_results_in_us(tmp_path):

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import polars as pl
 import pytest
+from requires import require
 
 from blkscope.capture import workloads
 from blkscope.capture.run import make_plan
@@ -167,8 +167,7 @@ def test_journal_summary_rejects_bad_json(tmp_path):
 
 @pytest.fixture(scope="module")
 def journal_bin(tmp_path_factory) -> Path:
-    if shutil.which("gcc") is None:
-        pytest.skip("needs gcc")
+    require("gcc")
     binary = tmp_path_factory.mktemp("build") / "journal"
     subprocess.run(["gcc", *journal.CFLAGS, "-o", str(binary), str(TOOLS / "journal/journal.c")], check=True)
     return binary

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +23,7 @@ TOOLS = ("gcc", "sysbench", "iostat", "losetup", "mkfs.ext4", "mount", "umount")
 pytestmark = [
     pytest.mark.root,
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root"),
-    pytest.mark.skipif(any(shutil.which(t) is None for t in TOOLS), reason=f"needs {', '.join(TOOLS)}"),
+    pytest.mark.requires(*TOOLS),
     pytest.mark.skipif(not tracefs.blk_available(), reason="needs the tracefs blk tracer"),
 ]
 

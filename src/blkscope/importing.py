@@ -25,6 +25,7 @@ import yaml
 
 from blkscope import __version__, yamlio
 from blkscope.errors import InputError
+from blkscope.io import follow_umask
 from blkscope.readers.textio import GZIP_MAGIC, XZ_MAGIC, ZSTD_MAGIC
 from blkscope.run_logs import KIND_TABLES, WORKLOAD_LOGS
 
@@ -172,7 +173,7 @@ def import_run(
     check_row(row, schema)
     read = check_readable(files)
 
-    staging = Path(tempfile.mkdtemp(prefix=f".{run_id}.", dir=raw))
+    staging = follow_umask(tempfile.mkdtemp(prefix=f".{run_id}.", dir=raw))
     try:
         for f in files:
             (staging / f["stored"]).parent.mkdir(parents=True, exist_ok=True)

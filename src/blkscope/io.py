@@ -25,6 +25,25 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 
+def umask() -> int:
+    """The process's umask, read without changing it (Linux: /proc/self/status)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("Umask:"):
+            return int(line.split()[1], 8)
+    mask = os.umask(0o022)  # elsewhere: set and restore
+    os.umask(mask)
+    return mask
+
+
+def follow_umask(path: str | Path) -> Path:
+    """Give a file or directory made by mkstemp (0600) or mkdtemp (0700) the mode a plain open() or mkdir() would
+    have: 0666 or 0777 less the umask (0644 / 0755 under 022), so outputs renamed into place are readable by whoever
+    may read the rest of the tree (a group, a shared filesystem, a user reading a run captured as root)."""
+    path = Path(path)
+    os.chmod(path, (0o777 if path.is_dir() else 0o666) & ~umask())
+    return path
+
+
 # A table that says why it holds no rows (or lacks some runs) does so in its Parquet key-value metadata under
 # this key: the file stays a plain table of its schema for every reader, and the reason travels with it.
 NOTE_KEY = "blkscope.note"
@@ -37,6 +56,7 @@ def write_atomic(df: pl.DataFrame, path: str | Path, note: str | None = None) ->
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     os.close(fd)
+    follow_umask(tmp)
     try:
         if path.suffix == ".csv":
             df.write_csv(tmp)
@@ -71,6 +91,7 @@ def write_text_atomic(text: str, path: str | Path) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     with os.fdopen(fd, "w") as f:
         f.write(text)
+    follow_umask(tmp)
     os.replace(tmp, path)
 
 
@@ -205,7 +226,7 @@ def run_reader(reader, kind: str, inputs: list[Path], outdir: Path) -> Report:
     report = Report(kind=kind, inputs=[str(p) for p in inputs])
     outdir = Path(outdir)
     outdir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.", dir=outdir.parent))
+    staging = follow_umask(tempfile.mkdtemp(prefix=f".{outdir.name}.", dir=outdir.parent))
     writer = TableWriter(staging, report)
     try:
         reader(inputs, writer, report)

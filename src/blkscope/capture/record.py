@@ -19,6 +19,7 @@ import yaml
 import zstandard
 
 from blkscope.capture import signals
+from blkscope.io import follow_umask
 
 ZSTD_LEVEL = 19
 
@@ -125,7 +126,7 @@ def staged(run_id: str, outdir: Path, capture: Callable[[Path], dict]) -> dict:
     """Run `capture(tmp)` in a hidden directory beside `outdir` and publish it there only when it succeeded, so a
     failed or interrupted run (signals raise) leaves no partial run directory."""
     outdir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{run_id}.partial-", dir=outdir.parent))
+    tmp = follow_umask(tempfile.mkdtemp(prefix=f".{run_id}.partial-", dir=outdir.parent))
     try:
         with signals.raise_on_signals():
             meta = capture(tmp)

@@ -16,7 +16,7 @@ import threading
 import time
 from pathlib import Path
 
-from blkscope.capture.sh import sh
+from blkscope.capture.sh import CommandFailed, sh
 
 TRACEFS = Path("/sys/kernel/tracing")
 OPTIONS = ["blk_classic"]
@@ -28,10 +28,17 @@ class TracerBusy(RuntimeError):
 
 
 def ensure_mounted(root: Path = TRACEFS) -> bool:
-    """Mount tracefs at root when it is not; True if we mounted it."""
+    """Mount tracefs at root when it is not; True if we mounted it. Another process may mount it between our look
+    and our mount (pytest-xdist's workers import the root tests at once after a boot): mount(8) then refuses with
+    "already mounted", which is no failure. That refusal made the root tests skip on a machine's first run."""
     if (root / "current_tracer").exists():
         return False
-    sh(["mount", "-t", "tracefs", "nodev", str(root)])
+    try:
+        sh(["mount", "-t", "tracefs", "nodev", str(root)])
+    except CommandFailed:
+        if (root / "current_tracer").exists():
+            return False
+        raise
     return True
 
 

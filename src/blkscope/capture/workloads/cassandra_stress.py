@@ -22,6 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from blkscope.io import follow_umask
+
 MAIN = "org.apache.cassandra.stress.Stress"
 PATCH = "stress-snakeyaml2.patch"
 
@@ -65,7 +67,7 @@ def build(source: Path, lib: Path, patch: Path, cache: Path) -> Path:
     if (dest / "build.json").is_file() and _same(json.loads((dest / "build.json").read_text()), key):
         return dest
     cache.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".stress-", dir=cache))
+    tmp = follow_umask(tempfile.mkdtemp(prefix=".stress-", dir=cache))
     try:
         tree = tmp / "src-patched"
         shutil.copytree(source / "tools" / "stress", tree / "tools" / "stress")
