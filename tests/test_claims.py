@@ -437,3 +437,23 @@ def test_fragmentation_reads_the_random_writes_of_ycsb_only():
     row = _row(out, "S1-frag")
     assert row["n"].startswith("3 vs 3") and row["verdict"] == "does not", row
     assert 0.4 < row["estimate"] < 0.6, row  # ycsb's 20/40, not pulled towards cassandra-stress's 90/10
+
+
+def test_a_deviation_undone_gives_the_estimate_before_it():
+    """claim_deviations: S1-frag with its YCSB-only selection undone reads cassandra-stress's strata too; the
+    constant it sets back is restored after."""
+    from blkscope.paper import claim_measures as cm
+    from blkscope.paper.claim_deviations import Change, recompute
+
+    rows = [(f"{w}-{fs}-{k}", w, job, fs, False) for w, job in (("cassandra-ycsb", "a"), ("cassandra", "write-n"))
+            for fs in ("btrfs", "ext4") for k in range(3)]
+    per_gib = {("cassandra-ycsb", "btrfs"): 20, ("cassandra-ycsb", "ext4"): 40, ("cassandra", "btrfs"): 90,
+               ("cassandra", "ext4"): 10}
+    ext = pl.DataFrame([(r[0], "data", 1 << 30, per_gib[(r[1], r[3])] + k % 2) for k, r in enumerate(rows)],
+                       schema=["run_id", "kind", "size_bytes", "extents"], orient="row")
+    out = recompute({**_tables(_runs(rows)), "extents": ext}, [Change("x", "S1-frag", {"FRAG_WORKLOADS": None})])
+    r = out.row(0, named=True)
+    assert r["after_n"] == "3 vs 3" and r["after_verdict"] == "does not"
+    assert r["before_n"].startswith("6 vs 6 in 2 strata"), r  # both workloads: (20/40 * 90/10)^(1/2) = 2.12x
+    assert r["before_estimate"].startswith("2.1"), r
+    assert cm.FRAG_WORKLOADS == (cm.YCSB_CASSANDRA,)
