@@ -99,3 +99,28 @@ def test_rows_read_the_runs_the_plan_says(plan):
     other_condition(tb | {"steady_state": short}, scale, ev, None)
     assert seen["runs"] == []
     assert other_condition(tb, plan.entry("S1-hot-f2fs", "scale"), ev, None).verdict == "not testable here"
+
+
+def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_moved(plan):
+    from blkscope.paper.claims_plan_tex import plan_macros, render_deviations
+
+    claims = pl.DataFrame({
+        "claim_id": ["A", "B", "C", "D-scale"], "condition": ["in-memory"] * 3 + ["scale"],
+        "verdict_unadjusted": ["replicates", "does not", "inconclusive", "not tested (no runs)"],
+        "verdict": ["replicates", "inconclusive", "inconclusive", "not tested (no runs)"],
+        "verdict_all": ["replicates", "does not", "replicates", "not tested (no runs)"],
+        "p_holm": [0.01, 0.2, 0.9, float("nan")], "pooling": ["fixed", "random effects", None, None],
+        "i2": [0.1, 0.93, None, None],
+    })  # fmt: skip
+    m = plan_macros(plan, claims)
+    assert m["ClaimsHolmFamily"] == "3" and m["ClaimsDecidedUnadjusted"] == "2" and m["ClaimsDecidedAdjusted"] == "1"
+    assert m["ClaimsMovedByHolm"] == "B" and m["ClaimsHeterogeneous"] == "B" and m["ClaimsIsquaredMax"] == "93"
+    assert m["ClaimsExploratoryDiffer"] == "C" and m["ClaimsPlanDate"] == "28 November 2026, 00:20 UTC"
+    d = plan.deviations[0]
+    rec = pl.DataFrame({"commit": [d.commit] * 2, "claim_id": [d.claims[0], "S9-none"],
+                        "before_estimate": ["1.00x", "x"], "before_n": ["3", "3"], "before_verdict": ["does not"] * 2,
+                        "after_estimate": ["2.00x", "x"], "after_n": ["3", "3"], "after_verdict": ["replicates"] * 2,
+                        "moved": [True, False]})
+    tex = render_deviations(plan, rec)
+    assert "1.00x (does not)" in tex and "2.00x (replicates)" in tex and "S9-none" not in tex
+    assert tex.count(r"\begin{longtable}") == 1 and tex.rstrip().endswith(r"\end{longtable}")

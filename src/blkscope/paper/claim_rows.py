@@ -63,7 +63,7 @@ def other_condition(tb: Tables, e: Entry, evaluate, size) -> Result:
         steady = steady_runs(tb)
         if steady is None:
             return Result(None, "--", "0", None, NO_RUNS, "no steady_state table: no run's window is known")
-        mine = with_runs(mine, pl.col("run_id").is_in(steady["run_id"]))
+        mine = with_runs(mine, pl.col("run_id").is_in(steady["run_id"].to_list()))
         r = mine["runs"]
         if {"memory_cap_mb", "data_mb"} <= set(r.columns):  # data >= DATA_OVER_CAP x the cap, where recorded
             mine = with_runs(mine, pl.col("data_mb").cast(pl.Float64)
