@@ -128,10 +128,8 @@ def _ycsb_phases(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-@verb("claims", "re-test the claims of the studies we build on: measurement, CI, n, verdict per claim")
-def _claims(p: argparse.ArgumentParser) -> Handler:
+def _claims_inputs(p: argparse.ArgumentParser) -> None:
     _runs_arg(p)
-    _table_out(p)
     for name in ("iostat", "metrics", "overhead", "zipf"):
         p.add_argument(f"--{name}", type=Path, required=True, help=f"the {name} analysis table (.parquet)")
     p.add_argument("--extents", type=Path, nargs="*", default=[],
@@ -141,30 +139,83 @@ def _claims(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--metadata", type=Path, help="the metadata-vs-data analysis table (.parquet), issue N")
     p.add_argument("--ycsb-phases", type=Path,
                    help="the YCSB phases' throughput past their warm-up (.parquet), issue L")
+    p.add_argument("--steady-state", type=Path,
+                   help="per run: steady, window (.parquet); the scale rows read only steady runs")
+
+
+def _claims_tables(a: argparse.Namespace) -> dict:
+    import polars as pl
+
+    from blkscope.runs import load_runs
+
+    def per_run(files: list[Path]) -> pl.DataFrame | None:
+        """Per-run tables live in <processed>/<run_id>/<stage>/: the run is the grandparent directory."""
+        parts = [pl.read_parquet(f).with_columns(run_id=pl.lit(f.parent.parent.name)) for f in files]
+        return pl.concat(parts, how="diagonal_relaxed") if parts else None
+
+    return {
+        "runs": load_runs(a.runs),
+        "iostat_summary": pl.read_parquet(a.iostat),
+        "workload_metrics": pl.read_parquet(a.metrics),
+        "overhead": pl.read_parquet(a.overhead),
+        "zipf": pl.read_parquet(a.zipf),
+        "extents": per_run(a.extents),
+        "fof": per_run(a.fof),
+        "metadata_vs_data": pl.read_parquet(a.metadata) if a.metadata else None,
+        "ycsb_phases": pl.read_parquet(a.ycsb_phases) if a.ycsb_phases else None,
+        "steady_state": pl.read_parquet(a.steady_state) if a.steady_state else None,
+    }
+
+
+@verb("claims", "re-test the claims of the studies we build on: measurement, CI, n, verdict per claim")
+def _claims(p: argparse.ArgumentParser) -> Handler:
+    _claims_inputs(p)
+    _table_out(p)
+    p.add_argument("--plan", type=Path, help="the claims plan (config/claims_plan.yaml): the runs each row reads")
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.paper import claims_plan
+        from blkscope.paper.claims import evaluate
+
+        plan = claims_plan.load(a.plan) if a.plan else None
+        _write_table(evaluate(_claims_tables(a), plan), a)
+        return 0
+
+    return run
+
+
+@verb("claims-deviations", "each change of a claim's measure made after its estimate was seen: before and after")
+def _claims_deviations(p: argparse.ArgumentParser) -> Handler:
+    _claims_inputs(p)
+    _table_out(p)
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.paper.claim_deviations import recompute
+
+        _write_table(recompute(_claims_tables(a)), a)
+        return 0
+
+    return run
+
+
+@verb("claims-plan-tex", "the claims plan's macros (date, Holm, heterogeneity) and the deviations table (LaTeX)")
+def _claims_plan_tex(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("--plan", type=Path, required=True, help="config/claims_plan.yaml")
+    p.add_argument("--claims", type=Path, required=True, help="the claims table (.parquet)")
+    p.add_argument("--deviations", type=Path, required=True, help="blkscope claims-deviations' table (.parquet)")
+    p.add_argument("-o", "--out", type=Path, required=True, help="the macros (.tex)")
+    p.add_argument("--table", type=Path, required=True, help="the deviations table (.tex)")
 
     def run(a: argparse.Namespace) -> int:
         import polars as pl
 
-        from blkscope.paper.claims import evaluate
-        from blkscope.runs import load_runs
+        from blkscope.io import write_text_atomic
+        from blkscope.paper import claims_plan
+        from blkscope.paper.claims_plan_tex import render_deviations, render_plan
 
-        def per_run(files: list[Path]) -> pl.DataFrame | None:
-            """Per-run tables live in <processed>/<run_id>/<stage>/: the run is the grandparent directory."""
-            parts = [pl.read_parquet(f).with_columns(run_id=pl.lit(f.parent.parent.name)) for f in files]
-            return pl.concat(parts, how="diagonal_relaxed") if parts else None
-
-        tables = {
-            "runs": load_runs(a.runs),
-            "iostat_summary": pl.read_parquet(a.iostat),
-            "workload_metrics": pl.read_parquet(a.metrics),
-            "overhead": pl.read_parquet(a.overhead),
-            "zipf": pl.read_parquet(a.zipf),
-            "extents": per_run(a.extents),
-            "fof": per_run(a.fof),
-            "metadata_vs_data": pl.read_parquet(a.metadata) if a.metadata else None,
-            "ycsb_phases": pl.read_parquet(a.ycsb_phases) if a.ycsb_phases else None,
-        }
-        _write_table(evaluate(tables), a)
+        plan = claims_plan.load(a.plan)
+        write_text_atomic(render_plan(plan, pl.read_parquet(a.claims)), a.out)
+        write_text_atomic(render_deviations(plan, pl.read_parquet(a.deviations)), a.table)
         return 0
 
     return run

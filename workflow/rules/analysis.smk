@@ -134,6 +134,15 @@ rule workload_metrics:
 EXTENT_RUNS = [r for r in CAPTURED if Path(RAW, r, "filefrag.txt").exists()]
 
 
+def has_rule(name):
+    """Whether the workflow defines rule `name` (snakemake's `rules` raises, not AttributeError, for an unknown one)."""
+    try:
+        getattr(rules, name)
+    except Exception:
+        return False
+    return True
+
+
 rule claims:
     input:
         runs=config["runs"],
@@ -145,6 +154,9 @@ rule claims:
         datasets=[f"{DATASETS}/access_frequency.ssd-study.tsv", *ingested(EXTENT_RUNS)],
         metadata=f"{ANALYSIS}/metadata_vs_data.parquet",
         phases=f"{ANALYSIS}/ycsb_phases.parquet",
+        plan="config/claims_plan.yaml",
+        # per run: steady, window (issue P); the scale rows read steady runs only, and none without the table
+        steady=lambda w: [f"{ANALYSIS}/steady_state.parquet"] if has_rule("steady_state") else [],
     output:
         table=f"{ANALYSIS}/claims.parquet",
         csv=report(f"{ANALYSIS}/claims.csv", caption="../report/claims.rst", category="Claims"),
@@ -156,5 +168,7 @@ rule claims:
     shell:
         "blkscope claims --runs {input.runs} --iostat {input.iostat} --metrics {input.metrics}"
         " --overhead {input.overhead} --zipf {input.zipf} --fof {params.fof} --extents {params.extents}"
-        " --metadata {input.metadata} --ycsb-phases {input.phases} -o {output.table} --csv {output.csv} --check-datasets {input.datasets}"
+        " --metadata {input.metadata} --ycsb-phases {input.phases} --plan {input.plan}"
+        " $([ -n '{input.steady}' ] && echo --steady-state {input.steady})"
+        " -o {output.table} --csv {output.csv} --check-datasets {input.datasets}"
         " > {log} 2>&1"

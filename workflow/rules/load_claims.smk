@@ -9,11 +9,55 @@ LOAD_OUTPUTS = [
     *([f"{ANALYSIS}/tracer_load.parquet", f"{ANALYSIS}/tracer_load_by_load.parquet"] if TRACED_HOST else []),
     "paper/generated/numbers/load.tex",
     "notebooks/executed/study_commitlog.ipynb",
+    "paper/generated/tables/claims_plan.tex",
+    "paper/generated/tables/deviations.tex",
 ]
 
 
 localrules:
     load_numbers,
+    claims_plan_tex,
+
+
+rule claims_deviations:
+    # each change of a claim's measure made after its estimate was seen, undone and redone on today's tables
+    input:
+        runs=config["runs"],
+        iostat=f"{ANALYSIS}/iostat_summary.parquet",
+        metrics=f"{ANALYSIS}/workload_metrics.parquet",
+        overhead=f"{ANALYSIS}/overhead.parquet",
+        zipf=f"{ANALYSIS}/zipf_cover.parquet",
+        datasets=[f"{DATASETS}/access_frequency.ssd-study.tsv", *ingested(EXTENT_RUNS)],
+        metadata=f"{ANALYSIS}/metadata_vs_data.parquet",
+        phases=f"{ANALYSIS}/ycsb_phases.parquet",
+    output:
+        table=f"{ANALYSIS}/claims_deviations.parquet",
+        csv=f"{ANALYSIS}/claims_deviations.csv",
+    params:
+        fof=expand(f"{PROC}/{{run}}/frequency/fof.ssd-study.parquet", run=TRACED),
+        extents=expand(f"{PROC}/{{run}}/extents/extents.parquet", run=EXTENT_RUNS),
+    log:
+        "logs/analysis/claims_deviations.log",
+    shell:
+        "blkscope claims-deviations --runs {input.runs} --iostat {input.iostat} --metrics {input.metrics}"
+        " --overhead {input.overhead} --zipf {input.zipf} --fof {params.fof} --extents {params.extents}"
+        " --metadata {input.metadata} --ycsb-phases {input.phases} -o {output.table} --csv {output.csv}"
+        " --check-datasets {input.datasets} > {log} 2>&1"
+
+
+rule claims_plan_tex:
+    input:
+        plan="config/claims_plan.yaml",
+        claims=f"{ANALYSIS}/claims.parquet",
+        deviations=f"{ANALYSIS}/claims_deviations.parquet",
+    output:
+        macros="paper/generated/tables/claims_plan.tex",
+        table="paper/generated/tables/deviations.tex",
+    log:
+        "logs/paper/claims_plan_tex.log",
+    shell:
+        "blkscope claims-plan-tex --plan {input.plan} --claims {input.claims} --deviations {input.deviations}"
+        " -o {output.macros} --table {output.table} > {log} 2>&1"
 
 
 rule cassandra_summary:

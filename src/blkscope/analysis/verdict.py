@@ -28,6 +28,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import stats
 
+from blkscope.analysis.multiplicity import Decision, decision_p
+
 LEVEL = 0.95
 TOST_ALPHA = 0.05
 N_CAP = 100_000  # repeats per arm beyond which n_needed reports "more than N_CAP"
@@ -129,6 +131,19 @@ class Estimate:
     test: str
     p_tost: float = math.nan
     spread: Spread | None = None  # for n_needed; None: the test has no per-repeat spread (a rule over runs)
+    se: float = math.nan  # standard error on `scale` (nan: derived from the interval, normal, by `decision`)
+    dof: float = math.inf
+    scale: str = "linear"  # "log": value, lo and hi are ratios, se is of their log
+
+    def decision(self, size: Size) -> Decision:
+        """The p of this estimate's verdict against `size` (blkscope.analysis.multiplicity)."""
+        se, dof = self.se, self.dof
+        if not math.isfinite(se):  # a bootstrap or a rule: the interval's half-width over the normal quantile
+            f = math.log if self.scale == "log" else float
+            ok = all(math.isfinite(x) and (self.scale != "log" or x > 0) for x in (self.lo, self.hi))
+            se = (f(self.hi) - f(self.lo)) / (2 * stats.norm.ppf(0.5 + size.level / 2)) if ok else math.nan
+            dof = math.inf
+        return decision_p(self.value, se, dof, (size.lo, size.hi), size.level, self.scale)
 
 
 def _distance_to_band(value: float, size: Size, scale: str) -> float:
@@ -188,9 +203,10 @@ def welch_diff(a, b, level: float = LEVEL) -> Estimate:
     d, se, dof = _welch(a, b)
     spread = welch_spread(a.std(ddof=1), b.std(ddof=1))
     if se == 0:
-        return Estimate(d, d, d, 0.0 if d else 1.0, "Welch t", spread=spread)
+        return Estimate(d, d, d, 0.0 if d else 1.0, "Welch t", spread=spread, se=0.0)
     h = stats.t.ppf(0.5 + level / 2, dof) * se
-    return Estimate(d, d - h, d + h, float(2 * stats.t.sf(abs(d) / se, dof)), "Welch t", spread=spread)
+    return Estimate(d, d - h, d + h, float(2 * stats.t.sf(abs(d) / se, dof)), "Welch t", spread=spread, se=se,
+                    dof=dof)
 
 
 def log_ratio(a, b, level: float = LEVEL, margin: float | None = None) -> Estimate:
@@ -215,8 +231,10 @@ def mean_interval(x, level: float = LEVEL) -> Estimate:
     m = float(x.mean())
     if x.size < 2:
         return Estimate(m, math.nan, math.nan, math.nan, "t interval over runs")
-    h = stats.t.ppf(0.5 + level / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size)
-    return Estimate(m, m - h, m + h, math.nan, "t interval over runs", spread=one_sample_spread(x.std(ddof=1)))
+    se = x.std(ddof=1) / math.sqrt(x.size)
+    h = stats.t.ppf(0.5 + level / 2, x.size - 1) * se
+    return Estimate(m, m - h, m + h, math.nan, "t interval over runs", spread=one_sample_spread(x.std(ddof=1)),
+                    se=float(se), dof=x.size - 1)
 
 
 def log_contrast(arms, weights, level: float = LEVEL, log: bool = True) -> Estimate:
@@ -232,8 +250,8 @@ def log_contrast(arms, weights, level: float = LEVEL, log: bool = True) -> Estim
     se = math.sqrt(sum(per_n))
     spread = spread_of(parts, scale)
     if se == 0:
-        return Estimate(back(d), back(d), back(d), 0.0 if d else 1.0, test, spread=spread)
+        return Estimate(back(d), back(d), back(d), 0.0 if d else 1.0, test, spread=spread, se=0.0, scale=scale)
     dof = sum(per_n) ** 2 / sum(v * v / (x.size - 1) for v, x in zip(per_n, xs, strict=True))
     h = stats.t.ppf(0.5 + level / 2, dof) * se
     p = float(2 * stats.t.sf(abs(d) / se, dof))
-    return Estimate(back(d), back(d - h), back(d + h), p, test, spread=spread)
+    return Estimate(back(d), back(d - h), back(d + h), p, test, spread=spread, se=se, dof=dof, scale=scale)

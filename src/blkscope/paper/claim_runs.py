@@ -8,12 +8,13 @@ too few repeats, not testable here) with its reason.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import polars as pl
 
 from blkscope.analysis import verdict as vd
+from blkscope.analysis.heterogeneity import Heterogeneity, cochran_q, dersimonian_laird
 from blkscope.analysis.run_groups import LIGHT, SATURATING, with_groups
 
 Tables = dict[str, pl.DataFrame]
@@ -32,6 +33,7 @@ class Result:
     load: str | None = None
     verdict: str | None = None  # set only where the rule is not an interval (e.g. every run >= 1 ms)
     reason: str | None = None  # why the verdict is what it is, where the interval does not say
+    het: Heterogeneity | None = None  # of the strata pooled (None: one stratum, or not a pooled estimate)
 
 
 def not_testable(reason: str) -> Result:
@@ -82,7 +84,7 @@ def saturating_first(t: pl.DataFrame, at: Callable[[pl.DataFrame, str], Result])
     if sat.verdict == NO_RUNS:
         return light
     note = f" (light runs: the saturating ones cannot be judged, {sat.verdict}, n {sat.n})"
-    return Result(light.estimate, light.measurement + note, light.n, light.load, light.verdict)
+    return replace(light, measurement=light.measurement + note)
 
 
 def vals(t: pl.DataFrame, metric: str, **where) -> np.ndarray:
@@ -134,7 +136,27 @@ def strata_ratio(strata: list[Stratum], names: tuple[str, str], size: vd.Size, u
                           size.level, log=ratio)
     left = f"; {len(strata) - k} strata left out (an arm with < 2 runs or a value <= 0)" if k < len(strata) else ""
     how = f"{names[0]}/{names[1]}" if ratio else f"{names[0]} - {names[1]}"
-    return Result(est, f"mean over strata of {how}: {each}{left}, p={est.p:.2g}", n, load)
+    f = np.log if ratio else np.asarray
+    y = [float(f(a).mean() - f(b).mean()) for _, a, b in full]
+    v = [float(f(a).var(ddof=1) / a.size + f(b).var(ddof=1) / b.size) for _, a, b in full]
+    est, het, note = pool(est, y, v, size.level, "log" if ratio else "linear")
+    return Result(est, f"mean over strata of {how}: {each}{left}, p={est.p:.2g}{note}", n, load, het=het)
+
+
+def pool(fixed: vd.Estimate, y: list[float], v: list[float], level: float, scale: str
+         ) -> tuple[vd.Estimate, Heterogeneity, str]:
+    """The pooled estimate over strata with effects y (log ratios or differences) and variances v: `fixed` when
+    the strata agree (heterogeneity.cochran_q), else a DerSimonian-Laird random-effects estimate (no n_needed:
+    more repeats per arm do not narrow the spread between strata). Also the test's result and a note."""
+    het = cochran_q(y, v)
+    if not het.disagree:
+        return fixed, het, f"; strata agree ({het.text()})"
+    re = dersimonian_laird(y, v, level)
+    back = np.exp if scale == "log" else float
+    est = vd.Estimate(float(back(re.value)), float(back(re.lo)), float(back(re.hi)), re.p,
+                      f"DerSimonian-Laird random effects over {het.k} strata, t on {het.k - 1} df", se=re.se,
+                      dof=re.dof, scale=scale)
+    return est, het, f"; strata disagree ({het.text()}): random effects, tau^2={re.tau2:.3g}"
 
 
 def by_strata(t: pl.DataFrame, strata: list[str], arm: pl.Expr, a: str, b: str, value: str = "value"

@@ -6,6 +6,16 @@ Verdicts: `replicates`, `does not`, `inconclusive` (from the interval; fewer tha
 inconclusive), `not tested (...)` (the runs or tables it needs are not in the dataset yet), and `not testable
 here` with its reason (a condition of the study we cannot make on this machine). Estimators: claim_measures.py.
 Every published number comes from blkscope.paper.literature.
+
+Under the claims plan (config/claims_plan.yaml, blkscope.paper.claims_plan) a claim has one row per planned
+condition (claim_id, claim_id-scale, claim_id-replication; column `condition`), each reading the runs the plan
+gives it (claim_rows): the verdict reads the confirmatory runs only; `ours_all`, `n_all` and `verdict_all` are the
+estimate over every run of the condition, the batches added after a look included (exploratory, unadjusted).
+`verdict` is Holm-adjusted across every row whose verdict an interval gives (`p_decide`, its `p_holm`;
+blkscope.analysis.multiplicity), `verdict_unadjusted` beside it, and `ours`/`lo`/`hi` the unadjusted interval.
+Pooled strata are tested first (`heterogeneity`, `i2`, `p_q`; blkscope.analysis.heterogeneity): `pooling` is
+`fixed` where they agree and `random effects` (DerSimonian-Laird) where they do not. `runs_read`, `window` and
+`n_planned` are the plan's; `n` the runs read per arm.
 """
 
 from __future__ import annotations
@@ -18,14 +28,20 @@ import polars as pl
 from blkscope.analysis import verdict as vd
 from blkscope.analysis.run_groups import CAPPED
 from blkscope.paper import claim_measures as cm
+from blkscope.paper import claim_rows as rw
 from blkscope.paper.claim_runs import NOT_TESTABLE, Tables
+from blkscope.paper.claims_plan import Plan
 from blkscope.paper.literature import value as lit
 
 SCHEMA = {"claim_id": pl.Utf8, "study": pl.Utf8, "claim": pl.Utf8, "quantity": pl.Utf8, "claimed": pl.Utf8,
           "band": pl.Utf8, "ours": pl.Utf8, "measurement": pl.Utf8, "n": pl.Utf8, "n_needed": pl.Utf8,
           "test": pl.Utf8, "verdict": pl.Utf8, "reason": pl.Utf8, "estimate": pl.Float64, "lo": pl.Float64,
           "hi": pl.Float64, "level": pl.Float64, "claimed_lo": pl.Float64, "claimed_hi": pl.Float64,
-          "n_needed_value": pl.Float64, "p": pl.Float64, "p_tost": pl.Float64, "load": pl.Utf8}  # fmt: skip
+          "n_needed_value": pl.Float64, "p": pl.Float64, "p_tost": pl.Float64, "load": pl.Utf8,
+          "condition": pl.Utf8, "runs_read": pl.Utf8, "window": pl.Utf8, "n_planned": pl.Int64,
+          "heterogeneity": pl.Utf8, "i2": pl.Float64, "p_q": pl.Float64, "pooling": pl.Utf8, "ours_all": pl.Utf8,
+          "n_all": pl.Utf8, "verdict_all": pl.Utf8, "verdict_unadjusted": pl.Utf8, "p_decide": pl.Float64,
+          "p_holm": pl.Float64}  # fmt: skip
 VERDICTS = ("replicates", "does not", "inconclusive", "not tested", NOT_TESTABLE)
 ABOUT = 0.06  # our reading of "about x %": x +- 6 points
 ZIPF_BAND = (0.7, 1.3)  # our reading of "roughly zipfian": a rank exponent s near 1
@@ -221,31 +237,70 @@ CLAIMS: list[Claim] = [
 ]
 
 
-def evaluate(tables: Tables) -> pl.DataFrame:
-    rows = []
+def ours_text(e: vd.Estimate | None, fmt: str) -> str:
+    if e is None:
+        return "--"
+    if e.lo == e.hi == e.value:
+        return _fmt(e.value, fmt)
+    return f"{_fmt(e.value, fmt)} [{_fmt(e.lo, fmt)}, {_fmt(e.hi, fmt)}]"
+
+
+def verdict_of(r, size: vd.Size) -> str:
+    e = r.estimate
+    return r.verdict or (vd.verdict(e.lo, e.hi, size) if e is not None else "inconclusive")
+
+
+def _row(c: Claim, r, entry, everything) -> dict:
+    """One row: the confirmatory result `r`, the plan's `entry` (None: no plan) and the result over all the
+    condition's runs, exploratory ones included (`everything`; None: the same runs)."""
+    e = r.estimate
+    v = verdict_of(r, c.size)
+    test = (e.test if e else "") + f"; {100 * c.size.level:.0f} % interval vs the band"
+    need = vd.n_needed(e, c.size) if e is not None else math.nan  # nan for random effects: no per-arm spread
+    reason = r.reason
+    if reason is None and v.startswith("inconclusive") and r.het is not None and r.het.disagree:
+        reason = "the strata disagree: more repeats per arm do not narrow the spread between them"
+    if reason is None and v.startswith("inconclusive") and math.isfinite(need):
+        reason = f"{vd.n_needed_text(need)} repeats per arm would decide at the observed spread"
+    elif reason is None and v.startswith("inconclusive") and math.isinf(need):
+        reason = "the estimate sits on the band's edge: no number of repeats decides"
+    everything = everything or r
+    het = r.het
+    cond = entry.condition if entry else "in-memory"
+    return {
+        "claim_id": entry.row_id if entry else c.claim_id, "study": c.study, "claim": c.claim,
+        "quantity": c.quantity, "claimed": c.claimed, "band": f"{c.size.text} for '{c.claimed}'",
+        "ours": ours_text(e, c.fmt), "measurement": r.measurement, "n": r.n, "n_needed": vd.n_needed_text(need),
+        "test": test, "verdict": v, "reason": reason, "estimate": e.value if e else None, "lo": e.lo if e else None,
+        "hi": e.hi if e else None, "level": c.size.level, "claimed_lo": c.size.lo, "claimed_hi": c.size.hi,
+        "n_needed_value": need, "p": e.p if e else None, "p_tost": e.p_tost if e else None,
+        "load": None if v.startswith("not test") else r.load,
+        "condition": cond, "runs_read": entry.runs if entry else None, "window": entry.window if entry else None,
+        "n_planned": entry.n_per_arm if entry else None,
+        "heterogeneity": het.text() if het and het.k >= 2 else None, "i2": het.i2 if het and het.k >= 2 else None,
+        "p_q": het.p if het and het.k >= 2 else None,
+        "pooling": None if het is None or het.k < 2 else ("random effects" if het.disagree else "fixed"),
+        "ours_all": ours_text(everything.estimate, c.fmt), "n_all": everything.n,
+        "verdict_all": verdict_of(everything, c.size),
+        "_estimate": e, "_from_interval": r.verdict is None and e is not None,
+    }  # fmt: skip
+
+
+def evaluate(tables: Tables, plan: Plan | None = None) -> pl.DataFrame:
+    """Every claim's rows (one per plan entry; without a plan, one on all runs), the verdict Holm-adjusted."""
+    rows, sizes = [], []
+    confirm, everything = rw.in_memory(tables, plan, True), rw.in_memory(tables, plan, False)
     for c in CLAIMS:
-        r = c.evaluate(tables, c.size)
-        e = r.estimate
-        v = r.verdict or (vd.verdict(e.lo, e.hi, c.size) if e is not None else "inconclusive")
-        ours = "--" if e is None else f"{_fmt(e.value, c.fmt)} [{_fmt(e.lo, c.fmt)}, {_fmt(e.hi, c.fmt)}]"
-        if e is not None and e.lo == e.hi == e.value:
-            ours = _fmt(e.value, c.fmt)
-        test = (e.test if e else "") + f"; {100 * c.size.level:.0f} % interval vs the band"
-        need = vd.n_needed(e, c.size) if e is not None else math.nan
-        reason = r.reason
-        if reason is None and v.startswith("inconclusive") and math.isfinite(need):
-            reason = f"{vd.n_needed_text(need)} repeats per arm would decide at the observed spread"
-        elif reason is None and v.startswith("inconclusive") and math.isinf(need):
-            reason = "the estimate sits on the band's edge: no number of repeats decides"
-        rows.append({
-            "claim_id": c.claim_id, "study": c.study, "claim": c.claim, "quantity": c.quantity,
-            "claimed": c.claimed, "band": f"{c.size.text} for '{c.claimed}'", "ours": ours,
-            "measurement": r.measurement, "n": r.n, "n_needed": vd.n_needed_text(need), "test": test, "verdict": v,
-            "reason": reason, "estimate": e.value if e else None, "lo": e.lo if e else None,
-            "hi": e.hi if e else None, "level": c.size.level, "claimed_lo": c.size.lo, "claimed_hi": c.size.hi,
-            "n_needed_value": need, "p": e.p if e else None, "p_tost": e.p_tost if e else None,
-            "load": None if v.startswith("not test") else r.load,
-        })  # fmt: skip
+        entries = [e for e in plan.entries if e.claim_id == c.claim_id] if plan else [None]
+        for entry in entries or [None]:
+            if entry is None or entry.condition == "in-memory":
+                r = c.evaluate(confirm, c.size)
+                alls = c.evaluate(everything, c.size) if plan else None
+            else:
+                r, alls = rw.other_condition(tables, entry, c.evaluate, c.size), None
+            rows.append(_row(c, r, entry, alls))
+            sizes.append(c.size)
+    rw.holm_columns(rows, sizes)
     odd = [r["claim_id"] for r in rows if not r["verdict"].startswith(VERDICTS)]
     if odd:
         raise ValueError(f"claims {', '.join(odd)}: a verdict outside {VERDICTS}")

@@ -1,0 +1,89 @@
+"""Which runs a row of the claims table reads, under the claims plan (blkscope.paper.claims_plan), and the verdict
+after Holm's adjustment across rows.
+
+A claim has a row per plan entry: `in-memory` (the runs of rounds 1-3), `scale` (steady-state runs with data >= 10x
+a memory cap: the entry's batches, steady=true with a window >= STEADY_MIN_S in the steady_state table) and
+`replication` (a new batch judged on its own runs). The verdict reads the confirmatory runs: an in-memory row leaves
+out the plan's exploratory batches (repeats added after a look) and every batch another condition names; beside it,
+the estimate over all its runs with the exploratory ones (`ours_all`, `verdict_all`), unadjusted.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+
+from blkscope.analysis import multiplicity as mt
+from blkscope.paper.claim_runs import NO_RUNS, Result, Tables, not_testable
+from blkscope.paper.claims_plan import Entry, Plan
+
+DATA_OVER_CAP = 10  # the scale regime: data at least 10x the cgroup's memory cap (runs sheet memory_cap_mb, data_mb)
+STEADY_MIN_S = 90.0  # >= 60 s and >= 3x the longest periodic clock (30 s: the flusher's expiry, xfs's log worker)
+# the in-memory condition is the runs of rounds 1-3 (the plan's words): a batch of a later round (a cache sweep,
+# say) is its own condition, never read by an in-memory row, planned or not
+LATER_ROUNDS = r"^round([4-9]|\d\d)-"
+
+
+def with_runs(tb: Tables, keep: pl.Expr) -> Tables:
+    return tb | {"runs": tb["runs"].filter(keep)}
+
+
+def _batch() -> pl.Expr:
+    return pl.col("batch").cast(pl.Utf8).fill_null("")
+
+
+def in_memory(tb: Tables, plan: Plan | None, confirmatory: bool) -> Tables:
+    if plan is None:
+        return tb
+    other = [b for e in plan.entries if e.condition != "in-memory" for b in e.batches]
+    drop = other + (list(plan.exploratory_batches) if confirmatory else [])
+    return with_runs(tb, ~_batch().is_in(drop) & ~_batch().str.contains(LATER_ROUNDS))
+
+
+def steady_runs(tb: Tables) -> pl.DataFrame | None:
+    """run_id of the runs the steady_state table calls steady with a window of at least STEADY_MIN_S (columns
+    steady, and window_s or window_start_s/window_end_s); None without the table."""
+    st = tb.get("steady_state")
+    if st is None:
+        return None
+    w = pl.col("window_s") if "window_s" in st.columns else pl.col("window_end_s") - pl.col("window_start_s")
+    return st.filter(pl.col("steady").cast(pl.Boolean) & (w >= STEADY_MIN_S)).select("run_id")
+
+
+def other_condition(tb: Tables, e: Entry, evaluate, size) -> Result:
+    """A scale or replication row: the entry's batches alone (scale: steady runs only)."""
+    if e.n_per_arm == 0:
+        return not_testable(e.runs)
+    mine = with_runs(tb, _batch().is_in(list(e.batches)))
+    if mine["runs"].height == 0:
+        return Result(None, "--", "0", None, NO_RUNS, f"batch {', '.join(e.batches)} not captured yet")
+    if e.condition == "scale":
+        steady = steady_runs(tb)
+        if steady is None:
+            return Result(None, "--", "0", None, NO_RUNS, "no steady_state table: no run's window is known")
+        mine = with_runs(mine, pl.col("run_id").is_in(steady["run_id"].to_list()))
+        r = mine["runs"]
+        if {"memory_cap_mb", "data_mb"} <= set(r.columns):  # data >= DATA_OVER_CAP x the cap, where recorded
+            mine = with_runs(mine, pl.col("data_mb").cast(pl.Float64)
+                             >= DATA_OVER_CAP * pl.col("memory_cap_mb").cast(pl.Float64))
+    return evaluate(mine, size)
+
+
+def holm_columns(rows: list[dict], sizes: list) -> None:
+    """Adds p_decide, p_holm and verdict_unadjusted to each row, and sets `verdict` to the Holm-adjusted one
+    (family: the rows whose verdict an interval gives)."""
+    dec = []
+    for r, size in zip(rows, sizes, strict=True):
+        est, interval = r.pop("_estimate"), r.pop("_from_interval")
+        d = est.decision(size) if interval else mt.Decision(math.nan, "")
+        dec.append(d)
+    adj = mt.holm(np.array([d.p for d in dec]))
+    for r, d, pa in zip(rows, dec, adj, strict=True):
+        r["verdict_unadjusted"], r["p_decide"], r["p_holm"] = r["verdict"], d.p, float(pa)
+        v = mt.adjusted_verdict(float(pa), d.kind, r["verdict"])
+        if v != r["verdict"]:
+            r["reason"] = (f"Holm across {int(np.isfinite(adj).sum())} claims: adjusted p {pa:.2g} >= "
+                           f"{mt.ALPHA} (unadjusted: {r['verdict']}, p {d.p:.2g})")
+        r["verdict"] = v

@@ -1,0 +1,126 @@
+"""The claims plan against the claims: every claim planned, no measure changed without a deviation; the plan's
+reader refuses a bad file with its line; the rows read the runs the plan says."""
+
+from dataclasses import replace
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from blkscope.errors import InputError
+from blkscope.paper import claims_plan
+from blkscope.paper.claim_rows import in_memory, other_condition
+from blkscope.paper.claims import CLAIMS
+
+PLAN = Path(__file__).resolve().parents[1] / "config" / "claims_plan.yaml"
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return claims_plan.load(PLAN)
+
+
+def test_every_claim_has_an_entry_and_its_measure_is_the_plans(plan):
+    assert claims_plan.check(plan, CLAIMS) == []
+    assert {e.claim_id for e in plan.entries if e.condition == "in-memory"} == {c.claim_id for c in CLAIMS}
+
+
+def test_a_changed_measure_without_a_deviation_fails(plan):
+    other = next(c for c in CLAIMS if c.claim_id == "S1-hot")
+    moved = [replace(c, evaluate=other.evaluate) if c.claim_id == "S1-frag" else c for c in CLAIMS]
+    frag = next(c for c in moved if c.claim_id == "S1-frag")
+    problems = claims_plan.check(plan, moved)
+    assert len(problems) == 1 and "S1-frag" in problems[0] and "no deviation" in problems[0]
+    # a deviation dated after the plan that names the new measure lets it pass
+    dev = claims_plan.Deviation("2099-01-01T00:00Z", "abc", ("S1-frag",), "what", "why", "", "",
+                                {"S1-frag": claims_plan.fingerprint(frag)}, 1)
+    assert claims_plan.check(replace(plan, deviations=(*plan.deviations, dev)), moved) == []
+    # a band changed in claims.py but not in the plan
+    wider = [replace(c, size=replace(c.size, text="s = 0.5-1.5")) if c.claim_id == "S1-zipf" else c for c in CLAIMS]
+    assert any("band" in p and "S1-zipf" in p for p in claims_plan.check(plan, wider))
+
+
+def test_a_missing_entry_is_named(plan):
+    short = replace(plan, entries=tuple(e for e in plan.entries if e.claim_id != "S4-mean"))
+    assert any(p.startswith("S4-mean: no in-memory entry") for p in claims_plan.check(short, CLAIMS))
+
+
+def test_every_deviation_names_planned_claims_and_both_estimates(plan):
+    ids = {c.claim_id for c in CLAIMS}
+    assert plan.deviations
+    for d in plan.deviations:
+        assert set(d.claims) <= ids and d.before and d.after and d.date < plan.date
+
+
+def test_a_bad_plan_is_refused_with_its_line(tmp_path):
+    bad = tmp_path / "plan.yaml"
+    text = PLAN.read_text()
+    bad.write_text(text.replace("    n_per_arm: 5\n", "    n_per_arm: five\n", 1))
+    with pytest.raises(InputError) as e:
+        claims_plan.load(bad)
+    line = text[: text.index("    n_per_arm: 5\n")].count("\n") + 1
+    entry_line = text[: text.rindex("  - id:", 0, text.index("    n_per_arm: 5\n"))].count("\n") + 1
+    assert str(bad) in str(e.value) and f"line {entry_line}" in str(e.value) and entry_line < line
+    bad.write_text(text.replace("  - id: S2-ops\n    condition: in-memory\n", "  - id: S2-ops\n", 1))
+    with pytest.raises(InputError, match="lacks condition"):
+        claims_plan.load(bad)
+
+
+def _tables(batches: list[str]) -> dict:
+    runs = pl.DataFrame({"run_id": [f"r{i}" for i in range(len(batches))], "batch": batches})
+    return {"runs": runs}
+
+
+def test_rows_read_the_runs_the_plan_says(plan):
+    tb = _tables(["", "saturate-2", "round3-decide-2", "round3-journal-60s-2", "round4-rocksdb-capped",
+                  "round4-decide-hot", "round4-sweep"])
+    confirm = in_memory(tb, plan, confirmatory=True)["runs"]["batch"].to_list()
+    assert confirm == ["", "saturate-2"]
+    everything = in_memory(tb, plan, confirmatory=False)["runs"]["batch"].to_list()
+    assert everything == ["", "saturate-2", "round3-decide-2", "round3-journal-60s-2"]
+    seen = {}
+
+    def ev(t, size):
+        seen["runs"] = t["runs"]["run_id"].to_list()
+        return "judged"
+
+    rep = plan.entry("S1-hot", "replication")
+    assert other_condition(tb, rep, ev, None) == "judged" and seen["runs"] == ["r5"]
+    scale = plan.entry("S1-hot", "scale")
+    assert other_condition(tb, scale, ev, None).verdict.startswith("not tested")  # no steady_state table
+    st = pl.DataFrame({"run_id": ["r4"], "steady": [True], "window_s": [120.0]})
+    assert other_condition(tb | {"steady_state": st}, scale, ev, None) == "judged" and seen["runs"] == ["r4"]
+    small = tb["runs"].with_columns(memory_cap_mb=pl.lit(512), data_mb=pl.lit(5 * 512))  # data only 5x the cap
+    seen.clear()
+    other_condition({"runs": small, "steady_state": st}, scale, ev, None)
+    assert seen["runs"] == []
+    short = st.with_columns(window_s=pl.lit(60.0))  # steady but shorter than 3x the 30-s clocks
+    seen.clear()
+    other_condition(tb | {"steady_state": short}, scale, ev, None)
+    assert seen["runs"] == []
+    assert other_condition(tb, plan.entry("S1-hot-f2fs", "scale"), ev, None).verdict == "not testable here"
+
+
+def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_moved(plan):
+    from blkscope.paper.claims_plan_tex import plan_macros, render_deviations
+
+    claims = pl.DataFrame({
+        "claim_id": ["A", "B", "C", "D-scale"], "condition": ["in-memory"] * 3 + ["scale"],
+        "verdict_unadjusted": ["replicates", "does not", "inconclusive", "not tested (no runs)"],
+        "verdict": ["replicates", "inconclusive", "inconclusive", "not tested (no runs)"],
+        "verdict_all": ["replicates", "does not", "replicates", "not tested (no runs)"],
+        "p_holm": [0.01, 0.2, 0.9, float("nan")], "pooling": ["fixed", "random effects", None, None],
+        "i2": [0.1, 0.93, None, None],
+    })  # fmt: skip
+    m = plan_macros(plan, claims)
+    assert m["ClaimsHolmFamily"] == "3" and m["ClaimsDecidedUnadjusted"] == "2" and m["ClaimsDecidedAdjusted"] == "1"
+    assert m["ClaimsMovedByHolm"] == "B" and m["ClaimsHeterogeneous"] == "B" and m["ClaimsIsquaredMax"] == "93"
+    assert m["ClaimsExploratoryDiffer"] == "C" and m["ClaimsPlanDate"] == "28 November 2026, 00:20 UTC"
+    d = plan.deviations[0]
+    rec = pl.DataFrame({"commit": [d.commit] * 2, "claim_id": [d.claims[0], "S9-none"],
+                        "before_estimate": ["1.00x", "x"], "before_n": ["3", "3"], "before_verdict": ["does not"] * 2,
+                        "after_estimate": ["2.00x", "x"], "after_n": ["3", "3"], "after_verdict": ["replicates"] * 2,
+                        "moved": [True, False]})
+    tex = render_deviations(plan, rec)
+    assert "1.00x (does not)" in tex and "2.00x (replicates)" in tex and "S9-none" not in tex
+    assert tex.count(r"\begin{longtable}") == 1 and tex.rstrip().endswith(r"\end{longtable}")
