@@ -1,0 +1,145 @@
+"""Each run's steady-state window (issue P item 1): where its warm-up ends, how long the window after it is, and
+whether that window is long enough to call the run steady. The rule is fixed here, before the batches it judges:
+
+Warm-up: MSER-5 (White 1997; White, Cobb and Spratt 2000) on the run's per-second throughput
+(blkscope.analysis.per_second says which log). The samples are cut into batches of BATCH seconds (a remainder at
+the end is left out of the batches, not of the window); for each truncation d of the first half of the batches
+(d = 0 .. floor(b/2)), MSER(d) = sum over the batches after d of (Z_j - their mean)^2 / (b - d)^2, the squared
+standard error of the mean that truncation leaves; the window starts at the d that minimises it (the smallest
+of ties). A minimum at the end of the search (the first half) says the run settled late or never: no window.
+Fewer than MIN_BATCHES batches: no detection, the whole run is the window (too short to be steady anyway).
+
+Clock: the longest periodic clock that shapes the run's I/O, from the runs sheet and kernel defaults (run.yaml
+records no sysctls in today's runs): the kernel flusher writes dirty pages older than vm.dirty_expire_centisecs
+(3000: 30 s) and every run's filesystem has buffered metadata; the filesystem's own: ext4's jbd2 commit (5 s,
+mount option commit=N), xfs's log worker (fs.xfs.xfssyncd_centisecs 3000: 30 s), btrfs's transaction commit
+(30 s, commit=N), f2fs's checkpoint interval (cp_interval, 60 s); Cassandra's periodic commitlog sync (runs
+sheet commitlog_sync_period_ms, Cassandra's default 10 s). RocksDB's flushes and compactions follow the data,
+not a clock, and no run keeps RocksDB's LOG, so none is observed.
+
+Steady: a window of at least MIN_WINDOW_S and at least CLOCK_MULTIPLE times the clock. A shorter run stays in
+the dataset as its own condition (steady false, and `why`).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from blkscope.analysis.per_second import Series, series
+
+BATCH = 5  # seconds a batch (MSER-5)
+MIN_BATCHES = 4  # fewer: MSER is not applied
+MIN_WINDOW_S = 60
+CLOCK_MULTIPLE = 3
+FLUSHER = ("kernel flusher (dirty_expire 30 s)", 30.0)
+FS_CLOCKS = {  # filesystem -> (what, seconds, mount option that sets it)
+    "ext4": ("ext4 jbd2 commit", 5.0, "commit"),
+    "xfs": ("xfs log worker (xfssyncd 30 s)", 30.0, None),
+    "btrfs": ("btrfs transaction commit", 30.0, "commit"),
+    "f2fs": ("f2fs checkpoint (cp_interval 60 s)", 60.0, None),
+}
+COMMITLOG_DEFAULT_MS = 10_000
+CASSANDRA = ("cassandra", "cassandra-ycsb", "cassandra-cql")
+RUN_COLUMNS = ["run_id", "workload", "job", "filesystem", "testbed", "traced", "repeat", "batch", "runtime_s"]
+SCHEMA = {
+    "measure": pl.Utf8, "samples": pl.Int64, "run_s": pl.Float64, "window_start_s": pl.Float64,
+    "window_end_s": pl.Float64, "window_s": pl.Float64, "rule": pl.Utf8, "warmup_recorded_s": pl.Float64,
+    "clock": pl.Utf8, "clock_s": pl.Float64, "required_s": pl.Float64, "steady": pl.Boolean, "why": pl.Utf8,
+}  # fmt: skip
+
+
+def mser(values: np.ndarray, batch: int = BATCH) -> tuple[int, bool] | None:
+    """(the window's first sample, whether the minimum is at the search limit) by MSER-`batch`; None when there are
+    fewer than MIN_BATCHES batches."""
+    b = values.size // batch
+    if b < MIN_BATCHES:
+        return None
+    z = values[: b * batch].reshape(b, batch).mean(axis=1)
+    limit = b // 2
+    stat = np.array([np.var(z[d:]) / (b - d) for d in range(limit + 1)])  # sum sq / (b-d)^2 = var / (b-d)
+    # ties (a constant run: all 0 up to rounding) go to the earliest truncation
+    eps = 1e-12 * max(float(np.mean(z * z)), np.finfo(float).tiny)
+    d = int(np.flatnonzero(stat <= stat.min() + eps)[0])
+    return d * batch, d == limit and limit > 0
+
+
+def clock(row: dict) -> tuple[str, float]:
+    """The longest periodic clock that shapes a run's I/O (the module's docstring), from its runs-sheet row."""
+    clocks = [FLUSHER]
+    fs = FS_CLOCKS.get(row.get("filesystem") or "")
+    if fs:
+        what, s, opt = fs
+        m = re.search(rf"(?:^|,){opt}=(\d+)", row.get("mount_options") or "") if opt else None
+        clocks.append((f"{what} ({m.group(1)} s, mount option)", float(m.group(1))) if m else (f"{what} {s:g} s", s))
+    if row.get("workload") in CASSANDRA:
+        ms = row.get("commitlog_sync_period_ms") or COMMITLOG_DEFAULT_MS
+        clocks.append((f"Cassandra commitlog sync {ms / 1000:g} s", ms / 1000))
+    return max(clocks, key=lambda c: c[1])
+
+
+def judge(s: Series | None, row: dict, warmup_recorded_s: float | None = None) -> dict:
+    """One run's row of the table (SCHEMA's columns)."""
+    what, clock_s = clock(row)
+    required = max(MIN_WINDOW_S, CLOCK_MULTIPLE * clock_s)
+    need = f"{required:g} s (>= {MIN_WINDOW_S} s and {CLOCK_MULTIPLE} x {what})"
+    out = {"warmup_recorded_s": warmup_recorded_s, "clock": what, "clock_s": clock_s, "required_s": required}
+    if s is None:
+        return out | {"measure": None, "samples": 0, "run_s": None, "window_start_s": None, "window_end_s": None,
+                      "window_s": None, "rule": None, "steady": False,
+                      "why": "no per-second throughput (no workload interval log, no iostat reports)"}
+    n = s.values.size
+    found = mser(s.values)
+    if found is None:
+        start, rule, late = 0, f"whole run (< {MIN_BATCHES} batches of {BATCH} s: MSER-{BATCH} not applied)", False
+    else:
+        (start, late), rule = found, f"MSER-{BATCH} on {s.measure}"
+    window = float(n - start)
+    unsettled = f"MSER-{BATCH}'s minimum at the end of its search (the first half), {start} s of {n} s"
+    if window < required:  # the first reason: a run this short cannot be steady whatever its warm-up
+        why = f"too short: window {window:g} s < {need}" + (f"; {unsettled}" if late else "")
+    elif late:
+        why = f"no steady state: {unsettled}"
+    else:
+        why = f"steady: window {window:g} s >= {need}"
+    return out | {"measure": s.measure, "samples": n, "run_s": s.run_s, "window_start_s": float(start),
+                  "window_end_s": float(n), "window_s": window, "rule": rule,
+                  "steady": bool(not late and window >= required), "why": why}
+
+
+def steady_state(runs: pl.DataFrame, processed: Path, run_ids: list[str],
+                 ycsb_phases: pl.DataFrame | None = None) -> pl.DataFrame:
+    """The table: one row per listed run (runs-sheet columns, then SCHEMA's). `ycsb_phases` (its table) gives the
+    warm-up the capture recorded for YCSB's run phase, shown beside the detector's."""
+    sheet = runs.filter(pl.col("run_id").is_in(run_ids))
+    missing = sorted(set(run_ids) - set(sheet["run_id"]))
+    if missing:
+        raise ValueError(f"run(s) not in the runs sheet: {', '.join(missing[:5])}")
+    recorded = {}
+    if ycsb_phases is not None and ycsb_phases.height:
+        ph = ycsb_phases.filter(pl.col("phase") == "run")
+        recorded = dict(zip(ph["run_id"], ph["warmup_s"], strict=True))
+    got = series(processed, sheet)
+    rows = [judge(got[r["run_id"]], r, recorded.get(r["run_id"])) for r in sheet.iter_rows(named=True)]
+    cols = [c for c in RUN_COLUMNS if c in sheet.columns]
+    return pl.concat([sheet.select(cols), pl.DataFrame(rows, schema=SCHEMA, orient="row")], how="horizontal")
+
+
+# -- what the claims and the paper's run table read -----------------------------------------------------------
+
+
+def with_window(runs: pl.DataFrame, table: pl.DataFrame) -> pl.DataFrame:
+    """`runs` (any table with run_id) with each run's window, its `steady` flag and `why` (false and "not in the
+    steady-state table" for a run the table lacks)."""
+    cols = ["run_s", "window_start_s", "window_s", "required_s", "steady", "why"]
+    out = runs.join(table.select("run_id", *cols), on="run_id", how="left", maintain_order="left")
+    return out.with_columns(pl.col("steady").fill_null(False),
+                            pl.col("why").fill_null("not in the steady-state table"))  # fmt: skip
+
+
+def steady_only(t: pl.DataFrame, table: pl.DataFrame) -> pl.DataFrame:
+    """The rows of `t` (with run_id) whose run is steady: a claim about the steady state reads only these."""
+    return t.join(table.filter(pl.col("steady")).select("run_id"), on="run_id", how="semi", maintain_order="left")

@@ -1,0 +1,131 @@
+"""The steady-state window of real embedded runs (data/raw), ingested here: a Cassandra node under YCSB whose
+throughput climbs for its first minute (a later window start), a journal writer at a fixed rate read through
+iostat (start 0), a 2-s YCSB run (too short to detect anything), and the clocks the runs sheet gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from blkscope.analysis import per_second
+from blkscope.analysis import steady_state as ss
+from blkscope.cli import main
+from blkscope.io import table_note
+from blkscope.runs import load_runs
+
+ROOT = Path(__file__).resolve().parents[1]
+RAW, RUNS = ROOT / "data" / "raw", ROOT / "config" / "runs.tsv"
+SLOW = "host-ext4-cassandra-ycsb-workloada-c-zipfian-sat-r1"  # YCSB on Cassandra: the JVMs warm for a minute
+FLAT = "host-ext4-journal-none-60s-untraced-r1"  # 2,000 512-byte writes a second for 60 s
+SHORT = "host-ext4-ycsb-workloada-zipfian-sat-r1"  # RocksDB, 2 s
+F2FS = "guest-f2fs-fio-randrw-r1"
+CASSANDRA = "host-btrfs-cassandra-write-capped-lz4-r1"
+INGEST = {SLOW: [("ycsb", "ycsb", ["ycsb-load.txt", "ycsb-run.txt", "ycsb-read.txt"])],
+          FLAT: [("iostat", "iostat", ["iostat.json"])],
+          SHORT: [("ycsb", "ycsb", ["ycsb-load.txt", "ycsb-run.txt"]), ("iostat", "iostat", ["iostat.json"])]}
+
+
+@pytest.fixture(scope="module")
+def processed(tmp_path_factory) -> Path:
+    if not all((RAW / r / "run.yaml").exists() for r in INGEST):
+        pytest.skip("embedded runs not in this checkout")
+    proc = tmp_path_factory.mktemp("processed")
+    for run, logs in INGEST.items():
+        for stage, kind, files in logs:
+            assert main(["ingest", "--kind", kind, *[str(RAW / run / f) for f in files], "-o",
+                         str(proc / run / stage)]) == 0  # fmt: skip
+    return proc
+
+
+@pytest.fixture(scope="module")
+def sheet() -> pl.DataFrame:
+    return load_runs(RUNS)
+
+
+def _row(sheet: pl.DataFrame, run: str) -> dict:
+    return sheet.filter(pl.col("run_id") == run).row(0, named=True)
+
+
+def test_a_slow_start_moves_the_window_start_later(processed, sheet):
+    got = per_second.series(processed, sheet.filter(pl.col("run_id") == SLOW))[SLOW]
+    assert got.measure.startswith("YCSB") and got.values.size >= 200
+    row = ss.judge(got, _row(sheet, SLOW))
+    start = int(row["window_start_s"])
+    assert start > 0 and start % ss.BATCH == 0 and row["rule"].startswith("MSER-5")
+    v = got.values
+    assert v[:10].mean() < 0.5 * v[start:].mean()  # its first seconds are the slow ones the window leaves out
+    assert row["steady"] and row["window_s"] == v.size - start >= row["required_s"]
+
+
+def test_a_constant_run_starts_at_zero(processed, sheet):
+    got = per_second.series(processed, sheet.filter(pl.col("run_id") == FLAT))[FLAT]
+    assert got.measure.startswith("iostat") and got.values.size >= 60
+    body = got.values[:-1]  # the last report is the second after the writer stopped
+    assert body.std() < 0.05 * body.mean()  # the run really is flat
+    row = ss.judge(got, _row(sheet, FLAT))
+    assert row["window_start_s"] == 0 and row["rule"].startswith("MSER-5")
+    # 61 s is a minute, but not three times the flusher's 30 s
+    assert not row["steady"] and row["why"].startswith("too short") and row["required_s"] == 90
+
+
+def test_the_detector_follows_the_data_not_the_position(processed, sheet):
+    """The flat run's samples with the slow run's first minute put in front: the start moves past that minute's
+    slow part."""
+    flat = per_second.series(processed, sheet.filter(pl.col("run_id") == FLAT))[FLAT].values[:-1]
+    slow = per_second.series(processed, sheet.filter(pl.col("run_id") == SLOW))[SLOW].values[:30]
+    joined = np.concatenate([slow / slow.max() * flat.min(), flat])  # a climb to the flat level
+    start, late = ss.mser(joined)
+    assert 0 < start <= 30 and not late
+    assert ss.mser(flat) == (0, False)
+
+
+def test_a_two_second_run_is_too_short_for_the_detector(processed, sheet):
+    got = per_second.series(processed, sheet.filter(pl.col("run_id") == SHORT))[SHORT]
+    assert got.measure.startswith("YCSB") and got.values.size <= 3
+    assert ss.mser(got.values) is None
+    row = ss.judge(got, _row(sheet, SHORT))
+    assert (row["window_start_s"], row["steady"]) == (0, False) and row["rule"].startswith("whole run")
+    assert row["why"].startswith(f"too short: window {got.values.size} s < 90 s")
+
+
+@pytest.mark.parametrize("run, clock, seconds", [
+    (F2FS, "f2fs checkpoint", 60.0), (CASSANDRA, "kernel flusher", 30.0), (FLAT, "kernel flusher", 30.0)])
+def test_the_longest_clock_from_the_runs_sheet(sheet, run, clock, seconds):
+    what, s = ss.clock(_row(sheet, run))
+    assert what.startswith(clock) and s == seconds
+
+
+def test_mount_option_and_commitlog_set_the_clock(sheet):
+    row = _row(sheet, CASSANDRA)
+    assert row["commitlog_sync_period_ms"] == 10_000  # the sheet's: below the flusher's 30 s
+    assert ss.clock(row | {"commitlog_sync_period_ms": 45_000}) == ("Cassandra commitlog sync 45 s", 45.0)
+    btrfs = _row(sheet, CASSANDRA) | {"mount_options": "noatime,commit=120"}
+    assert ss.clock(btrfs) == ("btrfs transaction commit (120 s, mount option)", 120.0)
+
+
+def test_the_verb_writes_a_row_for_every_run(processed, tmp_path):
+    out = tmp_path / "steady.parquet"
+    runs = [SLOW, FLAT, SHORT, CASSANDRA]  # CASSANDRA's logs are not ingested here
+    assert main(["steady-state", "--runs", str(RUNS), "--processed", str(processed), "-o", str(out),
+                 "--csv", str(tmp_path / "steady.csv"), *runs]) == 0  # fmt: skip
+    df = pl.read_parquet(out)
+    assert df["run_id"].to_list() == [r for r in load_runs(RUNS)["run_id"] if r in runs]  # sheet order
+    by = {r["run_id"]: r for r in df.iter_rows(named=True)}
+    assert by[SLOW]["steady"] and not by[FLAT]["steady"] and not by[SHORT]["steady"]
+    assert not by[CASSANDRA]["steady"] and by[CASSANDRA]["why"].startswith("no per-second throughput")
+    assert pl.read_csv(tmp_path / "steady.csv").height == 4
+    assert ss.steady_only(df, df)["run_id"].to_list() == [SLOW]
+    assert ss.with_window(df.select("run_id").vstack(pl.DataFrame({"run_id": ["elsewhere"]})), df).filter(
+        pl.col("run_id") == "elsewhere")["why"][0] == "not in the steady-state table"
+
+
+def test_the_verb_refuses_a_run_not_in_the_sheet(processed, tmp_path, capsys):
+    out = tmp_path / "steady.parquet"
+    assert main(["steady-state", "--runs", str(RUNS), "--processed", str(processed), "-o", str(out),
+                 "no-such-run"]) == 2  # fmt: skip
+    assert "no-such-run" in capsys.readouterr().err and not out.exists()
+    assert main(["steady-state", "--runs", str(RUNS), "--processed", str(processed), "-o", str(out)]) == 0
+    assert pl.read_parquet(out).is_empty() and table_note(out) == "no runs given"
