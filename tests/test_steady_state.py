@@ -4,11 +4,13 @@ iostat (start 0), a 2-s YCSB run (too short to detect anything), and the clocks 
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
+import yaml
 
 from blkscope.analysis import per_second
 from blkscope.analysis import steady_state as ss
@@ -129,3 +131,44 @@ def test_the_verb_refuses_a_run_not_in_the_sheet(processed, tmp_path, capsys):
     assert "no-such-run" in capsys.readouterr().err and not out.exists()
     assert main(["steady-state", "--runs", str(RUNS), "--processed", str(processed), "-o", str(out)]) == 0
     assert pl.read_parquet(out).is_empty() and table_note(out) == "no runs given"
+
+
+def test_a_kept_trace_window_inside_the_steady_window(processed, sheet, tmp_path):
+    """SLOW's run.yaml with a kept trace window added by hand (as the capture of issue P records one): the window
+    is moved into the series' time (the YCSB run phase starts after the load phase), and it lies inside the steady
+    window only when it starts past the warm-up."""
+    meta = yaml.safe_load((RAW / SLOW / "run.yaml").read_text())
+    got = per_second.series(processed, sheet.filter(pl.col("run_id") == SLOW))[SLOW]
+    started = datetime.fromisoformat(meta["workload_start_utc"].replace("Z", "+00:00"))
+    shift = (got.start - started).total_seconds()
+    assert 30 < shift < 120  # the load phase ran first
+    row = ss.judge(got, _row(sheet, SLOW))
+    for offset, inside in ((shift + row["window_start_s"] + 10, True), (shift + 1, False)):
+        made = tmp_path / "raw" / SLOW / "run.yaml"
+        made.parent.mkdir(parents=True, exist_ok=True)
+        meta["tracer"]["window"] = {"offset_s": offset, "length_s": 15}
+        made.write_text(yaml.safe_dump(meta))  # hand-made: a real run.yaml with a window it did not keep
+        start, end = ss.trace_window(made, got)
+        assert start == pytest.approx(offset - shift) and end == pytest.approx(start + 15)
+        df = ss.steady_state(sheet, processed, [SLOW], raw=tmp_path / "raw")
+        assert df["trace_in_window"][0] is inside
+    assert ss.trace_window(RAW / SLOW / "run.yaml", got) is None  # what it recorded: no window kept
+
+
+@pytest.mark.parametrize("cap_mib, scale", [(16, True), (64, False)])
+def test_the_scale_regime_wants_data_ten_times_the_cap(processed, sheet, tmp_path, cap_mib, scale):
+    """SLOW (3e8 bytes of records) as if it had run under a memory cap (a real run.yaml with the capture's
+    memory_cap block added by hand, and the runs-sheet column): steady, and in the scale regime only when its data
+    is at least 10x the cap."""
+    meta = yaml.safe_load((RAW / SLOW / "run.yaml").read_text())
+    meta["memory_cap"] = {"requested": f"{cap_mib}M", "limit_bytes": cap_mib << 20}
+    made = tmp_path / "raw" / SLOW / "run.yaml"
+    made.parent.mkdir(parents=True)
+    made.write_text(yaml.safe_dump(meta))  # hand-made: a real run.yaml with a cap it did not run under
+    capped = sheet.with_columns(memory_cap=pl.when(pl.col("run_id") == SLOW).then(pl.lit(f"{cap_mib}M")))
+    df = ss.steady_state(capped, processed, [SLOW, FLAT], raw=tmp_path / "raw")
+    row = df.row(0, named=True)
+    records = meta["workload"]["options"]["recordcount"] * 1000  # 10 fields of 100 bytes
+    assert row["steady"] and row["data_over_cap"] == pytest.approx(records / (cap_mib << 20))
+    assert df["data_over_cap"][1] is None  # FLAT ran without a cap
+    assert ss.scale_regime(df, df)["run_id"].to_list() == ([SLOW] if scale else [])

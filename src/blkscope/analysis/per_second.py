@@ -10,12 +10,14 @@ The workload's own log where it reports every second, else the device's:
   sysbench              sysbench's 1-s intervals: read + write MiB/s.
   fio, journal, other   iostat's 1-s reports of the run's device: read + write KiB/s (the since-boot report
                         dropped). fio's JSON has no per-second log here, nor has the journal writer's.
-A Series holds the samples (one a second) and the seconds the measured phase ran as its log says (`run_s`).
+A Series holds the samples (one a second), the seconds the measured phase ran as its log says (`run_s`), and
+where the log says it (YCSB's status lines carry the wall clock, UTC here) when its first sample began.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +39,17 @@ class Series:
     measure: str  # what a sample is, e.g. "YCSB ops/s (phase run)"
     values: np.ndarray  # one sample a second, in order
     run_s: float  # how long the measured phase ran, as its log says
+    start: datetime | None = None  # the wall-clock time of the first sample's start (UTC), where the log has it
+
+
+def ycsb_start(df: pl.DataFrame, phase: str = YCSB_PHASE) -> datetime | None:
+    """The wall-clock time (UTC) of a YCSB phase's first status line (`2026-11-24 10:27:26:982`)."""
+    if "time" not in df.columns:
+        return None
+    g = df.filter((pl.col("phase") == phase) & pl.col("time").is_not_null()).sort("elapsed_s")
+    if g.is_empty():
+        return None
+    return datetime.strptime(g["time"][0], "%Y-%m-%d %H:%M:%S:%f").replace(tzinfo=UTC)
 
 
 def ycsb(df: pl.DataFrame, phase: str = YCSB_PHASE) -> tuple[np.ndarray, float]:
@@ -98,9 +111,10 @@ def series(processed: Path, runs: pl.DataFrame) -> dict[str, Series | None]:
         stage, table, measure = WORKLOAD_SERIES.get(workload, (None, None, None))
         f = Path(processed, run_id, stage, f"{table}.parquet") if stage else None
         if f is not None and f.exists():
-            v, run_s = READERS[table](pl.read_parquet(f))
+            df = pl.read_parquet(f)
+            v, run_s = READERS[table](df)
             if v.size:
-                out[run_id] = Series(measure, v, run_s)
+                out[run_id] = Series(measure, v, run_s, ycsb_start(df) if table == "ycsb_series" else None)
                 continue
         fallback.append(run_id)
     files = {r: Path(processed, r, IOSTAT[0], f"{IOSTAT[1]}.parquet") for r in fallback}

@@ -19,16 +19,29 @@ not a clock, and no run keeps RocksDB's LOG, so none is observed.
 
 Steady: a window of at least MIN_WINDOW_S and at least CLOCK_MULTIPLE times the clock. A shorter run stays in
 the dataset as its own condition (steady false, and `why`).
+
+Times are seconds from the first per-second sample (YCSB: the measured phase's first status line). A run whose
+capture kept a window of its trace (run.yaml `tracer.window`: offset_s and length_s after the workload started)
+has it in the same time (`trace_start_s`, `trace_end_s`: shifted by the time from run.yaml's workload_start_utc
+to the log's first sample, where the log has wall-clock times, YCSB's; else unshifted) and `trace_in_window`: the
+kept trace lies inside the steady window (the claims plan's scale measures read only such a trace).
+
+A run under a memory cap (runs-sheet memory_cap) has its cap, its data (records x record size) and
+`data_over_cap` (blkscope.analysis.cache_sweep.cache_facts): the scale regime is steady and data_over_cap >=
+DATA_OVER_CAP (scale_regime()).
 """
 
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
+from blkscope import yamlio
+from blkscope.analysis.cache_sweep import cache_facts, listed
 from blkscope.analysis.per_second import Series, series
 
 BATCH = 5  # seconds a batch (MSER-5)
@@ -44,11 +57,15 @@ FS_CLOCKS = {  # filesystem -> (what, seconds, mount option that sets it)
 }
 COMMITLOG_DEFAULT_MS = 10_000
 CASSANDRA = ("cassandra", "cassandra-ycsb", "cassandra-cql")
-RUN_COLUMNS = ["run_id", "workload", "job", "filesystem", "testbed", "traced", "repeat", "batch", "runtime_s"]
+DATA_OVER_CAP = 10  # the scale regime's data: at least 10x the memory cap (issue P item 2)
+RUN_COLUMNS = ["run_id", "workload", "job", "filesystem", "testbed", "traced", "repeat", "batch", "runtime_s",
+               "memory_cap"]
 SCHEMA = {
     "measure": pl.Utf8, "samples": pl.Int64, "run_s": pl.Float64, "window_start_s": pl.Float64,
     "window_end_s": pl.Float64, "window_s": pl.Float64, "rule": pl.Utf8, "warmup_recorded_s": pl.Float64,
     "clock": pl.Utf8, "clock_s": pl.Float64, "required_s": pl.Float64, "steady": pl.Boolean, "why": pl.Utf8,
+    "trace_start_s": pl.Float64, "trace_end_s": pl.Float64, "trace_in_window": pl.Boolean,
+    "memory_cap_bytes": pl.Int64, "data_bytes": pl.Float64, "data_over_cap": pl.Float64,
 }  # fmt: skip
 
 
@@ -110,20 +127,55 @@ def judge(s: Series | None, row: dict, warmup_recorded_s: float | None = None) -
                   "steady": bool(not late and window >= required), "why": why}
 
 
+def trace_window(run_yaml: Path, s: Series | None) -> tuple[float, float] | None:
+    """The kept trace window of a run (the module's docstring) in its series' time; None when none was kept."""
+    if not run_yaml.exists() or "offset_s:" not in (text := run_yaml.read_text()):  # most runs: no parse
+        return None
+    meta = yamlio.load(text) or {}
+    w = (meta.get("tracer") or {}).get("window") or {}
+    if w.get("offset_s") is None or w.get("length_s") is None:
+        return None
+    shift = 0.0
+    if s is not None and s.start is not None and meta.get("workload_start_utc"):
+        started = datetime.fromisoformat(str(meta["workload_start_utc"]).replace("Z", "+00:00"))
+        shift = (s.start - started).total_seconds()
+    start = float(w["offset_s"]) - shift
+    return start, start + float(w["length_s"])
+
+
+def _in_window(row: dict, trace: tuple[float, float] | None) -> dict:
+    if trace is None:
+        return {"trace_start_s": None, "trace_end_s": None, "trace_in_window": None}
+    inside = bool(row["steady"] and row["window_start_s"] <= trace[0] and trace[1] <= row["window_end_s"])
+    return {"trace_start_s": trace[0], "trace_end_s": trace[1], "trace_in_window": inside}
+
+
+def _capped(r: dict, raw: Path | None) -> dict:
+    """A memory-capped run's cap, data and their ratio (nulls for a run without a cap)."""
+    out = {"memory_cap_bytes": None, "data_bytes": None, "data_over_cap": None}
+    if not (raw and r.get("memory_cap") and Path(raw, r["run_id"], "run.yaml").exists()):
+        return out
+    f = cache_facts(Path(raw, r["run_id"], "run.yaml"))
+    cap, data = f["memory_cap_bytes"], f["data_bytes"]
+    return {"memory_cap_bytes": cap, "data_bytes": data, "data_over_cap": data / cap if cap and data else None}
+
+
 def steady_state(runs: pl.DataFrame, processed: Path, run_ids: list[str],
-                 ycsb_phases: pl.DataFrame | None = None) -> pl.DataFrame:
+                 ycsb_phases: pl.DataFrame | None = None, raw: Path | None = None) -> pl.DataFrame:
     """The table: one row per listed run (runs-sheet columns, then SCHEMA's). `ycsb_phases` (its table) gives the
-    warm-up the capture recorded for YCSB's run phase, shown beside the detector's."""
-    sheet = runs.filter(pl.col("run_id").is_in(run_ids))
-    missing = sorted(set(run_ids) - set(sheet["run_id"]))
-    if missing:
-        raise ValueError(f"run(s) not in the runs sheet: {', '.join(missing[:5])}")
+    warm-up the capture recorded for YCSB's run phase, shown beside the detector's; `raw` (data/raw) each run's
+    run.yaml, for a kept trace window."""
+    sheet = listed(runs, run_ids)
     recorded = {}
     if ycsb_phases is not None and ycsb_phases.height:
         ph = ycsb_phases.filter(pl.col("phase") == "run")
         recorded = dict(zip(ph["run_id"], ph["warmup_s"], strict=True))
     got = series(processed, sheet)
-    rows = [judge(got[r["run_id"]], r, recorded.get(r["run_id"])) for r in sheet.iter_rows(named=True)]
+    rows = []
+    for r in sheet.iter_rows(named=True):
+        row = judge(got[r["run_id"]], r, recorded.get(r["run_id"]))
+        trace = trace_window(Path(raw, r["run_id"], "run.yaml"), got[r["run_id"]]) if raw and r["traced"] else None
+        rows.append(row | _in_window(row, trace) | _capped(r, raw))
     cols = [c for c in RUN_COLUMNS if c in sheet.columns]
     return pl.concat([sheet.select(cols), pl.DataFrame(rows, schema=SCHEMA, orient="row")], how="horizontal")
 
@@ -143,3 +195,10 @@ def with_window(runs: pl.DataFrame, table: pl.DataFrame) -> pl.DataFrame:
 def steady_only(t: pl.DataFrame, table: pl.DataFrame) -> pl.DataFrame:
     """The rows of `t` (with run_id) whose run is steady: a claim about the steady state reads only these."""
     return t.join(table.filter(pl.col("steady")).select("run_id"), on="run_id", how="semi", maintain_order="left")
+
+
+def scale_regime(t: pl.DataFrame, table: pl.DataFrame) -> pl.DataFrame:
+    """The rows of `t` whose run is in the studies' scale regime: steady, and data >= DATA_OVER_CAP x its memory
+    cap (the claims plan's `scale` condition; a trace-based measure also wants trace_in_window)."""
+    keep = table.filter(pl.col("steady") & (pl.col("data_over_cap").fill_null(0) >= DATA_OVER_CAP))
+    return t.join(keep.select("run_id"), on="run_id", how="semi", maintain_order="left")
