@@ -162,6 +162,7 @@ def test_the_scale_regime_wants_data_ten_times_the_cap(processed, sheet, tmp_pat
     is at least 10x the cap."""
     meta = yaml.safe_load((RAW / SLOW / "run.yaml").read_text())
     meta["memory_cap"] = {"requested": f"{cap_mib}M", "limit_bytes": cap_mib << 20}
+    meta["image"] = {"allocated_bytes": 20 * (cap_mib << 20)}  # as if it had started from a loaded image
     made = tmp_path / "raw" / SLOW / "run.yaml"
     made.parent.mkdir(parents=True)
     made.write_text(yaml.safe_dump(meta))  # hand-made: a real run.yaml with a cap it did not run under
@@ -172,3 +173,4 @@ def test_the_scale_regime_wants_data_ten_times_the_cap(processed, sheet, tmp_pat
     assert row["steady"] and row["data_over_cap"] == pytest.approx(records / (cap_mib << 20))
     assert df["data_over_cap"][1] is None  # FLAT ran without a cap
     assert ss.scale_regime(df, df)["run_id"].to_list() == ([SLOW] if scale else [])
+    assert row["stored_over_cap"] == 20 and ss.scale_regime(df, df, "stored_over_cap")["run_id"].to_list() == [SLOW]

@@ -30,7 +30,7 @@ from blkscope.analysis.skew import requested
 
 PAGE = 4096
 MIB = 1 << 20
-RUN_COLUMNS = ["run_id", "database", "workload", "job", "filesystem", "repeat", "batch"]
+RUN_COLUMNS = ["run_id", "database", "workload", "job", "filesystem", "testbed", "repeat", "batch", "memory_cap"]
 SCHEMA = {
     "memory_cap_bytes": pl.Int64, "memory_peak_bytes": pl.Int64, "blockcache_mb": pl.Float64,
     "directreads": pl.Boolean, "recordcount": pl.Int64, "record_bytes": pl.Float64, "data_bytes": pl.Float64,

@@ -26,9 +26,12 @@ has it in the same time (`trace_start_s`, `trace_end_s`: shifted by the time fro
 to the log's first sample, where the log has wall-clock times, YCSB's; else unshifted) and `trace_in_window`: the
 kept trace lies inside the steady window (the claims plan's scale measures read only such a trace).
 
-A run under a memory cap (runs-sheet memory_cap) has its cap, its data (records x record size) and
-`data_over_cap` (blkscope.analysis.cache_sweep.cache_facts): the scale regime is steady and data_over_cap >=
-DATA_OVER_CAP (scale_regime()).
+A run under a memory cap (runs-sheet memory_cap) has its cap, its data and their ratio
+(blkscope.analysis.cache_sweep.cache_facts): `data_over_cap` of YCSB's records x record size (fieldcount x
+fieldlength: the payload, as the claims plan states it), `stored_over_cap` of the loaded image's allocated bytes
+(what the filesystem holds: the binding's serialised records, ~1.17 KB each with key and field names, RocksDB's
+files and the filesystem's own metadata). The scale regime is steady and a ratio >= DATA_OVER_CAP
+(scale_regime(), on data_over_cap unless told otherwise).
 """
 
 from __future__ import annotations
@@ -48,12 +51,12 @@ BATCH = 5  # seconds a batch (MSER-5)
 MIN_BATCHES = 4  # fewer: MSER is not applied
 MIN_WINDOW_S = 60
 CLOCK_MULTIPLE = 3
-FLUSHER = ("kernel flusher (dirty_expire 30 s)", 30.0)
+FLUSHER = ("kernel flusher (dirty_expire_centisecs) 30 s", 30.0)
 FS_CLOCKS = {  # filesystem -> (what, seconds, mount option that sets it)
     "ext4": ("ext4 jbd2 commit", 5.0, "commit"),
-    "xfs": ("xfs log worker (xfssyncd 30 s)", 30.0, None),
+    "xfs": ("xfs log worker (xfssyncd_centisecs)", 30.0, None),
     "btrfs": ("btrfs transaction commit", 30.0, "commit"),
-    "f2fs": ("f2fs checkpoint (cp_interval 60 s)", 60.0, None),
+    "f2fs": ("f2fs checkpoint (cp_interval)", 60.0, None),
 }
 COMMITLOG_DEFAULT_MS = 10_000
 CASSANDRA = ("cassandra", "cassandra-ycsb", "cassandra-cql")
@@ -66,6 +69,7 @@ SCHEMA = {
     "clock": pl.Utf8, "clock_s": pl.Float64, "required_s": pl.Float64, "steady": pl.Boolean, "why": pl.Utf8,
     "trace_start_s": pl.Float64, "trace_end_s": pl.Float64, "trace_in_window": pl.Boolean,
     "memory_cap_bytes": pl.Int64, "data_bytes": pl.Float64, "data_over_cap": pl.Float64,
+    "stored_bytes": pl.Int64, "stored_over_cap": pl.Float64,
 }  # fmt: skip
 
 
@@ -152,12 +156,13 @@ def _in_window(row: dict, trace: tuple[float, float] | None) -> dict:
 
 def _capped(r: dict, raw: Path | None) -> dict:
     """A memory-capped run's cap, data and their ratio (nulls for a run without a cap)."""
-    out = {"memory_cap_bytes": None, "data_bytes": None, "data_over_cap": None}
+    out = dict.fromkeys(["memory_cap_bytes", "data_bytes", "data_over_cap", "stored_bytes", "stored_over_cap"])
     if not (raw and r.get("memory_cap") and Path(raw, r["run_id"], "run.yaml").exists()):
         return out
     f = cache_facts(Path(raw, r["run_id"], "run.yaml"))
-    cap, data = f["memory_cap_bytes"], f["data_bytes"]
-    return {"memory_cap_bytes": cap, "data_bytes": data, "data_over_cap": data / cap if cap and data else None}
+    cap, data, stored = f["memory_cap_bytes"], f["data_bytes"], f["image_bytes"]
+    return {"memory_cap_bytes": cap, "data_bytes": data, "data_over_cap": data / cap if cap and data else None,
+            "stored_bytes": stored, "stored_over_cap": stored / cap if cap and stored else None}
 
 
 def steady_state(runs: pl.DataFrame, processed: Path, run_ids: list[str],
@@ -197,8 +202,9 @@ def steady_only(t: pl.DataFrame, table: pl.DataFrame) -> pl.DataFrame:
     return t.join(table.filter(pl.col("steady")).select("run_id"), on="run_id", how="semi", maintain_order="left")
 
 
-def scale_regime(t: pl.DataFrame, table: pl.DataFrame) -> pl.DataFrame:
+def scale_regime(t: pl.DataFrame, table: pl.DataFrame, ratio: str = "data_over_cap") -> pl.DataFrame:
     """The rows of `t` whose run is in the studies' scale regime: steady, and data >= DATA_OVER_CAP x its memory
-    cap (the claims plan's `scale` condition; a trace-based measure also wants trace_in_window)."""
-    keep = table.filter(pl.col("steady") & (pl.col("data_over_cap").fill_null(0) >= DATA_OVER_CAP))
+    cap by `ratio` (data_over_cap or stored_over_cap; the claims plan's `scale` condition; a trace-based measure
+    also wants trace_in_window)."""
+    keep = table.filter(pl.col("steady") & (pl.col(ratio).fill_null(0) >= DATA_OVER_CAP))
     return t.join(keep.select("run_id"), on="run_id", how="semi", maintain_order="left")
