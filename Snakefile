@@ -47,6 +47,7 @@ include: "workflow/rules/notebooks.smk"
 include: "workflow/rules/load_claims.smk"
 include: "workflow/rules/experiments.smk"
 include: "workflow/rules/cassandra.smk"
+include: "workflow/rules/steady_state.smk"
 
 
 rule all:
@@ -59,3 +60,4 @@ rule all:
         notebook_outputs(),
         LOAD_OUTPUTS,
         CHARACTERISE_OUTPUTS,
+        STEADY_OUTPUTS,

@@ -107,7 +107,11 @@ def tables(tmp_path_factory) -> dict[str, Path]:
               ["figdata-arrivals", *runs, *[str(c / "arrivals.parquet") for c in char], "-o",
                str(f / "arrivals.parquet")],
               ["metadata-vs-data", *runs, *[str(c / "metadata_hot.parquet") for c in char], "-o",
-               str(a / "metadata_vs_data.parquet")]]  # fmt: skip
+               str(a / "metadata_vs_data.parquet")],
+              # the YCSB run (no memory cap: its cache is RocksDB's block cache) stands in for a sweep run
+              ["cache-sweep", *runs, "--raw", str(RAW), "--processed", str(proc), "--zipf", str(a / "zipf.parquet"),
+               "--metadata", str(a / "metadata_vs_data.parquet"), "-o", str(a / "cache_sweep.parquet"),
+               YCSB]]  # fmt: skip
     for v in verbs:
         assert main(v) == 0, v[0]
     return {
@@ -120,7 +124,7 @@ def tables(tmp_path_factory) -> dict[str, Path]:
         "metadata-vs-data": a / "metadata_vs_data.parquet", "io-map": f / "io_map.parquet",
         "latency-windows": f / "latency_windows.parquet", "request-sizes": f / "request_sizes.parquet",
         "arrivals": f / "arrivals.parquet", "request-size-over-time": f / "size_over_time.parquet",
-        "miss-ratio-by-class": f / "mrc_by_class.parquet",
+        "miss-ratio-by-class": f / "mrc_by_class.parquet", "cache-sweep": a / "cache_sweep.parquet",
     }  # fmt: skip
 
 

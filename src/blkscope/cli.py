@@ -33,7 +33,7 @@ atexit.register(gc.freeze)
 # the light modules first (argparse only), holding the verbs that must start fast: a verb of theirs is built alone
 FAST_MODULES = ["cli_ingest", "cli_reuse", "cli_notebook"]
 VERB_MODULES = [*FAST_MODULES, "cli_analysis", "cli_capture", "cli_figdata", "cli_import", "cli_load", "cli_stats",
-                "cli_trace", "cli_characterise"]
+                "cli_trace", "cli_characterise", "cli_steady"]
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

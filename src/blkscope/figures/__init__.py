@@ -25,4 +25,5 @@ FIGURES: dict[str, str] = {
     "arrivals": "arrivals",
     "request-size-over-time": "request_size_over_time",
     "miss-ratio-by-class": "miss_ratio_by_class",
+    "cache-sweep": "cache_sweep",
 }
