@@ -39,6 +39,15 @@ STAT_KEYS = {"total_cache": "file", "total_rss": "anon", "total_mapped_file": "f
              "total_dirty": "file_dirty", "total_writeback": "file_writeback"}  # fmt: skip
 
 
+WRAPPER = ("sh", "-c", 'echo $$ > "$0" && exec "$@"')  # then the group's cgroup.procs, then the command
+
+
+def tool(cmd) -> str:
+    """The program a (possibly wrapped) command runs, for messages: `java`, not the wrapper's `sh`."""
+    cmd = list(cmd)
+    return cmd[len(WRAPPER) + 1] if tuple(cmd[: len(WRAPPER)]) == WRAPPER and len(cmd) > len(WRAPPER) + 1 else cmd[0]
+
+
 class MemCapError(RuntimeError):
     """The cap could not be set (no interface, bad syntax, the kernel refused it)."""
 
@@ -90,7 +99,7 @@ class MemCap:
 
     def wrap(self, cmd: list[str]) -> list[str]:
         """cmd, started inside the group: the shell joins it, then becomes cmd (exec), so no page escapes."""
-        return ["sh", "-c", 'echo $$ > "$0" && exec "$@"', str(self.procs), *cmd]
+        return [*WRAPPER, str(self.procs), *cmd]
 
     def snapshot(self, name: str) -> dict:
         """The group's usage now (e.g. at the end of the measured phase, before the JVM exits), kept by name."""

@@ -15,6 +15,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -274,10 +275,16 @@ def _capture(plan: Plan, tmp: Path) -> dict:
                                 tracer.keep_window(*window)
                             if mem:
                                 mem.snapshot("workload_start")
-                            if plan.workload:
-                                meta[r["workload"]] = plan.workload.run(fs.mountpoint, tmp)
-                            else:
-                                meta["fio"] = fio.run(plan.jobfile, tmp / "fio.json", job_env)
+                            # the group mid-run (the JVM's heap and native memory beside the page cache)
+                            timer = _snapshot_at(mem, window, meta["clock"]["monotonic_s"])
+                            try:
+                                if plan.workload:
+                                    meta[r["workload"]] = plan.workload.run(fs.mountpoint, tmp)
+                                else:
+                                    meta["fio"] = fio.run(plan.jobfile, tmp / "fio.json", job_env)
+                            finally:
+                                if timer:
+                                    timer.cancel()
                             meta["workload_end_utc"] = record.utc()
                             meta["loadavg"]["after"] = record.load_average()
                             if mem:
@@ -379,6 +386,16 @@ def _image_meta(img: dict, copy: dict, tmp: Path) -> dict:
 def _memory_cap(limit_bytes: int):
     """The workload's memory group for prepare, run and stop (no cap: nothing)."""
     return memcap.capped(limit_bytes) if limit_bytes else contextlib.nullcontext()
+
+
+def _snapshot_at(mem, window, start_mono: float) -> threading.Timer | None:
+    """A memory-cap snapshot at the start of the trace window (mid-run, in the steady state)."""
+    if not (mem and window):
+        return None
+    timer = threading.Timer(max(0.0, window[0] - start_mono), mem.snapshot, ("trace_window_start",))
+    timer.daemon = True
+    timer.start()
+    return timer
 
 
 def _trace_window(plan: Plan, start_mono: float) -> tuple[float, float] | None:

@@ -10,7 +10,7 @@ import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from blkscope.capture import procs
+from blkscope.capture import memcap, procs
 from blkscope.capture.sh import sh
 
 
@@ -135,12 +135,12 @@ def run_to_file(
         except BaseException as e:
             procs.stop(p, grace_s=10)
             if isinstance(e, subprocess.TimeoutExpired):
-                raise RuntimeError(f"{cmd[0]} did not finish within {timeout_s:.0f} s; stopped") from None
+                raise RuntimeError(f"{memcap.tool(cmd)} did not finish within {timeout_s:.0f} s; stopped") from None
             raise
     err_text = (err or b"").decode(errors="replace")
     if p.returncode != 0:
         tail = err_text if not stderr_to_out else out.read_bytes()[-2000:].decode(errors="replace")
-        raise RuntimeError(f"{cmd[0]} exit {p.returncode}: {' | '.join(tail.strip().splitlines()[-5:])}")
+        raise RuntimeError(f"{memcap.tool(cmd)} exit {p.returncode}: {' | '.join(tail.strip().splitlines()[-5:])}")
     return err_text
 
 

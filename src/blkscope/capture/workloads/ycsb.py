@@ -63,11 +63,13 @@ READ_ONLY = {"readproportion": 1, "updateproportion": 0, "scanproportion": 0, "i
 # under a memory cap (runs-sheet memory_cap, capture/memcap.py) that holds the JVM (heap_mb), RocksDB's memtables
 # and block cache, and the page cache the JVM faults in. The records (about 1.1 KiB each on disk) are more than 10x
 # the cap; loaded once per filesystem and copied per repeat (capture/image.py). Warm-up 30 s, then the measured
-# window (runtime_s 120: 90 s, 3x the 30-s clocks of the flusher and xfs's log worker); the trace keeps
-# trace_window_s inside the window, the tracer on for the whole run.
+# window (runtime_s 120: 90 s, 3x the 30-s clocks of the flusher and xfs's log worker); the trace keeps 3 s inside
+# the window, the tracer on for the whole run: the pilot on ext4 (2026-11-28) drove ~29 k reads/s, and 15 s of its
+# trace were 166 MB of text, over 17 MB zstd -19 (minutes to compress): 9 traced runs of 15 s would not fit
+# data/raw's budget, 3 s (~4 MB each) do.
 BUFFERED_SAT = {"threads": 16, "target_ops_s": 0, "flush_after_load": True, "rocksdb.directreads": False,
                 "rocksdb.blockcachemb": 8, "recordcount": 4_000_000, "heap_mb": 128, "load_once": True,
-                "warmup_s": {"run": 30}, "trace_window_s": [60, 15]}  # fmt: skip
+                "warmup_s": {"run": 30}, "trace_window_s": [60, 3]}  # fmt: skip
 JOBS = {
     "workloada-zipfian": {},
     # the emulated guest (TCG runs the JVM some 10-30x slower): a quarter of the records, a fifth of the rate
