@@ -12,6 +12,7 @@ medium, the device above it was 99-100 % busy with aqu-sz 16 at the same 300 IOP
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tempfile
@@ -42,6 +43,8 @@ class LoopFs:
     mount_options_effective: str | None = None
     mkfs_output: str = ""
     notes: list[str] = field(default_factory=list)
+    image: dict | None = None  # started from a copy of a loaded image (image.py): its copy's record
+    keep: Path | None = None  # after a clean teardown the backing file is moved here (an image being made)
 
     @property
     def name(self) -> str:
@@ -79,15 +82,22 @@ def loop_filesystem(
     allowed: list[str] | None = None,
     direct_io: bool = True,
     medium: bool = False,
+    image: Path | None = None,
+    keep: Path | None = None,
 ) -> Iterator[LoopFs]:
+    """`image`: start from a copy of that backing file (a filesystem made and loaded earlier, image.py) instead of
+    a fresh sparse file and mkfs; `keep`: keep the backing file there after a clean teardown."""
     workdir.mkdir(parents=True, exist_ok=True)
     rundir = Path(tempfile.mkdtemp(prefix="run-", dir=workdir))
     backing, mnt = rundir / "backing.img", rundir / "mnt"
     mkfs_cmd, mount_cmd = commands(fstype, mkfs_options, mount_options, "DEVICE", mnt)
-    fs = LoopFs(fstype, size_mb, mkfs_cmd, mount_cmd, rundir, backing, mnt)
+    fs = LoopFs(fstype, size_mb, mkfs_cmd, mount_cmd, rundir, backing, mnt, keep=keep)
     try:
-        with open(backing, "wb") as f:
-            f.truncate(size_mb << 20)  # sparse: only what the filesystem writes takes space
+        if image is not None:
+            fs.image = copy_image(image, backing)
+        else:
+            with open(backing, "wb") as f:
+                f.truncate(size_mb << 20)  # sparse: only what the filesystem writes takes space
         mnt.mkdir()
         dio = ["--direct-io=on"] if direct_io else []  # O_DIRECT on the backing file: no second page cache
         under = backing
@@ -99,7 +109,8 @@ def loop_filesystem(
         fs.allowed_because = check_device(fs.device, ours=under, allowed=allowed or [])
         fs.direct_io = _read(Path("/sys/block", fs.name, "loop", "dio"))
         fs.mkfs_cmd, fs.mount_cmd = commands(fstype, mkfs_options, mount_options, fs.device, mnt)
-        fs.mkfs_output = sh(fs.mkfs_cmd)
+        if image is None:
+            fs.mkfs_output = sh(fs.mkfs_cmd)
         sh(fs.mount_cmd)
         fs.mount_options_effective = mounted_at(mnt)
         yield fs
@@ -138,8 +149,30 @@ def teardown(fs: LoopFs) -> list[str]:
     if errors:
         errors.append(f"left {fs.rundir} in place for inspection")
     else:
+        if fs.keep is not None and fs.backing_file.exists():
+            fs.backing_file.replace(fs.keep)
         shutil.rmtree(fs.rundir, ignore_errors=True)
     return errors
+
+
+def copy_image(image: Path, backing: Path) -> dict:
+    """Copy a loaded image to a run's backing file, holes kept (`cp --sparse=always`), and hash the copy: the run
+    starts from the image's bytes, and run.yaml can show it (image.py hashed the image when it was made)."""
+    t0 = time.monotonic()
+    sh(["cp", "--sparse=always", str(image), str(backing)], timeout=1800)
+    copied_s = time.monotonic() - t0
+    st = backing.stat()
+    return {"copied_with": f"cp --sparse=always {image} <rundir>/backing.img", "copy_s": round(copied_s, 2),
+            "copy_bytes": st.st_size, "copy_allocated_bytes": st.st_blocks * 512,
+            "copy_sha256": sha256_file(backing), "hash_s": round(time.monotonic() - t0 - copied_s, 2)}  # fmt: skip
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(8 << 20):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 def _read(path: Path) -> str | None:

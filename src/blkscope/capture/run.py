@@ -15,19 +15,20 @@ import platform
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import blkscope
-from blkscope.capture import blktrace, fio, hwlock, iostat, record, signals, throttle, workloads
+from blkscope.capture import blktrace, fio, hwlock, image, iostat, memcap, record, signals, throttle, workloads
 from blkscope.capture.device import allowed as device_allowed
 from blkscope.capture.device import device_filesystem
 from blkscope.capture.device import plan_steps as device_plan
 from blkscope.capture.filesystem import commands
 from blkscope.capture.loop import loop_filesystem
 from blkscope.capture.sh import version
-from blkscope.capture.tracefs import CLOCK, OPTIONS, TRACEFS, BlkTracer
+from blkscope.capture.tracefs import CLOCK, OPTIONS, TRACEFS, BlkTracer, cut_window
 from blkscope.runs import load_runs
 
 OUTPUTS = ("trace.txt.zst", "iostat.json", "fio.json", "run.yaml")
@@ -35,6 +36,7 @@ TOOLS = ("losetup", "mount", "umount", "fio", "iostat")
 # After fio, still traced: `sync -f` makes the filesystem write what the workload left for later (btrfs commits
 # every 30 s, ext4 every 5 s: longer than a short run), then a pause lets completions land.
 SETTLE_S = 1.0
+MEMCAP_WORKLOADS = ("ycsb",)  # the workloads whose processes start inside a memory cap (Workload.wrapped)
 
 
 @dataclass
@@ -91,6 +93,14 @@ def make_plan(
         row["device_cap_limits"] = throttle.parse(row.get("device_cap"))
     except throttle.CapError as e:
         raise ValueError(f"{run_id}: {e}") from None
+    try:
+        row["memory_cap_bytes"] = memcap.parse(row.get("memory_cap"))
+    except memcap.MemCapError as e:
+        raise ValueError(f"{run_id}: {e}") from None
+    if row["memory_cap_bytes"] and row["testbed"] == "guest":
+        raise ValueError(f"{run_id}: memory_cap is for the host testbeds (the guest's RAM is its own cap)")
+    if row["memory_cap_bytes"] and row["workload"] not in MEMCAP_WORKLOADS:
+        raise ValueError(f"{run_id}: memory_cap: workload {row['workload']} does not start inside the group")
     if row["device_cap_limits"] and row["testbed"] != "loop":
         raise ValueError(
             f"{run_id}: device_cap is for the loop testbed (a real device has its own ceiling; "
@@ -107,7 +117,10 @@ def make_plan(
     if row["traced"] and row["tracer"] != "tracefs-blk":
         raise ValueError(f"{run_id}: tracer {row['tracer']!r} is not implemented on the host (only 'tracefs-blk')")
     if row["workload"] != "fio":
-        return Plan(row, None, outdir, workdir, allowed, workload=workloads.load(row, tools_dir, settings))
+        wl = workloads.load(row, tools_dir, settings)
+        if wl.load_once and row["testbed"] != "loop":
+            raise ValueError(f"{run_id}: job {row['job']} starts from a loaded loop image (the loop testbed only)")
+        return Plan(row, None, outdir, workdir, allowed, workload=wl)
     jobfile = fio_dir / f"{row['job']}.fio"
     if not jobfile.is_file():
         raise ValueError(f"{run_id}: fio job file {jobfile} not found")
@@ -134,7 +147,7 @@ def describe(plan: Plan) -> str:
             device_plan(dev, plan.allowed)
             if r["testbed"] == "device"
             else [
-                f"create sparse file {plan.workdir}/run-XXXX/backing.img of {r['device_mb']} MiB",
+                _backing_line(plan),
                 *(
                     [
                         f"losetup --find --show --direct-io=on {plan.workdir}/run-XXXX/backing.img  -> /dev/loopM "
@@ -149,11 +162,17 @@ def describe(plan: Plan) -> str:
                 + ")",
             ]
         ),
-        " ".join(mkfs),
+        *([] if plan.workload and plan.workload.load_once else [" ".join(mkfs)]),
         " ".join(mount),
+        *(
+            [f"memory cap ({_interface(memcap)}): a group of {r['memory_cap']} for the workload's processes (they "
+             "start inside it: sh -c 'echo $$ > cgroup.procs && exec CMD'); removed after the workload, always"]
+            if r["memory_cap_bytes"]
+            else []
+        ),
         *wl[:-1],
         *(
-            [f"cap /dev/loopM ({_cap_interface()}): {r['device_cap']} (removed after the workload, always)"]
+            [f"cap /dev/loopM ({_interface(throttle)}): {r['device_cap']} (removed after the workload, always)"]
             if r["device_cap_limits"]
             else []
         ),
@@ -165,6 +184,10 @@ def describe(plan: Plan) -> str:
             f"/sys/block/loopN/trace/enable=1; current_tracer=blk; trace_options={','.join(OPTIONS)}",
             f"read {TRACEFS}/trace_pipe > trace.txt (in a thread)",
         ]
+        spec = plan.workload.options.get("trace_window_s") if plan.workload else None
+        if spec:
+            lines.append(f"keep the trace of [{spec[0]}, {spec[0] + spec[1]}) s after the workload starts (tracer on "
+                         "throughout; lines read outside it counted, not written)")
     lines.append(wl[-1] or f"{envs} " + " ".join(fio.command(plan.jobfile, Path("fio.json"))))
     lines.append(f"sync -f {mnt}; wait {SETTLE_S} s")
     if plan.traced:
@@ -213,6 +236,7 @@ def _capture(plan: Plan, tmp: Path) -> dict:
     job_env = None
     with hwlock.hardware_lock():
         meta["lock"] = {"path": str(hwlock.LOCK_PATH), "acquired_utc": record.utc()}
+        img = _loaded_image(plan) if plan.workload and plan.workload.load_once else None
         with _testbed_filesystem(
             r["testbed"],
             plan.workdir,
@@ -223,41 +247,64 @@ def _capture(plan: Plan, tmp: Path) -> dict:
             mount_options=r["mount_options"] or "",
             allowed=plan.allowed,
             medium=bool(r["device_cap_limits"]),
+            **({"image": Path(img["path"])} if img else {}),
         ) as fs:
             job_env = fio.env(fs.mountpoint, r["runtime_s"], r["repeat"])
-            try:
+            if img:
+                meta["image"] = _image_meta(img, fs.image, tmp)
+            with _memory_cap(r["memory_cap_bytes"]) as mem:
                 if plan.workload:
-                    plan.workload.prepare(fs.mountpoint, tmp)
-                else:
-                    fio.prepare(plan.jobfile, job_env)
-                subprocess.run(["sync", "-f", str(fs.mountpoint)], check=True, process_group=0)
-                caps = r["device_cap_limits"]
-                with _device_cap(fs, caps) as cap, iostat.Iostat(fs.device, tmp / "iostat.json") as io:
-                    tracer = BlkTracer(fs.name, tmp / "trace.txt", plan.buffer_size_kb) if plan.traced else None
-                    if tracer:
-                        tracer.start()
-                    try:
-                        meta["loadavg"] = {"before": record.load_average()}
-                        meta["clock"] = _clock_pair()
-                        meta["workload_start_utc"] = meta["clock"]["utc"]
-                        if plan.workload:
-                            meta[r["workload"]] = plan.workload.run(fs.mountpoint, tmp)
-                        else:
-                            meta["fio"] = fio.run(plan.jobfile, tmp / "fio.json", job_env)
-                        meta["workload_end_utc"] = record.utc()
-                        meta["loadavg"]["after"] = record.load_average()
-                        subprocess.run(["sync", "-f", str(fs.mountpoint)], check=True, process_group=0)
-                        time.sleep(SETTLE_S)
-                    finally:
+                    plan.workload.cap = mem
+                try:
+                    if plan.workload:
+                        plan.workload.prepare(fs.mountpoint, tmp)
+                    else:
+                        fio.prepare(plan.jobfile, job_env)
+                    subprocess.run(["sync", "-f", str(fs.mountpoint)], check=True, process_group=0)
+                    caps = r["device_cap_limits"]
+                    with _device_cap(fs, caps) as cap, iostat.Iostat(fs.device, tmp / "iostat.json") as io:
+                        tracer = BlkTracer(fs.name, tmp / "trace.txt", plan.buffer_size_kb) if plan.traced else None
                         if tracer:
-                            with signals.deferred():
-                                tracer.stop() if sys.exc_info()[0] is None else record.quiet(tracer.stop)
-                if plan.workload:
-                    plan.workload.finish(fs.mountpoint, tmp)
-            finally:
-                if plan.workload:  # e.g. the Cassandra node: stopped after tracing, before the unmount, always
-                    with signals.deferred():
-                        plan.workload.stop() if sys.exc_info()[0] is None else record.quiet(plan.workload.stop)
+                            tracer.start()
+                        try:
+                            meta["loadavg"] = {"before": record.load_average()}
+                            meta["clock"] = _clock_pair()
+                            meta["workload_start_utc"] = meta["clock"]["utc"]
+                            window = _trace_window(plan, meta["clock"]["monotonic_s"])
+                            if tracer and window:
+                                tracer.keep_window(*window)
+                            if mem:
+                                mem.snapshot("workload_start")
+                            # the group mid-run (the JVM's heap and native memory beside the page cache)
+                            timer = _snapshot_at(mem, window, meta["clock"]["monotonic_s"])
+                            try:
+                                if plan.workload:
+                                    meta[r["workload"]] = plan.workload.run(fs.mountpoint, tmp)
+                                else:
+                                    meta["fio"] = fio.run(plan.jobfile, tmp / "fio.json", job_env)
+                            finally:
+                                if timer:
+                                    timer.cancel()
+                            meta["workload_end_utc"] = record.utc()
+                            meta["loadavg"]["after"] = record.load_average()
+                            if mem:
+                                mem.snapshot("workload_end")
+                            subprocess.run(["sync", "-f", str(fs.mountpoint)], check=True, process_group=0)
+                            time.sleep(SETTLE_S)
+                        finally:
+                            if tracer:
+                                with signals.deferred():
+                                    tracer.stop() if sys.exc_info()[0] is None else record.quiet(tracer.stop)
+                    if plan.workload:
+                        plan.workload.finish(fs.mountpoint, tmp)
+                finally:
+                    if plan.workload:  # e.g. the Cassandra node: stopped after tracing, before the unmount, always
+                        with signals.deferred():
+                            plan.workload.stop() if sys.exc_info()[0] is None else record.quiet(plan.workload.stop)
+            if mem:  # removed by now (after the workload's stop, before the unmount): its record is complete
+                meta["memory_cap"] = {"requested": r["memory_cap"], **mem.info()}
+                if not mem.removed:
+                    raise memcap.MemCapError(f"memory cap not removed: {mem.errors}")
             meta["iostat"] = io.info
             if cap:
                 meta["device_cap"] = {"requested": r["device_cap"], **cap.info()}
@@ -269,6 +316,7 @@ def _capture(plan: Plan, tmp: Path) -> dict:
                 "mount_command": " ".join(fs.mount_cmd),
                 "mount_options": r["mount_options"] or "",
                 "mount_options_effective": fs.mount_options_effective,
+                **({"made": "mkfs and load when the image was made (image: block)"} if img else {}),
             }
     meta["teardown"] = "complete"
     after = f"sync -f and {SETTLE_S} s pause, traced (the workload's deferred writeback is in the trace)"
@@ -287,6 +335,10 @@ def _capture(plan: Plan, tmp: Path) -> dict:
     }
     if plan.traced:
         meta["tracer"] = tracer.info
+        if "window" in tracer.info:  # the steady state's window kept; events outside it counted, not kept
+            w = tracer.info["window"]
+            w.update(cut_window(tmp / "trace.txt", w["start_monotonic_s"], w["end_monotonic_s"]))
+            w["offset_s"], w["length_s"] = plan.workload.options["trace_window_s"]
         meta["tracer"]["events"], meta["tracer"]["events_per_device"] = record.compress_trace(tmp / "trace.txt")
     else:
         meta["tracer"] = {"name": "none"}
@@ -308,10 +360,62 @@ def _testbed_filesystem(testbed: str, workdir: Path, *, device: str | None = Non
     return loop_filesystem(workdir, medium=medium, **kw)
 
 
-def _cap_interface() -> str:
+def _loaded_image(plan: Plan) -> dict:
+    """The loaded image this run starts from (made first when missing, under the hardware lock)."""
+    r, wl = plan.row, plan.workload
+    key = {"filesystem": r["filesystem"], "mkfs_options": r["mkfs_options"] or "",
+           "mount_options": r["mount_options"] or "", "device_mb": r["device_mb"], **wl.image_key()}  # fmt: skip
+    return image.ensure(plan.workdir, key, wl.load, fstype=r["filesystem"], size_mb=r["device_mb"],
+                        mkfs_options=r["mkfs_options"] or "", mount_options=r["mount_options"] or "",
+                        allowed=plan.allowed)  # fmt: skip
+
+
+def _image_meta(img: dict, copy: dict, tmp: Path) -> dict:
+    """run.yaml's `image` block: the image (its hash at load) and this run's copy of it (its hash); the load's
+    logs copied into the run directory."""
+    for log in img["logs"]:
+        shutil.copyfile(Path(img["logs_dir"]) / log, tmp / log)
+    same = copy["copy_sha256"] == img["sha256"]
+    if not same:
+        raise RuntimeError(f"copy of {img['path']} has sha256 {copy['copy_sha256']}, the image {img['sha256']}")
+    keep = ("path", "key", "format", "sha256", "bytes", "allocated_bytes", "mkfs_command", "mount_command",
+            "load", "logs", "made_by_this_run")  # fmt: skip
+    return {**{k: img[k] for k in keep}, **copy, "copy_matches_image": same}
+
+
+def _memory_cap(limit_bytes: int):
+    """The workload's memory group for prepare, run and stop (no cap: nothing)."""
+    return memcap.capped(limit_bytes) if limit_bytes else contextlib.nullcontext()
+
+
+def _snapshot_at(mem, window, start_mono: float) -> threading.Timer | None:
+    """A memory-cap snapshot at the start of the trace window (mid-run, in the steady state)."""
+    if not (mem and window):
+        return None
+    timer = threading.Timer(max(0.0, window[0] - start_mono), mem.snapshot, ("trace_window_start",))
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+def _trace_window(plan: Plan, start_mono: float) -> tuple[float, float] | None:
+    """The kept trace window (monotonic) of a job with `trace_window_s` [offset, length] after the workload starts."""
+    spec = plan.workload.options.get("trace_window_s") if plan.workload else None
+    return (start_mono + spec[0], start_mono + spec[0] + spec[1]) if spec else None
+
+
+def _backing_line(plan: Plan) -> str:
+    r, where = plan.row, f"{plan.workdir}/run-XXXX/backing.img"
+    if not (plan.workload and plan.workload.load_once):
+        return f"create sparse file {where} of {r['device_mb']} MiB"
+    return (f"image {plan.workdir}/images/{r['filesystem']}-<key hash>.img (made when missing: fresh sparse file, "
+            f"mkfs, mount, the load, unmount, sha256); cp --sparse=always it to {where}; sha256 of the copy")
+
+
+def _interface(module) -> str:
     try:
-        return throttle.interface()
-    except throttle.CapError as e:
+        return module.interface()
+    except (throttle.CapError, memcap.MemCapError) as e:
         return f"none here: {e}"
 
 

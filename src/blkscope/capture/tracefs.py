@@ -21,6 +21,8 @@ from blkscope.capture.sh import CommandFailed, sh
 TRACEFS = Path("/sys/kernel/tracing")
 OPTIONS = ["blk_classic"]
 CLOCK = "mono"  # CLOCK_MONOTONIC: run.yaml records its value against UTC, so trace and iostat times align
+# The reader empties trace_pipe every 50 ms; 2 s either side of a kept window covers its lag at saturation.
+WINDOW_MARGIN_S = 2.0
 
 
 class TracerBusy(RuntimeError):
@@ -85,6 +87,10 @@ class BlkTracer:
         self._error: BaseException | None = None
         self._enabled = False
         self.started = False
+        # A kept window (monotonic seconds, keep_window()): chunks read outside it, with a margin for the reader's
+        # lag, are counted by their lines and not written; window.cut() trims the file to the window exactly.
+        self._window: tuple[float, float] | None = None
+        self._outside_lines = {"before": 0, "after": 0}
 
     def _w(self, name: str, value: str) -> None:
         print(f"+ echo {value or '(empty)'} > {self.root / name}", file=sys.stderr, flush=True)
@@ -149,8 +155,12 @@ class BlkTracer:
                             raise
                         chunk = b""
                     if chunk:
-                        out.write(chunk)
                         self._bytes += len(chunk)
+                        side = self._side(time.monotonic())
+                        if side is None:
+                            out.write(chunk)
+                        else:
+                            self._outside_lines[side] += chunk.count(b"\n")
                     elif self._stop.is_set():
                         break  # stop was asked and the buffer is drained
                     else:
@@ -159,6 +169,19 @@ class BlkTracer:
             self._error = e
         finally:
             os.close(fd)
+
+    def keep_window(self, start_mono: float, end_mono: float) -> None:
+        """Keep only events of [start, end) (CLOCK_MONOTONIC, the trace clock); the tracer stays on throughout."""
+        self._window = (start_mono, end_mono)
+        self.info["window"] = {"start_monotonic_s": round(start_mono, 6), "end_monotonic_s": round(end_mono, 6),
+                               "reader_margin_s": WINDOW_MARGIN_S}  # fmt: skip
+
+    def _side(self, now: float) -> str | None:
+        """None while the chunk read now is kept; else which side of the window it lies on."""
+        w = self._window
+        if w is None or w[0] - WINDOW_MARGIN_S <= now <= w[1] + WINDOW_MARGIN_S:
+            return None
+        return "before" if now < w[0] else "after"
 
     def stop(self) -> dict:
         """Disable, drain, record overruns, restore. Every step is tried; the first error is raised at the end."""
@@ -195,6 +218,8 @@ class BlkTracer:
         except OSError as e:
             errors.append(f"read per_cpu stats: {e}")
         self.info["bytes_read"] = self._bytes
+        if self._window is not None:
+            self.info["window"]["lines_read_outside_margin"] = dict(self._outside_lines)
         for _ in range(10):  # EBUSY while a trace_pipe reader is still open (ours closes in _pump)
             try:
                 self._w("current_tracer", "nop")
@@ -245,3 +270,27 @@ def _selected(choices: str) -> str:
         if word.startswith("["):
             return word.strip("[]")
     return choices.split()[0]
+
+
+# blk_classic: "  7,1    1 17288.500557940 28114  Q  RS 1796524 + 238 [Thread-13]" (device, CPU, time, pid, ...)
+_TIME = re.compile(rb"^\s*\d+,\d+\s+\d+\s+(\d+\.\d+)\s")
+
+
+def cut_window(raw: Path, start: float, end: float) -> dict[str, int]:
+    """Keep the lines of `raw` whose time is in [start, end) (rewritten in place); count the rest: before, after,
+    and partial lines (a chunk's edge at the reader's margin, where the reader started or stopped writing)."""
+    counts = {"kept": 0, "before": 0, "after": 0, "partial": 0}
+    tmp = raw.with_suffix(".window")
+    with open(raw, "rb") as src, open(tmp, "wb") as dst:
+        for line in src:
+            m = _TIME.match(line)
+            if m is None or not line.endswith(b"\n"):
+                counts["partial"] += 1
+                continue
+            t = float(m.group(1))
+            side = "before" if t < start else "after" if t >= end else "kept"
+            counts[side] += 1
+            if side == "kept":
+                dst.write(line)
+    tmp.replace(raw)
+    return counts

@@ -10,7 +10,7 @@ import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from blkscope.capture import procs
+from blkscope.capture import memcap, procs
 from blkscope.capture.sh import sh
 
 
@@ -35,6 +35,24 @@ class Workload:
         self.settings = settings or {}  # the capture config (e.g. where cassandra-stress is)
         self.options = self.resolve(row)
         self.info: dict = {"tool": self.name, "job": job, "options": self.options}
+        self.cap = None  # the run's memory cap (memcap.MemCap), set by the orchestrator while it holds
+
+    def wrapped(self, cmd: list[str]) -> list[str]:
+        """cmd as it must start: inside the memory cap's group when the run has one (memcap.MemCap.wrap)."""
+        return self.cap.wrap(cmd) if self.cap is not None else list(cmd)
+
+    @property
+    def load_once(self) -> bool:
+        """Whether runs start from a copy of an image loaded once (capture/image.py) instead of loading."""
+        return bool(self.options.get("load_once"))
+
+    def image_key(self) -> dict:
+        """Everything the loaded image's bytes depend on, besides the filesystem's own settings."""
+        raise NotImplementedError
+
+    def load(self, mnt: Path, logdir: Path) -> dict:
+        """The load phase into a fresh filesystem (untraced, uncapped), its logs into logdir; returns a summary."""
+        raise NotImplementedError
 
     def resolve(self, row: dict) -> dict:
         raise NotImplementedError
@@ -117,12 +135,12 @@ def run_to_file(
         except BaseException as e:
             procs.stop(p, grace_s=10)
             if isinstance(e, subprocess.TimeoutExpired):
-                raise RuntimeError(f"{cmd[0]} did not finish within {timeout_s:.0f} s; stopped") from None
+                raise RuntimeError(f"{memcap.tool(cmd)} did not finish within {timeout_s:.0f} s; stopped") from None
             raise
     err_text = (err or b"").decode(errors="replace")
     if p.returncode != 0:
         tail = err_text if not stderr_to_out else out.read_bytes()[-2000:].decode(errors="replace")
-        raise RuntimeError(f"{cmd[0]} exit {p.returncode}: {' | '.join(tail.strip().splitlines()[-5:])}")
+        raise RuntimeError(f"{memcap.tool(cmd)} exit {p.returncode}: {' | '.join(tail.strip().splitlines()[-5:])}")
     return err_text
 
 

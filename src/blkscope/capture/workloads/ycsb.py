@@ -13,6 +13,7 @@ databases compare phase by phase: load (insert-only), run (workload A), read (wo
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -41,6 +42,9 @@ DEFAULTS = {
     # False (as captured on the host): the run opens the database by replaying the load's WAL, traced
     "flush_after_load": False,
     "read_s": 0,  # the read-only phase's length (0: none)
+    "heap_mb": 0,  # the JVM's -Xmx/-Xms (0: JAVA_OPTS' 1 GiB maximum)
+    "load_once": False,  # True: runs start from a copy of an image loaded once per filesystem (capture/image.py)
+    "trace_window_s": None,  # [offset, length] after the workload starts: the trace kept (tracer on throughout)
 }
 # The comparison with YCSB on Cassandra (cassandra_ycsb.py; issue L): the study's workload A at its 32 client
 # threads, unthrottled, the same records, phase lengths and warm-up windows as Cassandra's job.
@@ -55,6 +59,17 @@ VS_CASSANDRA = {"recordcount": 300_000, "threads": 32, "target_ops_s": 0, "read_
                 "warmup_s": {"load": 49, "run": 135, "read": 30}}  # fmt: skip
 # workload C as a phase: every operation a read (-p after the core properties: YCSB keeps the last value)
 READ_ONLY = {"readproportion": 1, "updateproportion": 0, "scanproportion": 0, "insertproportion": 0}
+# The SSD study's regime (issue P): RocksDB reading buffered through a page cache much smaller than the data. Run
+# under a memory cap (runs-sheet memory_cap, capture/memcap.py) that holds the JVM (heap_mb), RocksDB's memtables
+# and block cache, and the page cache the JVM faults in. The records (about 1.1 KiB each on disk) are more than 10x
+# the cap; loaded once per filesystem and copied per repeat (capture/image.py). Warm-up 30 s, then the measured
+# window (runtime_s 120: 90 s, 3x the 30-s clocks of the flusher and xfs's log worker); the trace keeps 3 s inside
+# the window, the tracer on for the whole run: the pilot on ext4 (2026-11-28) drove ~29 k reads/s, and 15 s of its
+# trace were 166 MB of text, over 17 MB zstd -19 (minutes to compress): 9 traced runs of 15 s would not fit
+# data/raw's budget, 3 s (~4 MB each) do.
+BUFFERED_SAT = {"threads": 16, "target_ops_s": 0, "flush_after_load": True, "rocksdb.directreads": False,
+                "rocksdb.blockcachemb": 8, "recordcount": 4_000_000, "heap_mb": 128, "load_once": True,
+                "warmup_s": {"run": 30}, "trace_window_s": [60, 3]}  # fmt: skip
 JOBS = {
     "workloada-zipfian": {},
     # the emulated guest (TCG runs the JVM some 10-30x slower): a quarter of the records, a fifth of the rate
@@ -68,6 +83,10 @@ JOBS = {
     # databases' throughput is compared under one cache condition (the 300,000 records fit in memory here, and a
     # Cassandra run's reads barely reach the device: 0.9 reads/s, 2 % util, measured here)
     "workloada-c-zipfian-sat": {**VS_CASSANDRA, "flush_after_load": True, "rocksdb.directreads": False},
+    # The SSD study's regime (issue P): BUFFERED_SAT, below.
+    "workloada-zipfian-buffered-sat": BUFFERED_SAT,
+    # the same at 1/40 of the records with a 2-s trace window: the root tests' and pilots' size (not the dataset's)
+    "workloada-zipfian-buffered-sat-small": {**BUFFERED_SAT, "recordcount": 100_000, "trace_window_s": [3, 2]},
 }
 JAVA_OPTS = ("-Xmx1g",)
 GUEST_JAVA_OPTS = ("-Xmx1g", "-XX:TieredStopAtLevel=1")
@@ -107,8 +126,10 @@ class Ycsb(Workload):
         return {**core_properties(o), "rocksdb.dir": f"{mnt}/rocksdb", **rocks}
 
     def command(
-        self, mnt: Path | str, phase: str, java: str = "java", classpath: str | None = None, opts=JAVA_OPTS
+        self, mnt: Path | str, phase: str, java: str = "java", classpath: str | None = None, opts=None
     ) -> list[str]:
+        heap = self.options["heap_mb"]
+        opts = opts or ((f"-Xms{heap}m", f"-Xmx{heap}m") if heap else JAVA_OPTS)
         jvm = [java, *opts, "-cp", classpath or self.classpath]
         cmd = client_command(self.options, phase, BINDING, self.properties(mnt), jvm)
         if phase == "load" and self.options["flush_after_load"]:
@@ -130,20 +151,31 @@ class Ycsb(Workload):
         self.info["build"] = " ".join(self.build_command())
 
     def prepare(self, mnt: Path, out: Path) -> None:
-        (mnt / "rocksdb").mkdir()
-        run_to_file(self.command(mnt, "load"), out / "ycsb-load.txt", timeout_s=900)
+        if not self.load_once:  # else the run's filesystem is a copy of a loaded image (capture/image.py)
+            self.load(mnt, out)
         self.info["commands"] = {
             p: " ".join(self.command(mnt, p)).replace(str(mnt), "<mountpoint>") for p in phases(self.options)
         }
 
+    def load(self, mnt: Path, logdir: Path) -> dict:
+        (mnt / "rocksdb").mkdir()
+        timeout = max(900, self.options["recordcount"] // 500)  # 4 M records: about 10 min here
+        run_to_file(self.wrapped(self.command(mnt, "load")), logdir / "ycsb-load.txt", timeout_s=timeout)
+        return summary(logdir / "ycsb-load.txt", ("[OVERALL]", "[INSERT]"))
+
+    def image_key(self) -> dict:
+        jar = self.project / "target" / "ycsb-rocksdb.jar"
+        return {"tool": "ycsb-rocksdb", "jar_sha256": hashlib.sha256(jar.read_bytes()).hexdigest(),
+                "load_command": " ".join(self.command("<mountpoint>", "load"))}  # fmt: skip
+
     def run(self, mnt: Path, out: Path) -> dict:
         timeout = self.options["maxexecutiontime_s"] + 300  # JVM start, RocksDB open and close
-        run_to_file(self.command(mnt, "run"), out / "ycsb-run.txt", timeout_s=timeout)
+        run_to_file(self.wrapped(self.command(mnt, "run")), out / "ycsb-run.txt", timeout_s=timeout)
         return self.summarize(out)
 
     def finish(self, mnt: Path, out: Path) -> None:
         if self.options["read_s"]:
-            self.info["read"] = read_phase(self.command(mnt, "read"), out, self.options)
+            self.info["read"] = read_phase(self.wrapped(self.command(mnt, "read")), out, self.options)
 
     def summarize(self, out: Path) -> dict:
         return summary(out / "ycsb-run.txt")
@@ -179,7 +211,8 @@ class Ycsb(Workload):
     def describe(self, mnt: Path) -> list[str]:
         return [
             " ".join(self.build_command()) + "  (before the lock, when the jar is older than its sources)",
-            " ".join(self.command(mnt, "load")) + " > ycsb-load.txt  (untraced)",
+            " ".join(self.wrapped(self.command(mnt, "load"))) + " > ycsb-load.txt  (untraced"
+            + (": into the image, once per filesystem and key)" if self.load_once else ")"),
             " ".join(self.command(mnt, "run")) + " > ycsb-run.txt",
         ]
 
