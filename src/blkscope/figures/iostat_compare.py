@@ -17,6 +17,7 @@ CAPTION = (
     r"write await, each with its own scale. Host runs on a loop device."
 )
 LABEL = "fig:iostat"
+WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
 SHOWN = {"w_s": "writes/s", "wkb_s": "written kB/s", "aqu_sz": "aqu-sz", "w_await_ms": "write await (ms)"}
 # SI prefixes for rates (15k); plain significant digits for queue size and await (an SI "m" would read as metres)
 FORMATS = {"w_s": "~s", "wkb_s": "~s", "aqu_sz": "~r", "w_await_ms": "~r"}
@@ -52,7 +53,7 @@ def chart(summary: pl.DataFrame) -> alt.TopLevelMixin:
     n = len(SHOWN)
     spacing = 6
     # besides the spacing: ~4 bp of axis padding per panel, 5 bp of chart padding a side, the last tick label's overhang
-    w = (TEXT_WIDTH_PT - LABEL_PT - (n - 1) * spacing - n * 4 - 10 - 12) / n
+    w = (WIDTH - LABEL_PT - (n - 1) * spacing - n * 4 - 10 - 12) / n
     panels = []
     for i, (metric, title) in enumerate(SHOWN.items()):
         d = df.filter(pl.col("metric") == metric)

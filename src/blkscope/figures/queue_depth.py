@@ -17,6 +17,7 @@ CAPTION = (
     r"(rows), one line per traced run."
 )
 LABEL = "fig:queue-depth"
+WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
 
 
 def chart(qd: pl.DataFrame) -> alt.TopLevelMixin:
@@ -28,8 +29,8 @@ def chart(qd: pl.DataFrame) -> alt.TopLevelMixin:
     setups = sorted(qd["setup"].unique().to_list())
     color = fs_color(qd["fs"])
     cols = ["run_id", "fs", "setup", "kind", "x", "y"]
-    w_series = (TEXT_WIDTH_PT - 2 * Y_AXIS_PT - 56) * 0.6
-    w_dist = TEXT_WIDTH_PT - 2 * Y_AXIS_PT - 56 - w_series
+    w_series = (WIDTH - 2 * Y_AXIS_PT - 56) * 0.6
+    w_dist = WIDTH - 2 * Y_AXIS_PT - 56 - w_series
     h = 40
     s = qd.filter(pl.col("kind") == "series").select(cols)
     d = qd.filter((pl.col("kind") == "dist") & (pl.col("y") > 0)).select(cols)

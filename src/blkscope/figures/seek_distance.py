@@ -20,6 +20,7 @@ CAPTION = (
     r"sequential requests with its Wilson 95\% interval, per setup and filesystem (bottom)."
 )
 LABEL = "fig:seek-distance"
+WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
 LABEL_PT = 95
 
 
@@ -50,7 +51,7 @@ def chart(seek: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
     hist = hist.sort("run_id", "bucket")
     ncol = 2
     # both parts start their plots at LABEL_PT (vconcat aligns plot origins, so the labels below set the left)
-    w = (TEXT_WIDTH_PT - LABEL_PT - 26 - (ncol - 1) * 6) / ncol  # 26: padding and the "100%" overhang
+    w = (WIDTH - LABEL_PT - 26 - (ncol - 1) * 6) / ncol  # 26: padding and the "100%" overhang
     hb = alt.Chart(hist, width=w, height=34)
     lines = hb.mark_line(strokeWidth=0.8, opacity=0.85, interpolate="step").encode(
         x=alt.X("bucket:Q", title="seek bucket b", axis=alt.Axis(tickCount=5)),

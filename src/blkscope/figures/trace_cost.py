@@ -8,7 +8,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from blkscope.figures.theme import TEXT_WIDTH_PT, fs_color, log_axis, no_data
+from blkscope.figures.theme import COLUMN_WIDTH_PT, fs_color, log_axis, no_data
 
 CAPTION = (
     r"What a block trace costs to keep: bytes of trace per event (left) and per second of tracing (right), as "
@@ -16,6 +16,7 @@ CAPTION = (
     r"axes. Duration is the span between the first and last event of the trace."
 )
 LABEL = "fig:trace-cost"
+WIDTH = COLUMN_WIDTH_PT  # the space the figure is printed in (theme)
 LABEL_PT = 70
 FORMS = {"raw_bytes": "uncompressed", "stored_bytes": "zstd"}
 
@@ -33,7 +34,7 @@ def chart(cost: pl.DataFrame) -> alt.TopLevelMixin:
     ])  # fmt: skip
     setups = sorted(long["setup"].unique().to_list())
     color = fs_color(long["fs"])
-    panel_w = (TEXT_WIDTH_PT - LABEL_PT - 30) / 2
+    panel_w = (WIDTH - LABEL_PT - 30) / 2
     base = alt.Chart(long, width=panel_w, height=14 * len(setups))
     y = alt.Y(
         "setup:N", sort=setups, title=None, axis=alt.Axis(labelLimit=LABEL_PT, minExtent=LABEL_PT, maxExtent=LABEL_PT)

@@ -30,6 +30,7 @@ CAPTION = (
     r"pages were accessed once or twice, which no power law describes. Setups as in Figure~\ref{fig:fof}."
 )
 LABEL = "fig:zipf-ccdf"
+WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
 OP_ORDER = ["read", "write", "all"]
 
 
@@ -43,7 +44,7 @@ def chart(ccdf: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
     ccdf = select.keep(ccdf, setups)
     df = complete_cells(ccdf.select("run_id", "fs", "setup", "op", "kind", "x", "ccdf"), "setup", "op")
     ncol = len(OP_ORDER)
-    panel_w = (TEXT_WIDTH_PT - Y_AXIS_PT - 12 - ncol * 8) / ncol
+    panel_w = (WIDTH - Y_AXIS_PT - 12 - ncol * 8) / ncol
     base = alt.Chart(df, width=panel_w, height=50)
     xmax = ccdf["x"].max()
     ymin = max(float(ccdf.filter(pl.col("ccdf") > 0)["ccdf"].min()), 1e-9)

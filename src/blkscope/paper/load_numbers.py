@@ -12,7 +12,7 @@ import polars as pl
 from blkscope.analysis.run_groups import CAPPED, SATURATING, with_groups
 from blkscope.analysis.skew import scrambled_head
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
-from blkscope.paper.latex import escape, fmt_float, fmt_int, fmt_pct, macro_file, macro_name
+from blkscope.paper.latex import counted, escape, fmt_float, fmt_int, fmt_pct, macro_file, macro_name, tidy
 
 GUARD = "BlkLoadNumbers"
 
@@ -34,7 +34,7 @@ def claims(c: pl.DataFrame, before: pl.DataFrame | None = None) -> dict[str, str
     m: dict[str, str] = {"JournalMinS": fmt_int(JOURNAL_MIN_S)}  # the journal writer's claims' shortest run
     for r in c.iter_rows(named=True):
         k = macro_name("claim", r["claim_id"])
-        m |= {f"{k}Claimed": escape(r["claimed"]), f"{k}Ours": escape(r["ours"]), f"{k}N": escape(r["n"]),
+        m |= {f"{k}Claimed": escape(r["claimed"]), f"{k}Ours": escape(tidy(r["ours"])), f"{k}N": escape(r["n"]),
               f"{k}Verdict": escape(r["verdict"]), f"{k}Load": escape(r.get("load") or "--"),
               f"{k}Band": escape(r.get("band") or "--"), f"{k}NNeeded": escape(r.get("n_needed") or "--")}  # fmt: skip
     # verdict counts (ClaimsTested, ClaimsReplicated, ...) are study_numbers.claims's, in runs.tex
@@ -117,6 +117,7 @@ def tracer(by_load: pl.DataFrame) -> dict[str, str]:
         k = macro_name("tracer", load)
         m[f"{k}EventsPerSecMax"] = fmt_int(g["events_per_s"].max())
         m[f"{k}Lost"] = fmt_int(g["lost_events"].sum())
+        m[f"{k}LostPhrase"] = counted(int(g["lost_events"].sum()), "event", "events")  # "no events", not "0 events"
     return m
 
 

@@ -1,0 +1,186 @@
+"""What a reader of the built PDF sees, checked against the data: every claim of claims.csv with every column the
+claims table prints, the abstract's verdict counts against the table's, no internal word (batch ids, issue
+letters, commit hashes, round names), and the paper's length (pages of main text, appendix pages, figure area).
+
+Text comes from `pdftotext -raw` (content-stream order): TeX draws a table row cell after cell, so a cell's lines
+come out together wherever the paragraph column broke them. Comparisons ignore whitespace, which is where line
+breaks fall (table cells neither hyphenate nor break inside a word, blkscope.paper.tables).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
+
+import polars as pl
+
+from blkscope.paper.tables import plain
+
+# words of the project's own bookkeeping, not of the study: they belong in the repository, not the paper
+INTERNAL = [
+    (re.compile(r"\bround\s*\d+(?:-[a-z0-9]+)*\b", re.I), "a capture batch or round name"),
+    (re.compile(r"\bissue\s*~?\s*[A-Z]\b"), "an issue letter"),
+    (re.compile(r"\bissues?\s+#?\d+\b", re.I), "an issue number"),
+    (re.compile(r"\bcommit\s+[0-9a-f]{7,40}\b", re.I), "a commit hash"),
+    (re.compile(r"(?<![0-9A-Za-z])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![0-9A-Za-z])"), "a commit hash"),
+    (re.compile(r"\bhelper\b|\bcoordinator\b", re.I), "a word of the project's process"),
+]
+# pdftotext's Unicode for what TeX sets from ASCII: quotes, dashes (T1 ligatures), ligature glyphs (NFKC)
+_TYPESET = str.maketrans({"\u2019": "'", "\u2018": "`", "\u201c": "``", "\u201d": "''", "\u2013": "--",
+                          "\u2014": "---", "\u2212": "-", "\u00a0": " "})  # fmt: skip
+
+
+def pdf_text(pdf: Path, first: int | None = None, last: int | None = None) -> str:
+    """The text of `pdf` (pages first..last, 1-based) in content-stream order, typeset characters mapped back
+    to the ASCII TeX was given."""
+    args = ["pdftotext", "-raw", "-enc", "UTF-8"]
+    args += ["-f", str(first)] if first else []
+    args += ["-l", str(last)] if last else []
+    out = subprocess.run([*args, str(pdf), "-"], check=True, capture_output=True, text=True).stdout
+    return unicodedata.normalize("NFKC", out).translate(_TYPESET)
+
+
+def squash(text: str) -> str:
+    """Without whitespace and typeset characters: where TeX broke a line does not matter."""
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", str(text)).translate(_TYPESET))
+
+
+def missing_claims(text: str, claims: pl.DataFrame, columns: list[str]) -> list[str]:
+    """Every claim whose row is not in `text` with each printed column's value, in order: the claim id, then its
+    cells one after the other (a row may break across pages between rows, never inside one)."""
+    flat = squash(text)
+    problems = []
+    rest = [c for c in columns if c != "claim_id"]
+    for row in claims.iter_rows(named=True):
+        cid = row["claim_id"]
+        # the id with the cell after it: S1-trace is also the start of S1-trace-cass
+        anchor = squash(plain(cid)) + (squash(plain(row.get(rest[0]))) if rest else "")
+        at = flat.find(anchor)
+        if at < 0:
+            problems.append(f"claim {cid}: not in the PDF")
+            continue
+        at += len(squash(plain(cid)))
+        for col in rest:
+            value = row.get(col)
+            want = squash(plain(value))
+            found = flat.find(want, at)
+            if found < 0:
+                problems.append(f"claim {cid}: column {col} ({value!r}) not in the PDF after its id")
+            else:
+                at = found + len(want)
+    return problems
+
+
+def internal_words(text: str) -> list[str]:
+    """The internal words in `text`, each with what it is."""
+    found = []
+    for rx, what in INTERNAL:
+        for m in rx.finditer(text):
+            found.append(f"{what}: {m.group()!r} in {text[max(0, m.start() - 40):m.end() + 20]!r}")
+    return found
+
+
+def appendix_page(pdf: Path) -> int:
+    """The first page of the appendices (1-based): the page of the outline entry of the first appendix, which
+    hyperref names `Appendix ...`; the main text with its references is the pages before it."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(pdf)
+
+    def walk(items):
+        for it in items:
+            if isinstance(it, list):
+                yield from walk(it)
+            else:
+                yield it
+
+    for it in walk(reader.outline):
+        if str(it.title).startswith("Appendix"):
+            return reader.get_destination_page_number(it) + 1
+    raise ValueError(f"{pdf}: no appendix in the outline")
+
+
+def references_page(pdf: Path) -> int:
+    """The page the references start on (1-based), from the outline."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(pdf)
+    for it in reader.outline:
+        if not isinstance(it, list) and str(it.title).strip().lower() == "references":
+            return reader.get_destination_page_number(it) + 1
+    raise ValueError(f"{pdf}: no references in the outline")
+
+
+MAX_MAIN_PAGES = 14  # the venue's limit: pages of main text, references and appendices apart
+
+
+def layout(pdf: Path) -> dict:
+    """The paper's length and layout, measured from the PDF: pages in all, of main text (before the references),
+    of references and of appendices; per page of main text, the share of the text block its figures cover."""
+    from pypdf import PdfReader
+
+    from blkscope.paper.pdf_geometry import form_boxes, text_block
+
+    reader = PdfReader(pdf)
+    block = text_block(pdf)
+    area = (block.x1 - block.x0) * (block.bottom - block.top)
+    refs, app = references_page(pdf), appendix_page(pdf)
+    shares = []
+    for page in reader.pages[: refs - 1]:
+        covered = sum((b.x1 - b.x0) * (b.bottom - b.top) for b in form_boxes(page))
+        shares.append(round(covered / area, 3))
+    return {"pages": len(reader.pages), "main_pages": refs - 1, "reference_pages": app - refs,
+            "appendix_pages": len(reader.pages) - app + 1, "figure_share_per_main_page": shares,
+            "figure_share_main": round(sum(shares) / len(shares), 3) if shares else 0.0}  # fmt: skip
+
+
+def abstract_text(text_page1: str) -> str:
+    """The abstract as pdftotext gives it: from `Abstract` to the first section heading."""
+    m = re.search(r"Abstract\W+(.*?)(?:\n\s*I\.\s+I\s*NTRODUCTION|\n\s*I\.\s+INTRODUCTION|Index Terms)", text_page1,
+                  re.S | re.I)  # fmt: skip
+    return m.group(1) if m else ""
+
+
+def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
+    """Every problem a reader of the built PDF would find, and its layout."""
+    from blkscope.paper.study_numbers import verdict_sentence
+    from blkscope.paper.tables import claims_columns, printed_columns
+
+    problems = []
+    lay = layout(pdf)
+    if lay["main_pages"] > MAX_MAIN_PAGES:
+        problems.append(f"{lay['main_pages']} pages of main text: more than {MAX_MAIN_PAGES}")
+    app = appendix_page(pdf)
+    problems += missing_claims(pdf_text(pdf, first=app), claims, printed_columns(claims_columns(claims)))
+    problems += internal_words(pdf_text(pdf))
+    abstract = squash(abstract_text(pdf_text(pdf, 1, 1)))
+    sentence = squash(verdict_sentence(claims["verdict"]))
+    if sentence not in abstract:
+        want = verdict_sentence(claims["verdict"])
+        problems.append(f"the abstract does not give the claims table's counts ({want!r})")
+    return problems, lay
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    import json
+
+    p = argparse.ArgumentParser(prog="python -m blkscope.paper.pdf_text", description=__doc__)
+    p.add_argument("pdf", type=Path, help="the built paper")
+    p.add_argument("--claims", type=Path, required=True, help="the claims table (.parquet)")
+    p.add_argument("--layout", type=Path, help="write the measured layout here (.json)")
+    a = p.parse_args(argv)
+    problems, lay = check(a.pdf, pl.read_parquet(a.claims))
+    if a.layout:
+        a.layout.write_text(json.dumps(lay, indent=1) + "\n")
+    print(json.dumps({k: v for k, v in lay.items() if k != "figure_share_per_main_page"}), file=sys.stderr)
+    for line in problems:
+        print(f"{a.pdf}: {line}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

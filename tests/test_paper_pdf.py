@@ -1,0 +1,89 @@
+"""The claims table as LaTeX builds it in the paper's class: a longtable in the one-column appendix that breaks
+across pages, stays inside the text block, and prints every row with every column (found in the PDF by
+blkscope.paper.pdf_text, as the paper rule finds them in the built paper). Rows: the claims of
+blkscope.paper.claims with the estimates of the reference table of an earlier build (paper/reference), twice (the
+second copy's ids marked), so that the table is long enough to break."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from blkscope.paper.claims import CLAIMS
+from blkscope.paper.pdf_geometry import check_paper_pdf
+from blkscope.paper.pdf_text import internal_words, missing_claims, pdf_text
+from blkscope.paper.tables import claims_columns, claims_table, printed_columns
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = sorted((ROOT / "paper/reference").glob("claims-*.csv"))[0]
+DOC = r"""\documentclass[conference,letterpaper]{IEEEtran}
+\usepackage[T1]{fontenc}
+\usepackage{amsmath,graphicx,booktabs,array,longtable}
+\AtBeginDocument{\pdfinfo{/BlkscopeTextBlock (\the\dimexpr1in+\hoffset+\oddsidemargin\relax\space
+  \the\dimexpr1in+\voffset+\topmargin+\headheight+\headsep\relax\space\the\textwidth\space\the\textheight)}}
+\begin{document}
+\onecolumn
+\appendices
+\section{Every claim}\label{app:claims}
+\input{claims.tex}
+\end{document}
+"""
+
+
+def _claims() -> pl.DataFrame:
+    ref = pl.read_csv(REFERENCE)
+    rows = [{"claim_id": c.claim_id, "study": c.study, "claim": c.claim, "quantity": c.quantity,
+             "band": f"{c.size.text} for '{c.claimed}'", "n_needed": "--", "reason": None} for c in CLAIMS]  # fmt: skip
+    df = pl.DataFrame(rows).join(ref, on="claim_id", how="left").with_columns(pl.col("verdict").fill_null("not tested"))
+    return pl.concat([df, df.with_columns(claim_id=pl.col("claim_id") + "-again")])
+
+
+def _build(tmp: Path, claims: pl.DataFrame, tex: str | None = None) -> Path:
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex not installed (deps/debian-main.txt: make setup installs TeX Live)")
+    (tmp / "claims.tex").write_text(tex if tex is not None else claims_table(claims))
+    (tmp / "p.tex").write_text(DOC)
+    for _ in range(2):  # longtable settles its column widths on the second run
+        subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "p.tex"], cwd=tmp, check=True,
+                       capture_output=True)  # fmt: skip
+    return tmp / "p.pdf"
+
+
+def test_every_claim_with_every_column_is_in_the_pdf_inside_the_text_block(tmp_path):
+    from pypdf import PdfReader
+
+    claims = _claims()
+    pdf = _build(tmp_path, claims)
+    assert len(PdfReader(pdf).pages) >= 3  # the table broke across pages
+    columns = printed_columns(claims_columns(claims))
+    assert {"claim_id", "claim", "quantity", "band", "ours", "n", "load", "verdict"} <= set(columns)
+    assert missing_claims(pdf_text(pdf), claims, columns) == []
+    assert check_paper_pdf(pdf, every_page=True) == []
+
+
+def test_a_row_cut_from_the_table_is_reported(tmp_path):
+    claims = _claims()
+    tex = claims_table(claims)
+    cut = "\n".join(line for line in tex.splitlines() if not line.startswith("S4-ms &"))
+    pdf = _build(tmp_path, claims, cut)
+    problems = missing_claims(pdf_text(pdf), claims, printed_columns(claims_columns(claims)))
+    assert any(p.startswith("claim S4-ms:") for p in problems), problems
+
+
+def test_columns_the_claims_plan_adds_are_printed():
+    claims = _claims().with_columns(verdict_adjusted=pl.lit("inconclusive"), condition=pl.lit("saturating"))
+    columns = printed_columns(claims_columns(claims))
+    assert columns.index("condition") < columns.index("verdict_adjusted") and "verdict_adjusted" in columns
+    assert r"\textbf{adjusted verdict}" in claims_table(claims)
+
+
+def test_internal_words_are_found():
+    text = "runs of round3-decide-2 (issue L) at commit 19e2942; Round 4 of the work; ext4 and f2fs on S1-zipf"
+    found = internal_words(text)
+    assert any("round3-decide-2" in f for f in found) and any("issue L" in f for f in found)
+    assert any("19e2942" in f for f in found) and any("Round 4" in f for f in found)
+    assert internal_words("ext4, f2fs, S1-zipf, p99, inode64, 2026-11-27, 0.95x [0.83x, 1.10x]") == []
