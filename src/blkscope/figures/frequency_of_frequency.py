@@ -46,7 +46,7 @@ def chart(fof: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMix
     df = complete_cells(fof.select("run_id", "fs", "setup", "op", "count", "pages"), "setup", "op")
     ncol = len(OP_ORDER)
     panel_w = (WIDTH - Y_AXIS_PT - 12 - ncol * 8) / ncol
-    base = alt.Chart(df, width=panel_w, height=50)
+    base = alt.Chart(df, width=panel_w, height=40)
     enc = {
         "x": alt.X("count:Q", scale=alt.Scale(type="log"),
                    axis=log_axis(fof["count"].max(), "accesses per page k", panel_w, 22)),  # fmt: skip

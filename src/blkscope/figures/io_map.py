@@ -45,7 +45,7 @@ def chart(table: pl.DataFrame, setup: str | None = None) -> alt.TopLevelMixin:
     w = (WIDTH - n * (Y_AXIS_PT + 26)) / n  # each panel has its own address axis
     data = df.select("fs", "t_lo_s", "t_hi_s", "gib_lo", "gib_hi", "requests")
     return (
-        alt.Chart(data, width=w, height=110)
+        alt.Chart(data, width=w, height=90)
         .mark_rect()
         .encode(
             x=alt.X("t_lo_s:Q", title="time (s)", axis=alt.Axis(tickCount=3, labelOverlap=True)), x2="t_hi_s:Q",

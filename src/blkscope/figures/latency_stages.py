@@ -38,7 +38,7 @@ def chart(latency: pl.DataFrame) -> alt.TopLevelMixin:
     workloads = sorted(long["workload"].unique().to_list())
     ncol = len(workloads)
     panel_w = (WIDTH - Y_AXIS_PT - 24 - 10 - (ncol - 1) * 6) / ncol
-    base = alt.Chart(complete_cells(long, "stat", "workload"), width=panel_w, height=60)
+    base = alt.Chart(complete_cells(long, "stat", "workload"), width=panel_w, height=46)
     pts = base.mark_point(size=7, filled=True, opacity=0.8).encode(
         x=alt.X(
             "stage:N", sort=[s.upper() for s in STAGES], title=None, axis=alt.Axis(labelAngle=-90, labelFontSize=6)

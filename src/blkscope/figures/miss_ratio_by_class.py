@@ -70,7 +70,7 @@ def chart(mrc: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMix
     cols = ["run_id", "fs", "setup", "cls", "curve", "cache_mib", "miss_ratio"]
     data = complete_cells(df.select(cols), "setup", "cls")
     return (
-        alt.Chart(data, width=w, height=55)
+        alt.Chart(data, width=w, height=44)
         .mark_line(clip=True, strokeWidth=0.9, opacity=0.85)
         .encode(
             x=alt.X("cache_mib:Q", scale=alt.Scale(type="log"),

@@ -47,7 +47,7 @@ def chart(rank: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
     df = select.keep(rank, setups).select("run_id", "fs", "setup", "op", "rank", "count")
     ncol = len(OP_ORDER)
     panel_w = (WIDTH - Y_AXIS_PT - 12 - ncol * 8) / ncol
-    base = alt.Chart(complete_cells(df, "setup", "op"), width=panel_w, height=60)
+    base = alt.Chart(complete_cells(df, "setup", "op"), width=panel_w, height=44)
     enc = {
         "x": alt.X("rank:Q", scale=alt.Scale(type="log"), axis=log_axis(df["rank"].max(), "rank of page", panel_w, 22)),
         "y": alt.Y("count:Q", scale=alt.Scale(type="log"), axis=log_axis(df["count"].max(), None, 60)),

@@ -83,43 +83,33 @@ def internal_words(text: str) -> list[str]:
     return found
 
 
-def appendix_page(pdf: Path) -> int:
-    """The first page of the appendices (1-based): the page of the outline entry of the first appendix, which
-    hyperref names `Appendix ...`; the main text with its references is the pages before it."""
+def _info_page(pdf: Path, key: str) -> int:
     from pypdf import PdfReader
 
-    reader = PdfReader(pdf)
+    info = PdfReader(pdf).metadata or {}
+    if key not in info:
+        raise ValueError(f"{pdf}: no {key} in the document info (main.tex writes it)")
+    return int(str(info[key]))
 
-    def walk(items):
-        for it in items:
-            if isinstance(it, list):
-                yield from walk(it)
-            else:
-                yield it
 
-    for it in walk(reader.outline):
-        if str(it.title).startswith("Appendix"):
-            return reader.get_destination_page_number(it) + 1
-    raise ValueError(f"{pdf}: no appendix in the outline")
+def appendix_page(pdf: Path) -> int:
+    """The first page of the appendices (1-based), as main.tex records it in the document info."""
+    return _info_page(pdf, "/BlkscopeAppendixPage")
 
 
 def references_page(pdf: Path) -> int:
-    """The page the references start on (1-based), from the outline."""
-    from pypdf import PdfReader
-
-    reader = PdfReader(pdf)
-    for it in reader.outline:
-        if not isinstance(it, list) and str(it.title).strip().lower() == "references":
-            return reader.get_destination_page_number(it) + 1
-    raise ValueError(f"{pdf}: no references in the outline")
+    """The page the references start on (1-based), as main.tex records it: the main text is the pages before
+    it and the part of this page above the references."""
+    return _info_page(pdf, "/BlkscopeReferencesPage")
 
 
 MAX_MAIN_PAGES = 14  # the venue's limit: pages of main text, references and appendices apart
 
 
 def layout(pdf: Path) -> dict:
-    """The paper's length and layout, measured from the PDF: pages in all, of main text (before the references),
-    of references and of appendices; per page of main text, the share of the text block its figures cover."""
+    """The paper's length and layout, measured from the PDF: pages in all, of main text (up to the page the
+    references start on), of references and of appendices; per page of main text, the share of the text block its
+    figures cover."""
     from pypdf import PdfReader
 
     from blkscope.paper.pdf_geometry import form_boxes, text_block
@@ -129,10 +119,10 @@ def layout(pdf: Path) -> dict:
     area = (block.x1 - block.x0) * (block.bottom - block.top)
     refs, app = references_page(pdf), appendix_page(pdf)
     shares = []
-    for page in reader.pages[: refs - 1]:
+    for page in reader.pages[:refs]:
         covered = sum((b.x1 - b.x0) * (b.bottom - b.top) for b in form_boxes(page))
         shares.append(round(covered / area, 3))
-    return {"pages": len(reader.pages), "main_pages": refs - 1, "reference_pages": app - refs,
+    return {"pages": len(reader.pages), "main_pages": refs, "reference_pages": app - refs,
             "appendix_pages": len(reader.pages) - app + 1, "figure_share_per_main_page": shares,
             "figure_share_main": round(sum(shares) / len(shares), 3) if shares else 0.0}  # fmt: skip
 
