@@ -87,3 +87,44 @@ def test_internal_words_are_found():
     assert any("round3-decide-2" in f for f in found) and any("issue L" in f for f in found)
     assert any("19e2942" in f for f in found) and any("Round 4" in f for f in found)
     assert internal_words("ext4, f2fs, S1-zipf, p99, inode64, 2026-11-27, 0.95x [0.83x, 1.10x]") == []
+
+
+LAYOUT = r"""\documentclass[conference,letterpaper]{IEEEtran}
+\usepackage{graphicx}
+\AtBeginDocument{\pdfinfo{/BlkscopeTextBlock (\the\dimexpr1in+\hoffset+\oddsidemargin\relax\space
+  \the\dimexpr1in+\voffset+\topmargin+\headheight+\headsep\relax\space\the\textwidth\space\the\textheight)}}
+\begin{document}
+Some text of the main part.
+\begin{figure}[p]\centering\includegraphics{fig.pdf}\caption{A small figure alone on a page of floats.}\end{figure}
+\clearpage
+More text.
+\clearpage
+\pdfinfo{/BlkscopeReferencesPage (\thepage)}
+References.
+\clearpage
+\onecolumn
+\pdfinfo{/BlkscopeAppendixPage (\thepage)}
+\appendices
+\section{Every claim}
+An appendix.
+\end{document}
+"""
+
+
+def test_layout_counts_pages_and_finds_a_lone_half_empty_figure_page(tmp_path):
+    """A figure a third of a column high, alone on a float page: the length check reports that page."""
+    import altair as alt
+    import vl_convert as vlc
+
+    from blkscope.paper.pdf_text import layout
+
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex not installed (deps/debian-main.txt: make setup installs TeX Live)")
+    chart = alt.Chart(pl.DataFrame({"x": [1, 2], "y": [1, 2]}), width=200, height=80).mark_line().encode(x="x", y="y")
+    (tmp_path / "fig.pdf").write_bytes(vlc.vegalite_to_pdf(chart.to_dict()))
+    (tmp_path / "p.tex").write_text(LAYOUT)
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "p.tex"], cwd=tmp_path, check=True,
+                   capture_output=True)  # fmt: skip
+    lay = layout(tmp_path / "p.pdf")
+    assert (lay["pages"], lay["main_pages"], lay["reference_pages"], lay["appendix_pages"]) == (5, 3, 1, 1)
+    assert lay["half_empty_figure_pages"] == [2] and 0 < lay["figure_share_per_main_page"][1] < 0.5

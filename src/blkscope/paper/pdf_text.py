@@ -1,6 +1,7 @@
 """What a reader of the built PDF sees, checked against the data: every claim of claims.csv with every column the
 claims table prints, the abstract's verdict counts against the table's, no internal word (batch ids, issue
-letters, commit hashes, round names), and the paper's length (pages of main text, appendix pages, figure area).
+letters, commit hashes, round names), nothing outside the text block on any page (blkscope.paper.pdf_geometry),
+and the paper's length (pages of main text, appendix pages, figure area).
 
 Text comes from `pdftotext -raw` (content-stream order): TeX draws a table row cell after cell, so a cell's lines
 come out together wherever the paragraph column broke them. Comparisons ignore whitespace, which is where line
@@ -98,8 +99,8 @@ def appendix_page(pdf: Path) -> int:
 
 
 def references_page(pdf: Path) -> int:
-    """The page the references start on (1-based), as main.tex records it: the main text is the pages before
-    it and the part of this page above the references."""
+    """The page the references start on (1-based), as main.tex records it after a \\clearpage (every figure
+    placed): the main text is the pages before it."""
     return _info_page(pdf, "/BlkscopeReferencesPage")
 
 
@@ -107,9 +108,10 @@ MAX_MAIN_PAGES = 14  # the venue's limit: pages of main text, references and app
 
 
 def layout(pdf: Path) -> dict:
-    """The paper's length and layout, measured from the PDF: pages in all, of main text (up to the page the
-    references start on), of references and of appendices; per page of main text, the share of the text block its
-    figures cover."""
+    """The paper's length and layout, measured from the PDF: pages in all, of main text (before the page the
+    references start on), of references, and of appendices; per page of main text, the share of
+    the text block its figures cover, and the pages of figures only that they leave less than half full."""
+    import pdfplumber
     from pypdf import PdfReader
 
     from blkscope.paper.pdf_geometry import form_boxes, text_block
@@ -118,13 +120,32 @@ def layout(pdf: Path) -> dict:
     block = text_block(pdf)
     area = (block.x1 - block.x0) * (block.bottom - block.top)
     refs, app = references_page(pdf), appendix_page(pdf)
-    shares = []
-    for page in reader.pages[:refs]:
-        covered = sum((b.x1 - b.x0) * (b.bottom - b.top) for b in form_boxes(page))
-        shares.append(round(covered / area, 3))
-    return {"pages": len(reader.pages), "main_pages": refs, "reference_pages": app - refs,
+    shares, lone = [], []
+    with pdfplumber.open(pdf) as doc:
+        for i, page in enumerate(reader.pages[: refs - 1], start=1):
+            boxes = form_boxes(page)
+            covered = sum((b.x1 - b.x0) * (b.bottom - b.top) for b in boxes)
+            shares.append(round(covered / area, 3))
+            if boxes and covered < LONE_FIGURE_SHARE * area and _words_outside(doc.pages[i - 1], boxes) < FLOAT_WORDS:
+                lone.append(i)  # a float page (captions only) its figures leave half empty
+    return {"pages": len(reader.pages), "main_pages": refs - 1, "reference_pages": app - refs,
             "appendix_pages": len(reader.pages) - app + 1, "figure_share_per_main_page": shares,
-            "figure_share_main": round(sum(shares) / len(shares), 3) if shares else 0.0}  # fmt: skip
+            "figure_share_main": round(sum(shares) / len(shares), 3) if shares else 0.0,
+            "half_empty_figure_pages": lone}  # fmt: skip
+
+
+LONE_FIGURE_SHARE = 0.5  # a page of figures only must be at least half figure
+FLOAT_WORDS = 250  # fewer words than this beside the figures: a float page (captions only), not a page of text
+
+
+def _words_outside(page, boxes) -> int:
+    """Words of a pdfplumber page drawn outside the figures' boxes (captions and body text)."""
+    n = 0
+    for w in page.extract_words():
+        cx, cy = (w["x0"] + w["x1"]) / 2, (w["top"] + w["bottom"]) / 2
+        if not any(b.x0 <= cx <= b.x1 and b.top <= cy <= b.bottom for b in boxes):
+            n += 1
+    return n
 
 
 def abstract_text(text_page1: str) -> str:
@@ -143,9 +164,15 @@ def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
     lay = layout(pdf)
     if lay["main_pages"] > MAX_MAIN_PAGES:
         problems.append(f"{lay['main_pages']} pages of main text: more than {MAX_MAIN_PAGES}")
+    for n in lay["half_empty_figure_pages"]:
+        problems.append(f"page {n}: a page of figures less than half full")
     app = appendix_page(pdf)
     problems += missing_claims(pdf_text(pdf, first=app), claims, printed_columns(claims_columns(claims)))
     problems += internal_words(pdf_text(pdf))
+    # every page: no figure, caption or table row outside the text block, no two labels overlapping
+    from blkscope.paper.pdf_geometry import check_paper_pdf
+
+    problems += check_paper_pdf(pdf, every_page=True)
     abstract = squash(abstract_text(pdf_text(pdf, 1, 1)))
     sentence = squash(verdict_sentence(claims["verdict"]))
     if sentence not in abstract:
