@@ -50,7 +50,7 @@ def chart(fof: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMix
     enc = {
         "x": alt.X("count:Q", scale=alt.Scale(type="log"),
                    axis=log_axis(fof["count"].max(), "accesses per page k", panel_w, 22)),  # fmt: skip
-        "y": alt.Y("pages:Q", scale=alt.Scale(type="log"), axis=log_axis(fof["pages"].max(), None, 50)),
+        "y": alt.Y("pages:Q", scale=alt.Scale(type="log"), axis=log_axis(fof["pages"].max(), None, 40)),
         "color": fs_color(fof["fs"]),
         "detail": "run_id:N",
     }

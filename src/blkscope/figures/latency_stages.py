@@ -44,7 +44,7 @@ def chart(latency: pl.DataFrame) -> alt.TopLevelMixin:
             "stage:N", sort=[s.upper() for s in STAGES], title=None, axis=alt.Axis(labelAngle=-90, labelFontSize=6)
         ),
         xOffset=alt.XOffset("fs:N"),
-        y=alt.Y("value:Q", scale=alt.Scale(type="log"), axis=log_axis(long["value"].max(), None, 60)),
+        y=alt.Y("value:Q", scale=alt.Scale(type="log"), axis=log_axis(long["value"].max(), None, 46)),
         color=fs_color(long["fs"]),
         tooltip=["run_id:N", "stage:N", "stat:N", "value:Q", "n:Q"],
     )

@@ -50,7 +50,7 @@ def chart(rank: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
     base = alt.Chart(complete_cells(df, "setup", "op"), width=panel_w, height=44)
     enc = {
         "x": alt.X("rank:Q", scale=alt.Scale(type="log"), axis=log_axis(df["rank"].max(), "rank of page", panel_w, 22)),
-        "y": alt.Y("count:Q", scale=alt.Scale(type="log"), axis=log_axis(df["count"].max(), None, 60)),
+        "y": alt.Y("count:Q", scale=alt.Scale(type="log"), axis=log_axis(df["count"].max(), None, 44)),
         "color": fs_color(df["fs"]),
         "detail": "run_id:N",
     }

@@ -97,9 +97,13 @@ def fs_scale(values) -> alt.Scale:
     return alt.Scale(domain=domain, range=[colors.get(f, "#666666") for f in domain])
 
 
+LEGEND_COLUMNS = 3  # filesystems a legend row holds: five in one row (~280 bp) are wider than a column
+
+
 def fs_color(values, legend: bool = True) -> alt.Color:
-    """Colour by the `fs` column (fs_scale), legend on top."""
-    return alt.Color("fs:N", scale=fs_scale(values), title=None, legend=alt.Legend(orient="top") if legend else None)
+    """Colour by the `fs` column (fs_scale), legend on top, LEGEND_COLUMNS entries a row."""
+    return alt.Color("fs:N", scale=fs_scale(values), title=None,
+                     legend=alt.Legend(orient="top", columns=LEGEND_COLUMNS) if legend else None)  # fmt: skip
 
 
 def no_data(message: str, width: float = COLUMN_WIDTH_PT - 10, height: float = 40) -> alt.Chart:

@@ -46,7 +46,8 @@ def chart(cost: pl.DataFrame) -> alt.TopLevelMixin:
     def panel(field: str, title: str, axis_y: bool) -> alt.Chart:
         yy = y if axis_y else alt.Y("setup:N", sort=setups, axis=None)
         return base.mark_point(size=14, filled=True, opacity=0.85).encode(
-            x=alt.X(f"{field}:Q", scale=alt.Scale(type="log"), axis=log_axis(float(long[field].max()), title)),
+            x=alt.X(f"{field}:Q", scale=alt.Scale(type="log"),
+                    axis=log_axis(float(long[field].max()), title, panel_w, min_gap=18)),
             y=yy, yOffset="fs:N", color=color, shape=shape, tooltip=tip,
         )  # fmt: skip
 

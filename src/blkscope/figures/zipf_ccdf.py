@@ -53,7 +53,7 @@ def chart(ccdf: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
         "y": alt.Y(
             "ccdf:Q",
             scale=alt.Scale(type="log", domain=[ymin, 1]),
-            axis=alt.Axis(values=[1 / v for v in decades(1 / ymin, 50)], format="~g", title=None),
+            axis=alt.Axis(values=[1 / v for v in decades(1 / ymin, 40)], format="~g", title=None),
         ),  # fmt: skip
         "color": fs_color(ccdf["fs"]),
         "detail": "run_id:N",
