@@ -78,7 +78,7 @@ def test_columns_the_claims_plan_adds_are_printed():
     claims = _claims().with_columns(verdict_adjusted=pl.lit("inconclusive"), condition=pl.lit("saturating"))
     columns = printed_columns(claims_columns(claims))
     assert columns.index("condition") < columns.index("verdict_adjusted") and "verdict_adjusted" in columns
-    assert r"\textbf{adjusted verdict}" in claims_table(claims)
+    assert "& adjusted verdict &" in claims_table(claims)
 
 
 def test_internal_words_are_found():

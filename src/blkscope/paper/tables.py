@@ -47,7 +47,7 @@ def _spec(columns: Sequence[Column]) -> str:
 def longtable(df: pl.DataFrame, columns: Sequence[Column], caption: str, label: str, size: str = r"\scriptsize",
               notes: str = "") -> str:  # fmt: skip
     """A longtable over the line width: its caption and header repeat on each page it breaks onto."""
-    head = " & ".join(r"\textbf{" + h + "}" for _, h, _, _ in columns) + r" \\"
+    head = " & ".join(h for _, h, _, _ in columns) + r" \\"
     body = [" & ".join(f(row[c]) for c, _, _, f in columns) + r" \\" for row in df.iter_rows(named=True)]
     return "\n".join(
         [
@@ -81,7 +81,9 @@ def printed_columns(columns: Sequence[Column]) -> list[str]:
 
 
 RUNS_COLUMNS: list[Column] = [
-    ("run_id", "run", 0, escape),
+    ("filesystem", "FS", 0, escape),
+    ("job", "job", 0, escape),
+    ("repeat", "r", 0, fmt_int),
     ("events", "events", 0, fmt_int),
     ("completions", "C events", 0, fmt_int),
     ("pages_touched", "pages", 0, fmt_int),
