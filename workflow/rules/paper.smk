@@ -114,5 +114,5 @@ rule paper:
         " && cd paper && latexmk -pdf -interaction=nonstopmode -halt-on-error -outdir=generated/build main.tex"
         " > ../{log.latex} 2>&1 && cd .."
         " && python -m blkscope.paper.pdf_text paper/generated/build/main.pdf --claims {input.claims}"
-        " --layout {output.layout} > {log.check} 2>&1"
+        " --layout {output.layout} --figures {input.figures} > {log.check} 2>&1"
         " && cp paper/generated/build/main.pdf {output.pdf}"

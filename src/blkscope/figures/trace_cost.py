@@ -40,7 +40,8 @@ def chart(cost: pl.DataFrame) -> alt.TopLevelMixin:
         "setup:N", sort=setups, title=None, axis=alt.Axis(labelLimit=LABEL_PT, minExtent=LABEL_PT, maxExtent=LABEL_PT)
     )
     shapes = alt.Scale(domain=list(FORMS.values()), range=["circle", "triangle-down"])
-    shape = alt.Shape("form:N", title=None, scale=shapes, legend=alt.Legend(orient="top"))
+    # the forms legend below: beside the colours on top it widened the figure past a column
+    shape = alt.Shape("form:N", title=None, scale=shapes, legend=alt.Legend(orient="bottom"))
     tip = ["run_id:N", "events:Q", "duration_s:Q", "per_event:Q", "per_s:Q"]
 
     def panel(field: str, title: str, axis_y: bool) -> alt.Chart:

@@ -163,6 +163,16 @@ def _unbroken(text: str) -> str:
     return squash(text.replace("{,}", ",")).replace("-", "")  # a macro's thousands separator prints as a comma
 
 
+def check_figures(figures: list[Path]) -> list[str]:
+    """Each figure's own PDF: within the width it is printed in (a column or both: its module's WIDTH) and the
+    height a figure has, no two labels overlapping."""
+    from blkscope.figures.theme import MAX_FIGURE_HEIGHT_PT
+    from blkscope.paper.figure_tex import width
+    from blkscope.paper.pdf_geometry import check_figure_pdf
+
+    return [p for f in figures for p in check_figure_pdf(f, width(f.stem), MAX_FIGURE_HEIGHT_PT)]
+
+
 def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
     """Every problem a reader of the built PDF would find, and its layout."""
     from blkscope.paper.study_numbers import verdict_sentence
@@ -197,8 +207,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("pdf", type=Path, help="the built paper")
     p.add_argument("--claims", type=Path, required=True, help="the claims table (.parquet)")
     p.add_argument("--layout", type=Path, help="write the measured layout here (.json)")
+    p.add_argument("--figures", type=Path, nargs="*", default=[], help="the figures' own PDFs")
     a = p.parse_args(argv)
     problems, lay = check(a.pdf, pl.read_parquet(a.claims))
+    problems += check_figures(a.figures)
     if a.layout:
         a.layout.write_text(json.dumps(lay, indent=1) + "\n")
     print(json.dumps({k: v for k, v in lay.items() if k != "figure_share_per_main_page"}), file=sys.stderr)
