@@ -75,10 +75,12 @@ def test_a_row_cut_from_the_table_is_reported(tmp_path):
 
 
 def test_columns_the_claims_plan_adds_are_printed():
-    claims = _claims().with_columns(verdict_adjusted=pl.lit("inconclusive"), condition=pl.lit("saturating"))
+    claims = _claims().with_columns(verdict_unadjusted=pl.lit("replicates"), condition=pl.lit("in-memory"),
+                                    runs_read=pl.lit("saturating, steady window"))  # fmt: skip
     columns = printed_columns(claims_columns(claims))
-    assert columns.index("condition") < columns.index("verdict_adjusted") and "verdict_adjusted" in columns
-    assert "& adjusted verdict &" in claims_table(claims)
+    assert columns.index("condition") < columns.index("runs_read") < columns.index("verdict_unadjusted")
+    assert columns[-2:] == ["verdict_unadjusted", "verdict"]
+    assert "& verdict, unadjusted & verdict, adjusted" in claims_table(claims)
 
 
 def test_internal_words_are_found():
@@ -128,3 +130,13 @@ def test_layout_counts_pages_and_finds_a_lone_half_empty_figure_page(tmp_path):
     lay = layout(tmp_path / "p.pdf")
     assert (lay["pages"], lay["main_pages"], lay["reference_pages"], lay["appendix_pages"]) == (5, 3, 1, 1)
     assert lay["half_empty_figure_pages"] == [2] and 0 < lay["figure_share_per_main_page"][1] < 0.5
+
+
+def test_a_claim_under_two_conditions_needs_both_rows():
+    rows = pl.DataFrame({"claim_id": ["S1-zipf", "S1-zipf"], "claim": ["Zipf", "Zipf"],
+                         "condition": ["in-memory", "scale"], "verdict": ["does not", "inconclusive"]})  # fmt: skip
+    cols = ["claim_id", "claim", "condition", "verdict"]
+    both = "S1-zipf Zipf in-memory does not\nS1-zipf Zipf scale inconclusive"
+    assert missing_claims(both, rows, cols) == []
+    one = "S1-zipf Zipf in-memory does not\nS2-ops Zipf scale inconclusive"
+    assert missing_claims(one, rows, cols) == ["claim S1-zipf: not in the PDF"]

@@ -55,11 +55,12 @@ def missing_claims(text: str, claims: pl.DataFrame, columns: list[str]) -> list[
     flat = squash(text)
     problems = []
     rest = [c for c in columns if c != "claim_id"]
+    pos = 0  # rows in table order: a claim judged under two conditions has two rows with one id
     for row in claims.iter_rows(named=True):
         cid = row["claim_id"]
         # the id with the cell after it: S1-trace is also the start of S1-trace-cass
         anchor = squash(plain(cid)) + (squash(plain(row.get(rest[0]))) if rest else "")
-        at = flat.find(anchor)
+        at = flat.find(anchor, pos)
         if at < 0:
             problems.append(f"claim {cid}: not in the PDF")
             continue
@@ -72,6 +73,7 @@ def missing_claims(text: str, claims: pl.DataFrame, columns: list[str]) -> list[
                 problems.append(f"claim {cid}: column {col} ({value!r}) not in the PDF after its id")
             else:
                 at = found + len(want)
+        pos = at
     return problems
 
 

@@ -186,13 +186,13 @@ def verdict_sentence(verdicts: pl.Series) -> str:
 
 
 def verdicts(claims: pl.DataFrame) -> dict[str, str]:
-    """How many claims each verdict got, as numbers and as one sentence (ClaimsSentence); with the multiplicity-
-    adjusted verdicts of the claims plan where claims.csv has them (ClaimsSentenceAdjusted)."""
+    """How many claims each verdict got, as numbers and as one sentence (ClaimsSentence); where claims.csv has the
+    verdicts before the multiplicity adjustment beside the adjusted ones, those too (ClaimsSentenceUnadjusted)."""
     counts = verdict_counts(claims["verdict"])
     m = {"ClaimsTested": fmt_int(claims.height), "ClaimsSentence": verdict_sentence(claims["verdict"])}
     m |= {VERDICT_WORDS[k][0]: fmt_int(n) for k, n in counts.items()}
-    if "verdict_adjusted" in claims.columns:
-        m["ClaimsSentenceAdjusted"] = verdict_sentence(claims["verdict_adjusted"])
+    if "verdict_unadjusted" in claims.columns:  # `verdict` is then the multiplicity-adjusted one
+        m["ClaimsSentenceUnadjusted"] = verdict_sentence(claims["verdict_unadjusted"])
     return m
 
 

@@ -109,35 +109,36 @@ def runs_table(summary: pl.DataFrame) -> str:
     )
 
 
-# The claims table: every column of claims.csv a reader needs to judge a claim. Columns another part of the
-# study adds (the multiplicity-adjusted verdict, the runs a claim reads) are printed where claims.csv has them.
+# The claims table: every column of claims.csv a reader needs to judge a claim, in reading order: what is claimed,
+# which runs are read, what we estimate, the verdict. Columns the claims plan adds (condition, runs read, window,
+# planned n, the estimate over all runs, the verdict before the multiplicity adjustment) are printed where
+# claims.csv has them; `verdict` is then the adjusted one.
 CLAIMS_COLUMNS: list[Column] = [
     ("claim_id", "id", 1.3, cell),
-    ("claim", "claim", 3.0, cell),
-    ("quantity", "quantity", 3.0, cell),
-    ("band", "claimed: our reading", 2.4, cell),
-    ("ours", "ours [interval]", 2.0, cell),
-    ("n", "runs per arm", 2.0, cell),
-    ("load", "load", 1.0, cell),
-    ("n_needed", "n to decide", 0.9, cell),
-    ("verdict", "verdict", 1.4, cell),
-]
-# (field, header, weight) of the columns the claims plan adds, in the order they are printed after `n`
-CLAIMS_OPTIONAL: list[tuple[str, str, float]] = [
-    ("condition", "condition", 1.6),
-    ("window", "window", 1.2),
-    ("n_per_arm", "n per arm", 1.0),
-    ("ours_adjusted", "adjusted interval", 2.0),
-    ("verdict_adjusted", "adjusted verdict", 1.4),
+    ("claim", "claim", 2.6, cell),
+    ("quantity", "quantity", 2.6, cell),
+    ("band", "claimed: our reading", 2.0, cell),
+    ("condition", "condition", 1.1, cell),
+    ("runs_read", "runs read", 1.6, cell),
+    ("window", "window", 1.1, cell),
+    ("n_planned", "n planned", 0.7, cell),
+    ("n", "runs per arm", 1.5, cell),
+    ("load", "load", 0.9, cell),
+    ("ours", "ours [interval]", 1.8, cell),
+    ("ours_all", "all runs [interval]", 1.8, cell),
+    ("n_needed", "n to decide", 0.8, cell),
+    ("verdict_unadjusted", "verdict, unadjusted", 1.2, cell),
+    ("verdict", "verdict", 1.2, cell),
 ]
 
 
 def claims_columns(claims: pl.DataFrame) -> list[Column]:
-    """The printed columns: the fixed ones and, where claims.csv has them, the plan's."""
-    extra = [(c, h, w, cell) for c, h, w in CLAIMS_OPTIONAL if c in claims.columns]
-    base = [c for c in CLAIMS_COLUMNS if c[0] in claims.columns]
-    at = next((i for i, c in enumerate(base) if c[0] == "load"), len(base)) + 1
-    return base[:at] + extra + base[at:]
+    """The printed columns: those of CLAIMS_COLUMNS that claims.csv has; the verdict is named adjusted when the
+    unadjusted one is printed beside it."""
+    cols = [c for c in CLAIMS_COLUMNS if c[0] in claims.columns]
+    if "verdict_unadjusted" in claims.columns:
+        cols = [(f, "verdict, adjusted" if f == "verdict" else h, w, fmt) for f, h, w, fmt in cols]
+    return cols
 
 
 CLAIMS_CAPTION = (
