@@ -52,6 +52,8 @@ def test_verdict_sentence_counts_every_verdict_and_leaves_out_the_empty_ones():
     v = pl.Series(["replicates", "does not", "does not", "not testable here", "inconclusive (reason)"])
     want = "five claims: one replicates, two do not, one is inconclusive and one is not testable here"
     assert verdict_sentence(v) == want
+    ids = pl.Series(["a", "a", "b", "c", "d"])  # a judged under two conditions: a row each
+    assert verdict_sentence(v, ids).startswith("five verdicts on four claims: one replicates")
 
 
 def test_queue_depth_and_lost_events_in_words_from_the_counts():

@@ -194,9 +194,9 @@ def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
 
     problems += check_paper_pdf(pdf, every_page=True)
     abstract = _unbroken(abstract_text(pdf_text(pdf, 1, 1)))
-    sentence = _unbroken(verdict_sentence(claims["verdict"]))
+    sentence = _unbroken(verdict_sentence(claims["verdict"], claims["claim_id"]))
     if sentence not in abstract:
-        want = verdict_sentence(claims["verdict"])
+        want = verdict_sentence(claims["verdict"], claims["claim_id"])
         problems.append(f"the abstract does not give the claims table's counts ({want!r})")
     return problems, lay
 

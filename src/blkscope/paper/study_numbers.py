@@ -177,22 +177,27 @@ def verdict_counts(verdicts: pl.Series) -> dict[str, int]:
     return {k: int(v.str.starts_with(k).sum()) for k in VERDICT_WORDS}
 
 
-def verdict_sentence(verdicts: pl.Series) -> str:
+def verdict_sentence(verdicts: pl.Series, ids: pl.Series | None = None) -> str:
     """"35 claims: 12 replicate, 8 do not and one is inconclusive": the counts of the claims table in words, the
-    verdicts no claim got left out (the abstract and conclusion print it; a test finds it in the PDF)."""
+    verdicts no claim got left out (the abstract and conclusion print it; a test finds it in the PDF). With `ids`
+    (a claim judged under several conditions has a row each): "40 verdicts on 35 claims: ..."."""
     counts = verdict_counts(verdicts)
     parts = [(counts[k], one, many) for k, (_, one, many) in VERDICT_WORDS.items()]
-    return f"{counted(verdicts.len(), 'claim', 'claims')}: {enumerate_counts(parts)}"
+    head = counted(verdicts.len(), "claim", "claims")
+    if ids is not None and ids.n_unique() < verdicts.len():
+        head = f"{counted(verdicts.len(), 'verdict', 'verdicts')} on {counted(ids.n_unique(), 'claim', 'claims')}"
+    return f"{head}: {enumerate_counts(parts)}"
 
 
 def verdicts(claims: pl.DataFrame) -> dict[str, str]:
     """How many claims each verdict got, as numbers and as one sentence (ClaimsSentence); where claims.csv has the
     verdicts before the multiplicity adjustment beside the adjusted ones, those too (ClaimsSentenceUnadjusted)."""
     counts = verdict_counts(claims["verdict"])
-    m = {"ClaimsTested": fmt_int(claims.height), "ClaimsSentence": verdict_sentence(claims["verdict"])}
+    m = {"ClaimsTested": fmt_int(claims.height),
+         "ClaimsSentence": verdict_sentence(claims["verdict"], claims["claim_id"])}
     m |= {VERDICT_WORDS[k][0]: fmt_int(n) for k, n in counts.items()}
     if "verdict_unadjusted" in claims.columns:  # `verdict` is then the multiplicity-adjusted one
-        m["ClaimsSentenceUnadjusted"] = verdict_sentence(claims["verdict_unadjusted"])
+        m["ClaimsSentenceUnadjusted"] = verdict_sentence(claims["verdict_unadjusted"], claims["claim_id"])
     return m
 
 
