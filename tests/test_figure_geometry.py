@@ -13,7 +13,7 @@ import pandas as pd
 import vl_convert as vlc
 from requires import require
 
-from blkscope.figures.theme import MAX_FIGURE_HEIGHT_PT, TEXT_WIDTH_PT
+from blkscope.figures.theme import COLUMN_WIDTH_PT, MAX_FIGURE_HEIGHT_PT, TEXT_WIDTH_PT
 from blkscope.paper.pdf_geometry import check_figure_pdf, check_paper_pdf, check_rendered_pages, labels
 
 LABELS = pd.DataFrame({"x": [f"setup number {i}" for i in range(12)], "y": range(12)})
@@ -52,8 +52,9 @@ def test_labels_are_whole_strings_in_any_direction(tmp_path):
 
 
 def test_a_figure_larger_than_its_space_is_reported(tmp_path):
-    pdf = _figure(tmp_path, "wide", -90, width=400)
-    assert any("exceeds" in p for p in check_figure_pdf(pdf, TEXT_WIDTH_PT, MAX_FIGURE_HEIGHT_PT))
+    pdf = _figure(tmp_path, "wide", -90, width=400)  # drawn for both columns, printed in one
+    assert any("exceeds" in p for p in check_figure_pdf(pdf, COLUMN_WIDTH_PT, MAX_FIGURE_HEIGHT_PT))
+    assert not any("exceeds" in p for p in check_figure_pdf(pdf, TEXT_WIDTH_PT, MAX_FIGURE_HEIGHT_PT))
 
 
 PAPER = r"""\documentclass[10pt]{article}
@@ -88,3 +89,21 @@ def test_a_figure_taller_than_the_text_block_is_reported_on_the_page_and_rendere
     problems = check_paper_pdf(pdf)
     assert any("leaves the text block" in p for p in problems), problems
     assert any("pixels of ink outside" in p for p in check_rendered_pages(pdf, tmp_path / "png"))
+
+
+def test_a_facet_panel_without_data_is_found():
+    """complete_cells keeps a facet grid aligned by adding a cell without data: the panel check finds it."""
+    import polars as pl
+
+    from blkscope.figures.panels import panel_marks
+    from blkscope.figures.theme import complete_cells
+
+    df = pl.DataFrame({"setup": ["a", "a", "b"], "op": ["read", "write", "read"], "x": [1, 2, 3], "y": [1, 2, 3]})
+    chart = (
+        alt.Chart(complete_cells(df, "setup", "op"), width=60, height=30).mark_line().encode(x="x:Q", y="y:Q")
+        .facet(row="setup:N", column="op:N")
+    )  # fmt: skip
+    marks = panel_marks(vlc.vegalite_to_svg(chart.to_dict()))
+    assert len(marks) == 4 and marks.count(0) == 1  # b/write
+    full = alt.Chart(df.filter(pl.col("op") == "read"), width=60, height=30).mark_point().encode(x="x:Q", y="y:Q")
+    assert 0 not in panel_marks(vlc.vegalite_to_svg(full.facet(row="setup:N").to_dict()))

@@ -18,7 +18,9 @@ import vl_convert as vlc
 
 from blkscope.cli import main
 from blkscope.figures import FIGURES
-from blkscope.figures.theme import MAX_FIGURE_HEIGHT_PT, TEXT_WIDTH_PT
+from blkscope.figures.panels import panel_marks
+from blkscope.figures.theme import COLUMN_WIDTH_PT, MAX_FIGURE_HEIGHT_PT, TEXT_WIDTH_PT
+from blkscope.paper.figure_tex import width as figure_width
 from blkscope.paper.pdf_geometry import check_figure_pdf
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -132,18 +134,19 @@ def _chart(name: str, table: pl.DataFrame):
     return importlib.import_module(f"blkscope.figures.{FIGURES[name]}").chart(table)
 
 
-def _check(chart, tmp: Path | None = None) -> str:
-    """Valid spec (to_dict validates), every embedded dataset within Altair's row limit, SVG within the width;
-    with `tmp`, the PDF too: within the width and height a figure has, and no two text labels overlapping."""
+def _check(chart, tmp: Path | None = None, space: float = TEXT_WIDTH_PT) -> str:
+    """Valid spec (to_dict validates), every embedded dataset within Altair's row limit, SVG within the width
+    `space` it is printed in (a column or both); with `tmp`, the PDF too: within that width and the height a figure
+    has, and no two text labels overlapping."""
     spec = chart.to_dict()
     assert all(len(rows) <= 5000 for rows in spec.get("datasets", {}).values())
     svg = vlc.vegalite_to_svg(spec)
     width = float(re.search(r'<svg[^>]* width="([\d.]+)"', svg).group(1))
-    assert width <= TEXT_WIDTH_PT + 0.5, width
+    assert width <= space + 0.5, width
     if tmp is not None:
         pdf = tmp / "figure.pdf"
         pdf.write_bytes(vlc.vegalite_to_pdf(spec))
-        problems = check_figure_pdf(pdf, TEXT_WIDTH_PT, MAX_FIGURE_HEIGHT_PT)
+        problems = check_figure_pdf(pdf, space, MAX_FIGURE_HEIGHT_PT)
         assert problems == [], problems[:5]
     return svg
 
@@ -160,14 +163,15 @@ def test_every_figure_has_a_caption_and_label():
 def test_figure_from_real_runs(tables, name, tmp_path):
     table = pl.read_parquet(tables[name])
     assert table.height, f"{name}: the real runs gave an empty table"
-    svg = _check(_chart(name, table), tmp_path)
+    svg = _check(_chart(name, table), tmp_path, figure_width(FIGURES[name]))
     assert "<svg" in svg and "no traced" not in svg and "no paired" not in svg
+    assert 0 not in panel_marks(svg), f"{name}: a panel without data ({panel_marks(svg)} marks per panel)"
     assert "no setup revisits" not in svg  # the YCSB run has skew: rank-frequency draws it
 
 
 @pytest.mark.parametrize("name", list(FIGURES))
 def test_figure_from_an_empty_table(tables, name):
-    _check(_chart(name, pl.read_parquet(tables[name]).clear()))
+    _check(_chart(name, pl.read_parquet(tables[name]).clear()), space=COLUMN_WIDTH_PT)
 
 
 def test_overhead_without_pairs_says_so(tables):
@@ -233,7 +237,7 @@ def test_overhead_setups_with_mount_options_keep_the_width():
     pdf = vlc.vegalite_to_pdf(spec)
     import io
 
-    assert float(PdfReader(io.BytesIO(pdf)).pages[0].mediabox.width) <= 345.5
+    assert float(PdfReader(io.BytesIO(pdf)).pages[0].mediabox.width) <= tracing_overhead.WIDTH + 0.5
 
 
 def test_overhead_keeps_cassandras_commitlog_modes_apart():

@@ -2,7 +2,7 @@ import polars as pl
 
 from blkscope.paper.latex import escape, fmt_int, fmt_pct, macro_name
 from blkscope.paper.numbers import render
-from blkscope.paper.tables import booktabs
+from blkscope.paper.tables import longtable
 
 
 def test_macro_names_are_letters_only():
@@ -17,9 +17,50 @@ def test_escape_and_number_formats():
     assert fmt_pct(0.1234) == r"12.3\,\%"
 
 
-def test_render_and_booktabs():
+def test_render_and_longtable():
     tex = render({"NumRuns": "12"})
     assert r"\newcommand{\NumRuns}{12}" in tex
     df = pl.DataFrame({"fs": ["ext4", "x_fs"], "n": [1, 2000]})
-    t = booktabs(df, [("fs", "FS", "l", escape), ("n", "n", "r", fmt_int)], "cap", "tab:x")
-    assert r"x\_fs & 2{,}000 \\" in t and r"\toprule" in t and r"\label{tab:x}" in t
+    t = longtable(df, [("fs", "FS", 1.0, escape), ("n", "n", 0, fmt_int)], "cap", "tab:x")
+    assert r"x\_fs & 2{,}000 \\" in t and r"\toprule" in t and r"\label{tab:x}" in t and r"\endhead" in t
+    assert r"p{\dimexpr0.940\linewidth-2\tabcolsep\relax}l}" in t  # the paragraph column takes the line less the l
+
+
+def test_negative_zero_is_zero_in_numbers_and_texts():
+    from blkscope.paper.latex import fmt_float, tidy
+
+    assert fmt_pct(-0.0001) == r"0.0\,\%" and fmt_float(-0.04, 1) == "0.0" and fmt_int(-0.4) == "0"
+    assert tidy("-0.0 % [-1.2 %, 0.4 %]") == "0.0 % [-1.2 %, 0.4 %]"
+    assert tidy("-0.05x, S1-0, x-0.00") == "-0.05x, S1-0, x-0.00"  # a number that is not zero; words stay
+
+
+def test_counts_are_phrased_by_rule():
+    from blkscope.paper.latex import counted, enumerate_counts
+
+    assert counted(0, "lost event", "lost events") == "no lost events"
+    assert counted(1, "run", "runs") == "one run" and counted(1234, "run", "runs") == "1{,}234 runs"
+    parts = [(2, "replicates", "replicate"), (0, "waits", "wait"), (1, "is inconclusive", "are inconclusive")]
+    assert enumerate_counts(parts) == "two replicate and one is inconclusive"
+    parts = [(12, "replicates", "replicate"), (0, "waits", "wait"), (1, "is not testable", "are not testable")]
+    assert enumerate_counts(parts) == "12 replicate and 1 is not testable"  # digits throughout once one is > 9
+    assert enumerate_counts([(0, "a", "b")]) == "none"
+
+
+def test_verdict_sentence_counts_every_verdict_and_leaves_out_the_empty_ones():
+    from blkscope.paper.study_numbers import verdict_sentence
+
+    v = pl.Series(["replicates", "does not", "does not", "not testable here", "inconclusive (reason)"])
+    want = "five claims: one replicates, two do not, one is inconclusive and one is not testable here"
+    assert verdict_sentence(v) == want
+    ids = pl.Series(["a", "a", "b", "c", "d"])  # a judged under two conditions: a row each
+    assert verdict_sentence(v, ids).startswith("five verdicts on four claims: one replicates")
+
+
+def test_queue_depth_and_lost_events_in_words_from_the_counts():
+    from blkscope.paper.numbers import lost_phrase
+    from blkscope.paper.study_numbers import above_one_phrase
+
+    assert above_one_phrase(0, 24) == "none of the 24 runs kept more than one request in flight on average"
+    assert above_one_phrase(3, 24).startswith("3 of the 24 runs") and above_one_phrase(2, 2).startswith("all 2")
+    assert lost_phrase(0) == "the tracer lost no events in any of them"
+    assert lost_phrase(1) == "the tracer lost at most 1 event in any of them"

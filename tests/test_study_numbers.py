@@ -91,7 +91,7 @@ def _expand(tex: str, macros: dict[str, str]) -> str:
     return re.sub(r"\s+", " ", text)
 
 
-def test_abstract_quotes_light_and_saturating_queue_depths_apart():
+def test_queue_depths_are_quoted_light_and_saturating_apart():
     # two light fio runs and a saturating one (batch saturate-2), as the dataset has them
     runs = pl.DataFrame({"run_id": ["l1", "l2", "s1"], "testbed": ["loop"] * 3, "traced": [True] * 3,
                          "workload": ["fio"] * 3, "job": ["randrw", "append", "randrw-sat"],
@@ -102,11 +102,15 @@ def test_abstract_quotes_light_and_saturating_queue_depths_apart():
     m = sn.queue_depth(qd, runs)
     assert (m["QdMeanLightMin"], m["QdMeanLightMax"], m["QdMeanSaturatingMin"]) == ("0.003", "0.950", "11.368")
     assert "QdMeanMin" not in m  # no range over both loads to quote
-    abstract = _expand((ROOT / "paper/sections/abstract.tex").read_text(), m)
-    assert "between 0.003 and 0.950 in the light runs and between 11.368 and 11.368 in the saturating" in abstract
+    section = _expand((ROOT / "paper/sections/queue_depth.tex").read_text(), m)
+    assert "between 0.003 and 0.950 in the 2 light runs and between 11.368 and 11.368 in the 1 saturating" in section
+    # the words for "how many kept more than one request" come from the light runs' depths, not the text
+    assert m["QdLightAboveOnePhrase"] == "none of the 2 runs kept more than one request in flight on average"
     for name in ("abstract", "introduction", "queue_depth"):
         text = _expand((ROOT / f"paper/sections/{name}.tex").read_text(), m)
         assert "0.003 to 11.368" not in text and "0.003 and 11.368" not in text, name
+        assert "about one" not in text, name
+    assert "none of the 2 runs kept more than one request" in section
 
 
 def test_readme_repeats_sentence_is_true_of_the_runs_sheet():

@@ -10,7 +10,7 @@ import altair as alt
 import polars as pl
 
 from blkscope.figures import select
-from blkscope.figures.theme import log_axis, no_data, setup_dots, two_panel_width
+from blkscope.figures.theme import COLUMN_WIDTH_PT, log_axis, no_data, setup_dots, two_panel_width
 
 CAPTION = (
     r"Inter-arrival and idle times: the median (circles) and 99th percentile (triangles) of the time between "
@@ -19,6 +19,7 @@ CAPTION = (
     r"index of dispersion (burstiness) are in the characterisation table and the \texttt{all\_setups} notebook."
 )
 LABEL = "fig:arrivals"
+WIDTH = COLUMN_WIDTH_PT  # the space the figure is printed in (theme)
 WHAT = {"q2q": "Q2Q inter-arrival", "idle": "idle period"}
 STATS = {"p50_us": "median", "p99_us": "99th percentile"}
 

@@ -32,6 +32,7 @@ CAPTION = (
     r"point at $k=1$: every page touched once); every setup is in the \texttt{all\_setups} notebook."
 )
 LABEL = "fig:fof"
+WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
 OP_ORDER = ["read", "write", "all"]
 
 
@@ -44,12 +45,12 @@ def chart(fof: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMix
     fof = select.keep(fof, setups)
     df = complete_cells(fof.select("run_id", "fs", "setup", "op", "count", "pages"), "setup", "op")
     ncol = len(OP_ORDER)
-    panel_w = (TEXT_WIDTH_PT - Y_AXIS_PT - 12 - ncol * 8) / ncol
-    base = alt.Chart(df, width=panel_w, height=50)
+    panel_w = (WIDTH - Y_AXIS_PT - 12 - ncol * 8) / ncol
+    base = alt.Chart(df, width=panel_w, height=40)
     enc = {
         "x": alt.X("count:Q", scale=alt.Scale(type="log"),
                    axis=log_axis(fof["count"].max(), "accesses per page k", panel_w, 22)),  # fmt: skip
-        "y": alt.Y("pages:Q", scale=alt.Scale(type="log"), axis=log_axis(fof["pages"].max(), None, 50)),
+        "y": alt.Y("pages:Q", scale=alt.Scale(type="log"), axis=log_axis(fof["pages"].max(), None, 40)),
         "color": fs_color(fof["fs"]),
         "detail": "run_id:N",
     }

@@ -18,6 +18,7 @@ CAPTION = (
     r"\texttt{all\_setups} notebook."
 )
 LABEL = "fig:io-map"
+WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
 MAX_PANELS = 3  # runs side by side at 345 bp (and 3 x 40 x 32 cells stay within Altair's 5,000 rows)
 
 
@@ -41,10 +42,10 @@ def chart(table: pl.DataFrame, setup: str | None = None) -> alt.TopLevelMixin:
     runs = df.sort("repeat", "fs").unique("fs", keep="first", maintain_order=True).head(MAX_PANELS)
     df = df.filter(pl.col("run_id").is_in(runs["run_id"].implode()))
     n = runs.height
-    w = (TEXT_WIDTH_PT - n * (Y_AXIS_PT + 26)) / n  # each panel has its own address axis
+    w = (WIDTH - n * (Y_AXIS_PT + 26)) / n  # each panel has its own address axis
     data = df.select("fs", "t_lo_s", "t_hi_s", "gib_lo", "gib_hi", "requests")
     return (
-        alt.Chart(data, width=w, height=110)
+        alt.Chart(data, width=w, height=90)
         .mark_rect()
         .encode(
             x=alt.X("t_lo_s:Q", title="time (s)", axis=alt.Axis(tickCount=3, labelOverlap=True)), x2="t_hi_s:Q",

@@ -10,16 +10,26 @@ import altair as alt
 import polars as pl
 
 from blkscope.figures import select
-from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, complete_cells, corner_label, fs_color, no_data
+from blkscope.figures.theme import (
+    TEXT_WIDTH_PT,
+    Y_AXIS_PT,
+    complete_cells,
+    corner_label,
+    fs_color,
+    no_data,
+    own_scales,
+)
 
 CAPTION = (
     r"Throughput and latency over time on the host loop devices: iostat writes per second and write await "
     r"(\texttt{w\_await}, ms) per 1\,s report over the elapsed time of each run (solid: traced, dashed: untraced), "
-    r"one row per setup with its own scale (one setup per workload; every setup in the \texttt{all\_setups} "
+    r"one row per setup with its own scales (time in seconds; one setup per workload; every setup in the "
+    r"\texttt{all\_setups} "
     r"notebook). Bottom: the YCSB run phase, overall operations per second and the "
     r"99th percentile latency of each operation type as YCSB reports them every second."
 )
 LABEL = "fig:io-over-time"
+WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
 IOSTAT_METRICS = ["writes/s", "write await (ms)"]
 
 
@@ -40,9 +50,11 @@ def chart(series: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevel
     io = select.keep(io, setups)
     color = fs_color(series["fs"])
     cols = ["run_id", "fs", "setup", "traced", "metric", "elapsed_s", "value"]
-    panel_w = (TEXT_WIDTH_PT - 2 * Y_AXIS_PT - 20 - 8) / 2
+    panel_w = (WIDTH - 2 * Y_AXIS_PT - 20 - 8) / 2
     base = alt.Chart(complete_cells(io.select(cols), "setup", "metric"), width=panel_w, height=45)
-    x = alt.X("elapsed_s:Q", title="elapsed (s)")
+    # runs of a few seconds beside runs of minutes: each setup its own time axis (labelled in every row)
+    own_x = own_scales(io, "setup", "elapsed_s")
+    x = alt.X("elapsed_s:Q", title=None if own_x else "elapsed (s)", axis=alt.Axis(tickCount=4))
     lines = base.mark_line(strokeWidth=0.8, opacity=0.8).encode(
         x=x, y=alt.Y("value:Q", title=None, axis=alt.Axis(tickCount=3, format="~s")), color=color,
         strokeDash=_dash(), detail="run_id:N",
@@ -53,24 +65,31 @@ def chart(series: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevel
         .facet(
             row=alt.Row("setup:N", sort=setups, title=None, header=alt.Header(labels=False)),
             column=alt.Column("metric:N", sort=IOSTAT_METRICS, title=None),
-            spacing={"row": 4, "column": 8},
+            spacing={"row": 14 if own_x else 4, "column": 8},
         )
-        .resolve_scale(y="independent")
+        .resolve_scale(y="independent", x="independent" if own_x else "shared")
     )
     ycsb = series.filter((pl.col("source") == "ycsb") & ~pl.col("metric").str.starts_with("cleanup"))
     if ycsb.is_empty():
         return grid
     metrics = ["ops/s"] + sorted(m for m in ycsb["metric"].unique().to_list() if m != "ops/s")
     n = len(metrics)
-    w = (TEXT_WIDTH_PT - n * Y_AXIS_PT - 36 - (n - 1) * 8) / n
-    yb = alt.Chart(ycsb.select(cols), width=w, height=40)
+    w = (WIDTH - n * Y_AXIS_PT - 36 - (n - 1) * 8) / n
+    # light (seconds) and saturating (minutes) YCSB runs: a row and a time axis each when their lengths differ
+    own_yx = own_scales(ycsb, "setup", "elapsed_s")
+    ysetups = ycsb["setup"].unique().sort().to_list()
+    yb = alt.Chart(complete_cells(ycsb.select(cols), "setup", "metric") if own_yx else ycsb.select(cols),
+                   width=w, height=40)  # fmt: skip
+    yx = alt.X("elapsed_s:Q", title=None if own_yx else "elapsed (s)", axis=alt.Axis(tickCount=4))
     ylines = yb.mark_line(strokeWidth=0.8).encode(
-        x=x, y=alt.Y("value:Q", title=None, axis=alt.Axis(tickCount=3, format="~s")), color=color,
+        x=yx, y=alt.Y("value:Q", title=None, axis=alt.Axis(tickCount=3, format="~s")), color=color,
         strokeDash=_dash(), detail="run_id:N",
     )  # fmt: skip
+    rows = {"row": alt.Row("setup:N", sort=ysetups, title=None, header=alt.Header(labelFontSize=7))} if own_yx else {}
     bottom = ylines.facet(
         column=alt.Column("metric:N", sort=metrics, title=None, header=alt.Header(labelFontSize=7)),
-        spacing=8,
+        **rows,
+        spacing={"row": 14 if own_yx else 4, "column": 8},
         title=alt.TitleParams("YCSB run phase", anchor="start", fontSize=7, fontWeight="normal"),
-    ).resolve_scale(y="independent")
+    ).resolve_scale(y="independent", x="independent" if own_yx else "shared")
     return alt.vconcat(grid, bottom, spacing=8)

@@ -9,14 +9,16 @@ import math
 import altair as alt
 import polars as pl
 
-from blkscope.figures.theme import TEXT_WIDTH_PT, fs_domain, fs_scale, no_data
+from blkscope.figures.theme import TEXT_WIDTH_PT, decades, fs_domain, fs_scale, no_data, own_scales
 
 CAPTION = (
     r"iostat per run (points: circles traced, triangles untraced) and its mean over runs (ticks), by workload "
     r"and job (rows) and filesystem (colour): writes per second, written kB/s, average queue size (aqu-sz) and "
-    r"write await, each with its own scale. Host runs on a loop device."
+    r"write await, each with its own scale (symmetric-log where the jobs differ more than tenfold). Host runs on a "
+    r"loop device."
 )
 LABEL = "fig:iostat"
+WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
 SHOWN = {"w_s": "writes/s", "wkb_s": "written kB/s", "aqu_sz": "aqu-sz", "w_await_ms": "write await (ms)"}
 # SI prefixes for rates (15k); plain significant digits for queue size and await (an SI "m" would read as metres)
 FORMATS = {"w_s": "~s", "wkb_s": "~s", "aqu_sz": "~r", "w_await_ms": "~r"}
@@ -31,6 +33,23 @@ def three_ticks(vmax: float) -> list[float]:
     mag = 10 ** math.floor(math.log10(raw))
     step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
     return [0.0, step, 2 * step]
+
+
+def _x_axis(d: pl.DataFrame, metric: str, title: str, width: float) -> alt.X:
+    """A linear axis of three ticks; a symmetric-log one labelled at powers of ten when the jobs' levels differ by
+    more than OWN_SCALE_FACTOR (a ceiling run of 100k writes/s beside appends of a few: on a linear axis every job
+    but the largest sits on zero)."""
+    vmax = float(d["mean"].max()) if len(d) else 1.0
+    if len(d) and own_scales(d, "job", "mean"):
+        pos = d.filter(pl.col("mean") > 0)["mean"]
+        low = 10 ** math.floor(math.log10(float(pos.min())))
+        values = [0.0, *decades(vmax, width, min_gap=24, lowest=low)]
+        axis = alt.Axis(values=values, format=FORMATS[metric])
+        return alt.X("mean:Q", title=f"{title}, log", axis=axis, scale=alt.Scale(type="symlog", constant=low))
+    # three ticks chosen here: Vega's own label-overlap test underestimates the widths vl-convert draws
+    ticks = three_ticks(vmax)
+    axis = alt.Axis(values=ticks, format=FORMATS[metric])
+    return alt.X("mean:Q", title=title, axis=axis, scale=alt.Scale(domain=[0, ticks[-1]]))
 
 
 def chart(summary: pl.DataFrame) -> alt.TopLevelMixin:
@@ -52,17 +71,14 @@ def chart(summary: pl.DataFrame) -> alt.TopLevelMixin:
     n = len(SHOWN)
     spacing = 6
     # besides the spacing: ~4 bp of axis padding per panel, 5 bp of chart padding a side, the last tick label's overhang
-    w = (TEXT_WIDTH_PT - LABEL_PT - (n - 1) * spacing - n * 4 - 10 - 12) / n
+    w = (WIDTH - LABEL_PT - (n - 1) * spacing - n * 4 - 10 - 12) / n
     panels = []
     for i, (metric, title) in enumerate(SHOWN.items()):
         d = df.filter(pl.col("metric") == metric)
         base = alt.Chart(d, width=w, height=12 * len(jobs))
         axis = alt.Axis(labelLimit=LABEL_PT - 6, minExtent=LABEL_PT, maxExtent=LABEL_PT) if i == 0 else None
         y = alt.Y("job:N", sort=jobs, title=None, axis=axis)
-        # three ticks chosen here: Vega's own label-overlap test underestimates the widths vl-convert draws
-        ticks = three_ticks(float(d["mean"].max()) if len(d) else 1.0)
-        axis = alt.Axis(values=ticks, format=FORMATS[metric])
-        x = alt.X("mean:Q", title=title, axis=axis, scale=alt.Scale(domain=[0, ticks[-1]]))
+        x = _x_axis(d, metric, title, w)
         off = alt.YOffset("fs:N", sort=domain)
         points = base.mark_point(size=10, opacity=0.8, filled=True).encode(
             x=x, y=y, yOffset=off, color=color, shape=shape

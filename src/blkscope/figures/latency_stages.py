@@ -17,6 +17,7 @@ CAPTION = (
     r"Guest runs are left out: their timings are emulated."
 )
 LABEL = "fig:latency-stages"
+WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
 STAGES = ["q2g", "g2i", "i2d", "d2c", "q2c"]
 STATS = {"mean_us": "mean", "p99_99_us": "99.99th", "max_us": "max"}
 
@@ -36,14 +37,14 @@ def chart(latency: pl.DataFrame) -> alt.TopLevelMixin:
     )
     workloads = sorted(long["workload"].unique().to_list())
     ncol = len(workloads)
-    panel_w = (TEXT_WIDTH_PT - Y_AXIS_PT - 24 - 10 - (ncol - 1) * 6) / ncol
-    base = alt.Chart(complete_cells(long, "stat", "workload"), width=panel_w, height=60)
+    panel_w = (WIDTH - Y_AXIS_PT - 24 - 10 - (ncol - 1) * 6) / ncol
+    base = alt.Chart(complete_cells(long, "stat", "workload"), width=panel_w, height=46)
     pts = base.mark_point(size=7, filled=True, opacity=0.8).encode(
         x=alt.X(
             "stage:N", sort=[s.upper() for s in STAGES], title=None, axis=alt.Axis(labelAngle=-90, labelFontSize=6)
         ),
         xOffset=alt.XOffset("fs:N"),
-        y=alt.Y("value:Q", scale=alt.Scale(type="log"), axis=log_axis(long["value"].max(), None, 60)),
+        y=alt.Y("value:Q", scale=alt.Scale(type="log"), axis=log_axis(long["value"].max(), None, 46)),
         color=fs_color(long["fs"]),
         tooltip=["run_id:N", "stage:N", "stat:N", "value:Q", "n:Q"],
     )

@@ -19,6 +19,7 @@ CAPTION = (
     r"from the summed histograms, never averaged. Every setup is in the \texttt{all\_setups} notebook."
 )
 LABEL = "fig:latency-windows"
+WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
 MIN_N = 100  # a window's p99 from fewer completions is its maximum or close to it
 
 
@@ -32,7 +33,7 @@ def chart(table: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelM
     if df.is_empty():
         return no_data(f"no window with {MIN_N} or more completions in the chosen setups")
     ncol = 2
-    w = (TEXT_WIDTH_PT - ncol * (Y_AXIS_PT + 25)) / ncol  # each panel has its own y axis
+    w = (WIDTH - ncol * (Y_AXIS_PT + 25)) / ncol  # each panel has its own y axis
     data = df.select("run_id", "fs", "setup", "start_s", "p99_us")
     return (
         alt.Chart(data, width=w, height=70)

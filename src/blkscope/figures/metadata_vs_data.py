@@ -9,7 +9,7 @@ import altair as alt
 import polars as pl
 
 from blkscope.figures import select
-from blkscope.figures.theme import no_data, setup_dots
+from blkscope.figures.theme import COLUMN_WIDTH_PT, no_data, setup_dots
 
 CAPTION = (
     r"Metadata against data: the share of 4\,KiB page accesses (completions) made by requests the filesystem "
@@ -18,6 +18,7 @@ CAPTION = (
     r"bound: the journal and xfs do not mark all their metadata."
 )
 LABEL = "fig:metadata"
+WIDTH = COLUMN_WIDTH_PT  # the space the figure is printed in (theme)
 QUANTITIES = {"meta_share": "all accesses", "hot_meta_share": "hot-page accesses"}
 
 

@@ -30,6 +30,7 @@ CAPTION = (
     r"is a lower bound). Every setup is in the \texttt{{all\_setups}} notebook."
 )
 LABEL = "fig:mrc-class"
+WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
 CLASSES = {"all": "all", "data": "data", "meta": "metadata"}
 
 
@@ -64,12 +65,12 @@ def chart(mrc: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMix
     if df.is_empty():
         return no_data("no exact or fixed-size SHARDS curve of record for the chosen host setups")
     ncol = len(CLASSES)
-    w = (TEXT_WIDTH_PT - HEADER_PT - Y_AXIS_PT - 22 - ncol * 8) / ncol
+    w = (WIDTH - HEADER_PT - Y_AXIS_PT - 22 - ncol * 8) / ncol
     df = df.with_columns(curve=pl.col("method").replace_strict(METHODS), cls=pl.col("class").replace_strict(CLASSES))
     cols = ["run_id", "fs", "setup", "cls", "curve", "cache_mib", "miss_ratio"]
     data = complete_cells(df.select(cols), "setup", "cls")
     return (
-        alt.Chart(data, width=w, height=55)
+        alt.Chart(data, width=w, height=44)
         .mark_line(clip=True, strokeWidth=0.9, opacity=0.85)
         .encode(
             x=alt.X("cache_mib:Q", scale=alt.Scale(type="log"),

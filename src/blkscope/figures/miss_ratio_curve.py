@@ -21,6 +21,7 @@ CAPTION = (
     r"setup is drawn in the \texttt{{all\_setups}} notebook."
 )
 LABEL = "fig:mrc"
+WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
 METHODS = {"exact": "exact", "shards-size": "SHARDS"}  # method -> legend label
 DASH = {"exact": [1, 0], "SHARDS": [3, 2]}
 
@@ -88,7 +89,7 @@ def chart(mrc: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMix
     if df.is_empty():
         return no_data("no exact or fixed-size SHARDS curve for the chosen setups")
     ncol = 2
-    w = (TEXT_WIDTH_PT - ncol * (Y_AXIS_PT + 12)) / ncol
+    w = (WIDTH - ncol * (Y_AXIS_PT + 12)) / ncol
     df = df.with_columns(curve=pl.col("method").replace_strict(METHODS))
     data = df.select("run_id", "fs", "setup", "curve", "cache_mib", "miss_ratio")
     lines = alt.Chart(data, width=w, height=70).mark_line(clip=True, strokeWidth=0.9, opacity=0.85).encode(

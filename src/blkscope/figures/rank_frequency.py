@@ -31,6 +31,7 @@ CAPTION = (
     r"\texttt{all\_setups} notebook."
 )
 LABEL = "fig:rank"
+WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
 
 
 def chart(rank: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMixin:
@@ -45,11 +46,11 @@ def chart(rank: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
         return no_data(f"no setup revisits its pages (hottest page < {select.SKEW_MIN_TOP_COUNT} accesses)")
     df = select.keep(rank, setups).select("run_id", "fs", "setup", "op", "rank", "count")
     ncol = len(OP_ORDER)
-    panel_w = (TEXT_WIDTH_PT - Y_AXIS_PT - 12 - ncol * 8) / ncol
-    base = alt.Chart(complete_cells(df, "setup", "op"), width=panel_w, height=60)
+    panel_w = (WIDTH - Y_AXIS_PT - 12 - ncol * 8) / ncol
+    base = alt.Chart(complete_cells(df, "setup", "op"), width=panel_w, height=44)
     enc = {
         "x": alt.X("rank:Q", scale=alt.Scale(type="log"), axis=log_axis(df["rank"].max(), "rank of page", panel_w, 22)),
-        "y": alt.Y("count:Q", scale=alt.Scale(type="log"), axis=log_axis(df["count"].max(), None, 60)),
+        "y": alt.Y("count:Q", scale=alt.Scale(type="log"), axis=log_axis(df["count"].max(), None, 44)),
         "color": fs_color(df["fs"]),
         "detail": "run_id:N",
     }

@@ -21,6 +21,7 @@ CAPTION = (
     r"\texttt{all\_setups} notebook."
 )
 LABEL = "fig:size-over-time"
+WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
 ACTIONS = {"Q": "queued (Q)", "D": "issued (D)"}
 ACTION_DASH = {"issued (D)": [1, 0], "queued (Q)": [3, 2]}
 OPS = ["read", "write"]
@@ -38,7 +39,7 @@ def chart(table: pl.DataFrame, setups: list[str] | None = None, cls: str = "data
     df = select.keep(df, setups)
     if df.is_empty():
         return no_data(f"no queued or issued {cls} requests in the chosen host setups")
-    w = (TEXT_WIDTH_PT - HEADER_PT - Y_AXIS_PT - 22 - len(OPS) * 8) / len(OPS)
+    w = (WIDTH - HEADER_PT - Y_AXIS_PT - 22 - len(OPS) * 8) / len(OPS)
     df = df.with_columns(what=pl.col("action").replace_strict(ACTIONS))
     data = complete_cells(df.select("run_id", "fs", "setup", "op", "what", "start_s", "median_kib"), "setup", "op")
     top = float(df["median_kib"].max())

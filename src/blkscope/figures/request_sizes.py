@@ -18,6 +18,7 @@ CAPTION = (
     r"\texttt{all\_setups} notebook."
 )
 LABEL = "fig:request-sizes"
+WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
 OP_DASH = {"write": [1, 0], "read": [3, 2]}
 
 
@@ -40,7 +41,7 @@ def chart(table: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelM
     if df.is_empty():
         return no_data("no issued requests in the chosen setups")
     ncol = 2
-    w = (TEXT_WIDTH_PT - ncol * (Y_AXIS_PT + 14)) / ncol
+    w = (WIDTH - ncol * (Y_AXIS_PT + 14)) / ncol
     return (
         alt.Chart(df, width=w, height=70)
         .mark_line(strokeWidth=0.8, opacity=0.8, point=alt.OverlayMarkDef(size=5))

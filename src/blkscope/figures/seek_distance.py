@@ -20,6 +20,7 @@ CAPTION = (
     r"sequential requests with its Wilson 95\% interval, per setup and filesystem (bottom)."
 )
 LABEL = "fig:seek-distance"
+WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
 LABEL_PT = 95
 
 
@@ -48,9 +49,9 @@ def chart(seek: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
             pl.col("share").fill_null(0.0)
         )
     hist = hist.sort("run_id", "bucket")
-    ncol = 2
+    ncol = 4  # all four histograms in one row across the page
     # both parts start their plots at LABEL_PT (vconcat aligns plot origins, so the labels below set the left)
-    w = (TEXT_WIDTH_PT - LABEL_PT - 26 - (ncol - 1) * 6) / ncol  # 26: padding and the "100%" overhang
+    w = (WIDTH - LABEL_PT - 26 - (ncol - 1) * 6) / ncol  # 26: padding and the "100%" overhang
     hb = alt.Chart(hist, width=w, height=34)
     lines = hb.mark_line(strokeWidth=0.8, opacity=0.85, interpolate="step").encode(
         x=alt.X("bucket:Q", title="seek bucket b", axis=alt.Axis(tickCount=5)),
@@ -63,7 +64,7 @@ def chart(seek: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
         spacing={"row": 4, "column": 6},
     ).properties(title=small_title("share of requests by signed log2 distance from the previous request's end"))
     seq = allops.filter(pl.col("kind") == "seq").select("run_id", "fs", "setup", "share", "lo", "hi", "n")
-    sb = alt.Chart(seq, width=ncol * w + (ncol - 1) * 6, height=11 * len(setups))
+    sb = alt.Chart(seq, width=ncol * w + (ncol - 1) * 6, height=8 * len(setups))
     y = alt.Y(
         "setup:N", sort=setups, title=None,
         axis=alt.Axis(labelLimit=LABEL_PT - 8, minExtent=LABEL_PT, maxExtent=LABEL_PT),  # the ellipsis stays inside

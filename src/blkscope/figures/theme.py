@@ -1,8 +1,10 @@
 """One altair theme for every figure, sized in points for the paper.
 
-vl-convert maps one Vega pixel to one PDF point, so widths below are LaTeX points:
-the article class at 10 pt has a 345 pt text width. vl-convert embeds the fonts it
-renders with, so the PDF needs no system fonts.
+vl-convert maps one Vega pixel to one PDF point (bp), so widths below are PDF points: the paper's class
+(IEEEtran, conference) sets two columns of 252 TeX pt (251 bp) in a text block 516 TeX pt (514 bp) wide. A
+figure module says which it is drawn for (WIDTH: COLUMN_WIDTH_PT, or TEXT_WIDTH_PT for a figure* across both
+columns); blkscope.paper.figure_tex places it accordingly. vl-convert embeds the fonts it renders with, so the
+PDF needs no system fonts.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ import vl_convert as vlc
 
 from blkscope.io import write_text_atomic
 
-TEXT_WIDTH_PT = 345
-# paper/main.tex's text height is 660 TeX pt (657 bp); a figure leaves room for a caption of up to ~8 lines
+TEXT_WIDTH_PT = 514  # both columns: the widest a figure may be
+COLUMN_WIDTH_PT = 251  # one column
+# paper/main.tex's text height is 672 TeX pt (669 bp); a figure leaves room for a caption of up to ~8 lines
 MAX_FIGURE_HEIGHT_PT = 540
 FONT = "Liberation Sans"
 Y_AXIS_PT = 32  # labels + title of a y axis
@@ -94,12 +97,16 @@ def fs_scale(values) -> alt.Scale:
     return alt.Scale(domain=domain, range=[colors.get(f, "#666666") for f in domain])
 
 
+LEGEND_COLUMNS = 3  # filesystems a legend row holds: five in one row (~280 bp) are wider than a column
+
+
 def fs_color(values, legend: bool = True) -> alt.Color:
-    """Colour by the `fs` column (fs_scale), legend on top."""
-    return alt.Color("fs:N", scale=fs_scale(values), title=None, legend=alt.Legend(orient="top") if legend else None)
+    """Colour by the `fs` column (fs_scale), legend on top, LEGEND_COLUMNS entries a row."""
+    return alt.Color("fs:N", scale=fs_scale(values), title=None,
+                     legend=alt.Legend(orient="top", columns=LEGEND_COLUMNS) if legend else None)  # fmt: skip
 
 
-def no_data(message: str, width: float = TEXT_WIDTH_PT - 10, height: float = 40) -> alt.Chart:
+def no_data(message: str, width: float = COLUMN_WIDTH_PT - 10, height: float = 40) -> alt.Chart:
     """A placeholder chart that says why there is nothing to draw (an empty table must not crash a figure); a long
     reason (a table's note) is wrapped to the width, 8 pt text at about 4 pt a character."""
     import textwrap
@@ -174,23 +181,34 @@ def complete_cells(df: pl.DataFrame, row: str, column: str) -> pl.DataFrame:
     return pl.concat([df, missing], how="diagonal_relaxed") if missing.height else df
 
 
-def two_panel_width() -> float:
-    """The width of each of two facet columns beside a setup axis (24: the axis padding and the last x label's
-    overhang; 16 left metadata_vs_data 351 bp wide on the dataset)."""
-    return (TEXT_WIDTH_PT - SETUP_AXIS_PT - 2 * 8 - 24) / 2
+OWN_SCALE_FACTOR = 10  # facets whose extents differ by more than this get scales of their own
+
+
+def own_scales(df: pl.DataFrame, facet: str, field: str, factor: float = OWN_SCALE_FACTOR) -> bool:
+    """Whether the facets by `facet` differ in the extent of `field` (the largest absolute value in each) by more
+    than `factor`: one shared axis would make the small ones slivers (3-s and 250-s runs on one time axis)."""
+    ext = df.drop_nulls(field).group_by(facet).agg(pl.col(field).abs().max().alias("m"))["m"]
+    ext = ext.filter(ext > 0)
+    return ext.len() > 1 and float(ext.max()) > factor * float(ext.min())
+
+
+def two_panel_width(width: float = COLUMN_WIDTH_PT) -> float:
+    """The width of each of two facet columns beside a setup axis in a figure `width` wide (24: the axis padding
+    and the last x label's overhang; 16 left metadata_vs_data 351 bp wide on the dataset)."""
+    return (width - SETUP_AXIS_PT - 2 * 8 - 24) / 2
 
 
 def setup_dots(long: pl.DataFrame, setups: list[str], x: alt.X, mark: tuple[str, list[str]],
                column: tuple[str, list[str]], shapes: alt.Scale | None = None,
-               legend: str = "top") -> alt.FacetChart:  # fmt: skip
+               legend: str = "top", width: float = COLUMN_WIDTH_PT) -> alt.FacetChart:  # fmt: skip
     """A dot plot of runs: a row per setup (in `setups`' order), the points of a run side by side within it by
     `mark` (field, order; also their shape), two facet columns by `column` (field, order), colour by filesystem.
-    `long` holds run_id, fs, setup and those fields; `x` its x encoding (at two_panel_width())."""
+    `long` holds run_id, fs, setup and those fields; `x` its x encoding (at two_panel_width(width))."""
     axis = alt.Axis(labelLimit=SETUP_AXIS_PT, minExtent=SETUP_AXIS_PT, maxExtent=SETUP_AXIS_PT)
     shape = alt.Shape(f"{mark[0]}:N", sort=mark[1], title=None, legend=alt.Legend(orient=legend),
                       **({"scale": shapes} if shapes is not None else {}))  # fmt: skip
     return (
-        alt.Chart(long, width=two_panel_width(), height=alt.Step(9))
+        alt.Chart(long, width=two_panel_width(width), height=alt.Step(9))
         .mark_point(filled=True, size=18, opacity=0.8)
         .encode(x=x, y=alt.Y("setup:N", sort=setups, title=None, axis=axis),
                 yOffset=alt.YOffset(f"{mark[0]}:N", sort=mark[1]), shape=shape, color=fs_color(long["fs"]))

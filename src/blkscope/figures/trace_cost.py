@@ -8,7 +8,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from blkscope.figures.theme import TEXT_WIDTH_PT, fs_color, log_axis, no_data
+from blkscope.figures.theme import COLUMN_WIDTH_PT, fs_color, log_axis, no_data
 
 CAPTION = (
     r"What a block trace costs to keep: bytes of trace per event (left) and per second of tracing (right), as "
@@ -16,6 +16,7 @@ CAPTION = (
     r"axes. Duration is the span between the first and last event of the trace."
 )
 LABEL = "fig:trace-cost"
+WIDTH = COLUMN_WIDTH_PT  # the space the figure is printed in (theme)
 LABEL_PT = 70
 FORMS = {"raw_bytes": "uncompressed", "stored_bytes": "zstd"}
 
@@ -33,19 +34,21 @@ def chart(cost: pl.DataFrame) -> alt.TopLevelMixin:
     ])  # fmt: skip
     setups = sorted(long["setup"].unique().to_list())
     color = fs_color(long["fs"])
-    panel_w = (TEXT_WIDTH_PT - LABEL_PT - 30) / 2
+    panel_w = (WIDTH - LABEL_PT - 30) / 2
     base = alt.Chart(long, width=panel_w, height=14 * len(setups))
     y = alt.Y(
         "setup:N", sort=setups, title=None, axis=alt.Axis(labelLimit=LABEL_PT, minExtent=LABEL_PT, maxExtent=LABEL_PT)
     )
     shapes = alt.Scale(domain=list(FORMS.values()), range=["circle", "triangle-down"])
-    shape = alt.Shape("form:N", title=None, scale=shapes, legend=alt.Legend(orient="top"))
+    # the forms legend below: beside the colours on top it widened the figure past a column
+    shape = alt.Shape("form:N", title=None, scale=shapes, legend=alt.Legend(orient="bottom"))
     tip = ["run_id:N", "events:Q", "duration_s:Q", "per_event:Q", "per_s:Q"]
 
     def panel(field: str, title: str, axis_y: bool) -> alt.Chart:
         yy = y if axis_y else alt.Y("setup:N", sort=setups, axis=None)
         return base.mark_point(size=14, filled=True, opacity=0.85).encode(
-            x=alt.X(f"{field}:Q", scale=alt.Scale(type="log"), axis=log_axis(float(long[field].max()), title)),
+            x=alt.X(f"{field}:Q", scale=alt.Scale(type="log"),
+                    axis=log_axis(float(long[field].max()), title, panel_w, min_gap=18)),
             y=yy, yOffset="fs:N", color=color, shape=shape, tooltip=tip,
         )  # fmt: skip
 

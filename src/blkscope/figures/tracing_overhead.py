@@ -8,7 +8,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from blkscope.figures.theme import TEXT_WIDTH_PT, fs_color, no_data
+from blkscope.figures.theme import COLUMN_WIDTH_PT, fs_color, no_data
 
 CAPTION = (
     r"Throughput lost to block tracing: $1 - \overline{\text{traced}}/\overline{\text{untraced}}$ operations per "
@@ -18,6 +18,7 @@ CAPTION = (
     r"repeat per arm gives no interval). Positive values: tracing slowed the workload."
 )
 LABEL = "fig:tracing-overhead"
+WIDTH = COLUMN_WIDTH_PT  # the space the figure is printed in (theme)
 NO_PAIRS = "no paired runs: no configuration has both traced and untraced runs"
 LABEL_PT = 95  # the setup labels left of the plot
 
@@ -54,7 +55,7 @@ def chart(overhead: pl.DataFrame) -> alt.TopLevelMixin:
     ).select("setup", "fs", "pct", "lo", "hi", "n_traced", "n_untraced")  # fmt: skip
     setups = sorted(df["setup"].unique().to_list())
     color = fs_color(df["fs"])
-    base = alt.Chart(df, width=TEXT_WIDTH_PT - LABEL_PT - 12, height=11 * len(setups))
+    base = alt.Chart(df, width=WIDTH - LABEL_PT - 12, height=11 * len(setups))
     # a label cut at labelLimit gets an ellipsis drawn past it: keep the limit inside the extent
     axis = alt.Axis(labelLimit=LABEL_PT - 8, minExtent=LABEL_PT, maxExtent=LABEL_PT)
     y = alt.Y("setup:N", sort=setups, title=None, axis=axis)

@@ -30,6 +30,7 @@ CAPTION = (
     r"pages were accessed once or twice, which no power law describes. Setups as in Figure~\ref{fig:fof}."
 )
 LABEL = "fig:zipf-ccdf"
+WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
 OP_ORDER = ["read", "write", "all"]
 
 
@@ -43,8 +44,8 @@ def chart(ccdf: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
     ccdf = select.keep(ccdf, setups)
     df = complete_cells(ccdf.select("run_id", "fs", "setup", "op", "kind", "x", "ccdf"), "setup", "op")
     ncol = len(OP_ORDER)
-    panel_w = (TEXT_WIDTH_PT - Y_AXIS_PT - 12 - ncol * 8) / ncol
-    base = alt.Chart(df, width=panel_w, height=50)
+    panel_w = (WIDTH - Y_AXIS_PT - 12 - ncol * 8) / ncol
+    base = alt.Chart(df, width=panel_w, height=40)
     xmax = ccdf["x"].max()
     ymin = max(float(ccdf.filter(pl.col("ccdf") > 0)["ccdf"].min()), 1e-9)
     enc = {
@@ -52,7 +53,7 @@ def chart(ccdf: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
         "y": alt.Y(
             "ccdf:Q",
             scale=alt.Scale(type="log", domain=[ymin, 1]),
-            axis=alt.Axis(values=[1 / v for v in decades(1 / ymin, 50)], format="~g", title=None),
+            axis=alt.Axis(values=[1 / v for v in decades(1 / ymin, 40)], format="~g", title=None),
         ),  # fmt: skip
         "color": fs_color(ccdf["fs"]),
         "detail": "run_id:N",

@@ -22,6 +22,8 @@ PUBLISHED: dict[str, tuple[float, int]] = {
     "SsdSpeedupRocksdbFTwofs": (12, 0),
     "SsdSpeedupRocksdbExtFour": (17, 0),
     "SsdZipfianConstant": (0.99, 2),
+    "SsdYcsbVersion": (0.15, 2),
+    "SsdCassandraVersion": (3.11, 2),
     # 2. ext4 vs xfs for Cassandra commitlogs (CentOS 7.5, read off the screenshots)
     "ClOpsXfsSsd": (6527, 0),
     "ClOpsExtFourSsd": (23279, 0),
@@ -36,11 +38,17 @@ PUBLISHED: dict[str, tuple[float, int]] = {
     "ClSegmentMb": (32, 0),
     "ClSyncS": (10, 0),
     "ClWrites": (2_000_000, 0),
+    "ClCassandraVersion": (3.11, 2),
+    "ClCentosVersion": (7.5, 1),
+    "ClUbuntuVersion": (18.04, 2),
+    "ClThreadsLo": (32, 0),
+    "ClThreadsHi": (64, 0),
     # 3. Filesystem guide for Cassandra operators
     "GuideZfsAmpLo": (2, 0),
     "GuideZfsAmpHi": (3, 0),
     # 5. xfs vs ext4 for MySQL replication storage
     "MyThreads": (4, 0),
+    "MyRaidLevel": (10, 0),
     "MyReqXfsSmall": (4005.66, 2),
     "MyReqExtFourSmall": (3754.66, 2),
     "MyReqXfsLarge": (4126.06, 2),

@@ -12,7 +12,7 @@ import polars as pl
 from blkscope.analysis.run_groups import CAPPED, SATURATING, with_groups
 from blkscope.analysis.skew import scrambled_head
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
-from blkscope.paper.latex import escape, fmt_float, fmt_int, fmt_pct, macro_file, macro_name
+from blkscope.paper.latex import counted, escape, fmt_float, fmt_int, fmt_pct, macro_file, macro_name, tidy
 
 GUARD = "BlkLoadNumbers"
 
@@ -34,15 +34,30 @@ def claims(c: pl.DataFrame, before: pl.DataFrame | None = None) -> dict[str, str
     m: dict[str, str] = {"JournalMinS": fmt_int(JOURNAL_MIN_S)}  # the journal writer's claims' shortest run
     for r in c.iter_rows(named=True):
         k = macro_name("claim", r["claim_id"])
-        m |= {f"{k}Claimed": escape(r["claimed"]), f"{k}Ours": escape(r["ours"]), f"{k}N": escape(r["n"]),
+        m |= {f"{k}Claimed": escape(r["claimed"]), f"{k}Ours": escape(tidy(r["ours"])), f"{k}N": escape(r["n"]),
               f"{k}Verdict": escape(r["verdict"]), f"{k}Load": escape(r.get("load") or "--"),
               f"{k}Band": escape(r.get("band") or "--"), f"{k}NNeeded": escape(r.get("n_needed") or "--")}  # fmt: skip
+        m[f"{k}Side"] = side(r)
     # verdict counts (ClaimsTested, ClaimsReplicated, ...) are study_numbers.claims's, in runs.tex
     if before is not None:
         m |= moved(c, before)
     if "n_needed_value" in c.columns:
         m |= decidable(c)
     return m
+
+
+def side(r: dict) -> str:
+    """Where a claim's interval lies against no effect (one for a ratio, zero otherwise), in words for the text:
+    "above one", "below one", "spanning one"; "--" without an interval."""
+    lo, hi, ours = r.get("lo"), r.get("hi"), str(r.get("ours") or "")
+    if lo is None or hi is None or lo != lo or hi != hi:
+        return "--"
+    ref, word = (1.0, "one") if "x" in ours else (0.0, "zero")
+    if lo > ref:
+        return f"above {word}"
+    if hi < ref:
+        return f"below {word}"
+    return f"spanning {word}"
 
 
 def _ids(df: pl.DataFrame, fmt=lambda r: r["claim_id"]) -> str:
@@ -117,6 +132,7 @@ def tracer(by_load: pl.DataFrame) -> dict[str, str]:
         k = macro_name("tracer", load)
         m[f"{k}EventsPerSecMax"] = fmt_int(g["events_per_s"].max())
         m[f"{k}Lost"] = fmt_int(g["lost_events"].sum())
+        m[f"{k}LostPhrase"] = counted(int(g["lost_events"].sum()), "event", "events")  # "no events", not "0 events"
     return m
 
 

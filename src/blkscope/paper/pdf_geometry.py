@@ -194,9 +194,10 @@ def check_figure_pdf(pdf: Path, max_width: float, max_height: float) -> list[str
     return problems
 
 
-def check_paper_pdf(pdf: Path) -> list[str]:
-    """Problems of the built paper, on every page that draws a figure: a figure outside the text block, text
-    other than the page number outside it (a caption pushed into the footer), or overlapping text."""
+def check_paper_pdf(pdf: Path, every_page: bool = False) -> list[str]:
+    """Problems of the built paper, on every page that draws a figure (`every_page`: on every page, where a long
+    table could run off the page): a figure outside the text block, text other than the page number outside it (a
+    caption pushed into the footer, a table row below the block), or overlapping text."""
     import pdfplumber
     from pypdf import PdfReader
 
@@ -206,7 +207,7 @@ def check_paper_pdf(pdf: Path) -> list[str]:
     with pdfplumber.open(pdf) as doc:
         for i, (page, ppage) in enumerate(zip(reader.pages, doc.pages, strict=True), start=1):
             figs = form_boxes(page)
-            if not figs:
+            if not figs and not every_page:
                 continue
             for box in figs:
                 if not box.inside(block):

@@ -10,7 +10,7 @@ import polars as pl
 
 from blkscope.analysis.run_groups import LIGHT, SATURATING, with_groups
 from blkscope.paper.claim_measures import VOLUME_JOB  # the volume-size runs: devices of their own
-from blkscope.paper.latex import fmt_float, fmt_int, fmt_pct, macro_name
+from blkscope.paper.latex import counted, enumerate_counts, fmt_float, fmt_int, fmt_pct, macro_name
 
 LOADS = (LIGHT, SATURATING)
 
@@ -51,7 +51,20 @@ def queue_depth(qd: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
         "QdLittleMaxRelErr": fmt_pct(rel, 2),
     }
     m |= by_load(q, runs, "qd mean", "mean_depth", lambda x: fmt_float(x, 3))
+    light = _with_load(q, runs).filter(pl.col("load") == LIGHT)["mean_depth"].drop_nulls()
+    if light.len():
+        m["QdLightAboveOnePhrase"] = above_one_phrase(int((light > 1).sum()), light.len())
     return m | by_load(q, runs, "qd aqu", "iostat_aqu_sz", lambda x: fmt_float(x, 3))
+
+
+def above_one_phrase(above: int, n: int) -> str:
+    """How many light runs kept more than one request in flight on average, in words chosen by the count (the
+    sentence was once "no filesystem keeps more than about one request in flight", beside depths of up to 11)."""
+    if above == 0:
+        return f"none of the {fmt_int(n)} runs kept more than one request in flight on average"
+    if above == n:
+        return f"all {fmt_int(n)} runs kept more than one request in flight on average"
+    return f"{fmt_int(above)} of the {fmt_int(n)} runs kept more than one request in flight on average"
 
 
 def trace_cost(tc: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
@@ -121,8 +134,12 @@ def guest(latency: pl.DataFrame, metrics: pl.DataFrame, runs: pl.DataFrame) -> d
     for rw, label in (("R", "guest reads"), ("W", "guest writes")):
         n = d2c.filter(pl.col("rw") == rw).select("run_id", "n")
         per_run = g.join(n, on="run_id", how="left").with_columns(pl.col("n").fill_null(0))
+        noun = label.split()[1][:-1]  # "read", "write"
         for r in per_run.group_by("workload", "job", "filesystem").agg(pl.col("n").mean()).iter_rows(named=True):
-            m[macro_name(label, r["workload"], r["job"], r["filesystem"])] = fmt_int(r["n"])
+            name = macro_name(label, r["workload"], r["job"], r["filesystem"])
+            m[name] = fmt_int(r["n"])
+            # "no read requests", "one read request": a count in words where the text says it
+            m[f"{name}Phrase"] = counted(round(r["n"]), f"{noun} request", f"{noun} requests")
     ops = metrics.filter(pl.col("metric") == "ops_s").join(g.select("run_id"), on="run_id")
     for r in ops.group_by("workload", "job", "filesystem").agg(pl.col("value").mean()).iter_rows(named=True):
         m[macro_name("guest ops", r["workload"], r["job"], r["filesystem"])] = fmt_float(r["value"], 0)
@@ -144,17 +161,44 @@ def dataset(metrics: pl.DataFrame) -> dict[str, str]:
     }
 
 
+# verdict (by its first words) -> (macro, predicate for one claim, for several)
+VERDICT_WORDS = {
+    "replicates": ("ClaimsReplicated", "replicates", "replicate"),
+    "does not": ("ClaimsNotReplicated", "does not", "do not"),
+    "inconclusive": ("ClaimsInconclusive", "is inconclusive", "are inconclusive"),
+    "not tested": ("ClaimsUntested", "waits for runs", "wait for runs"),
+    "not testable": ("ClaimsNotTestable", "is not testable here", "are not testable here"),
+}
+
+
+def verdict_counts(verdicts: pl.Series) -> dict[str, int]:
+    """How many claims each verdict got (by its first words: a verdict may carry a reason in parentheses)."""
+    v = verdicts.fill_null("")
+    return {k: int(v.str.starts_with(k).sum()) for k in VERDICT_WORDS}
+
+
+def verdict_sentence(verdicts: pl.Series, ids: pl.Series | None = None) -> str:
+    """"35 claims: 12 replicate, 8 do not and one is inconclusive": the counts of the claims table in words, the
+    verdicts no claim got left out (the abstract and conclusion print it; a test finds it in the PDF). With `ids`
+    (a claim judged under several conditions has a row each): "40 verdicts on 35 claims: ..."."""
+    counts = verdict_counts(verdicts)
+    parts = [(counts[k], one, many) for k, (_, one, many) in VERDICT_WORDS.items()]
+    head = counted(verdicts.len(), "claim", "claims")
+    if ids is not None and ids.n_unique() < verdicts.len():
+        head = f"{counted(verdicts.len(), 'verdict', 'verdicts')} on {counted(ids.n_unique(), 'claim', 'claims')}"
+    return f"{head}: {enumerate_counts(parts)}"
+
+
 def verdicts(claims: pl.DataFrame) -> dict[str, str]:
-    """How many claims each verdict got (by its first word: a verdict may carry a reason in parentheses)."""
-    v = claims["verdict"].fill_null("")
-    return {
-        "ClaimsTested": fmt_int(claims.height),
-        "ClaimsReplicated": fmt_int(v.str.starts_with("replicates").sum()),
-        "ClaimsNotReplicated": fmt_int(v.str.starts_with("does not").sum()),
-        "ClaimsInconclusive": fmt_int(v.str.starts_with("inconclusive").sum()),
-        "ClaimsUntested": fmt_int(v.str.starts_with("not tested").sum()),
-        "ClaimsNotTestable": fmt_int(v.str.starts_with("not testable").sum()),
-    }
+    """How many claims each verdict got, as numbers and as one sentence (ClaimsSentence); where claims.csv has the
+    verdicts before the multiplicity adjustment beside the adjusted ones, those too (ClaimsSentenceUnadjusted)."""
+    counts = verdict_counts(claims["verdict"])
+    m = {"ClaimsTested": fmt_int(claims.height),
+         "ClaimsSentence": verdict_sentence(claims["verdict"], claims["claim_id"])}
+    m |= {VERDICT_WORDS[k][0]: fmt_int(n) for k, n in counts.items()}
+    if "verdict_unadjusted" in claims.columns:  # `verdict` is then the multiplicity-adjusted one
+        m["ClaimsSentenceUnadjusted"] = verdict_sentence(claims["verdict_unadjusted"], claims["claim_id"])
+    return m
 
 
 def skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
@@ -236,4 +280,38 @@ def devices(runs: pl.DataFrame, metrics: pl.DataFrame) -> dict[str, str]:
     m = {"DeviceMbMin": fmt_int(d.min()), "DeviceMbMax": fmt_int(d.max())} if d.len() else {}
     if v.len():
         m |= {"DeviceVolumeTibMin": fmt_float(v.min() / 2**20, 0), "DeviceVolumeTibMax": fmt_float(v.max() / 2**20, 0)}
+    return m | setup(runs, metrics)
+
+
+def _cap_limits(cap: str) -> dict[str, float]:
+    """`riops=500 wiops=500 rbps=2M wbps=2M` -> {'riops': 500, ..., 'wbps': 2097152} (blk-throttle's limits)."""
+    scale = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
+    out = {}
+    for part in cap.split():
+        k, _, v = part.partition("=")
+        num, unit = v.rstrip("KMG"), v[len(v.rstrip("KMG")):]
+        out[k] = float(num) * scale[unit]
+    return out
+
+
+def setup(runs: pl.DataFrame, metrics: pl.DataFrame) -> dict[str, str]:
+    """The settings of the captured runs the text names, from the runs sheet: the device caps (requests and MiB
+    per second each way; CapMibHigh, CapMibLow), the Cassandra write timeout under the tighter cap, the commitlog
+    sync period, and the shortest and longest run."""
+    r = runs.filter(pl.col("run_id").is_in(metrics["run_id"].unique()))
+    m: dict[str, str] = {}
+    if "runtime_s" in r.columns and r["runtime_s"].drop_nulls().len():
+        m |= {"RuntimeMinS": fmt_int(r["runtime_s"].min()), "RuntimeMaxS": fmt_int(r["runtime_s"].max())}
+    if "device_cap" in r.columns:
+        caps = [_cap_limits(c) for c in r["device_cap"].drop_nulls().unique().to_list()]
+        mib = sorted({c["wbps"] / 2**20 for c in caps if "wbps" in c})
+        iops = sorted({c["wiops"] for c in caps if "wiops" in c})
+        if mib:
+            m |= {"CapMibHigh": fmt_float(mib[-1], 0), "CapMibLow": fmt_float(mib[0], 0), "CapCount": fmt_int(len(mib))}
+        if iops:
+            m["CapIops"] = fmt_int(iops[0]) if len(iops) == 1 else f"{fmt_int(iops[0])}--{fmt_int(iops[-1])}"
+    if "request_timeout_ms" in r.columns and r["request_timeout_ms"].drop_nulls().len():
+        m["CassTimeoutS"] = fmt_float(r["request_timeout_ms"].max() / 1000, 0)
+    if "commitlog_sync_period_ms" in r.columns and r["commitlog_sync_period_ms"].drop_nulls().len():
+        m["CommitlogSyncS"] = fmt_float(r["commitlog_sync_period_ms"].drop_nulls().median() / 1000, 0)
     return m

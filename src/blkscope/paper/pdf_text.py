@@ -1,0 +1,225 @@
+"""What a reader of the built PDF sees, checked against the data: every claim of claims.csv with every column the
+claims table prints, the abstract's verdict counts against the table's, no internal word (batch ids, issue
+letters, commit hashes, round names), nothing outside the text block on any page (blkscope.paper.pdf_geometry),
+and the paper's length (pages of main text, appendix pages, figure area).
+
+Text comes from `pdftotext -raw` (content-stream order): TeX draws a table row cell after cell, so a cell's lines
+come out together wherever the paragraph column broke them. Comparisons ignore whitespace, which is where line
+breaks fall (table cells neither hyphenate nor break inside a word, blkscope.paper.tables).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
+
+import polars as pl
+
+from blkscope.paper.tables import plain
+
+# words of the project's own bookkeeping, not of the study: they belong in the repository, not the paper
+INTERNAL = [
+    (re.compile(r"\bround\s*\d+(?:-[a-z0-9]+)*\b", re.I), "a capture batch or round name"),
+    (re.compile(r"\bissue\s*~?\s*[A-Z]\b"), "an issue letter"),
+    (re.compile(r"\bissues?\s+#?\d+\b", re.I), "an issue number"),
+    (re.compile(r"\bcommit\s+[0-9a-f]{7,40}\b", re.I), "a commit hash"),
+    (re.compile(r"(?<![0-9A-Za-z])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![0-9A-Za-z])"), "a commit hash"),
+    (re.compile(r"\bhelper\b|\bcoordinator\b", re.I), "a word of the project's process"),
+]
+# pdftotext's Unicode for what TeX sets from ASCII: quotes, dashes (T1 ligatures), ligature glyphs (NFKC)
+_TYPESET = str.maketrans({"\u2019": "'", "\u2018": "`", "\u201c": "``", "\u201d": "''", "\u2013": "--",
+                          "\u2014": "---", "\u2212": "-", "\u00a0": " "})  # fmt: skip
+
+
+def pdf_text(pdf: Path, first: int | None = None, last: int | None = None) -> str:
+    """The text of `pdf` (pages first..last, 1-based) in content-stream order, typeset characters mapped back
+    to the ASCII TeX was given."""
+    args = ["pdftotext", "-raw", "-enc", "UTF-8"]
+    args += ["-f", str(first)] if first else []
+    args += ["-l", str(last)] if last else []
+    out = subprocess.run([*args, str(pdf), "-"], check=True, capture_output=True, text=True).stdout
+    return unicodedata.normalize("NFKC", out).translate(_TYPESET)
+
+
+def squash(text: str) -> str:
+    """Without whitespace and typeset characters: where TeX broke a line does not matter."""
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", str(text)).translate(_TYPESET))
+
+
+def missing_claims(text: str, claims: pl.DataFrame, columns: list[str]) -> list[str]:
+    """Every claim whose row is not in `text` with each printed column's value, in order: the claim id, then its
+    cells one after the other (a row may break across pages between rows, never inside one)."""
+    flat = squash(text)
+    problems = []
+    rest = [c for c in columns if c != "claim_id"]
+    pos = 0  # rows in table order: a claim judged under two conditions has two rows with one id
+    for row in claims.iter_rows(named=True):
+        cid = row["claim_id"]
+        # the id with the cell after it: S1-trace is also the start of S1-trace-cass
+        anchor = squash(plain(cid)) + (squash(plain(row.get(rest[0]))) if rest else "")
+        at = flat.find(anchor, pos)
+        if at < 0:
+            problems.append(f"claim {cid}: not in the PDF")
+            continue
+        at += len(squash(plain(cid)))
+        for col in rest:
+            value = row.get(col)
+            want = squash(plain(value))
+            found = flat.find(want, at)
+            if found < 0:
+                problems.append(f"claim {cid}: column {col} ({value!r}) not in the PDF after its id")
+            else:
+                at = found + len(want)
+        pos = at
+    return problems
+
+
+def internal_words(text: str) -> list[str]:
+    """The internal words in `text`, each with what it is."""
+    found = []
+    for rx, what in INTERNAL:
+        for m in rx.finditer(text):
+            found.append(f"{what}: {m.group()!r} in {text[max(0, m.start() - 40):m.end() + 20]!r}")
+    return found
+
+
+def _info_page(pdf: Path, key: str) -> int:
+    from pypdf import PdfReader
+
+    info = PdfReader(pdf).metadata or {}
+    if key not in info:
+        raise ValueError(f"{pdf}: no {key} in the document info (main.tex writes it)")
+    return int(str(info[key]))
+
+
+def appendix_page(pdf: Path) -> int:
+    """The first page of the appendices (1-based), as main.tex records it in the document info."""
+    return _info_page(pdf, "/BlkscopeAppendixPage")
+
+
+def references_page(pdf: Path) -> int:
+    """The page the references start on (1-based), as main.tex records it after a \\clearpage (every figure
+    placed): the main text is the pages before it."""
+    return _info_page(pdf, "/BlkscopeReferencesPage")
+
+
+MAX_MAIN_PAGES = 14  # the venue's limit: pages of main text, references and appendices apart
+
+
+def layout(pdf: Path) -> dict:
+    """The paper's length and layout, measured from the PDF: pages in all, of main text (before the page the
+    references start on), of references, and of appendices; per page of main text, the share of
+    the text block its figures cover, and the pages of figures only that they leave less than half full."""
+    import pdfplumber
+    from pypdf import PdfReader
+
+    from blkscope.paper.pdf_geometry import form_boxes, text_block
+
+    reader = PdfReader(pdf)
+    block = text_block(pdf)
+    area = (block.x1 - block.x0) * (block.bottom - block.top)
+    refs, app = references_page(pdf), appendix_page(pdf)
+    shares, lone = [], []
+    with pdfplumber.open(pdf) as doc:
+        for i, page in enumerate(reader.pages[: refs - 1], start=1):
+            boxes = form_boxes(page)
+            covered = sum((b.x1 - b.x0) * (b.bottom - b.top) for b in boxes)
+            shares.append(round(covered / area, 3))
+            if boxes and covered < LONE_FIGURE_SHARE * area and _words_outside(doc.pages[i - 1], boxes) < FLOAT_WORDS:
+                lone.append(i)  # a float page (captions only) its figures leave half empty
+    return {"pages": len(reader.pages), "main_pages": refs - 1, "reference_pages": app - refs,
+            "appendix_pages": len(reader.pages) - app + 1, "figure_share_per_main_page": shares,
+            "figure_share_main": round(sum(shares) / len(shares), 3) if shares else 0.0,
+            "half_empty_figure_pages": lone}  # fmt: skip
+
+
+LONE_FIGURE_SHARE = 0.5  # a page of figures only must be at least half figure
+FLOAT_WORDS = 250  # fewer words than this beside the figures: a float page (captions only), not a page of text
+
+
+def _words_outside(page, boxes) -> int:
+    """Words of a pdfplumber page drawn outside the figures' boxes (captions and body text)."""
+    n = 0
+    for w in page.extract_words():
+        cx, cy = (w["x0"] + w["x1"]) / 2, (w["top"] + w["bottom"]) / 2
+        if not any(b.x0 <= cx <= b.x1 and b.top <= cy <= b.bottom for b in boxes):
+            n += 1
+    return n
+
+
+def abstract_text(text_page1: str) -> str:
+    """The abstract as pdftotext gives it: from `Abstract` to the first section heading (IEEEtran's small capitals
+    come out as "I. I NTRODUCTION" or "I. INTRODUCTION"), or the rest of the page without one."""
+    start = text_page1.find("Abstract")
+    if start < 0:
+        return ""
+    end = re.search(r"\bI\.\s*I\s*NTRODUCTION", text_page1[start:], re.I)
+    return text_page1[start: start + end.start()] if end else text_page1[start:]
+
+
+def _unbroken(text: str) -> str:
+    """Without whitespace and hyphens: body text hyphenates at line ends, where pdftotext keeps the hyphen."""
+    return squash(text.replace("{,}", ",")).replace("-", "")  # a macro's thousands separator prints as a comma
+
+
+def check_figures(figures: list[Path]) -> list[str]:
+    """Each figure's own PDF: within the width it is printed in (a column or both: its module's WIDTH) and the
+    height a figure has, no two labels overlapping."""
+    from blkscope.figures.theme import MAX_FIGURE_HEIGHT_PT
+    from blkscope.paper.figure_tex import width
+    from blkscope.paper.pdf_geometry import check_figure_pdf
+
+    return [p for f in figures for p in check_figure_pdf(f, width(f.stem), MAX_FIGURE_HEIGHT_PT)]
+
+
+def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
+    """Every problem a reader of the built PDF would find, and its layout."""
+    from blkscope.paper.study_numbers import verdict_sentence
+    from blkscope.paper.tables import claims_columns, printed_columns
+
+    problems = []
+    lay = layout(pdf)
+    if lay["main_pages"] > MAX_MAIN_PAGES:
+        problems.append(f"{lay['main_pages']} pages of main text: more than {MAX_MAIN_PAGES}")
+    for n in lay["half_empty_figure_pages"]:
+        problems.append(f"page {n}: a page of figures less than half full")
+    app = appendix_page(pdf)
+    problems += missing_claims(pdf_text(pdf, first=app), claims, printed_columns(claims_columns(claims)))
+    problems += internal_words(pdf_text(pdf))
+    # every page: no figure, caption or table row outside the text block, no two labels overlapping
+    from blkscope.paper.pdf_geometry import check_paper_pdf
+
+    problems += check_paper_pdf(pdf, every_page=True)
+    abstract = _unbroken(abstract_text(pdf_text(pdf, 1, 1)))
+    sentence = _unbroken(verdict_sentence(claims["verdict"], claims["claim_id"]))
+    if sentence not in abstract:
+        want = verdict_sentence(claims["verdict"], claims["claim_id"])
+        problems.append(f"the abstract does not give the claims table's counts ({want!r})")
+    return problems, lay
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    import json
+
+    p = argparse.ArgumentParser(prog="python -m blkscope.paper.pdf_text", description=__doc__)
+    p.add_argument("pdf", type=Path, help="the built paper")
+    p.add_argument("--claims", type=Path, required=True, help="the claims table (.parquet)")
+    p.add_argument("--layout", type=Path, help="write the measured layout here (.json)")
+    p.add_argument("--figures", type=Path, nargs="*", default=[], help="the figures' own PDFs")
+    a = p.parse_args(argv)
+    problems, lay = check(a.pdf, pl.read_parquet(a.claims))
+    problems += check_figures(a.figures)
+    if a.layout:
+        a.layout.write_text(json.dumps(lay, indent=1) + "\n")
+    print(json.dumps({k: v for k, v in lay.items() if k != "figure_share_per_main_page"}), file=sys.stderr)
+    for line in problems:
+        print(f"{a.pdf}: {line}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+"""The paper's prose may state no number of its own: every number is a macro generated from the data (\\blk{...},
+or a macro the numbers files define) or a literature macro (\\Lit...). The paper rule runs this check before
+LaTeX, so `make all` fails on a typed number. Allowed: years, the numbers inside references, labels, citations and
+file names, code set in \\texttt (a command line, an option), and identifiers whose digits follow a letter (ext4,
+f2fs, S1-zipf, p99, Q2Q, inode64).
+
+Words that characterise a range (``rarely'', ``about one'', ``mostly'') must come from the data too: they are
+reported unless a macro writes them (a phrase macro picks its words from the numbers, blkscope.paper.latex).
+
+    python -m blkscope.paper.prose paper/sections/*.tex
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+# commands whose argument is not prose: cross-references, citations, files, code, environments, float placement
+_ARG_COMMANDS = ("ref", "pageref", "label", "cite", "input", "include", "optsection", "optinput", "blk",
+                 "includegraphics", "texttt", "begin", "end", "url", "bibliography", "bibliographystyle",
+                 "IfFileExists", "ifdefined", "ifcsname")  # fmt: skip
+_ARGS = re.compile(r"\\(?:" + "|".join(_ARG_COMMANDS) + r")\*?(?:\[[^\]]*\])?\{(?:[^{}]|\{[^{}]*\})*\}")
+_COMMENT = re.compile(r"(?<!\\)%.*")
+_MACRO = re.compile(r"\\[A-Za-z@]+")
+_OPTIONS = re.compile(r"\\begin\{[a-z*]+\}\[[^\]]*\]")  # float placement [tbp]
+_NUMBER = re.compile(r"(?<![A-Za-z0-9.])\d+(?:[.,]\d+|\{,\}\d+)*")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+RANGE_WORDS = ("rarely", "about one", "mostly", "almost all", "almost none", "nearly all", "hardly", "seldom",
+               "usually", "most of them", "most runs")  # fmt: skip
+_RANGE = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in RANGE_WORDS) + r")\b", re.I)
+
+
+def prose(tex: str) -> str:
+    """The prose of a LaTeX source: comments, command arguments that are not prose and macro names removed
+    (a removed span keeps its newlines, so line numbers hold)."""
+
+    def blank(m: re.Match) -> str:
+        return re.sub(r"[^\n]", " ", m.group())
+
+    body = tex.find(r"\begin{document}")
+    if body > 0:  # a preamble sets lengths and counters, not prose
+        tex = blank(re.match(r"(?s).*", tex[:body])) + tex[body:]
+
+    for rx in (_COMMENT, _OPTIONS, _ARGS, _MACRO):
+        tex = rx.sub(blank, tex)
+    return tex
+
+
+def typed_numbers(tex: str) -> list[tuple[int, str, str]]:
+    """(line, number, context) of every number the prose types: not a year, not part of an identifier."""
+    text = prose(tex)
+    out = []
+    for m in _NUMBER.finditer(text):
+        if _YEAR.fullmatch(m.group()):
+            continue
+        line = text.count("\n", 0, m.start()) + 1
+        context = " ".join(tex.splitlines()[line - 1].split())
+        out.append((line, m.group(), context))
+    return out
+
+
+def range_words(tex: str) -> list[tuple[int, str, str]]:
+    """(line, words, context) of every phrase that characterises a range in the prose's own words."""
+    text = prose(tex)
+    out = []
+    for m in _RANGE.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        out.append((line, m.group(), " ".join(tex.splitlines()[line - 1].split())))
+    return out
+
+
+def check(paths: list[Path]) -> list[str]:
+    problems = []
+    for p in paths:
+        tex = p.read_text()
+        for line, num, ctx in typed_numbers(tex):
+            problems.append(f"{p}:{line}: the number {num!r} is typed, not a macro: {ctx}")
+        for line, words, ctx in range_words(tex):
+            problems.append(f"{p}:{line}: {words!r} characterises a range without a macro: {ctx}")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    paths = [Path(a) for a in (argv if argv is not None else sys.argv[1:])]
+    if not paths:
+        print("usage: python -m blkscope.paper.prose FILE.tex ...", file=sys.stderr)
+        return 2
+    problems = check(paths)
+    for p in problems:
+        print(p, file=sys.stderr)
+    if problems:
+        print(f"blkscope: {len(problems)} number(s) or range word(s) in the paper's prose without a macro",
+              file=sys.stderr)  # fmt: skip
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

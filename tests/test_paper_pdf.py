@@ -1,0 +1,142 @@
+"""The claims table as LaTeX builds it in the paper's class: a longtable in the one-column appendix that breaks
+across pages, stays inside the text block, and prints every row with every column (found in the PDF by
+blkscope.paper.pdf_text, as the paper rule finds them in the built paper). Rows: the claims of
+blkscope.paper.claims with the estimates of the reference table of an earlier build (paper/reference), twice (the
+second copy's ids marked), so that the table is long enough to break."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from blkscope.paper.claims import CLAIMS
+from blkscope.paper.pdf_geometry import check_paper_pdf
+from blkscope.paper.pdf_text import internal_words, missing_claims, pdf_text
+from blkscope.paper.tables import claims_columns, claims_table, printed_columns
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = sorted((ROOT / "paper/reference").glob("claims-*.csv"))[0]
+DOC = r"""\documentclass[conference,letterpaper]{IEEEtran}
+\usepackage[T1]{fontenc}
+\usepackage{amsmath,graphicx,booktabs,array,longtable}
+\AtBeginDocument{\pdfinfo{/BlkscopeTextBlock (\the\dimexpr1in+\hoffset+\oddsidemargin\relax\space
+  \the\dimexpr1in+\voffset+\topmargin+\headheight+\headsep\relax\space\the\textwidth\space\the\textheight)}}
+\begin{document}
+\onecolumn
+\appendices
+\section{Every claim}\label{app:claims}
+\input{claims.tex}
+\end{document}
+"""
+
+
+def _claims() -> pl.DataFrame:
+    ref = pl.read_csv(REFERENCE)
+    rows = [{"claim_id": c.claim_id, "study": c.study, "claim": c.claim, "quantity": c.quantity,
+             "band": f"{c.size.text} for '{c.claimed}'", "n_needed": "--", "reason": None} for c in CLAIMS]  # fmt: skip
+    df = pl.DataFrame(rows).join(ref, on="claim_id", how="left").with_columns(pl.col("verdict").fill_null("not tested"))
+    return pl.concat([df, df.with_columns(claim_id=pl.col("claim_id") + "-again")])
+
+
+def _build(tmp: Path, claims: pl.DataFrame, tex: str | None = None) -> Path:
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex not installed (deps/debian-main.txt: make setup installs TeX Live)")
+    (tmp / "claims.tex").write_text(tex if tex is not None else claims_table(claims))
+    (tmp / "p.tex").write_text(DOC)
+    for _ in range(2):  # longtable settles its column widths on the second run
+        subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "p.tex"], cwd=tmp, check=True,
+                       capture_output=True)  # fmt: skip
+    return tmp / "p.pdf"
+
+
+def test_every_claim_with_every_column_is_in_the_pdf_inside_the_text_block(tmp_path):
+    from pypdf import PdfReader
+
+    claims = _claims()
+    pdf = _build(tmp_path, claims)
+    assert len(PdfReader(pdf).pages) >= 3  # the table broke across pages
+    columns = printed_columns(claims_columns(claims))
+    assert {"claim_id", "claim", "quantity", "band", "ours", "n", "load", "verdict"} <= set(columns)
+    assert missing_claims(pdf_text(pdf), claims, columns) == []
+    assert check_paper_pdf(pdf, every_page=True) == []
+
+
+def test_a_row_cut_from_the_table_is_reported(tmp_path):
+    claims = _claims()
+    tex = claims_table(claims)
+    cut = "\n".join(line for line in tex.splitlines() if not line.startswith("S4-ms &"))
+    pdf = _build(tmp_path, claims, cut)
+    problems = missing_claims(pdf_text(pdf), claims, printed_columns(claims_columns(claims)))
+    assert any(p.startswith("claim S4-ms:") for p in problems), problems
+
+
+def test_columns_the_claims_plan_adds_are_printed():
+    claims = _claims().with_columns(verdict_unadjusted=pl.lit("replicates"), condition=pl.lit("in-memory"),
+                                    runs_read=pl.lit("saturating, steady window"))  # fmt: skip
+    columns = printed_columns(claims_columns(claims))
+    assert columns.index("condition") < columns.index("runs_read") < columns.index("verdict_unadjusted")
+    assert columns[-2:] == ["verdict_unadjusted", "verdict"]
+    assert "& verdict, unadjusted & verdict, adjusted" in claims_table(claims)
+
+
+def test_internal_words_are_found():
+    text = "runs of round3-decide-2 (issue L) at commit 19e2942; Round 4 of the work; ext4 and f2fs on S1-zipf"
+    found = internal_words(text)
+    assert any("round3-decide-2" in f for f in found) and any("issue L" in f for f in found)
+    assert any("19e2942" in f for f in found) and any("Round 4" in f for f in found)
+    assert internal_words("ext4, f2fs, S1-zipf, p99, inode64, 2026-11-27, 0.95x [0.83x, 1.10x]") == []
+
+
+LAYOUT = r"""\documentclass[conference,letterpaper]{IEEEtran}
+\usepackage{graphicx}
+\AtBeginDocument{\pdfinfo{/BlkscopeTextBlock (\the\dimexpr1in+\hoffset+\oddsidemargin\relax\space
+  \the\dimexpr1in+\voffset+\topmargin+\headheight+\headsep\relax\space\the\textwidth\space\the\textheight)}}
+\begin{document}
+Some text of the main part.
+\begin{figure}[p]\centering\includegraphics{fig.pdf}\caption{A small figure alone on a page of floats.}\end{figure}
+\clearpage
+More text.
+\clearpage
+\pdfinfo{/BlkscopeReferencesPage (\thepage)}
+References.
+\clearpage
+\onecolumn
+\pdfinfo{/BlkscopeAppendixPage (\thepage)}
+\appendices
+\section{Every claim}
+An appendix.
+\end{document}
+"""
+
+
+def test_layout_counts_pages_and_finds_a_lone_half_empty_figure_page(tmp_path):
+    """A figure a third of a column high, alone on a float page: the length check reports that page."""
+    import altair as alt
+    import vl_convert as vlc
+
+    from blkscope.paper.pdf_text import layout
+
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex not installed (deps/debian-main.txt: make setup installs TeX Live)")
+    chart = alt.Chart(pl.DataFrame({"x": [1, 2], "y": [1, 2]}), width=200, height=80).mark_line().encode(x="x", y="y")
+    (tmp_path / "fig.pdf").write_bytes(vlc.vegalite_to_pdf(chart.to_dict()))
+    (tmp_path / "p.tex").write_text(LAYOUT)
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "p.tex"], cwd=tmp_path, check=True,
+                   capture_output=True)  # fmt: skip
+    lay = layout(tmp_path / "p.pdf")
+    assert (lay["pages"], lay["main_pages"], lay["reference_pages"], lay["appendix_pages"]) == (5, 3, 1, 1)
+    assert lay["half_empty_figure_pages"] == [2] and 0 < lay["figure_share_per_main_page"][1] < 0.5
+
+
+def test_a_claim_under_two_conditions_needs_both_rows():
+    rows = pl.DataFrame({"claim_id": ["S1-zipf", "S1-zipf"], "claim": ["Zipf", "Zipf"],
+                         "condition": ["in-memory", "scale"], "verdict": ["does not", "inconclusive"]})  # fmt: skip
+    cols = ["claim_id", "claim", "condition", "verdict"]
+    both = "S1-zipf Zipf in-memory does not\nS1-zipf Zipf scale inconclusive"
+    assert missing_claims(both, rows, cols) == []
+    one = "S1-zipf Zipf in-memory does not\nS2-ops Zipf scale inconclusive"
+    assert missing_claims(one, rows, cols) == ["claim S1-zipf: not in the PDF"]

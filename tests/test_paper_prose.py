@@ -1,0 +1,45 @@
+"""The prose check (blkscope.paper.prose): a number typed in the paper's text or a range word is reported with its
+file and line; macros, years, references, code and identifiers pass; and the paper's own sections pass."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from blkscope.paper.prose import check, main, range_words, typed_numbers
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_typed_numbers_are_found_with_their_line():
+    tex = "Intro.\nThe queue held 0.957 to 11.368 requests,\nabout 4x more (24--36\\,\\%) in 250{,}000 rows.\n"
+    assert [(line, n) for line, n, _ in typed_numbers(tex)] == [(2, "0.957"), (2, "11.368"), (3, "4"), (3, "24"),
+                                                                (3, "36"), (3, "250{,}000")]  # fmt: skip
+
+
+def test_macros_years_references_code_and_identifiers_pass():
+    tex = (r"In 2019 ext4, f2fs and S1-zipf (p99, Q2Q, inode64) ran \blk{RunsLight} runs; see Section~\ref{sec:x2},"
+           r" Figure~\ref{fig:3}, \cite{ref2021}, \texttt{iostat -x 1} and \LitSsdOverheadCassandraLo\,\%."
+           "\n% a comment with 42\n\\begin{figure*}[tbp]\\includegraphics{fig1.pdf}\\end{figure*}")
+    assert typed_numbers(tex) == []
+
+
+def test_the_preamble_is_not_prose():
+    tex = "\\documentclass{article}\n\\setcounter{topnumber}{3}\n\\begin{document}\nIt ran 3 times.\n"
+    assert [(line, n) for line, n, _ in typed_numbers(tex)] == [(4, "3")]
+
+
+def test_range_words_are_found_outside_macros():
+    tex = "The device rarely had more than\nabout one request; \\blk{QdLightAboveOnePhrase}."
+    assert [(line, w) for line, w, _ in range_words(tex)] == [(1, "rarely"), (2, "about one")]
+
+
+def test_the_check_fails_on_a_typed_number_and_names_file_and_line(tmp_path, capsys):
+    bad = tmp_path / "bad.tex"
+    bad.write_text("Fine.\nThe tracer lost 0 events.\n")
+    assert check([bad]) == [f"{bad}:2: the number '0' is typed, not a macro: The tracer lost 0 events."]
+    assert main([str(bad)]) == 1 and "bad.tex:2" in capsys.readouterr().err
+
+
+def test_the_papers_prose_passes():
+    paths = [ROOT / "paper/main.tex", *sorted((ROOT / "paper/sections").glob("*.tex"))]
+    assert check(paths) == []
