@@ -130,19 +130,6 @@ rule workload_metrics:
         " -o {output.table} --csv {output.csv} {params.runs} --check-datasets {input.datasets} > {log} 2>&1"
 
 
-# runs whose capture listed their files' extents (filefrag, issue L): Cassandra's fragmentation claim reads them
-EXTENT_RUNS = [r for r in CAPTURED if Path(RAW, r, "filefrag.txt").exists()]
-
-
-def has_rule(name):
-    """Whether the workflow defines rule `name` (snakemake's `rules` raises, not AttributeError, for an unknown one)."""
-    try:
-        getattr(rules, name)
-    except Exception:
-        return False
-    return True
-
-
 rule claims:
     input:
         runs=config["runs"],
@@ -155,8 +142,8 @@ rule claims:
         metadata=f"{ANALYSIS}/metadata_vs_data.parquet",
         phases=f"{ANALYSIS}/ycsb_phases.parquet",
         plan="config/claims_plan.yaml",
-        # per run: steady, window (issue P); the scale rows read steady runs only, and none without the table
-        steady=lambda w: [f"{ANALYSIS}/steady_state.parquet"] if has_rule("steady_state") else [],
+        # per run: steady, window (issue P); the scale rows read steady runs only
+        steady=f"{ANALYSIS}/steady_state.parquet",
     output:
         table=f"{ANALYSIS}/claims.parquet",
         csv=report(f"{ANALYSIS}/claims.csv", caption="../report/claims.rst", category="Claims"),
@@ -169,6 +156,6 @@ rule claims:
         "blkscope claims --runs {input.runs} --iostat {input.iostat} --metrics {input.metrics}"
         " --overhead {input.overhead} --zipf {input.zipf} --fof {params.fof} --extents {params.extents}"
         " --metadata {input.metadata} --ycsb-phases {input.phases} --plan {input.plan}"
-        " $([ -n '{input.steady}' ] && echo --steady-state {input.steady})"
+        " --steady-state {input.steady}"
         " -o {output.table} --csv {output.csv} --check-datasets {input.datasets}"
         " > {log} 2>&1"
