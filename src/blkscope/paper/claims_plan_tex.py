@@ -64,11 +64,12 @@ def render_deviations(plan: Plan, recomputed: pl.DataFrame) -> str:
     by = {(r["commit"], r["claim_id"]): r for r in recomputed.iter_rows(named=True)}
     rows = []
     for d in sorted(plan.deviations, key=lambda d: d.date):
-        for cid in d.claims:
+        for k, cid in enumerate(d.claims):  # a change of many claims says what and why once
             r = by.get((d.commit, cid))
+            date, what, why = (d.date[:10], d.what, d.why) if k == 0 else ("", "", "")
             before = f"{r['before_estimate']} ({r['before_verdict']})" if r else escape(d.before)
             after = f"{r['after_estimate']} ({r['after_verdict']})" if r else escape(d.after)
-            rows.append(" & ".join([escape(d.date[:10]), escape(cid), escape(d.what), escape(d.why),
+            rows.append(" & ".join([escape(date), escape(cid), escape(what), escape(why),
                                     escape(before) if r else before, escape(after) if r else after]) + r" \\")
     head = r"Date & Claim & What changed & Why & Before & Today \\"
     cols = r"p{0.08\linewidth}p{0.09\linewidth}p{0.24\linewidth}p{0.25\linewidth}p{0.12\linewidth}p{0.12\linewidth}"
