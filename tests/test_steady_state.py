@@ -135,13 +135,13 @@ def test_the_verb_refuses_a_run_not_in_the_sheet(processed, tmp_path, capsys):
 
 def test_a_kept_trace_window_inside_the_steady_window(processed, sheet, tmp_path):
     """SLOW's run.yaml with a kept trace window added by hand (as the capture of issue P records one): the window
-    is moved into the series' time (the YCSB run phase starts after the load phase), and it lies inside the steady
-    window only when it starts past the warm-up."""
+    is moved into the series' time (the YCSB run phase's first status line comes a little after the workload
+    started: its JVM starts first), and it lies inside the steady window only when it starts past the warm-up."""
     meta = yaml.safe_load((RAW / SLOW / "run.yaml").read_text())
     got = per_second.series(processed, sheet.filter(pl.col("run_id") == SLOW))[SLOW]
     started = datetime.fromisoformat(meta["workload_start_utc"].replace("Z", "+00:00"))
     shift = (got.start - started).total_seconds()
-    assert 30 < shift < 120  # the load phase ran first
+    assert 0 < shift < 5  # the JVM's start
     row = ss.judge(got, _row(sheet, SLOW))
     for offset, inside in ((shift + row["window_start_s"] + 10, True), (shift + 1, False)):
         made = tmp_path / "raw" / SLOW / "run.yaml"

@@ -25,8 +25,10 @@ QUANTITIES = {"s": "rank exponent", "hot1_read": "hot-1% reads", "hot1_write": "
               "meta_share": "metadata share", "miss_10pct": "miss ratio at 10%"}  # fmt: skip
 XS = {"cache_to_data": "cache / data", "data_pages": "data (4 KiB pages)"}
 ROW_PT = 52
-# ratios below 1 as decimals (0.01), sizes with SI prefixes (10k): one axis format for both facet columns
-LOG_LABEL = "datum.value < 1 ? format(datum.value, '~g') : format(datum.value, '~s')"
+# labels at powers of ten only (a log axis over less than a decade crowds its labels), ratios below 1 as decimals
+# (0.01), sizes with SI prefixes (10k): one axis for both facet columns; `nice` takes each domain out to decades
+LOG_LABEL = ("abs(log(datum.value) / LN10 - round(log(datum.value) / LN10)) > 1e-6 ? '' : "
+             "datum.value < 1 ? format(datum.value, '~g') : format(datum.value, '~s')")
 
 
 def chart(table: pl.DataFrame) -> alt.TopLevelMixin:
@@ -45,7 +47,7 @@ def chart(table: pl.DataFrame) -> alt.TopLevelMixin:
     return (
         alt.Chart(long, width=width, height=ROW_PT)
         .mark_point(filled=True, size=18, opacity=0.8)
-        .encode(x=alt.X("x:Q", scale=alt.Scale(type="log"), title=None,
+        .encode(x=alt.X("x:Q", scale=alt.Scale(type="log", nice=True), title=None,
                         axis=alt.Axis(labelExpr=LOG_LABEL, tickCount=4)),
                 y=alt.Y("y:Q", title=None, axis=alt.Axis(tickCount=3)),
                 color=alt.Color("database:N", title=None, legend=alt.Legend(orient="top")))
