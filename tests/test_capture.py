@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHEET = ROOT / "config" / "runs.tsv"
 RAW = ROOT / "data" / "raw"
 RUNS = load_runs(SHEET)
-RAW_BUDGET = 130 * 10**6  # the repository budget for data/raw (DESIGN.md 50 MB, issue G 100 MB, round 3 130 MB)
+RAW_BUDGET = 200 * 10**6  # the budget for data/raw (DESIGN.md 50 MB, issue G 100 MB, round 3 130 MB, issue P 200 MB)
 
 
 def _fake_loop(sys_block: Path, name: str, backing: str | None) -> None:

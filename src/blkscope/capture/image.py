@@ -23,8 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from blkscope.capture import record
-from blkscope.capture.loop import loop_filesystem, sha256_file
+from blkscope.capture.loop import loop_filesystem
 from blkscope.capture.sh import sh
+from blkscope.datasets import sha256
 
 FORMAT = 2  # bump when what an image holds changes in a way its key does not show
 
@@ -81,7 +82,7 @@ def ensure(
         "load": {"start_utc": start, "end_utc": record.utc(), "seconds": round(load_s, 1), **summary},
         "logs": sorted(p.name for p in logs.iterdir()),
         "logs_dir": str(logs),
-        "sha256": sha256_file(partial),
+        "sha256": sha256(partial),
         "bytes": partial.stat().st_size,
         "allocated_bytes": partial.stat().st_blocks * 512,
     }

@@ -12,7 +12,6 @@ medium, the device above it was 99-100 % busy with aqu-sz 16 at the same 300 IOP
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import tempfile
@@ -25,6 +24,7 @@ from pathlib import Path
 from blkscope.capture.filesystem import commands, finish_teardown, mounted_at
 from blkscope.capture.safety import check_device
 from blkscope.capture.sh import CommandFailed, sh
+from blkscope.datasets import sha256
 
 
 @dataclass
@@ -164,15 +164,7 @@ def copy_image(image: Path, backing: Path) -> dict:
     st = backing.stat()
     return {"copied_with": f"cp --sparse=always {image} <rundir>/backing.img", "copy_s": round(copied_s, 2),
             "copy_bytes": st.st_size, "copy_allocated_bytes": st.st_blocks * 512,
-            "copy_sha256": sha256_file(backing), "hash_s": round(time.monotonic() - t0 - copied_s, 2)}  # fmt: skip
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(8 << 20):
-            h.update(chunk)
-    return h.hexdigest()
+            "copy_sha256": sha256(backing), "hash_s": round(time.monotonic() - t0 - copied_s, 2)}  # fmt: skip
 
 
 def _read(path: Path) -> str | None:
