@@ -97,9 +97,7 @@ LAYOUT = r"""\documentclass[conference,letterpaper]{IEEEtran}
   \the\dimexpr1in+\voffset+\topmargin+\headheight+\headsep\relax\space\the\textwidth\space\the\textheight)}}
 \begin{document}
 Some text of the main part.
-\begin{figure}[p]\centering\includegraphics{fig.pdf}\caption{A small figure alone on a page of floats.}\end{figure}
-\clearpage
-More text.
+\begin{figure*}[p]\centering\includegraphics{fig.pdf}\caption{A small figure alone on a page of floats.}\end{figure*}
 \clearpage
 \pdfinfo{/BlkscopeReferencesPage (\thepage)}
 References.
@@ -114,7 +112,7 @@ An appendix.
 
 
 def test_layout_counts_pages_and_finds_a_lone_half_empty_figure_page(tmp_path):
-    """A figure a third of a column high, alone on a float page: the length check reports that page."""
+    """A figure a third of a page high, alone on a float page: the length check reports that page."""
     import altair as alt
     import vl_convert as vlc
 
@@ -128,7 +126,7 @@ def test_layout_counts_pages_and_finds_a_lone_half_empty_figure_page(tmp_path):
     subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "p.tex"], cwd=tmp_path, check=True,
                    capture_output=True)  # fmt: skip
     lay = layout(tmp_path / "p.pdf")
-    assert (lay["pages"], lay["main_pages"], lay["reference_pages"], lay["appendix_pages"]) == (5, 3, 1, 1)
+    assert (lay["pages"], lay["main_pages"], lay["reference_pages"], lay["appendix_pages"]) == (4, 2, 1, 1)
     assert lay["half_empty_figure_pages"] == [2] and 0 < lay["figure_share_per_main_page"][1] < 0.5
 
 

@@ -72,24 +72,21 @@ def chart(series: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevel
     ycsb = series.filter((pl.col("source") == "ycsb") & ~pl.col("metric").str.starts_with("cleanup"))
     if ycsb.is_empty():
         return grid
+    # the YCSB series of the setups drawn above (runs of one length: one shared time axis), else every one
+    shown = select.keep(ycsb, setups)
+    ycsb = shown if shown.height else ycsb
     metrics = ["ops/s"] + sorted(m for m in ycsb["metric"].unique().to_list() if m != "ops/s")
     n = len(metrics)
     w = (WIDTH - n * Y_AXIS_PT - 36 - (n - 1) * 8) / n
-    # light (seconds) and saturating (minutes) YCSB runs: a row and a time axis each when their lengths differ
-    own_yx = own_scales(ycsb, "setup", "elapsed_s")
-    ysetups = ycsb["setup"].unique().sort().to_list()
-    yb = alt.Chart(complete_cells(ycsb.select(cols), "setup", "metric") if own_yx else ycsb.select(cols),
-                   width=w, height=40)  # fmt: skip
-    yx = alt.X("elapsed_s:Q", title=None if own_yx else "elapsed (s)", axis=alt.Axis(tickCount=4))
+    yb = alt.Chart(ycsb.select(cols), width=w, height=40)
+    yx = alt.X("elapsed_s:Q", title="elapsed (s)", axis=alt.Axis(tickCount=4))
     ylines = yb.mark_line(strokeWidth=0.8).encode(
         x=yx, y=alt.Y("value:Q", title=None, axis=alt.Axis(tickCount=3, format="~s")), color=color,
         strokeDash=_dash(), detail="run_id:N",
     )  # fmt: skip
-    rows = {"row": alt.Row("setup:N", sort=ysetups, title=None, header=alt.Header(labelFontSize=7))} if own_yx else {}
     bottom = ylines.facet(
         column=alt.Column("metric:N", sort=metrics, title=None, header=alt.Header(labelFontSize=7)),
-        **rows,
-        spacing={"row": 14 if own_yx else 4, "column": 8},
+        spacing=8,
         title=alt.TitleParams("YCSB run phase", anchor="start", fontSize=7, fontWeight="normal"),
-    ).resolve_scale(y="independent", x="independent" if own_yx else "shared")
+    ).resolve_scale(y="independent")
     return alt.vconcat(grid, bottom, spacing=8)

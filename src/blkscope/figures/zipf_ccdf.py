@@ -44,7 +44,7 @@ def chart(ccdf: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
     ccdf = select.keep(ccdf, setups)
     df = complete_cells(ccdf.select("run_id", "fs", "setup", "op", "kind", "x", "ccdf"), "setup", "op")
     ncol = len(OP_ORDER)
-    panel_w = (WIDTH - Y_AXIS_PT - 12 - ncol * 8) / ncol
+    panel_w = (WIDTH - Y_AXIS_PT - 16 - ncol * 8) / ncol  # 16: the last x label's overhang
     base = alt.Chart(df, width=panel_w, height=40)
     xmax = ccdf["x"].max()
     ymin = max(float(ccdf.filter(pl.col("ccdf") > 0)["ccdf"].min()), 1e-9)

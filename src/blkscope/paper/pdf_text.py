@@ -137,13 +137,16 @@ def layout(pdf: Path) -> dict:
 
 
 LONE_FIGURE_SHARE = 0.5  # a page of figures only must be at least half figure
-FLOAT_WORDS = 250  # fewer words than this beside the figures: a float page (captions only), not a page of text
+FLOAT_WORDS = 20  # fewer words of body text than this: a float page (figures and their captions)
+BODY_PT = 9.5  # body text is set at 10 pt, captions at 8 pt (IEEEtran)
 
 
 def _words_outside(page, boxes) -> int:
-    """Words of a pdfplumber page drawn outside the figures' boxes (captions and body text)."""
+    """Words of body text (not captions: BODY_PT or larger) a pdfplumber page draws outside the figures' boxes."""
     n = 0
-    for w in page.extract_words():
+    for w in page.extract_words(extra_attrs=["size"]):
+        if w["size"] < BODY_PT:
+            continue
         cx, cy = (w["x0"] + w["x1"]) / 2, (w["top"] + w["bottom"]) / 2
         if not any(b.x0 <= cx <= b.x1 and b.top <= cy <= b.bottom for b in boxes):
             n += 1
