@@ -90,10 +90,13 @@ def test_rows_read_the_runs_the_plan_says(plan):
     assert other_condition(tb, scale, ev, None).verdict.startswith("not tested")  # no steady_state table
     st = pl.DataFrame({"run_id": ["r4"], "steady": [True], "window_s": [120.0]})
     assert other_condition(tb | {"steady_state": st}, scale, ev, None) == "judged" and seen["runs"] == ["r4"]
-    small = tb["runs"].with_columns(memory_cap_mb=pl.lit(512), data_mb=pl.lit(5 * 512))  # data only 5x the cap
+    big = st.with_columns(data_over_cap=pl.lit(12.0))
+    assert other_condition(tb | {"steady_state": big}, scale, ev, None) == "judged" and seen["runs"] == ["r4"]
+    small = st.with_columns(data_over_cap=pl.lit(9.93))  # records x record size just under 10x the cap
     seen.clear()
-    other_condition({"runs": small, "steady_state": st}, scale, ev, None)
-    assert seen["runs"] == []
+    res = other_condition(tb | {"steady_state": small}, scale, ev, None)
+    assert seen == {} and res.verdict.startswith("not tested")
+    assert "9.93x the memory cap" in res.reason and "10x" in res.reason
     short = st.with_columns(window_s=pl.lit(60.0))  # steady but shorter than 3x the 30-s clocks
     seen.clear()
     other_condition(tb | {"steady_state": short}, scale, ev, None)

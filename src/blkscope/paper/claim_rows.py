@@ -19,7 +19,7 @@ from blkscope.analysis import multiplicity as mt
 from blkscope.paper.claim_runs import NO_RUNS, Result, Tables, not_testable
 from blkscope.paper.claims_plan import Entry, Plan
 
-DATA_OVER_CAP = 10  # the scale regime: data at least 10x the cgroup's memory cap (runs sheet memory_cap_mb, data_mb)
+DATA_OVER_CAP = 10  # the scale regime: data at least 10x the cgroup's memory cap (steady_state data_over_cap)
 STEADY_MIN_S = 90.0  # >= 60 s and >= 3x the longest periodic clock (30 s: the flusher's expiry, xfs's log worker)
 # the in-memory condition is the runs of rounds 1-3 (the plan's words): a batch of a later round (a cache sweep,
 # say) is its own condition, never read by an in-memory row, planned or not
@@ -52,6 +52,20 @@ def steady_runs(tb: Tables) -> pl.DataFrame | None:
     return st.filter(pl.col("steady").cast(pl.Boolean) & (w >= STEADY_MIN_S)).select("run_id")
 
 
+def too_small(tb: Tables, run_ids: list[str]) -> str:
+    """Why none of `run_ids` is in the scale regime by the plan's data measure (records x record size over the
+    memory cap, the steady_state table's data_over_cap), or "" when at least one is."""
+    st = tb.get("steady_state")
+    if st is None or "data_over_cap" not in st.columns or not run_ids:
+        return ""  # no steady run: the evaluation says there is nothing to judge
+    ratio = st.filter(pl.col("run_id").is_in(run_ids))["data_over_cap"]
+    if ratio.fill_null(0).max() >= DATA_OVER_CAP:
+        return ""
+    lo, hi = ratio.min(), ratio.max()
+    span = f"{lo:.2f}x" if lo == hi else f"{lo:.2f}-{hi:.2f}x"
+    return f"data {span} the memory cap (records x record size), under the plan's {DATA_OVER_CAP}x"
+
+
 def other_condition(tb: Tables, e: Entry, evaluate, size) -> Result:
     """A scale or replication row: the entry's batches alone (scale: steady runs only)."""
     if e.n_per_arm == 0:
@@ -64,10 +78,9 @@ def other_condition(tb: Tables, e: Entry, evaluate, size) -> Result:
         if steady is None:
             return Result(None, "--", "0", None, NO_RUNS, "no steady_state table: no run's window is known")
         mine = with_runs(mine, pl.col("run_id").is_in(steady["run_id"].to_list()))
-        r = mine["runs"]
-        if {"memory_cap_mb", "data_mb"} <= set(r.columns):  # data >= DATA_OVER_CAP x the cap, where recorded
-            mine = with_runs(mine, pl.col("data_mb").cast(pl.Float64)
-                             >= DATA_OVER_CAP * pl.col("memory_cap_mb").cast(pl.Float64))
+        small = too_small(tb, mine["runs"]["run_id"].to_list())
+        if small:
+            return Result(None, "--", "0", None, NO_RUNS, small)
     return evaluate(mine, size)
 
 
