@@ -138,3 +138,12 @@ def test_a_claim_under_two_conditions_needs_both_rows():
     assert missing_claims(both, rows, cols) == []
     one = "S1-zipf Zipf in-memory does not\nS2-ops Zipf scale inconclusive"
     assert missing_claims(one, rows, cols) == ["claim S1-zipf: not in the PDF"]
+
+
+def test_reasons_are_printed_without_pointers_to_the_projects_bookkeeping():
+    from blkscope.paper.tables import public
+
+    assert public("no `extents` table in the dataset (issue L item 4)") == "no `extents` table in the dataset"
+    assert public("runs on two volume sizes (batch round3-claims).") == "runs on two volume sizes."
+    kept = "f2fs runs exist only in the emulated guest (qemu TCG)"
+    assert public(kept) == kept
