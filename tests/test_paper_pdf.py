@@ -16,7 +16,7 @@ import pytest
 from blkscope.paper.claims import CLAIMS
 from blkscope.paper.pdf_geometry import check_paper_pdf
 from blkscope.paper.pdf_text import internal_words, missing_claims, pdf_text
-from blkscope.paper.tables import claims_columns, claims_table, printed_columns
+from blkscope.paper.tables import claims_columns, claims_parts, claims_table, printed_columns
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = sorted((ROOT / "paper/reference").glob("claims-*.csv"))[0]
@@ -81,6 +81,21 @@ def test_columns_the_claims_plan_adds_are_printed():
     assert columns.index("condition") < columns.index("runs_read") < columns.index("verdict_unadjusted")
     assert columns[-2:] == ["verdict_unadjusted", "verdict"]
     assert "& verdict, unadjusted & verdict, adjusted" in claims_table(claims)
+
+
+def test_a_table_of_more_columns_than_a_page_holds_prints_in_two_parts_each_row_whole(tmp_path):
+    claims = _claims().with_columns(verdict_unadjusted=pl.lit("inconclusive"), condition=pl.lit("replication"),
+                                    runs_read=pl.lit("saturating, steady window"), window=pl.lit("whole run"),
+                                    n_planned=pl.lit("3"), ours_all=pl.lit("1.10x [0.90x, 1.30x]"))  # fmt: skip
+    parts = claims_parts(claims)
+    assert len(parts) == 2 and all(p[0][0] == "claim_id" for p in parts)
+    assert sorted(printed_columns(parts[0]) + printed_columns(parts[1])[2:]) == sorted(
+        printed_columns(claims_columns(claims)))  # every column printed once, beside the id (and condition)
+    pdf = _build(tmp_path, claims)
+    text = pdf_text(pdf)
+    for part in parts:
+        assert missing_claims(text, claims, printed_columns(part)) == []
+    assert check_paper_pdf(pdf, every_page=True) == []
 
 
 def test_internal_words_are_found():

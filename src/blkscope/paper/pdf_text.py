@@ -181,7 +181,7 @@ def check_figures(figures: list[Path]) -> list[str]:
 def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
     """Every problem a reader of the built PDF would find, and its layout."""
     from blkscope.paper.study_numbers import verdict_sentence
-    from blkscope.paper.tables import claims_columns, printed_columns
+    from blkscope.paper.tables import claims_parts, printed_columns
 
     problems = []
     lay = layout(pdf)
@@ -190,7 +190,8 @@ def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
     for n in lay["half_empty_figure_pages"]:
         problems.append(f"page {n}: a page of figures less than half full")
     app = appendix_page(pdf)
-    problems += missing_claims(pdf_text(pdf, first=app), claims, printed_columns(claims_columns(claims)))
+    for part in claims_parts(claims):  # each part of the table: every row with every column it prints
+        problems += missing_claims(pdf_text(pdf, first=app), claims, printed_columns(part))
     problems += internal_words(pdf_text(pdf))
     # every page: no figure, caption or table row outside the text block, no two labels overlapping
     from blkscope.paper.pdf_geometry import check_paper_pdf
