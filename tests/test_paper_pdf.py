@@ -162,3 +162,13 @@ def test_reasons_are_printed_without_pointers_to_the_projects_bookkeeping():
     assert public("runs on two volume sizes (batch round3-claims).") == "runs on two volume sizes."
     kept = "f2fs runs exist only in the emulated guest (qemu TCG)"
     assert public(kept) == kept
+
+
+def test_a_cell_names_no_batch_and_no_issue():
+    from blkscope.paper.tables import plain
+
+    assert plain("batch round4-rocksdb-capped: traced YCSB") == "a batch of its own: traced YCSB"
+    assert plain("saturating (saturate-3) if judged") == "saturating if judged"
+    assert plain("on Cassandra (a capped batch of issue P), steady") == "on Cassandra, steady"
+    assert plain("whole run (2 s saturating)") == "whole run (2 s saturating)"  # a parenthesis of the study's stays
+    assert internal_words(plain("replication batch round4-decide-hot: traced")) == []

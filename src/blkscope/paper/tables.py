@@ -26,9 +26,19 @@ def cell(x: object) -> str:
     return escape(plain(x)).replace("/", r"/\allowbreak{}")
 
 
+# a capture batch's name in a cell (the claims plan names the batches a row reads): the paper says "a batch of its
+# own" and numbers batches only in its data-availability appendix
+_BATCH = re.compile(r"\b(?:batch(?:es)?\s+)?\[?(?:round\d+|saturate)(?:-[a-z0-9]+)*\]?(?:,\s*(?:round\d+|saturate)"
+                    r"(?:-[a-z0-9]+)*)*\]?", re.I)
+_PAREN = re.compile(r"\s*\((?:[^()]*?)(?:round\d+|saturate-\d+|\bissue [A-Z]\b)[^()]*\)")
+
+
 def plain(x: object) -> str:
-    """The text a cell prints (before escaping): "--" for nothing, negative zero as zero (latex.tidy)."""
-    return "--" if x is None or x == "" else tidy(str(x))
+    """The text a cell prints (before escaping): "--" for nothing, negative zero as zero (latex.tidy), a batch's
+    name as "a batch of its own" (a parenthesis that names one, or an issue: dropped)."""
+    if x is None or x == "":
+        return "--"
+    return tidy(_BATCH.sub("a batch of its own", _PAREN.sub("", str(x))))
 
 
 def _spec(columns: Sequence[Column]) -> str:
