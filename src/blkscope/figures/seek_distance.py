@@ -51,7 +51,7 @@ def chart(seek: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
     hist = hist.sort("run_id", "bucket")
     ncol = 4  # all four histograms in one row across the page
     # both parts start their plots at LABEL_PT (vconcat aligns plot origins, so the labels below set the left)
-    w = (WIDTH - LABEL_PT - 50 - (ncol - 1) * 6) / ncol  # 50: padding, the "100%" overhang and the legend
+    w = (WIDTH - LABEL_PT - 64 - (ncol - 1) * 6) / ncol  # 64: padding, the "100%" overhang and the legend
     hb = alt.Chart(hist, width=w, height=34)
     lines = hb.mark_line(strokeWidth=0.8, opacity=0.85, interpolate="step").encode(
         x=alt.X("bucket:Q", title="seek bucket b", axis=alt.Axis(tickCount=5)),

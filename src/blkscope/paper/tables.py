@@ -194,7 +194,8 @@ def public(text: str) -> str:
 def claims_table(claims: pl.DataFrame) -> str:
     """Every claim in one longtable, in the order of claims.csv; the reasons a claim was not tested under it."""
     why = claims.filter(pl.col("verdict").str.starts_with("not test") & pl.col("reason").is_not_null())
-    notes = "; ".join(f"{escape(r['claim_id'])}: {escape(public(r['reason']))}" for r in why.iter_rows(named=True))
+    rows = why.iter_rows(named=True)
+    notes = "; ".join(f"{escape(r['claim_id'])}: {escape(plain(public(r['reason'])))}" for r in rows)
     parts = claims_parts(claims)
     if len(parts) == 1:
         return longtable(claims, parts[0], CLAIMS_CAPTION, "tab:claims",
