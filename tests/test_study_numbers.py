@@ -113,10 +113,10 @@ def test_queue_depths_are_quoted_light_and_saturating_apart():
     assert "none of the 2 runs kept more than one request" in section
 
 
-def test_readme_repeats_sentence_is_true_of_the_runs_sheet():
+def test_readme_repeats_sentence_is_true_of_the_runs_sheet():  # data/raw/README.md, the dataset at a glance
     from blkscope.runs import load_runs
 
-    readme = " ".join((ROOT / "README.md").read_text().split())
+    readme = " ".join((ROOT / "data/raw/README.md").read_text().split())
     assert "Every configuration has 3 repeats, except the Cassandra thread-count sweep (job `write-threads`)" in readme
     runs = load_runs(ROOT / "config/runs.tsv").with_columns(pl.col("mount_options").fill_null(""))
     cfg = ["testbed", "workload", "job", "filesystem", "mount_options", "traced", "device_mb",

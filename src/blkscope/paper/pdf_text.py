@@ -18,17 +18,9 @@ from pathlib import Path
 
 import polars as pl
 
+from blkscope.paper.bookkeeping import INTERNAL, internal_words  # noqa: F401 (the check's words, re-exported)
 from blkscope.paper.tables import plain
 
-# words of the project's own bookkeeping, not of the study: they belong in the repository, not the paper
-INTERNAL = [
-    (re.compile(r"\bround\s*\d+(?:-[a-z0-9]+)*\b", re.I), "a capture batch or round name"),
-    (re.compile(r"\bissue\s*~?\s*[A-Z]\b"), "an issue letter"),
-    (re.compile(r"\bissues?\s+#?\d+\b", re.I), "an issue number"),
-    (re.compile(r"\bcommit\s+[0-9a-f]{7,40}\b", re.I), "a commit hash"),
-    (re.compile(r"(?<![0-9A-Za-z])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![0-9A-Za-z])"), "a commit hash"),
-    (re.compile(r"\bhelper\b|\bcoordinator\b", re.I), "a word of the project's process"),
-]
 # pdftotext's Unicode for what TeX sets from ASCII: quotes, dashes (T1 ligatures), ligature glyphs (NFKC)
 _TYPESET = str.maketrans({"\u2019": "'", "\u2018": "`", "\u201c": "``", "\u201d": "''", "\u2013": "--",
                           "\u2014": "---", "\u2212": "-", "\u00a0": " "})  # fmt: skip
@@ -75,15 +67,6 @@ def missing_claims(text: str, claims: pl.DataFrame, columns: list[str]) -> list[
                 at = found + len(want)
         pos = at
     return problems
-
-
-def internal_words(text: str) -> list[str]:
-    """The internal words in `text`, each with what it is."""
-    found = []
-    for rx, what in INTERNAL:
-        for m in rx.finditer(text):
-            found.append(f"{what}: {m.group()!r} in {text[max(0, m.start() - 40):m.end() + 20]!r}")
-    return found
 
 
 def _info_page(pdf: Path, key: str) -> int:

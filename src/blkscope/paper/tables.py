@@ -183,7 +183,7 @@ def public(text: str) -> str:
     """A reason as the paper prints it: without a parenthesis that only points at the project's bookkeeping
     ("(issue L item 4)", "(batch round3-claims)"); the PDF check (blkscope.paper.pdf_text) still fails on any
     internal word left."""
-    from blkscope.paper.pdf_text import internal_words
+    from blkscope.paper.bookkeeping import internal_words
 
     def drop(m: re.Match) -> str:
         return "" if internal_words(m.group()) else m.group()
