@@ -28,9 +28,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from blkscope.capture import record, signals
+from blkscope.capture import cgroup, record, signals
 
-CGROUP = Path("/sys/fs/cgroup")
+CGROUP = cgroup.CGROUP
 PREFIX = "blkscope-mem-"
 _SUFFIX = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
 MIN_BYTES = 16 << 20  # below this a JVM cannot start: a typo, not a cap
@@ -68,11 +68,9 @@ def parse(text: str | None) -> int:
 
 def interface(root: Path = CGROUP) -> str:
     """`cgroup-v1-memory` or `cgroup-v2-memory.max`; MemCapError when the host offers neither."""
-    if (root / "memory" / "memory.limit_in_bytes").exists():
-        return "cgroup-v1-memory"
-    for v2 in (root, root / "unified"):
-        if "memory" in _read(v2 / "cgroup.controllers").split():
-            return "cgroup-v2-memory.max"
+    found = cgroup.offered(root, "memory/memory.limit_in_bytes", "memory")
+    if found:
+        return "cgroup-v1-memory" if found == "v1" else "cgroup-v2-memory.max"
     raise MemCapError(f"no memory controller under {root}: neither cgroup v1 memory nor a cgroup v2 memory.max")
 
 
@@ -118,15 +116,15 @@ def usage(cap: MemCap) -> dict:
     """Current and peak usage, limit hits, OOM events and the page-cache / anonymous split of the group."""
     g = cap.group
     if cap.v1:
-        oom = _keyed(_read(g / "memory.oom_control"))
+        oom = _keyed(cgroup.read(g / "memory.oom_control"))
         out = {"usage_bytes": _int(g / "memory.usage_in_bytes"),
                "max_usage_bytes": _int(g / "memory.max_usage_in_bytes"), "failcnt": _int(g / "memory.failcnt"),
                "oom_kill": oom.get("oom_kill", 0), "under_oom": oom.get("under_oom", 0)}  # fmt: skip
-        stat = _keyed(_read(g / "memory.stat"))
+        stat = _keyed(cgroup.read(g / "memory.stat"))
         out["stat"] = {k: stat.get(k, 0) for k in STAT_KEYS}
         return out
-    events = _keyed(_read(g / "memory.events"))
-    stat = _keyed(_read(g / "memory.stat"))
+    events = _keyed(cgroup.read(g / "memory.events"))
+    stat = _keyed(cgroup.read(g / "memory.stat"))
     return {"usage_bytes": _int(g / "memory.current"), "max_usage_bytes": _int(g / "memory.peak"),
             "failcnt": events.get("max", 0), "oom": events.get("oom", 0), "oom_kill": events.get("oom_kill", 0),
             "stat": {v1: stat.get(v2, 0) for v1, v2 in STAT_KEYS.items()}}  # fmt: skip
@@ -150,7 +148,7 @@ def capped(limit_bytes: int, root: Path = CGROUP, name: str | None = None) -> It
 def _set(cap: MemCap, base: Path) -> None:
     if cap.group.exists():
         raise MemCapError(f"{cap.group} exists already (a capture left it? see `blkscope capture` cleanup)")
-    if not cap.v1 and "memory" not in _read(base / "cgroup.subtree_control").split():
+    if not cap.v1 and "memory" not in cgroup.read(base / "cgroup.subtree_control").split():
         _write(base / "cgroup.subtree_control", "+memory")
     cap.group.mkdir()
     if cap.v1:
@@ -174,7 +172,7 @@ def _remove(cap: MemCap, base: Path) -> list[str]:
     except (OSError, ValueError) as e:
         errors.append(f"{cap.group}: reading its statistics: {e}")
     for attempt in range(10):
-        pids = [int(p) for p in _read(cap.procs).split()]
+        pids = [int(p) for p in cgroup.read(cap.procs).split()]
         if not pids:
             break
         for pid in pids:  # a JVM that outlived the workload's stop(): out of the cap, never killed here
@@ -207,7 +205,7 @@ def leftovers(root: Path = CGROUP) -> list[Path]:
 
 
 def _v2_root(root: Path) -> Path:
-    return root if "memory" in _read(root / "cgroup.controllers").split() else root / "unified"
+    return root if "memory" in cgroup.read(root / "cgroup.controllers").split() else root / "unified"
 
 
 def _keyed(text: str) -> dict[str, int]:
@@ -220,7 +218,7 @@ def _keyed(text: str) -> dict[str, int]:
 
 
 def _int(path: Path) -> int:
-    text = _read(path).strip()
+    text = cgroup.read(path).strip()
     return int(text) if text.isdigit() else 0
 
 
@@ -229,10 +227,3 @@ def _write(path: Path, text: str) -> None:
         path.write_text(text + "\n")
     except OSError as e:
         raise MemCapError(f"{path}: writing {text!r} failed: {e.strerror or e}") from e
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError:
-        return ""

@@ -21,9 +21,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from blkscope.capture import signals
+from blkscope.capture import cgroup, signals
 
-CGROUP = Path("/sys/fs/cgroup")
+CGROUP = cgroup.CGROUP
 PROC_CGROUP = Path("/proc/self/cgroup")  # `0::/path`: the process's cgroup v2 group, where a v2 cap returns it
 KEYS = ("riops", "wiops", "rbps", "wbps")
 V1_FILES = {"riops": "read_iops", "wiops": "write_iops", "rbps": "read_bps", "wbps": "write_bps"}
@@ -61,11 +61,9 @@ def majmin(device: str) -> str:
 
 def interface(root: Path = CGROUP) -> str:
     """Which interface this host offers: `cgroup-v1-blkio` or `cgroup-v2-io.max`; CapError when neither."""
-    if (root / "blkio" / "blkio.throttle.write_iops_device").exists():
-        return "cgroup-v1-blkio"
-    for v2 in (root, root / "unified"):
-        if "io" in _read(v2 / "cgroup.controllers").split():
-            return "cgroup-v2-io.max"
+    found = cgroup.offered(root, "blkio/blkio.throttle.write_iops_device", "io")
+    if found:
+        return "cgroup-v1-blkio" if found == "v1" else "cgroup-v2-io.max"
     raise CapError(f"no blk-throttle interface under {root}: neither cgroup v1 blkio nor a cgroup v2 io controller")
 
 
@@ -108,7 +106,7 @@ def active(majmin_: str, root: Path = CGROUP) -> dict[str, int]:
     """The limits the kernel holds for a device now (v1 root group), for checks and tests."""
     out = {}
     for key, name in V1_FILES.items():
-        for line in _read(root / "blkio" / f"blkio.throttle.{name}_device").splitlines():
+        for line in cgroup.read(root / "blkio" / f"blkio.throttle.{name}_device").splitlines():
             dev, _, value = line.partition(" ")
             if dev == majmin_ and int(value) > 0:  # 0 is "no limit" (the kernel drops the line)
                 out[key] = int(value)
@@ -141,13 +139,13 @@ def _remove_v1(cap: Cap, blkio: Path) -> list[str]:
 def _v2_root(root: Path) -> Path:
     return (
         root
-        if (root / "cgroup.controllers").exists() and "io" in _read(root / "cgroup.controllers")
+        if (root / "cgroup.controllers").exists() and "io" in cgroup.read(root / "cgroup.controllers")
         else (root / "unified")
     )
 
 
 def _set_v2(cap: Cap, v2: Path) -> None:
-    if "io" not in _read(v2 / "cgroup.subtree_control").split():
+    if "io" not in cgroup.read(v2 / "cgroup.subtree_control").split():
         _write(v2 / "cgroup.subtree_control", "+io")
     group = v2 / V2_GROUP
     cap.home = _home_group()
@@ -176,7 +174,7 @@ def _remove_v2(cap: Cap, v2: Path) -> list[str]:
 
 def _home_group() -> str:
     """The process's cgroup v2 group, relative to the v2 root ('' for the root group itself)."""
-    for line in _read(PROC_CGROUP).splitlines():
+    for line in cgroup.read(PROC_CGROUP).splitlines():
         if line.startswith("0::"):
             return line[3:].strip().lstrip("/")
     return ""
@@ -187,10 +185,3 @@ def _write(path: Path, text: str) -> None:
         path.write_text(text + "\n")
     except OSError as e:
         raise CapError(f"{path}: writing {text!r} failed: {e.strerror or e}") from e
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError:
-        return ""
