@@ -73,7 +73,7 @@ def _tables(batches: list[str]) -> dict:
 
 def test_rows_read_the_runs_the_plan_says(plan):
     tb = _tables(["", "saturate-2", "round3-decide-2", "round3-journal-60s-2", "round4-rocksdb-capped",
-                  "round4-decide-hot", "round4-sweep"])
+                  "round4-decide-hot", "round4-sweep", "round4-rocksdb-capped-2"])
     confirm = in_memory(tb, plan, confirmatory=True)["runs"]["batch"].to_list()
     assert confirm == ["", "saturate-2"]
     everything = in_memory(tb, plan, confirmatory=False)["runs"]["batch"].to_list()
@@ -97,6 +97,10 @@ def test_rows_read_the_runs_the_plan_says(plan):
     res = other_condition(tb | {"steady_state": small}, scale, ev, None)
     assert seen == {} and res.verdict.startswith("not tested")
     assert "9.93x the memory cap" in res.reason and "10x" in res.reason
+    # run by run: of two steady runs, the one under 10x its cap is not read (the first capped batch beside the second)
+    both = pl.DataFrame({"run_id": ["r4", "r7"], "steady": [True, True], "window_s": [120.0, 120.0],
+                         "data_over_cap": [9.93, 11.9]})
+    assert other_condition(tb | {"steady_state": both}, scale, ev, None) == "judged" and seen["runs"] == ["r7"]
     short = st.with_columns(window_s=pl.lit(60.0))  # steady but shorter than 3x the 30-s clocks
     seen.clear()
     other_condition(tb | {"steady_state": short}, scale, ev, None)

@@ -52,18 +52,20 @@ def steady_runs(tb: Tables) -> pl.DataFrame | None:
     return st.filter(pl.col("steady").cast(pl.Boolean) & (w >= STEADY_MIN_S)).select("run_id")
 
 
-def too_small(tb: Tables, run_ids: list[str]) -> str:
-    """Why none of `run_ids` is in the scale regime by the plan's data measure (records x record size over the
-    memory cap, the steady_state table's data_over_cap), or "" when at least one is."""
+def too_small(tb: Tables, run_ids: list[str]) -> tuple[list[str], str]:
+    """The runs of `run_ids` in the scale regime by the plan's data measure (records x record size over the memory
+    cap, the steady_state table's data_over_cap >= DATA_OVER_CAP), run by run; and why none is, when none is."""
     st = tb.get("steady_state")
     if st is None or "data_over_cap" not in st.columns or not run_ids:
-        return ""  # no steady run: the evaluation says there is nothing to judge
-    ratio = st.filter(pl.col("run_id").is_in(run_ids))["data_over_cap"]
-    if ratio.fill_null(0).max() >= DATA_OVER_CAP:
-        return ""
+        return run_ids, ""  # no steady run: the evaluation says there is nothing to judge
+    mine = st.filter(pl.col("run_id").is_in(run_ids))
+    big = mine.filter(pl.col("data_over_cap") >= DATA_OVER_CAP)["run_id"].to_list()
+    if big:
+        return big, ""
+    ratio = mine["data_over_cap"]
     lo, hi = ratio.min(), ratio.max()
     span = f"{lo:.2f}x" if lo == hi else f"{lo:.2f}-{hi:.2f}x"
-    return f"data {span} the memory cap (records x record size), under the plan's {DATA_OVER_CAP}x"
+    return [], f"data {span} the memory cap (records x record size), under the plan's {DATA_OVER_CAP}x"
 
 
 def other_condition(tb: Tables, e: Entry, evaluate, size) -> Result:
@@ -78,9 +80,10 @@ def other_condition(tb: Tables, e: Entry, evaluate, size) -> Result:
         if steady is None:
             return Result(None, "--", "0", None, NO_RUNS, "no steady_state table: no run's window is known")
         mine = with_runs(mine, pl.col("run_id").is_in(steady["run_id"].to_list()))
-        small = too_small(tb, mine["runs"]["run_id"].to_list())
+        big, small = too_small(tb, mine["runs"]["run_id"].to_list())
         if small:
             return Result(None, "--", "0", None, NO_RUNS, small)
+        mine = with_runs(mine, pl.col("run_id").is_in(big))
     return evaluate(mine, size)
 
 
