@@ -16,7 +16,7 @@ import pytest
 import yaml
 from modes import off_umask
 
-from blkscope.capture import tracefs
+from blkscope.capture import ledger, tracefs
 from blkscope.runs import load_runs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,6 +70,7 @@ def _assert_clean(work: Path) -> None:
     assert str(work) not in loops, "a loop device on our backing file was left behind"
     assert not list(work.glob("run-*")), "a backing file was left behind"
     assert (TRACEFS / "current_tracer").read_text().strip() == "nop"
+    assert not list(ledger.LEDGER_DIR.glob("*.jsonl")), "a capture's teardown ledger was left open"
 
 
 def test_tiny_capture(tmp_path):
