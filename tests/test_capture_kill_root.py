@@ -84,12 +84,12 @@ CAPS = {"memory_cap": "64M", "device_cap": "wiops=5000"}  # a memory group and a
 
 def _everything_up(tmp_path: Path) -> tuple[subprocess.Popen, Path, Path, Path, dict]:
     """A capped capture with its workload running: its mount, loop devices (the capped medium under the
-    filesystem's), tracer, device cap and memory group all up. Also returns the ledger's cap entry."""
+    filesystem's), tracer, device cap and memory group all up. Also returns the ledger's cap entry (and its path)."""
     p, out, work, log = _start_until_traced(tmp_path, **CAPS)
-    book = ledger.LEDGER_DIR / f"{p.pid}.jsonl"
+    [book] = ledger.LEDGER_DIR.glob(f"{p.pid}-*.jsonl")
     _, entries = ledger.read(book)
     assert [e["kind"] for e in entries] == ["staging", "loop", "memcg", "cap", "tracer"], entries
-    cap = entries[3]
+    cap = {**entries[3], "ledger": book}
     assert throttle.active(cap["majmin"]) == {"wiops": 5000}
     assert [g.name for g in memcap.leftovers()] == [f"{memcap.PREFIX}{p.pid}"]
     assert (TRACEFS / "current_tracer").read_text().strip() == "blk"
@@ -106,7 +106,7 @@ def _assert_nothing_left(p: subprocess.Popen, out: Path, work: Path, cap: dict, 
     while [c for c in children if Path(f"/proc/{c}").exists()] and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not [c for c in children if Path(f"/proc/{c}").exists()], "processes of the capture live on"
-    assert not (ledger.LEDGER_DIR / f"{p.pid}.jsonl").exists(), "the ledger was not closed"
+    assert not cap["ledger"].exists(), "the ledger was not closed"
 
 
 def _wait_gone(path: Path, timeout_s: float) -> None:
@@ -135,7 +135,7 @@ def test_capture_killed_midway_leaves_nothing(tmp_path):
     try:
         p.kill()
         p.wait(timeout=30)
-        _wait_gone(ledger.LEDGER_DIR / f"{p.pid}.jsonl", 60)
+        _wait_gone(cap["ledger"], 60)
         assert f"capture {p.pid} died with its ledger open" in log.read_text(), log.read_text()
         _assert_nothing_left(p, out, work, cap, children)
     finally:
@@ -146,7 +146,7 @@ def test_capture_and_its_watchdog_killed_are_swept(tmp_path):
     """Both killed (say, the machine's OOM killer or a kill -9 of every blkscope process): `blkscope
     capture-sweep`, which every capture also runs before it starts, undoes the ledger."""
     p, out, work, log, cap = _everything_up(tmp_path)
-    book = ledger.LEDGER_DIR / f"{p.pid}.jsonl"
+    book = cap["ledger"]
     children = _pids_under(p.pid)
     try:
         os.kill(_watchdog_of(book), signal.SIGKILL)

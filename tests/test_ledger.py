@@ -30,7 +30,7 @@ def _dead_pid() -> int:
 
 def _write(book_dir: Path, pid: int, entries: list[dict], boot: str | None = None) -> Path:
     book_dir.mkdir(exist_ok=True)
-    path = book_dir / f"{pid}.jsonl"
+    path = book_dir / f"{pid}-1.jsonl"
     head = {"pid": pid, "start": 1, "boot": boot or ledger.boot_id(), "utc": "x", "argv": []}
     path.write_text("".join(json.dumps(e) + "\n" for e in [head, *entries]) + '{"kind": "tra')  # cut by the kill
     return path

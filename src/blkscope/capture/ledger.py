@@ -1,12 +1,12 @@
 """The teardown ledger: what a capture has set up, on disk, so that a capture killed with SIGKILL (which no
 `finally` survives) can still be undone by someone else (watchdog.py).
 
-record.staged() opens the ledger, LEDGER_DIR/<pid>.jsonl, for the whole run. Before a module sets a thing up it
-appends one line naming it (`note`): the staging directory (record), a loop testbed's run directory (loop), the
-memory group (memcap), the device cap (throttle), the blk tracer with the settings it replaces (tracefs). Each
-line is fsynced before the step it names, so the ledger never lags the host. The capture's own teardown runs as
-before; when it is over the ledger is closed (the file removed). A ledger still open while its capture is dead
-means a teardown never ran.
+record.staged() opens the ledger, LEDGER_DIR/<pid>-<start time>.jsonl, for the whole run. Before a module sets a
+thing up it appends one line naming it (`note`): the staging directory (record), a loop testbed's run directory
+(loop), the memory group (memcap), the device cap (throttle), the blk tracer with the settings it replaces
+(tracefs). Each line is fsynced before the step it names, so the ledger never lags the host. The capture's own
+teardown runs as before; when it is over the ledger is closed (the file removed). A ledger still open while its
+capture is dead means a teardown never ran.
 
 Processes are not listed one by one (a JVM or qemu starts more, in process groups of their own): every child of
 the capture inherits TOKEN in its environment, by which the watchdog finds and kills them. The first line holds
@@ -76,10 +76,9 @@ def opened() -> Iterator[Path]:
     """This process's ledger, open for the block, with its watchdog (python -m blkscope.capture.watchdog) in a
     session of its own, so a kill of the capture's process group does not reach it."""
     LEDGER_DIR.mkdir(parents=True, exist_ok=True)
-    pid = os.getpid()
-    path = LEDGER_DIR / f"{pid}.jsonl"
-    path.unlink(missing_ok=True)  # an earlier process of this pid, dead (its start time differs)
-    head = {"pid": pid, "start": start_time(pid), "boot": boot_id(), "utc": datetime.now(UTC).isoformat()}
+    pid, start = os.getpid(), start_time(os.getpid())
+    path = LEDGER_DIR / f"{pid}-{start}.jsonl"  # the start time too: a dead capture's ledger under a reused pid stays
+    head = {"pid": pid, "start": start, "boot": boot_id(), "utc": datetime.now(UTC).isoformat()}
     _append(path, {**head, "argv": sys.argv})
     env = {k: v for k, v in os.environ.items() if k != TOKEN}  # the watchdog must not find itself
     cmd = [sys.executable, "-m", "blkscope.capture.watchdog", str(path)]
