@@ -71,7 +71,7 @@ def _assert_clean(work: Path) -> None:
     assert not list(work.glob("run-*")), "a backing file was left behind"
     assert (TRACEFS / "current_tracer").read_text().strip() == "nop"
     # a capture running meanwhile (test_slurm's, on another worker) has its ledger open: only dead ones count
-    dead = [p for p in ledger.LEDGER_DIR.glob("*.jsonl") if not ledger.alive(ledger.read(p)[0])]
+    dead = [path for path, head in ledger.found() if not ledger.alive(head)]
     assert not dead, f"a dead capture's teardown ledger was left open: {dead}"
 
 

@@ -53,6 +53,17 @@ def read(path: Path) -> tuple[dict, list[dict]]:
     return lines[0], lines[1:]
 
 
+def found() -> list[tuple[Path, dict]]:
+    """Every ledger here with its head; one closed meanwhile is not listed."""
+    out = []
+    for path in sorted(LEDGER_DIR.glob("*.jsonl")):
+        try:
+            out.append((path, read(path)[0]))
+        except FileNotFoundError:
+            continue
+    return out
+
+
 def alive(head: dict) -> bool:
     return head["boot"] == boot_id() and start_time(head["pid"]) == head["start"]
 
@@ -79,7 +90,9 @@ def opened() -> Iterator[Path]:
     pid, start = os.getpid(), start_time(os.getpid())
     path = LEDGER_DIR / f"{pid}-{start}.jsonl"  # the start time too: a dead capture's ledger under a reused pid stays
     head = {"pid": pid, "start": start, "boot": boot_id(), "utc": datetime.now(UTC).isoformat()}
-    _append(path, {**head, "argv": sys.argv})
+    tmp = path.with_suffix(".tmp")
+    _append(tmp, {**head, "argv": sys.argv})
+    tmp.replace(path)  # a ledger is never seen without its head (a sweep would take it for a dead capture's)
     env = {k: v for k, v in os.environ.items() if k != TOKEN}  # the watchdog must not find itself
     cmd = [sys.executable, "-m", "blkscope.capture.watchdog", str(path)]
     watchdog = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

@@ -51,12 +51,7 @@ def sweep_stale() -> list[Path]:
     """Sweep every ledger whose capture is dead (caller holds the hardware lock); RuntimeError when one cannot be
     finished. Returns the ledgers swept."""
     swept = []
-    for path in sorted(ledger.LEDGER_DIR.glob("*.jsonl")):
-        try:
-            head, _ = ledger.read(path)
-        except (IndexError, KeyError):  # killed before its first line was whole: nothing was set up
-            path.unlink(missing_ok=True)
-            continue
+    for path, head in ledger.found():
         if ledger.alive(head):  # this capture's own, or another's still running
             continue
         errors = sweep(path)
