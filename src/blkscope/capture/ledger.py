@@ -35,11 +35,13 @@ def boot_id() -> str:
 
 
 def start_time(pid: int) -> int | None:
-    """The process's start time in clock ticks since boot (field 22 of /proc/PID/stat); None when it is gone."""
+    """The process's start time in clock ticks since boot (field 22 of /proc/PID/stat); None when it is gone or
+    dead (a zombie its parent has not reaped yet: its teardown will never run)."""
     try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
-    except (OSError, IndexError, ValueError):
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
         return None
+    return None if fields[0] in ("Z", "X") else int(fields[19])
 
 
 def read(path: Path) -> tuple[dict, list[dict]]:

@@ -1,21 +1,20 @@
 """Undo what a dead capture set up, from its ledger (ledger.py): the watchdog each capture starts, and the sweep
 a capture (and `blkscope capture-sweep`) runs under the hardware lock before it touches the host.
 
-`python -m blkscope.capture.watchdog LEDGER` waits on the capture's pid (a pidfd). When the capture has died with
-its ledger open, the watchdog takes the hardware lock and sweeps: it SIGKILLs every process carrying the ledger's
-token in its environment (fio, iostat, a JVM and whatever it started, qemu), then undoes the ledger's entries
-newest first, each the way the capture's own teardown would (loop.teardown, memcap, throttle, tracefs), and each
-only when it is still the capture's: directories whose names carry its pid, loop devices backed by its run file
-(safety.check_device, inside loop.teardown), memory groups with memcap's prefix, a device cap only on a loop
-device over its run file. A ledger it cannot finish stays, and the next capture refuses to start until it is
-swept (a host left half set up would bias, or break, every run after it)."""
+`python -m blkscope.capture.watchdog LEDGER` polls the capture's pid twice a second (/proc/PID/stat: its start
+time, and not a zombie). When the capture has died with its ledger open, the watchdog takes the hardware lock and
+sweeps: it SIGKILLs every process carrying the ledger's token in its environment (fio, iostat, a JVM and whatever
+it started, qemu), then undoes the ledger's entries newest first, each the way the capture's own teardown would
+(loop.teardown, memcap, throttle, tracefs), and each only when it is still the capture's: directories whose names
+carry its pid, loop devices backed by its run file (safety.check_device, inside loop.teardown), memory groups with
+memcap's prefix, a device cap only on a loop device over its run file. A ledger it cannot finish stays, and the
+next capture refuses to start until it is swept (a host left half set up would bias, or break, every run after it)."""
 
 from __future__ import annotations
 
 import contextlib
 import glob
 import os
-import select
 import shutil
 import signal
 import sys
@@ -31,12 +30,8 @@ FILES_ONLY = ("staging", "loop")  # what survives a reboot: the kernel state of 
 def watch(path: Path) -> int:
     """The watchdog: wait for the capture to die or close its ledger; sweep when it died with the ledger open."""
     head, _ = ledger.read(path)
-    try:
-        fd = os.pidfd_open(head["pid"])
-    except ProcessLookupError:  # died before we looked
-        fd = None
-    while fd is not None and path.exists() and not select.select([fd], [], [], 1.0)[0]:
-        pass
+    while path.exists() and ledger.alive(head):
+        time.sleep(0.5)
     if not path.exists():
         return 0
     print(f"blkscope watchdog: capture {head['pid']} died with its ledger open; undoing {path}", file=sys.stderr)
