@@ -45,21 +45,22 @@ def test_a_dead_captures_processes_and_directories_are_swept(tmp_path, book_dir)
     pid = _dead_pid()
     raw, work = tmp_path / "raw", tmp_path / "work"
     partial = raw / f".r1.partial-{pid}-abc"
-    rundir, foreign = work / f"run-{pid}-xyz", work / f"run-{pid + 1}-xyz"
-    for d in (partial, rundir, foreign):
+    rundir, foreign, guest = work / f"run-{pid}-xyz", work / f"run-{pid + 1}-xyz", work / f"guest-{pid}-q"
+    for d in (partial, rundir, foreign, guest):
         d.mkdir(parents=True)
     (partial / "trace.txt").write_text("half a trace")
     (rundir / "backing.img").write_bytes(b"\0" * 4096)
     (rundir / "mnt").mkdir()
     path = _write(book_dir, pid, [{"kind": "staging", "dir": str(raw), "prefix": f".r1.partial-{pid}-"},
-                                  {"kind": "loop", "workdir": str(work), "prefix": f"run-{pid}-"}])  # fmt: skip
+                                  {"kind": "loop", "workdir": str(work), "prefix": f"run-{pid}-"},
+                                  {"kind": "guest", "dir": str(work), "prefix": f"guest-{pid}-"}])  # fmt: skip
     child = _marked_sleep(path)
     try:
         assert watchdog.sweep_stale() == [path]
         assert child.wait(timeout=5) == -9, "the capture's process was not killed"
     finally:
         child.kill()
-    assert not path.exists() and not partial.exists() and not rundir.exists()
+    assert not path.exists() and not partial.exists() and not rundir.exists() and not guest.exists()
     assert foreign.exists(), "a directory of another capture was removed"
 
 

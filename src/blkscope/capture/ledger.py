@@ -3,10 +3,10 @@
 
 record.staged() opens the ledger, LEDGER_DIR/<pid>-<start time>.jsonl, for the whole run. Before a module sets a
 thing up it appends one line naming it (`note`): the staging directory (record), a loop testbed's run directory
-(loop), the memory group (memcap), the device cap (throttle), the blk tracer with the settings it replaces
-(tracefs). Each line is fsynced before the step it names, so the ledger never lags the host. The capture's own
-teardown runs as before; when it is over the ledger is closed (the file removed). A ledger still open while its
-capture is dead means a teardown never ran.
+(loop), the guest's image directory (guest/testbed), the memory group (memcap), the device cap (throttle), the
+blk tracer with the settings it replaces (tracefs). Each line is fsynced before the step it names, so the ledger
+never lags the host. The capture's own teardown runs as before; when it is over the ledger is closed (the file
+removed). A ledger still open while its capture is dead means a teardown never ran.
 
 Processes are not listed one by one (a JVM or qemu starts more, in process groups of their own): every child of
 the capture inherits TOKEN in its environment, by which the watchdog finds and kills them. The first line holds

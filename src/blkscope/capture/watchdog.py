@@ -24,7 +24,7 @@ from pathlib import Path
 
 from blkscope.capture import hwlock, ledger
 
-FILES_ONLY = ("staging", "loop")  # what survives a reboot: the kernel state of the others is gone with it
+FILES_ONLY = ("staging", "guest", "loop")  # what survives a reboot: the kernel state of the others is gone with it
 
 
 def watch(path: Path) -> int:
@@ -111,10 +111,15 @@ def _ours(prefix: str, pid: int, start: str) -> str:
     return glob.escape(prefix) + "*"
 
 
-def _staging(e: dict, pid: int) -> list[str]:
-    for d in Path(e["dir"]).glob(_ours(e["prefix"], pid, ".")):
-        shutil.rmtree(d)
-    return []
+def _dirs(start: str):
+    """The undo of a directory made with mkdtemp(prefix=...): the staging directory, the guest's images."""
+
+    def undo(e: dict, pid: int) -> list[str]:
+        for d in Path(e["dir"]).glob(_ours(e["prefix"], pid, start)):
+            shutil.rmtree(d)
+        return []
+
+    return undo
 
 
 def _loop(e: dict, pid: int) -> list[str]:
@@ -153,7 +158,7 @@ def _tracer(e: dict, pid: int) -> list[str]:
     return []
 
 
-UNDO = {"staging": _staging, "loop": _loop, "memcg": _memcg, "cap": _cap, "tracer": _tracer}
+UNDO = {"staging": _dirs("."), "guest": _dirs("guest-"), "loop": _loop, "memcg": _memcg, "cap": _cap, "tracer": _tracer}
 
 if __name__ == "__main__":
     sys.exit(watch(Path(sys.argv[1])))
