@@ -27,7 +27,8 @@ $(DEBS): deps/debian-main.txt scripts/ensure-debs.sh | $(STAMP)
 	scripts/ensure-debs.sh deps/debian-main.txt
 	touch $@
 
-$(TESTDEBS): deps/debian-test.txt deps/debian-capture.txt deps/debian-slurm.txt scripts/ensure-debs.sh | $(STAMP)
+# after $(DEBS): apt-get takes one dpkg lock, so under `make -j` the two lists install one after the other
+$(TESTDEBS): deps/debian-test.txt deps/debian-capture.txt deps/debian-slurm.txt scripts/ensure-debs.sh | $(STAMP) $(DEBS)
 	scripts/ensure-debs.sh deps/debian-test.txt deps/debian-capture.txt deps/debian-slurm.txt
 	touch $@
 
