@@ -27,7 +27,8 @@ $(DEBS): deps/debian-main.txt scripts/ensure-debs.sh | $(STAMP)
 	scripts/ensure-debs.sh deps/debian-main.txt
 	touch $@
 
-$(TESTDEBS): deps/debian-test.txt deps/debian-capture.txt deps/debian-slurm.txt scripts/ensure-debs.sh | $(STAMP)
+# after $(DEBS): apt-get takes one dpkg lock, so under `make -j` the two lists install one after the other
+$(TESTDEBS): deps/debian-test.txt deps/debian-capture.txt deps/debian-slurm.txt scripts/ensure-debs.sh | $(STAMP) $(DEBS)
 	scripts/ensure-debs.sh deps/debian-test.txt deps/debian-capture.txt deps/debian-slurm.txt
 	touch $@
 
@@ -37,6 +38,14 @@ $(NATIVE): native/Cargo.toml native/Cargo.lock native/.cargo/config.toml $(wildc
 	touch $@
 
 native: $(NATIVE)
+
+# `make test`'s build of the crate: profile `testing` (native/Cargo.toml: optimised, no fat LTO, 16 codegen units).
+# Its unit tests and the program the Python tests run (BLKSCOPE_NATIVE) share one build of the dependencies, so a
+# clean clone's `make test` never waits for the release build's fat LTO (that is `make all`'s).
+NATIVE_TEST := native/target/testing/blkscope-native
+$(NATIVE_TEST): native/Cargo.toml native/Cargo.lock native/.cargo/config.toml $(wildcard native/src/*.rs native/src/*/*.rs)
+	cd native && cargo build --profile testing --locked --quiet
+	touch $@
 
 # arrow-rs's reader and writer against ours. The bench (bench/parquet_writer) times the release build (fat LTO,
 # as native/); the tests only read files with it and take profile `crosscheck` (opt-level 0, no LTO) without
@@ -63,15 +72,15 @@ setup: $(STAMP) $(DEBS) $(NATIVE)
 all: setup
 	source $(BIN)/activate && snakemake --cores $(CORES) all
 
-lint: setup
+lint: $(STAMP)
 	$(BIN)/ruff check .
 	source $(BIN)/activate && scripts/lint-workflow.sh
 
-# The native crate's unit tests build with profile `testing` (native/Cargo.toml: optimised, no fat LTO). pytest
-# --strict-skips: a skip that tests/allowed_skips.toml does not list fails the run; -rs prints every skip.
-test: lint $(TESTDEBS)
+# The native crate's unit tests, and the program pytest runs, in profile `testing` (above). pytest --strict-skips: a
+# skip that tests/allowed_skips.toml does not list fails the run; -rs prints every skip.
+test: lint $(DEBS) $(TESTDEBS) $(NATIVE_TEST)
 	cd native && cargo test --profile testing --locked --quiet
-	source $(BIN)/activate && pytest -q -n $(TEST_WORKERS) -rs --strict-skips
+	source $(BIN)/activate && BLKSCOPE_NATIVE=$(CURDIR)/$(NATIVE_TEST) pytest -q -n $(TEST_WORKERS) -rs --strict-skips
 
 # HTML report of every figure and table with its provenance (after `make all`).
 report: setup

@@ -16,7 +16,7 @@ import pytest
 import yaml
 from modes import off_umask
 
-from blkscope.capture import tracefs
+from blkscope.capture import ledger, tracefs
 from blkscope.runs import load_runs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,6 +70,9 @@ def _assert_clean(work: Path) -> None:
     assert str(work) not in loops, "a loop device on our backing file was left behind"
     assert not list(work.glob("run-*")), "a backing file was left behind"
     assert (TRACEFS / "current_tracer").read_text().strip() == "nop"
+    # a capture running meanwhile (test_slurm's, on another worker) has its ledger open: only dead ones count
+    dead = [path for path, head in ledger.found() if not ledger.alive(head)]
+    assert not dead, f"a dead capture's teardown ledger was left open: {dead}"
 
 
 def test_tiny_capture(tmp_path):

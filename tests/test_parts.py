@@ -10,6 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from blkscope import native
 from blkscope.analysis import latency, queue_depth, replay, seek
 from blkscope.analysis.run_summary import lost_events
 from blkscope.cli import main
@@ -143,9 +144,8 @@ def test_split_plan_and_bad_parts(text_trace, tmp_path, capsys):
     assert "trace.txt.zst: byte offset 0: a compressed text trace cannot be cut" in err
     assert main(["ingest", "--kind", "ftrace", "--part", "1/1", str(zst), "-o", str(tmp_path / "z")]) == 0  # whole
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
-    native = shutil.which("blkscope-native") or str(ROOT / "native" / "target" / "release" / "blkscope-native")
-    r = subprocess.run([native, "ftrace", "--out", str(tmp_path / "e.parquet"), "--report", str(tmp_path / "r.json"),
-                        "--range", "5:100", str(plain)], check=False)  # fmt: skip
+    r = subprocess.run([str(native.program()), "ftrace", "--out", str(tmp_path / "e.parquet"), "--report",
+                        str(tmp_path / "r.json"), "--range", "5:100", str(plain)], check=False)  # fmt: skip
     assert r.returncode == 2 and not (tmp_path / "e.parquet").exists()
     assert "byte offset 5" in json.loads((tmp_path / "r.json").read_text())["error"]["where"]
 

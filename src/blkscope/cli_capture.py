@@ -72,6 +72,23 @@ def _capture(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
+@verb("capture-sweep", "undo what captures killed outright (SIGKILL, power loss) left set up, from their ledgers")
+def _capture_sweep(p: argparse.ArgumentParser) -> Handler:
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.capture import hwlock, ledger, watchdog
+
+        try:
+            with hwlock.hardware_lock():  # as a capture does before it starts (capture/watchdog.py)
+                swept = watchdog.sweep_stale()
+        except (PermissionError, RuntimeError, TimeoutError) as e:
+            print(f"blkscope capture-sweep: error: {e}", file=sys.stderr)
+            return 1
+        print(f"{len(swept)} ledger(s) of dead captures swept in {ledger.LEDGER_DIR}", file=sys.stderr)
+        return 0
+
+    return run
+
+
 @verb("manifest", "list every raw file of the dataset with its run's configuration, size and sha256 (TSV)")
 def _manifest(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("raw", type=Path, help="the raw data directory (data/raw)")

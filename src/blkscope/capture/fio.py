@@ -17,18 +17,20 @@ def env(directory: Path, runtime_s: int, seed: int) -> dict[str, str]:
     return {"BLKSCOPE_DIR": str(directory), "BLKSCOPE_RUNTIME": str(runtime_s), "BLKSCOPE_SEED": str(seed)}
 
 
-def prepare(jobfile: Path, job_env: dict[str, str]) -> None:
-    """Lay out the job's files before tracing starts, so the trace holds the workload, not its set-up."""
-    sh(["fio", "--create_only=1", "--output=/dev/null", str(jobfile)], env={**os.environ, **job_env})
+def prepare(jobfile: Path, job_env: dict[str, str], cap=None) -> None:
+    """Lay out the job's files before tracing starts, so the trace holds the workload, not its set-up. `cap`: the
+    run's memory cap (memcap.MemCap), which fio starts inside, so the page cache it faults in is charged there."""
+    sh(_wrapped(["fio", "--create_only=1", "--output=/dev/null", str(jobfile)], cap), env={**os.environ, **job_env})
 
 
 def command(jobfile: Path, out: Path) -> list[str]:
     return ["fio", "--output-format=json", f"--output={out}", str(jobfile)]
 
 
-def run(jobfile: Path, out: Path, job_env: dict[str, str]) -> dict:
-    """Run fio to completion; on an exception (e.g. SIGINT turned into one) stop it before re-raising."""
-    p = procs.start(command(jobfile, out), None, env={**os.environ, **job_env})
+def run(jobfile: Path, out: Path, job_env: dict[str, str], cap=None) -> dict:
+    """Run fio to completion (inside `cap` as prepare()); on an exception (e.g. SIGINT turned into one) stop it
+    before re-raising."""
+    p = procs.start(_wrapped(command(jobfile, out), cap), None, env={**os.environ, **job_env})
     try:
         rc = p.wait()
     except BaseException:
@@ -37,6 +39,10 @@ def run(jobfile: Path, out: Path, job_env: dict[str, str]) -> dict:
     if rc != 0:
         raise RuntimeError(f"fio exit {rc}: {procs.stderr_tail(p)}")
     return check_json(out)
+
+
+def _wrapped(cmd: list[str], cap) -> list[str]:
+    return cap.wrap(cmd) if cap is not None else cmd
 
 
 def check_json(path: Path) -> dict:

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from blkscope.capture import ledger
 from blkscope.capture.filesystem import commands, finish_teardown, mounted_at
 from blkscope.capture.safety import check_device
 from blkscope.capture.sh import CommandFailed, sh
@@ -88,7 +89,9 @@ def loop_filesystem(
     """`image`: start from a copy of that backing file (a filesystem made and loaded earlier, image.py) instead of
     a fresh sparse file and mkfs; `keep`: keep the backing file there after a clean teardown."""
     workdir.mkdir(parents=True, exist_ok=True)
-    rundir = Path(tempfile.mkdtemp(prefix="run-", dir=workdir))
+    prefix = f"run-{os.getpid()}-"  # the pid: a sweep (watchdog.py) removes only a dead capture's own
+    ledger.note("loop", workdir=workdir, prefix=prefix)
+    rundir = Path(tempfile.mkdtemp(prefix=prefix, dir=workdir))
     backing, mnt = rundir / "backing.img", rundir / "mnt"
     mkfs_cmd, mount_cmd = commands(fstype, mkfs_options, mount_options, "DEVICE", mnt)
     fs = LoopFs(fstype, size_mb, mkfs_cmd, mount_cmd, rundir, backing, mnt, keep=keep)

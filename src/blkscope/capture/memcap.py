@@ -20,15 +20,17 @@ removed (the kernel moves its remaining page-cache charges to the parent)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from blkscope.capture import cgroup, record, signals
+from blkscope.capture import cgroup, ledger, record, signals
 
 CGROUP = cgroup.CGROUP
 PREFIX = "blkscope-mem-"
@@ -137,6 +139,7 @@ def capped(limit_bytes: int, root: Path = CGROUP, name: str | None = None) -> It
     base = root / "memory" if kind == "cgroup-v1-memory" else _v2_root(root)
     cap = MemCap(limit_bytes, kind, base / (name or f"{PREFIX}{os.getpid()}"))
     try:
+        ledger.note("memcg", group=cap.group, interface=kind)
         _set(cap, base)
         yield cap
     finally:
@@ -192,6 +195,16 @@ def _remove(cap: MemCap, base: Path) -> list[str]:
                 errors.append(f"{cap.group}: rmdir: {e.strerror or e}")
             time.sleep(0.2)
     return errors
+
+
+def sweep(group: Path, kind: str) -> list[str]:
+    """Remove the group of a capture that died (watchdog.py). Its tasks, that capture's workload, are killed
+    first: moved out, they would run on uncapped and unwatched."""
+    cap = MemCap(0, kind, group)
+    for pid in cgroup.read(cap.procs).split():
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(pid), signal.SIGKILL)
+    return _remove(cap, group.parent)
 
 
 def leftovers(root: Path = CGROUP) -> list[Path]:

@@ -18,7 +18,7 @@ from pathlib import Path
 import yaml
 import zstandard
 
-from blkscope.capture import signals
+from blkscope.capture import ledger, signals
 from blkscope.io import follow_umask
 
 ZSTD_LEVEL = 19
@@ -124,13 +124,17 @@ def quiet(fn) -> None:
 
 def staged(run_id: str, outdir: Path, capture: Callable[[Path], dict]) -> dict:
     """Run `capture(tmp)` in a hidden directory beside `outdir` and publish it there only when it succeeded, so a
-    failed or interrupted run (signals raise) leaves no partial run directory."""
+    failed or interrupted run (signals raise) leaves no partial run directory. The run's teardown ledger is open
+    throughout (ledger.py)."""
     outdir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = follow_umask(tempfile.mkdtemp(prefix=f".{run_id}.partial-", dir=outdir.parent))
-    try:
-        with signals.raise_on_signals():
-            meta = capture(tmp)
-            publish(tmp, outdir)
-        return meta
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    with ledger.opened():  # a SIGKILL skips every `finally` below: the watchdog then undoes what the ledger names
+        prefix = f".{run_id}.partial-{os.getpid()}-"
+        ledger.note("staging", dir=outdir.parent, prefix=prefix)
+        tmp = follow_umask(tempfile.mkdtemp(prefix=prefix, dir=outdir.parent))
+        try:
+            with signals.raise_on_signals():
+                meta = capture(tmp)
+                publish(tmp, outdir)
+            return meta
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)

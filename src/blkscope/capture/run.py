@@ -21,7 +21,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import blkscope
-from blkscope.capture import blktrace, fio, hwlock, image, iostat, memcap, record, signals, throttle, workloads
+from blkscope.capture import (
+    blktrace,
+    fio,
+    hwlock,
+    image,
+    iostat,
+    memcap,
+    record,
+    signals,
+    throttle,
+    watchdog,
+    workloads,
+)
 from blkscope.capture.device import allowed as device_allowed
 from blkscope.capture.device import device_filesystem
 from blkscope.capture.device import plan_steps as device_plan
@@ -36,7 +48,8 @@ TOOLS = ("losetup", "mount", "umount", "fio", "iostat")
 # After fio, still traced: `sync -f` makes the filesystem write what the workload left for later (btrfs commits
 # every 30 s, ext4 every 5 s: longer than a short run), then a pause lets completions land.
 SETTLE_S = 1.0
-MEMCAP_WORKLOADS = ("ycsb",)  # the workloads whose processes start inside a memory cap (Workload.wrapped)
+# the workloads whose processes start inside a memory cap (Workload.wrapped; fio.run's cap)
+MEMCAP_WORKLOADS = ("ycsb", "fio")
 
 
 @dataclass
@@ -236,6 +249,7 @@ def _capture(plan: Plan, tmp: Path) -> dict:
     job_env = None
     with hwlock.hardware_lock():
         meta["lock"] = {"path": str(hwlock.LOCK_PATH), "acquired_utc": record.utc()}
+        watchdog.sweep_stale()  # what a capture killed earlier left (its watchdog killed too, or a reboot)
         img = _loaded_image(plan) if plan.workload and plan.workload.load_once else None
         with _testbed_filesystem(
             r["testbed"],
@@ -259,7 +273,7 @@ def _capture(plan: Plan, tmp: Path) -> dict:
                     if plan.workload:
                         plan.workload.prepare(fs.mountpoint, tmp)
                     else:
-                        fio.prepare(plan.jobfile, job_env)
+                        fio.prepare(plan.jobfile, job_env, mem)
                     subprocess.run(["sync", "-f", str(fs.mountpoint)], check=True, process_group=0)
                     caps = r["device_cap_limits"]
                     with _device_cap(fs, caps) as cap, iostat.Iostat(fs.device, tmp / "iostat.json") as io:
@@ -281,7 +295,7 @@ def _capture(plan: Plan, tmp: Path) -> dict:
                                 if plan.workload:
                                     meta[r["workload"]] = plan.workload.run(fs.mountpoint, tmp)
                                 else:
-                                    meta["fio"] = fio.run(plan.jobfile, tmp / "fio.json", job_env)
+                                    meta["fio"] = fio.run(plan.jobfile, tmp / "fio.json", job_env, mem)
                             finally:
                                 if timer:
                                     timer.cancel()

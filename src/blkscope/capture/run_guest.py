@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import blkscope
-from blkscope.capture import blktrace, fio, hwlock, record, workloads
+from blkscope.capture import blktrace, fio, hwlock, record, watchdog, workloads
 from blkscope.capture.guest import qemu
 from blkscope.capture.guest.testbed import EXCHANGE_MB, MNT, GuestPlan, boot, preflight
 from blkscope.capture.iostat import check_json as check_iostat
@@ -80,6 +80,7 @@ def _capture(plan: GuestPlan, tmp: Path) -> dict:
     meta: dict = {"run_id": plan.run_id, "run": dict(plan.row), "start_utc": record.utc()}
     with hwlock.hardware_lock():
         meta["lock"] = {"path": str(hwlock.LOCK_PATH), "acquired_utc": record.utc()}
+        watchdog.sweep_stale()  # what a capture killed earlier left
         out = tmp / "guest"
         meta["loadavg"] = {"before": record.load_average()}  # the host's, around the whole guest
         times, meta["testbed"] = boot(plan, out, manifest)

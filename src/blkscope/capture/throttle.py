@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from blkscope.capture import cgroup, signals
+from blkscope.capture import cgroup, ledger, signals
 
 CGROUP = cgroup.CGROUP
 PROC_CGROUP = Path("/proc/self/cgroup")  # `0::/path`: the process's cgroup v2 group, where a v2 cap returns it
@@ -94,12 +94,18 @@ def capped(device: str, limits: dict[str, int], root: Path = CGROUP, dev: str | 
     v1 = cap.interface == "cgroup-v1-blkio"
     where = root / "blkio" if v1 else _v2_root(root)
     try:
+        ledger.note("cap", device=device, majmin=cap.majmin, limits=cap.limits, interface=cap.interface, where=where)
         (_set_v1 if v1 else _set_v2)(cap, where)
         yield cap
     finally:
         with signals.deferred():
-            cap.errors = (_remove_v1 if v1 else _remove_v2)(cap, where)
+            cap.errors = remove(cap, where)
             cap.removed = not cap.errors
+
+
+def remove(cap: Cap, where: Path) -> list[str]:
+    """Lift the cap (also one a dead capture set: watchdog.py); the errors, none when it is gone."""
+    return (_remove_v1 if cap.interface == "cgroup-v1-blkio" else _remove_v2)(cap, where)
 
 
 def active(majmin_: str, root: Path = CGROUP) -> dict[str, int]:
@@ -125,7 +131,8 @@ def _set_v1(cap: Cap, blkio: Path) -> None:
 
 def _remove_v1(cap: Cap, blkio: Path) -> list[str]:
     errors = []
-    for path in cap.files:
+    # a Cap rebuilt from a ledger has no files yet: every key it asked for (writing 0 where none was set is harmless)
+    for path in cap.files or [str(blkio / f"blkio.throttle.{V1_FILES[k]}_device") for k in cap.limits]:
         try:
             _write(Path(path), f"{cap.majmin} 0")
         except CapError as e:

@@ -16,6 +16,7 @@ import threading
 import time
 from pathlib import Path
 
+from blkscope.capture import ledger
 from blkscope.capture.sh import CommandFailed, sh
 
 TRACEFS = Path("/sys/kernel/tracing")
@@ -123,6 +124,7 @@ class BlkTracer:
             print(f"blkscope: warning: blk trace also enabled on {others}", file=sys.stderr)
         size, clock = _buffer_kb(self._r("buffer_size_kb")), _selected(self._r("trace_clock"))
         self._saved = {"buffer_size_kb": size, "trace_clock": clock}
+        ledger.note("tracer", device=self.dev, saved=self._saved, root=self.root)
         self.started = True  # from here on stop() has something to undo
         self._w("buffer_size_kb", str(self.buffer_size_kb))
         self._w("trace_clock", CLOCK)
@@ -253,6 +255,18 @@ class BlkTracer:
                     self.stop()
                 except Exception as e:  # noqa: BLE001 - the original error matters more
                     print(f"blkscope: {e}", file=sys.stderr)
+
+
+def reset(device: str, saved: dict[str, str], root: Path = TRACEFS) -> None:
+    """Undo the tracer of a capture that died (watchdog.py) as stop() would; its reader died with it. Another
+    tracer than blk (or nop) is someone else's: then only this device's switch is turned off."""
+    t = BlkTracer(device, Path(os.devnull), root=root)
+    t._saved, t.started, t._enabled = dict(saved), True, t.enable.exists()
+    if t._r("current_tracer") not in ("blk", "nop"):
+        if t._enabled:
+            t.enable.write_text("0\n")
+        return
+    t.stop()
 
 
 def _buffer_kb(text: str) -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from blkscope.capture import signals
+from blkscope.capture import ledger, signals
 from blkscope.capture.guest import qemu
 from blkscope.capture.record import utc
 from blkscope.capture.sh import version
@@ -132,7 +132,9 @@ class Images:
 
     def __init__(self, workdir: Path, scratch_mb: int, inputs: dict[str, Path], steps: dict[str, str]) -> None:
         workdir.mkdir(parents=True, exist_ok=True)
-        self.dir = Path(tempfile.mkdtemp(prefix="guest-", dir=workdir))
+        prefix = f"guest-{os.getpid()}-"  # the pid: a sweep (watchdog.py) removes only a dead capture's own
+        ledger.note("guest", dir=workdir, prefix=prefix)
+        self.dir = Path(tempfile.mkdtemp(prefix=prefix, dir=workdir))
         self.scratch, self.exchange = self.dir / "scratch.img", self.dir / "exchange.img"
         self.console = self.dir / "console.txt"
         self.created: list[Path] = []
