@@ -104,6 +104,14 @@ def imported_name(run):
     return "imported_" + re.sub(r"\W", "_", run)
 
 
+# an imported run's tables live under {PROC}/imported/<run> (Scope): no run may be named `imported`, and no two
+# imported runs may share a name in rules
+_clash = {}
+for _r in IMPORTED:
+    _clash.setdefault(imported_name(_r), []).append(_r)
+_clash = [" and ".join(rs) for rs in _clash.values() if len(rs) > 1] + ["imported"] * ("imported" in _row)
+if _clash:
+    raise WorkflowError(f"{IMPORTED_SHEET}: run ids that clash in rule or directory names: {', '.join(_clash)}")
 for _r in IMPORTED:
     INGEST_BATCHES[imported_name(_r)] = [_r]
     BATCH_SHEET[imported_name(_r)] = IMPORTED_SHEET
