@@ -23,6 +23,7 @@ import pytest
 import samples
 import zstandard
 from modes import off_umask
+from plans import planned
 
 ROOT = Path(__file__).resolve().parents[1]
 UMASK = 0o002
@@ -337,17 +338,6 @@ def test_imported_runs_are_analysed_in_tables_of_their_own(mini):
     assert "ycsb_summary" in (work / "notebooks/executed/run_imported-redis-ycsb.ipynb").read_text()
 
 
-def _planned(work: Path, *target: str) -> dict[str, int]:
-    """Rule -> jobs of `snakemake -n` (its job-stats table)."""
-    p = subprocess.run(["snakemake", "-n", "--cores", "2", *target], cwd=work, capture_output=True, text=True)
-    assert p.returncode == 0, p.stderr[-3000:]
-    out = p.stdout + p.stderr
-    if "Nothing to be done" in out:
-        return {}
-    stats = out[out.index("Job stats:"):].split("\n\n")[0]
-    return {m[1]: int(m[2]) for m in re.finditer(r"^(\w+)\s+(\d+)$", stats, re.M) if m[1] != "total"}
-
-
 def test_importing_a_run_plans_its_jobs_alone(mini, tmp_path):
     """One more imported traced run (issue T1): `snakemake -n all` plans its ingest, its analyses, its figure data
     and its pages, and no job of the study (its tables, claims, figures, notebooks) nor of the paper."""
@@ -355,14 +345,14 @@ def test_importing_a_run_plans_its_jobs_alone(mini, tmp_path):
     assert SAMPLES.is_dir(), f"{SAMPLES} is absent: nothing to import (tests/samples.py)"
     copy = tmp_path / "mini"
     shutil.copytree(work, copy, symlinks=True)  # copy2: the mtimes too, so the copy is as up to date as the mini
-    assert _planned(copy, "all") == {}
+    assert planned(copy) == {}
     run, args = "imported-keks-again", IMPORTS["imported-keks"]
     argv = [str(SAMPLES / a) if (SAMPLES / a).is_file() else a for a in args]
     subprocess.run([sys.executable, "-c", _IMPORT_ALL, json.dumps([["import", run, *argv]])], cwd=copy, check=True,
                    capture_output=True)  # fmt: skip
-    plan = _planned(copy, "all")
+    plan = planned(copy)
     own = "_imported_imported_keks_again"
     assert {r for r in plan if not r.endswith(own)} == {"all", "notebook_run_explorer"}, plan
     assert {f"ingest{own}", f"access_frequency{own}", f"reuse{own}", f"characterise_views{own}",
             f"figdata_mrc{own}", f"notebook_all_setups{own}"} <= set(plan), plan  # fmt: skip
-    assert _planned(copy, "paper/main.pdf") == {}
+    assert planned(copy, "paper/main.pdf") == {}
