@@ -231,12 +231,6 @@ def run_metas(wildcards):
 NOTEBOOK = "blkscope notebook --cwd notebooks"
 
 
-def template(path):
-    """A params value that Snakemake must not format: a {run} template a verb fills in (`--each`, per-run outputs).
-    A function of its argument, so that rules defined in a loop (SCOPES) keep each their own path."""
-    return lambda wildcards: path
-
-
 class Scope:
     """Runs analysed together into tables of their own: the rules behind the per-run views (access frequency, Zipf
     fits, seeks, latency windows, reuse, metadata, the characterisation views and their figure data) are defined
@@ -264,11 +258,9 @@ STUDY = Scope()
 SCOPES = [STUDY, *(Scope(r) for r in IMPORTED)]
 
 
+# for rules defined in a loop (SCOPES): a lambda there that read the loop's variable would see its last scope; a
+# function made by this one keeps the runs it was given
 def mode_paths(path, runs, **more):
-    """An input/params function of the {mode} wildcard: `path` (with {run}, {mode}) expanded over `runs`."""
+    """A params function of the {mode} wildcard: `path` (with {run}, {mode}) expanded over `runs`."""
     return lambda wildcards: expand(path, run=runs, mode=wildcards.mode, **more)
 
-
-def mode_template(path):
-    """A params function: the {run} template `path` with the job's {mode} filled in (for a verb's --each)."""
-    return lambda wildcards: path.replace("{mode}", wildcards.mode)

@@ -40,8 +40,8 @@ for _s in SCOPES:
             events=[trace_events(r) for r in _s.traced],
             files=mode_paths(f"{PROC}/{{run}}/frequency/{{t}}.{{mode}}.parquet", _s.traced, t=["fof", "rank"]),
             page_kib=config["page_kib"],
-            fof=mode_template(f"{PROC}/{{run}}/frequency/fof.{{mode}}.parquet"),
-            rank=mode_template(f"{PROC}/{{run}}/frequency/rank.{{mode}}.parquet"),
+            fof=lambda w: f"{PROC}/{{run}}/frequency/fof.{w.mode}.parquet",
+            rank=lambda w: f"{PROC}/{{run}}/frequency/rank.{w.mode}.parquet",
         priority: 10  # the longest chain after ingest: started first, the short jobs fill around it
         log:
             f"{_s.logs}/stats/access_frequency.{{mode}}.log",
@@ -87,7 +87,7 @@ for _s in SCOPES:
         params:
             events=[trace_events(r) for r in _s.traced],
             files=expand(f"{PROC}/{{run}}/characterise/{{t}}.parquet", run=_s.traced, t=LATENCY_WINDOW_TABLES),
-            out=template(table_templates(LATENCY_WINDOW_TABLES)),
+            out=lambda w: table_templates(LATENCY_WINDOW_TABLES),
             window_s=LATENCY_WINDOW_S,
         priority: 10  # the longest chain after ingest: started first, the short jobs fill around it
         log:
