@@ -53,8 +53,11 @@ def runs_where(**equal):
 
 
 TRACED = runs_where(traced=True)
-# imported runs with their raw data, in sheet order
+# imported runs with their raw data, in sheet order (a row without is said and left out, as above)
 IMPORTED = [r["run_id"] for r in IMPORTED_ROWS if Path(RAW, r["run_id"], "run.yaml").exists()]
+if len(IMPORTED) < len(IMPORTED_ROWS):
+    print(f"blkscope: {len(IMPORTED_ROWS) - len(IMPORTED)} run(s) in {IMPORTED_SHEET} have no raw data in {RAW}: "
+          f"{', '.join(sorted({r['run_id'] for r in IMPORTED_ROWS} - set(IMPORTED))[:5])}", file=sys.stderr)
 # The first study question (access frequency of fio jobs) reads host runs traced by tracefs.
 FIO_TRACED = runs_where(traced=True, workload="fio", testbed="loop")
 HOST_RUNS = runs_where(testbed="loop")
