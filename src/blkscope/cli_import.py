@@ -34,8 +34,8 @@ def _import(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--raw", type=Path, default=Path("data/raw"), help="raw data directory (default data/raw)")
     p.add_argument("--sheet", type=Path, default=Path("config/runs.tsv"),
                    help="the runs sheet (the embedded dataset): its columns, and run ids not to take again")
-    p.add_argument("--imported", type=Path, default=Path("config/imported.tsv"),
-                   help="the sheet of imported runs the row joins (config `imported`; made at the first import)")
+    p.add_argument("--imported", type=Path, help="the sheet of imported runs the row joins (config `imported`; "
+                                                 "default: imported.tsv beside --sheet; made at the first import)")
     p.add_argument("--schema", type=Path, help="runs-sheet schema (default: workflow/schemas/runs.schema.yaml "
                                                "beside the sheet's config/)")  # fmt: skip
 
@@ -46,9 +46,10 @@ def _import(p: argparse.ArgumentParser) -> Handler:
                       "mkfs_options": a.mkfs_options, "mount_options": a.mount_options, "testbed": a.testbed,
                       "repeat": a.repeat, "workload": a.workload}  # fmt: skip
         schema = a.schema or a.sheet.resolve().parent.parent / "workflow/schemas/runs.schema.yaml"
+        imported = a.imported or a.sheet.with_name("imported.tsv")
         dest = import_run(a.run_id, statements, trace=a.trace, iostat=a.iostat, logs=a.log, load_log=a.load_log,
-                          origin=a.origin, raw=a.raw, sheet=a.sheet, imported=a.imported, schema=schema)  # fmt: skip
-        print(f"imported {a.run_id} -> {dest} (provenance in {dest / 'run.yaml'}; a row in {a.imported})")
+                          origin=a.origin, raw=a.raw, sheet=a.sheet, imported=imported, schema=schema)  # fmt: skip
+        print(f"imported {a.run_id} -> {dest} (provenance in {dest / 'run.yaml'}; a row in {imported})")
         return 0
 
     return run
