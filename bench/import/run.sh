@@ -13,12 +13,9 @@
 # Results: $OUT/results.tsv (default OUT=/var/tmp/blkscope-importbench); written up in bench/RESULTS.md ("One
 # new run").
 set -euo pipefail
-here=$(cd "$(dirname "$0")/../.." && pwd)
-before=$1 after=$2 rounds=${3:-2}
-out=${OUT:-/var/tmp/blkscope-importbench}
+source "$(dirname "$0")/../env.sh"
+before=$1 after=$2 rounds=${3:-2} out=${OUT:-/var/tmp/blkscope-importbench}
 mkdir -p "$out"
-source "${VENV:-$here/.venv}/bin/activate"
-export BLKSCOPE_NATIVE=${BLKSCOPE_NATIVE:-$here/native/target/release/blkscope-native}
 set_prefix=$out/set/loop0
 if [ ! -e "$set_prefix.blktrace.0" ]; then
   PYTHONPATH=$here/src blkscope ingest --kind ftrace "$here/data/raw/host-ext4-fio-randrw-sat-r3/trace.txt.zst" \
