@@ -46,7 +46,7 @@ for r in $(seq "$rounds"); do
       /usr/bin/time -f '%e %U %S' -o "time-$r" snakemake --cores 8 all > "all-$r.log" 2>&1
       python "$here/bench/import/snapshot.py" . > "snap-$r.after"
       read -r wall user sys < "time-$r"
-      jobs=$(grep -Eo '^[0-9]+ of [0-9]+ steps' "all-$r.log" | tail -1 | cut -d' ' -f3)
+      jobs=$({ grep -Eo '^[0-9]+ of [0-9]+ steps' "all-$r.log" || true; } | tail -1 | cut -d' ' -f3)
       changed() { diff <(grep "^$1	" "snap-$r.before") <(grep "^$1	" "snap-$r.after") | grep -c '^>' || true; }
       printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$(git -C "$here" rev-parse --short "${!name}")" \
         "$r" "$run" "$wall" "$user" "$sys" "${jobs:-0}" "$(changed paper)" "$(changed study)" "$l0" >> "$out/results.tsv"
