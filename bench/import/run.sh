@@ -26,7 +26,7 @@ if [ "$step" = prepare ]; then
     "built ${built:-(exported and built here)}" > "$out/refs.txt"
   rm -rf "$out/before" "$out/after"
   if [ -n "$built" ]; then
-    rsync -a --exclude /.git "$built/" "$out/before/"
+    mkdir -p "$out/before" && tar -C "$built" --exclude=./.git -cf - . | tar -C "$out/before" -xpf -
   else
     mkdir -p "$out/before" && git -C "$here" archive "$before" | tar -x -C "$out/before"
     (cd "$out/before" && PYTHONPATH=$out/before/src snakemake --cores 8 all > build.log 2>&1)
