@@ -61,3 +61,4 @@ rule all:
         LOAD_OUTPUTS,
         CHARACTERISE_OUTPUTS,
         STEADY_OUTPUTS,
+        IMPORTED_OUTPUTS,

@@ -14,7 +14,9 @@
 # # Every setup, every figure
 # The paper's figures show the few setups that carry its argument (`blkscope.figures.select`: the skewed ones,
 # one per workload). This notebook draws the same figures, with the same code, for every setup of the dataset.
-# Executed by papermill from the workflow (`notebooks/executed/all_setups.ipynb`).
+# Executed by papermill from the workflow (`notebooks/executed/all_setups.ipynb`), and once per run a user imported
+# on that run's own tables (`notebooks/executed/imported_<run_id>.ipynb`: its page; a view its logs cannot give,
+# e.g. an untraced run's access frequency, says so).
 
 # %% tags=["parameters"]
 figures_dir = "data/processed/figures"
@@ -49,10 +51,11 @@ def every(df: pl.DataFrame) -> list[str]:
 
 
 def made(name: str) -> pl.DataFrame | None:
-    """The figure's table (table()), or None, said, where the characterisation rules have not made it."""
+    """The figure's table (table()), or None, said, where the workflow has not made it (a run without a trace or
+    an iostat log has no view of them)."""
     if (Path(figures_dir) / f"{name}.parquet").exists():
         return table(name)
-    print(f"no {name} table beside the figures (the characterisation rules have not run)")
+    print(f"no {name} table beside the figures in {figures_dir}")
     return None
 
 
@@ -60,36 +63,36 @@ def made(name: str) -> pl.DataFrame | None:
 # Rank-frequency of page accesses (paper: Figure "rank"), every traced setup.
 
 # %%
-rank = table("rank_frequency")
-rank_frequency.chart(rank, every(rank))
+if (rank := made("rank_frequency")) is not None:
+    display(rank_frequency.chart(rank, every(rank)))
 
 # %% [markdown]
 # Frequency of frequency (pages accessed exactly k times), every traced setup.
 
 # %%
-fof = table("frequency_of_frequency")
-frequency_of_frequency.chart(fof, every(fof))
+if (fof := made("frequency_of_frequency")) is not None:
+    display(frequency_of_frequency.chart(fof, every(fof)))
 
 # %% [markdown]
 # CCDF of accesses per page with the fitted power-law tails, every traced setup.
 
 # %%
-ccdf = table("zipf_ccdf")
-zipf_ccdf.chart(ccdf, every(ccdf))
+if (ccdf := made("zipf_ccdf")) is not None:
+    display(zipf_ccdf.chart(ccdf, every(ccdf)))
 
 # %% [markdown]
 # iostat over time, every host setup.
 
 # %%
-series = table("io_over_time")
-io_over_time.chart(series, every(series.filter(pl.col("source") == "iostat")))
+if (series := made("io_over_time")) is not None:
+    display(io_over_time.chart(series, every(series.filter(pl.col("source") == "iostat"))))
 
 # %% [markdown]
 # Seek distances, every traced setup.
 
 # %%
-seek = table("seek_distance")
-seek_distance.chart(seek, every(seek))
+if (seek := made("seek_distance")) is not None:
+    display(seek_distance.chart(seek, every(seek)))
 
 # %% [markdown]
 # LRU miss-ratio curves of 4 KiB pages (exact solid, fixed-size SHARDS dashed), every traced setup; the line above
@@ -111,7 +114,7 @@ if meta_path.exists():
     meta = pl.read_parquet(meta_path)
     display(metadata_vs_data.chart(meta, every(meta)))
 else:
-    print(f"no {meta_path} (the metadata_vs_data rule has not run)")
+    print(f"no {meta_path} (an untraced run has no metadata view)")
 
 # %% [markdown]
 # I/O maps (block address against time, requests issued per cell): the first repeat of every setup, one panel
@@ -167,4 +170,4 @@ if char_path.exists():
     with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=250):
         display(pl.read_parquet(char_path).with_columns(pl.col(pl.Float64).round(3)))
 else:
-    print(f"no {char_path} (the characterise_numbers rule has not run)")
+    print(f"no {char_path} (the study's alone: an imported run's page goes without)")

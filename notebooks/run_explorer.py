@@ -33,7 +33,8 @@ from blkscope.io import read_noted
 raw = Path(raw_dir) / run_id
 proc = Path(processed_dir) / run_id
 meta = yaml.safe_load((raw / "run.yaml").read_text())
-{k: meta.get(k) for k in ("run_id", "kernel", "start_utc", "end_utc", "teardown")} | {"run": meta.get("run")}
+# a captured run: where and when; an imported one: its provenance (`blkscope import`)
+{k: meta.get(k) for k in ("run_id", "kernel", "start_utc", "end_utc", "teardown", "run", "imported") if k in meta}
 
 # %% [markdown]
 # What each ingest reported: rows per table, warnings, and anything it did not know.
@@ -58,8 +59,11 @@ else:
 # iostat over the run (since-boot report dropped).
 
 # %%
-io = pl.read_parquet(proc / "iostat" / "iostat.parquet").filter(~pl.col("since_boot").fill_null(False))
-io.select("sample", "device", "r_s", "w_s", "wkb_s", "aqu_sz", "w_await_ms", "util_pct")
+if (proc / "iostat" / "iostat.parquet").exists():
+    io = pl.read_parquet(proc / "iostat" / "iostat.parquet").filter(~pl.col("since_boot").fill_null(False))
+    display(io.select("sample", "device", "r_s", "w_s", "wkb_s", "aqu_sz", "w_await_ms", "util_pct"))  # noqa: F821
+else:
+    print("no iostat log with this run")
 
 # %% [markdown]
 # The workload's own report.

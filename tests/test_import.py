@@ -1,5 +1,6 @@
-"""`blkscope import`: users' own logs (../shared/samples, read there) become runs with their provenance, or are
-refused with the file and line and nothing written. The workflow on imported runs: tests/test_workflow_e2e.py."""
+"""`blkscope import`: users' own logs (../shared/samples, read there) become runs with their provenance, in a sheet
+of their own beside the runs sheet, or are refused with the file and line and nothing written. The workflow on
+imported runs: tests/test_workflow_e2e.py."""
 
 from __future__ import annotations
 
@@ -44,7 +45,9 @@ def blkscope_import(repo: Path, *args: object) -> subprocess.CompletedProcess:
 
 
 def test_a_blktrace_set_and_a_ycsb_log_become_runs(repo):
-    p = blkscope_import(repo, "lab-ext4-keks-r1", "--filesystem", "ext4", "--workload", "other", "--job", "keks",
+    ours = (repo / "config/runs.tsv").read_bytes()
+    # a trace alone: workload `other` (no workload log blkscope reads), unless stated
+    p = blkscope_import(repo, "lab-ext4-keks-r1", "--filesystem", "ext4", "--job", "keks",
                         "--mount-options", "noatime", "--origin", "isotopp/blktrace_to_influx", "--trace", *KEKS)
     assert p.returncode == 0, p.stderr
     ycsb = SAMPLES / "ycsb/ycsb0170_redis_workloada_run.txt"
@@ -52,10 +55,15 @@ def test_a_blktrace_set_and_a_ycsb_log_become_runs(repo):
                         "redis", "--log", ycsb, "--iostat", SAMPLES / "iostat/pkb_iostat_json_sysstat12_ts.json")
     assert p.returncode == 0, p.stderr
 
-    runs = load_runs(repo / "config/runs.tsv")
+    # the runs sheet (the embedded dataset, which the paper reads) is left as it was; the rows join their own sheet,
+    # with its columns
+    assert (repo / "config/runs.tsv").read_bytes() == ours
+    runs = load_runs(repo / "config/imported.tsv")
+    assert runs.columns == load_runs(repo / "config/runs.tsv").columns
+    assert runs["run_id"].to_list() == ["lab-ext4-keks-r1", "lab-xfs-redis-a-r1"]
     keks = runs.filter(pl.col("run_id") == "lab-ext4-keks-r1").row(0, named=True)
-    assert (keks["testbed"], keks["tracer"], keks["traced"], keks["mount_options"]) == ("external", "blktrace",
-                                                                                         True, "noatime")
+    assert (keks["testbed"], keks["tracer"], keks["traced"], keks["mount_options"], keks["workload"]) == (
+        "external", "blktrace", True, "noatime", "other")
     redis = runs.filter(pl.col("run_id") == "lab-xfs-redis-a-r1").row(0, named=True)
     assert (redis["workload"], redis["database"], redis["traced"]) == ("ycsb", "redis", False)  # from the log
 
@@ -72,7 +80,7 @@ def test_a_blktrace_set_and_a_ycsb_log_become_runs(repo):
 
     # the manifest lists exactly the files on disk, ours and the imported ones
     manifest = pl.read_csv(repo / "data/raw/MANIFEST.tsv", separator="\t")
-    now = build(repo / "data/raw", runs)
+    now = build(repo / "data/raw", pl.concat([load_runs(repo / "config/runs.tsv"), runs], how="diagonal_relaxed"))
     assert sorted(now.select("file", "bytes", "sha256").rows()) == sorted(manifest.select("file", "bytes",
                                                                                            "sha256").rows())
 
@@ -99,5 +107,9 @@ def test_refused_with_the_reason_and_nothing_written(repo, args, message):
 def test_a_run_id_is_never_taken_twice(repo):
     args = ["--filesystem", "ext4", "--workload", "other", "--job", "keks", "--trace", *KEKS]
     assert blkscope_import(repo, "host-ext4-fio-randrw-r1", *args).stderr.endswith("already in the runs sheet\n")
-    (repo / "data/raw/lab-r1").mkdir()
-    assert "is never overwritten" in blkscope_import(repo, "lab-r1", *args).stderr
+    assert blkscope_import(repo, "lab-r1", *args).returncode == 0
+    shutil.rmtree(repo / "data/raw/lab-r1")  # the sheet of imported runs alone knows it now
+    p = blkscope_import(repo, "lab-r1", *args)
+    assert p.returncode == 2 and p.stderr.endswith("imported.tsv: run 'lab-r1' is already in the runs sheet\n")
+    (repo / "data/raw/lab-r2").mkdir()
+    assert "is never overwritten" in blkscope_import(repo, "lab-r2", *args).stderr

@@ -2,8 +2,9 @@
 
 The miniature is repeat 1 of every (filesystem, job) pair of the runs sheet. Expected numbers are
 recomputed here straight from the raw trace text with a plain line loop, independent of the readers.
-Beside them, users' own logs (../shared/samples; without it the two tests of the imports fail) are registered
-with `blkscope import`, one run per source, and the same workflow run analyses them.
+Beside them, users' own logs (../shared/samples; without it the tests of the imports fail) are registered
+with `blkscope import`, one run per source, and the same workflow run analyses them, each in tables of its own;
+importing one more afterwards plans that run's jobs alone.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pytest
 import samples
 import zstandard
 from modes import off_umask
+from plans import planned
 
 ROOT = Path(__file__).resolve().parents[1]
 UMASK = 0o002
@@ -291,8 +293,9 @@ def test_second_run_has_nothing_to_do(mini):
 def test_imported_logs_are_runs_with_their_provenance(mini):
     work, _ = mini
     assert SAMPLES.is_dir(), f"{SAMPLES} is absent: nothing was imported (tests/samples.py)"
-    sheet = pl.read_csv(work / "config/runs.tsv", separator="\t", infer_schema_length=None)
+    sheet = pl.read_csv(work / "config/imported.tsv", separator="\t", infer_schema_length=None)
     rows = sheet.filter(pl.col("run_id").is_in(list(IMPORTS)))
+    assert not set(IMPORTS) & set(pl.read_csv(work / "config/runs.tsv", separator="\t")["run_id"])
     assert sorted(rows["run_id"]) == sorted(IMPORTS) and set(rows["testbed"]) == {"external"}
     assert rows.filter(pl.col("run_id") == "imported-redis-ycsb")["workload"].to_list() == ["ycsb"]  # from its log
     for run, args in IMPORTS.items():
@@ -306,7 +309,7 @@ def test_imported_logs_are_runs_with_their_provenance(mini):
             assert f["sha256"] == digest == hashlib.sha256(stored.read_bytes()).hexdigest(), f
 
 
-def test_imported_runs_are_analysed_beside_ours(mini):
+def test_imported_runs_are_analysed_in_tables_of_their_own(mini):
     work, sub = mini
     assert SAMPLES.is_dir(), f"{SAMPLES} is absent: nothing was imported (tests/samples.py)"
     proc = work / "data/processed"
@@ -314,16 +317,42 @@ def test_imported_runs_are_analysed_beside_ours(mini):
     for run in traced:
         events = pl.read_parquet(proc / run / "trace/events.parquet")
         assert events.filter(pl.col("action") == "C").height > 0, run
-    # the analyses of every traced run take them with ours (queue depth is the host fio runs', against iostat)
-    for table in ("zipf_cover", "zipf_ssd-study", "latency", "seek"):
+        # each run's analyses by the verbs that analyse ours, in its own scope (common.smk, Scope)
+        for table in ("zipf_cover", "latency", "seek", "metadata_vs_data"):
+            assert set(pl.read_parquet(proc / "imported" / run / "analysis" / f"{table}.parquet")["run_id"]) == {run}
+        figs = pl.read_parquet(proc / "imported" / run / "figures/rank_frequency.parquet")
+        assert set(figs["run_id"]) == {run}
+        # its page: every per-run view of it (the all_setups notebook on its tables), and its run explorer
+        page = (work / f"notebooks/executed/imported_{run}.ipynb").read_text()
+        assert f"other {IMPORTS[run][IMPORTS[run].index('--job') + 1]} (external)" in page, run
+        assert json.loads((work / f"notebooks/executed/run_{run}.ipynb").read_text())["cells"]
+    # the study's tables are the embedded runs' alone
+    for table in ("zipf_cover", "zipf_ssd-study", "latency", "seek", "workload_metrics"):
         runs = set(pl.read_parquet(proc / "analysis" / f"{table}.parquet")["run_id"])
-        assert set(traced) <= runs and runs & set(sub["run_id"]), table
-    assert pl.read_parquet(proc / "imported-iostatplot/iostat/iostat.parquet").height > 60
-    metrics = pl.read_parquet(proc / "analysis/workload_metrics.parquet")
-    assert {"imported-redis-ycsb", "imported-cstress-ru"} <= set(metrics["run_id"])
-    # the all_setups notebook draws them: each traced run's setup in the figures' data it shows
-    nb = (work / "notebooks/executed/all_setups.ipynb").read_text()
-    for run in traced + ["imported-iostatplot"]:
-        assert f"other {IMPORTS[run][IMPORTS[run].index('--job') + 1]} (external)" in nb, run
-    figs = pl.read_parquet(proc / "figures/rank_frequency.parquet")
-    assert set(traced) <= set(figs["run_id"]) and json.loads(nb)["cells"]
+        assert runs and runs <= set(sub["run_id"]), table
+    assert not set(IMPORTS) & set(pl.read_parquet(proc / "figures/io_over_time.parquet")["run_id"])
+    io = pl.read_parquet(proc / "imported/imported-iostatplot/figures/io_over_time.parquet")
+    assert set(io["run_id"]) == {"imported-iostatplot"} and io.height > 0
+    assert "other iostatplot (external)" in (work / "notebooks/executed/imported_imported-iostatplot.ipynb").read_text()
+    # a workload log alone: its tables in its run explorer
+    assert "ycsb_summary" in (work / "notebooks/executed/run_imported-redis-ycsb.ipynb").read_text()
+
+
+def test_importing_a_run_plans_its_jobs_alone(mini, tmp_path):
+    """One more imported traced run (issue T1): `snakemake -n all` plans its ingest, its analyses, its figure data
+    and its pages, and no job of the study (its tables, claims, figures, notebooks) nor of the paper."""
+    work, _ = mini
+    assert SAMPLES.is_dir(), f"{SAMPLES} is absent: nothing to import (tests/samples.py)"
+    copy = tmp_path / "mini"
+    shutil.copytree(work, copy, symlinks=True)  # copy2: the mtimes too, so the copy is as up to date as the mini
+    assert planned(copy) == {}
+    run, args = "imported-keks-again", IMPORTS["imported-keks"]
+    argv = [str(SAMPLES / a) if (SAMPLES / a).is_file() else a for a in args]
+    subprocess.run([sys.executable, "-c", _IMPORT_ALL, json.dumps([["import", run, *argv]])], cwd=copy, check=True,
+                   capture_output=True)  # fmt: skip
+    plan = planned(copy)
+    own = "_imported_imported_keks_again"
+    assert {r for r in plan if not r.endswith(own)} == {"all", "notebook_run_explorer"}, plan
+    assert {f"ingest{own}", f"access_frequency{own}", f"reuse{own}", f"characterise_views{own}",
+            f"figdata_mrc{own}", f"notebook_all_setups{own}"} <= set(plan), plan  # fmt: skip
+    assert planned(copy, "paper/main.pdf") == {}

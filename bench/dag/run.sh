@@ -12,12 +12,9 @@
 # number. Then bench/dag/compare.py checks that every configuration produced the same outputs.
 # Results: $OUT/results.tsv (default OUT=/var/tmp/blkscope-dagbench); written up in bench/RESULTS.md ("The main job").
 set -euo pipefail
-here=$(cd "$(dirname "$0")/../.." && pwd)
-before=$1 after=$2 reps=${3:-1}
-out=${OUT:-/var/tmp/blkscope-dagbench}
+source "$(dirname "$0")/../env.sh"
+before=$1 after=$2 reps=${3:-1} out=${OUT:-/var/tmp/blkscope-dagbench}
 mkdir -p "$out"
-source "${VENV:-$here/.venv}/bin/activate"
-export BLKSCOPE_NATIVE=${BLKSCOPE_NATIVE:-$here/native/target/release/blkscope-native}
 order=$(for r in $(seq "$reps"); do echo "before $(git -C "$here" rev-parse --short "$before") $r"
                                     echo "after $(git -C "$here" rev-parse --short "$after") $r"; done | shuf)
 echo "$order" > "$out/order.txt"

@@ -9,12 +9,13 @@ from blkscope.verbs import Handler, verb
 
 
 @verb("import", "register logs blkscope did not capture (blktrace, blkparse, iostat, YCSB, cassandra-stress ...) as a "
-                "run under <raw>/<run_id>/ with their provenance, and a row of the runs sheet")  # fmt: skip
+                "run under <raw>/<run_id>/ with their provenance, and a row of the sheet of imported runs")  # fmt: skip
 def _import(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("run_id", help="the new run's id (letters, digits, . _ -), e.g. mylab-ext4-ycsb-a-r1")
     g = p.add_argument_group("what you state about the run (its runs-sheet row; run.yaml keeps them)")
     g.add_argument("--filesystem", required=True, help="ext4, xfs, btrfs or f2fs")
-    g.add_argument("--workload", help="fio, sysbench, journal, ycsb, cassandra (default: the kind of --log)")
+    g.add_argument("--workload", help="fio, sysbench, journal, ycsb, cassandra, other (default: the kind of --log; "
+                                      "without one, other)")  # fmt: skip
     g.add_argument("--job", required=True, help="the workload's job, e.g. workloada, randrw, write")
     g.add_argument("--database", help="the database under the workload (e.g. redis, rocksdb, cassandra)")
     g.add_argument("--testbed", default="external", help="default external: a machine blkscope did not drive")
@@ -31,7 +32,10 @@ def _import(p: argparse.ArgumentParser) -> Handler:
                    help="the workload's log: YCSB run output, cassandra-stress, fio JSON or sysbench output")
     f.add_argument("--load-log", type=Path, help="YCSB's load-phase output (beside the run's --log)")
     p.add_argument("--raw", type=Path, default=Path("data/raw"), help="raw data directory (default data/raw)")
-    p.add_argument("--sheet", type=Path, default=Path("config/runs.tsv"), help="the runs sheet it joins")
+    p.add_argument("--sheet", type=Path, default=Path("config/runs.tsv"),
+                   help="the runs sheet (the embedded dataset): its columns, and run ids not to take again")
+    p.add_argument("--imported", type=Path, help="the sheet of imported runs the row joins (config `imported`; "
+                                                 "default: imported.tsv beside --sheet; made at the first import)")
     p.add_argument("--schema", type=Path, help="runs-sheet schema (default: workflow/schemas/runs.schema.yaml "
                                                "beside the sheet's config/)")  # fmt: skip
 
@@ -42,9 +46,10 @@ def _import(p: argparse.ArgumentParser) -> Handler:
                       "mkfs_options": a.mkfs_options, "mount_options": a.mount_options, "testbed": a.testbed,
                       "repeat": a.repeat, "workload": a.workload}  # fmt: skip
         schema = a.schema or a.sheet.resolve().parent.parent / "workflow/schemas/runs.schema.yaml"
+        imported = a.imported or a.sheet.with_name("imported.tsv")
         dest = import_run(a.run_id, statements, trace=a.trace, iostat=a.iostat, logs=a.log, load_log=a.load_log,
-                          origin=a.origin, raw=a.raw, sheet=a.sheet, schema=schema)  # fmt: skip
-        print(f"imported {a.run_id} -> {dest} (provenance in {dest / 'run.yaml'}; a row in {a.sheet})")
+                          origin=a.origin, raw=a.raw, sheet=a.sheet, imported=imported, schema=schema)  # fmt: skip
+        print(f"imported {a.run_id} -> {dest} (provenance in {dest / 'run.yaml'}; a row in {imported})")
         return 0
 
     return run

@@ -7,10 +7,15 @@ refused with the file and line, and nothing is written), and the run gets:
 - run.yaml with its provenance under `imported`: where each file came from (path, the origin the user gives),
   its sha256 and size, what the user states (filesystem, workload, database, testbed, ...), the date and the
   blkscope version that imported it;
-- a row appended to the runs sheet (config/runs.tsv), so the workflow treats it as it treats ours: the same
-  ingest batches (testbed x filesystem), the same analyses of every traced run, the same figures and notebooks;
+- a row appended to the sheet of imported runs (config/imported.tsv: the runs sheet's columns, made with its header
+  at the first import), which the workflow reads beside the runs sheet (config/runs.tsv, the embedded dataset):
+  each imported run is ingested and analysed by the same verbs as ours, in jobs and tables of its own, and drawn on
+  a page of its own (notebooks/executed/imported_<run_id>.ipynb, the all_setups notebook on its tables, beside its
+  run explorer), while the study's tables, figures and paper, which read the runs sheet alone, stay as they are
+  (importing a run reruns none of their jobs: workflow/rules/common.smk, Scope);
 - its files appended to data/raw/MANIFEST.tsv when there is one (blkscope.capture.manifest).
-Testbed `external` (the default) says the run was made on a machine blkscope did not drive.
+Testbed `external` (the default) says the run was made on a machine blkscope did not drive; workload `other`
+(the default without a workload log) says the run has no workload log blkscope reads.
 """
 
 from __future__ import annotations
@@ -123,8 +128,7 @@ def sheet_row(header: list[str], statements: dict[str, Any], files: list[dict[st
     workload = WORKLOAD_OF_KIND.get(workload_kind or "", stated_workload)
     if stated_workload and workload_kind and stated_workload != workload:
         raise ValueError(f"--workload {stated_workload}, but the log given is a {workload_kind} log ({workload})")
-    if not workload:
-        raise ValueError("--workload is needed when no workload log is given")
+    workload = workload or "other"  # a trace or an iostat log alone (the schema's `other`)
     row = {
         **{k: v for k, v in statements.items() if v is not None},
         "workload": workload,
@@ -156,15 +160,17 @@ def check_row(row: dict[str, str], schema_path: Path | None) -> None:
 
 def import_run(
     run_id: str, statements: dict[str, Any], *, trace: list[Path], iostat: Path | None, logs: list[Path],
-    load_log: Path | None, origin: str | None, raw: Path, sheet: Path, schema: Path | None,
+    load_log: Path | None, origin: str | None, raw: Path, sheet: Path, imported: Path, schema: Path | None,
 ) -> Path:  # fmt: skip
-    """Register the logs as run `run_id` (module docstring); returns its raw directory."""
+    """Register the logs as run `run_id` (module docstring): its row joins `imported` (made with the header of
+    `sheet`, the runs sheet, when absent); returns its raw directory."""
     from blkscope.capture.manifest import build, sha256
     from blkscope.runs import load_runs
 
     runs = load_runs(sheet)
-    if run_id in runs["run_id"].to_list():
-        raise ValueError(f"{sheet}: run {run_id!r} is already in the runs sheet")
+    for path, known in ((sheet, runs), (imported, load_runs(imported) if imported.exists() else None)):
+        if known is not None and run_id in known["run_id"].to_list():
+            raise ValueError(f"{path}: run {run_id!r} is already in the runs sheet")
     dest = raw / run_id
     if dest.exists():
         raise ValueError(f"{dest} exists: a run's raw directory is never overwritten")
@@ -194,7 +200,9 @@ def import_run(
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    _append_line(sheet, "\t".join(row.values()))
+    if not imported.exists():
+        imported.write_text("\t".join(runs.columns) + "\n")
+    _append_line(imported, "\t".join(row.values()))
     manifest = raw / "MANIFEST.tsv"
     if manifest.exists():
         import polars as pl

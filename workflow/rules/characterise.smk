@@ -49,95 +49,223 @@ localrules:
     figure_miss_ratio_by_class,
 
 
-rule reuse:
-    # one process for every traced run (--each); exact and fixed-size SHARDS curves in one pass per run, of every
-    # op (all, read, write) by class (all, data, meta: M in RWBS); --auto: the exact curve up to 25 M page accesses
-    # (blkscope.analysis.reuse.AUTO_EXACT_MAX_ACCESSES: its memory), the SHARDS one alone above (of_record says)
-    input:
-        datasets=ingested(TRACED),
-        parts=split_parts(TRACED),
-    output:
-        dataset=f"{DATASETS}/reuse.tsv",
-    params:
-        events=[trace_events(r) for r in TRACED],
-        files=expand(f"{CHAR}/{{table}}.parquet", run=TRACED, table=REUSE_TABLES),
-        page_kib=config["page_kib"],
-        shards=SHARDS_SIZE,
-        out=lambda w: {t: f"{PROC}/{{run}}/characterise/{t}.parquet" for t in REUSE_TABLES},
-    priority: 10  # with characterise_views, they gate characterise_numbers and the all_setups notebook
-    log:
-        "logs/characterise/reuse.log",
-    benchmark:
-        "benchmarks/characterise/reuse.tsv"
-    shell:
-        "blkscope reuse --each {params.events} --page-kib {params.page_kib} --shards-size {params.shards} --auto"
-        " --streams all,read,write --classes all,data,meta"
-        " -o '{params.out[reuse]}' --mrc '{params.out[mrc]}' --wss '{params.out[wss]}'"
-        " --distance '{params.out[distance]}' --check-datasets {input.datasets}"
-        " --record-dataset {output.dataset} --dataset-files {params.files} > {log} 2>&1"
+# the per-run analyses and their figure data, once per scope (common.smk, SCOPES): the study's traced runs, and
+# each imported traced run alone
+for _s in SCOPES:
 
+    rule:
+        name:
+            f"reuse{_s.suffix}"
+        # one process for every traced run (--each); exact and fixed-size SHARDS curves in one pass per run, of every
+        # op (all, read, write) by class (all, data, meta: M in RWBS); --auto: the exact curve up to 25 M page accesses
+        # (blkscope.analysis.reuse.AUTO_EXACT_MAX_ACCESSES: its memory), the SHARDS one alone above (of_record says)
+        input:
+            datasets=ingested(_s.traced),
+            parts=split_parts(_s.traced),
+        output:
+            dataset=f"{_s.datasets}/reuse.tsv",
+        params:
+            events=[trace_events(r) for r in _s.traced],
+            files=expand(f"{CHAR}/{{table}}.parquet", run=_s.traced, table=REUSE_TABLES),
+            page_kib=config["page_kib"],
+            shards=SHARDS_SIZE,
+            out=lambda w: {t: f"{PROC}/{{run}}/characterise/{t}.parquet" for t in REUSE_TABLES},
+        priority: 10  # with characterise_views, they gate characterise_numbers and the all_setups notebook
+        log:
+            f"{_s.logs}/characterise/reuse.log",
+        benchmark:
+            f"{_s.benchmarks}/characterise/reuse.tsv"
+        shell:
+            "blkscope reuse --each {params.events} --page-kib {params.page_kib} --shards-size {params.shards} --auto"
+            " --streams all,read,write --classes all,data,meta"
+            " -o '{params.out[reuse]}' --mrc '{params.out[mrc]}' --wss '{params.out[wss]}'"
+            " --distance '{params.out[distance]}' --check-datasets {input.datasets}"
+            " --record-dataset {output.dataset} --dataset-files {params.files} > {log} 2>&1"
 
-rule metadata:
-    input:
-        datasets=ingested(TRACED),
-        parts=split_parts(TRACED),
-    output:
-        dataset=f"{DATASETS}/metadata.tsv",
-    params:
-        events=[trace_events(r) for r in TRACED],
-        files=expand(f"{CHAR}/{{table}}.parquet", run=TRACED, table=["metadata_hot", "metadata_rank"]),
-        page_kib=config["page_kib"],
-        hot=lambda w: f"{PROC}/{{run}}/characterise/metadata_hot.parquet",
-        rank=lambda w: f"{PROC}/{{run}}/characterise/metadata_rank.parquet",
-    priority: 10  # with characterise_views, they gate characterise_numbers and the all_setups notebook
-    log:
-        "logs/characterise/metadata.log",
-    benchmark:
-        "benchmarks/characterise/metadata.tsv"
-    shell:
-        "blkscope metadata --each {params.events} --page-kib {params.page_kib} -o '{params.hot}'"
-        " --rank '{params.rank}' --check-datasets {input.datasets}"
-        " --record-dataset {output.dataset} --dataset-files {params.files} > {log} 2>&1"
+    rule:
+        name:
+            f"metadata{_s.suffix}"
+        input:
+            datasets=ingested(_s.traced),
+            parts=split_parts(_s.traced),
+        output:
+            dataset=f"{_s.datasets}/metadata.tsv",
+        params:
+            events=[trace_events(r) for r in _s.traced],
+            files=expand(f"{CHAR}/{{table}}.parquet", run=_s.traced, table=["metadata_hot", "metadata_rank"]),
+            page_kib=config["page_kib"],
+            hot=lambda w: f"{PROC}/{{run}}/characterise/metadata_hot.parquet",
+            rank=lambda w: f"{PROC}/{{run}}/characterise/metadata_rank.parquet",
+        priority: 10  # with characterise_views, they gate characterise_numbers and the all_setups notebook
+        log:
+            f"{_s.logs}/characterise/metadata.log",
+        benchmark:
+            f"{_s.benchmarks}/characterise/metadata.tsv"
+        shell:
+            "blkscope metadata --each {params.events} --page-kib {params.page_kib} -o '{params.hot}'"
+            " --rank '{params.rank}' --check-datasets {input.datasets}"
+            " --record-dataset {output.dataset} --dataset-files {params.files} > {log} 2>&1"
 
+    rule:
+        name:
+            f"characterise_views{_s.suffix}"
+        input:
+            datasets=ingested(_s.traced),
+            parts=split_parts(_s.traced),
+        output:
+            dataset=f"{_s.datasets}/characterise_views.tsv",
+        params:
+            events=[trace_events(r) for r in _s.traced],
+            files=expand(f"{CHAR}/{{table}}.parquet", run=_s.traced, table=VIEW_TABLES),
+            out=lambda w: table_templates(VIEW_TABLES),
+        # heads the longest chain (characterise_numbers, then the all_setups notebook): started first. At the other long
+        # jobs' 10 it waited for two of the 8 cores while they took them, and started last (at 168 s of 207 in a run)
+        priority: 20
+        log:
+            f"{_s.logs}/characterise/views.log",
+        benchmark:
+            f"{_s.benchmarks}/characterise/views.tsv"
+        threads: 2  # runs in parallel processes: it ends last, and the chain after it waits for it
+        shell:
+            "blkscope characterise --each {params.events} {params.out} -j {threads}"
+            " --check-datasets {input.datasets} --record-dataset {output.dataset} --dataset-files {params.files}"
+            " > {log} 2>&1"
 
-rule characterise_views:
-    input:
-        datasets=ingested(TRACED),
-        parts=split_parts(TRACED),
-    output:
-        dataset=f"{DATASETS}/characterise_views.tsv",
-    params:
-        events=[trace_events(r) for r in TRACED],
-        files=expand(f"{CHAR}/{{table}}.parquet", run=TRACED, table=VIEW_TABLES),
-        out=lambda w: table_templates(VIEW_TABLES),
-    # heads the longest chain (characterise_numbers, then the all_setups notebook): started first. At the other long
-    # jobs' 10 it waited for two of the 8 cores while they took them, and started last (at 168 s of 207 in a run)
-    priority: 20
-    log:
-        "logs/characterise/views.log",
-    benchmark:
-        "benchmarks/characterise/views.tsv"
-    threads: 2  # runs in parallel processes: it ends last, and the chain after it waits for it
-    shell:
-        "blkscope characterise --each {params.events} {params.out} -j {threads}"
-        " --check-datasets {input.datasets} --record-dataset {output.dataset} --dataset-files {params.files}"
-        " > {log} 2>&1"
+    rule:
+        name:
+            f"metadata_vs_data{_s.suffix}"
+        input:
+            runs=_s.sheet,
+            datasets=f"{_s.datasets}/metadata.tsv",
+        output:
+            table=f"{_s.analysis}/metadata_vs_data.parquet",
+            csv=f"{_s.analysis}/metadata_vs_data.csv",
+        params:
+            hot=expand(f"{CHAR}/metadata_hot.parquet", run=_s.traced),
+        log:
+            f"{_s.logs}/characterise/metadata_vs_data.log",
+        shell:
+            "blkscope metadata-vs-data --runs {input.runs} -o {output.table} --csv {output.csv} {params.hot}"
+            " --check-datasets {input.datasets} > {log} 2>&1"
 
+    rule:
+        name:
+            f"figdata_mrc{_s.suffix}"
+        input:
+            runs=_s.sheet,
+            datasets=f"{_s.datasets}/reuse.tsv",
+        output:
+            f"{_s.figdata}/miss_ratio_curve.parquet",
+        params:
+            mrc=expand(f"{CHAR}/mrc.parquet", run=_s.traced),
+            classes="all",  # exact and SHARDS curves of every request; the summary beside each says which is of record
+        log:
+            f"{_s.logs}/figures/figdata_mrc.log",
+        shell:
+            "blkscope figdata-mrc --runs {input.runs} -o {output} --classes {params.classes} {params.mrc}"
+            " --check-datasets {input.datasets} > {log} 2>&1"
 
-rule metadata_vs_data:
-    input:
-        runs=config["runs"],
-        datasets=f"{DATASETS}/metadata.tsv",
-    output:
-        table=f"{ANALYSIS}/metadata_vs_data.parquet",
-        csv=f"{ANALYSIS}/metadata_vs_data.csv",
-    params:
-        hot=expand(f"{CHAR}/metadata_hot.parquet", run=TRACED),
-    log:
-        "logs/characterise/metadata_vs_data.log",
-    shell:
-        "blkscope metadata-vs-data --runs {input.runs} -o {output.table} --csv {output.csv} {params.hot}"
-        " --check-datasets {input.datasets} > {log} 2>&1"
+    rule:
+        name:
+            f"figdata_io_map{_s.suffix}"
+        input:
+            runs=_s.sheet,
+            datasets=f"{_s.datasets}/characterise_views.tsv",
+        output:
+            f"{_s.figdata}/io_map.parquet",
+        params:
+            maps=expand(f"{CHAR}/io_map.parquet", run=_s.traced),
+        log:
+            f"{_s.logs}/figures/figdata_io_map.log",
+        shell:
+            "blkscope figdata-io-map --runs {input.runs} -o {output} {params.maps}"
+            " --check-datasets {input.datasets} > {log} 2>&1"
+
+    rule:
+        name:
+            f"figdata_latency_windows{_s.suffix}"
+        input:
+            runs=_s.sheet,
+            datasets=f"{_s.datasets}/latency_windows.tsv",
+        output:
+            f"{_s.figdata}/latency_windows.parquet",
+        params:
+            tables=expand(f"{CHAR}/latency_windows.parquet", run=_s.traced),
+        log:
+            f"{_s.logs}/figures/figdata_latency_windows.log",
+        shell:
+            "blkscope figdata-latency-windows --runs {input.runs} -o {output} {params.tables}"
+            " --check-datasets {input.datasets} > {log} 2>&1"
+
+    rule:
+        name:
+            f"figdata_request_sizes{_s.suffix}"
+        input:
+            runs=_s.sheet,
+            datasets=f"{_s.datasets}/characterise_views.tsv",
+        output:
+            f"{_s.figdata}/request_sizes.parquet",
+        params:
+            tables=expand(f"{CHAR}/sizes.parquet", run=_s.traced),
+        log:
+            f"{_s.logs}/figures/figdata_request_sizes.log",
+        shell:
+            "blkscope figdata-request-sizes --runs {input.runs} -o {output} {params.tables}"
+            " --check-datasets {input.datasets} > {log} 2>&1"
+
+    rule:
+        name:
+            f"figdata_arrivals{_s.suffix}"
+        input:
+            runs=_s.sheet,
+            datasets=f"{_s.datasets}/characterise_views.tsv",
+        output:
+            f"{_s.figdata}/arrivals.parquet",
+        params:
+            tables=expand(f"{CHAR}/arrivals.parquet", run=_s.traced),
+        log:
+            f"{_s.logs}/figures/figdata_arrivals.log",
+        shell:
+            "blkscope figdata-arrivals --runs {input.runs} -o {output} {params.tables}"
+            " --check-datasets {input.datasets} > {log} 2>&1"
+
+    rule:
+        name:
+            f"figdata_request_size_over_time{_s.suffix}"
+        input:
+            runs=_s.sheet,
+            datasets=f"{_s.datasets}/characterise_views.tsv",
+        output:
+            f"{_s.figdata}/request_size_over_time.parquet",
+        params:
+            tables=expand(f"{CHAR}/throughput.parquet", run=_s.traced),
+        log:
+            f"{_s.logs}/figures/figdata_request_size_over_time.log",
+        benchmark:
+            f"{_s.benchmarks}/figures/figdata_request_size_over_time.tsv"
+        shell:
+            "blkscope figdata-request-size-over-time --runs {input.runs} -o {output} {params.tables}"
+            " --check-datasets {input.datasets} > {log} 2>&1"
+
+    rule:
+        name:
+            f"figdata_mrc_by_class{_s.suffix}"
+        # each run's miss-ratio curve of record (exact, or SHARDS above --auto's limit) of every class, op all
+        input:
+            runs=_s.sheet,
+            datasets=f"{_s.datasets}/reuse.tsv",
+        output:
+            f"{_s.figdata}/miss_ratio_by_class.parquet",
+        params:
+            mrc=expand(f"{CHAR}/mrc.parquet", run=_s.traced),
+            classes="all,data,meta",
+        log:
+            f"{_s.logs}/figures/figdata_mrc_by_class.log",
+        benchmark:
+            f"{_s.benchmarks}/figures/figdata_mrc_by_class.tsv"
+        shell:
+            "blkscope figdata-mrc --runs {input.runs} -o {output} --classes {params.classes} --of-record {params.mrc}"
+            " --check-datasets {input.datasets} > {log} 2>&1"
 
 
 rule characterise_numbers:
@@ -159,22 +287,6 @@ rule characterise_numbers:
     shell:
         "blkscope characterise-numbers --runs {input.runs} -o {output.tex} --table {output.table} --csv {output.csv}"
         " {params.one} --check-datasets {input.datasets} -j {threads} > {log} 2>&1"
-
-
-rule figdata_mrc:
-    input:
-        runs=config["runs"],
-        datasets=f"{DATASETS}/reuse.tsv",
-    output:
-        f"{FIGDATA}/miss_ratio_curve.parquet",
-    params:
-        mrc=expand(f"{CHAR}/mrc.parquet", run=TRACED),
-        classes="all",  # exact and SHARDS curves of every request; the summary beside each says which is of record
-    log:
-        "logs/figures/figdata_mrc.log",
-    shell:
-        "blkscope figdata-mrc --runs {input.runs} -o {output} --classes {params.classes} {params.mrc}"
-        " --check-datasets {input.datasets} > {log} 2>&1"
 
 
 rule figure_miss_ratio_curve:
@@ -205,21 +317,6 @@ rule figure_metadata_vs_data:
         "blkscope figure metadata-vs-data {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
 
 
-rule figdata_io_map:
-    input:
-        runs=config["runs"],
-        datasets=f"{DATASETS}/characterise_views.tsv",
-    output:
-        f"{FIGDATA}/io_map.parquet",
-    params:
-        maps=expand(f"{CHAR}/io_map.parquet", run=TRACED),
-    log:
-        "logs/figures/figdata_io_map.log",
-    shell:
-        "blkscope figdata-io-map --runs {input.runs} -o {output} {params.maps}"
-        " --check-datasets {input.datasets} > {log} 2>&1"
-
-
 rule figure_io_map:
     input:
         table=f"{FIGDATA}/io_map.parquet",
@@ -232,21 +329,6 @@ rule figure_io_map:
         "logs/figures/io_map.log",
     shell:
         "blkscope figure io-map {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
-
-
-rule figdata_latency_windows:
-    input:
-        runs=config["runs"],
-        datasets=f"{DATASETS}/latency_windows.tsv",
-    output:
-        f"{FIGDATA}/latency_windows.parquet",
-    params:
-        tables=expand(f"{CHAR}/latency_windows.parquet", run=TRACED),
-    log:
-        "logs/figures/figdata_latency_windows.log",
-    shell:
-        "blkscope figdata-latency-windows --runs {input.runs} -o {output} {params.tables}"
-        " --check-datasets {input.datasets} > {log} 2>&1"
 
 
 rule figure_latency_windows:
@@ -263,21 +345,6 @@ rule figure_latency_windows:
         "blkscope figure latency-windows {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
 
 
-rule figdata_request_sizes:
-    input:
-        runs=config["runs"],
-        datasets=f"{DATASETS}/characterise_views.tsv",
-    output:
-        f"{FIGDATA}/request_sizes.parquet",
-    params:
-        tables=expand(f"{CHAR}/sizes.parquet", run=TRACED),
-    log:
-        "logs/figures/figdata_request_sizes.log",
-    shell:
-        "blkscope figdata-request-sizes --runs {input.runs} -o {output} {params.tables}"
-        " --check-datasets {input.datasets} > {log} 2>&1"
-
-
 rule figure_request_sizes:
     input:
         table=f"{FIGDATA}/request_sizes.parquet",
@@ -292,21 +359,6 @@ rule figure_request_sizes:
         "blkscope figure request-sizes {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
 
 
-rule figdata_arrivals:
-    input:
-        runs=config["runs"],
-        datasets=f"{DATASETS}/characterise_views.tsv",
-    output:
-        f"{FIGDATA}/arrivals.parquet",
-    params:
-        tables=expand(f"{CHAR}/arrivals.parquet", run=TRACED),
-    log:
-        "logs/figures/figdata_arrivals.log",
-    shell:
-        "blkscope figdata-arrivals --runs {input.runs} -o {output} {params.tables}"
-        " --check-datasets {input.datasets} > {log} 2>&1"
-
-
 rule figure_arrivals:
     input:
         table=f"{FIGDATA}/arrivals.parquet",
@@ -319,23 +371,6 @@ rule figure_arrivals:
         "logs/figures/arrivals.log",
     shell:
         "blkscope figure arrivals {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
-
-
-rule figdata_request_size_over_time:
-    input:
-        runs=config["runs"],
-        datasets=f"{DATASETS}/characterise_views.tsv",
-    output:
-        f"{FIGDATA}/request_size_over_time.parquet",
-    params:
-        tables=expand(f"{CHAR}/throughput.parquet", run=TRACED),
-    log:
-        "logs/figures/figdata_request_size_over_time.log",
-    benchmark:
-        "benchmarks/figures/figdata_request_size_over_time.tsv"
-    shell:
-        "blkscope figdata-request-size-over-time --runs {input.runs} -o {output} {params.tables}"
-        " --check-datasets {input.datasets} > {log} 2>&1"
 
 
 rule figure_request_size_over_time:
@@ -353,25 +388,6 @@ rule figure_request_size_over_time:
     shell:
         "blkscope figure request-size-over-time {input.table} -o {params.prefix} --formats {params.formats}"
         " > {log} 2>&1"
-
-
-rule figdata_mrc_by_class:
-    # each run's miss-ratio curve of record (exact, or SHARDS above --auto's limit) of every class, op all
-    input:
-        runs=config["runs"],
-        datasets=f"{DATASETS}/reuse.tsv",
-    output:
-        f"{FIGDATA}/miss_ratio_by_class.parquet",
-    params:
-        mrc=expand(f"{CHAR}/mrc.parquet", run=TRACED),
-        classes="all,data,meta",
-    log:
-        "logs/figures/figdata_mrc_by_class.log",
-    benchmark:
-        "benchmarks/figures/figdata_mrc_by_class.tsv"
-    shell:
-        "blkscope figdata-mrc --runs {input.runs} -o {output} --classes {params.classes} --of-record {params.mrc}"
-        " --check-datasets {input.datasets} > {log} 2>&1"
 
 
 rule figure_miss_ratio_by_class:

@@ -18,15 +18,24 @@ FORMATS = config["figure_formats"]
 # The runs sheet, one dict per row, each row checked against workflow/schemas/runs.schema.yaml (a bad row stops
 # the workflow with the file, line and run: blkscope.sheet). Cells are typed by the schema: traced is a bool,
 # repeat an int, an empty cell None; the empty batch is "" (the schema's default).
+# Runs a user imported (`blkscope import`) are rows of a sheet of their own, config `imported` (same columns and
+# schema; absent until the first import): the study's tables, figures and paper read the embedded runs sheet alone,
+# so importing a run never reruns them (issue T1). Each imported run is analysed in a scope of its own (SCOPES).
+_SCHEMA = sheet.load_schema(workflow.source_path("../schemas/runs.schema.yaml"))
+IMPORTED_SHEET = config["imported"]
 try:
-    ROWS = sheet.read(config["runs"], sheet.load_schema(workflow.source_path("../schemas/runs.schema.yaml")))
+    ROWS = sheet.read(config["runs"], _SCHEMA)
+    IMPORTED_ROWS = sheet.read(IMPORTED_SHEET, _SCHEMA) if Path(IMPORTED_SHEET).exists() else []
 except InputError as e:  # one line: the file, the line, the run and what is wrong
     raise WorkflowError(str(e)) from None
 RUN_IDS = [r["run_id"] for r in ROWS]
-_row = {r["run_id"]: r for r in ROWS}
-# The `run` wildcard: exactly the sheet's run ids (Snakefile), as a trie-shaped regex that compiles in a fraction
+_twice = sorted(set(RUN_IDS) & {r["run_id"] for r in IMPORTED_ROWS})
+if _twice:
+    raise WorkflowError(f"{IMPORTED_SHEET}: run(s) {', '.join(_twice)} are also in {config['runs']}")
+_row = {r["run_id"]: r for r in ROWS + IMPORTED_ROWS}
+# The `run` wildcard: exactly the sheets' run ids (Snakefile), as a trie-shaped regex that compiles in a fraction
 # of a flat alternation's time (blkscope.capture.targets.pattern).
-RUN_PATTERN = pattern(RUN_IDS)
+RUN_PATTERN = pattern(list(_row))
 
 # Analyses read the runs that have raw data; a run in the sheet that was never captured is
 # left out with a note instead of making `all` start a hardware run.
@@ -44,6 +53,11 @@ def runs_where(**equal):
 
 
 TRACED = runs_where(traced=True)
+# imported runs with their raw data, in sheet order (a row without is said and left out, as above)
+IMPORTED = [r["run_id"] for r in IMPORTED_ROWS if Path(RAW, r["run_id"], "run.yaml").exists()]
+if len(IMPORTED) < len(IMPORTED_ROWS):
+    print(f"blkscope: {len(IMPORTED_ROWS) - len(IMPORTED)} run(s) in {IMPORTED_SHEET} have no raw data in {RAW}: "
+          f"{', '.join(sorted({r['run_id'] for r in IMPORTED_ROWS} - set(IMPORTED))[:5])}", file=sys.stderr)
 # The first study question (access frequency of fio jobs) reads host runs traced by tracefs.
 FIO_TRACED = runs_where(traced=True, workload="fio", testbed="loop")
 HOST_RUNS = runs_where(testbed="loop")
@@ -69,20 +83,41 @@ def _raw_trace_bytes(run):
     return sum(f.stat().st_size for f in files)
 
 
-SPLIT_RUNS = [r for r in TRACED if PARTS_N > 1 and _raw_trace_bytes(r) >= PARTS_MIN_BYTES]
+_TRACED_ANY = TRACED + [r for r in IMPORTED if _row[r]["traced"]]  # imported traces split as ours do
+SPLIT_RUNS = [r for r in _TRACED_ANY if PARTS_N > 1 and _raw_trace_bytes(r) >= PARTS_MIN_BYTES]
 
 
 # Ingest batches: one job per testbed x filesystem reads every log of its runs in one process (a Python process
 # costs more to start than most of these logs take to read; bench/RESULTS.md, "The main job"). A new run joins
 # its batch; a new testbed or filesystem makes a new batch.
+# An imported run is a batch of its own (its sheet, config `imported`): importing one more reruns no other batch.
 # a split run's trace is ingested in parts (parts.smk), its other logs here
 RUN_SOURCES = {
     r: [s for s in run_logs.sources(Path(RAW), r, _row[r]["workload"]) if not (s[0] == "trace" and r in SPLIT_RUNS)]
-    for r in CAPTURED
+    for r in CAPTURED + IMPORTED
 }
 INGEST_BATCHES = {}
 for _r in CAPTURED:
     INGEST_BATCHES.setdefault(f"{_row[_r]['testbed']}_{_row[_r]['filesystem']}", []).append(_r)
+BATCH_SHEET = {b: config["runs"] for b in INGEST_BATCHES}
+
+
+def imported_name(run):
+    """An imported run's name in rule and batch names (a run id may hold - and .)."""
+    return "imported_" + re.sub(r"\W", "_", run)
+
+
+# an imported run's tables live under {PROC}/imported/<run> (Scope): no run may be named `imported`, and no two
+# imported runs may share a name in rules
+_clash = {}
+for _r in IMPORTED:
+    _clash.setdefault(imported_name(_r), []).append(_r)
+_clash = [" and ".join(rs) for rs in _clash.values() if len(rs) > 1] + ["imported"] * ("imported" in _row)
+if _clash:
+    raise WorkflowError(f"{IMPORTED_SHEET}: run ids that clash in rule or directory names: {', '.join(_clash)}")
+for _r in IMPORTED:
+    INGEST_BATCHES[imported_name(_r)] = [_r]
+    BATCH_SHEET[imported_name(_r)] = IMPORTED_SHEET
 
 
 def trace_files(wildcards):
@@ -197,3 +232,38 @@ def run_metas(wildcards):
 # once, at the end (also when a cell fails), not after each cell: all_setups' grows to ~50 MB of charts, and its
 # per-cell saves were half of its 16 CPU-s, on the main job's last chain.
 NOTEBOOK = "blkscope notebook --cwd notebooks"
+
+
+class Scope:
+    """Runs analysed together into tables of their own: the rules behind the per-run views (access frequency, Zipf
+    fits, seeks, latency windows, reuse, metadata, the characterisation views and their figure data) are defined
+    once per scope, in loops. The study (run=None): the embedded runs sheet's runs, its tables at {PROC}/datasets,
+    {PROC}/analysis and {PROC}/figures, which the claims, the paper and the study notebooks read. An imported run:
+    its own tables at {PROC}/imported/<run>/..., drawn by its own page (notebooks/executed/imported_<run>.ipynb),
+    its sheet an ancient() input: importing one more run adds that run's jobs and reruns nothing else."""
+
+    def __init__(self, run=None):
+        self.run = run
+        root = f"{PROC}/imported/{run}" if run else PROC
+        self.datasets, self.analysis, self.figdata = f"{root}/datasets", f"{root}/analysis", f"{root}/figures"
+        self.sheet = ancient(IMPORTED_SHEET) if run else config["runs"]
+        self.suffix = f"_{imported_name(run)}" if run else ""  # of rule names
+        self.logs = f"logs/imported/{run}" if run else "logs"
+        self.benchmarks = f"benchmarks/imported/{run}" if run else "benchmarks"
+        has = {s[0] for s in RUN_SOURCES[run]} if run else set()
+        self.traced = ([run] if _row[run]["traced"] else []) if run else TRACED
+        # the io_over_time figure's iostat and YCSB series: the study's host runs; an imported run's iostat
+        self.iostat = ([run] if "iostat" in has else []) if run else HOST_RUNS
+        self.ycsb = [] if run else runs_where(workload="ycsb", testbed="loop")
+
+
+STUDY = Scope()
+SCOPES = [STUDY, *(Scope(r) for r in IMPORTED)]
+
+
+# for rules defined in a loop (SCOPES): a lambda there that read the loop's variable would see its last scope; a
+# function made by this one keeps the runs it was given
+def mode_paths(path, runs, **more):
+    """A params function of the {mode} wildcard: `path` (with {run}, {mode}) expanded over `runs`."""
+    return lambda wildcards: expand(path, run=runs, mode=wildcards.mode, **more)
+

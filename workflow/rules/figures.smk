@@ -20,10 +20,7 @@ FIGURE_NAMES = [
 FIGURE_TABLES = {}
 FIGDATA = f"{PROC}/figures"
 FIG_MODE = "cover"  # the access-frequency mode the figures show (see stats.smk FREQUENCY_MODES)
-FIG_FOF = expand(f"{PROC}/{{run}}/frequency/fof.{FIG_MODE}.parquet", run=TRACED)
-YCSB_HOST = runs_where(workload="ycsb", testbed="loop")
-# imported runs (blkscope import) with an iostat log: drawn over time beside the host runs in the all_setups notebook
-IOSTAT_IMPORTED = [r for r in runs_where(testbed="external") if any(s[0] == "iostat" for s in RUN_SOURCES[r])]
+FIG_FOF = f"{PROC}/{{run}}/frequency/fof.{FIG_MODE}.parquet"  # expanded over a scope's traced runs
 FIG_PREFIX = lambda w, output: os.path.splitext(output[0])[0]  # `blkscope figure -o` takes the path sans extension
 FIG_FORMATS = ",".join(FORMATS)
 
@@ -52,66 +49,88 @@ localrules:
     figure_seek_distance,
 
 
-rule figdata_fof:
-    input:
-        runs=config["runs"],
-        datasets=f"{DATASETS}/access_frequency.{FIG_MODE}.tsv",
-    output:
-        f"{FIGDATA}/frequency_of_frequency.parquet",
-    params:
-        fof=FIG_FOF,
-    log:
-        "logs/figures/figdata_fof.log",
-    shell:
-        "blkscope figdata-fof --runs {input.runs} -o {output} {params.fof} --check-datasets {input.datasets}"
-        " > {log} 2>&1"
+# the figure data of the per-run views, once per scope (common.smk, SCOPES)
+for _s in SCOPES:
 
+    rule:
+        name:
+            f"figdata_fof{_s.suffix}"
+        input:
+            runs=_s.sheet,
+            datasets=f"{_s.datasets}/access_frequency.{FIG_MODE}.tsv",
+        output:
+            f"{_s.figdata}/frequency_of_frequency.parquet",
+        params:
+            fof=expand(FIG_FOF, run=_s.traced),
+        log:
+            f"{_s.logs}/figures/figdata_fof.log",
+        shell:
+            "blkscope figdata-fof --runs {input.runs} -o {output} {params.fof} --check-datasets {input.datasets}"
+            " > {log} 2>&1"
 
-rule figdata_rank:
-    input:
-        runs=config["runs"],
-        datasets=f"{DATASETS}/access_frequency.{FIG_MODE}.tsv",
-    output:
-        f"{FIGDATA}/rank_frequency.parquet",
-    params:
-        fof=FIG_FOF,
-    log:
-        "logs/figures/figdata_rank.log",
-    shell:
-        "blkscope figdata-rank --runs {input.runs} -o {output} {params.fof} --check-datasets {input.datasets}"
-        " > {log} 2>&1"
+    rule:
+        name:
+            f"figdata_rank{_s.suffix}"
+        input:
+            runs=_s.sheet,
+            datasets=f"{_s.datasets}/access_frequency.{FIG_MODE}.tsv",
+        output:
+            f"{_s.figdata}/rank_frequency.parquet",
+        params:
+            fof=expand(FIG_FOF, run=_s.traced),
+        log:
+            f"{_s.logs}/figures/figdata_rank.log",
+        shell:
+            "blkscope figdata-rank --runs {input.runs} -o {output} {params.fof} --check-datasets {input.datasets}"
+            " > {log} 2>&1"
 
+    rule:
+        name:
+            f"figdata_ccdf{_s.suffix}"
+        input:
+            runs=_s.sheet,
+            zipf=f"{_s.analysis}/zipf_{FIG_MODE}.parquet",
+            datasets=f"{_s.datasets}/access_frequency.{FIG_MODE}.tsv",
+        output:
+            f"{_s.figdata}/zipf_ccdf.parquet",
+        params:
+            fof=expand(FIG_FOF, run=_s.traced),
+        log:
+            f"{_s.logs}/figures/figdata_ccdf.log",
+        shell:
+            "blkscope figdata-ccdf --runs {input.runs} --zipf {input.zipf} -o {output} {params.fof}"
+            " --check-datasets {input.datasets} > {log} 2>&1"
 
-rule figdata_ccdf:
-    input:
-        runs=config["runs"],
-        zipf=f"{ANALYSIS}/zipf_{FIG_MODE}.parquet",
-        datasets=f"{DATASETS}/access_frequency.{FIG_MODE}.tsv",
-    output:
-        f"{FIGDATA}/zipf_ccdf.parquet",
-    params:
-        fof=FIG_FOF,
-    log:
-        "logs/figures/figdata_ccdf.log",
-    shell:
-        "blkscope figdata-ccdf --runs {input.runs} --zipf {input.zipf} -o {output} {params.fof}"
-        " --check-datasets {input.datasets} > {log} 2>&1"
+    rule:
+        name:
+            f"figdata_series{_s.suffix}"
+        input:
+            runs=_s.sheet,
+            datasets=ingested(_s.iostat + _s.ycsb),
+        output:
+            f"{_s.figdata}/io_over_time.parquet",
+        params:
+            iostat=expand(f"{PROC}/{{run}}/iostat/iostat.parquet", run=_s.iostat),
+            ycsb=expand(f"{PROC}/{{run}}/ycsb/ycsb_series.parquet", run=_s.ycsb),
+        log:
+            f"{_s.logs}/figures/figdata_series.log",
+        shell:
+            "blkscope figdata-series --runs {input.runs} -o {output} --ycsb {params.ycsb}"
+            " --check-datasets {input.datasets} -- {params.iostat} > {log} 2>&1"
 
-
-rule figdata_series:
-    input:
-        runs=config["runs"],
-        datasets=ingested(HOST_RUNS + IOSTAT_IMPORTED + YCSB_HOST),
-    output:
-        f"{FIGDATA}/io_over_time.parquet",
-    params:
-        iostat=expand(f"{PROC}/{{run}}/iostat/iostat.parquet", run=HOST_RUNS + IOSTAT_IMPORTED),
-        ycsb=expand(f"{PROC}/{{run}}/ycsb/ycsb_series.parquet", run=YCSB_HOST),
-    log:
-        "logs/figures/figdata_series.log",
-    shell:
-        "blkscope figdata-series --runs {input.runs} -o {output} --ycsb {params.ycsb}"
-        " --check-datasets {input.datasets} -- {params.iostat} > {log} 2>&1"
+    rule:
+        name:
+            f"figdata_seek{_s.suffix}"
+        input:
+            runs=_s.sheet,
+            seek=f"{_s.analysis}/seek.parquet",
+            hist=f"{_s.analysis}/seek_hist.parquet",
+        output:
+            f"{_s.figdata}/seek_distance.parquet",
+        log:
+            f"{_s.logs}/figures/figdata_seek.log",
+        shell:
+            "blkscope figdata-seek --runs {input.runs} --seek {input.seek} --hist {input.hist} -o {output} > {log} 2>&1"
 
 
 rule figdata_queue_depth:
@@ -126,19 +145,6 @@ rule figdata_queue_depth:
     shell:
         "blkscope figdata-queue-depth --runs {input.runs} --series {input.series} --dist {input.dist} -o {output}"
         " > {log} 2>&1"
-
-
-rule figdata_seek:
-    input:
-        runs=config["runs"],
-        seek=f"{ANALYSIS}/seek.parquet",
-        hist=f"{ANALYSIS}/seek_hist.parquet",
-    output:
-        f"{FIGDATA}/seek_distance.parquet",
-    log:
-        "logs/figures/figdata_seek.log",
-    shell:
-        "blkscope figdata-seek --runs {input.runs} --seek {input.seek} --hist {input.hist} -o {output} > {log} 2>&1"
 
 
 rule figdata_join:

@@ -9,7 +9,7 @@ for _batch, _runs in INGEST_BATCHES.items():
         name:
             f"ingest_{_batch}"
         input:
-            sheet=ancient(config["runs"]),
+            sheet=ancient(BATCH_SHEET[_batch]),  # the embedded runs sheet, or an imported run's (config imported)
             raw=ingest_inputs(_runs),
         output:
             dataset=ingest_dataset(_batch),

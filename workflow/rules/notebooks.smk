@@ -56,20 +56,46 @@ rule notebook_run_explorer:
         " -p raw_dir {params.raw_dir} -p processed_dir {params.processed_dir} > {log} 2>&1"
 
 
-rule notebook_all_setups:
-    input:
-        nb="notebooks/all_setups.py",
-        tables=expand(f"{PROC}/figures/{{name}}.parquet",
-                      name=["rank_frequency", "frequency_of_frequency", "zipf_ccdf", "io_over_time", "seek_distance",
-                            "miss_ratio_curve", "io_map", "latency_windows", "request_sizes", "arrivals",
-                            "request_size_over_time", "miss_ratio_by_class"]),
-        metadata=f"{ANALYSIS}/metadata_vs_data.parquet",
-        characterisation=f"{ANALYSIS}/characterisation.parquet",
-    output:
-        "notebooks/executed/all_setups.ipynb",
-    params:
-        figures_dir=lambda w, input: os.path.dirname(os.path.abspath(input.tables[0])),
-    log:
-        "logs/notebooks/all_setups.log",
-    shell:
-        f"{NOTEBOOK} {{input.nb}} {{output}} -p figures_dir {{params.figures_dir}} > {{log}} 2>&1"
+# every figure of the per-run views for every run of a scope (common.smk, SCOPES): the study's
+# (all_setups.ipynb), and each imported run's page of its own (imported_<run>.ipynb), from its own tables
+VIEW_TABLES_TRACED = ["rank_frequency", "frequency_of_frequency", "zipf_ccdf", "seek_distance", "miss_ratio_curve",
+                      "io_map", "latency_windows", "request_sizes", "arrivals", "request_size_over_time",
+                      "miss_ratio_by_class"]  # fmt: skip
+
+
+def view_tables(scope):
+    """The figure tables a scope's page draws: io_over_time where it has iostat, the others where it is traced."""
+    return (["io_over_time"] if scope.iostat else []) + (VIEW_TABLES_TRACED if scope.traced else [])
+
+
+def page(scope):
+    return f"notebooks/executed/{'imported_' + scope.run if scope.run else 'all_setups'}.ipynb"
+
+
+# each imported run's pages: its run explorer, and its views where it has any (an imported workload log alone has
+# only the explorer)
+IMPORTED_OUTPUTS = [
+    *expand("notebooks/executed/run_{run}.ipynb", run=IMPORTED),
+    *[page(s) for s in SCOPES if s.run and view_tables(s)],
+]
+
+
+for _s in SCOPES:
+
+    rule:
+        name:
+            f"notebook_all_setups{_s.suffix}"
+        input:
+            nb="notebooks/all_setups.py",
+            tables=expand(f"{_s.figdata}/{{name}}.parquet", name=view_tables(_s)),
+            metadata=[f"{_s.analysis}/metadata_vs_data.parquet"] if _s.traced else [],
+            # the characterisation per setup: the study's (characterise.smk); an imported run's page goes without
+            characterisation=[] if _s.run else f"{ANALYSIS}/characterisation.parquet",
+        output:
+            page(_s),
+        params:
+            figures_dir=lambda w, input: os.path.dirname(os.path.abspath(input.tables[0])),
+        log:
+            f"{_s.logs}/notebooks/all_setups.log",
+        shell:
+            f"{NOTEBOOK} {{input.nb}} {{output}} -p figures_dir {{params.figures_dir}} > {{log}} 2>&1"

@@ -24,73 +24,103 @@ STATS_OUTPUTS = expand(
 )
 
 
-rule access_frequency:
-    # one process per mode for every traced run (--each): per-run tables, listed in one dataset manifest
-    input:
-        datasets=ingested(TRACED),
-        parts=split_parts(TRACED),
-    output:
-        dataset=f"{DATASETS}/access_frequency.{{mode}}.tsv",
-    params:
-        events=[trace_events(r) for r in TRACED],
-        files=lambda w: expand(f"{PROC}/{{run}}/frequency/{{t}}.{w.mode}.parquet", run=TRACED, t=["fof", "rank"]),
-        page_kib=config["page_kib"],
-        fof=lambda w: f"{PROC}/{{run}}/frequency/fof.{w.mode}.parquet",
-        rank=lambda w: f"{PROC}/{{run}}/frequency/rank.{w.mode}.parquet",
-    priority: 10  # the longest chain after ingest: started first, the short jobs fill around it
-    log:
-        "logs/stats/access_frequency.{mode}.log",
-    benchmark:
-        "benchmarks/stats/access_frequency.{mode}.tsv"
-    shell:
-        "blkscope access-frequency --each {params.events} --mode {wildcards.mode} --action C"
-        " --page-kib {params.page_kib} --fof '{params.fof}' --rank '{params.rank}' --check-datasets {input.datasets}"
-        " --record-dataset {output.dataset} --dataset-files {params.files} > {log} 2>&1"
+# once per scope (common.smk, SCOPES): the study's traced runs, and each imported traced run alone
+for _s in SCOPES:
 
+    rule:
+        # one process per mode for every traced run (--each): per-run tables, listed in one dataset manifest
+        name:
+            f"access_frequency{_s.suffix}"
+        input:
+            datasets=ingested(_s.traced),
+            parts=split_parts(_s.traced),
+        output:
+            dataset=f"{_s.datasets}/access_frequency.{{mode}}.tsv",
+        params:
+            events=[trace_events(r) for r in _s.traced],
+            files=mode_paths(f"{PROC}/{{run}}/frequency/{{t}}.{{mode}}.parquet", _s.traced, t=["fof", "rank"]),
+            page_kib=config["page_kib"],
+            fof=lambda w: f"{PROC}/{{run}}/frequency/fof.{w.mode}.parquet",
+            rank=lambda w: f"{PROC}/{{run}}/frequency/rank.{w.mode}.parquet",
+        priority: 10  # the longest chain after ingest: started first, the short jobs fill around it
+        log:
+            f"{_s.logs}/stats/access_frequency.{{mode}}.log",
+        benchmark:
+            f"{_s.benchmarks}/stats/access_frequency.{{mode}}.tsv"
+        shell:
+            "blkscope access-frequency --each {params.events} --mode {wildcards.mode} --action C"
+            " --page-kib {params.page_kib} --fof '{params.fof}' --rank '{params.rank}'"
+            " --check-datasets {input.datasets} --record-dataset {output.dataset} --dataset-files {params.files}"
+            " > {log} 2>&1"
 
-rule zipf:
-    input:
-        datasets=f"{DATASETS}/access_frequency.{{mode}}.tsv",
-    output:
-        table=f"{ANALYSIS}/zipf_{{mode}}.parquet",
-        csv=f"{ANALYSIS}/zipf_{{mode}}.csv",
-    params:
-        fof=lambda w: expand(f"{PROC}/{{run}}/frequency/fof.{w.mode}.parquet", run=TRACED),
-        n_boot=ZIPF_N_BOOT,
-    priority: 10  # the longest chain after ingest: started first, the short jobs fill around it
-    log:
-        "logs/stats/zipf_{mode}.log",
-    benchmark:
-        "benchmarks/stats/zipf_{mode}.tsv"
-    threads: 2  # runs in parallel processes: the longest per-run analyses, on the critical path
-    shell:
-        "blkscope zipf {params.fof} -j {threads} --n-boot {params.n_boot} --seed 0 -o {output.table} --csv {output.csv}"
-        " --check-datasets {input.datasets} > {log} 2>&1"
+    rule:
+        name:
+            f"zipf{_s.suffix}"
+        input:
+            datasets=f"{_s.datasets}/access_frequency.{{mode}}.tsv",
+        output:
+            table=f"{_s.analysis}/zipf_{{mode}}.parquet",
+            csv=f"{_s.analysis}/zipf_{{mode}}.csv",
+        params:
+            fof=mode_paths(f"{PROC}/{{run}}/frequency/fof.{{mode}}.parquet", _s.traced),
+            n_boot=ZIPF_N_BOOT,
+        priority: 10  # the longest chain after ingest: started first, the short jobs fill around it
+        log:
+            f"{_s.logs}/stats/zipf_{{mode}}.log",
+        benchmark:
+            f"{_s.benchmarks}/stats/zipf_{{mode}}.tsv"
+        threads: 2  # runs in parallel processes: the longest per-run analyses, on the critical path
+        shell:
+            "blkscope zipf {params.fof} -j {threads} --n-boot {params.n_boot} --seed 0 -o {output.table}"
+            " --csv {output.csv} --check-datasets {input.datasets} > {log} 2>&1"
 
+    rule:
+        name:
+            f"latency{_s.suffix}"
+        input:
+            datasets=ingested(_s.traced),
+            parts=split_parts(_s.traced),
+        output:
+            table=f"{_s.analysis}/latency.parquet",
+            csv=f"{_s.analysis}/latency.csv",
+            dataset=f"{_s.datasets}/latency_windows.tsv",
+        params:
+            events=[trace_events(r) for r in _s.traced],
+            files=expand(f"{PROC}/{{run}}/characterise/{{t}}.parquet", run=_s.traced, t=LATENCY_WINDOW_TABLES),
+            out=lambda w: table_templates(LATENCY_WINDOW_TABLES),
+            window_s=LATENCY_WINDOW_S,
+        priority: 10  # the longest chain after ingest: started first, the short jobs fill around it
+        log:
+            f"{_s.logs}/stats/latency.log",
+        benchmark:
+            f"{_s.benchmarks}/stats/latency.tsv"
+        threads: 2  # runs in parallel processes: the longest per-run analyses, on the critical path
+        shell:
+            "blkscope latency {params.events} -j {threads} --by-rw -o {output.table} --csv {output.csv}"
+            " {params.out} --latency-window-s {params.window_s} --check-datasets {input.datasets}"
+            " --record-dataset {output.dataset} --dataset-files {params.files} > {log} 2>&1"
 
-rule latency:
-    input:
-        datasets=ingested(TRACED),
-        parts=split_parts(TRACED),
-    output:
-        table=f"{ANALYSIS}/latency.parquet",
-        csv=f"{ANALYSIS}/latency.csv",
-        dataset=f"{DATASETS}/latency_windows.tsv",
-    params:
-        events=[trace_events(r) for r in TRACED],
-        files=expand(f"{PROC}/{{run}}/characterise/{{t}}.parquet", run=TRACED, t=LATENCY_WINDOW_TABLES),
-        out=lambda w: table_templates(LATENCY_WINDOW_TABLES),
-        window_s=LATENCY_WINDOW_S,
-    priority: 10  # the longest chain after ingest: started first, the short jobs fill around it
-    log:
-        "logs/stats/latency.log",
-    benchmark:
-        "benchmarks/stats/latency.tsv"
-    threads: 2  # runs in parallel processes: the longest per-run analyses, on the critical path
-    shell:
-        "blkscope latency {params.events} -j {threads} --by-rw -o {output.table} --csv {output.csv}"
-        " {params.out} --latency-window-s {params.window_s} --check-datasets {input.datasets}"
-        " --record-dataset {output.dataset} --dataset-files {params.files} > {log} 2>&1"
+    rule:
+        name:
+            f"seek{_s.suffix}"
+        input:
+            datasets=ingested(_s.traced),
+            parts=split_parts(_s.traced),
+        output:
+            table=f"{_s.analysis}/seek.parquet",
+            csv=f"{_s.analysis}/seek.csv",
+            hist=f"{_s.analysis}/seek_hist.parquet",
+        params:
+            events=[trace_events(r) for r in _s.traced],
+        priority: 10  # the longest chain after ingest: started first, the short jobs fill around it
+        log:
+            f"{_s.logs}/stats/seek.log",
+        benchmark:
+            f"{_s.benchmarks}/stats/seek.tsv"
+        threads: 2  # runs in parallel processes: the longest per-run analyses, on the critical path
+        shell:
+            "blkscope seek {params.events} -j {threads} --action D -o {output.table} --csv {output.csv}"
+            " --hist {output.hist} --check-datasets {input.datasets} > {log} 2>&1"
 
 
 rule queue_depth:
@@ -112,27 +142,6 @@ rule queue_depth:
     shell:
         "blkscope queue-depth {params.events} --iostat {params.iostat} -o {output.table} --csv {output.csv}"
         " --dist {output.dist} --series {output.series} --check-datasets {input.datasets} > {log} 2>&1"
-
-
-rule seek:
-    input:
-        datasets=ingested(TRACED),
-        parts=split_parts(TRACED),
-    output:
-        table=f"{ANALYSIS}/seek.parquet",
-        csv=f"{ANALYSIS}/seek.csv",
-        hist=f"{ANALYSIS}/seek_hist.parquet",
-    params:
-        events=[trace_events(r) for r in TRACED],
-    priority: 10  # the longest chain after ingest: started first, the short jobs fill around it
-    log:
-        "logs/stats/seek.log",
-    benchmark:
-        "benchmarks/stats/seek.tsv"
-    threads: 2  # runs in parallel processes: the longest per-run analyses, on the critical path
-    shell:
-        "blkscope seek {params.events} -j {threads} --action D -o {output.table} --csv {output.csv} --hist {output.hist}"
-        " --check-datasets {input.datasets} > {log} 2>&1"
 
 
 rule trace_cost:

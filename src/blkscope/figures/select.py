@@ -7,7 +7,9 @@ Selections are made from the data and the run metadata (workload, job, testbed),
   runs sheet's names for the unthrottled jobs) where the dataset has one, else the workload's PREFERRED_JOB, in
   WORKLOAD_ORDER.
 Runs a user imported (testbed `external`, `blkscope import`) are never chosen for the paper: it is about the
-embedded dataset; the all_setups notebook draws them beside it.
+embedded dataset. The workflow keeps them out of the study's tables (they are rows of config/imported.tsv, each
+drawn on a page of its own, notebooks/executed/imported_<run_id>.ipynb); a runs sheet that holds such rows (an
+import made before that sheet existed) still has them filtered out here.
 """
 
 from __future__ import annotations
