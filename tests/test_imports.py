@@ -88,7 +88,7 @@ def test_the_workflow_start_imports_no_polars() -> None:
     assert "blkscope.capture.targets" in used
     assert not re.search(r"^\s*(import|from) (polars|pyarrow|pandas)\b", smk, re.M)
     code = f"import sys, importlib; [importlib.import_module(m) for m in {used!r}];"
-    code += " import blkscope.sheet, blkscope.run_logs;"
+    code += " import blkscope.runs, blkscope.run_logs;"
     code += " print(sorted(m for m in sys.modules if m.split('.')[0] in ('polars', 'pyarrow', 'pandas')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

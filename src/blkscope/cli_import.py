@@ -32,8 +32,7 @@ def _import(p: argparse.ArgumentParser) -> Handler:
     f.add_argument("--load-log", type=Path, help="YCSB's load-phase output (beside the run's --log)")
     p.add_argument("--raw", type=Path, default=Path("data/raw"), help="raw data directory (default data/raw)")
     p.add_argument("--sheet", type=Path, default=Path("config/runs.tsv"), help="the runs sheet it joins")
-    p.add_argument("--schema", type=Path, help="runs-sheet schema (default: workflow/schemas/runs.schema.yaml "
-                                               "beside the sheet's config/)")  # fmt: skip
+    p.add_argument("--schema", type=Path, help="runs-sheet schema (default: the package's, blkscope/runs.schema.yaml)")
 
     def run(a: argparse.Namespace) -> int:
         from blkscope.importing import import_run
@@ -41,7 +40,9 @@ def _import(p: argparse.ArgumentParser) -> Handler:
         statements = {"study": a.study, "database": a.database, "job": a.job, "filesystem": a.filesystem,
                       "mkfs_options": a.mkfs_options, "mount_options": a.mount_options, "testbed": a.testbed,
                       "repeat": a.repeat, "workload": a.workload}  # fmt: skip
-        schema = a.schema or a.sheet.resolve().parent.parent / "workflow/schemas/runs.schema.yaml"
+        from blkscope.runs import SCHEMA
+
+        schema = a.schema or SCHEMA
         dest = import_run(a.run_id, statements, trace=a.trace, iostat=a.iostat, logs=a.log, load_log=a.load_log,
                           origin=a.origin, raw=a.raw, sheet=a.sheet, schema=schema)  # fmt: skip
         print(f"imported {a.run_id} -> {dest} (provenance in {dest / 'run.yaml'}; a row in {a.sheet})")

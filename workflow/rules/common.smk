@@ -4,7 +4,8 @@ import re
 import sys
 from pathlib import Path
 
-from blkscope import run_logs, sheet
+from blkscope import run_logs
+from blkscope.runs import rows as sheet_rows
 from blkscope.capture.targets import pattern
 from blkscope.errors import InputError
 from snakemake.exceptions import WorkflowError
@@ -15,11 +16,11 @@ ANALYSIS = f"{PROC}/analysis"
 FIGS = "paper/generated/figures"
 FORMATS = config["figure_formats"]
 
-# The runs sheet, one dict per row, each row checked against workflow/schemas/runs.schema.yaml (a bad row stops
-# the workflow with the file, line and run: blkscope.sheet). Cells are typed by the schema: traced is a bool,
+# The runs sheet, one dict per row, each row checked against its schema (src/blkscope/runs.schema.yaml; a bad
+# row stops the workflow with the file, line and run: blkscope.runs). Cells are typed by the schema: traced is a bool,
 # repeat an int, an empty cell None; the empty batch is "" (the schema's default).
 try:
-    ROWS = sheet.read(config["runs"], sheet.load_schema(workflow.source_path("../schemas/runs.schema.yaml")))
+    ROWS = sheet_rows(config["runs"])
 except InputError as e:  # one line: the file, the line, the run and what is wrong
     raise WorkflowError(str(e)) from None
 RUN_IDS = [r["run_id"] for r in ROWS]
