@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from page_sequence import page_sequence, write_oracle_general
 
 from blkscope.analysis import reuse
 from blkscope.analysis import reuse_tables as rt
-from blkscope.analysis.page_sequence import page_sequence, write_oracle_general
 from blkscope.cli import main
 from blkscope.schemas import EVENTS, conform
 
