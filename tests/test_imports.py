@@ -63,21 +63,36 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_import_cycles() -> None:
     graph = _graph()
-    assert {"blkscope.cli", "blkscope.verbs", "blkscope.io", "blkscope.ingest"} <= graph.keys()
+    assert {"blkscope.cli", "blkscope.cli.verbs", "blkscope.io", "blkscope.ingest"} <= graph.keys()
     assert not _cycles(graph)
-    assert "blkscope.cli" not in set().union(*(graph[m] for m in graph if m.startswith("blkscope.cli_")))
+    topics = [m for m in graph if m.startswith("blkscope.cli.") and m != "blkscope.cli.verbs"]
+    assert "blkscope.cli" not in set().union(*(graph[m] for m in topics))
     assert "blkscope.ingest" not in set().union(*(graph[m] for m in graph if m.startswith("blkscope.readers")))
 
 
-@pytest.mark.parametrize(("verb", "modules"), [("ingest", ["blkscope.cli_ingest"]),
-                                                ("reuse", ["blkscope.cli_ingest", "blkscope.cli_reuse"])])
-def test_fast_verbs_import_no_other_verb_module_nor_polars(verb, modules) -> None:
-    """ingest and reuse start fast: their parser alone (FAST_MODULES), no other verb module compiled."""
+CLI_SHARED = {"blkscope.cli", "blkscope.cli.common", "blkscope.cli.verbs"}
+
+
+@pytest.mark.parametrize(("verb", "topic"), [("ingest", "logs"), ("reuse", "characterisation")])
+def test_a_verb_imports_its_topic_alone_and_no_polars(verb, topic) -> None:
+    """ingest and reuse start fast: their topic's module alone, no other topic compiled, no polars."""
     code = (f"import sys; from blkscope.cli import build_parser; build_parser({verb!r}).parse_args([{verb!r}, 'x',"
-            " '-o', 'y']); heavy = ('blkscope.cli_', 'polars', 'pyarrow');"
+            " '-o', 'y']); heavy = ('blkscope.cli', 'polars', 'pyarrow');"
             " print(sorted(m for m in sys.modules if m.startswith(heavy)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == str(modules)
+    loaded = eval(out)  # a list of module names
+    assert [m for m in loaded if m not in CLI_SHARED] == [f"blkscope.cli.{topic}"]
+
+
+def test_help_lists_the_verbs_by_topic_without_importing_a_topic() -> None:
+    """`blkscope --help` reads the table of contents (blkscope.cli.verbs.TOPICS) alone."""
+    code = ("import sys, contextlib, io; from blkscope.cli import main\n"
+            "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()): main(['--help'])\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('blkscope', 'polars'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    loaded = eval(out)  # a list of module names
+    assert [m for m in loaded if m.startswith("blkscope.cli")] == ["blkscope.cli", "blkscope.cli.verbs"]
+    assert not [m for m in loaded if m.startswith("polars")]
 
 
 def test_the_workflow_start_imports_no_polars() -> None:

@@ -142,8 +142,8 @@ def _latency(h: pl.DataFrame | None) -> dict:
 
 
 def per_run(dirs: Mapping[str, Path], jobs: int = 1) -> pl.DataFrame:
-    """dirs: run_id -> its characterise directory; runs read in `jobs` processes (blkscope.verbs.map_runs)."""
-    from blkscope.verbs import map_runs
+    """dirs: run_id -> its characterise directory; runs read in `jobs` processes (blkscope.parallel.map_runs)."""
+    from blkscope.parallel import map_runs
 
     rows = map_runs(list(dirs.items()), _run_row, jobs, size=None)
     schema = {"run_id": pl.Utf8, "mrc_record": pl.Utf8} | dict.fromkeys(METRICS, pl.Float64)

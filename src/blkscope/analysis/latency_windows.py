@@ -143,7 +143,7 @@ def histograms_of(r: replay.Replay, window_s: float = 1.0, max_windows: int = MA
 def write(hist: pl.DataFrame, hist_out: Path | None, windows_out: Path | None) -> None:
     """A run's histograms and their percentiles, each written where asked (None: not asked); `characterise` and
     `latency` write them alike."""
-    from blkscope.verbs import write_table
+    from blkscope.io import write_table
 
     write_table(hist, hist_out)
     if windows_out:

@@ -1,12 +1,45 @@
-"""Figure-data verbs: small, thinned tables that a figure draws, joined with the runs sheet (registered on import
-by cli.build_parser). Per-run inputs are named by their run id (<processed>/<run_id>/<stage>/<file>)."""
+"""Figures: `figure` draws one figure from its table; the figure-data verbs (figdata-*) make those tables, small and
+thinned, joined with the runs sheet. Per-run inputs are named by their run id (<processed>/<run_id>/<stage>/<file>)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from blkscope.verbs import Handler, verb
+from blkscope.cli.verbs import Handler, verb
+
+
+@verb("figure")
+def _figure(p: argparse.ArgumentParser) -> Handler:
+    from blkscope.figures import FIGURES
+
+    p.add_argument("name", choices=list(FIGURES), help="which figure")
+    p.add_argument("table", type=Path, help="the analysis table it draws (.parquet)")
+    p.add_argument("-o", "--prefix", type=Path, required=True, help="output path without extension")
+    p.add_argument("--formats", default="pdf,png,svg", help="comma-separated: pdf,png,svg")
+
+    def run(a: argparse.Namespace) -> int:
+        import importlib
+
+        import polars as pl
+
+        from blkscope.figures.theme import save
+
+        mod = importlib.import_module(f"blkscope.figures.{FIGURES[a.name]}")
+        df = pl.read_parquet(a.table)
+        if df.is_empty():  # say why, on stderr and in the figure, from the table's note when it has one
+            from blkscope.cli.common import say
+            from blkscope.figures.theme import no_data
+            from blkscope.io import table_note
+
+            why = table_note(a.table) or "its table has no rows"
+            say(f"figure {a.name}", f"nothing to draw from {a.table}", why)
+            save(no_data(f"No data: {why}"), a.prefix, a.formats.split(","))
+            return 0
+        save(mod.chart(df), a.prefix, a.formats.split(","))
+        return 0
+
+    return run
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -30,20 +63,20 @@ def _notes(files: list[Path], per_run: bool = True) -> list[str]:
     return [f"{run_id_of(f)}: {n}" if per_run else n for f in files if (n := table_note(f))]
 
 
-def _write(df, out: Path, verb_: str = "figdata", notes: list[str] = ()) -> None:
+def _write_figdata(df, out: Path, verb_: str = "figdata", notes: list[str] = ()) -> None:
     """Write the figure data; the inputs' notes go with it (the figure and the notebooks show them), and an
     empty table is said on stderr."""
-    from blkscope.io import write_atomic
-    from blkscope.verbs import say
+    from blkscope.cli.common import say
+    from blkscope.io import write_table
 
     note = "; ".join(notes) or None
     if df.is_empty():
         note = note or "its inputs hold no rows"
         say(verb_, f"{out} is empty", note)
-    write_atomic(df, out, note)
+    write_table(df, out, note=note)
 
 
-@verb("figdata-fof", "figure data: frequency of frequency per run and op (log-thinned) with run metadata")
+@verb("figdata-fof")
 def _fof(p: argparse.ArgumentParser) -> Handler:
     _common(p)
     p.add_argument("--points", type=int, default=60, help="log-spaced counts kept per run and op (default 60)")
@@ -53,13 +86,13 @@ def _fof(p: argparse.ArgumentParser) -> Handler:
         from blkscope.analysis.figure_data import fof_table
         from blkscope.runs import load_runs
 
-        _write(fof_table(_per_run(a.fof), load_runs(a.runs), a.points), a.out, a.verb, _notes(a.fof))
+        _write_figdata(fof_table(_per_run(a.fof), load_runs(a.runs), a.points), a.out, a.verb, _notes(a.fof))
         return 0
 
     return run
 
 
-@verb("figdata-rank", "figure data: rank-frequency per run and op, from its frequency of frequency, with run metadata")
+@verb("figdata-rank")
 def _rank(p: argparse.ArgumentParser) -> Handler:
     _common(p)
     p.add_argument("--points", type=int, default=80, help="log-spaced ranks kept per run and op (default 80)")
@@ -69,13 +102,13 @@ def _rank(p: argparse.ArgumentParser) -> Handler:
         from blkscope.analysis.figure_data import rank_table
         from blkscope.runs import load_runs
 
-        _write(rank_table(_per_run(a.fof), load_runs(a.runs), a.points), a.out, a.verb, _notes(a.fof))
+        _write_figdata(rank_table(_per_run(a.fof), load_runs(a.runs), a.points), a.out, a.verb, _notes(a.fof))
         return 0
 
     return run
 
 
-@verb("figdata-ccdf", "figure data: CCDF of per-page counts and the fitted power-law tail of the zipf table")
+@verb("figdata-ccdf")
 def _ccdf(p: argparse.ArgumentParser) -> Handler:
     _common(p)
     p.add_argument("--zipf", type=Path, required=True, help="the `blkscope zipf` table of the same fof files")
@@ -89,13 +122,13 @@ def _ccdf(p: argparse.ArgumentParser) -> Handler:
         from blkscope.runs import load_runs
 
         df = ccdf_table(_per_run(a.fof), pl.read_parquet(a.zipf), load_runs(a.runs), a.points)
-        _write(df, a.out, a.verb, _notes(a.fof))
+        _write_figdata(df, a.out, a.verb, _notes(a.fof))
         return 0
 
     return run
 
 
-@verb("figdata-series", "figure data: iostat w/s and w_await per sample (and YCSB ops/s, p99) over elapsed time")
+@verb("figdata-series")
 def _series(p: argparse.ArgumentParser) -> Handler:
     _common(p)
     p.add_argument("--ycsb", nargs="*", type=Path, default=[], help="<processed>/<run_id>/ycsb/ycsb_series.parquet")
@@ -107,13 +140,13 @@ def _series(p: argparse.ArgumentParser) -> Handler:
         from blkscope.runs import load_runs
 
         df = series_table(_per_run(a.iostat), _per_run(a.ycsb), load_runs(a.runs), a.max_points)
-        _write(df, a.out, a.verb, _notes(a.iostat) + _notes(a.ycsb))
+        _write_figdata(df, a.out, a.verb, _notes(a.iostat) + _notes(a.ycsb))
         return 0
 
     return run
 
 
-@verb("figdata-queue-depth", "figure data: queue depth series and distribution in one long table")
+@verb("figdata-queue-depth")
 def _queue_depth(p: argparse.ArgumentParser) -> Handler:
     _common(p)
     p.add_argument("--series", type=Path, required=True, help="the queue_depth_series table")
@@ -126,13 +159,13 @@ def _queue_depth(p: argparse.ArgumentParser) -> Handler:
         from blkscope.runs import load_runs
 
         df = queue_depth_table(pl.read_parquet(a.series), pl.read_parquet(a.dist), load_runs(a.runs))
-        _write(df, a.out, a.verb, _notes([a.series], per_run=False))
+        _write_figdata(df, a.out, a.verb, _notes([a.series], per_run=False))
         return 0
 
     return run
 
 
-@verb("figdata-seek", "figure data: seek-distance histogram shares and sequential share per run and op")
+@verb("figdata-seek")
 def _seek(p: argparse.ArgumentParser) -> Handler:
     _common(p)
     p.add_argument("--seek", type=Path, required=True, help="the seek table")
@@ -144,14 +177,14 @@ def _seek(p: argparse.ArgumentParser) -> Handler:
         from blkscope.analysis.figure_data import seek_table
         from blkscope.runs import load_runs
 
-        _write(seek_table(pl.read_parquet(a.seek), pl.read_parquet(a.hist), load_runs(a.runs)), a.out, a.verb,
+        _write_figdata(seek_table(pl.read_parquet(a.seek), pl.read_parquet(a.hist), load_runs(a.runs)), a.out, a.verb,
                _notes([a.seek], per_run=False))
         return 0
 
     return run
 
 
-@verb("figdata-join", "figure data: an analysis table with a run_id column, joined with the run metadata")
+@verb("figdata-join")
 def _join(p: argparse.ArgumentParser) -> Handler:
     _common(p)
     p.add_argument("table", type=Path, help="the analysis table (.parquet, with run_id)")
@@ -162,14 +195,14 @@ def _join(p: argparse.ArgumentParser) -> Handler:
         from blkscope.analysis.figure_data import with_meta
         from blkscope.runs import load_runs
 
-        _write(with_meta(pl.read_parquet(a.table), load_runs(a.runs)), a.out, a.verb, _notes([a.table], per_run=False))
+        _write_figdata(with_meta(pl.read_parquet(a.table), load_runs(a.runs)), a.out, a.verb,
+                       _notes([a.table], per_run=False))
         return 0
 
     return run
 
 
-@verb("figdata-mrc", "figure data: LRU miss-ratio curves of every run (op all) with run metadata and the profile "
-      "of record")  # fmt: skip
+@verb("figdata-mrc")
 def _mrc(p: argparse.ArgumentParser) -> Handler:
     _common(p)
     p.add_argument("--classes", default="all", help="comma-separated classes of requests: all, data, meta "
@@ -194,13 +227,13 @@ def _mrc(p: argparse.ArgumentParser) -> Handler:
         every = (pl.col("op") == "all") & (pl.col("class") == "all")
         why = [f"{r}: {n}" for r, s in summaries.items() if {"class", "note"} <= set(s.columns)
                for n in s.filter(every)["note"].drop_nulls().unique(maintain_order=True)]  # fmt: skip
-        _write(df, a.out, a.verb, _notes(a.mrc) + why)
+        _write_figdata(df, a.out, a.verb, _notes(a.mrc) + why)
         return 0
 
     return run
 
 
-@verb("figdata-io-map", "figure data: every run's I/O map coarsened to 40 x 32 cells, with run metadata")
+@verb("figdata-io-map")
 def _io_map(p: argparse.ArgumentParser) -> Handler:
     _common(p)
     p.add_argument("maps", nargs="*", type=Path, help="<processed>/<run_id>/characterise/io_map.parquet files")
@@ -209,13 +242,13 @@ def _io_map(p: argparse.ArgumentParser) -> Handler:
         from blkscope.analysis.figure_data import io_map_table
         from blkscope.runs import load_runs
 
-        _write(io_map_table(_per_run(a.maps), load_runs(a.runs)), a.out)
+        _write_figdata(io_map_table(_per_run(a.maps), load_runs(a.runs)), a.out)
         return 0
 
     return run
 
 
-def _runs_table_verb(name: str, help_: str, table: str, keep=None) -> None:
+def _runs_table_verb(name: str, table: str, keep=None) -> None:
     """A figure-data verb that stacks one characterisation table per run (rows `keep` selects) with the run's
     metadata: the views' figures differ only in the table and the rows."""
     def configure(p: argparse.ArgumentParser) -> Handler:
@@ -227,12 +260,12 @@ def _runs_table_verb(name: str, help_: str, table: str, keep=None) -> None:
             from blkscope.runs import load_runs
 
             rows = keep() if keep else None
-            _write(runs_table(_per_run(a.tables), load_runs(a.runs), rows), a.out, a.verb, _notes(a.tables))
+            _write_figdata(runs_table(_per_run(a.tables), load_runs(a.runs), rows), a.out, a.verb, _notes(a.tables))
             return 0
 
         return run
 
-    verb(name, help_)(configure)
+    verb(name)(configure)
 
 
 def _pl():
@@ -241,13 +274,8 @@ def _pl():
     return pl
 
 
-_runs_table_verb("figdata-latency-windows", "figure data: every run's D2C and Q2C percentiles per window (op and "
-                 "class all), with run metadata", "latency_windows.parquet",
+_runs_table_verb("figdata-latency-windows", "latency_windows.parquet",
                  lambda: (_pl().col("op") == "all") & (_pl().col("class") == "all"))
-_runs_table_verb("figdata-request-sizes", "figure data: every run's issued (D) request sizes per op and class, with "
-                 "run metadata", "sizes.parquet", lambda: _pl().col("action") == "D")
-_runs_table_verb("figdata-arrivals", "figure data: every run's Q2Q and idle-period summary, with run metadata",
-                 "arrivals.parquet")
-_runs_table_verb("figdata-request-size-over-time", "figure data: every run's median request size per time bin, "
-                 "as queued (Q) and as issued (D), per op and class (the bins with requests), with run metadata",
-                 "throughput.parquet", lambda: _pl().col("requests") > 0)  # fmt: skip
+_runs_table_verb("figdata-request-sizes", "sizes.parquet", lambda: _pl().col("action") == "D")
+_runs_table_verb("figdata-arrivals", "arrivals.parquet")
+_runs_table_verb("figdata-request-size-over-time", "throughput.parquet", lambda: _pl().col("requests") > 0)

@@ -1,135 +1,18 @@
-"""Analysis, figure and paper verbs (registered on import by cli.build_parser)."""
+"""Paper: the claims re-tested and their plan, and what the paper prints: \\newcommand macros of every section
+(paper-numbers, load-numbers, characterise-numbers, claims-plan-tex), the LaTeX of figures and tables."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from blkscope.verbs import Handler, verb
-
-
-def _runs_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--runs", type=Path, required=True, help="the runs sheet (config/runs.tsv)")
-
-
-def _table_out(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-o", "--out", type=Path, required=True, help="output table (.parquet)")
-    p.add_argument("--csv", type=Path, help="also write the table as CSV here")
-
-
-def _write_table(df, a: argparse.Namespace) -> None:
-    from blkscope.io import write_atomic
-
-    write_atomic(df, a.out)
-    if a.csv:
-        write_atomic(df, a.csv)
-
-
-@verb("rank-frequency", "combine per-run rank-frequency tables (thinned to log-spaced ranks) with run metadata")
-def _rank_frequency(p: argparse.ArgumentParser) -> Handler:
-    _runs_arg(p)
-    _table_out(p)
-    p.add_argument("--points", type=int, default=200, help="log-spaced ranks kept per run and op (default 200)")
-    p.add_argument("rank", nargs="+", type=Path, help="<processed>/<run_id>/frequency/rank.parquet files")
-
-    def run(a: argparse.Namespace) -> int:
-        import polars as pl
-
-        from blkscope.analysis.frequency import thin_ranks
-        from blkscope.runs import load_runs, run_id_of
-
-        runs = load_runs(a.runs)
-        parts = [thin_ranks(pl.read_parquet(f), a.points).with_columns(run_id=pl.lit(run_id_of(f))) for f in a.rank]
-        df = pl.concat(parts).join(runs.select("run_id", "filesystem", "workload", "job", "repeat"), on="run_id")
-        _write_table(df.select("run_id", "filesystem", "workload", "job", "repeat", "op", "rank", "count"), a)
-        return 0
-
-    return run
-
-
-@verb("run-summary", "one row per run: events, completions, pages touched, fio IOPS, iostat means, overruns")
-def _run_summary(p: argparse.ArgumentParser) -> Handler:
-    _runs_arg(p)
-    _table_out(p)
-    p.add_argument("--raw", type=Path, default=Path("data/raw"), help="raw data directory (for run.yaml)")
-    p.add_argument("--processed", type=Path, default=Path("data/processed"), help="processed data directory")
-    p.add_argument("run_ids", nargs="+", metavar="RUN_ID")
-
-    def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis.run_summary import run_summary
-        from blkscope.runs import load_runs
-
-        _write_table(run_summary(a.run_ids, load_runs(a.runs), a.processed, a.raw), a)
-        return 0
-
-    return run
-
-
-@verb("workload-metrics", "what each run's workload reported (ops/s and latencies), long form, one table")
-def _workload_metrics(p: argparse.ArgumentParser) -> Handler:
-    _runs_arg(p)
-    _table_out(p)
-    p.add_argument("--processed", type=Path, default=Path("data/processed"), help="processed data directory")
-    p.add_argument("run_ids", nargs="+", metavar="RUN_ID")
-
-    def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis.workload_metrics import workload_metrics
-        from blkscope.runs import load_runs
-
-        _write_table(workload_metrics(load_runs(a.runs), a.processed, a.run_ids), a)
-        return 0
-
-    return run
-
-
-def _per_run_summary(p: argparse.ArgumentParser, arg: str, nargs: str, help_: str, module: str) -> Handler:
-    """A verb that summarises per-run tables (files under <processed>/<run_id>/) with the runs sheet:
-    blkscope.analysis.<module>.<module>(files, runs, run_id_of)."""
-    _runs_arg(p)
-    _table_out(p)
-    p.add_argument(arg, nargs=nargs, type=Path, help=help_)
-
-    def run(a: argparse.Namespace) -> int:
-        import importlib
-
-        from blkscope.runs import load_runs, run_id_of
-
-        summary = getattr(importlib.import_module(f"blkscope.analysis.{module}"), module)
-        _write_table(summary(getattr(a, arg), load_runs(a.runs), run_id_of), a)
-        return 0
-
-    return run
-
-
-@verb("iostat-summary", "per-run iostat means with CIs (since-boot report dropped), one row per device and metric")
-def _iostat_summary(p: argparse.ArgumentParser) -> Handler:
-    return _per_run_summary(p, "iostat", "+", "<processed>/<run_id>/iostat/iostat.parquet files", "iostat_summary")
-
-
-@verb("extents-summary", "extents per MiB of each run's commitlog, sstable and other files (filefrag at its end)")
-def _extents_summary(p: argparse.ArgumentParser) -> Handler:
-    return _per_run_summary(p, "extents", "*", "<processed>/<run_id>/extents/extents.parquet files", "extents_summary")
-
-
-@verb("ycsb-phases", "each YCSB phase's ops/s past the warm-up its run.yaml records (load, workload A, read-only)")
-def _ycsb_phases(p: argparse.ArgumentParser) -> Handler:
-    _runs_arg(p)
-    _table_out(p)
-    p.add_argument("--raw", type=Path, default=Path("data/raw"), help="raw data directory (for run.yaml)")
-    p.add_argument("series", nargs="*", type=Path, help="<processed>/<run_id>/ycsb/ycsb_series.parquet files")
-
-    def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis.ycsb_phases import ycsb_phases
-        from blkscope.runs import load_runs, run_id_of
-
-        _write_table(ycsb_phases(a.series, a.raw, load_runs(a.runs), run_id_of), a)
-        return 0
-
-    return run
+from blkscope.cli.common import jobs_option, runs_option, table_options
+from blkscope.cli.verbs import Handler, verb
+from blkscope.io import write_table
 
 
 def _claims_inputs(p: argparse.ArgumentParser) -> None:
-    _runs_arg(p)
+    runs_option(p)
     for name in ("iostat", "metrics", "overhead", "zipf"):
         p.add_argument(f"--{name}", type=Path, required=True, help=f"the {name} analysis table (.parquet)")
     p.add_argument("--extents", type=Path, nargs="*", default=[],
@@ -167,10 +50,10 @@ def _claims_tables(a: argparse.Namespace) -> dict:
     }
 
 
-@verb("claims", "re-test the claims of the studies we build on: measurement, CI, n, verdict per claim")
+@verb("claims")
 def _claims(p: argparse.ArgumentParser) -> Handler:
     _claims_inputs(p)
-    _table_out(p)
+    table_options(p)
     p.add_argument("--plan", type=Path, help="the claims plan (config/claims_plan.yaml): the runs each row reads")
 
     def run(a: argparse.Namespace) -> int:
@@ -178,27 +61,27 @@ def _claims(p: argparse.ArgumentParser) -> Handler:
         from blkscope.paper.claims import evaluate
 
         plan = claims_plan.load(a.plan) if a.plan else None
-        _write_table(evaluate(_claims_tables(a), plan), a)
+        write_table(evaluate(_claims_tables(a), plan), a.out, a.csv)
         return 0
 
     return run
 
 
-@verb("claims-deviations", "each change of a claim's measure made after its estimate was seen: before and after")
+@verb("claims-deviations")
 def _claims_deviations(p: argparse.ArgumentParser) -> Handler:
     _claims_inputs(p)
-    _table_out(p)
+    table_options(p)
 
     def run(a: argparse.Namespace) -> int:
         from blkscope.paper.claim_deviations import recompute
 
-        _write_table(recompute(_claims_tables(a)), a)
+        write_table(recompute(_claims_tables(a)), a.out, a.csv)
         return 0
 
     return run
 
 
-@verb("claims-plan-tex", "the claims plan's macros (date, Holm, heterogeneity) and the deviations table (LaTeX)")
+@verb("claims-plan-tex")
 def _claims_plan_tex(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--plan", type=Path, required=True, help="config/claims_plan.yaml")
     p.add_argument("--claims", type=Path, required=True, help="the claims table (.parquet)")
@@ -221,40 +104,7 @@ def _claims_plan_tex(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-@verb("figure", "draw one figure from an analysis table (PDF, PNG, SVG)")
-def _figure(p: argparse.ArgumentParser) -> Handler:
-    from blkscope.figures import FIGURES
-
-    p.add_argument("name", choices=list(FIGURES), help="which figure")
-    p.add_argument("table", type=Path, help="the analysis table it draws (.parquet)")
-    p.add_argument("-o", "--prefix", type=Path, required=True, help="output path without extension")
-    p.add_argument("--formats", default="pdf,png,svg", help="comma-separated: pdf,png,svg")
-
-    def run(a: argparse.Namespace) -> int:
-        import importlib
-
-        import polars as pl
-
-        from blkscope.figures.theme import save
-
-        mod = importlib.import_module(f"blkscope.figures.{FIGURES[a.name]}")
-        df = pl.read_parquet(a.table)
-        if df.is_empty():  # say why, on stderr and in the figure, from the table's note when it has one
-            from blkscope.figures.theme import no_data
-            from blkscope.io import table_note
-            from blkscope.verbs import say
-
-            why = table_note(a.table) or "its table has no rows"
-            say(f"figure {a.name}", f"nothing to draw from {a.table}", why)
-            save(no_data(f"No data: {why}"), a.prefix, a.formats.split(","))
-            return 0
-        save(mod.chart(df), a.prefix, a.formats.split(","))
-        return 0
-
-    return run
-
-
-@verb("paper-numbers", "write the numbers quoted in the paper as \\newcommand macros")
+@verb("paper-numbers")
 def _paper_numbers(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--summary", type=Path, required=True, help="run_summary table (.parquet)")
     p.add_argument("--iostat", type=Path, help="iostat_summary table (.parquet)")
@@ -307,7 +157,67 @@ def _paper_numbers(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-@verb("paper-figure", "write the LaTeX figure environment of figures (caption and label from their modules)")
+@verb("load-numbers")
+def _load_numbers(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("--runs", type=Path, required=True, help="the runs sheet")
+    for name in ("claims", "overhead", "tracer-load", "tracer-runs", "skew", "metrics", "iostat", "cassandra",
+                 "cassandra-versus"):
+        p.add_argument(f"--{name}", type=Path, required=True, help=f"the {name} table (.parquet)")
+    p.add_argument("--claims-before", type=Path,
+                   help="an earlier claims table (.csv: claim_id, verdict): which verdicts moved since")
+    p.add_argument("-o", "--out", type=Path, required=True, help="output .tex")
+
+    def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
+        from blkscope.io import write_text_atomic
+        from blkscope.paper import load_numbers as ln
+        from blkscope.runs import load_runs
+
+        metrics, iostat = pl.read_parquet(a.metrics), pl.read_parquet(a.iostat)
+        m = ln.runs_by_load(load_runs(a.runs), metrics["run_id"].unique())
+        m |= ln.ceiling(metrics, iostat)
+        m |= ln.claims(pl.read_parquet(a.claims), pl.read_csv(a.claims_before) if a.claims_before else None)
+        m |= ln.overhead(pl.read_parquet(a.overhead))
+        m |= ln.tracer(pl.read_parquet(a.tracer_load))
+        m |= ln.machine_load(pl.read_parquet(a.tracer_runs))
+        skew = pl.read_parquet(a.skew)
+        m |= ln.skew(skew, metrics, iostat)
+        m |= ln.cassandra_zipf(skew)
+        m |= ln.cassandra_threads(metrics)
+        m |= ln.cassandra(pl.read_parquet(a.cassandra), pl.read_parquet(a.cassandra_versus))
+        write_text_atomic(ln.render(m), a.out)
+        return 0
+
+    return run
+
+
+@verb("characterise-numbers")
+def _characterise_numbers(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("--runs", type=Path, required=True, help="the runs sheet (config/runs.tsv)")
+    p.add_argument("tables", nargs="*", type=Path,
+                   help="<processed>/<run_id>/characterise/*.parquet files: their runs' directories are read")
+    p.add_argument("-o", "--out", type=Path, required=True, help="macros (.tex)")
+    p.add_argument("--table", type=Path, help="the per-setup table (.parquet)")
+    p.add_argument("--csv", type=Path, help="also the per-setup table as CSV")
+    jobs_option(p)
+
+    def run(a: argparse.Namespace) -> int:
+        from blkscope.analysis import characterise_summary as cs
+        from blkscope.io import write_text_atomic
+        from blkscope.paper import characterise_numbers as cn
+        from blkscope.runs import load_runs, run_id_of
+
+        dirs = {run_id_of(t): t.parent for t in a.tables}
+        by = cs.by_setup(cs.per_run(dirs, a.jobs), load_runs(a.runs))
+        write_table(by, a.table, a.csv)
+        write_text_atomic(cn.render(cn.macros(by)), a.out)
+        return 0
+
+    return run
+
+
+@verb("paper-figure")
 def _paper_figure(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("names", nargs="+", metavar="NAME", help="figure module name(s), e.g. rank_frequency")
     p.add_argument("-o", "--out", type=Path, required=True,
@@ -335,7 +245,7 @@ def _paper_figure(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-@verb("paper-table", "write one table of the paper as booktabs LaTeX")
+@verb("paper-table")
 def _paper_table(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("name", choices=["runs", "claims"], help="which table")
     p.add_argument("table", type=Path, help="the analysis table it shows (.parquet)")

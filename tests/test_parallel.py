@@ -1,10 +1,10 @@
-"""blkscope.verbs.map_runs: the runs in order, and its workers sharing the job's threads."""
+"""blkscope.parallel.map_runs: the runs in order, and its workers sharing the job's threads."""
 
 import os
 
 import pytest
 
-from blkscope.verbs import THREAD_VARS, map_runs
+from blkscope.parallel import THREAD_VARS, map_runs
 
 
 @pytest.mark.parametrize("jobs", [1, 2])

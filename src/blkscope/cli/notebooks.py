@@ -1,7 +1,6 @@
 """`blkscope notebook`: execute a jupytext .py notebook with papermill, in one process. The workflow's notebook
 jobs ran `jupytext --to ipynb` and then `papermill` on its output: two Python starts, jupytext's ~0.5 CPU-s of
-each of the main job's 9 notebook jobs. Light (argparse only) and imported with the fast verb modules by
-cli.build_parser: jupytext and papermill load in the handler."""
+each of the main job's 9 notebook jobs. Light (argparse only): jupytext and papermill load in the handler."""
 
 from __future__ import annotations
 
@@ -9,11 +8,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from blkscope.verbs import Handler, verb
+from blkscope.cli.verbs import Handler, verb
 
 
-@verb("notebook", "execute a jupytext notebook (.py) with papermill: parameters as papermill's -p; the executed "
-      "notebook is written once, at the end, also when a cell fails (then the exit status is 1)")  # fmt: skip
+@verb("notebook")
 def _notebook(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("nb", type=Path, help="the notebook, a jupytext .py file (its header names the kernel)")
     p.add_argument("out", type=Path, help="the executed notebook (.ipynb)")

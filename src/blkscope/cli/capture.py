@@ -1,4 +1,5 @@
-"""Capture verbs (hardware runs), registered on import by cli.build_parser."""
+"""Capture: one hardware run from the runs sheet (`capture`), the random capture order of a batch, and the
+dataset's manifest of raw files."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from blkscope.verbs import Handler, verb
+from blkscope.cli.verbs import Handler, verb
 
 
 def _config_capture(path: Path) -> dict:
@@ -17,7 +18,7 @@ def _config_capture(path: Path) -> dict:
     return (yamlio.load(path.read_text()) or {}).get("capture") or {}
 
 
-@verb("capture", "one hardware run from the runs sheet: testbed, mkfs, mount, tracer, iostat, workload, teardown")
+@verb("capture")
 def _capture(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--runs", type=Path, default=Path("config/runs.tsv"), help="runs sheet (default config/runs.tsv)")
     p.add_argument("--run-id", required=True, help="the run_id row to run")
@@ -72,7 +73,7 @@ def _capture(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-@verb("manifest", "list every raw file of the dataset with its run's configuration, size and sha256 (TSV)")
+@verb("manifest")
 def _manifest(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("raw", type=Path, help="the raw data directory (data/raw)")
     p.add_argument("--runs", type=Path, default=Path("config/runs.tsv"), help="the runs sheet")
@@ -90,7 +91,7 @@ def _manifest(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-@verb("capture-order", "draw and record the random interleaved capture order of a batch of the runs sheet")
+@verb("capture-order")
 def _capture_order(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--runs", type=Path, default=Path("config/runs.tsv"), help="the runs sheet (with a batch column)")
     p.add_argument("--batch", required=True, help="the batch to order (runs-sheet column `batch`)")

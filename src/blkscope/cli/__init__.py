@@ -1,14 +1,15 @@
-"""`blkscope ...`: the command line. Every verb is a thin adapter over the package, registered by a verb
-module (cli_*.py) in blkscope.verbs; this module only reads the registry (one way: no verb module imports it)."""
+"""`blkscope ...`: the command line. Every verb is a thin adapter over the package, in the module of its topic
+(blkscope.cli.<topic>: logs, traces, analyses, characterisation, figures, paper, capture, notebooks), registered in
+blkscope.cli.verbs; this module only reads the registry (one way: no topic module imports it)."""
 
 from __future__ import annotations
 
 import argparse
 import atexit
 import gc
-import importlib
 import os
 import sys
+import textwrap
 from pathlib import Path
 
 # one OpenBLAS thread unless the user says otherwise, set before any verb loads numpy: no verb does linear algebra
@@ -21,8 +22,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 if "OMP_NUM_THREADS" in os.environ:
     os.environ.setdefault("POLARS_MAX_THREADS", os.environ["OMP_NUM_THREADS"])
 
+from blkscope.cli.verbs import HELP, TOPIC_OF, TOPICS, VERBS, load
 from blkscope.errors import InputError
-from blkscope.verbs import VERBS
 
 # at exit, every object left is frozen out of the interpreter's final garbage collections: they traversed the
 # objects of polars and numpy for ~40 ms of every verb's wall time that loads them (bench/RESULTS.md,
@@ -30,34 +31,41 @@ from blkscope.verbs import VERBS
 # Registered on import, before any verb's handler: it runs after every other exit handler.
 atexit.register(gc.freeze)
 
-# the light modules first (argparse only), holding the verbs that must start fast: a verb of theirs is built alone
-FAST_MODULES = ["cli_ingest", "cli_reuse", "cli_notebook"]
-VERB_MODULES = [*FAST_MODULES, "cli_analysis", "cli_capture", "cli_figdata", "cli_import", "cli_load", "cli_stats",
-                "cli_trace", "cli_characterise", "cli_steady"]
 
-
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole command line; `only`: just that verb if a FAST_MODULES module has it (no other verb module
-    imported), so `blkscope ingest` of a trace starts in ~40 ms instead of ~100 (issue B's bench times the whole
-    command), and `blkscope reuse` launches its native pass ~40 ms sooner (the modules compile on every start when
-    no bytecode is cached)."""
-    for mod in FAST_MODULES:
-        if only in VERBS:
-            break
-        importlib.import_module(f"blkscope.{mod}")
-    if only not in VERBS:
-        for mod in VERB_MODULES[len(FAST_MODULES):]:
-            importlib.import_module(f"blkscope.{mod}")
-        only = None
-
-    parser = argparse.ArgumentParser(prog="blkscope", description=__doc__)
-    sub = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
-    for name, (configure, help_) in VERBS.items():
-        if only in (None, name):
-            sp = sub.add_parser(name, help=help_, description=help_)
-            configure(sp)
+def build_parser(only: str | None = None, *, configured: bool = True) -> argparse.ArgumentParser:
+    """The command line. `only` (a verb): that verb alone, only its topic's module imported, so a verb starts
+    without compiling the others (`blkscope ingest` of a trace in ~40 ms: issue B's bench times the whole
+    command; `blkscope reuse` launches its native pass sooner). Else every verb: configured (every topic module
+    imported), or with `configured=False` by name alone (`blkscope --help`: TOPICS, no topic module)."""
+    if only in TOPIC_OF:
+        load(TOPIC_OF[only])
+    elif configured:
+        for topic in TOPICS:
+            load(topic)
+    parser = argparse.ArgumentParser(prog="blkscope", description=__doc__,
+                                     epilog=None if only in TOPIC_OF else _by_topic(),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="verb", required=True, metavar="VERB", help="blkscope VERB --help: its options")
+    for name in [only] if only in TOPIC_OF else TOPIC_OF:
+        sp = sub.add_parser(name, description=HELP[name])  # no help=: listed by topic in the epilog instead
+        if name == only or configured:
+            VERBS[name](sp)
             _dataset_options(sp)
     return parser
+
+
+def _by_topic() -> str:
+    """The verbs grouped by topic, each with its help, for `blkscope --help`."""
+    col = 24  # a longer verb's help starts on the next line
+    lines = ["verbs by topic:"]
+    for heading, verbs in TOPICS.values():
+        lines.append(f"  {heading}")
+        for name, help_ in verbs.items():
+            wrapped = textwrap.wrap(help_, 118 - col, break_on_hyphens=False)
+            first = f"    {name}"
+            lines += [first.ljust(col) + wrapped[0]] if len(first) < col - 1 else [first, " " * col + wrapped[0]]
+            lines += [" " * col + w for w in wrapped[1:]]
+    return "\n".join(lines)
 
 
 def _dataset_options(p: argparse.ArgumentParser) -> None:
@@ -87,7 +95,8 @@ def _with_datasets(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args_in = sys.argv[1:] if argv is None else argv
-    parser = build_parser(args_in[0] if args_in else None)
+    # a verb: its topic alone; anything else (--help, no verb, a wrong one): the verbs by name, none imported
+    parser = build_parser(args_in[0] if args_in else None, configured=False)
     args = parser.parse_args(args_in)
     try:
         return _with_datasets(args)
@@ -101,6 +110,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"blkscope {args.verb}: interrupted", file=sys.stderr)
         return 130
 
-
-if __name__ == "__main__":
-    sys.exit(main())
