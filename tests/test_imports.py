@@ -65,9 +65,44 @@ def test_no_import_cycles() -> None:
     graph = _graph()
     assert {"blkscope.cli", "blkscope.cli.verbs", "blkscope.io", "blkscope.ingest"} <= graph.keys()
     assert not _cycles(graph)
-    topics = [m for m in graph if m.startswith("blkscope.cli.") and m != "blkscope.cli.verbs"]
+    topics = [m for m in graph if m.startswith("blkscope.cli.") and m.rsplit(".", 1)[1] not in ("verbs", "__main__")]
     assert "blkscope.cli" not in set().union(*(graph[m] for m in topics))
     assert "blkscope.ingest" not in set().union(*(graph[m] for m in graph if m.startswith("blkscope.readers")))
+
+
+# docs/ARCHITECTURE.md draws the layers: what a folder of the package must not import (a folder or a top module)
+MUST_NOT_IMPORT = {
+    "readers": ["cli", "figures", "paper", "analysis", "capture", "ingest", "importing"],
+    "analysis": ["cli", "figures", "paper", "capture", "importing"],
+    "capture": ["cli", "figures", "paper", "analysis", "readers", "ingest", "importing"],
+    "figures": ["cli", "capture", "analysis"],
+    "paper": ["cli", "capture"],
+}
+# the one import against the layers: a figure formats its numbers as the paper's macros do
+UPWARD = {("blkscope.figures.miss_ratio_curve", "blkscope.paper.latex")}
+
+
+def _part(module: str) -> str:
+    """The folder (or the top module) a module of the package belongs to."""
+    return module.split(".")[1] if module.count(".") else module
+
+
+def test_the_layers_import_one_way() -> None:
+    graph = _graph()
+    wrong = sorted((m, d) for m, deps in graph.items() for d in deps if m.count(".")
+                   and _part(d) in MUST_NOT_IMPORT.get(_part(m), []) and (m, d) not in UPWARD)
+    assert wrong == []
+    assert {m for m, deps in graph.items() for d in deps if _part(d) == "cli" and _part(m) != "cli"} == {
+        "blkscope.__main__"}  # the command line is the top: only `python -m blkscope` imports it
+    assert all(d in graph[m] for m, d in UPWARD)  # an exception that is gone leaves the list
+
+
+def test_a_layer_rule_finds_a_wrong_import() -> None:
+    """The rules above would catch an analysis importing a figure (the check is not vacuous)."""
+    graph = _graph() | {"blkscope.analysis.x": {"blkscope.figures.theme"}}
+    wrong = [(m, d) for m, deps in graph.items() for d in deps if m.count(".")
+             and _part(d) in MUST_NOT_IMPORT.get(_part(m), [])]
+    assert wrong == [("blkscope.analysis.x", "blkscope.figures.theme")]
 
 
 CLI_SHARED = {"blkscope.cli", "blkscope.cli.common", "blkscope.cli.verbs"}
