@@ -1,7 +1,7 @@
 """A tool of the tests and the bench, not of the package: a trace's page accesses as one sequence, built in polars
 independently of the native pass, and written in libCacheSim's oracleGeneral format, so libCacheSim (PyPI
-`libcachesim`) simulates the same accesses our reuse profile (blkscope.analysis.reuse) sees: the parity tests
-(test_reuse.py) and bench/characterise/lcs_mrc.py stand the two side by side.
+`libcachesim`) simulates the same accesses our reuse profile (blkscope.analysis.characterise.reuse) sees: the parity
+tests (test_reuse.py) and bench/characterise/lcs_mrc.py stand the two side by side.
 
 Held in memory (8 bytes per access): for references and benches, not for the analyses of large traces.
 """

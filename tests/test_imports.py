@@ -174,9 +174,10 @@ def test_polars_keeps_to_the_jobs_thread_budget():
 def test_t_intervals_do_not_import_scipy_stats():
     """Importing scipy.stats costs ~1.1 CPU-s a process; the modules most verbs use compute t intervals with
     scipy.special alone (uncertainty.t_quantile) and import scipy.stats only where they need more of it."""
-    mods = ["uncertainty", "queue_depth", "iostat_summary", "frequency", "overhead", "compare", "tracer_load"]
+    mods = ["stats.uncertainty", "timing.queue_depth", "summaries.iostat_summary", "popularity.frequency",
+            "load.overhead", "summaries.compare", "load.tracer_load"]
     code = f"import sys, importlib; [importlib.import_module('blkscope.analysis.' + m) for m in {mods!r}];"
-    code += " from blkscope.analysis.uncertainty import mean_ci; print(mean_ci([1.0, 2.0, 4.0])[1] < 1.0,"
+    code += " from blkscope.analysis.stats.uncertainty import mean_ci; print(mean_ci([1.0, 2.0, 4.0])[1] < 1.0,"
     code += " 'scipy.stats' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["True", "False"]

@@ -1,5 +1,5 @@
 """Runs analysed in parallel processes: a verb's `-j/--jobs` (blkscope.cli.common.jobs_option) and the analyses
-that read many runs (analysis/characterise_summary.py)."""
+that read many runs (analysis/characterise/characterise_summary.py)."""
 
 from __future__ import annotations
 

@@ -178,6 +178,27 @@ def load_runs(path: str | Path) -> pl.DataFrame:
     return pl.DataFrame({c: [r[c] for r in out] for c in header}, schema=dtypes)
 
 
+# a run's setup as the figures and the tables across runs name it (run_meta)
+META = ["run_id", "filesystem", "fs", "workload", "job", "setup", "testbed", "traced", "repeat"]
+
+
+def run_meta(runs: pl.DataFrame) -> pl.DataFrame:
+    """The runs sheet reduced to META: what the figures and the tables across runs group by (`fs`: the
+    filesystem, " wb" for data=writeback; `setup`: workload and job, the testbed where it is not loop)."""
+    import polars as pl
+
+    mount = pl.col("mount_options").fill_null("") if "mount_options" in runs.columns else pl.lit("")
+    fs = pl.col("filesystem") + pl.when(mount.str.contains("data=writeback")).then(pl.lit(" wb")).otherwise(pl.lit(""))
+    loop = pl.col("testbed") == "loop"
+    setup = (
+        pl.col("workload")
+        + " "
+        + pl.col("job")
+        + pl.when(loop).then(pl.lit("")).otherwise(pl.lit(" (") + pl.col("testbed") + pl.lit(")"))
+    )
+    return runs.with_columns(fs=fs, setup=setup).select(META)
+
+
 def run_id_of(path: str | Path) -> str:
     """Run id of a file under <processed_dir>/<run_id>/<stage>/<file>."""
     return Path(path).parent.parent.name

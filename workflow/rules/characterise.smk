@@ -52,7 +52,7 @@ localrules:
 rule reuse:
     # one process for every traced run (--each); exact and fixed-size SHARDS curves in one pass per run, of every
     # op (all, read, write) by class (all, data, meta: M in RWBS); --auto: the exact curve up to 25 M page accesses
-    # (blkscope.analysis.reuse.AUTO_EXACT_MAX_ACCESSES: its memory), the SHARDS one alone above (of_record says)
+    # (blkscope.analysis.characterise.reuse.AUTO_EXACT_MAX_ACCESSES: its memory), the SHARDS one alone above (of_record says)
     input:
         datasets=ingested(TRACED),
         parts=split_parts(TRACED),

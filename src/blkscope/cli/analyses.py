@@ -37,7 +37,7 @@ def _frequency(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--each", action="store_true", help=EACH_HELP)
 
     def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis.frequency import noted_page_counts, rank_frequency
+        from blkscope.analysis.popularity.frequency import noted_page_counts, rank_frequency
 
         for events, out in each_run(a.events, a.each, pages=a.pages, rank=a.rank):
             counts, note = noted_page_counts(events, page_kib=a.page_kib, action=a.action)
@@ -65,7 +65,7 @@ def _access_frequency(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--each", action="store_true", help=EACH_HELP)
 
     def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis.frequency import frequency_of_frequency, noted_page_counts, rank_frequency
+        from blkscope.analysis.popularity.frequency import frequency_of_frequency, noted_page_counts, rank_frequency
 
         for events, out in each_run(a.events, a.each, pages=a.pages, rank=a.rank, fof=a.fof):
             # sorted only to be written as they are: rank_frequency sorts them itself (the same order)
@@ -92,7 +92,7 @@ def _rank_frequency(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         import polars as pl
 
-        from blkscope.analysis.frequency import thin_ranks
+        from blkscope.analysis.popularity.frequency import thin_ranks
         from blkscope.runs import load_runs, run_id_of
 
         runs = load_runs(a.runs)
@@ -107,7 +107,7 @@ def _rank_frequency(p: argparse.ArgumentParser) -> Handler:
 def _zipf_one(f: Path, **fit):
     import polars as pl
 
-    from blkscope.analysis.zipf import fit_table
+    from blkscope.analysis.popularity.zipf import fit_table
     from blkscope.io import table_note
 
     return fit_table(pl.read_parquet(f), **fit, why_empty=table_note(f))
@@ -145,7 +145,7 @@ def _skew(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         import polars as pl
 
-        from blkscope.analysis.skew import skew_table
+        from blkscope.analysis.popularity.skew import skew_table
         from blkscope.runs import load_runs
 
         write_table(skew_table(pl.read_parquet(a.zipf), load_runs(a.runs), a.raw), a.out, a.csv)
@@ -159,9 +159,9 @@ def _latency_one(f: Path, by_rw: bool, window_s: float, **tables: Path | None):
     (latency_hist, latency_windows), from the same replay of the trace."""
     import polars as pl
 
-    from blkscope.analysis import latency_windows as lw
-    from blkscope.analysis import replay
-    from blkscope.analysis.latency import stages_of
+    from blkscope.analysis.timing import latency_windows as lw
+    from blkscope.analysis.timing import replay
+    from blkscope.analysis.timing.latency import stages_of
 
     out_files = each_run([f], True, **tables)[0][1]
     r = replay.run([f])
@@ -223,7 +223,7 @@ def _queue_depth(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         import polars as pl
 
-        from blkscope.analysis import queue_depth as qd
+        from blkscope.analysis.timing import queue_depth as qd
         from blkscope.runs import run_id_of
 
         io = {run_id_of(f): pl.read_parquet(f) for f in a.iostat}
@@ -256,7 +256,7 @@ def _queue_depth(p: argparse.ArgumentParser) -> Handler:
 
 
 def _seek_one(f: Path, action: str):
-    from blkscope.analysis import seek
+    from blkscope.analysis.timing import seek
 
     return seek.summarise([f], action)
 
@@ -299,7 +299,7 @@ def _overhead(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         import polars as pl
 
-        from blkscope.analysis.overhead import fio_ops, tracing_overhead
+        from blkscope.analysis.load.overhead import fio_ops, tracing_overhead
         from blkscope.runs import load_runs, run_id_of
 
         ops = {run_id_of(f): fio_ops(pl.read_parquet(f)) for f in a.fio}
@@ -321,7 +321,7 @@ def _trace_cost(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         import polars as pl
 
-        from blkscope.analysis.overhead import trace_cost
+        from blkscope.analysis.load.overhead import trace_cost
         from blkscope.runs import run_id_of
 
         rows = []
@@ -349,7 +349,7 @@ def _compare(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         import polars as pl
 
-        from blkscope.analysis import compare
+        from blkscope.analysis.summaries import compare
         from blkscope.runs import load_runs, run_id_of
 
         runs = load_runs(a.runs)
@@ -378,7 +378,7 @@ def _run_summary(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("run_ids", nargs="+", metavar="RUN_ID")
 
     def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis.run_summary import run_summary
+        from blkscope.analysis.summaries.run_summary import run_summary
         from blkscope.runs import load_runs
 
         write_table(run_summary(a.run_ids, load_runs(a.runs), a.processed, a.raw), a.out, a.csv)
@@ -395,7 +395,7 @@ def _workload_metrics(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("run_ids", nargs="+", metavar="RUN_ID")
 
     def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis.workload_metrics import workload_metrics
+        from blkscope.analysis.summaries.workload_metrics import workload_metrics
         from blkscope.runs import load_runs
 
         write_table(workload_metrics(load_runs(a.runs), a.processed, a.run_ids), a.out, a.csv)
@@ -406,7 +406,7 @@ def _workload_metrics(p: argparse.ArgumentParser) -> Handler:
 
 def _per_run_summary(p: argparse.ArgumentParser, arg: str, nargs: str, help_: str, module: str) -> Handler:
     """A verb that summarises per-run tables (files under <processed>/<run_id>/) with the runs sheet:
-    blkscope.analysis.<module>.<module>(files, runs, run_id_of)."""
+    blkscope.analysis.summaries.<module>.<module>(files, runs, run_id_of)."""
     runs_option(p)
     table_options(p)
     p.add_argument(arg, nargs=nargs, type=Path, help=help_)
@@ -416,7 +416,7 @@ def _per_run_summary(p: argparse.ArgumentParser, arg: str, nargs: str, help_: st
 
         from blkscope.runs import load_runs, run_id_of
 
-        summary = getattr(importlib.import_module(f"blkscope.analysis.{module}"), module)
+        summary = getattr(importlib.import_module(f"blkscope.analysis.summaries.{module}"), module)
         write_table(summary(getattr(a, arg), load_runs(a.runs), run_id_of), a.out, a.csv)
         return 0
 
@@ -441,7 +441,7 @@ def _ycsb_phases(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("series", nargs="*", type=Path, help="<processed>/<run_id>/ycsb/ycsb_series.parquet files")
 
     def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis.ycsb_phases import ycsb_phases
+        from blkscope.analysis.summaries.ycsb_phases import ycsb_phases
         from blkscope.runs import load_runs, run_id_of
 
         write_table(ycsb_phases(a.series, a.raw, load_runs(a.runs), run_id_of), a.out, a.csv)
@@ -463,7 +463,7 @@ def _cassandra_summary(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         import polars as pl
 
-        from blkscope.analysis import cassandra
+        from blkscope.analysis.summaries import cassandra
         from blkscope.runs import load_runs, run_id_of
 
         runs, m, io = load_runs(a.runs), pl.read_parquet(a.metrics), pl.read_parquet(a.iostat)
@@ -488,7 +488,7 @@ def _tracer_load(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         import polars as pl
 
-        from blkscope.analysis.tracer_load import by_load, per_run
+        from blkscope.analysis.load.tracer_load import by_load, per_run
         from blkscope.runs import load_runs
 
         io = pl.read_parquet(a.iostat) if a.iostat else None
@@ -517,7 +517,7 @@ def _steady_state(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         import polars as pl
 
-        from blkscope.analysis.steady_state import steady_state
+        from blkscope.analysis.load.steady_state import steady_state
         from blkscope.runs import load_runs
 
         phases = pl.read_parquet(a.ycsb_phases) if a.ycsb_phases else None
@@ -540,7 +540,7 @@ def _cache_sweep(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         import polars as pl
 
-        from blkscope.analysis.cache_sweep import EMPTY_NOTE, cache_sweep
+        from blkscope.analysis.characterise.cache_sweep import EMPTY_NOTE, cache_sweep
         from blkscope.runs import load_runs
 
         df = cache_sweep(load_runs(a.runs), a.run_ids, a.raw, a.processed, pl.read_parquet(a.zipf),

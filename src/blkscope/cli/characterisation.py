@@ -70,7 +70,8 @@ VIEWS = ("io_map", "throughput", "sizes", "merges", "processes", "arrivals", "di
 def _views_of_run(unit: tuple[list[Path], dict[str, Path | None]], actions: list[str], action: str, time_bins: int,
                   sector_bins: int, bin_s: float, latency_window_s: float) -> None:  # fmt: skip
     """The views asked for of one run (events, outputs: an each_run unit), written; a worker's unit of work."""
-    from blkscope.analysis import arrivals, io_map, latency_windows, request_mix
+    from blkscope.analysis.characterise import io_map, request_mix
+    from blkscope.analysis.timing import arrivals, latency_windows
     from blkscope.parts import events_files
 
     events, out = unit
@@ -133,7 +134,7 @@ def _reuse(p: argparse.ArgumentParser) -> Handler:
 
     def run(a: argparse.Namespace) -> int:
         # the tables (polars) imported after the pass: on the direct path polars loads while the pass runs
-        from blkscope.analysis.reuse import AUTO_EXACT_MAX_ACCESSES, profile, streams_by_class
+        from blkscope.analysis.characterise.reuse import AUTO_EXACT_MAX_ACCESSES, profile, streams_by_class
         from blkscope.parts import events_files
 
         if a.window_s <= 0:
@@ -156,7 +157,7 @@ def _reuse(p: argparse.ArgumentParser) -> Handler:
                 took = "exact" if r.counted_accesses <= limit else "SHARDS only (no exact profile)"
                 print(f"blkscope reuse: {events[0]}: {r.counted_accesses:,} page accesses, limit {limit:,}: {took}",
                       file=sys.stderr)  # fmt: skip
-            from blkscope.analysis import reuse_tables as rt
+            from blkscope.analysis.characterise import reuse_tables as rt
 
             summ = rt.summary(r)
             for note in summ["note"].drop_nulls().unique(maintain_order=True):
@@ -177,7 +178,7 @@ def _tables_ready() -> None:
     import polars as pl
 
     from blkscope import io  # noqa: F401
-    from blkscope.analysis import reuse_tables  # noqa: F401
+    from blkscope.analysis.characterise import reuse_tables  # noqa: F401
 
     pl.DataFrame({"x": np.zeros(1)})
 
@@ -194,7 +195,7 @@ def _metadata(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--each", action="store_true", help=EACH_HELP)
 
     def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis import metadata as md
+        from blkscope.analysis.characterise import metadata as md
         from blkscope.parts import events_files
 
         for events, out in each_run(a.events, a.each, out=a.out, rank=a.rank):
@@ -217,7 +218,7 @@ def _metadata_vs_data(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--csv", type=Path, help="also write the table as CSV here")
 
     def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis.metadata import across_runs
+        from blkscope.analysis.characterise.metadata import across_runs
         from blkscope.runs import load_runs
 
         df = across_runs(a.hot, load_runs(a.runs))

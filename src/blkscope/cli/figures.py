@@ -83,7 +83,7 @@ def _fof(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("fof", nargs="*", type=Path, help="<processed>/<run_id>/frequency/fof.<mode>.parquet files")
 
     def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis.figure_data import fof_table
+        from blkscope.figures.data import fof_table
         from blkscope.runs import load_runs
 
         _write_figdata(fof_table(_per_run(a.fof), load_runs(a.runs), a.points), a.out, a.verb, _notes(a.fof))
@@ -99,7 +99,7 @@ def _rank(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("fof", nargs="*", type=Path, help="<processed>/<run_id>/frequency/fof.<mode>.parquet files")
 
     def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis.figure_data import rank_table
+        from blkscope.figures.data import rank_table
         from blkscope.runs import load_runs
 
         _write_figdata(rank_table(_per_run(a.fof), load_runs(a.runs), a.points), a.out, a.verb, _notes(a.fof))
@@ -118,7 +118,7 @@ def _ccdf(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         import polars as pl
 
-        from blkscope.analysis.figure_data import ccdf_table
+        from blkscope.figures.data import ccdf_table
         from blkscope.runs import load_runs
 
         df = ccdf_table(_per_run(a.fof), pl.read_parquet(a.zipf), load_runs(a.runs), a.points)
@@ -136,7 +136,7 @@ def _series(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("iostat", nargs="*", type=Path, help="<processed>/<run_id>/iostat/iostat.parquet files")
 
     def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis.figure_data import series_table
+        from blkscope.figures.data import series_table
         from blkscope.runs import load_runs
 
         df = series_table(_per_run(a.iostat), _per_run(a.ycsb), load_runs(a.runs), a.max_points)
@@ -155,7 +155,7 @@ def _queue_depth(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         import polars as pl
 
-        from blkscope.analysis.figure_data import queue_depth_table
+        from blkscope.figures.data import queue_depth_table
         from blkscope.runs import load_runs
 
         df = queue_depth_table(pl.read_parquet(a.series), pl.read_parquet(a.dist), load_runs(a.runs))
@@ -174,7 +174,7 @@ def _seek(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         import polars as pl
 
-        from blkscope.analysis.figure_data import seek_table
+        from blkscope.figures.data import seek_table
         from blkscope.runs import load_runs
 
         _write_figdata(seek_table(pl.read_parquet(a.seek), pl.read_parquet(a.hist), load_runs(a.runs)), a.out, a.verb,
@@ -192,7 +192,7 @@ def _join(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         import polars as pl
 
-        from blkscope.analysis.figure_data import with_meta
+        from blkscope.figures.data import with_meta
         from blkscope.runs import load_runs
 
         _write_figdata(with_meta(pl.read_parquet(a.table), load_runs(a.runs)), a.out, a.verb,
@@ -215,7 +215,7 @@ def _mrc(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         import polars as pl
 
-        from blkscope.analysis.figure_data import mrc_table
+        from blkscope.figures.data import mrc_table
         from blkscope.runs import load_runs
 
         classes = tuple(c.strip() for c in a.classes.split(",") if c.strip())
@@ -239,7 +239,7 @@ def _io_map(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("maps", nargs="*", type=Path, help="<processed>/<run_id>/characterise/io_map.parquet files")
 
     def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis.figure_data import io_map_table
+        from blkscope.figures.data import io_map_table
         from blkscope.runs import load_runs
 
         _write_figdata(io_map_table(_per_run(a.maps), load_runs(a.runs)), a.out)
@@ -256,7 +256,7 @@ def _runs_table_verb(name: str, table: str, keep=None) -> None:
         p.add_argument("tables", nargs="*", type=Path, help=f"<processed>/<run_id>/characterise/{table} files")
 
         def run(a: argparse.Namespace) -> int:
-            from blkscope.analysis.figure_data import runs_table
+            from blkscope.figures.data import runs_table
             from blkscope.runs import load_runs
 
             rows = keep() if keep else None

@@ -203,7 +203,7 @@ def _characterise_numbers(p: argparse.ArgumentParser) -> Handler:
     jobs_option(p)
 
     def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis import characterise_summary as cs
+        from blkscope.analysis.characterise import characterise_summary as cs
         from blkscope.io import write_text_atomic
         from blkscope.paper import characterise_numbers as cn
         from blkscope.runs import load_runs, run_id_of
