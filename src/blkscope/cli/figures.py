@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from blkscope.cli.common import runs_option, say
 from blkscope.cli.verbs import Handler, verb
+from blkscope.io import write_table
 
 
 @verb("figure")
@@ -28,7 +30,6 @@ def _figure(p: argparse.ArgumentParser) -> Handler:
         mod = importlib.import_module(f"blkscope.figures.{FIGURES[a.name]}")
         df = pl.read_parquet(a.table)
         if df.is_empty():  # say why, on stderr and in the figure, from the table's note when it has one
-            from blkscope.cli.common import say
             from blkscope.figures.theme import no_data
             from blkscope.io import table_note
 
@@ -43,7 +44,7 @@ def _figure(p: argparse.ArgumentParser) -> Handler:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--runs", type=Path, required=True, help="the runs sheet (config/runs.tsv)")
+    runs_option(p)
     p.add_argument("-o", "--out", type=Path, required=True, help="output table (.parquet)")
 
 
@@ -66,9 +67,6 @@ def _notes(files: list[Path], per_run: bool = True) -> list[str]:
 def _write_figdata(df, out: Path, verb_: str = "figdata", notes: list[str] = ()) -> None:
     """Write the figure data; the inputs' notes go with it (the figure and the notebooks show them), and an
     empty table is said on stderr."""
-    from blkscope.cli.common import say
-    from blkscope.io import write_table
-
     note = "; ".join(notes) or None
     if df.is_empty():
         note = note or "its inputs hold no rows"
