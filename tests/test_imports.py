@@ -110,9 +110,10 @@ CLI_SHARED = {"blkscope.cli", "blkscope.cli.common", "blkscope.cli.verbs"}
 
 @pytest.mark.parametrize(("verb", "topic"), [("ingest", "logs"), ("reuse", "characterisation")])
 def test_a_verb_imports_its_topic_alone_and_no_polars(verb, topic) -> None:
-    """ingest and reuse start fast: their topic's module alone, no other topic compiled, no polars."""
+    """ingest and reuse start fast: their topic's module alone, no other topic compiled, no polars, and not yet
+    blkscope.io (json, tempfile: `reuse` launches its native pass first)."""
     code = (f"import sys; from blkscope.cli import build_parser; build_parser({verb!r}).parse_args([{verb!r}, 'x',"
-            " '-o', 'y']); heavy = ('blkscope.cli', 'polars', 'pyarrow');"
+            " '-o', 'y']); heavy = ('blkscope.cli', 'blkscope.io', 'polars', 'pyarrow');"
             " print(sorted(m for m in sys.modules if m.startswith(heavy)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     loaded = eval(out)  # a list of module names

@@ -11,8 +11,9 @@ from functools import partial
 from pathlib import Path
 
 from blkscope.cli.common import EACH_HELP, each_run, jobs_option, names
+
+# blkscope.io (json, tempfile: ~20 ms) is imported where a table is written: `reuse` launches its native pass first
 from blkscope.cli.verbs import Handler, verb
-from blkscope.io import write_table
 from blkscope.parallel import file_size, map_runs
 
 
@@ -72,6 +73,7 @@ def _views_of_run(unit: tuple[list[Path], dict[str, Path | None]], actions: list
     """The views asked for of one run (events, outputs: an each_run unit), written; a worker's unit of work."""
     from blkscope.analysis.characterise import io_map, request_mix
     from blkscope.analysis.timing import arrivals, latency_windows
+    from blkscope.io import write_table
     from blkscope.parts import events_files
 
     events, out = unit
@@ -158,6 +160,7 @@ def _reuse(p: argparse.ArgumentParser) -> Handler:
                 print(f"blkscope reuse: {events[0]}: {r.counted_accesses:,} page accesses, limit {limit:,}: {took}",
                       file=sys.stderr)  # fmt: skip
             from blkscope.analysis.characterise import reuse_tables as rt
+            from blkscope.io import write_table
 
             summ = rt.summary(r)
             for note in summ["note"].drop_nulls().unique(maintain_order=True):
@@ -196,6 +199,7 @@ def _metadata(p: argparse.ArgumentParser) -> Handler:
 
     def run(a: argparse.Namespace) -> int:
         from blkscope.analysis.characterise import metadata as md
+        from blkscope.io import write_table
         from blkscope.parts import events_files
 
         for events, out in each_run(a.events, a.each, out=a.out, rank=a.rank):
@@ -219,11 +223,10 @@ def _metadata_vs_data(p: argparse.ArgumentParser) -> Handler:
 
     def run(a: argparse.Namespace) -> int:
         from blkscope.analysis.characterise.metadata import across_runs
+        from blkscope.io import write_table
         from blkscope.runs import load_runs
 
-        df = across_runs(a.hot, load_runs(a.runs))
-        write_table(df, a.out)
-        write_table(df, a.csv)
+        write_table(across_runs(a.hot, load_runs(a.runs)), a.out, a.csv)
         return 0
 
     return run
