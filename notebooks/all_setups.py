@@ -162,7 +162,7 @@ if (by_class := made("miss_ratio_by_class")) is not None:
 # The characterisation per setup (median over repeats; the paper's Characterisation section quotes the host
 # rows): request sizes, merge ratio, metadata shares, burstiness, idle share, reuse and the D2C tail per second
 # (data/processed/analysis/characterisation.parquet; the columns are described in
-# blkscope.analysis.characterise_summary).
+# blkscope.analysis.characterise.characterise_summary).
 
 # %%
 char_path = Path(figures_dir).parent / "analysis" / "characterisation.parquet"

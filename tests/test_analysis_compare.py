@@ -4,7 +4,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from blkscope.analysis import compare, overhead
+from blkscope.analysis.load import overhead
+from blkscope.analysis.summaries import compare
 
 
 def _runs(traced_flags, fss, repeats):
@@ -79,7 +80,7 @@ def test_trace_cost_counts_uncompressed_bytes(tmp_path):
 
 
 def test_skew_reads_the_requested_constant(tmp_path):
-    from blkscope.analysis.skew import skew_table
+    from blkscope.analysis.popularity.skew import skew_table
 
     (tmp_path / "y1").mkdir()
     (tmp_path / "y1" / "run.yaml").write_text(

@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from blkscope.analysis.frequency import by_hotness, frequency_of_frequency, page_counts
+from blkscope.analysis.popularity.frequency import by_hotness, frequency_of_frequency, page_counts
 from blkscope.schemas import EVENTS, conform
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from blkscope.analysis.latency import per_bio, stage_summary
+from blkscope.analysis.timing.latency import per_bio, stage_summary
 from blkscope.schemas import EVENTS, conform
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,7 +90,7 @@ def test_stage_means_agree_with_real_btt(tmp_path, run):
 def test_log_histogram_sums_do_not_depend_on_the_blas_threads():
     """The sum of squares (a cv's and a t interval's variance) is numpy's pairwise sum, the same with one BLAS thread
     or two: BLAS's dot, used before, split the sum by its threads, and a job's threads are Snakemake's to set."""
-    code = ("import numpy as np; from blkscope.analysis.log_histogram import LogHistogram; h = LogHistogram();"
+    code = ("import numpy as np; from blkscope.analysis.stats.log_histogram import LogHistogram; h = LogHistogram();"
             " x = np.random.default_rng(4).lognormal(11, 2.5, 100_000).astype(np.int64); h.add(x);"
             " print(repr(h.sumsq), repr(float(np.square(x.astype(float)).sum())))")  # fmt: skip
     def run(threads: str) -> list[str]:
@@ -105,8 +105,8 @@ def test_log_histogram_sums_do_not_depend_on_the_blas_threads():
 def test_log_histogram_in_slices_equals_one_pass_and_bounds_the_error():
     import numpy as np
 
-    from blkscope.analysis.log_histogram import HALF_WIDTH, LogHistogram
-    from blkscope.analysis.uncertainty import quantile_ci
+    from blkscope.analysis.stats.log_histogram import HALF_WIDTH, LogHistogram
+    from blkscope.analysis.stats.uncertainty import quantile_ci
 
     rng = np.random.default_rng(1)
     x = np.concatenate([rng.lognormal(11, 1.5, 200_000).astype(np.int64), [0, 0, -3]])  # a G at its Q's time
@@ -128,8 +128,8 @@ def test_log_histogram_in_slices_equals_one_pass_and_bounds_the_error():
 def test_streamed_stages_match_the_exact_ones_on_a_real_trace(tmp_path):
     """A trace above the exact limit (forced here: limit 0) gives the same n, means, min and max and quantiles
     within the histogram's half-width, and says which way its quantiles were made."""
-    from blkscope.analysis.latency import stages
-    from blkscope.analysis.log_histogram import HALF_WIDTH
+    from blkscope.analysis.stats.log_histogram import HALF_WIDTH
+    from blkscope.analysis.timing.latency import stages
 
     raw = ROOT / "data" / "raw" / "host-ext4-fio-randrw-r1" / "trace.txt.zst"
     if not raw.exists():
@@ -154,7 +154,7 @@ def test_quantile_ranks_are_each_quantiles_own_binomial_bounds(n):
     binom.ppf calls give: the ceil(q n)-th smallest and its 95 % order-statistic interval."""
     from scipy import stats
 
-    from blkscope.analysis.uncertainty import quantile_ranks
+    from blkscope.analysis.stats.uncertainty import quantile_ranks
 
     qs = [0.5, 0.9, 0.99, 0.999, 0.9999, 0.01]
     k, lo, hi = quantile_ranks(n, qs, 0.95)
@@ -167,7 +167,7 @@ def test_quantile_ranks_are_each_quantiles_own_binomial_bounds(n):
 def test_t_quantile_is_scipy_stats_t_ppf():
     from scipy import stats
 
-    from blkscope.analysis.uncertainty import t_quantile
+    from blkscope.analysis.stats.uncertainty import t_quantile
 
     dof = np.r_[1:3000, 10**4, 10**6]
     for p in (0.975, 0.995, 0.9, 0.025):

@@ -5,7 +5,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from blkscope.analysis import queue_depth as qd
+from blkscope.analysis.timing import queue_depth as qd
 from blkscope.schemas import EVENTS, conform
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -3,7 +3,7 @@
 import polars as pl
 import pytest
 
-from blkscope.analysis import seek
+from blkscope.analysis.timing import seek
 from blkscope.schemas import EVENTS, conform
 
 

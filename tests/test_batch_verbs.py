@@ -60,7 +60,7 @@ def test_each_run_equals_one_call_per_run(tmp_path: Path) -> None:
         for name in ["fof", "rank", "pages", "r"]:
             same(one / f"{name}.parquet", proc / r / "frequency" / f"{name}.parquet")
     with pytest.raises(ValueError):
-        from blkscope.verbs import each_run
+        from blkscope.cli.common import each_run
 
         each_run([Path(e) for e in events], True, fof=tmp_path / "fof.parquet")  # no {run}: would overwrite
 

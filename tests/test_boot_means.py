@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from blkscope.analysis import boot_means as bm
-from blkscope.analysis.uncertainty import mean_ci, mean_ci_boot
+from blkscope.analysis.stats import boot_means as bm
+from blkscope.analysis.stats.uncertainty import mean_ci, mean_ci_boot
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZES = [2, 3, 7, 8, 9, 15, 16, 17, 127, 128, 129, 130, 1000, 8191, 8192, 8193, 16383, 16384, 16385, 20_000]
@@ -45,7 +45,7 @@ def test_native_means_are_numpys(n):
 @pytest.fixture(scope="module")
 def real_stage_values(tmp_path_factory):
     """Every stage's latencies in us of a real trace, per R/W and all, sorted: what latency.stages bootstraps."""
-    from blkscope.analysis.latency import STAGES, per_bio
+    from blkscope.analysis.timing.latency import STAGES, per_bio
 
     raw = ROOT / "data" / "raw" / "host-ext4-fio-randrw-r1" / "trace.txt.zst"
     if not raw.exists():

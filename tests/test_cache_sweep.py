@@ -1,8 +1,8 @@
-"""The cache sweep's table (blkscope.analysis.cache_sweep) from a real traced YCSB run on RocksDB (data/raw),
-through the verbs the workflow runs: its cache (RocksDB's block cache: it read with O_DIRECT) against its data,
-its skew and its miss ratios; the cache of real Cassandra runs on the host and in the guest; a memory-capped
-run.yaml (made here from a real one, as the capture of issue P writes the block); and the empty table's note,
-which its figure draws."""
+"""The cache sweep's table (blkscope.analysis.characterise.cache_sweep) from a real traced YCSB run on RocksDB
+(data/raw), through the verbs the workflow runs: its cache (RocksDB's block cache: it read with O_DIRECT) against its
+data, its skew and its miss ratios; the cache of real Cassandra runs on the host and in the guest; a memory-capped
+run.yaml (made here from a real one, as the capture of issue P writes the block); and the empty table's note, which its
+figure draws."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 import yaml
 
-from blkscope.analysis.cache_sweep import EMPTY_NOTE, MIB, cache_facts, miss_at
+from blkscope.analysis.characterise.cache_sweep import EMPTY_NOTE, MIB, cache_facts, miss_at
 from blkscope.cli import main
 from blkscope.io import table_note
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from blkscope.analysis import arrivals, io_map, request_mix
-from blkscope.analysis.frequency import class_expr, op_expr
+from blkscope.analysis.characterise import io_map, request_mix
+from blkscope.analysis.popularity.frequency import class_expr, op_expr
+from blkscope.analysis.timing import arrivals
 from blkscope.cli import main
 from blkscope.schemas import EVENTS, conform
 

@@ -1,4 +1,4 @@
-"""The per-run characterisation summary (blkscope.analysis.characterise_summary) on hand-made tables, the
+"""The per-run characterisation summary (blkscope.analysis.characterise.characterise_summary) on hand-made tables, the
 Characterisation section's macros (every one it quotes is generated), and `blkscope characterise-numbers` on
 a real traced run."""
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from blkscope.analysis import characterise_summary as cs
-from blkscope.analysis import latency_windows as lw
+from blkscope.analysis.characterise import characterise_summary as cs
+from blkscope.analysis.timing import latency_windows as lw
 from blkscope.cli import main
 from blkscope.paper import characterise_numbers as cn
 from blkscope.schemas import EVENTS, conform

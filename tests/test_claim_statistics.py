@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from blkscope.analysis import multiplicity as mt
-from blkscope.analysis import verdict as vd
-from blkscope.analysis.heterogeneity import cochran_q, dersimonian_laird
+from blkscope.analysis.stats import multiplicity as mt
+from blkscope.analysis.stats import verdict as vd
+from blkscope.analysis.stats.heterogeneity import cochran_q, dersimonian_laird
 
 # BCG vaccine trials (Colditz et al. 1994; metafor's dat.bcg): TB cases and non-cases, vaccinated and not
 BCG = [(4, 119, 11, 128), (6, 300, 29, 274), (3, 228, 11, 209), (62, 13536, 248, 12619), (33, 5036, 47, 5761),

@@ -6,6 +6,7 @@ import sys
 import pytest
 
 from blkscope.cli import build_parser
+from blkscope.cli.verbs import TOPICS
 
 
 def _verbs() -> list[str]:
@@ -20,6 +21,25 @@ def _run(*args: str) -> subprocess.CompletedProcess:
 
 def test_contract_verbs_exist():
     assert {"ingest", "frequency"} <= set(_verbs())
+
+
+def test_every_verb_is_in_the_table_of_contents_and_registered_by_its_topic():
+    """blkscope.cli.verbs.TOPICS lists each verb once, and the verb's topic module registers exactly its verbs."""
+    from blkscope.cli import verbs
+
+    build_parser()
+    assert set(verbs.VERBS) == set(verbs.TOPIC_OF) == set(_verbs())
+    for v, configure in verbs.VERBS.items():
+        assert configure.__module__ == "blkscope.cli.verbs"  # the registry's wrapper, around the topic's function
+        assert configure.__closure__[0].cell_contents.__module__ == f"blkscope.cli.{verbs.TOPIC_OF[v]}", v
+
+
+def test_help_groups_the_verbs_by_topic():
+    out = _run("--help").stdout
+    headings = [h for h, _ in TOPICS.values()]
+    at = [out.index(f"\n  {h}\n") for h in headings]
+    assert at == sorted(at)
+    assert out.index("\n    ingest ") < at[1] < out.index("\n    split ") < at[2] < out.index("\n    zipf ")
 
 
 @pytest.mark.parametrize("verb", _verbs())

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import polars as pl
 
-from blkscope.analysis.extents_summary import extents_summary
+from blkscope.analysis.summaries.extents_summary import extents_summary
 from blkscope.ingest import run_ingest
 from blkscope.runs import run_id_of
 

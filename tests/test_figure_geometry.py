@@ -11,10 +11,11 @@ from pathlib import Path
 import altair as alt
 import pandas as pd
 import vl_convert as vlc
+from rendered_pages import check_rendered_pages
 from requires import require
 
 from blkscope.figures.theme import COLUMN_WIDTH_PT, MAX_FIGURE_HEIGHT_PT, TEXT_WIDTH_PT
-from blkscope.paper.pdf_geometry import check_figure_pdf, check_paper_pdf, check_rendered_pages, labels
+from blkscope.paper.pdf_geometry import check_figure_pdf, check_paper_pdf, labels
 
 LABELS = pd.DataFrame({"x": [f"setup number {i}" for i in range(12)], "y": range(12)})
 

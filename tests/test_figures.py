@@ -204,7 +204,7 @@ def test_series_holds_iostat_and_ycsb(tables):
 def test_series_keeps_the_log_order_of_samples_at_one_elapsed_second(tie):
     """YCSB's last status lines can share an elapsed second: the lines must go through them (ops/s and p99) in
     log order, the same on every run (a hand-made YCSB series, in the reader's columns, for the tie)."""
-    from blkscope.analysis.figure_data import series_table
+    from blkscope.figures.data import series_table
     from blkscope.runs import load_runs
 
     runs = load_runs(RUNS)
@@ -314,7 +314,7 @@ def test_size_over_time_is_the_median_of_each_seconds_requests(tables):
     size of that second's requests as the trace gives them (sizes from the events, median by polars)."""
     from polars.testing import assert_frame_equal
 
-    from blkscope.analysis.io_map import requests
+    from blkscope.analysis.characterise.io_map import requests
 
     t = pl.read_parquet(tables["request-size-over-time"])
     assert set(t["action"]) == {"Q", "D"} and set(t["run_id"]) == {YCSB, FIO} and (t["requests"] > 0).all()

@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from blkscope.analysis.frequency import hot_share, page_counts, rank_frequency, thin_ranks
+from blkscope.analysis.popularity.frequency import hot_share, page_counts, rank_frequency, thin_ranks
 from blkscope.schemas import EVENTS, conform
 
 

@@ -26,10 +26,9 @@ KEKS = samples.files("blktrace-bin/influx_keks", "keks.blktrace.*")
 
 @pytest.fixture
 def repo(tmp_path) -> Path:
-    """A project with two of our runs: its sheet, schema and manifest, and their raw directories."""
-    for d in ("config", "workflow/schemas", "data/raw"):
+    """A project with two of our runs: its sheet and manifest, and their raw directories."""
+    for d in ("config", "data/raw"):
         (tmp_path / d).mkdir(parents=True)
-    shutil.copy(ROOT / "workflow/schemas/runs.schema.yaml", tmp_path / "workflow/schemas")
     ours = ["host-ext4-fio-randrw-r1", "host-xfs-ycsb-workloada-zipfian-r2"]
     load_runs(ROOT / "config/runs.tsv").filter(pl.col("run_id").is_in(ours)).write_csv(
         tmp_path / "config/runs.tsv", separator="\t")  # fmt: skip

@@ -63,21 +63,72 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_import_cycles() -> None:
     graph = _graph()
-    assert {"blkscope.cli", "blkscope.verbs", "blkscope.io", "blkscope.ingest"} <= graph.keys()
+    assert {"blkscope.cli", "blkscope.cli.verbs", "blkscope.io", "blkscope.ingest"} <= graph.keys()
     assert not _cycles(graph)
-    assert "blkscope.cli" not in set().union(*(graph[m] for m in graph if m.startswith("blkscope.cli_")))
+    topics = [m for m in graph if m.startswith("blkscope.cli.") and m.rsplit(".", 1)[1] not in ("verbs", "__main__")]
+    assert "blkscope.cli" not in set().union(*(graph[m] for m in topics))
     assert "blkscope.ingest" not in set().union(*(graph[m] for m in graph if m.startswith("blkscope.readers")))
 
 
-@pytest.mark.parametrize(("verb", "modules"), [("ingest", ["blkscope.cli_ingest"]),
-                                                ("reuse", ["blkscope.cli_ingest", "blkscope.cli_reuse"])])
-def test_fast_verbs_import_no_other_verb_module_nor_polars(verb, modules) -> None:
-    """ingest and reuse start fast: their parser alone (FAST_MODULES), no other verb module compiled."""
+# docs/ARCHITECTURE.md draws the layers: what a folder of the package must not import (a folder or a top module)
+MUST_NOT_IMPORT = {
+    "readers": ["cli", "figures", "paper", "analysis", "capture", "ingest", "importing"],
+    "analysis": ["cli", "figures", "paper", "capture", "importing"],
+    "capture": ["cli", "figures", "paper", "analysis", "readers", "ingest", "importing"],
+    "figures": ["cli", "capture", "analysis"],
+    "paper": ["cli", "capture"],
+}
+# the one import against the layers: a figure formats its numbers as the paper's macros do
+UPWARD = {("blkscope.figures.miss_ratio_curve", "blkscope.paper.latex")}
+
+
+def _part(module: str) -> str:
+    """The folder (or the top module) a module of the package belongs to."""
+    return module.split(".")[1] if module.count(".") else module
+
+
+def test_the_layers_import_one_way() -> None:
+    graph = _graph()
+    wrong = sorted((m, d) for m, deps in graph.items() for d in deps if m.count(".")
+                   and _part(d) in MUST_NOT_IMPORT.get(_part(m), []) and (m, d) not in UPWARD)
+    assert wrong == []
+    assert {m for m, deps in graph.items() for d in deps if _part(d) == "cli" and _part(m) != "cli"} == {
+        "blkscope.__main__"}  # the command line is the top: only `python -m blkscope` imports it
+    assert all(d in graph[m] for m, d in UPWARD)  # an exception that is gone leaves the list
+
+
+def test_a_layer_rule_finds_a_wrong_import() -> None:
+    """The rules above would catch an analysis importing a figure (the check is not vacuous)."""
+    graph = _graph() | {"blkscope.analysis.x": {"blkscope.figures.theme"}}
+    wrong = [(m, d) for m, deps in graph.items() for d in deps if m.count(".")
+             and _part(d) in MUST_NOT_IMPORT.get(_part(m), [])]
+    assert wrong == [("blkscope.analysis.x", "blkscope.figures.theme")]
+
+
+CLI_SHARED = {"blkscope.cli", "blkscope.cli.common", "blkscope.cli.verbs"}
+
+
+@pytest.mark.parametrize(("verb", "topic"), [("ingest", "logs"), ("reuse", "characterisation")])
+def test_a_verb_imports_its_topic_alone_and_no_polars(verb, topic) -> None:
+    """ingest and reuse start fast: their topic's module alone, no other topic compiled, no polars, and not yet
+    blkscope.io (json, tempfile: `reuse` launches its native pass first)."""
     code = (f"import sys; from blkscope.cli import build_parser; build_parser({verb!r}).parse_args([{verb!r}, 'x',"
-            " '-o', 'y']); heavy = ('blkscope.cli_', 'polars', 'pyarrow');"
+            " '-o', 'y']); heavy = ('blkscope.cli', 'blkscope.io', 'polars', 'pyarrow');"
             " print(sorted(m for m in sys.modules if m.startswith(heavy)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == str(modules)
+    loaded = eval(out)  # a list of module names
+    assert [m for m in loaded if m not in CLI_SHARED] == [f"blkscope.cli.{topic}"]
+
+
+def test_help_lists_the_verbs_by_topic_without_importing_a_topic() -> None:
+    """`blkscope --help` reads the table of contents (blkscope.cli.verbs.TOPICS) alone."""
+    code = ("import sys, contextlib, io; from blkscope.cli import main\n"
+            "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()): main(['--help'])\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('blkscope', 'polars'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    loaded = eval(out)  # a list of module names
+    assert [m for m in loaded if m.startswith("blkscope.cli")] == ["blkscope.cli", "blkscope.cli.verbs"]
+    assert not [m for m in loaded if m.startswith("polars")]
 
 
 def test_the_workflow_start_imports_no_polars() -> None:
@@ -88,7 +139,7 @@ def test_the_workflow_start_imports_no_polars() -> None:
     assert "blkscope.capture.targets" in used
     assert not re.search(r"^\s*(import|from) (polars|pyarrow|pandas)\b", smk, re.M)
     code = f"import sys, importlib; [importlib.import_module(m) for m in {used!r}];"
-    code += " import blkscope.sheet, blkscope.run_logs;"
+    code += " import blkscope.runs, blkscope.run_logs;"
     code += " print(sorted(m for m in sys.modules if m.split('.')[0] in ('polars', 'pyarrow', 'pandas')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
@@ -124,9 +175,10 @@ def test_polars_keeps_to_the_jobs_thread_budget():
 def test_t_intervals_do_not_import_scipy_stats():
     """Importing scipy.stats costs ~1.1 CPU-s a process; the modules most verbs use compute t intervals with
     scipy.special alone (uncertainty.t_quantile) and import scipy.stats only where they need more of it."""
-    mods = ["uncertainty", "queue_depth", "iostat_summary", "frequency", "overhead", "compare", "tracer_load"]
+    mods = ["stats.uncertainty", "timing.queue_depth", "summaries.iostat_summary", "popularity.frequency",
+            "load.overhead", "summaries.compare", "load.tracer_load"]
     code = f"import sys, importlib; [importlib.import_module('blkscope.analysis.' + m) for m in {mods!r}];"
-    code += " from blkscope.analysis.uncertainty import mean_ci; print(mean_ci([1.0, 2.0, 4.0])[1] < 1.0,"
+    code += " from blkscope.analysis.stats.uncertainty import mean_ci; print(mean_ci([1.0, 2.0, 4.0])[1] < 1.0,"
     code += " 'scipy.stats' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["True", "False"]

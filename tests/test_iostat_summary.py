@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from blkscope.analysis.iostat_summary import iostat_summary, summarize
+from blkscope.analysis.summaries.iostat_summary import iostat_summary, summarize
 from blkscope.ingest import run_ingest
 
 FIX = Path(__file__).parent / "fixtures" / "iostat"

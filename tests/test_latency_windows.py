@@ -1,4 +1,4 @@
-"""Latency percentiles over time windows, merged from per-window histograms (blkscope.analysis.latency_windows):
+"""Latency percentiles over time windows, merged from per-window histograms (blkscope.analysis.timing.latency_windows):
 hand-counted bios, the whole run against latency.stages on a real trace, and merged windows against windows
 built that wide."""
 
@@ -8,9 +8,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from blkscope.analysis import latency
-from blkscope.analysis import latency_windows as lw
-from blkscope.analysis.log_histogram import HALF_WIDTH
+from blkscope.analysis.stats.log_histogram import HALF_WIDTH
+from blkscope.analysis.timing import latency
+from blkscope.analysis.timing import latency_windows as lw
 from blkscope.cli import main
 from blkscope.schemas import EVENTS, conform
 

@@ -9,10 +9,10 @@ import pytest
 import yaml
 from scipy import stats
 
-from blkscope.analysis import cassandra
-from blkscope.analysis.overhead import pooled_overhead, tracing_overhead
-from blkscope.analysis.run_groups import cassandra_mode, with_groups
-from blkscope.analysis.tracer_load import by_load, per_run
+from blkscope.analysis.load.overhead import pooled_overhead, tracing_overhead
+from blkscope.analysis.load.tracer_load import by_load, per_run
+from blkscope.analysis.summaries import cassandra
+from blkscope.analysis.summaries.run_groups import cassandra_mode, with_groups
 from blkscope.paper import load_numbers as ln
 
 
@@ -170,7 +170,7 @@ def test_ceiling_and_load_levels_of_iostat():
 
 
 def test_scrambled_zipfian_head_matches_a_direct_sum():
-    from blkscope.analysis.skew import _zeta_partial, scrambled_head
+    from blkscope.analysis.popularity.skew import _zeta_partial, scrambled_head
 
     r = np.arange(1, 2_000_001, dtype=float)
     assert _zeta_partial(0.99, 2_000_000, exact=1000) == pytest.approx(np.sum(r**-0.99), rel=1e-6)
@@ -237,7 +237,7 @@ def test_thread_sweep_rounds_become_metrics_and_macros(tmp_path):
     Cassandra configurations."""
     from pathlib import Path
 
-    from blkscope.analysis.workload_metrics import run_metrics
+    from blkscope.analysis.summaries.workload_metrics import run_metrics
     from blkscope.cli import main
 
     rid = "host-ext4-cassandra-write-threads-untraced-r1"
@@ -266,7 +266,7 @@ def test_ceiling_phases_are_not_added_up(tmp_path):
     import json
     from pathlib import Path
 
-    from blkscope.analysis.workload_metrics import run_metrics
+    from blkscope.analysis.summaries.workload_metrics import run_metrics
     from blkscope.cli import main
 
     raw = Path(__file__).resolve().parents[1] / "data" / "raw" / "host-ext4-fio-ceiling-untraced-r1" / "fio.json"

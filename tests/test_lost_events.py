@@ -7,7 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
-from blkscope.analysis.run_summary import lost_events
+from blkscope.analysis.summaries.run_summary import lost_events
 from blkscope.ingest import run_ingest
 from blkscope.paper.tables import runs_table
 

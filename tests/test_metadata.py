@@ -1,4 +1,4 @@
-"""Metadata (M in RWBS) against data in the page access frequency (blkscope.analysis.metadata, `blkscope
+"""Metadata (M in RWBS) against data in the page access frequency (blkscope.analysis.characterise.metadata, `blkscope
 metadata`, `blkscope metadata-vs-data`): hand-counted shares, agreement with the access frequency's hot share on
 real traces, the cross-run table."""
 
@@ -7,8 +7,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from blkscope.analysis import frequency
-from blkscope.analysis import metadata as md
+from blkscope.analysis.characterise import metadata as md
+from blkscope.analysis.popularity import frequency
 from blkscope.cli import main
 from blkscope.schemas import EVENTS, METADATA_HOT, conform
 

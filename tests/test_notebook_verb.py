@@ -61,9 +61,10 @@ def test_a_failing_cell_exits_nonzero_and_the_notebook_is_written_with_the_error
 
 
 def test_the_verb_starts_light() -> None:
-    """Its parser alone (cli.FAST_MODULES): no other verb module, and jupytext and papermill only in the handler."""
+    """Its parser alone (its topic's module, blkscope.cli.notebooks): no other topic, and jupytext and papermill
+    only in the handler."""
     code = ("import sys; from blkscope.cli import build_parser; build_parser('notebook').parse_args(['notebook',"
-            " 'a.py', 'b.ipynb', '-p', 'n', '1']); heavy = ('blkscope.cli_', 'polars', 'papermill', 'jupytext');"
+            " 'a.py', 'b.ipynb', '-p', 'n', '1']); heavy = ('blkscope.cli.', 'polars', 'papermill', 'jupytext');"
             " print(sorted(m for m in sys.modules if m.startswith(heavy)))")  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == str(["blkscope.cli_ingest", "blkscope.cli_notebook", "blkscope.cli_reuse"])
+    assert out.strip() == str(["blkscope.cli.notebooks", "blkscope.cli.verbs"])

@@ -4,7 +4,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from blkscope.analysis import packed_sort
+from blkscope.analysis.stats import packed_sort
 
 
 def _table(seed: int, wide: int) -> pl.DataFrame:

@@ -11,8 +11,8 @@ import polars as pl
 import pytest
 
 from blkscope import native
-from blkscope.analysis import latency, queue_depth, replay, seek
-from blkscope.analysis.run_summary import lost_events
+from blkscope.analysis.summaries.run_summary import lost_events
+from blkscope.analysis.timing import latency, queue_depth, replay, seek
 from blkscope.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -162,7 +162,7 @@ def test_seek_in_windows_equals_the_whole_table(text_trace):
         assert summ.equals(seek.summary(d)) and hist.equals(seek.histogram(d)), rows
     # a stream above the exact limit (forced: 1,000 requests) keeps counts and a log histogram: same n, shares,
     # mean and histogram; the median within the log histogram's half-width
-    from blkscope.analysis.log_histogram import HALF_WIDTH
+    from blkscope.analysis.stats.log_histogram import HALF_WIDTH
 
     summ, hist = seek.summarise([ev], rows_per_window=300, exact_max=1000)
     exact = seek.summary(d)

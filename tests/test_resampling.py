@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from blkscope.analysis.uncertainty import _resample_indices, bootstrap_ci, permutation_p
+from blkscope.analysis.stats.uncertainty import _resample_indices, bootstrap_ci, permutation_p
 
 
 def _one_by_one(seed, sizes, n_boot):

@@ -1,6 +1,6 @@
-"""Reuse distance and LRU miss-ratio curves (blkscope.analysis.reuse, `blkscope reuse`): hand-counted cases, a
-brute-force stack on random requests, libCacheSim's LRU on the same page sequence of real traces, SHARDS' error,
-and a split trace giving the whole's answers."""
+"""Reuse distance and LRU miss-ratio curves (blkscope.analysis.characterise.reuse, `blkscope reuse`): hand-counted
+cases, a brute-force stack on random requests, libCacheSim's LRU on the same page sequence of real traces, SHARDS'
+error, and a split trace giving the whole's answers."""
 
 import subprocess
 from pathlib import Path
@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from page_sequence import page_sequence, write_oracle_general
 
-from blkscope.analysis import reuse
-from blkscope.analysis import reuse_tables as rt
-from blkscope.analysis.page_sequence import page_sequence, write_oracle_general
+from blkscope.analysis.characterise import reuse
+from blkscope.analysis.characterise import reuse_tables as rt
 from blkscope.cli import main
 from blkscope.schemas import EVENTS, conform
 
@@ -279,7 +279,7 @@ def test_cli_errors(tmp_path, capsys):
 def test_handmade_mrc_figure_data_takes_op_all_class_all():
     """figdata-mrc (what the figure and notebooks/all_setups.py draw) keeps one curve per run and method: op all,
     class all, from tables split by class and from tables written before the split alike."""
-    from blkscope.analysis.figure_data import mrc_table
+    from blkscope.figures.data import mrc_table
 
     m = pl.DataFrame({"op": ["all", "all", "all", "read"], "class": ["all", "meta", "data", "all"],
                       "method": "exact", "rate": 1.0, "size_limit": 0, "cache_pages": 1, "cache_mib": 1 / 256,
@@ -377,7 +377,7 @@ def test_direct_read_starts_the_program_before_polars(tmp_path):
         "subprocess.Popen.__init__ = spy\n"
         "wait = subprocess.Popen.communicate\n"
         "def waiting(self, *a, **k):\n"
-        "    print('WAITING', 'blkscope.analysis.reuse_tables' in sys.modules, file=sys.stderr)\n"
+        "    print('WAITING', 'blkscope.analysis.characterise.reuse_tables' in sys.modules, file=sys.stderr)\n"
         "    return wait(self, *a, **k)\n"
         "subprocess.Popen.communicate = waiting\n"
         "from blkscope.cli import main\n"

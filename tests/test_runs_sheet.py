@@ -1,6 +1,7 @@
-"""The runs sheet as the workflow reads it at every start (blkscope.sheet: the csv module, no polars): the same
-rows and types as blkscope.runs.load_runs's frame, and a bad row refused with the file, the line and the run, by
-the checks of its row schema (workflow/schemas/runs.schema.yaml)."""
+"""The runs sheet's one reader (blkscope.runs): the rows the workflow reads at every start (the csv module, no
+polars) and the verbs' frame are the same cells typed by the package's row schema (blkscope/runs.schema.yaml);
+the frame is what polars' whole-file inference read from the committed sheet; a bad row is refused with the file,
+the line and the run, by the checks of the schema."""
 
 from __future__ import annotations
 
@@ -10,24 +11,34 @@ import sys
 from pathlib import Path
 
 import jsonschema
+import polars as pl
 import pytest
 
-from blkscope import sheet
+from blkscope import runs
 from blkscope.errors import InputError
 from blkscope.runs import load_runs
 
 ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = sheet.load_schema(ROOT / "workflow/schemas/runs.schema.yaml")
+SCHEMA = runs.load_schema()
 LINES = (ROOT / "config/runs.tsv").read_text().splitlines()
 
 
 def test_rows_equal_the_frame_of_the_committed_sheet():
-    rows = sheet.read(ROOT / "config/runs.tsv", SCHEMA)
+    rows = runs.rows(ROOT / "config/runs.tsv")
     frame = load_runs(ROOT / "config/runs.tsv").to_dicts()
     for r in frame:
-        r["batch"] = r["batch"] or ""  # the schema's default, as the workflow filled it
+        r["batch"] = r["batch"] or ""  # the schema's default, as the workflow fills it
     assert rows == frame
     assert all(type(r["traced"]) is bool and type(r["repeat"]) is int for r in rows)
+
+
+def test_the_frame_is_polars_whole_file_inference_of_the_committed_sheet():
+    """What the verbs read before the schema typed their frame (polars' inference over the whole file, the text
+    columns forced): the same dtypes and values, so every table built from the sheet stays as it was."""
+    inferred = pl.read_csv(ROOT / "config/runs.tsv", separator="\t", infer_schema_length=None,
+                           schema_overrides={c: pl.Utf8 for c in ("mkfs_options", "mount_options", "run_id", "batch")})
+    assert load_runs(ROOT / "config/runs.tsv").equals(inferred)
+    assert load_runs(ROOT / "config/runs.tsv").schema == inferred.schema
 
 
 def _write(tmp_path: Path, lines: list[str]) -> Path:
@@ -66,7 +77,7 @@ def test_a_bad_cell_is_refused_with_file_line_and_run(tmp_path, column, value, s
     path = _write(tmp_path, _mutated(column, value, at))
     run = _cells(LINES[at])[0] if column != "run_id" else value
     with pytest.raises(InputError) as e:
-        sheet.read(path, SCHEMA)
+        runs.rows(path)
     assert str(e.value).startswith(f"{path}: line {at + 1} (run {run}): ")
     assert says in str(e.value)
 
@@ -75,23 +86,35 @@ def test_the_message_is_the_whole_row_validators(tmp_path):
     """Checking each distinct cell once finds a bad row as validating rows whole does, with its best message."""
     at = 7
     path = _write(tmp_path, _mutated("workload", "tpcc", at))
-    rows = sheet.read(ROOT / "config/runs.tsv", SCHEMA)
+    rows = runs.rows(ROOT / "config/runs.tsv")
     bad = {k: v for k, v in {**rows[at - 1], "workload": "tpcc"}.items() if v is not None}
     want = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(SCHEMA).iter_errors(bad)).message
     with pytest.raises(InputError, match="line 8") as e:
-        sheet.read(path, SCHEMA)
+        runs.rows(path)
     assert str(e.value).endswith(f"workload: {want}")
 
 
 def test_ragged_lines(tmp_path):
     long = _write(tmp_path, [*LINES[:3], LINES[3] + "\textra", *LINES[4:10]])
     with pytest.raises(InputError, match=r"line 4: \d+ fields, the header has \d+"):
-        sheet.read(long, SCHEMA)
+        runs.rows(long)
     # a short line's missing cells are empty (as polars reads them: null)
     header = _cells(LINES[0])
     short = _cells(LINES[1])[: header.index("repeat") + 1]
-    rows = sheet.read(_write(tmp_path, [LINES[0], "\t".join(short)]), SCHEMA)
+    rows = runs.rows(_write(tmp_path, [LINES[0], "\t".join(short)]))
     assert rows[0]["device_mb"] is None and rows[0]["batch"] == ""
+
+
+def test_the_frame_names_a_cell_its_type_cannot_read_and_a_run_named_twice(tmp_path):
+    at = len(LINES) // 2
+    path = _write(tmp_path, _mutated("repeat", "two", at))
+    with pytest.raises(InputError, match=rf"line {at + 1} \(run {_cells(LINES[at])[0]}\): repeat: 'two' is not of "
+                                         "type 'integer'"):
+        load_runs(path)
+    twice = _write(tmp_path, [*LINES[:4], LINES[2]])
+    for read in (load_runs, runs.rows):
+        with pytest.raises(InputError, match=f"duplicate run_id\\(s\\): {_cells(LINES[2])[0]}$"):
+            read(twice)
 
 
 def test_snakemake_refuses_a_bad_sheet_naming_the_line(tmp_path):

@@ -12,8 +12,8 @@ import polars as pl
 import pytest
 import yaml
 
-from blkscope.analysis import per_second
-from blkscope.analysis import steady_state as ss
+from blkscope.analysis.load import per_second
+from blkscope.analysis.load import steady_state as ss
 from blkscope.cli import main
 from blkscope.io import table_note
 from blkscope.runs import load_runs

@@ -172,9 +172,11 @@ def test_figures_fit_the_text_width(mini):
 def test_paper_and_figures_are_readable_from_the_pdf_geometry(mini, tmp_path):
     """No two text labels overlap and no figure leaves the space it is printed in: each figure's own PDF, and the
     built paper's figure pages (from the PDF's geometry, and rendered with pdftoppm for ink in the margins)."""
+    from rendered_pages import check_rendered_pages, figure_pages
+
     from blkscope.figures.theme import MAX_FIGURE_HEIGHT_PT
     from blkscope.paper.figure_tex import width
-    from blkscope.paper.pdf_geometry import check_figure_pdf, check_paper_pdf, check_rendered_pages, figure_pages
+    from blkscope.paper.pdf_geometry import check_figure_pdf, check_paper_pdf
 
     work, _ = mini
     problems = []

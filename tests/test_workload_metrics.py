@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 import samples
 
-from blkscope.analysis.workload_metrics import run_metrics
+from blkscope.analysis.summaries.workload_metrics import run_metrics
 from blkscope.ingest import run_ingest
 
 FIX = Path(__file__).parent / "fixtures"

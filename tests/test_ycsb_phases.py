@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 import yaml
 
-from blkscope.analysis.ycsb_phases import steady, ycsb_phases
+from blkscope.analysis.summaries.ycsb_phases import steady, ycsb_phases
 from blkscope.ingest import run_ingest
 from blkscope.runs import run_id_of
 

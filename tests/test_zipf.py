@@ -9,9 +9,9 @@ import pytest
 from scipy.special import zeta
 from scipy.stats import chisquare
 
-from blkscope.analysis import discrete_powerlaw as dp
-from blkscope.analysis import zipf_alternatives, zipf_boot
-from blkscope.analysis.zipf import _point, fit_discrete, gof_pvalue
+from blkscope.analysis.popularity import discrete_powerlaw as dp
+from blkscope.analysis.popularity import zipf_alternatives, zipf_boot
+from blkscope.analysis.popularity.zipf import _point, fit_discrete, gof_pvalue
 
 
 def _sample(alpha, xmin, n, seed, body=0):

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import polars as pl
 
-from blkscope.analysis import queue_depth as qd
-from blkscope.analysis import seek
-from blkscope.analysis.latency import per_bio, stage_summary
+from blkscope.analysis.timing import queue_depth as qd
+from blkscope.analysis.timing import seek
+from blkscope.analysis.timing.latency import per_bio, stage_summary
 
 
 def timed(fn):

@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from blkscope.analysis.page_sequence import write_oracle_general
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))  # the tests' tool, shared with the bench
+from page_sequence import write_oracle_general  # noqa: E402
 
 
 def convert(pages: Path, out: Path) -> None:

@@ -1,5 +1,5 @@
 """SHARDS' error against the exact LRU miss-ratio curve on real traces: per run, the mean and largest absolute
-difference over every cache size 1..D (blkscope.analysis.reuse_tables.error), op all, at fixed rates 0.001,
+difference over every cache size 1..D (blkscope.analysis.characterise.reuse_tables.error), op all, at fixed rates 0.001,
 0.01, 0.1 (SHARDS_adj) and fixed sizes 1024 and 8192 pages.
 
 Usage: python shards_error.py OUT.tsv EVENTS.parquet...   (run id: the directory above events.parquet)
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import polars as pl
 
-from blkscope.analysis import reuse
-from blkscope.analysis import reuse_tables as rt
+from blkscope.analysis.characterise import reuse
+from blkscope.analysis.characterise import reuse_tables as rt
 
 rows = []
 for ev in map(Path, sys.argv[2:]):

@@ -12,8 +12,8 @@ import warnings
 import numpy as np
 import polars as pl
 
-from blkscope.analysis import discrete_powerlaw as dp
-from blkscope.analysis.zipf import counts_of_counts, fit_discrete
+from blkscope.analysis.popularity import discrete_powerlaw as dp
+from blkscope.analysis.popularity.zipf import counts_of_counts, fit_discrete
 
 
 def timed(fn, repeat=1):

@@ -142,12 +142,13 @@ def sheet_row(header: list[str], statements: dict[str, Any], files: list[dict[st
 
 
 def check_row(row: dict[str, str], schema_path: Path | None) -> None:
-    """The row against the runs sheet's schema (workflow/schemas/runs.schema.yaml), as the workflow checks it."""
+    """The row against the runs sheet's schema (default the package's: blkscope/runs.schema.yaml), as the workflow
+    checks it."""
     if schema_path is None or not schema_path.exists():
         return
     import jsonschema
 
-    from blkscope.sheet import typed
+    from blkscope.runs import typed
 
     schema = yamlio.load(schema_path.read_text())
     props = schema["properties"]

@@ -68,6 +68,16 @@ def write_atomic(df: pl.DataFrame, path: str | Path, note: str | None = None) ->
         raise
 
 
+def write_table(df: pl.DataFrame, path: str | Path | None, csv: str | Path | None = None,
+                note: str | None = None) -> None:
+    """Every verb's table writer: `df` to `path` if an output was asked for (not None; Parquet, or CSV by its
+    name) with its `note`, and a CSV copy to `csv` if asked for (rows only)."""
+    if path:
+        write_atomic(df, path, note)
+    if csv:
+        write_atomic(df, csv)
+
+
 def table_note(path: str | Path) -> str | None:
     """The note a table was written with (write_atomic), or None."""
     import polars as pl

@@ -180,7 +180,7 @@ EXTENTS: dict[str, pl.DataType] = {
 PAGE_FREQUENCY: dict[str, pl.DataType] = {"op": STR, "page": I64, "count": I64}
 RANK_FREQUENCY: dict[str, pl.DataType] = {"op": STR, "rank": I64, "count": I64}
 
-# reuse distance and LRU miss-ratio curves of 4 KiB pages (blkscope.analysis.reuse, `blkscope reuse`): per
+# reuse distance and LRU miss-ratio curves of 4 KiB pages (blkscope.analysis.characterise.reuse, `blkscope reuse`): per
 # stream of requests (op: all, read, write; class: all, data, meta (M in RWBS)) and method (exact, shards-adj,
 # shards, shards-size); distinct_pages is exact, or SHARDS' estimate; mae / max_abs_error: a sampled curve against
 # the exact one; of_record: the profile that stands for its stream (exact where it ran, else SHARDS), and
@@ -197,8 +197,8 @@ MRC: dict[str, pl.DataType] = {
 REUSE_DISTANCE: dict[str, pl.DataType] = {"op": STR, "class": STR, "method": STR, "lo": I64, "hi": I64, "mass": F64}
 WORKING_SET: dict[str, pl.DataType] = {"op": STR, "class": STR, "window": I64, "start_s": F64, "pages": I64}
 
-# metadata (M in RWBS) against data in the page access frequency (blkscope.analysis.metadata): hot = the top 1 %
-# of an op's touched pages by accesses; per run one row per op (read, write, all)
+# metadata (M in RWBS) against data in the page access frequency (blkscope.analysis.characterise.metadata): hot = the
+# top 1 % of an op's touched pages by accesses; per run one row per op (read, write, all)
 METADATA_HOT: dict[str, pl.DataType] = {
     "op": STR, "pages": I64, "accesses": I64, "meta_accesses": I64, "meta_share": F64, "meta_pages": I64,
     "hot_pages": I64, "hot_accesses": I64, "hot_share": F64, "hot_meta_share": F64, "meta_top_share": F64,
@@ -206,8 +206,9 @@ METADATA_HOT: dict[str, pl.DataType] = {
 }  # fmt: skip
 METADATA_RANK: dict[str, pl.DataType] = {"op": STR, "class": STR, "rank": I64, "count": I64}
 
-# characterisation views (blkscope.analysis.io_map, request_mix, arrivals): op read/write, class meta (`M` in
-# RWBS)/data; the views that sum over requests (merges, processes, Q2Q, dispersion, latency) add class and op all
+# characterisation views (blkscope.analysis.characterise.io_map, request_mix, timing.arrivals): op read/write, class
+# meta (`M` in RWBS)/data; the views that sum over requests (merges, processes, Q2Q, dispersion, latency) add class and
+# op all
 IO_MAP: dict[str, pl.DataType] = {
     "op": STR, "class": STR, "time_bin": I64, "t_lo_s": F64, "t_hi_s": F64, "sector_bin": I64, "sector_lo": I64,
     "sector_hi": I64, "requests": I64, "bytes": I64,

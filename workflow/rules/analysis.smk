@@ -116,7 +116,7 @@ rule ycsb_phases:
 rule workload_metrics:
     input:
         runs=config["runs"],
-        datasets=ingested(CAPTURED),  # each run's workload table (blkscope.analysis.workload_metrics says which)
+        datasets=ingested(CAPTURED),  # each run's workload table (blkscope.analysis.summaries.workload_metrics says which)
     output:
         table=f"{ANALYSIS}/workload_metrics.parquet",
         csv=f"{ANALYSIS}/workload_metrics.csv",

@@ -58,7 +58,7 @@ for _s in SCOPES:
             f"reuse{_s.suffix}"
         # one process for every traced run (--each); exact and fixed-size SHARDS curves in one pass per run, of every
         # op (all, read, write) by class (all, data, meta: M in RWBS); --auto: the exact curve up to 25 M page accesses
-        # (blkscope.analysis.reuse.AUTO_EXACT_MAX_ACCESSES: its memory), the SHARDS one alone above (of_record says)
+        # (blkscope.analysis.characterise.reuse.AUTO_EXACT_MAX_ACCESSES: its memory), the SHARDS one alone above (of_record says)
         input:
             datasets=ingested(_s.traced),
             parts=split_parts(_s.traced),

@@ -4,7 +4,8 @@ import re
 import sys
 from pathlib import Path
 
-from blkscope import run_logs, sheet
+from blkscope import run_logs
+from blkscope.runs import rows as sheet_rows
 from blkscope.capture.targets import pattern
 from blkscope.errors import InputError
 from snakemake.exceptions import WorkflowError
@@ -15,17 +16,16 @@ ANALYSIS = f"{PROC}/analysis"
 FIGS = "paper/generated/figures"
 FORMATS = config["figure_formats"]
 
-# The runs sheet, one dict per row, each row checked against workflow/schemas/runs.schema.yaml (a bad row stops
-# the workflow with the file, line and run: blkscope.sheet). Cells are typed by the schema: traced is a bool,
+# The runs sheet, one dict per row, each row checked against its schema (src/blkscope/runs.schema.yaml; a bad
+# row stops the workflow with the file, line and run: blkscope.runs). Cells are typed by the schema: traced is a bool,
 # repeat an int, an empty cell None; the empty batch is "" (the schema's default).
 # Runs a user imported (`blkscope import`) are rows of a sheet of their own, config `imported` (same columns and
 # schema; absent until the first import): the study's tables, figures and paper read the embedded runs sheet alone,
 # so importing a run never reruns them (issue T1). Each imported run is analysed in a scope of its own (SCOPES).
-_SCHEMA = sheet.load_schema(workflow.source_path("../schemas/runs.schema.yaml"))
 IMPORTED_SHEET = config["imported"]
 try:
-    ROWS = sheet.read(config["runs"], _SCHEMA)
-    IMPORTED_ROWS = sheet.read(IMPORTED_SHEET, _SCHEMA) if Path(IMPORTED_SHEET).exists() else []
+    ROWS = sheet_rows(config["runs"])
+    IMPORTED_ROWS = sheet_rows(IMPORTED_SHEET) if Path(IMPORTED_SHEET).exists() else []
 except InputError as e:  # one line: the file, the line, the run and what is wrong
     raise WorkflowError(str(e)) from None
 RUN_IDS = [r["run_id"] for r in ROWS]

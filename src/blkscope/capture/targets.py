@@ -5,7 +5,7 @@ recapture: committed raw data is then a plain source file to the rest of the wor
 never start a hardware run, whatever the mtimes of a fresh clone or the .snakemake metadata say.
 
 Every Snakemake start runs these (the experiments rules are parsed for `all` too), so they take the runs sheet
-as the workflow holds it, plain rows (blkscope.sheet), and read the capture order with the csv module: no polars
+as the workflow holds it, plain rows (blkscope.runs.rows), and read the capture order with the csv module: no polars
 (bench/RESULTS.md, "issue O1")."""
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
-"""Block skew against the cache (issue P item 3; table: blkscope.analysis.cache_sweep): per traced YCSB run under
-a memory cap, the fitted rank exponent, the hottest 1 % of pages' share of reads and of writes, the metadata share
-and the LRU miss ratio at a cache of 10 % of the touched pages (rows), against the cache-to-data ratio and against
-the data's size in 4 KiB pages (columns, log scales), a point per run coloured by database. An empty table (no
-sweep run captured) draws its note. Caption and label: CAPTION, LABEL.
-"""
+"""Block skew against the cache (issue P item 3; table: blkscope.analysis.characterise.cache_sweep): per traced YCSB run
+under a memory cap, the fitted rank exponent, the hottest 1 % of pages' share of reads and of writes, the metadata share
+and the LRU miss ratio at a cache of 10 % of the touched pages (rows), against the cache-to-data ratio and against the
+data's size in 4 KiB pages (columns, log scales), a point per run coloured by database. An empty table (no sweep run
+captured) draws its note. Caption and label: CAPTION, LABEL. """
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""Metadata against data (blkscope.analysis.metadata): per setup and run, the share of all page accesses that are
-metadata (`M` in RWBS) and the share of the hot pages' accesses (top 1 % of pages) that are metadata, reads and
-all accesses, a point per traced run coloured by filesystem. Caption and label: CAPTION, LABEL.
-"""
+"""Metadata against data (blkscope.analysis.characterise.metadata): per setup and run, the share of all page accesses
+that are metadata (`M` in RWBS) and the share of the hot pages' accesses (top 1 % of pages) that are metadata, reads and
+all accesses, a point per traced run coloured by filesystem. Caption and label: CAPTION, LABEL. """
 
 from __future__ import annotations
 

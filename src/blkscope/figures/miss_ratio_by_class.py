@@ -1,8 +1,7 @@
 """LRU miss-ratio curves by class of request: all requests, data (no `M` in RWBS) and metadata (`M`, REQ_META),
-each stream's profile of record (blkscope.analysis.reuse: exact, or fixed-size SHARDS where `reuse --auto` found
-the trace too large), for one representative setup per workload (rows) and class (columns), a line per traced
-host run coloured by filesystem. Caption and label: caption(table), LABEL.
-"""
+each stream's profile of record (blkscope.analysis.characterise.reuse: exact, or fixed-size SHARDS where `reuse --auto`
+found the trace too large), for one representative setup per workload (rows) and class (columns), a line per traced host
+run coloured by filesystem. Caption and label: caption(table), LABEL. """
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""LRU miss-ratio curves of 4 KiB pages (blkscope.analysis.reuse) for one representative setup per workload
+"""LRU miss-ratio curves of 4 KiB pages (blkscope.analysis.characterise.reuse) for one representative setup per workload
 (blkscope.figures.select.representative): miss ratio against cache size (MiB, log), a line per traced run
 coloured by filesystem; the exact curve solid, fixed-size SHARDS (8,192 sampled pages) dashed. Which of them is
 each run's profile of record (the reuse summary's of_record: exact where it ran, SHARDS where `reuse --auto`

@@ -78,7 +78,7 @@ def save(chart: alt.TopLevelMixin, prefix: str | Path, formats: list[str]) -> li
 
 
 # Shared helpers for the figure modules (added with the study figures; the values above are unchanged).
-FS_ORDER = ["ext4", "ext4 wb", "xfs", "btrfs", "f2fs"]  # `fs` of blkscope.analysis.figure_data: " wb" = data=writeback
+FS_ORDER = ["ext4", "ext4 wb", "xfs", "btrfs", "f2fs"]  # `fs` of blkscope.figures.data: " wb" = data=writeback
 VARIANT_COLORS = {"ext4 wb": "#56B4E9"}
 SETUP_AXIS_PT = 90  # a y axis of setup names (dot plots: a row per setup)
 HEADER_PT = 58  # a facet-row header of horizontal labels, one word a line ("journal" / "prealloc-reader")

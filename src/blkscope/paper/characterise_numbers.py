@@ -1,12 +1,12 @@
-"""Macros of the Characterisation section: every metric of blkscope.analysis.characterise_summary, median over
-the repeats of each host setup (testbed loop) and filesystem, named Char<Metric><Workload><Job><Fs>
-(e.g. \\CharColdMissSysbenchRndrwMaxBtrfs), and how many runs and setups they come from."""
+"""Macros of the Characterisation section: every metric of blkscope.analysis.characterise.characterise_summary, median
+over the repeats of each host setup (testbed loop) and filesystem, named Char<Metric><Workload><Job><Fs> (e.g.
+\\CharColdMissSysbenchRndrwMaxBtrfs), and how many runs and setups they come from."""
 
 from __future__ import annotations
 
 import polars as pl
 
-from blkscope.analysis.characterise_summary import METRICS
+from blkscope.analysis.characterise.characterise_summary import METRICS
 from blkscope.paper.latex import fmt_float, fmt_int, fmt_pct, macro_file, macro_name
 
 GUARD = "BlkCharacteriseNumbers"

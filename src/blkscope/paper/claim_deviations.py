@@ -17,8 +17,8 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
-from blkscope.analysis import verdict as vd
-from blkscope.analysis.run_groups import CAPPED
+from blkscope.analysis.stats import verdict as vd
+from blkscope.analysis.summaries.run_groups import CAPPED
 from blkscope.paper import claim_measures as cm
 from blkscope.paper.claim_runs import Tables
 from blkscope.paper.claims import CLAIMS, Claim, ours_text, verdict_of

@@ -16,9 +16,9 @@ from dataclasses import replace
 import numpy as np
 import polars as pl
 
-from blkscope.analysis import verdict as vd
-from blkscope.analysis.overhead import pooled_overhead
-from blkscope.analysis.run_groups import LIGHT, SATURATING, cassandra_mode
+from blkscope.analysis.load.overhead import pooled_overhead
+from blkscope.analysis.stats import verdict as vd
+from blkscope.analysis.summaries.run_groups import LIGHT, SATURATING, cassandra_mode
 from blkscope.paper.claim_runs import (
     FEW,
     NO_RUNS,

@@ -15,7 +15,7 @@ import math
 import numpy as np
 import polars as pl
 
-from blkscope.analysis import multiplicity as mt
+from blkscope.analysis.stats import multiplicity as mt
 from blkscope.paper.claim_runs import NO_RUNS, Result, Tables, not_testable
 from blkscope.paper.claims_plan import Entry, Plan
 

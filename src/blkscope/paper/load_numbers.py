@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from blkscope.analysis.run_groups import CAPPED, SATURATING, with_groups
-from blkscope.analysis.skew import scrambled_head
+from blkscope.analysis.popularity.skew import scrambled_head
+from blkscope.analysis.summaries.run_groups import CAPPED, SATURATING, with_groups
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
 from blkscope.paper.latex import counted, escape, fmt_float, fmt_int, fmt_pct, macro_file, macro_name, tidy
 

@@ -17,8 +17,8 @@ def method() -> dict[str, str]:
     hot, and how many studies the claims come from."""
     import inspect
 
-    from blkscope.analysis import frequency
-    from blkscope.analysis import verdict as vd
+    from blkscope.analysis.popularity import frequency
+    from blkscope.analysis.stats import verdict as vd
     from blkscope.paper import claim_measures as cm
     from blkscope.paper import claims
 

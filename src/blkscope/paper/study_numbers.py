@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from blkscope.analysis.run_groups import LIGHT, SATURATING, with_groups
+from blkscope.analysis.summaries.run_groups import LIGHT, SATURATING, with_groups
 from blkscope.paper.claim_measures import VOLUME_JOB  # the volume-size runs: devices of their own
 from blkscope.paper.latex import counted, enumerate_counts, fmt_float, fmt_int, fmt_pct, macro_name
 

@@ -1,0 +1,118 @@
+"""Block skew against the cache-to-data ratio and the key count (issue P item 3): per traced YCSB run, what its
+block accesses look like and how much cache stood in front of how much data.
+
+Per run (one row):
+- the cache and the data: `cache_bytes` is the cache the block trace sits under (`cache_kind` says which): the
+  memory cap where the run had one (run.yaml `memory_cap.limit_bytes`: the group holds the page cache, the JVM's
+  heap and RocksDB's block cache together), else RocksDB's block cache where RocksDB read with O_DIRECT (the page
+  cache bypassed), else the memory of the machine the run ran on (run.yaml `guest.mem_kb` in the emulated guest,
+  `host.mem_mb` on the host: nothing capped the page cache). `data_bytes`
+  is records x record size (YCSB's recordcount x fieldcount x fieldlength, blkscope.analysis.popularity.skew.requested);
+  the loaded image's allocated bytes (run.yaml `image.allocated_bytes`) beside it where the run started from one.
+  `cache_to_data` = cache_bytes / data_bytes; `data_pages` = data_bytes / 4 KiB.
+- the skew: the fitted rank exponent `s` (with its interval and goodness-of-fit p) of all accesses (zipf table,
+  op all); the hottest 1 % of touched pages' share of read and of write accesses (`hot1_read`, `hot1_write`) and
+  the metadata (REQ_META) share of all accesses (`meta_share`) and of the hot pages' accesses (`hot_meta_share`),
+  from the metadata-vs-data table; the LRU miss ratio of all accesses (the profile of record: exact or SHARDS) at
+  caches of 1 % and 10 % of the pages the run touched (`miss_1pct`, `miss_10pct`), with `touched_pages`.
+The zipf and metadata tables count pages as `cover` does (every 4 KiB page a completion covers).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import polars as pl
+
+from blkscope import yamlio
+from blkscope.analysis.popularity.skew import requested
+
+PAGE = 4096
+MIB = 1 << 20
+RUN_COLUMNS = ["run_id", "database", "workload", "job", "filesystem", "testbed", "repeat", "batch", "memory_cap"]
+SCHEMA = {
+    "memory_cap_bytes": pl.Int64, "memory_peak_bytes": pl.Int64, "blockcache_mb": pl.Float64,
+    "directreads": pl.Boolean, "recordcount": pl.Int64, "record_bytes": pl.Float64, "data_bytes": pl.Float64,
+    "image_bytes": pl.Int64, "cache_kind": pl.Utf8, "cache_bytes": pl.Float64, "cache_to_data": pl.Float64,
+    "data_pages": pl.Float64, "touched_pages": pl.Float64, "s": pl.Float64, "s_lo": pl.Float64, "s_hi": pl.Float64,
+    "p_gof": pl.Float64, "hot1_read": pl.Float64, "hot1_write": pl.Float64, "meta_share": pl.Float64,
+    "hot_meta_share": pl.Float64, "miss_1pct": pl.Float64, "miss_10pct": pl.Float64,
+}  # fmt: skip
+EMPTY_NOTE = ("no sweep runs in the dataset yet: no traced YCSB run has a memory cap (runs-sheet memory_cap; the "
+              "sweep of issue P item 3 is not captured)")  # fmt: skip
+
+
+def cache_facts(run_yaml: Path) -> dict:
+    """The cache and the data of a run, from its run.yaml (the module's docstring)."""
+    meta = yamlio.load(Path(run_yaml).read_text()) or {}
+    req = requested(run_yaml)
+    opts = (meta.get("workload") or {}).get("options") or {}
+    cap = meta.get("memory_cap") or {}
+    direct = opts.get("rocksdb.directreads")
+    cap_bytes, block = cap.get("limit_bytes"), req.get("blockcache_mb")
+    records, size = req.get("recordcount"), req.get("record_bytes")
+    data = float(records) * size if records and size else None
+    if cap_bytes:
+        kind, cache = "memory cap", float(cap_bytes)
+    elif direct and block:
+        kind, cache = "RocksDB block cache (O_DIRECT reads)", block * MIB
+    elif (guest := meta.get("guest") or {}).get("mem_kb"):  # the emulated guest's RAM is its page cache's bound
+        kind, cache = "guest memory (no cap)", float(guest["mem_kb"]) * 1024
+    else:
+        kind, cache = "host memory (no cap)", float((meta.get("host") or {}).get("mem_mb") or math.nan) * MIB
+    return {"memory_cap_bytes": cap_bytes, "memory_peak_bytes": cap.get("max_usage_bytes"), "blockcache_mb": block,
+            "directreads": None if direct is None else bool(direct), "recordcount": records, "record_bytes": size,
+            "data_bytes": data, "image_bytes": (meta.get("image") or {}).get("allocated_bytes"), "cache_kind": kind,
+            "cache_bytes": cache, "cache_to_data": cache / data if data else None,
+            "data_pages": data / PAGE if data else None}  # fmt: skip
+
+
+def miss_at(mrc: pl.DataFrame, reuse: pl.DataFrame, fractions=(0.01, 0.10)) -> dict:
+    """The profile of record's LRU miss ratio (op all, class all) at caches of `fractions` of the touched pages
+    (the largest computed cache size at or below each), and the touched pages."""
+    rec = reuse.filter((pl.col("op") == "all") & (pl.col("class") == "all") & pl.col("of_record"))
+    if rec.is_empty():
+        return {"touched_pages": None, **{f"miss_{round(f * 100)}pct": None for f in fractions}}
+    method, pages = rec["method"][0], float(rec["distinct_pages"][0])
+    curve = mrc.filter((pl.col("op") == "all") & (pl.col("class") == "all") & (pl.col("method") == method))
+    out = {"touched_pages": pages}
+    for f in fractions:
+        below = curve.filter(pl.col("cache_pages") <= f * pages).sort("cache_pages")
+        out[f"miss_{round(f * 100)}pct"] = float(below["miss_ratio"][-1]) if below.height else None
+    return out
+
+
+def _skew(zipf: pl.DataFrame, meta: pl.DataFrame, run_id: str) -> dict:
+    z = zipf.filter((pl.col("run_id") == run_id) & (pl.col("op") == "all"))
+    out = {k: (float(z[k][0]) if z.height and z[k][0] is not None else None) for k in ("s", "s_lo", "s_hi", "p_gof")}
+    m = meta.filter(pl.col("run_id") == run_id)
+
+    def one(op: str, col: str) -> float | None:
+        r = m.filter(pl.col("op") == op)
+        return float(r[col][0]) if r.height and r[col][0] is not None else None
+
+    return out | {"hot1_read": one("read", "hot_share"), "hot1_write": one("write", "hot_share"),
+                  "meta_share": one("all", "meta_share"), "hot_meta_share": one("all", "hot_meta_share")}
+
+
+def listed(runs: pl.DataFrame, run_ids: list[str]) -> pl.DataFrame:
+    """The runs sheet's rows of `run_ids`, in the sheet's order; a run the sheet lacks stops the verb."""
+    sheet = runs.filter(pl.col("run_id").is_in(run_ids))
+    missing = sorted(set(run_ids) - set(sheet["run_id"]))
+    if missing:
+        raise ValueError(f"run(s) not in the runs sheet: {', '.join(missing[:5])}")
+    return sheet
+
+
+def cache_sweep(runs: pl.DataFrame, run_ids: list[str], raw: Path, processed: Path, zipf: pl.DataFrame,
+                metadata: pl.DataFrame) -> pl.DataFrame:
+    """One row per listed run (runs-sheet columns, then SCHEMA's), in the sheet's order."""
+    sheet = listed(runs, run_ids)
+    rows = []
+    for run_id in sheet["run_id"]:
+        char = Path(processed, run_id, "characterise")
+        mrc = miss_at(pl.read_parquet(char / "mrc.parquet"), pl.read_parquet(char / "reuse.parquet"))
+        rows.append(cache_facts(Path(raw, run_id, "run.yaml")) | _skew(zipf, metadata, run_id) | mrc)
+    cols = [c for c in RUN_COLUMNS if c in sheet.columns]
+    return pl.concat([sheet.select(cols), pl.DataFrame(rows, schema=SCHEMA, orient="row")], how="horizontal")

@@ -1,0 +1,148 @@
+"""CSN's goodness-of-fit bootstrap with every replicate refitted at once.
+
+A replicate is a histogram of a few hundred distinct values; refitting one at a time spent most of its time in
+per-call numpy overhead. Here all replicates are drawn first (the same RNG stream, in the same order, as one at
+a time), concatenated into flat arrays with segment offsets, and fitted together: the MLE of every candidate of
+every replicate in one `mle_alpha` call, the KS lower bounds of all candidates at once, then the pruned exact
+KS search of `select_xmin` run in lockstep across replicates. Every number is computed by the same elementwise
+operations as the one-at-a-time fit, so each replicate's KS distance, and thus p, is bit-for-bit the same.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import zeta
+
+from blkscope.analysis.popularity import discrete_powerlaw as dp
+
+SHORT_TAIL = 32
+
+
+def draw(v, c, k, alpha, n_boot, rng) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The replicates as (values, counts): Binomial(n, n_tail/n) draws from the fitted tail, the rest from the
+    empirical values below xmin. Replicates with fewer than two distinct values are left out (not fittable)."""
+    n = int(c.sum())
+    n_tail = int(c[k:].sum())
+    body_v, body_p = v[:k], c[:k] / max(c[:k].sum(), 1)
+    tail = dp.TailSampler(alpha, v[k], n_tail)
+    out = []
+    for _ in range(n_boot):
+        nt = int(rng.binomial(n, n_tail / n)) if k else n
+        tv, tc = tail.draw(nt, rng)
+        if k and n - nt:
+            bc = rng.multinomial(n - nt, body_p).astype(np.float64)
+            tv, tc = np.concatenate([body_v[bc > 0], tv]), np.concatenate([bc[bc > 0], tc])
+        if tv.size >= 2:
+            out.append((tv, tc))
+    return out
+
+
+def _ragged(starts, lens):
+    """Flat indices starts[i] + (0 .. lens[i]-1) for every i, and where each i's run begins in them."""
+    off = np.cumsum(lens) - lens
+    return np.arange(int(lens.sum())) - np.repeat(off - starts, lens), off
+
+
+def _tail_stats(v, c, starts, lens):
+    """dp.tail_stats of every segment: the reversed cumulative sums run along the rows of a zero-padded matrix,
+    so each segment's sums are added in the same order as on its own (x + 0.0 == x)."""
+    rows = np.repeat(np.arange(lens.size), lens)
+    cols = np.arange(v.size) - np.repeat(starts, lens)
+    out = []
+    for x in (c, c * np.log(v)):
+        m = np.zeros((lens.size, int(lens.max())))
+        m[rows, cols] = x
+        out.append(np.cumsum(m[:, ::-1], axis=1)[:, ::-1][rows, cols])
+    return out[0], out[1] / out[0]
+
+
+def _ks_full(v, n_ge, alpha, g, end):
+    """dp.ks_full for each candidate (flat position g, its segment ending before end)."""
+    lens = end - g
+    idx, off = _ragged(g, lens)
+    s_emp = n_ge[idx] / np.repeat(n_ge[g], lens)
+    z = zeta(np.repeat(alpha, lens), v[idx])
+    s_mod = z / np.repeat(z[off], lens)  # z[off] = zeta(alpha, v[g]): each run starts at its candidate
+    return np.maximum.reduceat(np.abs(s_emp - s_mod), off)
+
+
+def _ks_window(v, n_ge, alpha, g, seg, end, seg_of, width):
+    """dp.ks_window over the candidates of all segments. Its searchsorted within a segment becomes one over the
+    whole flat array with keys seg * big - n_ge (increasing; counts are integers, so n_ge[j] <= q * n_ge[i]
+    is n_ge[j] <= floor(q * n_ge[i]), exact in int64)."""
+    zk = zeta(alpha, v[g])
+    last = end - 1
+    js = [np.minimum(g + off, last) for off in range(1, width)]
+    big = int(n_ge.max()) + 2
+    key = seg_of * big - n_ge.astype(np.int64)
+    for q in dp.KS_QUANTILES:
+        t = seg * big - np.floor(-(-q * n_ge[g])).astype(np.int64)
+        js.append(np.minimum(np.searchsorted(key, t, side="left"), last))
+    lb = np.zeros(g.size)
+    for j in js:
+        lb = np.maximum(lb, np.abs(n_ge[j] / n_ge[g] - zeta(alpha, v[j]) / zk))
+    return np.where(np.isnan(lb), np.inf, lb)
+
+
+def replicate_ks(reps, xmin=None, max_alpha=None, width: int = 6) -> np.ndarray:
+    """KS distance of each replicate's refit (xmin fixed or re-selected as select_xmin does); nan where the
+    replicate cannot be fitted (no valid candidate, or no value at or above a fixed xmin)."""
+    lens = np.array([tv.size for tv, _ in reps])
+    if not lens.size:
+        return np.zeros(0)
+    v = np.concatenate([tv for tv, _ in reps])
+    c = np.concatenate([tc for _, tc in reps])
+    starts = np.cumsum(lens) - lens
+    ends = starts + lens
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        n_ge, mean_log = _tail_stats(v, c, starts, lens)
+        if xmin is not None:
+            kf = np.add.reduceat((v < xmin).astype(np.int64), starts)  # = searchsorted(tv, xmin): segments are sorted
+            ok = kf < lens
+            g = (starts + kf)[ok]
+            a = dp.mle_alpha(np.full(g.size, float(xmin)), mean_log[g])
+            out = np.full(lens.size, np.nan)
+            out[ok] = _ks_full(v, n_ge, a, g, ends[ok])
+            return out
+        return _select(v, n_ge, mean_log, starts, lens, max_alpha, width)
+
+
+def _select(v, n_ge, mean_log, starts, lens, max_alpha, width):
+    m = lens - 1  # candidates per segment: all but the largest value
+    g, cstart = _ragged(starts, m)
+    seg = np.repeat(np.arange(lens.size), m)
+    end = (starts + lens)[seg]
+    alphas = dp.mle_alpha(v[g], mean_log[g])
+    valid = np.isfinite(alphas)
+    if max_alpha is not None:
+        valid &= alphas < max_alpha
+    fits = np.bincount(seg, weights=valid, minlength=lens.size) > 0
+    # a tail of at most SHORT_TAIL values costs about as much in full as its lower bound (16 zetas, 15 passes) and
+    # the search below need not redo it: its bound is its KS distance (still the smallest distance, ties by xmin)
+    short = valid & (end - g <= SHORT_TAIL)
+    d_short = _ks_full(v, n_ge, alphas[short], g[short], end[short])
+    lb = np.full(g.size, np.inf)
+    lb[short] = np.where(np.isnan(d_short), np.inf, d_short)
+    w = valid & ~short
+    lb[w] = _ks_window(v, n_ge, alphas[w], g[w], seg[w], end[w], np.repeat(np.arange(lens.size), lens), width)
+    exact = np.full(g.size, np.nan)
+    exact[short] = d_short
+    order = np.lexsort((g, lb, seg))  # per segment by bound, ties by xmin: select_xmin's stable argsort
+    best, best_g = np.full(lens.size, np.inf), np.full(lens.size, -1)
+    live = fits.copy()
+    t = 0
+    while True:  # select_xmin's loop, step t of every segment at once
+        r = np.flatnonzero(live & (t < m))
+        if not r.size:
+            break
+        cand = order[cstart[r] + t]
+        go = np.isfinite(lb[cand]) & (lb[cand] <= best[r])
+        live[r[~go]] = False
+        r, cand = r[go], cand[go]
+        d = exact[cand]
+        todo = ~short[cand]
+        d[todo] = _ks_full(v, n_ge, alphas[cand[todo]], g[cand[todo]], end[cand[todo]])
+        better = (d < best[r]) | ((d == best[r]) & (g[cand] < best_g[r]))
+        best[r[better]], best_g[r[better]] = d[better], g[cand][better]
+        t += 1
+    return np.where(fits, best, np.nan)

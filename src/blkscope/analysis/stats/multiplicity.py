@@ -1,0 +1,89 @@
+"""Many claims, one error rate: the p of each claim's verdict, and Holm's step-down adjustment across claims.
+
+A verdict compares an interval with a band (blkscope.analysis.stats.verdict): `replicates` when the interval lies inside
+the band, `does not` when it lies wholly outside. Each is a test. `replicates` rejects "the quantity lies outside
+the band" (intersection-union: both one-sided tests against the edges; TOST for `the same`), `does not` rejects
+"the quantity lies inside the band" (one-sided against the nearest edge). At level L the interval decides exactly
+when the smaller of the two one-sided p-values is below (1 - L) / 2; `decision_p` scales it so that p < ALPHA is
+that event at every level (x2 at 95 %, x1 at the 90 % of TOST), which lets one family mix both kinds.
+
+Holm-Bonferroni (family-wise, ALPHA) over the claims whose verdict comes from an interval: the adjusted p of the
+i-th smallest of m is max over j <= i of min(1, (m - j + 1) p_(j)); an adjusted verdict decides when it is below
+ALPHA, else it is `inconclusive`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class Decision:
+    p: float  # decision_p: below ALPHA exactly when the interval decides
+    kind: str  # "replicates" | "does not": the test with the smaller p
+
+
+def decision_p(value: float, se: float, dof: float, band: tuple[float, float], level: float,
+               scale: str = "linear") -> Decision:
+    """The p of a verdict for an estimate `value` with standard error `se` (on `scale`: "log" for ratios, whose
+    value, band and se are then log-scaled here from the ratio and the log-scale se) and t degrees of freedom
+    `dof` (inf: normal), against band (lo, hi) read at `level`."""
+    f = (lambda x: math.log(x) if x > 0 else -math.inf) if scale == "log" else float
+    x = f(value)
+    lo, hi = (f(e) if math.isfinite(e) else e for e in band)
+    if not math.isfinite(x) or not (se >= 0):
+        return Decision(math.nan, "")
+    t = stats.t if math.isfinite(dof) else stats.norm
+    args = (dof,) if math.isfinite(dof) else ()
+
+    def above(edge: float) -> float:  # one-sided p that the quantity exceeds `edge` (H0: at or below it)
+        if edge == -math.inf:
+            return 0.0
+        if edge == math.inf:
+            return 1.0
+        if se == 0:
+            return 0.0 if x > edge else 1.0
+        return float(t.sf((x - edge) / se, *args))
+
+    def below(edge: float) -> float:
+        if edge == math.inf:
+            return 0.0
+        if edge == -math.inf:
+            return 1.0
+        if se == 0:
+            return 0.0 if x < edge else 1.0
+        return float(t.cdf((x - edge) / se, *args))
+
+    p_rep = max(above(lo), below(hi))
+    p_not = min(above(hi), below(lo))
+    scale_p = ALPHA / ((1 - level) / 2)
+    p, kind = (p_rep, "replicates") if p_rep <= p_not else (p_not, "does not")
+    return Decision(min(1.0, p * scale_p), kind)
+
+
+def holm(p) -> np.ndarray:
+    """Holm's step-down adjusted p-values, in the input's order; nan stays nan and is not counted in m."""
+    p = np.asarray(p, float)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(~np.isnan(p))
+    m = ok.size
+    if m == 0:
+        return out
+    order = ok[np.argsort(p[ok], kind="stable")]
+    adj = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    out[order] = np.maximum.accumulate(adj)
+    return out
+
+
+def adjusted_verdict(p_adj: float, kind: str, unadjusted: str) -> str:
+    """The verdict after adjustment: the unadjusted one where the adjusted p still decides, else inconclusive;
+    verdicts outside the family (not tested, a rule over runs) unchanged."""
+    if math.isnan(p_adj):
+        return unadjusted
+    return kind if p_adj < ALPHA else "inconclusive"
