@@ -7,6 +7,9 @@ localrules:
     paper_numbers,
     paper_table_runs,
     paper_table_claims,
+    paper_table_conditions,
+    paper_scale_numbers,
+    paper_characterise_phrases,
     paper,
 
 
@@ -57,6 +60,42 @@ rule paper_table_claims:
         "blkscope paper-table claims {input.claims} -o {output} > {log} 2>&1"
 
 
+rule paper_scale_numbers:
+    # run lengths, windows and the memory-capped batches, for the text about the scale regime
+    input:
+        steady=f"{ANALYSIS}/steady_state.parquet",
+    output:
+        "paper/generated/numbers/scale.tex",
+    log:
+        "logs/paper/scale_numbers.log",
+    shell:
+        "python -m blkscope.paper.scale_numbers --steady {input.steady} -o {output} > {log} 2>&1"
+
+
+rule paper_characterise_phrases:
+    # the Characterisation section's words that compare filesystems, picked from its table by rule
+    input:
+        table=f"{ANALYSIS}/characterisation.parquet",
+    output:
+        "paper/generated/numbers/char_phrases.tex",
+    log:
+        "logs/paper/characterise_phrases.log",
+    shell:
+        "python -m blkscope.paper.characterise_phrases --table {input.table} -o {output} > {log} 2>&1"
+
+
+rule paper_table_conditions:
+    # every condition's runs, run length and measured window (the runs appendix)
+    input:
+        steady=f"{ANALYSIS}/steady_state.parquet",
+    output:
+        "paper/generated/tables/conditions.tex",
+    log:
+        "logs/paper/table_conditions.log",
+    shell:
+        "python -m blkscope.paper.run_conditions --steady {input.steady} -o {output} > {log} 2>&1"
+
+
 rule paper_data_availability:
     # where the runs are and how they were captured (the appendix): from the runs sheet and each run.yaml
     input:
@@ -94,7 +133,13 @@ rule paper:
         numbers="paper/generated/numbers/runs.tex",
         numbers_load="paper/generated/numbers/load.tex",
         numbers_char="paper/generated/numbers/characterise.tex",
-        tables=["paper/generated/tables/runs.tex", "paper/generated/tables/claims.tex"],
+        numbers_scale="paper/generated/numbers/scale.tex",
+        numbers_char_phrases="paper/generated/numbers/char_phrases.tex",
+        tables=[
+            "paper/generated/tables/runs.tex",
+            "paper/generated/tables/claims.tex",
+            "paper/generated/tables/conditions.tex",
+        ],
         data="paper/generated/data_availability.tex",
         figures=expand(f"{FIGS}/{{name}}.pdf", name=FIGURE_NAMES),
         figure_tex=expand("paper/generated/figures/{name}.tex", name=FIGURE_NAMES),

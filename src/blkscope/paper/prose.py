@@ -26,9 +26,20 @@ _MACRO = re.compile(r"\\[A-Za-z@]+")
 _OPTIONS = re.compile(r"\\begin\{[a-z*]+\}\[[^\]]*\]")  # float placement [tbp]
 _NUMBER = re.compile(r"(?<![A-Za-z0-9.])\d+(?:[.,]\d+|\{,\}\d+)*")
 _YEAR = re.compile(r"(?:19|20)\d\d")
+# Words that characterise a range or a comparison in fixed words: their truth depends on numbers that can change
+# with the data (a quantifier, a degree, a direction stated for all cases). A sentence needs them from a phrase
+# macro that picks its words by a stated rule (blkscope.paper.phrases), or not at all. A studies' own words are
+# quoted (``...'') and pass: they report what a write-up said, not what our data show.
 RANGE_WORDS = ("rarely", "about one", "mostly", "almost all", "almost none", "nearly all", "hardly", "seldom",
-               "usually", "most of them", "most runs")  # fmt: skip
-_RANGE = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in RANGE_WORDS) + r")\b", re.I)
+               "usually", "most of them", "most runs", "far more", "far fewer", "far less", "far larger",
+               "far smaller", "far higher", "far lower", "much more", "much less", "much larger", "much smaller",
+               "much faster", "much slower", "much higher", "much lower", "many more", "many fewer", "roughly",
+               "barely", "almost no", "almost nothing", "almost never", "order of magnitude", "orders of magnitude",
+               "everywhere", "alike", "similar", "never", "always", "negligible", "a few", "several times",
+               "often", "typically", "largely", "mainly", "many of", "few of", "the same as")  # fmt: skip
+# "most" alone ("differ most", "most panels"), not the bound "at most"
+_RANGE = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in RANGE_WORDS) + r"|(?<!at\s)most)\b", re.I)
+_QUOTED = re.compile(r"(?s)``.*?''")
 
 
 def prose(tex: str) -> str:
@@ -61,8 +72,9 @@ def typed_numbers(tex: str) -> list[tuple[int, str, str]]:
 
 
 def range_words(tex: str) -> list[tuple[int, str, str]]:
-    """(line, words, context) of every phrase that characterises a range in the prose's own words."""
-    text = prose(tex)
+    """(line, words, context) of every phrase that characterises a range in the prose's own words (a quoted span,
+    a study's words, passes)."""
+    text = _QUOTED.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), prose(tex))
     out = []
     for m in _RANGE.finditer(text):
         line = text.count("\n", 0, m.start()) + 1

@@ -115,8 +115,11 @@ def workloads(metrics: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
         label, digits, scale = wanted[r["metric"]]
         key = macro_name(label, r["workload"], r["job"], r["filesystem"])
         m[key] = fmt_float(r["value"] * scale, digits)
-    for w, g in t.filter(pl.col("metric") == "ops_s").group_by("workload"):
-        m[macro_name("runs", w[0])] = fmt_int(g.height)
+    # the runs beside each measure are the rows it averages: per workload and job (RunsSysbenchRndrw beside
+    # OpsSysbenchRndrw...), over the filesystems it prints (not the data=writeback configuration)
+    ops = t.filter((pl.col("metric") == "ops_s") & ~pl.col("filesystem").str.ends_with(" writeback"))
+    for (w, j), g in ops.group_by("workload", "job"):
+        m[macro_name("runs", w, j)] = fmt_int(g.height)
     return m
 
 
@@ -209,6 +212,9 @@ def skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
         return {}
     m = cassandra_skew(sk, runs)
     sk = sk.filter(pl.col("workload") == "ycsb") if "workload" in sk.columns else sk
+    # the in-memory condition: a memory-capped run is the scale regime's (blkscope.paper.scale_numbers), and its
+    # exponent would join a range (and a count) of the 2-s saturating runs beside it
+    sk = sk.join(in_memory_runs(runs), on="run_id", how="semi")
     y = _host_traced(sk, runs).filter((pl.col("op") == "all") & pl.col("s_requested").is_not_null())
     fitted = y.filter(pl.col("s").is_not_null()) if "s" in y.columns else y.clear()
     m |= {"SkewRuns": fmt_int(y.height), "SkewRunsFitted": fmt_int(fitted.height)}
@@ -223,6 +229,13 @@ def skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
     if fitted.height:
         m |= by_load(fitted, runs, "skew block", "s", lambda x: fmt_float(x, 2), ("min", "max", "median"))
     return m
+
+
+def in_memory_runs(runs: pl.DataFrame) -> pl.DataFrame:
+    """run_id of the runs without a memory cap (the in-memory condition)."""
+    if "memory_cap" not in runs.columns:
+        return runs.select("run_id")
+    return runs.filter(pl.col("memory_cap").cast(pl.Utf8).fill_null("") == "").select("run_id")
 
 
 def cassandra_skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
