@@ -172,3 +172,13 @@ def test_a_cell_names_no_batch_and_no_issue():
     assert plain("on Cassandra (a capped batch of issue P), steady") == "on Cassandra, steady"
     assert plain("whole run (2 s saturating)") == "whole run (2 s saturating)"  # a parenthesis of the study's stays
     assert internal_words(plain("replication batch round4-decide-hot: traced")) == []
+
+
+def test_a_judged_row_without_its_window_or_condition_is_reported():
+    from blkscope.paper.pdf_text import unstated_runs
+
+    rows = pl.DataFrame({"claim_id": ["S1-a", "S1-b", "S1-c"], "verdict": ["replicates", "inconclusive", "not tested"],
+                         "condition": ["scale", "in-memory", "scale"], "window": ["steady window", "--", None],
+                         "n": ["3 vs 3", "2", "0"]})  # fmt: skip
+    assert unstated_runs(rows) == ["claim S1-b: no window stated"]  # S1-c reads no runs: nothing to state
+    assert unstated_runs(rows.drop("window")) == ["the claims table has no column 'window'"]

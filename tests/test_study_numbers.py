@@ -58,6 +58,12 @@ def test_a_run_count_is_the_selection_its_measure_reads():
     m = sn.skew(sk, runs)
     assert m["SkewRuns"] == "2" and m["SkewBlockSaturatingRuns"] == "2"
     assert m["SkewBlockSaturatingMax"] == "0.12"  # not the capped run's 0.90
+    from blkscope.paper import load_numbers as ln
+
+    metrics = pl.DataFrame(schema={"run_id": pl.Utf8, "metric": pl.Utf8, "value": pl.Float64})
+    iostat = pl.DataFrame(schema={"run_id": pl.Utf8, "metric": pl.Utf8, "mean": pl.Float64})
+    sel = ln.skew(sk.with_columns(readproportion=pl.lit(0.5)), metrics, iostat, in_memory=runs)
+    assert (sel["SkewSelRuns"], sel["SkewBlockSMax"]) == ("2", "0.12")  # the device-read ratios' runs: these two
 
 
 def test_overhead_and_zipf_without_data():
