@@ -7,7 +7,9 @@ f2fs, S1-zipf, p99, Q2Q, inode64).
 Words that characterise a range (``rarely'', ``about one'', ``mostly'') must come from the data too: they are
 reported unless a macro writes them (a phrase macro picks its words from the numbers, blkscope.paper.latex).
 
-    python -m blkscope.paper.prose paper/sections/*.tex
+    python -m blkscope.paper.prose paper/sections/*.tex [--words-only paper/generated/figures/*.tex]
+
+Generated text (the figures' captions, after --words-only) is checked for range words alone.
 """
 
 from __future__ import annotations
@@ -82,11 +84,13 @@ def range_words(tex: str) -> list[tuple[int, str, str]]:
     return out
 
 
-def check(paths: list[Path]) -> list[str]:
+def check(paths: list[Path], words_only: bool = False) -> list[str]:
+    """Typed numbers and range words of each file; `words_only`: range words alone (generated text, a figure's
+    caption, prints the numbers its code computed)."""
     problems = []
     for p in paths:
         tex = p.read_text()
-        for line, num, ctx in typed_numbers(tex):
+        for line, num, ctx in [] if words_only else typed_numbers(tex):
             problems.append(f"{p}:{line}: the number {num!r} is typed, not a macro: {ctx}")
         for line, words, ctx in range_words(tex):
             problems.append(f"{p}:{line}: {words!r} characterises a range without a macro: {ctx}")
@@ -94,11 +98,13 @@ def check(paths: list[Path]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    paths = [Path(a) for a in (argv if argv is not None else sys.argv[1:])]
-    if not paths:
-        print("usage: python -m blkscope.paper.prose FILE.tex ...", file=sys.stderr)
+    args = list(argv if argv is not None else sys.argv[1:])
+    generated = args[args.index("--words-only") + 1:] if "--words-only" in args else []
+    paths = [Path(a) for a in args[: len(args) - len(generated) - (1 if "--words-only" in args else 0)]]
+    if not paths and not generated:
+        print("usage: python -m blkscope.paper.prose FILE.tex ... [--words-only GENERATED.tex ...]", file=sys.stderr)
         return 2
-    problems = check(paths)
+    problems = check(paths) + check([Path(g) for g in generated], words_only=True)
     for p in problems:
         print(p, file=sys.stderr)
     if problems:
