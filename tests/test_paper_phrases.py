@@ -103,3 +103,19 @@ def test_the_conditions_table_gives_every_condition_its_length_and_window():
     assert by.filter(pl.col("workload") == "fio")["memory_cap"].to_list() == ["none"]
     tex = run_conditions.table(st)
     assert r"ycsb & j & 320M & 1 & 1 & 180 & 30 & 150 & 1 \\" in tex
+
+
+def test_a_table_without_the_columns_read_is_one_error_and_no_output(tmp_path, capsys):
+    bad = tmp_path / "handmade_steady_without_windows.parquet"
+    _steady(False).drop("window_s").write_parquet(bad)
+    out = tmp_path / "scale.tex"
+    assert scale_numbers.main(["--steady", str(bad), "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"{bad}: no column(s) window_s" in err and not out.exists()
+    (tmp_path / "not.parquet").write_text("not a parquet file\n")
+    assert scale_numbers.main(["--steady", str(tmp_path / "not.parquet"), "-o", str(out)]) == 1
+    assert "not.parquet" in capsys.readouterr().err and not out.exists()
+    good = tmp_path / "handmade_steady.parquet"
+    _steady(True).write_parquet(good)
+    assert scale_numbers.main(["--steady", str(good), "-o", str(out)]) == 0
+    assert r"\newcommand{\MemcapSecondRegimePhrase}{at least the plan's 10}" in out.read_text()

@@ -8,12 +8,11 @@ run a claim reads has its length and window in the paper.
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
 
 import polars as pl
 
+from blkscope.paper import table_to_tex
 from blkscope.paper.claim_rows import STEADY_MIN_S
 from blkscope.paper.latex import escape, fmt_float, fmt_int
 from blkscope.paper.tables import Column, cell, longtable
@@ -69,23 +68,8 @@ def table(st: pl.DataFrame) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m blkscope.paper.run_conditions", description=__doc__)
-    p.add_argument("--steady", type=Path, required=True, help="steady_state.parquet")
-    p.add_argument("-o", "--out", type=Path, required=True, help="output .tex")
-    a = p.parse_args(argv)
-    from blkscope.io import write_text_atomic
-
-    try:
-        st = pl.read_parquet(a.steady)
-    except (OSError, pl.exceptions.PolarsError) as e:
-        print(f"blkscope: {a.steady}: {e}", file=sys.stderr)
-        return 1
-    missing = sorted({*KEYS, "traced", "run_s", "window_start_s", "window_s", "steady"} - set(st.columns))
-    if missing:
-        print(f"blkscope: {a.steady}: no column(s) {', '.join(missing)}", file=sys.stderr)
-        return 1
-    write_text_atomic(table(st), a.out)
-    return 0
+    need = [*KEYS, "traced", "run_s", "window_start_s", "window_s", "steady"]
+    return table_to_tex.main(argv, "blkscope.paper.run_conditions", __doc__, "steady", need, table)
 
 
 if __name__ == "__main__":

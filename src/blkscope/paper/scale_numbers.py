@@ -14,13 +14,12 @@ is a condition of its own, reported and not judged).
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
 
 import polars as pl
 
 from blkscope.analysis.steady_state import BATCH
+from blkscope.paper import table_to_tex
 from blkscope.paper.claim_rows import DATA_OVER_CAP, STEADY_MIN_S
 from blkscope.paper.latex import count_word, fmt_float, fmt_int, macro_file
 from blkscope.paper.phrases import against, k_of_n
@@ -133,26 +132,13 @@ def render(m: dict[str, str]) -> str:
                       f"\\newcommand{{\\{GUARD}}}{{}}", m)  # fmt: skip
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m blkscope.paper.scale_numbers", description=__doc__)
-    p.add_argument("--steady", type=Path, required=True, help="steady_state.parquet")
-    p.add_argument("-o", "--out", type=Path, required=True, help="output .tex")
-    a = p.parse_args(argv)
-    from blkscope.io import write_text_atomic
+NEED = ("run_id", "workload", "batch", "memory_cap", "memory_cap_bytes", "data_bytes", "data_over_cap", "run_s",
+        "window_s", "window_start_s", "steady", "traced", "trace_start_s", "trace_end_s", "trace_in_window")
 
-    try:
-        st = pl.read_parquet(a.steady)
-    except (OSError, pl.exceptions.PolarsError) as e:
-        print(f"blkscope: {a.steady}: {e}", file=sys.stderr)
-        return 1
-    need = {"run_id", "workload", "batch", "memory_cap", "memory_cap_bytes", "data_bytes", "data_over_cap", "run_s",
-            "window_s", "window_start_s", "steady", "traced", "trace_start_s", "trace_end_s", "trace_in_window"}
-    missing = sorted(need - set(st.columns))
-    if missing:
-        print(f"blkscope: {a.steady}: no column(s) {', '.join(missing)}", file=sys.stderr)
-        return 1
-    write_text_atomic(render(macros(st)), a.out)
-    return 0
+
+def main(argv: list[str] | None = None) -> int:
+    return table_to_tex.main(argv, "blkscope.paper.scale_numbers", __doc__, "steady", NEED,
+                             lambda st: render(macros(st)))  # fmt: skip
 
 
 if __name__ == "__main__":
