@@ -81,7 +81,7 @@ def test_scale_macros_report_the_first_batch_and_judge_the_second():
     assert two["MemcapBatches"] == "two" and two["MemcapSecondRegimePhrase"] == "at least the plan's 10"
     assert two["MemcapSecondRolePhrase"] == "the scale rows of the claims table read its steady runs"
     assert two["MemcapSecondRunS"] == "180" and two["MemcapSecondTraceS"] == "3"
-    assert two["ScaleLimitPhrase"].startswith("data sets more than 11.9 times")
+    assert two["ScaleLimitPhrase"] == "data sets more than 11.9 times larger than memory"
     assert two["MemcapFirstRolePhrase"] == one["MemcapFirstRolePhrase"]  # the first stays its own condition
 
 

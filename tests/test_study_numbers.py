@@ -215,3 +215,17 @@ def test_cassandra_skew_apart_from_rocksdb_skew():
     assert m["SkewRuns"] == "1" and m["SkewRunsFitted"] == "1"  # RocksDB's alone
     assert m["SkewCassRuns"] == "2" and m["SkewCassRunsFitted"] == "1" and m["SkewCassBlockMedian"] == "0.20"
     assert m["SkewCassReadPages"] == "5" and m["SkewCassWritePages"] == "200"  # c2 read no page: 0
+
+
+def test_the_scale_sentence_gives_estimates_and_never_a_bare_dash():
+    claims = pl.DataFrame({
+        "claim_id": ["S1-zipf", "S1-zipf-scale", "S1-hot-scale", "S1-cass-read-scale", "S1-cass-write-scale"],
+        "condition": ["in-memory", "scale", "scale", "scale", "scale"],
+        "quantity": ["rank exponent s", "rank exponent s", "btrfs/ext4 hot share", "ratio", "ratio"],
+        "ours": ["0.09 [0.06, 0.11]", "0.41 [0.30, 0.52]", "--", "--", None],
+        "verdict": ["does not", "does not", "inconclusive", "not tested (no runs)", "not tested (no runs)"],
+    })  # fmt: skip
+    s = sn.verdicts(claims)["ScaleClaimsSentence"]
+    assert s == ("rank exponent s 0.41 [0.30, 0.52] (S1-zipf-scale: does not); S1-hot-scale is inconclusive; "
+                 "S1-cass-read-scale and S1-cass-write-scale wait for runs")
+    assert "ScaleClaimsSentence" not in sn.verdicts(claims.filter(pl.col("condition") == "in-memory"))

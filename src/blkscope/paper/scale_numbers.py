@@ -21,7 +21,7 @@ import polars as pl
 from blkscope.analysis.steady_state import BATCH
 from blkscope.paper import table_to_tex
 from blkscope.paper.claim_rows import DATA_OVER_CAP, STEADY_MIN_S
-from blkscope.paper.latex import count_word, fmt_float, fmt_int, macro_file
+from blkscope.paper.latex import count_word, counted, fmt_float, fmt_int, macro_file
 from blkscope.paper.phrases import against, k_of_n
 
 GUARD = "BlkScaleNumbers"
@@ -80,6 +80,7 @@ def capped(st: pl.DataFrame) -> dict[str, str]:
     batches = c["batch"].unique(maintain_order=True).to_list()
     m = {"SteadyMinS": fmt_float(STEADY_MIN_S, 0), "MserBatchS": fmt_int(BATCH),
          "DataOverCapMin": fmt_int(DATA_OVER_CAP), "MemcapBatches": count_word(len(batches)),
+         "MemcapBatchesPhrase": counted(len(batches), "batch", "batches"),
          "MemcapRuns": fmt_int(c.height)}  # fmt: skip
     judged, ratios = [], []
     for i, b in enumerate(batches[: len(ORDINALS)]):
@@ -117,8 +118,7 @@ def limit(ratios: list[float], judged: list[bool]) -> dict[str, str]:
     judged batch reached, or that none reached the plan's."""
     reached = [r for r, j in zip(ratios, judged, strict=True) if j]
     if reached:
-        return {"ScaleLimitPhrase": f"data sets more than {fmt_float(max(reached), 1)} times the memory that holds "
-                "them"}  # fmt: skip
+        return {"ScaleLimitPhrase": f"data sets more than {fmt_float(max(reached), 1)} times larger than memory"}
     best = f" (ours reach {against(max(ratios), DATA_OVER_CAP)[0]} times a memory cap)" if ratios else ""
     return {"ScaleLimitPhrase": f"data sets {fmt_int(DATA_OVER_CAP)} or more times larger than memory{best}"}
 

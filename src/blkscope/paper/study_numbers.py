@@ -201,7 +201,27 @@ def verdicts(claims: pl.DataFrame) -> dict[str, str]:
     m |= {VERDICT_WORDS[k][0]: fmt_int(n) for k, n in counts.items()}
     if "verdict_unadjusted" in claims.columns:  # `verdict` is then the multiplicity-adjusted one
         m["ClaimsSentenceUnadjusted"] = verdict_sentence(claims["verdict_unadjusted"], claims["claim_id"])
+    if "condition" in claims.columns and claims.filter(pl.col("condition") == "scale").height:
+        m["ScaleClaimsSentence"] = condition_sentence(claims.filter(pl.col("condition") == "scale"))
     return m
+
+
+def condition_sentence(rows: pl.DataFrame) -> str:
+    """The rows of one condition in a sentence: each row with an estimate as its quantity, estimate and verdict
+    ("rank exponent s of block accesses 0.41 [0.30, 0.52] (S1-zipf-scale: does not)"), the rows without one by
+    their verdict ("S1-cass-read-scale and S1-cass-write-scale wait for runs"); never a bare "--"."""
+    from blkscope.paper.latex import escape, tidy
+
+    est = rows.filter(pl.col("ours").fill_null("--") != "--")
+    parts = [f"{escape(r['quantity'])} {escape(tidy(r['ours']))} ({escape(r['claim_id'])}: {escape(r['verdict'])})"
+             for r in est.iter_rows(named=True)]  # fmt: skip
+    rest = rows.filter(pl.col("ours").fill_null("--") == "--")
+    for key, (_, one, many) in VERDICT_WORDS.items():
+        ids = [escape(i) for i in rest.filter(pl.col("verdict").fill_null("").str.starts_with(key))["claim_id"]]
+        if ids:
+            parts.append(f"{ids[0] if len(ids) == 1 else ', '.join(ids[:-1]) + ' and ' + ids[-1]} "
+                         f"{one if len(ids) == 1 else many}")  # fmt: skip
+    return "; ".join(parts) if parts else "none"
 
 
 def skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
