@@ -119,3 +119,51 @@ def test_a_table_without_the_columns_read_is_one_error_and_no_output(tmp_path, c
     _steady(True).write_parquet(good)
     assert scale_numbers.main(["--steady", str(good), "-o", str(out)]) == 0
     assert r"\newcommand{\MemcapSecondRegimePhrase}{at least the plan's 10}" in out.read_text()
+
+
+def _typeset(tex: str, macros: dict[str, str]) -> str:
+    """A section's text as the paper prints it: \\blk{Name} expanded (n/a where undefined), \\ifdefined\\Name ...
+    [\\else ...] \\fi taken by whether Name is defined (nesting allowed)."""
+    import re
+
+    tok = re.compile(r"\\ifdefined\\(\w+)(?:\{\})?|\\else(?:\{\})?|\\fi(?:\{\})?")
+    out, stack, pos = [], [], 0  # stack: (taking this branch?) per open \ifdefined
+    for m in tok.finditer(tex):
+        if all(stack):
+            out.append(tex[pos:m.start()])
+        if m.group().startswith("\\ifdefined"):
+            stack.append(m.group(1) in macros)
+        elif m.group().startswith("\\else"):
+            stack[-1] = not stack[-1]
+        else:
+            stack.pop()
+        pos = m.end()
+    out.append(tex[pos:])
+    text = re.sub(r"\\blk\{(\w+)\}", lambda x: macros.get(x.group(1), "n/a"), "".join(out))
+    return re.sub(r"\s+", " ", text)
+
+
+def test_the_scale_paragraph_reads_true_with_one_or_two_capped_batches():
+    from pathlib import Path
+
+    tex = (Path(__file__).resolve().parents[1] / "paper/sections/discussion.tex").read_text()
+    scale = tex[tex.index(r"\paragraph{Scale}"):tex.index(r"\paragraph{Kernel")]
+    import re
+
+    # the other sections' macros (record counts, device sizes) stand in as "X": the scale macros must do the rest
+    others = {n: "X" for n in re.findall(r"\\blk\{(\w+)\}", scale) if not n.startswith(("Memcap", "InMemory"))}
+    others = {n: v for n, v in others.items() if n not in ("SteadyMinS", "DataOverCapMin")}
+
+    def typeset(st: pl.DataFrame) -> str:
+        return _typeset(scale, others | scale_numbers.macros(st))
+
+    one = typeset(_steady(False))
+    assert "in one batch (2 runs" in one and "The second" not in one
+    assert "9.9 times the cap, short of the plan's 10" in one and "reported here, not judged" in one
+    two = typeset(_steady(True))
+    assert "in two batches (3 runs" in two and "The second held 3{,}815\\,MiB under a 320\\,MiB cap" in two
+    assert "the scale rows of the claims table read its steady runs" in two
+    none = typeset(_steady(False).filter(pl.col("memory_cap").is_null()))
+    assert "No run capped the memory its workload could use." in none and "first batch" not in none
+    for text in (one, two, none):
+        assert "n/a" not in text
