@@ -172,3 +172,32 @@ def test_a_cell_names_no_batch_and_no_issue():
     assert plain("on Cassandra (a capped batch of issue P), steady") == "on Cassandra, steady"
     assert plain("whole run (2 s saturating)") == "whole run (2 s saturating)"  # a parenthesis of the study's stays
     assert internal_words(plain("replication batch round4-decide-hot: traced")) == []
+
+
+def test_a_judged_row_without_its_window_or_condition_is_reported():
+    from blkscope.paper.pdf_text import unstated_runs
+
+    rows = pl.DataFrame({"claim_id": ["S1-a", "S1-b", "S1-c"], "verdict": ["replicates", "inconclusive", "not tested"],
+                         "condition": ["scale", "in-memory", "scale"], "window": ["steady window", "--", None],
+                         "n": ["3 vs 3", "2", "0"]})  # fmt: skip
+    assert unstated_runs(rows) == ["claim S1-b: no window stated"]  # S1-c reads no runs: nothing to state
+    assert unstated_runs(rows.drop("window")) == ["the claims table has no column 'window'"]
+
+
+def test_the_conditions_table_stays_inside_the_text_block(tmp_path):
+    """The runs appendix's conditions table (blkscope.paper.run_conditions) at the dataset's widest: the longest job
+    names and every column, 60 conditions so that it breaks across pages."""
+    from blkscope.paper.run_conditions import table
+
+    jobs = ["workloada-zipfian-buffered-sat", "workloada-c-zipfian-sat", "write-lz4-capped", "rndrw-max"]
+    n = 60
+    st = pl.DataFrame({
+        "run_id": [f"r{i}" for i in range(n)], "testbed": ["loop", "guest"] * (n // 2),
+        "workload": ["cassandra-ycsb", "sysbench", "ycsb"] * (n // 3), "job": [f"{jobs[i % 4]}-{i}" for i in range(n)],
+        "memory_cap": [None, "384M", "320M"] * (n // 3), "traced": [True, False] * (n // 2),
+        "run_s": [242.0, 2.0] * (n // 2), "window_start_s": [30.0, 0.0] * (n // 2),
+        "window_s": [212.0, 2.0] * (n // 2), "steady": [True, False] * (n // 2),
+    })  # fmt: skip
+    pdf = _build(tmp_path, pl.DataFrame(), table(st))
+    assert check_paper_pdf(pdf, every_page=True) == []
+    assert "workloada-zipfian-buffered-sat-0" in pdf_text(pdf).replace("\n", "")

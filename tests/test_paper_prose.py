@@ -43,3 +43,25 @@ def test_the_check_fails_on_a_typed_number_and_names_file_and_line(tmp_path, cap
 def test_the_papers_prose_passes():
     paths = [ROOT / "paper/main.tex", *sorted((ROOT / "paper/sections").glob("*.tex"))]
     assert check(paths) == []
+
+
+def test_generated_text_is_checked_for_range_words_alone(tmp_path, capsys):
+    cap = tmp_path / "figure.tex"
+    cap.write_text("\\caption{12 runs; most pages were read once.}\n")
+    assert check([cap], words_only=True) == [
+        f"{cap}:1: 'most' characterises a range without a macro: \\caption{{12 runs; most pages were read once.}}"]
+    sec = tmp_path / "s.tex"
+    sec.write_text("Fine.\n")
+    assert main([str(sec), "--words-only", str(cap)]) == 1 and "figure.tex:1" in capsys.readouterr().err
+    assert main([str(sec)]) == 0
+
+
+def test_no_figure_caption_characterises_a_range_in_fixed_words():
+    import importlib
+
+    from blkscope.figures import FIGURES
+
+    for module in FIGURES.values():
+        mod = importlib.import_module(f"blkscope.figures.{module}")
+        if hasattr(mod, "CAPTION"):  # a caption(table) is read from the data: the paper rule checks its output
+            assert range_words(mod.CAPTION) == [], module

@@ -31,7 +31,39 @@ def test_workload_macros_split_writeback_and_skip_untraced_and_guest():
     out = sn.workloads(m, RUNS)
     assert out["OpsSysbenchRndrwExtFour"] == "100"
     assert out["OpsSysbenchRndrwExtFourWriteback"] == "300"
-    assert out["RunsSysbench"] == "2"
+    assert out["RunsSysbenchRndrw"] == "1"  # the ext4 runs its Ops macro averages; writeback has its own
+
+
+def test_a_run_count_is_the_selection_its_measure_reads():
+    """The count beside a measure counts the rows that measure averages: the runs of its job (the text once put
+    all sysbench jobs' 21 runs beside the mean of one job's 12), and the in-memory runs beside the in-memory skew
+    (a memory-capped run's exponent once joined the 2-s saturating runs' range)."""
+    runs = pl.DataFrame({"run_id": ["r1", "r2", "m1", "y1", "y2", "c1"], "testbed": ["loop"] * 6,
+                         "traced": [True] * 6, "mount_options": ["noatime"] * 6, "batch": [None] * 5 + ["capped"],
+                         "job": ["rndrw", "rndrw", "rndrw-max", "workloada-zipfian-sat", "workloada-zipfian-sat",
+                                 "workloada-zipfian-buffered-sat"],
+                         "memory_cap": [None] * 5 + ["320M"]})  # fmt: skip
+    met = pl.DataFrame({"run_id": ["r1", "r2", "m1"], "workload": ["sysbench"] * 3,
+                        "job": ["rndrw", "rndrw", "rndrw-max"], "filesystem": ["ext4", "xfs", "ext4"],
+                        "metric": ["ops_s"] * 3, "value": [100.0, 200.0, 900.0]})  # fmt: skip
+    out = sn.workloads(met, runs)
+    for job, n in (("Rndrw", 2), ("RndrwMax", 1)):
+        means = [k for k in out if k.startswith(f"OpsSysbench{job}") and k[len(f"OpsSysbench{job}"):] in
+                 ("ExtFour", "Xfs")]  # fmt: skip
+        behind = met.filter(pl.col("job") == {"Rndrw": "rndrw", "RndrwMax": "rndrw-max"}[job]).height
+        assert len(means) == n and out[f"RunsSysbench{job}"] == str(behind) == str(n)
+    sk = pl.DataFrame({"run_id": ["y1", "y2", "c1"], "op": ["all"] * 3, "workload": ["ycsb"] * 3,
+                       "n": [10, 10, 10], "s": [0.1, 0.12, 0.9], "s_requested": [0.99] * 3,
+                       "job": ["workloada-zipfian-sat"] * 2 + ["workloada-zipfian-buffered-sat"]})  # fmt: skip
+    m = sn.skew(sk, runs)
+    assert m["SkewRuns"] == "2" and m["SkewBlockSaturatingRuns"] == "2"
+    assert m["SkewBlockSaturatingMax"] == "0.12"  # not the capped run's 0.90
+    from blkscope.paper import load_numbers as ln
+
+    metrics = pl.DataFrame(schema={"run_id": pl.Utf8, "metric": pl.Utf8, "value": pl.Float64})
+    iostat = pl.DataFrame(schema={"run_id": pl.Utf8, "metric": pl.Utf8, "mean": pl.Float64})
+    sel = ln.skew(sk.with_columns(readproportion=pl.lit(0.5)), metrics, iostat, in_memory=runs)
+    assert (sel["SkewSelRuns"], sel["SkewBlockSMax"]) == ("2", "0.12")  # the device-read ratios' runs: these two
 
 
 def test_overhead_and_zipf_without_data():
@@ -183,3 +215,17 @@ def test_cassandra_skew_apart_from_rocksdb_skew():
     assert m["SkewRuns"] == "1" and m["SkewRunsFitted"] == "1"  # RocksDB's alone
     assert m["SkewCassRuns"] == "2" and m["SkewCassRunsFitted"] == "1" and m["SkewCassBlockMedian"] == "0.20"
     assert m["SkewCassReadPages"] == "5" and m["SkewCassWritePages"] == "200"  # c2 read no page: 0
+
+
+def test_the_scale_sentence_gives_estimates_and_never_a_bare_dash():
+    claims = pl.DataFrame({
+        "claim_id": ["S1-zipf", "S1-zipf-scale", "S1-hot-scale", "S1-cass-read-scale", "S1-cass-write-scale"],
+        "condition": ["in-memory", "scale", "scale", "scale", "scale"],
+        "quantity": ["rank exponent s", "rank exponent s", "btrfs/ext4 hot share", "ratio", "ratio"],
+        "ours": ["0.09 [0.06, 0.11]", "0.41 [0.30, 0.52]", "--", "--", None],
+        "verdict": ["does not", "does not", "inconclusive", "not tested (no runs)", "not tested (no runs)"],
+    })  # fmt: skip
+    s = sn.verdicts(claims)["ScaleClaimsSentence"]
+    assert s == ("rank exponent s 0.41 [0.30, 0.52] (S1-zipf-scale: does not); S1-hot-scale is inconclusive; "
+                 "S1-cass-read-scale and S1-cass-write-scale wait for runs")
+    assert "ScaleClaimsSentence" not in sn.verdicts(claims.filter(pl.col("condition") == "in-memory"))

@@ -182,7 +182,7 @@ def _load_numbers(p: argparse.ArgumentParser) -> Handler:
         m |= ln.tracer(pl.read_parquet(a.tracer_load))
         m |= ln.machine_load(pl.read_parquet(a.tracer_runs))
         skew = pl.read_parquet(a.skew)
-        m |= ln.skew(skew, metrics, iostat)
+        m |= ln.skew(skew, metrics, iostat, in_memory=load_runs(a.runs))
         m |= ln.cassandra_zipf(skew)
         m |= ln.cassandra_threads(metrics)
         m |= ln.cassandra(pl.read_parquet(a.cassandra), pl.read_parquet(a.cassandra_versus))

@@ -26,8 +26,8 @@ CAPTION = (
     r"Zipf diagnostics: complementary CDF $P(X \ge k)$ of the number of accesses $X$ per 4\,KiB page, per setup "
     r"(rows) and operation (columns), one line per run. Dashed: the discrete power-law tail fitted by maximum "
     r"likelihood with $x_{\min}$ chosen by the Kolmogorov--Smirnov distance (Clauset, Shalizi and Newman), drawn "
-    r"from $x_{\min}$. Runs without a dashed tail had too few distinct counts (fewer than five) for a fit: most "
-    r"pages were accessed once or twice, which no power law describes. Setups as in Figure~\ref{fig:fof}."
+    r"from $x_{\min}$. Runs without a dashed tail had too few distinct counts (fewer than five) for a fit. "
+    r"Setups as in Figure~\ref{fig:fof}."
 )
 LABEL = "fig:zipf-ccdf"
 WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)

@@ -147,9 +147,16 @@ def machine_load(cost: pl.DataFrame) -> dict[str, str]:
     return m
 
 
-def skew(sk: pl.DataFrame, metrics: pl.DataFrame, iostat: pl.DataFrame) -> dict[str, str]:
+def skew(sk: pl.DataFrame, metrics: pl.DataFrame, iostat: pl.DataFrame,
+         in_memory: pl.DataFrame | None = None) -> dict[str, str]:
     """Key-level against block-level skew of YCSB (op all), the saturating runs when there are any, and what sits
-    between: keys per 4 KiB page, block cache, device reads per YCSB read."""
+    between: keys per 4 KiB page, block cache, device reads per YCSB read. With the runs sheet (`in_memory`), the
+    runs without a memory cap alone: the Q1 section's in-memory condition (a memory-capped run reads buffered,
+    through a capped page cache, and its device reads per YCSB read would join a range of another regime)."""
+    if in_memory is not None:
+        from blkscope.paper.study_numbers import in_memory_runs
+
+        sk = sk.join(in_memory_runs(in_memory), on="run_id", how="semi")
     y = sk.filter((pl.col("workload") == "ycsb") & (pl.col("op") == "all") & pl.col("s_requested").is_not_null())
     if "load" in y.columns and y.filter(pl.col("load") == SATURATING).height:
         y, load = y.filter(pl.col("load") == SATURATING), SATURATING

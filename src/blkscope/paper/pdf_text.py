@@ -161,6 +161,20 @@ def check_figures(figures: list[Path]) -> list[str]:
     return [p for f in figures for p in check_figure_pdf(f, width(f.stem), MAX_FIGURE_HEIGHT_PT)]
 
 
+RUNS_STATED = ("condition", "window", "n")  # what every judged row says of the runs it reads
+
+
+def unstated_runs(claims: pl.DataFrame) -> list[str]:
+    """Rows judged on runs (any verdict but `not tested`/`not testable`) that do not state their condition, their
+    window or their n per arm: a reader could not tell which runs, over which time, a verdict reads."""
+    cols = [c for c in RUNS_STATED if c in claims.columns]
+    judged = claims.filter(~pl.col("verdict").fill_null("").str.starts_with("not test"))
+    out = [f"the claims table has no column {c!r}" for c in RUNS_STATED if c not in cols]
+    for r in judged.iter_rows(named=True):
+        out += [f"claim {r['claim_id']}: no {c} stated" for c in cols if plain(r[c]) in ("--", "")]
+    return out
+
+
 def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
     """Every problem a reader of the built PDF would find, and its layout."""
     from blkscope.paper.study_numbers import verdict_sentence
@@ -175,6 +189,7 @@ def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
     app = appendix_page(pdf)
     for part in claims_parts(claims):  # each part of the table: every row with every column it prints
         problems += missing_claims(pdf_text(pdf, first=app), claims, printed_columns(part))
+    problems += unstated_runs(claims)
     problems += internal_words(pdf_text(pdf))
     # every page: no figure, caption or table row outside the text block, no two labels overlapping
     from blkscope.paper.pdf_geometry import check_paper_pdf

@@ -7,7 +7,9 @@ f2fs, S1-zipf, p99, Q2Q, inode64).
 Words that characterise a range (``rarely'', ``about one'', ``mostly'') must come from the data too: they are
 reported unless a macro writes them (a phrase macro picks its words from the numbers, blkscope.paper.latex).
 
-    python -m blkscope.paper.prose paper/sections/*.tex
+    python -m blkscope.paper.prose paper/sections/*.tex [--words-only paper/generated/figures/*.tex]
+
+Generated text (the figures' captions, after --words-only) is checked for range words alone.
 """
 
 from __future__ import annotations
@@ -26,9 +28,20 @@ _MACRO = re.compile(r"\\[A-Za-z@]+")
 _OPTIONS = re.compile(r"\\begin\{[a-z*]+\}\[[^\]]*\]")  # float placement [tbp]
 _NUMBER = re.compile(r"(?<![A-Za-z0-9.])\d+(?:[.,]\d+|\{,\}\d+)*")
 _YEAR = re.compile(r"(?:19|20)\d\d")
+# Words that characterise a range or a comparison in fixed words: their truth depends on numbers that can change
+# with the data (a quantifier, a degree, a direction stated for all cases). A sentence needs them from a phrase
+# macro that picks its words by a stated rule (blkscope.paper.phrases), or not at all. A studies' own words are
+# quoted (``...'') and pass: they report what a write-up said, not what our data show.
 RANGE_WORDS = ("rarely", "about one", "mostly", "almost all", "almost none", "nearly all", "hardly", "seldom",
-               "usually", "most of them", "most runs")  # fmt: skip
-_RANGE = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in RANGE_WORDS) + r")\b", re.I)
+               "usually", "most of them", "most runs", "far more", "far fewer", "far less", "far larger",
+               "far smaller", "far higher", "far lower", "much more", "much less", "much larger", "much smaller",
+               "much faster", "much slower", "much higher", "much lower", "many more", "many fewer", "roughly",
+               "barely", "almost no", "almost nothing", "almost never", "order of magnitude", "orders of magnitude",
+               "everywhere", "alike", "similar", "never", "always", "negligible", "a few", "several times",
+               "often", "typically", "largely", "mainly", "many of", "few of", "the same as")  # fmt: skip
+# "most" alone ("differ most", "most panels"), not the bound "at most"
+_RANGE = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in RANGE_WORDS) + r"|(?<!at\s)most)\b", re.I)
+_QUOTED = re.compile(r"(?s)``.*?''")
 
 
 def prose(tex: str) -> str:
@@ -61,8 +74,9 @@ def typed_numbers(tex: str) -> list[tuple[int, str, str]]:
 
 
 def range_words(tex: str) -> list[tuple[int, str, str]]:
-    """(line, words, context) of every phrase that characterises a range in the prose's own words."""
-    text = prose(tex)
+    """(line, words, context) of every phrase that characterises a range in the prose's own words (a quoted span,
+    a study's words, passes)."""
+    text = _QUOTED.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), prose(tex))
     out = []
     for m in _RANGE.finditer(text):
         line = text.count("\n", 0, m.start()) + 1
@@ -70,11 +84,13 @@ def range_words(tex: str) -> list[tuple[int, str, str]]:
     return out
 
 
-def check(paths: list[Path]) -> list[str]:
+def check(paths: list[Path], words_only: bool = False) -> list[str]:
+    """Typed numbers and range words of each file; `words_only`: range words alone (generated text, a figure's
+    caption, prints the numbers its code computed)."""
     problems = []
     for p in paths:
         tex = p.read_text()
-        for line, num, ctx in typed_numbers(tex):
+        for line, num, ctx in [] if words_only else typed_numbers(tex):
             problems.append(f"{p}:{line}: the number {num!r} is typed, not a macro: {ctx}")
         for line, words, ctx in range_words(tex):
             problems.append(f"{p}:{line}: {words!r} characterises a range without a macro: {ctx}")
@@ -82,11 +98,13 @@ def check(paths: list[Path]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    paths = [Path(a) for a in (argv if argv is not None else sys.argv[1:])]
-    if not paths:
-        print("usage: python -m blkscope.paper.prose FILE.tex ...", file=sys.stderr)
+    args = list(argv if argv is not None else sys.argv[1:])
+    generated = args[args.index("--words-only") + 1:] if "--words-only" in args else []
+    paths = [Path(a) for a in args[: len(args) - len(generated) - (1 if "--words-only" in args else 0)]]
+    if not paths and not generated:
+        print("usage: python -m blkscope.paper.prose FILE.tex ... [--words-only GENERATED.tex ...]", file=sys.stderr)
         return 2
-    problems = check(paths)
+    problems = check(paths) + check([Path(g) for g in generated], words_only=True)
     for p in problems:
         print(p, file=sys.stderr)
     if problems:

@@ -1,0 +1,169 @@
+"""Phrases picked from the numbers (blkscope.paper.phrases and the modules that use it): the words follow the data,
+so a sentence built on them stays true when the numbers change; and the prose check catches the same words
+typed."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from blkscope.paper import characterise_phrases, scale_numbers
+from blkscope.paper.phrases import against, k_of_n, leader
+from blkscope.paper.prose import range_words
+
+
+def test_k_of_n_says_none_all_or_how_many():
+    assert k_of_n(0, 12, "runs") == "none of the 12 runs"
+    assert k_of_n(12, 12, "runs") == "all 12 runs"
+    assert k_of_n(2, 3, "runs") == "two of the three runs"
+    assert k_of_n(5, 18, "runs") == "5 of the 18 runs"
+
+
+def test_leader_follows_the_values_and_declines_a_tie():
+    rows = [{"btrfs": 0.05, "ext4": 0.01}, {"btrfs": 0.2, "ext4": 0.1}, {"btrfs": 0.0, "ext4": 0.3}]
+    assert leader(rows) == ("btrfs", 2, 3)
+    flipped = [{"btrfs": 0.01, "ext4": 0.05}, {"btrfs": 0.1, "ext4": 0.2}, rows[2]]
+    assert leader(flipped) == ("ext4", 3, 3)
+    assert leader(rows[1:]) == (None, 1, 2)  # one setup each: no leader
+    assert leader([{"btrfs": None, "ext4": 0.1}]) == (None, 0, 0)  # a missing value: the setup does not count
+
+
+def test_against_prints_the_side_it_is_on():
+    assert against(9.93, 10) == ("9.9", "short of")
+    assert against(9.96, 10) == ("9.96", "short of")  # not "10.0, short of 10"
+    assert against(11.92, 10) == ("11.9", "at least")
+
+
+def test_the_metadata_sentence_names_whichever_filesystem_leads():
+    def table(btrfs, ext4):
+        return pl.DataFrame({"testbed": ["loop"] * 4, "workload": ["fio"] * 4, "job": ["a", "a", "b", "b"],
+                             "filesystem": ["btrfs", "ext4"] * 2, "meta_share": [btrfs, ext4, btrfs, ext4],
+                             "q2q_cv": [0.5, 2.0, 3.0, 4.0], "half_mib": [None, 12.0, None, 3.0]})  # fmt: skip
+
+    m = characterise_phrases.macros(table(0.3, 0.01))
+    assert m["CharMetaLeadPhrase"].startswith("btrfs marks the largest share") and "all two host setups" in \
+        m["CharMetaLeadPhrase"]  # fmt: skip
+    assert characterise_phrases.macros(table(0.01, 0.3))["CharMetaLeadPhrase"].startswith("ext4 ")
+    assert m["CharBurstyPhrase"].endswith("in three of the four host setups and filesystems")
+    assert m["CharHalfPhraseFioABtrfs"] == "no LRU cache on the curve halves the misses"
+    assert m["CharHalfPhraseFioAExtFour"] == r"an LRU cache of 12\,MiB halves the misses"
+
+
+def _steady(batch2: bool) -> pl.DataFrame:
+    """A steady-state table as blkscope.analysis.steady_state writes it: two in-memory runs (one steady) and one
+    or two memory-capped batches, the first short of 10x its cap, the second over it."""
+    rows = [
+        ("a", "fio", None, None, None, None, 21.0, 11.0, 10.0, False, True, None, None, None),
+        ("b", "cassandra-ycsb", None, None, None, None, 242.0, 200.0, 40.0, True, True, None, None, None),
+        ("c1", "ycsb", "capped", "384M", 384 * 2**20, 3815 * 2**20, 120.0, 105.0, 15.0, True, True, 60.0, 63.0, True),
+        ("c2", "ycsb", "capped", "384M", 384 * 2**20, 3815 * 2**20, 120.0, 60.0, 60.0, False, False, None, None, None),
+    ]
+    if batch2:
+        rows += [("d1", "ycsb", "capped-2", "320M", 320 * 2**20, 3815 * 2**20, 180.0, 150.0, 30.0, True, True, 120.0,
+                  123.0, True)]  # fmt: skip
+    cols = ["run_id", "workload", "batch", "memory_cap", "memory_cap_bytes", "data_bytes", "run_s", "window_s",
+            "window_start_s", "steady", "traced", "trace_start_s", "trace_end_s", "trace_in_window"]
+    df = pl.DataFrame(rows, schema=cols, orient="row")
+    return df.with_columns(data_over_cap=pl.col("data_bytes") / pl.col("memory_cap_bytes"), testbed=pl.lit("loop"),
+                           job=pl.lit("j"))  # fmt: skip
+
+
+def test_scale_macros_report_the_first_batch_and_judge_the_second():
+    one = scale_numbers.macros(_steady(False))
+    assert one["MemcapBatches"] == "one" and "MemcapSecondRuns" not in one
+    assert (one["MemcapFirstDataOverCap"], one["MemcapFirstRegimePhrase"]) == ("9.9", "short of the plan's 10")
+    assert one["MemcapFirstRolePhrase"] == "it stays a condition of its own: reported here, not judged"
+    assert one["MemcapFirstSteadyPhrase"] == "one of the two runs" and one["MemcapFirstWindowS"] == "105"
+    limit = "data sets 10 or more times larger than memory (ours reach 9.9 times a memory cap)"
+    assert one["ScaleLimitPhrase"] == limit
+    assert one["InMemoryShortPhrase"] == "one of the two runs"
+    assert one["InMemorySteadyPhrase"] == r"the steady ones are 1 YCSB run on Cassandra (windows of 200\,s)"
+    two = scale_numbers.macros(_steady(True))
+    assert two["MemcapBatches"] == "two" and two["MemcapSecondRegimePhrase"] == "at least the plan's 10"
+    assert two["MemcapSecondRolePhrase"] == "the scale rows of the claims table read its steady runs"
+    assert two["MemcapSecondRunS"] == "180" and two["MemcapSecondTraceS"] == "3"
+    assert two["ScaleLimitPhrase"] == "data sets more than 11.9 times larger than memory"
+    assert two["MemcapFirstRolePhrase"] == one["MemcapFirstRolePhrase"]  # the first stays its own condition
+
+
+def test_the_prose_check_catches_fixed_words_and_passes_quotes_and_bounds():
+    tex = ("btrfs marks far more of its I/O as metadata,\nthe filesystems differ most, at most \\blk{N} runs,\n"
+           "and ``a roughly zipfian curve'' is the study's.")
+    assert [(line, w) for line, w, _ in range_words(tex)] == [(1, "far more"), (2, "most")]
+
+
+def test_the_conditions_table_gives_every_condition_its_length_and_window():
+    from blkscope.paper import run_conditions
+
+    st = _steady(True)
+    by = run_conditions.conditions(st)
+    assert by.height == 4  # fio, cassandra-ycsb, and the two capped conditions (384M and 320M) apart
+    capped = by.filter(pl.col("memory_cap") == "384M").row(0, named=True)
+    assert (capped["runs"], capped["traced"], capped["run"], capped["window"], capped["steady"]) == (
+        2, 1, "120", "60--105", 1)
+    assert by.filter(pl.col("workload") == "fio")["memory_cap"].to_list() == ["none"]
+    tex = run_conditions.table(st)
+    assert r"ycsb & j & 320M & 1 & 1 & 180 & 30 & 150 & 1 \\" in tex
+
+
+def test_a_table_without_the_columns_read_is_one_error_and_no_output(tmp_path, capsys):
+    bad = tmp_path / "handmade_steady_without_windows.parquet"
+    _steady(False).drop("window_s").write_parquet(bad)
+    out = tmp_path / "scale.tex"
+    assert scale_numbers.main(["--steady", str(bad), "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"{bad}: no column(s) window_s" in err and not out.exists()
+    (tmp_path / "not.parquet").write_text("not a parquet file\n")
+    assert scale_numbers.main(["--steady", str(tmp_path / "not.parquet"), "-o", str(out)]) == 1
+    assert "not.parquet" in capsys.readouterr().err and not out.exists()
+    good = tmp_path / "handmade_steady.parquet"
+    _steady(True).write_parquet(good)
+    assert scale_numbers.main(["--steady", str(good), "-o", str(out)]) == 0
+    assert r"\newcommand{\MemcapSecondRegimePhrase}{at least the plan's 10}" in out.read_text()
+
+
+def _typeset(tex: str, macros: dict[str, str]) -> str:
+    """A section's text as the paper prints it: \\blk{Name} expanded (n/a where undefined), \\ifdefined\\Name ...
+    [\\else ...] \\fi taken by whether Name is defined (nesting allowed)."""
+    import re
+
+    tok = re.compile(r"\\ifdefined\\(\w+)(?:\{\})?|\\else(?:\{\})?|\\fi(?:\{\})?")
+    out, stack, pos = [], [], 0  # stack: (taking this branch?) per open \ifdefined
+    for m in tok.finditer(tex):
+        if all(stack):
+            out.append(tex[pos:m.start()])
+        if m.group().startswith("\\ifdefined"):
+            stack.append(m.group(1) in macros)
+        elif m.group().startswith("\\else"):
+            stack[-1] = not stack[-1]
+        else:
+            stack.pop()
+        pos = m.end()
+    out.append(tex[pos:])
+    text = re.sub(r"\\blk\{(\w+)\}", lambda x: macros.get(x.group(1), "n/a"), "".join(out))
+    return re.sub(r"\s+", " ", text)
+
+
+def test_the_scale_paragraph_reads_true_with_one_or_two_capped_batches():
+    from pathlib import Path
+
+    tex = (Path(__file__).resolve().parents[1] / "paper/sections/discussion.tex").read_text()
+    scale = tex[tex.index(r"\paragraph{Scale}"):tex.index(r"\paragraph{Kernel")]
+    import re
+
+    # the other sections' macros (record counts, device sizes) stand in as "X": the scale macros must do the rest
+    others = {n: "X" for n in re.findall(r"\\blk\{(\w+)\}", scale) if not n.startswith(("Memcap", "InMemory"))}
+    others = {n: v for n, v in others.items() if n not in ("SteadyMinS", "DataOverCapMin")}
+
+    def typeset(st: pl.DataFrame) -> str:
+        return _typeset(scale, others | scale_numbers.macros(st))
+
+    one = typeset(_steady(False))
+    assert "in one batch (2 runs" in one and "The second" not in one
+    assert "9.9 times the cap, short of the plan's 10" in one and "reported here, not judged" in one
+    two = typeset(_steady(True))
+    assert "in two batches (3 runs" in two and "The second held 3{,}815\\,MiB under a 320\\,MiB cap" in two
+    assert "the scale rows of the claims table read its steady runs" in two
+    none = typeset(_steady(False).filter(pl.col("memory_cap").is_null()))
+    assert "No run capped the memory its workload could use." in none and "first batch" not in none
+    for text in (one, two, none):
+        assert "n/a" not in text
