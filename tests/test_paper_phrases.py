@@ -49,7 +49,7 @@ def test_the_metadata_sentence_names_whichever_filesystem_leads():
 
 
 def _steady(batch2: bool) -> pl.DataFrame:
-    """A steady-state table as blkscope.analysis.steady_state writes it: two in-memory runs (one steady) and one
+    """A steady-state table as blkscope.analysis.load.steady_state writes it: two in-memory runs (one steady) and one
     or two memory-capped batches, the first short of 10x its cap, the second over it."""
     rows = [
         ("a", "fio", None, None, None, None, 21.0, 11.0, 10.0, False, True, None, None, None),

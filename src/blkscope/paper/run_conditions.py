@@ -1,5 +1,5 @@
 """The run-conditions table of the runs appendix: per condition (testbed, workload, job, memory cap), the runs, how
-long they ran and the measured window (blkscope.analysis.steady_state: the warm-up's end, the window after it,
+long they ran and the measured window (blkscope.analysis.load.steady_state: the warm-up's end, the window after it,
 and how many runs the plan calls steady: steady with a window of at least claim_rows.STEADY_MIN_S), so that every
 run a claim reads has its length and window in the paper.
 

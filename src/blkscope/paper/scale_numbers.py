@@ -1,5 +1,5 @@
 """Macros of the scale regime (runs' lengths, windows, memory caps), from the steady-state table
-(data/processed/analysis/steady_state.parquet, blkscope.analysis.steady_state): the text about run lengths and
+(data/processed/analysis/steady_state.parquet, blkscope.analysis.load.steady_state): the text about run lengths and
 the memory-capped batches is written from these, so it stays true whichever batches and numbers arrive.
 
 In-memory runs (no memory cap): how many, how long (median and longest run), how many have a window shorter than
@@ -18,7 +18,7 @@ import sys
 
 import polars as pl
 
-from blkscope.analysis.steady_state import BATCH
+from blkscope.analysis.load.steady_state import BATCH
 from blkscope.paper import table_to_tex
 from blkscope.paper.claim_rows import DATA_OVER_CAP, STEADY_MIN_S
 from blkscope.paper.latex import count_word, counted, fmt_float, fmt_int, macro_file
