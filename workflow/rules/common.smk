@@ -104,7 +104,8 @@ BATCH_SHEET = {b: config["runs"] for b in INGEST_BATCHES}
 
 def imported_name(run):
     """An imported run's name in rule and batch names (a run id may hold - and .)."""
-    return "imported_" + re.sub(r"\W", "_", run)
+    name = re.sub(r"\W", "_", run)
+    return f"imported_{name}"
 
 
 # an imported run's tables live under {PROC}/imported/<run> (Scope): no run may be named `imported`, and no two
@@ -114,7 +115,7 @@ for _r in IMPORTED:
     _clash.setdefault(imported_name(_r), []).append(_r)
 _clash = [" and ".join(rs) for rs in _clash.values() if len(rs) > 1] + ["imported"] * ("imported" in _row)
 if _clash:
-    raise WorkflowError(f"{IMPORTED_SHEET}: run ids that clash in rule or directory names: {', '.join(_clash)}")
+    raise WorkflowError(f"{IMPORTED_SHEET}: run ids that clash in the names of rules or directories: {', '.join(_clash)}")
 for _r in IMPORTED:
     INGEST_BATCHES[imported_name(_r)] = [_r]
     BATCH_SHEET[imported_name(_r)] = IMPORTED_SHEET
@@ -267,3 +268,12 @@ def mode_paths(path, runs, **more):
     """A params function of the {mode} wildcard: `path` (with {run}, {mode}) expanded over `runs`."""
     return lambda wildcards: expand(path, run=runs, mode=wildcards.mode, **more)
 
+
+# the notebooks' pages (notebooks.smk): which figure tables a scope's page draws, and where the page goes
+def view_tables(scope):
+    """The figure tables a scope's page draws: io_over_time where it has iostat, the others where it is traced."""
+    return (["io_over_time"] if scope.iostat else []) + (VIEW_TABLES_TRACED if scope.traced else [])
+
+
+def page(scope):
+    return f"notebooks/executed/imported_{scope.run}.ipynb" if scope.run else "notebooks/executed/all_setups.ipynb"

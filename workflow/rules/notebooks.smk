@@ -63,15 +63,6 @@ VIEW_TABLES_TRACED = ["rank_frequency", "frequency_of_frequency", "zipf_ccdf", "
                       "miss_ratio_by_class"]  # fmt: skip
 
 
-def view_tables(scope):
-    """The figure tables a scope's page draws: io_over_time where it has iostat, the others where it is traced."""
-    return (["io_over_time"] if scope.iostat else []) + (VIEW_TABLES_TRACED if scope.traced else [])
-
-
-def page(scope):
-    return f"notebooks/executed/{'imported_' + scope.run if scope.run else 'all_setups'}.ipynb"
-
-
 # each imported run's pages: its run explorer, and its views where it has any (an imported workload log alone has
 # only the explorer)
 IMPORTED_OUTPUTS = [
