@@ -52,7 +52,7 @@ def steady_runs(tb: Tables) -> pl.DataFrame | None:
     return st.filter(pl.col("steady").cast(pl.Boolean) & (w >= STEADY_MIN_S)).select("run_id")
 
 
-def too_small(tb: Tables, run_ids: list[str]) -> tuple[list[str], str]:
+def in_regime(tb: Tables, run_ids: list[str]) -> tuple[list[str], str]:
     """The runs of `run_ids` in the scale regime by the plan's data measure (records x record size over the memory
     cap, the steady_state table's data_over_cap >= DATA_OVER_CAP), run by run; and why none is, when none is."""
     st = tb.get("steady_state")
@@ -80,7 +80,7 @@ def other_condition(tb: Tables, e: Entry, evaluate, size) -> Result:
         if steady is None:
             return Result(None, "--", "0", None, NO_RUNS, "no steady_state table: no run's window is known")
         mine = with_runs(mine, pl.col("run_id").is_in(steady["run_id"].to_list()))
-        big, small = too_small(tb, mine["runs"]["run_id"].to_list())
+        big, small = in_regime(tb, mine["runs"]["run_id"].to_list())
         if small:
             return Result(None, "--", "0", None, NO_RUNS, small)
         mine = with_runs(mine, pl.col("run_id").is_in(big))
