@@ -157,10 +157,16 @@ def test_readme_repeats_sentence_is_true_of_the_runs_sheet():  # data/raw/README
     n = runs.group_by(cfg).agg(pl.len().alias("n"), pl.col("repeat").n_unique().alias("repeats"))
     decide = runs.filter(pl.col("batch") == "round3-decide").select(cfg).unique()
     more = runs.filter(pl.col("batch") == "round3-repeats").select(cfg).unique().join(decide, on=cfg, how="anti")
-    assert "the configurations of batch `round3-repeats`, which have 4 or 8;" in readme
-    assert set(n.join(more, on=cfg)["repeats"]) <= {4, 8} and more.height
-    assert "repeated again in batch `round3-decide`, which have 8 (sysbench on the two volume sizes), 12" in readme
-    assert set(n.join(decide, on=cfg)["repeats"]) == {8, 12, 32}
+    assert "the configurations of batch `round3-repeats`, which have 4 or 8 (26: untraced fio append on ext4 and xfs," in readme
+    rep = n.join(more, on=cfg)
+    assert set(rep["repeats"]) <= {4, 8, 26} and 26 in set(rep["repeats"]) and more.height
+    assert sorted(rep.filter(pl.col("repeats") == 26)["filesystem"]) == ["ext4", "xfs"]
+    assert set(rep.filter(pl.col("repeats") == 26)["job"]) == {"append"}
+    assert "repeated again in batch `round3-decide`, which have 8 (sysbench on the two volume sizes; 32: xfs" in readme
+    dec = n.join(decide, on=cfg)
+    assert set(dec["repeats"]) == {8, 12, 32}
+    big = dec.filter((pl.col("job") == "rndrw-max-256m") & (pl.col("repeats") == 32))
+    assert sorted(big["mount_options"]) == ["noatime,nodiratime,inode32", "noatime,nodiratime,inode64"]
     decide2 = runs.filter(pl.col("batch") == "round3-decide-2").select(cfg).unique().join(decide, on=cfg, how="anti")
     assert "repeated in batches `round3-decide-2`, `-3`, `-4` and `-6`, which have 37 (8 with the device" in readme
     assert set(n.join(decide2, on=cfg)["repeats"]) == {8, 37}
