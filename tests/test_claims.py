@@ -487,3 +487,13 @@ def test_a_whole_run_window_states_the_length_of_the_runs_the_verdict_reads():
     out = evaluate(_tables(light, [x for x in m if "-sat" not in x[0]]), plan)
     assert _row(out, "S1-trace-btrfs")["window"] == "whole run (20 s)"
     assert _row(out, "S3-wb-sysbench")["window"] == "whole run"  # no runs read: no length to state
+
+
+def test_a_window_gains_the_run_length_unless_it_states_the_whole_runs():
+    from blkscope.paper.claims import window_text
+
+    assert window_text("whole run", "20 s") == "whole run (20 s)"
+    assert window_text("whole run (2-20 s)", "2 s") == "whole run (2-20 s)"
+    assert window_text("steady window (>= 90 s)", "180 s") == "steady window (>= 90 s; runs of 180 s)"
+    assert window_text("the run's iostat window", "2-20 s") == "the run's iostat window (runs of 2-20 s)"
+    assert window_text("--", "20 s") == "--" and window_text("whole run", None) == "whole run"

@@ -264,12 +264,18 @@ def run_length(tables: Tables, run_ids: set[str]) -> str | None:
 
 
 def window_text(window: str | None, length: str | None) -> str | None:
-    """The plan's window with the length of the runs read where it states none: "whole run" -> "whole run (20 s)",
-    "the run's iostat window" -> "the run's iostat window (runs of 2-20 s)"; a window that gives a number, or
-    "--" (no runs), as the plan has it."""
-    if window is None or length is None or window.strip() in ("", "--") or re.search(r"\d", window):
+    """The plan's window with the length of the runs read, unless it states the whole run's length itself:
+    "whole run" -> "whole run (20 s)", "steady window (>= 90 s)" -> "steady window (>= 90 s; runs of 180 s)", "the
+    run's iostat window" -> "the run's iostat window (runs of 2-20 s)"; "whole run (2-20 s)" and "--" (no runs) as
+    the plan has them."""
+    if window is None or length is None or window.strip() in ("", "--"):
         return window
-    return f"{window} ({length})" if window.strip() == "whole run" else f"{window} (runs of {length})"
+    w = window.strip()
+    if w == "whole run":
+        return f"{w} ({length})"
+    if w.startswith("whole run") and re.search(r"\d", w):
+        return window
+    return f"{w[:-1]}; runs of {length})" if w.endswith(")") else f"{w} (runs of {length})"
 
 
 def _row(c: Claim, r, entry, everything, length: str | None = None) -> dict:
