@@ -41,11 +41,11 @@ def test_a_decided_verdict_chooses_by_the_side_of_no_effect_its_interval_lies_on
 def test_an_inconclusive_row_gives_no_evidence_either_way_whatever_side_it_leans_to():
     for lo, hi in ((1.2, 1.9), (0.8, 1.3)):  # an interval above one (inconclusive against a band) or spanning it
         p = _phrase("S3-cow-xfs", "inconclusive", f"1.50x [{lo:.2f}x, {hi:.2f}x]", lo, hi)
-        assert p.startswith("no evidence either way on which of btrfs and xfs writes less"), p
-        assert p.endswith(f"(S3-cow-xfs: 1.50x [{lo:.2f}x, {hi:.2f}x], inconclusive)")
+        assert p == f"no evidence either way on ``a claim'' (S3-cow-xfs: 1.50x [{lo:.2f}x, {hi:.2f}x], inconclusive)"
     assert _phrase("S1-trace", "inconclusive (fewer than 2 repeats per arm)", "--", None, None) == (
-        "no evidence either way on what block tracing costs in production (S1-trace: inconclusive (fewer than 2 "
-        "repeats per arm))")
+        "no evidence either way on ``a claim'' (S1-trace: inconclusive (fewer than 2 repeats per arm))")
+    assert _phrase("S1-trace", "not tested (no runs)", "--", None, None) == (
+        "this study cannot say whether ``a claim'' (S1-trace: not tested (no runs))")
 
 
 def test_the_replication_row_backs_the_advice_once_judged_else_the_in_memory_row():
@@ -57,14 +57,12 @@ def test_the_replication_row_backs_the_advice_once_judged_else_the_in_memory_row
     m = advice.phrases(_claims(rows))
     assert m["AdviceInodeSixtyFour"] == ("xfs's inode64 on a large volume, faster than inode32 "
                                          "(S5-inode64-replication: 1.12x [1.05x, 1.20x], replicates)")
-    empty = advice.phrases(_claims([]))["AdviceTracing"]
-    assert empty.startswith("this study cannot say what block tracing costs") and "no row" in empty
+    assert advice.phrases(_claims([]))["AdviceTracing"] == "this study cannot say: the claims table has no row S1-trace"
 
 
 def test_no_wording_of_any_outcome_characterises_a_range_or_types_a_number():
     for t in advice.TOPICS:
-        for words in (t.above, t.below, t.spans, f"{advice.NO_EVIDENCE} on {t.subject}",
-                      f"{advice.CANNOT_SAY} {t.subject}"):  # fmt: skip
+        for words in (t.above, t.below, t.spans):
             assert range_words(words) == [] and typed_numbers(words) == [], words
 
 

@@ -8,8 +8,9 @@ been judged (a new batch judged alone), else its in-memory row. The rule:
 - a decided verdict (`replicates`, `does not`): the choice follows where the interval lies against no effect (one
   for a ratio, zero for a difference): above it, the topic's `above` words; below it, `below`; spanning it, `spans`
   (no choice is shown better);
-- `inconclusive`: "no evidence either way", whatever side the interval leans to;
-- `not tested` or `not testable here`: "this study cannot say".
+- `inconclusive`: "no evidence either way" on the claim (quoted: the study's words), whatever side the interval
+  leans to (the interval printed beside says where it lies);
+- `not tested` or `not testable here`: "this study cannot say whether" the claim holds.
 
 Each phrase ends with its evidence: the row's id, estimate [interval] and verdict, all from claims.csv. Also
 AdviceNotTestable: the claims the study cannot test here, in the studies' own (quoted) words.
@@ -36,38 +37,37 @@ CANNOT_SAY = "this study cannot say"
 class Topic:
     macro: str  # AdviceCommitlog ...
     claim: str  # the claim's id (its in-memory row; the replication row is preferred where judged)
-    subject: str  # what the choice is about, for an undecided row ("which of ext4 and xfs suits ...")
     above: str  # the choice when the interval lies above no effect
     below: str  # ... below it
     spans: str  # ... when it spans no effect under a decided verdict
 
 
 TOPICS = (
-    Topic("AdviceCommitlog", "S2-ops", "which of ext4 and xfs suits Cassandra's commitlog",
+    Topic("AdviceCommitlog", "S2-ops",
           "ext4 for Cassandra's commitlog, where it wrote faster than xfs",
           "xfs for Cassandra's commitlog, where it wrote faster than ext4",
           "either ext4 or xfs for Cassandra's commitlog: neither was shown to write faster"),
-    Topic("AdviceDataDir", "S3-cow-xfs", "which of btrfs and xfs writes less for data directories",
+    Topic("AdviceDataDir", "S3-cow-xfs",
           "xfs over btrfs for data directories, as btrfs wrote more device bytes per byte written",
           "btrfs over xfs for data directories, as it wrote fewer device bytes per byte written",
           "either btrfs or xfs for data directories: neither was shown to write more device bytes"),
-    Topic("AdviceJournal", "S4-reader", "which of ext4 and xfs stalls a journal's writer less with a reader",
+    Topic("AdviceJournal", "S4-reader",
           "ext4 for a low-latency journal read while written, as xfs stalled its writer longer",
           "xfs for a low-latency journal read while written, as ext4 stalled its writer longer",
           "either ext4 or xfs for a low-latency journal read while written: neither was shown to stall it longer"),
-    Topic("AdviceAtime", "S3-relatime", "whether noatime saves writes against the default relatime",
+    Topic("AdviceAtime", "S3-relatime",
           "noatime, as the default relatime wrote more per read",
           "relatime, as noatime wrote more per read",
           "relatime or noatime: neither was shown to write more per read"),
-    Topic("AdviceWriteback", "S3-wb-sysbench", "whether ext4's data=writeback is faster than data=ordered",
+    Topic("AdviceWriteback", "S3-wb-sysbench",
           "ext4's data=writeback for speed, faster than data=ordered",
           "ext4's data=ordered, faster than data=writeback here",
           "ext4's data=ordered, as data=writeback was not shown faster"),
-    Topic("AdviceInodeSixtyFour", "S5-inode64", "whether xfs's inode64 is faster than inode32 on a large volume",
+    Topic("AdviceInodeSixtyFour", "S5-inode64",
           "xfs's inode64 on a large volume, faster than inode32",
           "xfs's inode32 on a large volume, faster than inode64",
           "xfs's default inode64 on a large volume, as inode32 was not shown faster"),
-    Topic("AdviceTracing", "S1-trace", "what block tracing costs in production",
+    Topic("AdviceTracing", "S1-trace",
           "block tracing in production only with its cost measured at the load it runs at, as it slowed throughput",
           "block tracing in production, as it did not slow throughput",
           "block tracing in production, as no cost was shown"),
@@ -93,15 +93,15 @@ def evidence(r: dict) -> str:
 def phrase(t: Topic, r: dict | None) -> str:
     """The advice of topic `t` from its claim row `r`, by the module's rule (plain text, not yet escaped)."""
     if r is None:
-        return f"{CANNOT_SAY} {t.subject} ({t.claim}: no row in the claims table)"
+        return f"{CANNOT_SAY}: the claims table has no row {t.claim}"
     v = str(r["verdict"])
     if v.startswith(("replicates", "does not")):
         where = side(r)
         words = t.above if where.startswith("above") else t.below if where.startswith("below") else t.spans
     elif v.startswith("inconclusive"):
-        words = f"{NO_EVIDENCE} on {t.subject}"
+        words = f"{NO_EVIDENCE} on ``{r['claim']}''"
     else:
-        words = f"{CANNOT_SAY} {t.subject}"
+        words = f"{CANNOT_SAY} whether ``{r['claim']}''"
     return f"{words} ({evidence(r)})"
 
 
