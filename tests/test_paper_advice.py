@@ -140,3 +140,11 @@ def test_scale_numbers_refuses_an_unreadable_fof_file_by_name(tmp_path, capsys, 
     assert rc == 1 and not out.exists()
     err = capsys.readouterr().err
     assert str(fof) in err and ("no column(s) pages" in err if bad == "columns" else True), err
+
+
+def test_the_inconclusive_rows_are_named_by_rule():
+    rows = [("S2-lz4", "inconclusive", "1.05x [0.90x, 1.22x]", 0.9, 1.22), ("S2-ops", "does not", "--", None, None)]
+    assert advice.inconclusive(_claims(rows)) == "whether the row judged inconclusive holds (S2-lz4)"
+    rows.append(("S4-mean", "inconclusive (fewer than 2 repeats per arm)", "--", None, None))
+    assert advice.inconclusive(_claims(rows)) == "whether the two rows judged inconclusive hold (S2-lz4 and S4-mean)"
+    assert advice.inconclusive(_claims(rows[1:2])) == "no claim row is inconclusive"

@@ -12,8 +12,9 @@ been judged (a new batch judged alone), else its in-memory row. The rule:
   leans to (the interval printed beside says where it lies);
 - `not tested` or `not testable here`: "this study cannot say whether" the claim holds.
 
-Each phrase ends with its evidence: the row's id, estimate [interval] and verdict, all from claims.csv. Also
-AdviceNotTestable: the claims the study cannot test here, in the studies' own (quoted) words.
+Each phrase ends with its evidence: the row's id, estimate [interval] and verdict, all from claims.csv. Also what
+the study cannot say: AdviceNotTestable, the claims it cannot test here in the studies' own (quoted) words, and
+AdviceInconclusive, the rows judged inconclusive.
 
     python -m blkscope.paper.advice --claims data/processed/analysis/claims.parquet -o advice.tex
 """
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from blkscope.paper import table_to_tex
-from blkscope.paper.latex import escape, macro_file, tidy
+from blkscope.paper.latex import counted, escape, macro_file, tidy
 from blkscope.paper.load_numbers import side
 
 NO_EVIDENCE = "no evidence either way"
@@ -114,6 +115,17 @@ def not_testable(claims: pl.DataFrame) -> str:
     return "whether " + (said[0] if len(said) == 1 else ", ".join(said[:-1]) + " or " + said[-1])
 
 
+def inconclusive(claims: pl.DataFrame) -> str:
+    """The rows judged inconclusive, by id: what more runs (or another condition) would have to decide."""
+    ids = claims.filter(pl.col("verdict").str.starts_with("inconclusive"))["claim_id"].to_list()
+    if not ids:
+        return "no claim row is inconclusive"
+    listed = ids[0] if len(ids) == 1 else ", ".join(ids[:-1]) + " and " + ids[-1]
+    if len(ids) == 1:
+        return f"whether the row judged inconclusive holds ({listed})"
+    return f"whether the {counted(len(ids), 'row', 'rows')} judged inconclusive hold ({listed})"
+
+
 def phrases(claims: pl.DataFrame) -> dict[str, str]:
     """Each topic's advice as plain text (the PDF check looks for these words)."""
     return {t.macro: phrase(t, row_for(claims, t.claim)) for t in TOPICS}
@@ -123,6 +135,7 @@ def macros(claims: pl.DataFrame) -> dict[str, str]:
     m = {k: escape(v) for k, v in phrases(claims).items()}
     # the quotes are LaTeX's own (``...''), escaped only inside
     rows = claims.filter(pl.col("verdict").str.starts_with("not testable"))
+    m["AdviceInconclusive"] = escape(inconclusive(claims))
     m["AdviceNotTestable"] = not_testable(rows.with_columns(pl.col("claim").map_elements(escape, pl.Utf8),
                                                             pl.col("claim_id").map_elements(escape, pl.Utf8)))
     return m
