@@ -465,3 +465,35 @@ def test_a_deviation_undone_gives_the_estimate_before_it():
     assert r["before_n"].startswith("6 vs 6 in 2 strata"), r  # both workloads: (20/40 * 90/10)^(1/2) = 2.12x
     assert 1.9 < float(r["before_estimate"].split("x")[0]) < 2.3, r  # random effects: about the mean of the logs
     assert cm.FRAG_WORKLOADS == (cm.YCSB_CASSANDRA,)
+
+
+def test_a_whole_run_window_states_the_length_of_the_runs_the_verdict_reads():
+    from pathlib import Path
+
+    from blkscope.paper import claims_plan
+
+    plan = claims_plan.load(Path(__file__).resolve().parents[1] / "config" / "claims_plan.yaml")
+    rows = [(f"{fs}-{job}{t}{i}", "ycsb", job, fs, t == "t") for job in ("workloada-sat", "workloada")
+            for fs in ("btrfs", "ext4") for t in ("t", "u") for i in range(3)]  # fmt: skip
+    length = {"workloada-sat": 2, "workloada": 20}
+    runs = _runs(rows).with_columns(batch=pl.lit(""), runtime_s=pl.col("job").replace_strict(length))
+    runs = runs.with_columns(runtime_s=pl.when(pl.col("filesystem") == "ext4").then(240).otherwise("runtime_s"))
+    m = [(r[0], "ops_s", 1000.0 * (0.7 if r[4] else 1.0) + 10 * int(r[0][-1])) for r in rows]
+    out = evaluate(_tables(runs, m), plan)
+    # btrfs alone (the plan's "whole run"): the saturating runs it judges, not the light ones, nor ext4's 240 s
+    assert _row(out, "S1-trace-btrfs")["window"] == "whole run (2 s)"
+    assert _row(out, "S1-trace")["window"] == "whole run (2-20 s)"  # the plan gives a length: kept as it is
+    light = runs.filter(pl.col("job") == "workloada")
+    out = evaluate(_tables(light, [x for x in m if "-sat" not in x[0]]), plan)
+    assert _row(out, "S1-trace-btrfs")["window"] == "whole run (20 s)"
+    assert _row(out, "S3-wb-sysbench")["window"] == "whole run"  # no runs read: no length to state
+
+
+def test_a_window_gains_the_run_length_unless_it_states_the_whole_runs():
+    from blkscope.paper.claims import window_text
+
+    assert window_text("whole run", "20 s") == "whole run (20 s)"
+    assert window_text("whole run (2-20 s)", "2 s") == "whole run (2-20 s)"
+    assert window_text("steady window (>= 90 s)", "180 s") == "steady window (>= 90 s; runs of 180 s)"
+    assert window_text("the run's iostat window", "2-20 s") == "the run's iostat window (runs of 2-20 s)"
+    assert window_text("--", "20 s") == "--" and window_text("whole run", None) == "whole run"

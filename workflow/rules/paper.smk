@@ -10,6 +10,7 @@ localrules:
     paper_table_conditions,
     paper_scale_numbers,
     paper_characterise_phrases,
+    paper_advice,
     paper,
 
 
@@ -60,16 +61,24 @@ rule paper_table_claims:
         "blkscope paper-table claims {input.claims} -o {output} > {log} 2>&1"
 
 
+# the memory-capped traced runs: how often their kept trace windows re-read a page (the scale rows' skew)
+CAPPED_TRACED = [r for r in TRACED if _row[r].get("memory_cap")]
+
+
 rule paper_scale_numbers:
     # run lengths, windows and the memory-capped batches, for the text about the scale regime
     input:
         steady=f"{ANALYSIS}/steady_state.parquet",
+        zipf=f"{ANALYSIS}/zipf_cover.parquet",
+        # counted as the scale rows' hot-page shares count them (the claims rule's fof)
+        fof=expand(f"{PROC}/{{run}}/frequency/fof.ssd-study.parquet", run=CAPPED_TRACED),
     output:
         "paper/generated/numbers/scale.tex",
     log:
         "logs/paper/scale_numbers.log",
     shell:
-        "python -m blkscope.paper.scale_numbers --steady {input.steady} -o {output} > {log} 2>&1"
+        "python -m blkscope.paper.scale_numbers --steady {input.steady} --zipf {input.zipf} --fof {input.fof}"
+        " -o {output} > {log} 2>&1"
 
 
 rule paper_characterise_phrases:
@@ -82,6 +91,18 @@ rule paper_characterise_phrases:
         "logs/paper/characterise_phrases.log",
     shell:
         "python -m blkscope.paper.characterise_phrases --table {input.table} -o {output} > {log} 2>&1"
+
+
+rule paper_advice:
+    # what an engineer can choose, each on one claim row, in words the verdicts pick (abstract and conclusion)
+    input:
+        claims=f"{ANALYSIS}/claims.parquet",
+    output:
+        "paper/generated/numbers/advice.tex",
+    log:
+        "logs/paper/advice.log",
+    shell:
+        "python -m blkscope.paper.advice --claims {input.claims} -o {output} > {log} 2>&1"
 
 
 rule paper_table_conditions:
@@ -135,6 +156,7 @@ rule paper:
         numbers_char="paper/generated/numbers/characterise.tex",
         numbers_scale="paper/generated/numbers/scale.tex",
         numbers_char_phrases="paper/generated/numbers/char_phrases.tex",
+        numbers_advice="paper/generated/numbers/advice.tex",
         tables=[
             "paper/generated/tables/runs.tex",
             "paper/generated/tables/claims.tex",
@@ -151,12 +173,14 @@ rule paper:
         prose="logs/paper/prose.log",
         latex="logs/paper/latexmk.log",
         check="logs/paper/pdf_check.log",
-    # Before LaTeX: no number typed in the prose, no range word in it or the captions (blkscope.paper.prose).
+    # Before LaTeX: no number typed in the prose, no range word in it, the captions or the advice
+    # (blkscope.paper.prose).
     # After: every claim with every printed column in the PDF (each judged row stating its condition, window and
-    # n), the abstract's counts, no internal word, at most 14 pages of main text (blkscope.paper.pdf_text); the
-    # PDF is kept only when both pass, so `make all` fails otherwise.
+    # n), the abstract's counts, the advice as the verdicts give it, no internal word, at most 14 pages of main
+    # text (blkscope.paper.pdf_text); the PDF is kept only when both pass, so `make all` fails otherwise.
     shell:
         "python -m blkscope.paper.prose {input.tex} {input.sections} --words-only {input.figure_tex}"
+        " {input.numbers_advice}"
         " > {log.prose} 2>&1"
         " && cd paper && latexmk -pdf -interaction=nonstopmode -halt-on-error -outdir=generated/build main.tex"
         " > ../{log.latex} 2>&1 && cd .."

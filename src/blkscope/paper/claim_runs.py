@@ -7,7 +7,9 @@ too few repeats, not testable here) with its reason.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -34,6 +36,31 @@ class Result:
     verdict: str | None = None  # set only where the rule is not an interval (e.g. every run >= 1 ms)
     reason: str | None = None  # why the verdict is what it is, where the interval does not say
     het: Heterogeneity | None = None  # of the strata pooled (None: one stratum, or not a pooled estimate)
+
+
+# The runs an estimate reads, so that the claims table can state their length (claims.run_length): recorded where
+# the estimators draw values from a frame of runs (by_strata, vals, and saturating_first's chosen load), into the
+# innermost `reads()` open. Recorded here, not in the estimators, whose source is their fingerprint in the claims
+# plan (blkscope.paper.claims_plan): how a row is measured does not change.
+_READS: ContextVar[tuple[set[str], ...]] = ContextVar("claim_reads", default=())
+
+
+@contextmanager
+def reads() -> Iterator[set[str]]:
+    """The run_ids the estimates made inside the block read (a set filled as they read)."""
+    ids: set[str] = set()
+    token = _READS.set((*_READS.get(), ids))
+    try:
+        yield ids
+    finally:
+        _READS.reset(token)
+
+
+def read(t: pl.DataFrame | set[str]) -> None:
+    """Records that the innermost `reads()` read the runs of `t` (a frame with run_id, or run_ids)."""
+    open_ = _READS.get()
+    if open_:
+        open_[-1].update(t if isinstance(t, set) else t["run_id"].to_list() if "run_id" in t.columns else [])
 
 
 def not_testable(reason: str) -> Result:
@@ -75,12 +102,21 @@ def host(t: pl.DataFrame, tb: Tables, *, traced: bool | None, load: str | None =
 def saturating_first(t: pl.DataFrame, at: Callable[[pl.DataFrame, str], Result]) -> Result:
     """Judge on the saturating rows; where they cannot be judged (no runs, too few repeats), on the light ones,
     and say so."""
-    sat = at(t.filter(pl.col("load") == SATURATING), SATURATING)
+    def tried(load: str) -> tuple[Result, set[str]]:
+        rows = t.filter(pl.col("load") == load)
+        with reads() as ids:
+            r = at(rows, load)
+        return r, ids or set(rows["run_id"].to_list() if "run_id" in rows.columns else [])
+
+    sat, sat_ids = tried(SATURATING)
     if sat.estimate is not None:
+        read(sat_ids)
         return sat
-    light = at(t.filter(pl.col("load") == LIGHT), LIGHT)
+    light, light_ids = tried(LIGHT)
     if light.estimate is None and sat.verdict != NO_RUNS:
+        read(sat_ids)
         return sat
+    read(light_ids)
     if sat.verdict == NO_RUNS:
         return light
     note = f" (light runs: the saturating ones cannot be judged, {sat.verdict}, n {sat.n})"
@@ -89,6 +125,7 @@ def saturating_first(t: pl.DataFrame, at: Callable[[pl.DataFrame, str], Result])
 
 def vals(t: pl.DataFrame, metric: str, **where) -> np.ndarray:
     sel = t.filter(pl.col("metric") == metric, *[pl.col(k) == v for k, v in where.items()])
+    read(sel)
     return sel["value" if "value" in sel.columns else "mean"].to_numpy().astype(float)
 
 
@@ -163,6 +200,7 @@ def by_strata(t: pl.DataFrame, strata: list[str], arm: pl.Expr, a: str, b: str, 
               ) -> list[Stratum]:
     """Per stratum (a combination of `strata` columns), the values of the rows whose `arm` is a and b."""
     t = t.with_columns(_arm=arm)
+    read(t.filter(pl.col("_arm").is_in([a, b])))
     out = []
     for key, g in t.sort(strata).group_by(strata, maintain_order=True):
         label = " ".join(str(k) for k in key if str(k))

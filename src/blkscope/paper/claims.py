@@ -21,6 +21,7 @@ Pooled strata are tested first (`heterogeneity`, `i2`, `p_q`; blkscope.analysis.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import polars as pl
@@ -29,7 +30,7 @@ from blkscope.analysis.stats import verdict as vd
 from blkscope.analysis.summaries.run_groups import CAPPED
 from blkscope.paper import claim_measures as cm
 from blkscope.paper import claim_rows as rw
-from blkscope.paper.claim_runs import NOT_TESTABLE, Tables
+from blkscope.paper.claim_runs import NOT_TESTABLE, Tables, reads
 from blkscope.paper.claims_plan import Plan
 from blkscope.paper.literature import value as lit
 
@@ -250,9 +251,37 @@ def verdict_of(r, size: vd.Size) -> str:
     return r.verdict or (vd.verdict(e.lo, e.hi, size) if e is not None else "inconclusive")
 
 
-def _row(c: Claim, r, entry, everything) -> dict:
-    """One row: the confirmatory result `r`, the plan's `entry` (None: no plan) and the result over all the
-    condition's runs, exploratory ones included (`everything`; None: the same runs)."""
+def run_length(tables: Tables, run_ids: set[str]) -> str | None:
+    """The length of the runs a row read, from the runs sheet's runtime_s: "20 s", "2-20 s"; None when unknown."""
+    r = tables["runs"]
+    if not run_ids or "runtime_s" not in r.columns:
+        return None
+    s = r.filter(pl.col("run_id").is_in(list(run_ids)))["runtime_s"].cast(pl.Float64, strict=False).drop_nulls()
+    if s.len() == 0:
+        return None
+    lo, hi = f"{s.min():g}", f"{s.max():g}"
+    return f"{lo} s" if lo == hi else f"{lo}-{hi} s"
+
+
+def window_text(window: str | None, length: str | None) -> str | None:
+    """The plan's window with the length of the runs read, unless it states the whole run's length itself:
+    "whole run" -> "whole run (20 s)", "steady window (>= 90 s)" -> "steady window (>= 90 s; runs of 180 s)", "the
+    run's iostat window" -> "the run's iostat window (runs of 2-20 s)"; "whole run (2-20 s)" and "--" (no runs) as
+    the plan has them."""
+    if window is None or length is None or window.strip() in ("", "--"):
+        return window
+    w = window.strip()
+    if w == "whole run":
+        return f"{w} ({length})"
+    if w.startswith("whole run") and re.search(r"\d", w):
+        return window
+    return f"{w[:-1]}; runs of {length})" if w.endswith(")") else f"{w} (runs of {length})"
+
+
+def _row(c: Claim, r, entry, everything, length: str | None = None) -> dict:
+    """One row: the confirmatory result `r`, the plan's `entry` (None: no plan), the result over all the
+    condition's runs, exploratory ones included (`everything`; None: the same runs), and the length of the runs `r`
+    read (`length`, for the window)."""
     e = r.estimate
     v = verdict_of(r, c.size)
     test = (e.test if e else "") + f"; {100 * c.size.level:.0f} % interval vs the band"
@@ -275,7 +304,8 @@ def _row(c: Claim, r, entry, everything) -> dict:
         "hi": e.hi if e else None, "level": c.size.level, "claimed_lo": c.size.lo, "claimed_hi": c.size.hi,
         "n_needed_value": need, "p": e.p if e else None, "p_tost": e.p_tost if e else None,
         "load": None if v.startswith("not test") else r.load,
-        "condition": cond, "runs_read": entry.runs if entry else None, "window": entry.window if entry else None,
+        "condition": cond, "runs_read": entry.runs if entry else None,
+        "window": window_text(entry.window if entry else None, length),
         "n_planned": entry.n_per_arm if entry else None,
         "heterogeneity": het.text() if het and het.k >= 2 else None, "i2": het.i2 if het and het.k >= 2 else None,
         "p_q": het.p if het and het.k >= 2 else None,
@@ -293,12 +323,14 @@ def evaluate(tables: Tables, plan: Plan | None = None) -> pl.DataFrame:
     for c in CLAIMS:
         entries = [e for e in plan.entries if e.claim_id == c.claim_id] if plan else [None]
         for entry in entries or [None]:
-            if entry is None or entry.condition == "in-memory":
-                r = c.evaluate(confirm, c.size)
-                alls = c.evaluate(everything, c.size) if plan else None
-            else:
-                r, alls = rw.other_condition(tables, entry, c.evaluate, c.size), None
-            rows.append(_row(c, r, entry, alls))
+            with reads() as ids:  # the runs the verdict reads, for their length
+                if entry is None or entry.condition == "in-memory":
+                    r = c.evaluate(confirm, c.size)
+                else:
+                    r = rw.other_condition(tables, entry, c.evaluate, c.size)
+            alls = c.evaluate(everything, c.size) if plan and (entry is None or entry.condition == "in-memory") \
+                else None  # fmt: skip
+            rows.append(_row(c, r, entry, alls, run_length(tables, ids)))
             sizes.append(c.size)
     rw.holm_columns(rows, sizes)
     odd = [r["claim_id"] for r in rows if not r["verdict"].startswith(VERDICTS)]

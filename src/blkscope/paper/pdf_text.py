@@ -1,5 +1,6 @@
 """What a reader of the built PDF sees, checked against the data: every claim of claims.csv with every column the
-claims table prints, the abstract's verdict counts against the table's, no internal word (batch ids, issue
+claims table prints, the abstract's verdict counts against the table's, the advice of the abstract and the
+conclusion as the verdicts give it (blkscope.paper.advice), no internal word (batch ids, issue
 letters, commit hashes, round names), nothing outside the text block on any page (blkscope.paper.pdf_geometry),
 and the paper's length (pages of main text, appendix pages, figure area).
 
@@ -166,12 +167,32 @@ RUNS_STATED = ("condition", "window", "n")  # what every judged row says of the 
 
 def unstated_runs(claims: pl.DataFrame) -> list[str]:
     """Rows judged on runs (any verdict but `not tested`/`not testable`) that do not state their condition, their
-    window or their n per arm: a reader could not tell which runs, over which time, a verdict reads."""
+    window or their n per arm, or whose window is the whole run without its length: a reader could not tell which
+    runs, over which time, a verdict reads."""
     cols = [c for c in RUNS_STATED if c in claims.columns]
     judged = claims.filter(~pl.col("verdict").fill_null("").str.starts_with("not test"))
     out = [f"the claims table has no column {c!r}" for c in RUNS_STATED if c not in cols]
     for r in judged.iter_rows(named=True):
         out += [f"claim {r['claim_id']}: no {c} stated" for c in cols if plain(r[c]) in ("--", "")]
+        window = plain(r.get("window"))
+        if window.startswith("whole run") and not re.search(r"\d", window):
+            out.append(f"claim {r['claim_id']}: window {window!r} states no run length")
+    return out
+
+
+def missing_advice(abstract: str, main: str, claims: pl.DataFrame) -> list[str]:
+    """Each piece of advice (blkscope.paper.advice) as the claims table gives it today, in the abstract and again
+    in the main text after it (the conclusion): words that follow the verdicts, never left behind by them."""
+    from blkscope.paper.advice import phrases
+
+    a, m = _unbroken(abstract), _unbroken(main)
+    out = []
+    for macro, words in phrases(claims).items():
+        w = _unbroken(words)
+        if w not in a:
+            out.append(f"the abstract does not give the advice {macro} as the claims table has it ({words!r})")
+        if m.count(w) < 2:
+            out.append(f"the conclusion does not give the advice {macro} as the claims table has it ({words!r})")
     return out
 
 
@@ -195,6 +216,7 @@ def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
     from blkscope.paper.pdf_geometry import check_paper_pdf
 
     problems += check_paper_pdf(pdf, every_page=True)
+    problems += missing_advice(abstract_text(pdf_text(pdf, 1, 1)), pdf_text(pdf, 1, lay["main_pages"]), claims)
     abstract = _unbroken(abstract_text(pdf_text(pdf, 1, 1)))
     sentence = _unbroken(verdict_sentence(claims["verdict"], claims["claim_id"]))
     if sentence not in abstract:

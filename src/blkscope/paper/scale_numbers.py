@@ -9,19 +9,28 @@ data over the cap against the plan's 10x, the run length, the runs (traced), the
 the trace's kept window, and the role the plan gives it (scale rows read a batch at 10x or more; one short of it
 is a condition of its own, reported and not judged).
 
-    python -m blkscope.paper.scale_numbers --steady data/processed/analysis/steady_state.parquet -o scale.tex
+How much the skew rows at scale can say (ScaleReuseSentence): over the traced steady runs with data >= 10x the cap
+(the runs the scale rows read), from each run's frequency of frequency of read accesses in its kept trace window
+(--fof) and its power-law fit (--zipf, op all): the median over runs of reads per distinct read page and of the
+share of read pages read once, the span of distinct access counts, the runs without a fit; and, by rule, what that
+leaves the skew rows to say (more than half of the read pages read once: little about skew).
+
+    python -m blkscope.paper.scale_numbers --steady data/processed/analysis/steady_state.parquet \\
+        [--fof <processed>/<run>/frequency/fof.ssd-study.parquet ...] [--zipf zipf_cover.parquet] -o scale.tex
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
+from pathlib import Path
 
 import polars as pl
 
 from blkscope.analysis.load.steady_state import BATCH
 from blkscope.paper import table_to_tex
 from blkscope.paper.claim_rows import DATA_OVER_CAP, STEADY_MIN_S
-from blkscope.paper.latex import count_word, counted, fmt_float, fmt_int, macro_file
+from blkscope.paper.latex import count_word, counted, fmt_float, fmt_int, fmt_pct, macro_file
 from blkscope.paper.phrases import against, k_of_n
 
 GUARD = "BlkScaleNumbers"
@@ -123,8 +132,62 @@ def limit(ratios: list[float], judged: list[bool]) -> dict[str, str]:
     return {"ScaleLimitPhrase": f"data sets {fmt_int(DATA_OVER_CAP)} or more times larger than memory{best}"}
 
 
-def macros(st: pl.DataFrame) -> dict[str, str]:
-    return in_memory(st) | capped(st)
+SKEW_ROWS = ("S1-zipf-scale", "S1-hot-scale", "S1-hot-meta-scale")  # the scale rows that read block skew
+FOF_COLUMNS = ("op", "count", "pages")
+
+
+def read_fof(files: list[Path]) -> pl.DataFrame:
+    """The read accesses of each run's kept window: run_id, count, pages (`pages` pages read `count` times each),
+    from <processed>/<run_id>/frequency/fof.*.parquet files; a file that cannot be read is a ValueError naming it."""
+    from blkscope.runs import run_id_of
+
+    parts = [pl.DataFrame(schema={"run_id": pl.Utf8, "count": pl.Int64, "pages": pl.Int64})]
+    for f in files:
+        try:
+            df = pl.read_parquet(f)
+        except (OSError, pl.exceptions.PolarsError) as e:
+            raise ValueError(f"{f}: {e}") from None
+        missing = sorted(set(FOF_COLUMNS) - set(df.columns))
+        if missing:
+            raise ValueError(f"{f}: no column(s) {', '.join(missing)}")
+        parts.append(df.filter(pl.col("op") == "read").select(
+            run_id=pl.lit(run_id_of(f)), count=pl.col("count").cast(pl.Int64), pages=pl.col("pages").cast(pl.Int64)))
+    return pl.concat(parts)
+
+
+def reuse(st: pl.DataFrame, fof: pl.DataFrame, zipf: pl.DataFrame | None) -> dict[str, str]:
+    """ScaleReuseSentence: how often the runs the scale rows read re-read a page in their kept window, and what
+    that leaves the skew rows to say; nothing without such runs."""
+    scale = st.filter(_steady(st) & (pl.col("data_over_cap").fill_null(0) >= DATA_OVER_CAP))
+    per = (fof.filter(pl.col("run_id").is_in(scale["run_id"].to_list()))
+           .group_by("run_id").agg(reads=(pl.col("count") * pl.col("pages")).sum(), pages=pl.col("pages").sum(),
+                                   once=pl.col("pages").filter(pl.col("count") == 1).sum(), distinct=pl.len())
+           .filter(pl.col("pages") > 0)
+           .with_columns(per_page=pl.col("reads") / pl.col("pages"), once_share=pl.col("once") / pl.col("pages")))
+    if per.height == 0:
+        return {}
+    n = per.height
+    fits = (zipf.filter(pl.col("run_id").is_in(per["run_id"].to_list()) & (pl.col("op") == "all"))
+            if zipf is not None else pl.DataFrame(schema={"run_id": pl.Utf8, "s": pl.Float64}))
+    no_fit = fits.filter(pl.col("s").is_null()).height
+    once = float(per["once_share"].median())
+    ids = ", ".join(SKEW_ROWS)
+    said = (f"with more than half of the read pages read once, the skew rows ({ids}) say little about skew at scale"
+            if once > 0.5 else f"read pages are re-read within the window, so the skew rows ({ids}) rest on reuse")
+    fitted = (f", and {k_of_n(no_fit, fits.height, 'runs')} {'have' if no_fit > 1 else 'has'} no power-law fit"
+              if fits.height else "")
+    return {"ScaleReuseRuns": fmt_int(n), "ScaleReadsPerPage": fmt_float(per["per_page"].median(), 2),
+            "ScaleReadOncePct": fmt_pct(once, 0), "ScaleReadDistinct": _span(per["distinct"].cast(pl.Float64)),
+            "ScaleReuseSentence": (
+                f"In the {counted(n, 'traced run', 'traced runs')} the scale rows read, a read page is read "
+                f"{fmt_float(per['per_page'].median(), 2)} times in the kept trace window (median over runs; "
+                f"{fmt_pct(once, 0)} of the read pages once; {_span(per['distinct'].cast(pl.Float64))} distinct "
+                f"access counts in a run){fitted}: {said}")}  # fmt: skip
+
+
+def macros(st: pl.DataFrame, fof: pl.DataFrame | None = None, zipf: pl.DataFrame | None = None) -> dict[str, str]:
+    m = in_memory(st) | capped(st)
+    return m | reuse(st, fof, zipf) if fof is not None else m
 
 
 def render(m: dict[str, str]) -> str:
@@ -136,9 +199,24 @@ NEED = ("run_id", "workload", "batch", "memory_cap", "memory_cap_bytes", "data_b
         "window_s", "window_start_s", "steady", "traced", "trace_start_s", "trace_end_s", "trace_in_window")
 
 
+def _options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--fof", type=Path, nargs="*", default=[],
+                   help="frequency of frequency of the memory-capped traced runs (<processed>/<run>/frequency/...)")
+    p.add_argument("--zipf", type=Path, help="the zipf table (run_id, op, s), for the runs without a fit")
+
+
+def _render(st: pl.DataFrame, a: argparse.Namespace) -> str:
+    zipf = None
+    if a.zipf:
+        try:
+            zipf = pl.read_parquet(a.zipf, columns=["run_id", "op", "s"])
+        except (OSError, pl.exceptions.PolarsError) as e:
+            raise ValueError(f"{a.zipf}: {e}") from None
+    return render(macros(st, read_fof(a.fof) if a.fof else None, zipf))
+
+
 def main(argv: list[str] | None = None) -> int:
-    return table_to_tex.main(argv, "blkscope.paper.scale_numbers", __doc__, "steady", NEED,
-                             lambda st: render(macros(st)))  # fmt: skip
+    return table_to_tex.main(argv, "blkscope.paper.scale_numbers", __doc__, "steady", NEED, _render, _options)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """The command line of a generator that reads one analysis table (.parquet) and writes one generated .tex file
 (scale_numbers, run_conditions, characterise_phrases): a table that cannot be read, or lacks a column the
-generator reads, is one error naming the file, and nothing is written."""
+generator reads, is one error naming the file, and nothing is written. A generator that reads more inputs adds its
+options (`extra`) and reads them in `render(table, args)`; a ValueError it raises names its file, and nothing is
+written either."""
 
 from __future__ import annotations
 
@@ -13,10 +15,12 @@ import polars as pl
 
 
 def main(argv: list[str] | None, prog: str, doc: str | None, flag: str, need: Iterable[str],
-         render: Callable[[pl.DataFrame], str]) -> int:  # fmt: skip
+         render: Callable[..., str], extra: Callable[[argparse.ArgumentParser], None] | None = None) -> int:
     p = argparse.ArgumentParser(prog=f"python -m {prog}", description=doc)
     p.add_argument(f"--{flag}", type=Path, required=True, help="the analysis table (.parquet)")
     p.add_argument("-o", "--out", type=Path, required=True, help="output .tex")
+    if extra:
+        extra(p)
     a = p.parse_args(argv)
     path = getattr(a, flag)
     try:
@@ -30,5 +34,13 @@ def main(argv: list[str] | None, prog: str, doc: str | None, flag: str, need: It
         return 1
     from blkscope.io import write_text_atomic
 
-    write_text_atomic(render(table), a.out)
+    if not extra:
+        text = render(table)
+    else:
+        try:  # the extra inputs: read in render, each error naming its file
+            text = render(table, a)
+        except (OSError, ValueError, pl.exceptions.PolarsError) as e:
+            print(f"blkscope: {e}", file=sys.stderr)
+            return 1
+    write_text_atomic(text, a.out)
     return 0

@@ -1,0 +1,154 @@
+"""What an engineer choosing a filesystem for a database can take from the claims table, in words picked from each
+claim row's verdict and interval by a stated rule (the abstract and the conclusion print them; the PDF check,
+blkscope.paper.pdf_text, finds each phrase as computed from claims.parquet in both).
+
+Each piece of advice (a `Topic`) rests on one row of the claims table: the claim's replication row where that has
+been judged (a new batch judged alone), else its in-memory row. The rule:
+
+- a decided verdict (`replicates`, `does not`): the choice follows where the interval lies against no effect (one
+  for a ratio, zero for a difference): above it, the topic's `above` words; below it, `below`; spanning it, `spans`
+  (no choice is shown better);
+- `inconclusive`: "no evidence either way" on the claim (quoted: the study's words), whatever side the interval
+  leans to (the interval printed beside says where it lies);
+- `not tested` or `not testable here`: "this study cannot say whether" the claim holds.
+
+Each phrase ends with its evidence: the row's id, estimate [interval] and verdict, all from claims.csv. Also what
+the study cannot say: AdviceNotTestable, the claims it cannot test here in the studies' own (quoted) words, and
+AdviceInconclusive, the rows judged inconclusive.
+
+    python -m blkscope.paper.advice --claims data/processed/analysis/claims.parquet -o advice.tex
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+import polars as pl
+
+from blkscope.paper import table_to_tex
+from blkscope.paper.latex import counted, escape, macro_file, tidy
+from blkscope.paper.load_numbers import side
+
+NO_EVIDENCE = "no evidence either way"
+CANNOT_SAY = "this study cannot say"
+
+
+@dataclass(frozen=True)
+class Topic:
+    macro: str  # AdviceCommitlog ...
+    claim: str  # the claim's id (its in-memory row; the replication row is preferred where judged)
+    above: str  # the choice when the interval lies above no effect
+    below: str  # ... below it
+    spans: str  # ... when it spans no effect under a decided verdict
+
+
+TOPICS = (
+    Topic("AdviceCommitlog", "S2-ops",
+          "ext4 for Cassandra's commitlog, where it wrote faster than xfs",
+          "xfs for Cassandra's commitlog, where it wrote faster than ext4",
+          "either ext4 or xfs for Cassandra's commitlog: neither was shown to write faster"),
+    Topic("AdviceDataDir", "S3-cow-xfs",
+          "xfs over btrfs for data directories, as btrfs wrote more device bytes per byte written",
+          "btrfs over xfs for data directories, as it wrote fewer device bytes per byte written",
+          "either btrfs or xfs for data directories: neither was shown to write more device bytes"),
+    Topic("AdviceJournal", "S4-reader",
+          "ext4 for a low-latency journal read while written, as xfs stalled its writer longer",
+          "xfs for a low-latency journal read while written, as ext4 stalled its writer longer",
+          "either ext4 or xfs for a low-latency journal read while written: neither was shown to stall it longer"),
+    Topic("AdviceAtime", "S3-relatime",
+          "noatime, as the default relatime wrote more per read",
+          "relatime, as noatime wrote more per read",
+          "relatime or noatime: neither was shown to write more per read"),
+    Topic("AdviceWriteback", "S3-wb-sysbench",
+          "ext4's data=writeback for speed, faster than data=ordered",
+          "ext4's data=ordered, faster than data=writeback here",
+          "ext4's data=ordered, as data=writeback was not shown faster"),
+    Topic("AdviceInodeSixtyFour", "S5-inode64",
+          "xfs's inode64 on a large volume, faster than inode32",
+          "xfs's inode32 on a large volume, faster than inode64",
+          "xfs's default inode64 on a large volume, as inode32 was not shown faster"),
+    Topic("AdviceTracing", "S1-trace",
+          "block tracing in production only with its cost measured at the load it runs at, as it slowed throughput",
+          "block tracing in production, as it did not slow throughput",
+          "block tracing in production, as no cost was shown"),
+)
+
+
+def row_for(claims: pl.DataFrame, claim: str) -> dict | None:
+    """The row a topic rests on: the claim's replication row once judged, else its in-memory row (None: neither)."""
+    rows = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
+    rep = rows.get(f"{claim}-replication")
+    if rep is not None and not str(rep["verdict"]).startswith("not test"):
+        return rep
+    return rows.get(claim)
+
+
+def evidence(r: dict) -> str:
+    """"S2-ops: 0.95x [0.83x, 1.10x], does not"; "S5-inode64-replication: not tested (no runs)" without an
+    estimate."""
+    ours = tidy(str(r.get("ours") or "--"))
+    return f"{r['claim_id']}: {ours + ', ' if ours != '--' else ''}{r['verdict']}"
+
+
+def phrase(t: Topic, r: dict | None) -> str:
+    """The advice of topic `t` from its claim row `r`, by the module's rule (plain text, not yet escaped)."""
+    if r is None:
+        return f"{CANNOT_SAY}: the claims table has no row {t.claim}"
+    v = str(r["verdict"])
+    if v.startswith(("replicates", "does not")):
+        where = side(r)
+        words = t.above if where.startswith("above") else t.below if where.startswith("below") else t.spans
+    elif v.startswith("inconclusive"):
+        words = f"{NO_EVIDENCE} on ``{r['claim']}''"
+    else:
+        words = f"{CANNOT_SAY} whether ``{r['claim']}''"
+    return f"{words} ({evidence(r)})"
+
+
+def not_testable(claims: pl.DataFrame) -> str:
+    """The claims not testable here, in their studies' words (quoted: the words are the studies', not ours)."""
+    rows = claims.filter(pl.col("verdict").str.starts_with("not testable"))
+    said = list(dict.fromkeys(f"``{r['claim']}'' ({r['claim_id']})" for r in rows.iter_rows(named=True)))
+    if not said:
+        return "every claim could be tested here"
+    return "whether " + (said[0] if len(said) == 1 else ", ".join(said[:-1]) + " or " + said[-1])
+
+
+def inconclusive(claims: pl.DataFrame) -> str:
+    """The rows judged inconclusive, by id: what more runs (or another condition) would have to decide."""
+    ids = claims.filter(pl.col("verdict").str.starts_with("inconclusive"))["claim_id"].to_list()
+    if not ids:
+        return "no claim row is inconclusive"
+    listed = ids[0] if len(ids) == 1 else ", ".join(ids[:-1]) + " and " + ids[-1]
+    if len(ids) == 1:
+        return f"whether the row judged inconclusive holds ({listed})"
+    return f"whether the {counted(len(ids), 'row', 'rows')} judged inconclusive hold ({listed})"
+
+
+def phrases(claims: pl.DataFrame) -> dict[str, str]:
+    """Each topic's advice as plain text (the PDF check looks for these words)."""
+    return {t.macro: phrase(t, row_for(claims, t.claim)) for t in TOPICS}
+
+
+def macros(claims: pl.DataFrame) -> dict[str, str]:
+    m = {k: escape(v) for k, v in phrases(claims).items()}
+    # the quotes are LaTeX's own (``...''), escaped only inside
+    rows = claims.filter(pl.col("verdict").str.starts_with("not testable"))
+    m["AdviceInconclusive"] = escape(inconclusive(claims))
+    m["AdviceNotTestable"] = not_testable(rows.with_columns(pl.col("claim").map_elements(escape, pl.Utf8),
+                                                            pl.col("claim_id").map_elements(escape, pl.Utf8)))
+    return m
+
+
+NEED = ("claim_id", "claim", "verdict", "ours", "lo", "hi")
+
+
+def main(argv: list[str] | None = None) -> int:
+    head = "% Generated by `python -m blkscope.paper.advice`; do not edit."
+    return table_to_tex.main(argv, "blkscope.paper.advice", __doc__, "claims", NEED,
+                             lambda c: macro_file(head, macros(c)))  # fmt: skip
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+"""The practitioners' advice (blkscope.paper.advice): each piece follows its claim row's verdict and interval by the
+module's rule, an inconclusive row gives no evidence either way, and the PDF check finds the advice the claims
+table gives today, or says which is missing; the scale rows' reuse sentence (blkscope.paper.scale_numbers.reuse)
+is computed from the runs' access counts."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from blkscope.paper import advice, scale_numbers
+from blkscope.paper.pdf_text import missing_advice, unstated_runs
+from blkscope.paper.prose import range_words, typed_numbers
+
+
+def _claims(rows: list[tuple]) -> pl.DataFrame:
+    """Claims-table rows (claim_id, verdict, ours, lo, hi) with the columns the advice reads."""
+    df = pl.DataFrame(rows, schema=["claim_id", "verdict", "ours", "lo", "hi"], orient="row")
+    return df.with_columns(claim=pl.lit("a claim"))
+
+
+def _phrase(claim_id: str, verdict: str, ours: str, lo: float | None, hi: float | None) -> str:
+    topic = next(t for t in advice.TOPICS if t.claim == claim_id)
+    return advice.phrases(_claims([(claim_id, verdict, ours, lo, hi)]))[topic.macro]
+
+
+def test_a_decided_verdict_chooses_by_the_side_of_no_effect_its_interval_lies_on():
+    t = next(t for t in advice.TOPICS if t.claim == "S2-ops")
+    assert _phrase("S2-ops", "replicates", "3.60x [3.10x, 4.20x]", 3.1, 4.2) == \
+        f"{t.above} (S2-ops: 3.60x [3.10x, 4.20x], replicates)"  # fmt: skip
+    assert _phrase("S2-ops", "does not", "0.50x [0.40x, 0.60x]", 0.4, 0.6).startswith(t.below)
+    # the reported gap absent and neither filesystem shown faster: no choice made for the reader
+    assert _phrase("S2-ops", "does not", "0.95x [0.83x, 1.10x]", 0.83, 1.10) == \
+        f"{t.spans} (S2-ops: 0.95x [0.83x, 1.10x], does not)"  # fmt: skip
+    # a difference (device KiB per 1,000 reads) lies against zero, not one
+    atime = next(t for t in advice.TOPICS if t.claim == "S3-relatime")
+    assert _phrase("S3-relatime", "replicates", "4.1 KiB [2.0 KiB, 6.2 KiB]", 2.0, 6.2).startswith(atime.above)
+    assert _phrase("S3-relatime", "does not", "-3.0 KiB [-5.0 KiB, -1.0 KiB]", -5.0, -1.0).startswith(atime.below)
+
+
+def test_an_inconclusive_row_gives_no_evidence_either_way_whatever_side_it_leans_to():
+    for lo, hi in ((1.2, 1.9), (0.8, 1.3)):  # an interval above one (inconclusive against a band) or spanning it
+        p = _phrase("S3-cow-xfs", "inconclusive", f"1.50x [{lo:.2f}x, {hi:.2f}x]", lo, hi)
+        assert p == f"no evidence either way on ``a claim'' (S3-cow-xfs: 1.50x [{lo:.2f}x, {hi:.2f}x], inconclusive)"
+    assert _phrase("S1-trace", "inconclusive (fewer than 2 repeats per arm)", "--", None, None) == (
+        "no evidence either way on ``a claim'' (S1-trace: inconclusive (fewer than 2 repeats per arm))")
+    assert _phrase("S1-trace", "not tested (no runs)", "--", None, None) == (
+        "this study cannot say whether ``a claim'' (S1-trace: not tested (no runs))")
+
+
+def test_the_replication_row_backs_the_advice_once_judged_else_the_in_memory_row():
+    rows = [("S5-inode64", "inconclusive", "1.04x [0.92x, 1.18x]", 0.92, 1.18),
+            ("S5-inode64-replication", "not tested (no runs)", "--", None, None)]
+    m = advice.phrases(_claims(rows))
+    assert m["AdviceInodeSixtyFour"].endswith("(S5-inode64: 1.04x [0.92x, 1.18x], inconclusive)")
+    rows[1] = ("S5-inode64-replication", "replicates", "1.12x [1.05x, 1.20x]", 1.05, 1.20)
+    m = advice.phrases(_claims(rows))
+    assert m["AdviceInodeSixtyFour"] == ("xfs's inode64 on a large volume, faster than inode32 "
+                                         "(S5-inode64-replication: 1.12x [1.05x, 1.20x], replicates)")
+    assert advice.phrases(_claims([]))["AdviceTracing"] == "this study cannot say: the claims table has no row S1-trace"
+
+
+def test_no_wording_of_any_outcome_characterises_a_range_or_types_a_number():
+    for t in advice.TOPICS:
+        for words in (t.above, t.below, t.spans):
+            assert range_words(words) == [] and typed_numbers(words) == [], words
+
+
+def test_the_claims_not_testable_here_are_quoted_in_their_studies_words():
+    c = _claims([("S1-f2fs", "not testable here", "--", None, None), ("S2-ops", "does not", "0.9x [0.8x, 1.0x]",
+                                                                       0.8, 1.0)]).with_columns(  # fmt: skip
+        claim=pl.Series(["f2fs is much faster for RocksDB", "x"]))
+    m = advice.macros(c)
+    assert m["AdviceNotTestable"] == "whether ``f2fs is much faster for RocksDB'' (S1-f2fs)"
+    assert range_words(m["AdviceNotTestable"]) == []  # the study's words, quoted
+    assert advice.macros(c.filter(pl.col("claim_id") == "S2-ops"))["AdviceNotTestable"] == \
+        "every claim could be tested here"  # fmt: skip
+
+
+def test_the_pdf_check_finds_the_advice_of_todays_table_in_the_abstract_and_the_conclusion():
+    c = _claims([("S2-ops", "does not", "0.95x [0.83x, 1.10x]", 0.83, 1.10)])
+    words = advice.phrases(c)
+    body = "; ".join(words.values())
+    # pdftotext breaks lines (and hyphenates) anywhere: the check ignores both
+    broken = body.replace(" ", "\n", 3).replace("Cassandra's", "Cas-\nsandra's")
+    assert missing_advice(broken, broken + "\n" + body, c) == []
+    # the verdict moved on (new runs), the abstract kept the old words
+    now = _claims([("S2-ops", "replicates", "3.60x [3.10x, 4.20x]", 3.1, 4.2)])
+    problems = missing_advice(body, body + body, now)
+    assert len(problems) == 2 and "AdviceCommitlog" in problems[0] and "abstract" in problems[0]
+    assert "conclusion" in missing_advice(body, body, c)[0]  # once in all of the main text: no conclusion
+
+
+def test_a_whole_run_window_without_its_length_is_reported():
+    rows = pl.DataFrame({"claim_id": ["a", "b", "c"], "verdict": ["does not", "replicates", "not tested (no runs)"],
+                         "condition": ["in-memory"] * 3, "window": ["whole run", "whole run (2-20 s)", "whole run"],
+                         "n": ["3 vs 3"] * 3})  # fmt: skip
+    assert unstated_runs(rows) == ["claim a: window 'whole run' states no run length"]
+
+
+def _capped(n: int = 3) -> pl.DataFrame:
+    """Steady-state rows of traced runs in a memory-capped batch at 11.9x its cap, and one steady run short of 10x."""
+    return pl.DataFrame({"run_id": [f"r{i}" for i in range(n)] + ["small"], "steady": [True] * (n + 1),
+                         "window_s": [180.0] * (n + 1), "data_over_cap": [11.9] * n + [9.93]})  # fmt: skip
+
+
+def _fof(run: str, counts: dict[int, int]) -> pl.DataFrame:
+    return pl.DataFrame({"run_id": run, "op": "read", "count": list(counts), "pages": list(counts.values())})
+
+
+def test_the_scale_reuse_sentence_says_how_often_a_page_is_read_and_what_that_leaves_to_say():
+    fof = pl.concat([_fof("r0", {1: 90, 2: 10}), _fof("r1", {1: 80, 2: 15, 5: 5}), _fof("r2", {1: 60, 3: 40}),
+                     _fof("small", {1: 1, 50: 9})])  # fmt: skip
+    zipf = pl.DataFrame({"run_id": ["r0", "r1", "r2", "small"], "op": "all", "s": [None, 0.4, 0.5, 0.9]})
+    m = scale_numbers.reuse(_capped(), fof, zipf)
+    # reads per read page 1.10, 1.35, 1.80 (median 1.35); read once 90, 80, 60 % (median 80 %); 2-3 counts
+    assert (m["ScaleReadsPerPage"], m["ScaleReadOncePct"], m["ScaleReadDistinct"]) == ("1.35", r"80\,\%", "2--3")
+    assert m["ScaleReuseSentence"] == (
+        r"In the three traced runs the scale rows read, a read page is read 1.35 times in the kept trace window "
+        r"(median over runs; 80\,\% of the read pages once; 2--3 distinct access counts in a run), and one of the "
+        r"three runs has no power-law fit: with more than half of the read pages read once, the skew rows "
+        r"(S1-zipf-scale, S1-hot-scale, S1-hot-meta-scale) say little about skew at scale")
+    reread = pl.concat([_fof(r, {1: 10, 4: 90}) for r in ("r0", "r1", "r2")])
+    s = scale_numbers.reuse(_capped(), reread, None)["ScaleReuseSentence"]
+    assert s.endswith("read pages are re-read within the window, so the skew rows (S1-zipf-scale, S1-hot-scale, "
+                      "S1-hot-meta-scale) rest on reuse") and "fit" not in s  # fmt: skip
+    assert scale_numbers.reuse(_capped(), _fof("small", {1: 5}), zipf) == {}  # no run the scale rows read
+
+
+@pytest.mark.parametrize("bad", ["missing", "columns"])
+def test_scale_numbers_refuses_an_unreadable_fof_file_by_name(tmp_path, capsys, bad):
+    steady = tmp_path / "steady.parquet"
+    pl.DataFrame({c: [None] for c in scale_numbers.NEED}).write_parquet(steady)
+    fof = tmp_path / "r0" / "frequency" / "handmade_fof.parquet"
+    fof.parent.mkdir(parents=True)
+    if bad == "columns":
+        pl.DataFrame({"op": ["read"], "count": [1]}).write_parquet(fof)
+    out = tmp_path / "scale.tex"
+    rc = scale_numbers.main(["--steady", str(steady), "--fof", str(fof), "-o", str(out)])
+    assert rc == 1 and not out.exists()
+    err = capsys.readouterr().err
+    assert str(fof) in err and ("no column(s) pages" in err if bad == "columns" else True), err
+
+
+def test_the_inconclusive_rows_are_named_by_rule():
+    rows = [("S2-lz4", "inconclusive", "1.05x [0.90x, 1.22x]", 0.9, 1.22), ("S2-ops", "does not", "--", None, None)]
+    assert advice.inconclusive(_claims(rows)) == "whether the row judged inconclusive holds (S2-lz4)"
+    rows.append(("S4-mean", "inconclusive (fewer than 2 repeats per arm)", "--", None, None))
+    assert advice.inconclusive(_claims(rows)) == "whether the two rows judged inconclusive hold (S2-lz4 and S4-mean)"
+    assert advice.inconclusive(_claims(rows[1:2])) == "no claim row is inconclusive"
