@@ -542,12 +542,12 @@ def _cache_sweep(p: argparse.ArgumentParser) -> Handler:
     def run(a: argparse.Namespace) -> int:
         import polars as pl
 
-        from blkscope.analysis.characterise.cache_sweep import EMPTY_NOTE, cache_sweep, missing_note
-        from blkscope.runs import load_runs
+        from blkscope.analysis.characterise.cache_sweep import EMPTY_NOTE, cache_sweep
+        from blkscope.runs import load_runs, uncaptured_note
 
         df = cache_sweep(load_runs(a.runs), a.run_ids, a.raw, a.processed, pl.read_parquet(a.zipf),
                          pl.read_parquet(a.metadata), tuple(a.planned))  # fmt: skip
-        note = "; ".join(n for n in (None if a.run_ids else EMPTY_NOTE, missing_note(df)) if n)
+        note = "; ".join(n for n in (None if a.run_ids else EMPTY_NOTE, uncaptured_note(df)) if n)
         write_table(df, a.out, a.csv, note or None)
         return 0
 

@@ -1,6 +1,6 @@
 """Block skew against the cache (issue P item 3; table: blkscope.analysis.characterise.cache_sweep): per traced YCSB run
 under a memory cap or in the sweep's batch, the fitted rank exponent, the hottest 1 % of pages' share of reads and of
-writes, the metadata share and the LRU miss ratio at a cache of 10 % of the touched pages (rows), against the
+writes, the metadata share and the LRU miss ratio at caches of 1 % and 10 % of the touched pages (rows), against the
 cache-to-data ratio, the data's size in 4 KiB pages (the key count) and the distinct pages the kept trace touched
 (columns, log scales); a point per run, coloured by the records loaded, shaped by the cache (memory cap or RocksDB's
 block cache under O_DIRECT) and the kept trace window, whose length the counts depend on. Runs of the sweep that are
@@ -12,23 +12,23 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from blkscope.analysis.characterise.cache_sweep import missing_note
-from blkscope.figures import theme
-from blkscope.figures.theme import HEADER_PT, TEXT_WIDTH_PT, Y_AXIS_PT, complete_cells, no_data, row_header
+from blkscope.figures.theme import HEADER_PT, TEXT_WIDTH_PT, Y_AXIS_PT, complete_cells, no_data, row_header, small_title
+from blkscope.runs import uncaptured_note
 
 CAPTION = (
-    r"Block-level skew against the cache: per traced YCSB run under a memory cap, the fitted rank exponent $s$ of "
-    r"4\,KiB page accesses, the hottest 1\,\% of touched pages' share of read and of write accesses, the share of "
-    r"accesses the filesystem marks as metadata, and the LRU miss ratio of a cache of 10\,\% of the touched pages, "
-    r"against the ratio of the cache (the cgroup's memory cap: page cache, heap and block cache; or RocksDB's block "
-    r"cache where it read with O\_DIRECT) to the data (records $\times$ record size), against the data's size in "
-    r"4\,KiB pages, and against the distinct pages the kept trace window touched; one point per run, its shape the "
-    r"cache and the window's length."
+    r"Block-level skew against the cache: per traced YCSB run under a memory cap or in the cache sweep, the fitted "
+    r"rank exponent $s$ of 4\,KiB page accesses, the hottest 1\,\% of touched pages' share of read and of write "
+    r"accesses, the share of accesses the filesystem marks as metadata, and the LRU miss ratio of caches of 1 and "
+    r"10\,\% of the touched pages, against the ratio of the cache (the cgroup's memory cap: page cache, heap and "
+    r"block cache; or RocksDB's block cache where it read with O\_DIRECT) to the data (records $\times$ record size), "
+    r"against the data's size in 4\,KiB pages, and against the distinct pages the kept trace window touched; one "
+    r"point per run, its shape the cache and the window's length."
 )
 LABEL = "fig:cache-sweep"
 # short row labels: the row header puts each word on a line of its own
 QUANTITIES = {"s": "rank exponent", "hot1_read": "hot-1% reads", "hot1_write": "hot-1% writes",
-              "meta_share": "metadata share", "miss_10pct": "miss ratio at 10%"}  # fmt: skip
+              "meta_share": "metadata share", "miss_1pct": "miss ratio at 1%",
+              "miss_10pct": "miss ratio at 10%"}  # fmt: skip
 XS = {"cache_to_data": "cache / data", "data_pages": "data (4 KiB pages)", "touched_pages": "distinct pages traced"}
 KINDS = {"memory cap": "memory cap", "RocksDB block cache (O_DIRECT reads)": "block cache"}
 ROW_PT = 52
@@ -49,10 +49,10 @@ def _labels(table: pl.DataFrame) -> pl.DataFrame:
 
 
 def chart(table: pl.DataFrame) -> alt.TopLevelMixin:
-    missing = missing_note(table)
+    missing = uncaptured_note(table)
     done = table.filter(pl.col("captured")) if "captured" in table.columns else table
     if done.is_empty():
-        return no_data(f"no sweep run captured yet: {missing}" if missing else
+        return no_data(f"no sweep run captured yet ({missing})" if missing else
                        "no sweep runs: the cache-sweep table has no rows")  # fmt: skip
     keep = [q for q in QUANTITIES if q in done.columns]
     xs = [x for x in XS if x in done.columns]
@@ -77,4 +77,4 @@ def chart(table: pl.DataFrame) -> alt.TopLevelMixin:
                column=alt.Column("x_of:N", sort=[XS[x] for x in xs], title=None), spacing=8)
         .resolve_scale(x="independent", y="independent")
     )  # fmt: skip
-    return out.properties(title=theme.small_title(missing)) if missing else out
+    return out.properties(title=small_title(missing)) if missing else out

@@ -145,16 +145,3 @@ def missing_runs(runs: pl.DataFrame, run_ids: list[str], raw: Path, planned: tup
         return runs.clear()
     rows = runs.filter(pl.col("batch").is_in(list(planned)) & ~pl.col("run_id").is_in(run_ids))
     return rows.filter(pl.col("run_id").is_in([r for r in rows["run_id"] if not Path(raw, r, "run.yaml").exists()]))
-
-
-def missing_note(table: pl.DataFrame) -> str | None:
-    """What the table's uncaptured rows are, for its note and its figure; None when every row was captured."""
-    if "captured" not in table.columns:
-        return None
-    gone = table.filter(~pl.col("captured"))
-    if gone.is_empty():
-        return None
-    batches = ", ".join(sorted(set(gone["batch"].drop_nulls())))
-    configs = gone.select([c for c in ("job", "memory_cap") if c in gone.columns]).unique().height
-    return (f"not captured yet: {gone.height} run(s) of batch {batches} ({configs} configuration(s)); "
-            "their points are missing")
