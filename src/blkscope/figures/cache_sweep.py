@@ -16,8 +16,8 @@ from blkscope.figures.theme import HEADER_PT, TEXT_WIDTH_PT, Y_AXIS_PT, complete
 from blkscope.runs import uncaptured_note
 
 CAPTION = (
-    r"Block-level skew against the cache: per traced YCSB run under a memory cap or in the cache sweep, the fitted "
-    r"rank exponent $s$ of 4\,KiB page accesses, the hottest 1\,\% of touched pages' share of read and of write "
+    r"Block-level skew against the cache on ext4: per traced YCSB run under a memory cap or in the cache sweep, the "
+    r"fitted rank exponent $s$ of 4\,KiB page accesses, the hottest 1\,\% of touched pages' share of read and of write "
     r"accesses, the share of accesses the filesystem marks as metadata, and the LRU miss ratio of caches of 1 and "
     r"10\,\% of the touched pages, against the ratio of the cache (the cgroup's memory cap: page cache, heap and "
     r"block cache; or RocksDB's block cache where it read with O\_DIRECT) to the data (records $\times$ record size), "
