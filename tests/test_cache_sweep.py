@@ -1,11 +1,13 @@
-"""The cache sweep's table (blkscope.analysis.characterise.cache_sweep) from a real traced YCSB run on RocksDB
-(data/raw), through the verbs the workflow runs: its cache (RocksDB's block cache: it read with O_DIRECT) against its
-data, its skew and its miss ratios; the cache of real Cassandra runs on the host and in the guest; a memory-capped
-run.yaml (made here from a real one, as the capture of issue P writes the block); and the empty table's note, which its
-figure draws."""
+"""The cache sweep's table (blkscope.analysis.characterise.cache_sweep) from real traced YCSB runs on RocksDB
+(data/raw), through the verbs the workflow runs: a run that read with O_DIRECT (its cache: RocksDB's block cache)
+and the memory-capped runs of round4-rocksdb-capped (384 MiB, 3-s window) and round4-rocksdb-capped-2 (320 MiB),
+the sweep's points that exist before the sweep: their caches and page caches against their data, their skew and
+miss ratios, the hot shares recounted here from the events; the cache of real Cassandra runs on the host and in the
+guest; the sweep's runs not captured yet, as rows that say so, and the figures that say so; the empty table's note."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import polars as pl
@@ -19,36 +21,42 @@ from blkscope.io import table_note
 ROOT = Path(__file__).resolve().parents[1]
 RAW, RUNS = ROOT / "data" / "raw", ROOT / "config" / "runs.tsv"
 ROCKSDB = "host-ext4-ycsb-workloada-zipfian-sat-r1"
+CAPPED = "host-ext4-ycsb-workloada-zipfian-buffered-sat-mem384m-r1"
+CAPPED_2 = "host-ext4-ycsb-workloada-zipfian-buffered-sat-long-mem320m-r1"
 CASSANDRA = "host-xfs-cassandra-ycsb-workloada-c-zipfian-sat-r1"
 GUEST = "guest-f2fs-cassandra-ycsb-workloada-zipfian-small-r1"
+TRACED = (ROCKSDB, CAPPED, CAPPED_2)
+SWEEP = "round4-sweep"
 
 
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory) -> dict[str, Path]:
-    if not (RAW / ROCKSDB / "trace.txt.zst").exists():
-        pytest.skip("embedded runs not in this checkout")
     proc = tmp_path_factory.mktemp("processed")
-    a, char = proc / "analysis", proc / ROCKSDB / "characterise"
-    ev, fof = proc / ROCKSDB / "trace" / "events.parquet", proc / ROCKSDB / "frequency" / "fof.cover.parquet"
-    verbs = [
-        ["ingest", "--kind", "ftrace", str(RAW / ROCKSDB / "trace.txt.zst"), "-o", str(ev.parent)],
-        ["access-frequency", str(ev), "--fof", str(fof)],
-        ["zipf", str(fof), "--n-boot", "0", "-o", str(a / "zipf.parquet")],
-        ["reuse", str(ev), "--shards-size", "8192", "--auto", "-o", str(char / "reuse.parquet"), "--mrc",
-         str(char / "mrc.parquet")],
-        ["metadata", str(ev), "-o", str(char / "metadata_hot.parquet")],
-        ["metadata-vs-data", "--runs", str(RUNS), str(char / "metadata_hot.parquet"), "-o",
-         str(a / "metadata_vs_data.parquet")],
-    ]  # fmt: skip
-    for v in verbs:
-        assert main(v) == 0, v[0]
-    return {"processed": proc, "zipf": a / "zipf.parquet", "metadata": a / "metadata_vs_data.parquet",
-            "char": char}  # fmt: skip
+    a = proc / "analysis"
+    fofs, hots = [], []
+    for run in TRACED:
+        ev, char = proc / run / "trace" / "events.parquet", proc / run / "characterise"
+        fofs.append(proc / run / "frequency" / "fof.cover.parquet")
+        hots.append(char / "metadata_hot.parquet")
+        verbs = [
+            ["ingest", "--kind", "ftrace", str(RAW / run / "trace.txt.zst"), "-o", str(ev.parent)],
+            ["access-frequency", str(ev), "--fof", str(fofs[-1])],
+            ["reuse", str(ev), "--shards-size", "8192", "--auto", "-o", str(char / "reuse.parquet"), "--mrc",
+             str(char / "mrc.parquet")],
+            ["metadata", str(ev), "-o", str(hots[-1])],
+        ]  # fmt: skip
+        for v in verbs:
+            assert main(v) == 0, (run, v[0])
+    assert main(["zipf", *map(str, fofs), "--n-boot", "0", "-o", str(a / "zipf.parquet")]) == 0
+    md = ["metadata-vs-data", "--runs", str(RUNS), *map(str, hots), "-o", str(a / "metadata_vs_data.parquet")]
+    assert main(md) == 0
+    return {"processed": proc, "zipf": a / "zipf.parquet", "metadata": a / "metadata_vs_data.parquet"}
 
 
-def _sweep(tables, out: Path, *runs: str) -> int:
+def _sweep(tables, out: Path, *runs: str, planned: tuple[str, ...] = ()) -> int:
     return main(["cache-sweep", "--runs", str(RUNS), "--raw", str(RAW), "--processed", str(tables["processed"]),
-                 "--zipf", str(tables["zipf"]), "--metadata", str(tables["metadata"]), "-o", str(out), *runs])
+                 "--zipf", str(tables["zipf"]), "--metadata", str(tables["metadata"]), "-o", str(out),
+                 *(a for b in planned for a in ("--planned", b)), *runs])  # fmt: skip
 
 
 def test_a_rocksdb_run_against_its_block_cache(tables, tmp_path):
@@ -59,20 +67,21 @@ def test_a_rocksdb_run_against_its_block_cache(tables, tmp_path):
     assert row["cache_kind"].startswith("RocksDB block cache") and row["directreads"]
     assert row["cache_bytes"] == meta["rocksdb.blockcachemb"] * MIB and row["data_bytes"] == data
     assert row["cache_to_data"] == pytest.approx(row["cache_bytes"] / data) and row["data_pages"] == data / 4096
-    zipf = pl.read_parquet(tables["zipf"]).filter(pl.col("op") == "all")
+    zipf = pl.read_parquet(tables["zipf"]).filter((pl.col("op") == "all") & (pl.col("run_id") == ROCKSDB))
     assert row["s"] == zipf["s"][0]
-    md = pl.read_parquet(tables["metadata"])
+    md = pl.read_parquet(tables["metadata"]).filter(pl.col("run_id") == ROCKSDB)
     assert row["hot1_read"] == md.filter(pl.col("op") == "read")["hot_share"][0]
     assert row["meta_share"] == md.filter(pl.col("op") == "all")["meta_share"][0]
     # a bigger cache misses less; the touched pages are the reuse profile's
     assert 0 < row["miss_10pct"] <= row["miss_1pct"] <= 1
-    reuse = pl.read_parquet(tables["char"] / "reuse.parquet")
+    reuse = pl.read_parquet(tables["processed"] / ROCKSDB / "characterise" / "reuse.parquet")
     assert row["touched_pages"] == reuse.filter((pl.col("op") == "all") & (pl.col("class") == "all")
                                                 & pl.col("of_record"))["distinct_pages"][0]  # fmt: skip
 
 
 def test_miss_ratio_at_a_cache_is_the_curve_at_or_below_it(tables):
-    mrc, reuse = (pl.read_parquet(tables["char"] / f"{t}.parquet") for t in ("mrc", "reuse"))
+    mrc, reuse = (pl.read_parquet(tables["processed"] / CAPPED_2 / "characterise" / f"{t}.parquet")
+                  for t in ("mrc", "reuse"))
     got = miss_at(mrc, reuse, fractions=(0.05,))
     curve = mrc.filter((pl.col("op") == "all") & (pl.col("class") == "all") & (pl.col("method") == "exact"))
     at = curve.filter(pl.col("cache_pages") <= 0.05 * got["touched_pages"]).sort("cache_pages")["miss_ratio"][-1]
@@ -105,3 +114,62 @@ def test_no_sweep_run_says_why_and_so_does_its_figure(tables, tmp_path, capsys):
     svg = (tmp_path / "fig.svg").read_text()
     assert "no sweep runs in the dataset yet" in svg and "memory" in capsys.readouterr().err
     assert _sweep(tables, tmp_path / "bad.parquet", "no-such-run") == 2 and not (tmp_path / "bad.parquet").exists()
+
+
+def _page_counts(tables, run: str) -> pl.DataFrame:
+    """op (read, write), page, accesses: the run's completions with data, once per 4 KiB page each covers, counted
+    here from the ingested events, apart from the analyses the table reads."""
+    ev = pl.read_parquet(tables["processed"] / run / "trace" / "events.parquet")
+    c = ev.filter((pl.col("action") == "C") & (pl.col("nsectors") > 0))
+    c = c.with_columns(op=pl.when(pl.col("rwbs").str.contains("R")).then(pl.lit("read"))
+                       .when(pl.col("rwbs").str.contains("W")).then(pl.lit("write")))  # fmt: skip
+    last = (pl.col("sector") + pl.col("nsectors") - 1) // 8
+    pages = c.with_columns(page=pl.int_ranges(pl.col("sector") // 8, last + 1))
+    return pages.explode("page").group_by("op", "page").len("accesses")
+
+
+def _hot_share(counts: pl.DataFrame) -> float:
+    n = counts.sort("accesses", descending=True)["accesses"]
+    return n.head(max(1, math.ceil(0.01 * n.len()))).sum() / n.sum()
+
+
+@pytest.mark.parametrize("run,cap_mib", [(CAPPED, 384), (CAPPED_2, 320)])
+def test_a_memory_capped_run_against_its_cap_and_its_page_cache(tables, tmp_path, run, cap_mib):
+    """The sweep-like points the dataset holds: 4 M records of 1,000 B under a 384 or 320 MiB cap (0.101x, 0.084x)."""
+    assert _sweep(tables, tmp_path / "sweep.parquet", run) == 0
+    row = pl.read_parquet(tmp_path / "sweep.parquet").row(0, named=True)
+    meta = yaml.safe_load((RAW / run / "run.yaml").read_text())
+    at = meta["memory_cap"]["snapshots"]["trace_window_start"]["stat"]
+    assert row["captured"] and row["cache_kind"] == "memory cap" and row["directreads"] is False
+    assert row["cache_bytes"] == cap_mib * MIB == row["memory_cap_bytes"] and row["data_bytes"] == 4_000_000 * 1000
+    assert row["cache_to_data"] == pytest.approx(cap_mib * MIB / 4e9) and row["window_s"] == 3.0
+    assert row["page_cache_bytes"] == at["total_cache"] and row["rss_bytes"] == at["total_rss"]
+    assert row["page_cache_to_data"] == pytest.approx(at["total_cache"] / 4e9) < row["cache_to_data"]
+    counts = _page_counts(tables, run)
+    assert row["touched_pages"] == counts["page"].n_unique()
+    for op in ("read", "write"):
+        assert row[f"hot1_{op}"] == pytest.approx(_hot_share(counts.filter(pl.col("op") == op)), rel=1e-12), op
+    # reads dominate under the cap; the hottest 1 % of read pages take more than 1 % of the reads
+    assert 0.01 < row["hot1_read"] < 1 and 0 < row["miss_10pct"] <= row["miss_1pct"] <= 1
+    assert row["s"] == pl.read_parquet(tables["zipf"]).filter((pl.col("run_id") == run)
+                                                              & (pl.col("op") == "all"))["s"][0]  # fmt: skip
+
+
+def test_the_sweeps_missing_runs_are_rows_and_the_figure_says_so(tables, tmp_path):
+    sheet = pl.read_csv(RUNS, separator="\t", infer_schema_length=0).filter(pl.col("batch") == SWEEP)
+    out = tmp_path / "sweep.parquet"
+    assert _sweep(tables, out, CAPPED, CAPPED_2, planned=(SWEEP,)) == 0
+    df = pl.read_parquet(out)
+    gone = df.filter(~pl.col("captured"))
+    assert df.filter(pl.col("captured"))["run_id"].to_list() == [CAPPED, CAPPED_2]
+    assert sorted(gone["run_id"]) == sorted(sheet["run_id"]) and gone["s"].is_null().all()
+    configs = sheet.select("job", "memory_cap").unique().height
+    said = f"not captured yet: {sheet.height} run(s) of batch {SWEEP} ({configs} configuration(s))"
+    assert said in table_note(out)
+    assert main(["figure", "cache-sweep", str(out), "-o", str(tmp_path / "fig"), "--formats", "svg"]) == 0
+    svg = (tmp_path / "fig.svg").read_text()
+    assert said in svg and "distinct pages traced" in svg and "4,000,000 records" in svg and "3.0 s window" in svg
+    # none captured: the figure draws the note alone
+    assert _sweep(tables, out, planned=(SWEEP,)) == 0
+    assert main(["figure", "cache-sweep", str(out), "-o", str(tmp_path / "none"), "--formats", "svg"]) == 0
+    assert "no sweep run captured yet" in (tmp_path / "none.svg").read_text()

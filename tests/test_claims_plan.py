@@ -131,3 +131,37 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
     tex = render_deviations(plan, rec)
     assert "1.00x (does not)" in tex and "2.00x (replicates)" in tex and "S9-none" not in tex
     assert tex.count(r"\begin{longtable}") == 1 and tex.rstrip().endswith(r"\end{longtable}")
+
+
+def test_the_sweep_is_planned_before_its_capture(plan):
+    """The cache sweep's descriptive entry: its batch is the runs sheet's, the repeats are the sheet's, no claim reads
+    it, and it was fixed before any of its runs was captured (each captured run's lock came later)."""
+    import yaml
+
+    from blkscope.runs import load_runs
+
+    root = PLAN.parents[1]
+    sweep = next(d for d in plan.descriptive if d.measure_id == "P-sweep")
+    sheet = load_runs(root / "config" / "runs.tsv")
+    runs = sheet.filter(pl.col("batch").is_in(list(sweep.batches)))
+    assert runs.height == 30 and set(runs["repeat"]) == set(range(1, sweep.repeats + 1))
+    assert set(sweep.beside) <= set(sheet["batch"]) and not set(sweep.batches) & set(plan.scale_batches)
+    assert {"measures", "against", "window", "bytes", "capture_time"} <= set(sweep.text)
+    for r in runs["run_id"]:
+        meta = root / "data" / "raw" / r / "run.yaml"
+        if meta.exists():
+            lock = yaml.safe_load(meta.read_text())["lock"]["acquired_utc"]
+            assert lock > sweep.fixed.replace("Z", ""), r
+
+
+def test_a_bad_descriptive_entry_is_refused_with_its_line(tmp_path):
+    bad = tmp_path / "plan.yaml"
+    text = PLAN.read_text()
+    start = text.index("  - id: P-sweep\n")
+    bad.write_text(text.replace("    repeats: 3", "    repeats: three", 1))
+    with pytest.raises(InputError, match=rf"line {text[:start].count(chr(10)) + 1}: repeats of P-sweep"):
+        claims_plan.load(bad)
+    # a batch a claim judges cannot also be described
+    bad.write_text(text.replace("    batches: [round4-sweep]", "    batches: [round4-decide-hot]", 1))
+    with pytest.raises(InputError, match="round4-decide-hot are read by a claim"):
+        claims_plan.load(bad)

@@ -334,3 +334,106 @@ def test_memory_capped_batch_captured(manifest):
             assert (w["offset_s"], w["length_s"]) == (60, 3) and w["kept"] == m["tracer"]["events"] > 0
             assert m["tracer"]["dropped_total"] == 0 and w["before"] + w["after"] > 0, m["run_id"]
     assert runs["bytes"].sum() <= CAPPED_MEM_BUDGET
+
+
+# issue P item 3: the cache sweep, batch round4-sweep (config/claims_plan.yaml `descriptive`, P-sweep): YCSB workload
+# A on RocksDB on ext4, traced, 180-s runs keeping 1 s of trace at 120 s, 3 repeats. Buffered reads under a memory
+# cap at 4 M, 400 k and 40 k records, and O_DIRECT reads with RocksDB's block cache at 0.079x the data at each.
+# The order is drawn by the coordinator just before the capture; until then the batch waits, uncaptured.
+SWEEP = "round4-sweep"
+SWEEP_GRID = {("buffered", 4_000_000): {"6G", "1536M", "640M", "320M"}, ("buffered", 400_000): {"640M", "320M"},
+              ("buffered", 40_000): {"320M"}, **{("direct", n): {None} for n in (4_000_000, 400_000, 40_000)}}
+SWEEP_BUDGET = 35_000_000  # bytes as git stores them (issue P: data/raw up to 200 MB; ~152 MB before the sweep)
+CAPPED_2_EXT4 = "host-ext4-ycsb-workloada-zipfian-buffered-sat-long-mem320m-r{}"
+
+
+def _sweep_rows() -> pl.DataFrame:
+    """The sweep's sheet rows with the options their jobs give the capture (record count, read path, window)."""
+    from blkscope.capture.workloads.ycsb import DEFAULTS, JOBS
+
+    rows = []
+    for r in load_runs(ROOT / "config/runs.tsv").filter(pl.col("batch") == SWEEP).iter_rows(named=True):
+        o = {**DEFAULTS, **JOBS[r["job"]]}
+        rows.append(r | {"records": o["recordcount"], "direct": o["rocksdb.directreads"],
+                         "window": o["trace_window_s"], "blockcache_mb": o["rocksdb.blockcachemb"],
+                         "record_bytes": o["fieldcount"] * o["fieldlength"]})
+    return pl.DataFrame(rows)
+
+
+def _capped_2_ext4() -> list[dict]:
+    return [yaml.safe_load((RAW / CAPPED_2_EXT4.format(k) / "run.yaml").read_text()) for k in (1, 2, 3)]
+
+
+def test_cache_sweep_in_the_sheet():
+    from blkscope.capture.memcap import parse
+    from blkscope.capture.order import check, read, uncaptured_batches
+
+    runs = _sweep_rows()
+    assert set(runs["filesystem"]) == {"ext4"} and set(runs["testbed"]) == {"loop"} and runs["traced"].all()
+    assert set(runs["runtime_s"]) == {180} and runs["window"].to_list() == [[120, 1]] * runs.height
+    assert set(runs["record_bytes"]) == {1000}
+    grid: dict = {}
+    for r in runs.iter_rows(named=True):
+        key = ("direct" if r["direct"] else "buffered", r["records"])
+        grid.setdefault(key, {}).setdefault(r["memory_cap"], []).append(r["repeat"])
+    assert {k: set(v) for k, v in grid.items()} == SWEEP_GRID
+    assert all(sorted(reps) == [1, 2, 3] for caps in grid.values() for reps in caps.values())
+    data = lambda n: n * 1000  # noqa: E731  records x record size
+    # the memory cap from above the data down to <= 1/10 of it, >= 4 points, at 4 M records
+    at_4m = sorted(parse(c) / data(4_000_000) for c in grid["buffered", 4_000_000])
+    assert len(at_4m) >= 4 and at_4m[0] <= 0.1 and at_4m[-1] > 1
+    # >= 3 record counts over >= 100x; at each the cache holds the data at one point at least
+    counts = sorted(set(runs["records"]))
+    assert len(counts) >= 3 and counts[-1] / counts[0] >= 100
+    assert all(max(parse(c) for c in grid["buffered", n]) > data(n) for n in counts)
+    # RocksDB's block cache (O_DIRECT reads, no cap) at one fraction of the data, <= 1/10, at every record count
+    direct = runs.filter(pl.col("direct"))
+    ratios = {b * (1 << 20) / data(n) for n, b in direct.select("records", "blockcache_mb").unique().iter_rows()}
+    assert len(ratios) == 1 and ratios.pop() <= 0.1 and direct["memory_cap"].is_null().all()
+    # the page cache the buffered reads meet (the cap less the JVM's and RocksDB's memory, as measured in the 320 MiB
+    # runs of round4-rocksdb-capped-2) is about the same fraction of the data at 4 M / 1,536 MiB and 400 k / 320 MiB
+    anon = sum(m["memory_cap"]["snapshots"]["trace_window_start"]["stat"]["total_rss"] for m in _capped_2_ext4()) / 3
+    page_cache = lambda cap, n: (parse(cap) - anon) / data(n)  # noqa: E731
+    assert 0.9 < page_cache("1536M", 4_000_000) / page_cache("320M", 400_000) < 1.1
+    sheet = load_runs(ROOT / "config/runs.tsv")
+    order = read(ROOT / "config/capture_order.tsv")
+    if SWEEP in set(order["batch"]):
+        check(sheet, order, batches={SWEEP})
+    else:
+        assert SWEEP in uncaptured_batches(sheet, RAW), "a sweep run was captured without a recorded order"
+
+
+def test_cache_sweep_fits_its_budget_by_the_plans_estimate():
+    """The plan's bytes: the 320 MiB traces of round4-rocksdb-capped-2 on ext4 (a saturated device, the densest
+    trace per second here) per second of kept window, times the sweep's 1 s, plus each run's logs as git stores
+    them (zlib), for the sweep's 30 runs."""
+    import zlib
+
+    rate = max((RAW / m["run_id"] / "trace.txt.zst").stat().st_size / m["tracer"]["window"]["length_s"]
+               for m in _capped_2_ext4())  # fmt: skip
+    logs = max(sum(len(zlib.compress(f.read_bytes(), 6)) for f in (RAW / m["run_id"]).iterdir() if f.suffix != ".zst")
+               for m in _capped_2_ext4())  # fmt: skip
+    runs = _sweep_rows()
+    estimate = sum(rate * w[1] + logs for w in runs["window"])
+    assert 1.0e6 < rate < 1.2e6 and estimate <= SWEEP_BUDGET, (rate, logs, estimate)
+
+
+def test_cache_sweep_captured_runs_are_whole(manifest):
+    """Each captured run of the sweep (none before its capture) holds its logs and trace, kept the window its job
+    asks, held the cap the sheet asks (or none), lost no event, and the batch stays within its budget."""
+    from blkscope.capture.memcap import parse
+
+    sweep = _sweep_rows()
+    runs = manifest.join(sweep.select("run_id"), on="run_id")
+    files = set(runs["file"])
+    for r in sweep.filter(pl.col("run_id").is_in(runs["run_id"].unique().to_list())).iter_rows(named=True):
+        need = ("run.yaml", "iostat.json", "ycsb-load.txt", "ycsb-run.txt", "trace.txt.zst")
+        assert all(f"{r['run_id']}/{n}" in files for n in need), r["run_id"]
+        m = yaml.safe_load((RAW / r["run_id"] / "run.yaml").read_text())
+        w = m["tracer"]["window"]
+        assert (w["offset_s"], w["length_s"]) == (120, 1) and w["kept"] == m["tracer"]["events"] > 0, r["run_id"]
+        assert m["tracer"]["dropped_total"] == 0 and m["image"]["copy_sha256"] == m["image"]["sha256"], r["run_id"]
+        cap = m.get("memory_cap")
+        assert (cap["limit_bytes"] if cap else None) == (parse(r["memory_cap"]) if r["memory_cap"] else None)
+        assert m["workload"]["options"]["recordcount"] == r["records"]
+    assert runs["bytes"].filter(runs["file"].str.ends_with(".zst")).sum() <= SWEEP_BUDGET

@@ -202,3 +202,19 @@ def run_meta(runs: pl.DataFrame) -> pl.DataFrame:
 def run_id_of(path: str | Path) -> str:
     """Run id of a file under <processed_dir>/<run_id>/<stage>/<file>."""
     return Path(path).parent.parent.name
+
+
+def uncaptured_note(table: pl.DataFrame) -> str | None:
+    """What a table's rows with `captured` false are (runs of a planned batch without raw data yet), for the
+    table's note and its figure; None when there are none."""
+    import polars as pl
+
+    if "captured" not in table.columns:
+        return None
+    gone = table.filter(~pl.col("captured"))
+    if gone.is_empty():
+        return None
+    batches = ", ".join(sorted(set(gone["batch"].drop_nulls()))) if "batch" in gone.columns else "?"
+    configs = gone.select([c for c in ("job", "memory_cap") if c in gone.columns]).unique().height
+    return (f"not captured yet: {gone.height} run(s) of batch {batches} ({configs} configuration(s)); "
+            "their points are missing")

@@ -88,12 +88,14 @@ def allow_options(devices: Iterable[str]) -> str:
 def predecessors(rows: Iterable[Mapping], order_path: str | Path) -> dict[str, str]:
     """run_id -> the run captured just before it in its batch, by the recorded order (config/capture_order.tsv,
     blkscope.capture.order) restricted to the sheet's runs (a sheet may be a subset, as the end-to-end test's is).
-    A batched run of the sheet that the order does not place is an error: it would be captured out of any
-    order. An absent order file is an empty order."""
+    A batched run of the sheet that the order does not place is an error, as it would be captured out of any
+    order, unless its batch has no recorded order at all (undrawn(): rows waiting for their draw, whose capture
+    after() refuses). An absent order file is an empty order."""
     rows = list(rows)
     order = _read_order(order_path)
     placed = {r for _, _, r in order}
-    batched = [r["run_id"] for r in rows if r.get("batch")]
+    waiting = undrawn(rows, order_path, order)
+    batched = [r["run_id"] for r in rows if r.get("batch") and r["run_id"] not in waiting]
     unplaced = sorted(set(batched) - placed)
     if unplaced:
         raise InputError(
@@ -133,9 +135,22 @@ def _read_order(path: str | Path) -> list[tuple[str, int, str]]:
     return out
 
 
-def after(previous: dict[str, str], run_id: str, pending: set[str], raw_dir: str | Path) -> list[str]:
+def undrawn(rows: Iterable[Mapping], order_path: str | Path, order: list | None = None) -> dict[str, str]:
+    """run_id -> batch of the sheet's batched runs whose batch has no run in the recorded order: rows added before
+    the order is drawn (`blkscope capture-order --batch BATCH`, just before the batch's capture). They are no error
+    for `all`, which reads captured runs only; their capture waits for the draw (after())."""
+    drawn = {b for b, _, _ in (_read_order(order_path) if order is None else order)}
+    return {r["run_id"]: r["batch"] for r in rows if r.get("batch") and r["batch"] not in drawn}
+
+
+def after(previous: dict[str, str], run_id: str, pending: set[str], raw_dir: str | Path,
+          waiting: Mapping[str, str] | None = None, order_path: str | Path = "capture_order.tsv") -> list[str]:
     """The run.yaml a capture of `run_id` waits for: its predecessor's (`previous`, from predecessors()), when
     that one is still to be captured (a captured predecessor is no constraint, so one recaptured run does not
-    drag its batch along)."""
+    drag its batch along). A run of a batch with no recorded order (`waiting`, from undrawn()) is refused: it
+    would be captured out of any order."""
+    if waiting and run_id in waiting:
+        raise InputError(order_path, None, f"run {run_id}: its batch {waiting[run_id]!r} has no recorded order yet; "
+                         f"draw it first: blkscope capture-order --batch {waiting[run_id]}")
     prev = previous.get(run_id)
     return [f"{raw_dir}/{prev}/run.yaml"] if prev in pending else []

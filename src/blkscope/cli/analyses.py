@@ -534,6 +534,8 @@ def _cache_sweep(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--raw", type=Path, required=True, help="raw data directory (each run's run.yaml)")
     p.add_argument("--zipf", type=Path, required=True, help="the zipf table (zipf_cover)")
     p.add_argument("--metadata", type=Path, required=True, help="the metadata-vs-data table")
+    p.add_argument("--planned", action="append", default=[], metavar="BATCH",
+                   help="a batch whose runs without raw data get a row that says so (repeatable)")
     p.add_argument("run_ids", nargs="*", metavar="RUN_ID",
                    help="runs with <processed>/<run>/characterise/{reuse,mrc}.parquet")
 
@@ -541,11 +543,12 @@ def _cache_sweep(p: argparse.ArgumentParser) -> Handler:
         import polars as pl
 
         from blkscope.analysis.characterise.cache_sweep import EMPTY_NOTE, cache_sweep
-        from blkscope.runs import load_runs
+        from blkscope.runs import load_runs, uncaptured_note
 
         df = cache_sweep(load_runs(a.runs), a.run_ids, a.raw, a.processed, pl.read_parquet(a.zipf),
-                         pl.read_parquet(a.metadata))  # fmt: skip
-        write_table(df, a.out, a.csv, None if a.run_ids else EMPTY_NOTE)
+                         pl.read_parquet(a.metadata), tuple(a.planned))  # fmt: skip
+        note = "; ".join(n for n in (None if a.run_ids else EMPTY_NOTE, uncaptured_note(df)) if n)
+        write_table(df, a.out, a.csv, note or None)
         return 0
 
     return run

@@ -1,28 +1,36 @@
 """Block skew against the cache (issue P item 3; table: blkscope.analysis.characterise.cache_sweep): per traced YCSB run
-under a memory cap, the fitted rank exponent, the hottest 1 % of pages' share of reads and of writes, the metadata share
-and the LRU miss ratio at a cache of 10 % of the touched pages (rows), against the cache-to-data ratio and against the
-data's size in 4 KiB pages (columns, log scales), a point per run coloured by database. An empty table (no sweep run
-captured) draws its note. Caption and label: CAPTION, LABEL. """
+under a memory cap or in the sweep's batch, the fitted rank exponent, the hottest 1 % of pages' share of reads and of
+writes, the metadata share and the LRU miss ratio at caches of 1 % and 10 % of the touched pages (rows), against the
+cache-to-data ratio, the data's size in 4 KiB pages (the key count) and the distinct pages the kept trace touched
+(columns, log scales); a point per run, coloured by the records loaded, shaped by the cache (memory cap or RocksDB's
+block cache under O_DIRECT) and the kept trace window, whose length the counts depend on. Runs of the sweep that are
+not captured yet are said in the title (never left out silently); a table without a captured run draws its note.
+Caption and label: CAPTION, LABEL. """
 
 from __future__ import annotations
 
 import altair as alt
 import polars as pl
 
-from blkscope.figures.theme import HEADER_PT, TEXT_WIDTH_PT, Y_AXIS_PT, complete_cells, no_data, row_header
+from blkscope.figures.theme import HEADER_PT, TEXT_WIDTH_PT, Y_AXIS_PT, complete_cells, no_data, row_header, small_title
+from blkscope.runs import uncaptured_note
 
 CAPTION = (
-    r"Block-level skew against the cache: per traced YCSB run under a memory cap, the fitted rank exponent $s$ of "
-    r"4\,KiB page accesses, the hottest 1\,\% of touched pages' share of read and of write accesses, the share of "
-    r"accesses the filesystem marks as metadata, and the LRU miss ratio of a cache of 10\,\% of the touched pages, "
-    r"against the ratio of the cache (the cgroup's memory cap: page cache, heap and block cache) to the data "
-    r"(records $\times$ record size), and against the data's size in 4\,KiB pages; one point per run."
+    r"Block-level skew against the cache on ext4: per traced YCSB run under a memory cap or in the cache sweep, the "
+    r"fitted rank exponent $s$ of 4\,KiB page accesses, the hottest 1\,\% of touched pages' share of read and of write "
+    r"accesses, the share of accesses the filesystem marks as metadata, and the LRU miss ratio of caches of 1 and "
+    r"10\,\% of the touched pages, against the ratio of the cache (the cgroup's memory cap: page cache, heap and "
+    r"block cache; or RocksDB's block cache where it read with O\_DIRECT) to the data (records $\times$ record size), "
+    r"against the data's size in 4\,KiB pages, and against the distinct pages the kept trace window touched; one "
+    r"point per run, its shape the cache and the window's length."
 )
 LABEL = "fig:cache-sweep"
 # short row labels: the row header puts each word on a line of its own
 QUANTITIES = {"s": "rank exponent", "hot1_read": "hot-1% reads", "hot1_write": "hot-1% writes",
-              "meta_share": "metadata share", "miss_10pct": "miss ratio at 10%"}  # fmt: skip
-XS = {"cache_to_data": "cache / data", "data_pages": "data (4 KiB pages)"}
+              "meta_share": "metadata share", "miss_1pct": "miss ratio at 1%",
+              "miss_10pct": "miss ratio at 10%"}  # fmt: skip
+XS = {"cache_to_data": "cache / data", "data_pages": "data (4 KiB pages)", "touched_pages": "distinct pages traced"}
+KINDS = {"memory cap": "memory cap", "RocksDB block cache (O_DIRECT reads)": "block cache"}
 ROW_PT = 52
 # labels at powers of ten only (a log axis over less than a decade crowds its labels), ratios below 1 as decimals
 # (0.01), sizes with SI prefixes (10k): one axis for both facet columns; `nice` takes each domain out to decades
@@ -30,27 +38,43 @@ LOG_LABEL = ("abs(log(datum.value) / LN10 - round(log(datum.value) / LN10)) > 1e
              "datum.value < 1 ? format(datum.value, '~g') : format(datum.value, '~s')")
 
 
+def _labels(table: pl.DataFrame) -> pl.DataFrame:
+    """Colour (records) and shape (cache, window) labels of each run."""
+    window = pl.col("window_s") if "window_s" in table.columns else pl.lit(None, pl.Float64)
+    return table.with_columns(
+        records=pl.col("recordcount").map_elements(lambda n: f"{n:,} records", return_dtype=pl.Utf8),
+        cache=pl.col("cache_kind").replace(KINDS) + pl.lit(", ")
+        + pl.when(window.is_null()).then(pl.lit("whole run")).otherwise(window.round(1).cast(pl.Utf8) + " s window"),
+    )  # fmt: skip
+
+
 def chart(table: pl.DataFrame) -> alt.TopLevelMixin:
-    if table.is_empty():
-        return no_data("no sweep runs: the cache-sweep table has no rows")
-    keep = [q for q in QUANTITIES if q in table.columns]
-    long = (table.select("run_id", "database", *XS, *keep)
-            .unpivot(index=["run_id", "database", *XS], on=keep, variable_name="q", value_name="y")
-            .unpivot(index=["run_id", "database", "q", "y"], on=list(XS), variable_name="x_of", value_name="x")
+    missing = uncaptured_note(table)
+    done = table.filter(pl.col("captured")) if "captured" in table.columns else table
+    if done.is_empty():
+        return no_data(f"no sweep run captured yet ({missing})" if missing else
+                       "no sweep runs: the cache-sweep table has no rows")  # fmt: skip
+    keep = [q for q in QUANTITIES if q in done.columns]
+    xs = [x for x in XS if x in done.columns]
+    long = (_labels(done).select("run_id", "records", "cache", *xs, *keep)
+            .unpivot(index=["run_id", "records", "cache", *xs], on=keep, variable_name="q", value_name="y")
+            .unpivot(index=["run_id", "records", "cache", "q", "y"], on=xs, variable_name="x_of", value_name="x")
             .filter(pl.col("x") > 0).drop_nulls("y"))  # fmt: skip
     if long.is_empty():
         return no_data("no run has both a cache-to-data ratio and a measured skew")
     long = long.with_columns(q=pl.col("q").replace_strict(QUANTITIES), x_of=pl.col("x_of").replace_strict(XS))
     long = complete_cells(long, "q", "x_of")
-    width = (TEXT_WIDTH_PT - HEADER_PT - 2 * Y_AXIS_PT - 2 * 8 - 24) / 2
-    return (
+    width = (TEXT_WIDTH_PT - HEADER_PT - len(xs) * Y_AXIS_PT - len(xs) * 8 - 24) / len(xs)
+    out = (
         alt.Chart(long, width=width, height=ROW_PT)
         .mark_point(filled=True, size=18, opacity=0.8)
         .encode(x=alt.X("x:Q", scale=alt.Scale(type="log", nice=True), title=None,
                         axis=alt.Axis(labelExpr=LOG_LABEL, tickCount=4)),
                 y=alt.Y("y:Q", title=None, axis=alt.Axis(tickCount=3)),
-                color=alt.Color("database:N", title=None, legend=alt.Legend(orient="top")))
+                color=alt.Color("records:N", title=None, legend=alt.Legend(orient="top")),
+                shape=alt.Shape("cache:N", title=None, legend=alt.Legend(orient="top")))
         .facet(row=alt.Row("q:N", sort=list(QUANTITIES.values()), title=None, header=row_header()),
-               column=alt.Column("x_of:N", sort=list(XS.values()), title=None), spacing=8)
+               column=alt.Column("x_of:N", sort=[XS[x] for x in xs], title=None), spacing=8)
         .resolve_scale(x="independent", y="independent")
     )  # fmt: skip
+    return out.properties(title=small_title(missing)) if missing else out

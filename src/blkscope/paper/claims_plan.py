@@ -6,7 +6,8 @@ of blkscope.paper.claims: every claim has an in-memory entry whose quantity and 
 measure (its `fingerprint`: the estimator's source, its arguments, the quantity and band) is the plan's unless a
 deviation dated after the plan names the claim and the new fingerprint. The claims table reads the plan for the
 runs each row may read: in-memory rows leave out the exploratory batches (added after a look) and the scale
-batches; an entry with `batches` reads those alone (a replication judged on its own runs).
+batches; an entry with `batches` reads those alone (a replication judged on its own runs). The `descriptive`
+entries (the cache sweep) fix what a batch that no claim judges will measure, before its capture.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from blkscope.errors import InputError
 CONDITIONS = ("in-memory", "scale", "replication")
 ENTRY_KEYS = ("id", "condition", "measure", "selection", "band", "n_per_arm", "stopping")
 DEVIATION_KEYS = ("date", "commit", "claims", "what", "why", "before", "after")
+DESCRIPTIVE_KEYS = ("id", "fixed", "question", "batches", "measures", "against", "estimator", "runs", "window",
+                    "repeats", "bytes", "capture_time", "stopping")  # fmt: skip
 
 
 def _error(path: Path, line, message: str) -> InputError:
@@ -77,6 +80,20 @@ class Deviation:
 
 
 @dataclass(frozen=True)
+class Descriptive:
+    """A descriptive measure (the cache sweep): what it measures over which runs, fixed before they are captured;
+    no band and no verdict, so no row of the claims table."""
+
+    measure_id: str
+    fixed: str
+    batches: tuple[str, ...]
+    beside: tuple[str, ...]  # batches drawn beside the measure's own (not planned here)
+    repeats: int
+    text: dict  # the entry's prose fields (question, measures, against, estimator, runs, window, ...)
+    line: int
+
+
+@dataclass(frozen=True)
 class Plan:
     path: Path
     date: str
@@ -84,6 +101,7 @@ class Plan:
     rules: dict
     entries: tuple[Entry, ...]
     deviations: tuple[Deviation, ...]
+    descriptive: tuple[Descriptive, ...] = ()
 
     def entry(self, claim_id: str, condition: str = "in-memory") -> Entry | None:
         return next((e for e in self.entries if e.claim_id == claim_id and e.condition == condition), None)
@@ -114,7 +132,8 @@ def load(path: str | Path) -> Plan:
                             f"{seen[e.claim_id, e.condition]})")
         seen[e.claim_id, e.condition] = e.line
     devs = tuple(_deviation(path, x) for x in d.get("deviations") or [])
-    return Plan(path, str(d["date"]), tuple(rules.get("exploratory_batches") or ()), rules, entries, devs)
+    desc = tuple(_descriptive(path, x, entries) for x in d.get("descriptive") or [])
+    return Plan(path, str(d["date"]), tuple(rules.get("exploratory_batches") or ()), rules, entries, devs, desc)
 
 
 def _need(path: Path, d, keys: tuple[str, ...], what: str) -> None:
@@ -146,6 +165,20 @@ def _deviation(path: Path, x) -> Deviation:
     _need(path, x, DEVIATION_KEYS, "deviation")
     return Deviation(str(x["date"]), str(x["commit"]), tuple(x["claims"]), x["what"], x["why"], str(x["before"]),
                      str(x["after"]), dict(x.get("fingerprint") or {}), x["__line__"])
+
+
+def _descriptive(path: Path, x, entries: tuple[Entry, ...]) -> Descriptive:
+    _need(path, x, DESCRIPTIVE_KEYS, "descriptive entry")
+    if not isinstance(x["repeats"], int) or x["repeats"] < 1:
+        raise _error(path, x["__line__"], f"repeats of {x['id']} is not a count")
+    if not x["batches"] or not isinstance(x["batches"], list):
+        raise _error(path, x["__line__"], f"{x['id']} names no batches")
+    judged = {b for e in entries for b in e.batches} & set(x["batches"])
+    if judged:  # a batch is either judged by a claim or described, not both
+        raise _error(path, x["__line__"], f"{x['id']}: batch(es) {', '.join(sorted(judged))} are read by a claim")
+    text = {k: v for k, v in x.items() if k not in ("id", "fixed", "batches", "beside", "repeats", "__line__")}
+    return Descriptive(str(x["id"]), str(x["fixed"]), tuple(x["batches"]), tuple(x.get("beside") or ()),
+                       x["repeats"], text, x["__line__"])  # fmt: skip
 
 
 # -- what a claim's measure is ------------------------------------------------------------------------------

@@ -9,13 +9,22 @@ Per run (one row):
   `host.mem_mb` on the host: nothing capped the page cache). `data_bytes`
   is records x record size (YCSB's recordcount x fieldcount x fieldlength, blkscope.analysis.popularity.skew.requested);
   the loaded image's allocated bytes (run.yaml `image.allocated_bytes`) beside it where the run started from one.
-  `cache_to_data` = cache_bytes / data_bytes; `data_pages` = data_bytes / 4 KiB.
+  `cache_to_data` = cache_bytes / data_bytes; `data_pages` = data_bytes / 4 KiB. Under a memory cap the JVM and
+  RocksDB hold part of the cap (~160-210 MiB in round4-rocksdb-capped-2): `page_cache_bytes` and `rss_bytes` are
+  the group's page cache and anonymous memory at the trace window's start (run.yaml `memory_cap: snapshots:
+  trace_window_start`), `page_cache_to_data` the page cache over the data: the cache the buffered reads met.
+- the trace: `window_s`, the kept window's length (run.yaml `tracer: window`; null: the whole run was kept). The
+  counts below grow with it, so points of different windows are not alike.
 - the skew: the fitted rank exponent `s` (with its interval and goodness-of-fit p) of all accesses (zipf table,
   op all); the hottest 1 % of touched pages' share of read and of write accesses (`hot1_read`, `hot1_write`) and
   the metadata (REQ_META) share of all accesses (`meta_share`) and of the hot pages' accesses (`hot_meta_share`),
   from the metadata-vs-data table; the LRU miss ratio of all accesses (the profile of record: exact or SHARDS) at
   caches of 1 % and 10 % of the pages the run touched (`miss_1pct`, `miss_10pct`), with `touched_pages`.
 The zipf and metadata tables count pages as `cover` does (every 4 KiB page a completion covers).
+
+A run of a `planned` batch (the sweep's, config/claims_plan.yaml `descriptive`) that has no raw data yet is a row
+with `captured` false and null facts, so the table and its figure say which points are missing instead of leaving
+them out silently.
 """
 
 from __future__ import annotations
@@ -32,7 +41,9 @@ PAGE = 4096
 MIB = 1 << 20
 RUN_COLUMNS = ["run_id", "database", "workload", "job", "filesystem", "testbed", "repeat", "batch", "memory_cap"]
 SCHEMA = {
-    "memory_cap_bytes": pl.Int64, "memory_peak_bytes": pl.Int64, "blockcache_mb": pl.Float64,
+    "captured": pl.Boolean, "window_s": pl.Float64, "page_cache_bytes": pl.Float64, "rss_bytes": pl.Float64,
+    "page_cache_to_data": pl.Float64, "memory_cap_bytes": pl.Int64, "memory_peak_bytes": pl.Int64,
+    "blockcache_mb": pl.Float64,
     "directreads": pl.Boolean, "recordcount": pl.Int64, "record_bytes": pl.Float64, "data_bytes": pl.Float64,
     "image_bytes": pl.Int64, "cache_kind": pl.Utf8, "cache_bytes": pl.Float64, "cache_to_data": pl.Float64,
     "data_pages": pl.Float64, "touched_pages": pl.Float64, "s": pl.Float64, "s_lo": pl.Float64, "s_hi": pl.Float64,
@@ -61,7 +72,13 @@ def cache_facts(run_yaml: Path) -> dict:
         kind, cache = "guest memory (no cap)", float(guest["mem_kb"]) * 1024
     else:
         kind, cache = "host memory (no cap)", float((meta.get("host") or {}).get("mem_mb") or math.nan) * MIB
-    return {"memory_cap_bytes": cap_bytes, "memory_peak_bytes": cap.get("max_usage_bytes"), "blockcache_mb": block,
+    at = ((cap.get("snapshots") or {}).get("trace_window_start") or {}).get("stat") or {}
+    page_cache = float(at["total_cache"]) if at.get("total_cache") is not None else None
+    window = ((meta.get("tracer") or {}).get("window") or {}).get("length_s")
+    return {"captured": True, "window_s": None if window is None else float(window), "page_cache_bytes": page_cache,
+            "rss_bytes": float(at["total_rss"]) if at.get("total_rss") is not None else None,
+            "page_cache_to_data": page_cache / data if page_cache is not None and data else None,
+            "memory_cap_bytes": cap_bytes, "memory_peak_bytes": cap.get("max_usage_bytes"), "blockcache_mb": block,
             "directreads": None if direct is None else bool(direct), "recordcount": records, "record_bytes": size,
             "data_bytes": data, "image_bytes": (meta.get("image") or {}).get("allocated_bytes"), "cache_kind": kind,
             "cache_bytes": cache, "cache_to_data": cache / data if data else None,
@@ -106,13 +123,25 @@ def listed(runs: pl.DataFrame, run_ids: list[str]) -> pl.DataFrame:
 
 
 def cache_sweep(runs: pl.DataFrame, run_ids: list[str], raw: Path, processed: Path, zipf: pl.DataFrame,
-                metadata: pl.DataFrame) -> pl.DataFrame:
-    """One row per listed run (runs-sheet columns, then SCHEMA's), in the sheet's order."""
+                metadata: pl.DataFrame, planned: tuple[str, ...] = ()) -> pl.DataFrame:
+    """One row per listed run (runs-sheet columns, then SCHEMA's), in the sheet's order; then a row (`captured`
+    false) for each run of the `planned` batches that is not listed and has no raw data."""
     sheet = listed(runs, run_ids)
     rows = []
     for run_id in sheet["run_id"]:
         char = Path(processed, run_id, "characterise")
         mrc = miss_at(pl.read_parquet(char / "mrc.parquet"), pl.read_parquet(char / "reuse.parquet"))
         rows.append(cache_facts(Path(raw, run_id, "run.yaml")) | _skew(zipf, metadata, run_id) | mrc)
+    missing = missing_runs(runs, run_ids, raw, planned)
+    rows += [{"captured": False}] * missing.height
     cols = [c for c in RUN_COLUMNS if c in sheet.columns]
-    return pl.concat([sheet.select(cols), pl.DataFrame(rows, schema=SCHEMA, orient="row")], how="horizontal")
+    return pl.concat([pl.concat([sheet, missing]).select(cols), pl.DataFrame(rows, schema=SCHEMA, orient="row")],
+                     how="horizontal")  # fmt: skip
+
+
+def missing_runs(runs: pl.DataFrame, run_ids: list[str], raw: Path, planned: tuple[str, ...]) -> pl.DataFrame:
+    """The runs-sheet rows of the `planned` batches that are not in `run_ids` and have no raw data yet."""
+    if not planned or "batch" not in runs.columns:
+        return runs.clear()
+    rows = runs.filter(pl.col("batch").is_in(list(planned)) & ~pl.col("run_id").is_in(run_ids))
+    return rows.filter(pl.col("run_id").is_in([r for r in rows["run_id"] if not Path(raw, r, "run.yaml").exists()]))

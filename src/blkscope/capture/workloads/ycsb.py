@@ -70,6 +70,21 @@ READ_ONLY = {"readproportion": 1, "updateproportion": 0, "scanproportion": 0, "i
 BUFFERED_SAT = {"threads": 16, "target_ops_s": 0, "flush_after_load": True, "rocksdb.directreads": False,
                 "rocksdb.blockcachemb": 8, "recordcount": 4_000_000, "heap_mb": 128, "load_once": True,
                 "warmup_s": {"run": 30}, "trace_window_s": [60, 3]}  # fmt: skip
+# The cache sweep (issue P item 3, batch round4-sweep; config/claims_plan.yaml `descriptive`): BUFFERED_SAT's
+# 180-s runs at 4 M, 400 k and 40 k records, the cache set by the runs sheet's memory_cap (buffered reads: the page
+# cache under the cap) or, O_DIRECT, by RocksDB's block cache at 3/38.1 of the data (0.079x) at every record count.
+# The memory cap cannot go below ~320 MiB (the JVM and RocksDB hold ~170-200 MiB of it: capped-2's snapshots), so
+# at 40 k and 400 k records only the block cache reaches under 1/10 of the data. The trace keeps 1 s at 120 s: a
+# saturated device traces ~1.05 MB/s (zstd; capped-2, ext4), and 30 runs must fit 35 MB.
+SWEEP = {**BUFFERED_SAT, "trace_window_s": [120, 1]}
+SWEEP_RECORDS = {"4m": 4_000_000, "400k": 400_000, "40k": 40_000}
+SWEEP_BLOCKCACHE_MB = {"4m": 300, "400k": 30, "40k": 3}  # 0.079x the data (records x 1,000 B) each
+SWEEP_JOBS = {
+    **{f"workloada-zipfian-buffered-sweep-{n}": {**SWEEP, "recordcount": r} for n, r in SWEEP_RECORDS.items()},
+    **{f"workloada-zipfian-direct-sweep-{n}": {**SWEEP, "recordcount": r, "rocksdb.directreads": True,
+                                               "rocksdb.blockcachemb": SWEEP_BLOCKCACHE_MB[n]}
+       for n, r in SWEEP_RECORDS.items()},
+}  # fmt: skip
 JOBS = {
     "workloada-zipfian": {},
     # the emulated guest (TCG runs the JVM some 10-30x slower): a quarter of the records, a fifth of the rate
@@ -90,6 +105,7 @@ JOBS = {
     "workloada-zipfian-buffered-sat-long": {**BUFFERED_SAT, "trace_window_s": [120, 3]},
     # the same at 1/40 of the records with a 2-s trace window: the root tests' and pilots' size (not the dataset's)
     "workloada-zipfian-buffered-sat-small": {**BUFFERED_SAT, "recordcount": 100_000, "trace_window_s": [3, 2]},
+    **SWEEP_JOBS,
 }
 JAVA_OPTS = ("-Xmx1g",)
 GUEST_JAVA_OPTS = ("-Xmx1g", "-XX:TieredStopAtLevel=1")
