@@ -32,9 +32,10 @@ if _UNDRAWN:
           f"recorded order (blkscope capture-order --batch BATCH); `experiments` leaves them out", file=sys.stderr)
 
 
-def drawn_run_metas(wildcards):
-    """run_metas (common.smk) but for the runs of batches whose order is not drawn yet."""
-    return [f for f, r in zip(run_metas(wildcards), RUN_IDS, strict=True) if r not in _UNDRAWN]
+# run_metas (common.smk) but for the runs of batches whose order is not drawn yet
+drawn_run_metas = lambda wildcards: [  # noqa: E731
+    f for f, r in zip(run_metas(wildcards), RUN_IDS, strict=True) if r not in _UNDRAWN
+]
 
 
 after_previous = lambda wildcards: capture_targets.after(  # noqa: E731

@@ -70,14 +70,16 @@ rule paper_scale_numbers:
     input:
         steady=f"{ANALYSIS}/steady_state.parquet",
         zipf=f"{ANALYSIS}/zipf_cover.parquet",
-        # counted as the scale rows' hot-page shares count them (the claims rule's fof)
-        fof=expand(f"{PROC}/{{run}}/frequency/fof.ssd-study.parquet", run=CAPPED_TRACED),
+        # counted as the scale rows' hot-page shares count them (the claims rule's fof, listed by its dataset)
+        datasets=f"{DATASETS}/access_frequency.ssd-study.tsv",
     output:
         "paper/generated/numbers/scale.tex",
+    params:
+        fof=expand(f"{PROC}/{{run}}/frequency/fof.ssd-study.parquet", run=CAPPED_TRACED),
     log:
         "logs/paper/scale_numbers.log",
     shell:
-        "python -m blkscope.paper.scale_numbers --steady {input.steady} --zipf {input.zipf} --fof {input.fof}"
+        "python -m blkscope.paper.scale_numbers --steady {input.steady} --zipf {input.zipf} --fof {params.fof}"
         " -o {output} > {log} 2>&1"
 
 
