@@ -157,7 +157,7 @@ def test_readme_repeats_sentence_is_true_of_the_runs_sheet():  # data/raw/README
     n = runs.group_by(cfg).agg(pl.len().alias("n"), pl.col("repeat").n_unique().alias("repeats"))
     decide = runs.filter(pl.col("batch") == "round3-decide").select(cfg).unique()
     more = runs.filter(pl.col("batch") == "round3-repeats").select(cfg).unique().join(decide, on=cfg, how="anti")
-    assert "configurations of batch `round3-repeats`, which have 4 or 8 (26: untraced fio append on ext4 and xfs," in readme
+    assert "of batch `round3-repeats`, which have 4 or 8 (26: untraced fio append on ext4 and xfs," in readme
     rep = n.join(more, on=cfg)
     assert set(rep["repeats"]) <= {4, 8, 26} and 26 in set(rep["repeats"]) and more.height
     assert sorted(rep.filter(pl.col("repeats") == 26)["filesystem"]) == ["ext4", "xfs"]
