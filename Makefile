@@ -50,7 +50,7 @@ $(NATIVE_TEST): native/Cargo.toml native/Cargo.lock native/.cargo/config.toml $(
 # arrow-rs's reader and writer against ours. The bench (bench/parquet_writer) times the release build (fat LTO,
 # as native/); the tests only read files with it and take profile `crosscheck` (opt-level 0, no LTO) without
 # feature `ingest` (native/src's decoders and their crates): tools/parquet-check/Cargo.toml.
-# tests/test_parquet_readers.py builds it when it runs.
+# `make test` builds it first; tests/test_parquet_readers.py builds it when run alone.
 PQCHECK := tools/parquet-check/target/release/parquet-check
 PQCHECK_TEST := tools/parquet-check/target/crosscheck/parquet-check
 # the test build compiles none of native/src (build.rs returns early without feature `ingest`)
@@ -77,8 +77,10 @@ lint: $(STAMP)
 	source $(BIN)/activate && scripts/lint-workflow.sh
 
 # The native crate's unit tests, and the program pytest runs, in profile `testing` (above). pytest --strict-skips: a
-# skip that tests/allowed_skips.toml does not list fails the run; -rs prints every skip.
-test: lint $(DEBS) $(TESTDEBS) $(NATIVE_TEST)
+# skip that tests/allowed_skips.toml does not list fails the run; -rs prints every skip. $(PQCHECK_TEST) is built
+# here, not first by tests/test_parquet_readers.py's fixture: under `make -j2` its compile overlaps pip and the
+# Debian lists instead of sharing the CPU with pytest's other worker (the fixture's make then finds it up to date).
+test: lint $(DEBS) $(TESTDEBS) $(NATIVE_TEST) $(PQCHECK_TEST)
 	cd native && cargo test --profile testing --locked --quiet
 	source $(BIN)/activate && BLKSCOPE_NATIVE=$(CURDIR)/$(NATIVE_TEST) pytest -q -n $(TEST_WORKERS) -rs --strict-skips
 
