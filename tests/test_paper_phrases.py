@@ -167,3 +167,13 @@ def test_the_scale_paragraph_reads_true_with_one_or_two_capped_batches():
     assert "No run capped the memory its workload could use." in none and "first batch" not in none
     for text in (one, two, none):
         assert "n/a" not in text
+
+
+def test_the_cache_sweep_is_neither_in_memory_nor_a_capped_batch():
+    # the sweep's O_DIRECT runs have no cap, its buffered ones a cap over 10x: neither counts (claim_rows.DESCRIPTIVE)
+    base = _steady(True)
+    sweep = pl.concat([base.filter(pl.col("run_id") == "b"), base.filter(pl.col("run_id") == "d1")]).with_columns(
+        run_id=pl.Series(["s1", "s2"]), batch=pl.lit("round4-sweep"))
+    both = scale_numbers.macros(pl.concat([base, sweep]))
+    assert both == scale_numbers.macros(base)
+    assert scale_numbers.macros(pl.concat([base, sweep.with_columns(batch=pl.lit("round4-other"))])) != both

@@ -24,6 +24,13 @@ STEADY_MIN_S = 90.0  # >= 60 s and >= 3x the longest periodic clock (30 s: the f
 # the in-memory condition is the runs of rounds 1-3 (the plan's words): a batch of a later round (a cache sweep,
 # say) is its own condition, never read by an in-memory row, planned or not
 LATER_ROUNDS = r"^round([4-9]|\d\d)-"
+# a descriptive batch (the plan's `descriptive` entries: issue P's cache sweep) is no claim's condition: neither an
+# in-memory run (its O_DIRECT runs have no cap), nor a memory-capped batch of the scale rows, nor a run they read
+DESCRIPTIVE = r"^round\d+-sweep"
+
+
+def not_descriptive() -> pl.Expr:
+    return ~pl.col("batch").cast(pl.Utf8).fill_null("").str.contains(DESCRIPTIVE)
 
 
 def with_runs(tb: Tables, keep: pl.Expr) -> Tables:

@@ -10,6 +10,7 @@ import polars as pl
 
 from blkscope.analysis.summaries.run_groups import LIGHT, SATURATING, with_groups
 from blkscope.paper.claim_measures import VOLUME_JOB  # the volume-size runs: devices of their own
+from blkscope.paper.claim_rows import not_descriptive
 from blkscope.paper.latex import counted, enumerate_counts, fmt_float, fmt_int, fmt_pct, macro_name
 
 LOADS = (LIGHT, SATURATING)
@@ -255,7 +256,8 @@ def in_memory_runs(runs: pl.DataFrame) -> pl.DataFrame:
     """run_id of the runs without a memory cap (the in-memory condition)."""
     if "memory_cap" not in runs.columns:
         return runs.select("run_id")
-    return runs.filter(pl.col("memory_cap").cast(pl.Utf8).fill_null("") == "").select("run_id")
+    keep = pl.col("memory_cap").cast(pl.Utf8).fill_null("") == ""
+    return runs.filter(keep & not_descriptive() if "batch" in runs.columns else keep).select("run_id")
 
 
 def cassandra_skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
