@@ -163,7 +163,9 @@ def test_the_sweeps_missing_runs_are_rows_and_the_figure_says_so(tables, tmp_pat
     df = pl.read_parquet(out)
     gone = df.filter(~pl.col("captured"))
     assert df.filter(pl.col("captured"))["run_id"].to_list() == [CAPPED, CAPPED_2]
-    assert sorted(gone["run_id"]) == sorted(sheet["run_id"]) and gone["s"].is_null().all()
+    # the sweep's runs not in data/raw yet (blocks of its order still to capture)
+    sheet = sheet.filter(~pl.col("run_id").map_elements(lambda r: (RAW / r / "run.yaml").exists(), pl.Boolean))
+    assert sorted(gone["run_id"]) == sorted(sheet["run_id"]) and gone["s"].is_null().all() and sheet.height
     configs = sheet.select("job", "memory_cap").unique().height
     said = f"not captured yet: {sheet.height} run(s) of batch {SWEEP} ({configs} configuration(s))"
     assert said in table_note(out)

@@ -56,6 +56,11 @@ def _mib(x: pl.Series) -> str:
     return fmt_float(x.median() / MIB, 0) if x.len() else "--"
 
 
+def _not_sweep(st: pl.DataFrame) -> pl.Expr:
+    """Not a run of the cache sweep (claim_rows.DESCRIPTIVE); a table without batches has none."""
+    return not_descriptive() if "batch" in st.columns else pl.lit(True)
+
+
 def _steady(st: pl.DataFrame) -> pl.Expr:
     """The claims' steady runs (blkscope.paper.claim_rows.steady_runs): steady and a window >= STEADY_MIN_S."""
     return pl.col("steady").fill_null(False) & (pl.col("window_s").fill_null(0) >= STEADY_MIN_S)
@@ -63,7 +68,7 @@ def _steady(st: pl.DataFrame) -> pl.Expr:
 
 def in_memory(st: pl.DataFrame) -> dict[str, str]:
     """The runs without a memory cap: counts, lengths, and which are steady."""
-    r = st.filter((pl.col("memory_cap").is_null() | (pl.col("memory_cap").cast(pl.Utf8) == "")) & not_descriptive())
+    r = st.filter((pl.col("memory_cap").is_null() | (pl.col("memory_cap").cast(pl.Utf8) == "")) & _not_sweep(st))
     if r.height == 0:
         return {}
     short = r.filter(pl.col("window_s").fill_null(0) < STEADY_MIN_S).height
@@ -85,7 +90,7 @@ def in_memory(st: pl.DataFrame) -> dict[str, str]:
 
 def capped(st: pl.DataFrame) -> dict[str, str]:
     """Each memory-capped batch (Memcap<Ordinal>...) and the batches as a whole."""
-    c = st.filter(pl.col("memory_cap").is_not_null() & (pl.col("memory_cap").cast(pl.Utf8) != "") & not_descriptive())
+    c = st.filter(pl.col("memory_cap").is_not_null() & (pl.col("memory_cap").cast(pl.Utf8) != "") & _not_sweep(st))
     batches = c["batch"].unique(maintain_order=True).to_list()
     m = {"SteadyMinS": fmt_float(STEADY_MIN_S, 0), "MserBatchS": fmt_int(BATCH),
          "DataOverCapMin": fmt_int(DATA_OVER_CAP), "MemcapBatches": count_word(len(batches)),
@@ -158,7 +163,7 @@ def read_fof(files: list[Path]) -> pl.DataFrame:
 def reuse(st: pl.DataFrame, fof: pl.DataFrame, zipf: pl.DataFrame | None) -> dict[str, str]:
     """ScaleReuseSentence: how often the runs the scale rows read re-read a page in their kept window, and what
     that leaves the skew rows to say; nothing without such runs."""
-    scale = st.filter(_steady(st) & (pl.col("data_over_cap").fill_null(0) >= DATA_OVER_CAP) & not_descriptive())
+    scale = st.filter(_steady(st) & (pl.col("data_over_cap").fill_null(0) >= DATA_OVER_CAP) & _not_sweep(st))
     per = (fof.filter(pl.col("run_id").is_in(scale["run_id"].to_list()))
            .group_by("run_id").agg(reads=(pl.col("count") * pl.col("pages")).sum(), pages=pl.col("pages").sum(),
                                    once=pl.col("pages").filter(pl.col("count") == 1).sum(), distinct=pl.len())
