@@ -16,13 +16,14 @@ import yaml
 import zstandard
 
 from blkscope.capture import signals, targets
-from blkscope.capture.order import uncaptured_batches
+from blkscope.capture.order import waiting_runs
 from blkscope.capture.run import OUTPUTS, make_plan, preflight
 from blkscope.capture.safety import UnsafeDevice, check_device
 from blkscope.cli import main
 from blkscope.runs import load_runs
 
 ROOT = Path(__file__).resolve().parents[1]
+ORDER = ROOT / "config" / "capture_order.tsv"  # a batch is captured in this order, block by block
 SHEET = ROOT / "config" / "runs.tsv"
 RAW = ROOT / "data" / "raw"
 RUNS = load_runs(SHEET)
@@ -177,7 +178,7 @@ def _meta(run_id: str) -> dict:
     RUNS.filter(
         pl.col("testbed") != "guest",
         pl.col("workload") == "fio",
-        ~pl.col("batch").fill_null("").is_in(list(uncaptured_batches(RUNS, RAW))),  # waits for its capture
+        ~pl.col("run_id").is_in(list(waiting_runs(RUNS, RAW, ORDER))),  # waits for its capture
     )["run_id"].to_list(),
 )
 def test_dataset_run_complete(run_id):
@@ -234,7 +235,7 @@ def test_dataset_size_and_no_partial_runs():
     assert _stored_bytes(RAW) <= RAW_BUDGET
     assert not [p for p in RAW.iterdir() if p.name.startswith(".")], "partial run directory left behind"
     # every run of the sheet is captured, but for the batches not begun yet (captured in their recorded order)
-    waiting = RUNS.filter(pl.col("batch").fill_null("").is_in(list(uncaptured_batches(RUNS, RAW))))
+    waiting = RUNS.filter(pl.col("run_id").is_in(list(waiting_runs(RUNS, RAW, ORDER))))
     assert {p.name for p in RAW.iterdir() if p.is_dir()} >= set(RUNS["run_id"].to_list()) - set(waiting["run_id"])
 
 

@@ -193,3 +193,19 @@ def test_two_configurations_are_not_forced_to_alternate():
         assert order.consecutive_configurations(sheet, ids) == []
         leads |= {(ids[k - 1].split("-")[0], ids[k].split("-")[0]) for k in range(2, len(ids), 2)}
     assert ("c0", "c0") in leads and ("c1", "c1") in leads  # a block may open with the configuration that closed
+
+
+def test_a_batch_captured_block_by_block_waits_only_after_its_last_captured_run(tmp_path):
+    from blkscope.capture.order import waiting_runs
+
+    runs = pl.DataFrame({"run_id": ["a", "b", "c", "d"], "batch": ["x", "x", "x", "y"]})
+    order = tmp_path / "order.tsv"
+    pl.DataFrame({"batch": ["x", "x", "x", "y"], "position": [1, 2, 3, 1], "run_id": ["b", "a", "c", "d"],
+                  "seed": [1, 1, 1, 2]}).write_csv(order, separator="\t")  # fmt: skip
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    assert waiting_runs(runs, raw, order) == {"a", "b", "c", "d"}  # nothing begun
+    (raw / "b").mkdir()
+    assert waiting_runs(runs, raw, order) == {"a", "c", "d"}  # the first block: b
+    (raw / "c").mkdir()
+    assert waiting_runs(runs, raw, order) == {"d"}  # a gap (a) before c's position: a is missing, not waiting

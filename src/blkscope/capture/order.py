@@ -144,3 +144,18 @@ def uncaptured_batches(runs: pl.DataFrame, raw_dir: str | Path) -> set[str]:
     sheet = batched(runs)
     return {b for b in set(sheet["batch"].to_list())
             if not any(Path(raw_dir, r).is_dir() for r in sheet.filter(pl.col("batch") == b)["run_id"])}  # fmt: skip
+
+
+def waiting_runs(runs: pl.DataFrame, raw_dir: str | Path, order_path: str | Path) -> set[str]:
+    """Runs of the sheet that wait for their capture: every run of a batch none of whose runs is in, and of a batch
+    begun, the runs after its last captured position in the recorded order (a batch captured block by block). A
+    gap before that position is not waiting: the dataset's tests then find the run missing."""
+    waiting = set(batched(runs).filter(pl.col("batch").is_in(list(uncaptured_batches(runs, raw_dir))))["run_id"])
+    recorded = read(order_path)
+    for batch in set(batched(runs)["batch"].to_list()) - set(batched(runs).filter(
+            pl.col("run_id").is_in(list(waiting)))["batch"].to_list()):
+        seq = recorded.filter(pl.col("batch") == batch).sort("position")["run_id"].to_list()
+        done = [i for i, r in enumerate(seq) if Path(raw_dir, r).is_dir()]
+        if done:
+            waiting |= set(seq[done[-1] + 1:])
+    return waiting
