@@ -150,12 +150,11 @@ def waiting_runs(runs: pl.DataFrame, raw_dir: str | Path, order_path: str | Path
     """Runs of the sheet that wait for their capture: every run of a batch none of whose runs is in, and of a batch
     begun, the runs after its last captured position in the recorded order (a batch captured block by block). A
     gap before that position is not waiting: the dataset's tests then find the run missing."""
-    waiting = set(batched(runs).filter(pl.col("batch").is_in(list(uncaptured_batches(runs, raw_dir))))["run_id"])
-    recorded = read(order_path)
-    for batch in set(batched(runs)["batch"].to_list()) - set(batched(runs).filter(
-            pl.col("run_id").is_in(list(waiting)))["batch"].to_list()):
+    recorded, waiting = read(order_path), set()
+    for (batch,), rows in batched(runs).group_by("batch"):
+        # the recorded order; a batch not drawn yet waits whole (its sheet rows)
         seq = recorded.filter(pl.col("batch") == batch).sort("position")["run_id"].to_list()
+        seq = seq or rows["run_id"].to_list()
         done = [i for i, r in enumerate(seq) if Path(raw_dir, r).is_dir()]
-        if done:
-            waiting |= set(seq[done[-1] + 1:])
+        waiting |= set(seq[done[-1] + 1:] if done else seq)
     return waiting

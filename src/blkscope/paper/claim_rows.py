@@ -29,7 +29,10 @@ LATER_ROUNDS = r"^round([4-9]|\d\d)-"
 DESCRIPTIVE = r"^round\d+-sweep"
 
 
-def not_descriptive() -> pl.Expr:
+def not_descriptive(df: pl.DataFrame) -> pl.Expr:
+    """Rows of `df` not in a descriptive batch (a frame without batches has none)."""
+    if "batch" not in df.columns:
+        return pl.lit(True)
     return ~pl.col("batch").cast(pl.Utf8).fill_null("").str.contains(DESCRIPTIVE)
 
 

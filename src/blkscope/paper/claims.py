@@ -323,13 +323,10 @@ def evaluate(tables: Tables, plan: Plan | None = None) -> pl.DataFrame:
     for c in CLAIMS:
         entries = [e for e in plan.entries if e.claim_id == c.claim_id] if plan else [None]
         for entry in entries or [None]:
+            in_memory = entry is None or entry.condition == "in-memory"
             with reads() as ids:  # the runs the verdict reads, for their length
-                if entry is None or entry.condition == "in-memory":
-                    r = c.evaluate(confirm, c.size)
-                else:
-                    r = rw.other_condition(tables, entry, c.evaluate, c.size)
-            alls = c.evaluate(everything, c.size) if plan and (entry is None or entry.condition == "in-memory") \
-                else None  # fmt: skip
+                r = c.evaluate(confirm, c.size) if in_memory else rw.other_condition(tables, entry, c.evaluate, c.size)
+            alls = c.evaluate(everything, c.size) if plan and in_memory else None
             rows.append(_row(c, r, entry, alls, run_length(tables, ids)))
             sizes.append(c.size)
     rw.holm_columns(rows, sizes)

@@ -216,8 +216,9 @@ def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
     from blkscope.paper.pdf_geometry import check_paper_pdf
 
     problems += check_paper_pdf(pdf, every_page=True)
-    problems += missing_advice(abstract_text(pdf_text(pdf, 1, 1)), pdf_text(pdf, 1, lay["main_pages"]), claims)
-    abstract = _unbroken(abstract_text(pdf_text(pdf, 1, 1)))
+    abstract = abstract_text(pdf_text(pdf, 1, 1))
+    problems += missing_advice(abstract, pdf_text(pdf, 1, lay["main_pages"]), claims)
+    abstract = _unbroken(abstract)
     sentence = _unbroken(verdict_sentence(claims["verdict"], claims["claim_id"]))
     if sentence not in abstract:
         want = verdict_sentence(claims["verdict"], claims["claim_id"])

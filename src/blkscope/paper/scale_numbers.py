@@ -56,9 +56,7 @@ def _mib(x: pl.Series) -> str:
     return fmt_float(x.median() / MIB, 0) if x.len() else "--"
 
 
-def _not_sweep(st: pl.DataFrame) -> pl.Expr:
-    """Not a run of the cache sweep (claim_rows.DESCRIPTIVE); a table without batches has none."""
-    return not_descriptive() if "batch" in st.columns else pl.lit(True)
+HAS_CAP = pl.col("memory_cap").cast(pl.Utf8).fill_null("") != ""  # a run under a memory cap
 
 
 def _steady(st: pl.DataFrame) -> pl.Expr:
@@ -68,7 +66,7 @@ def _steady(st: pl.DataFrame) -> pl.Expr:
 
 def in_memory(st: pl.DataFrame) -> dict[str, str]:
     """The runs without a memory cap: counts, lengths, and which are steady."""
-    r = st.filter((pl.col("memory_cap").is_null() | (pl.col("memory_cap").cast(pl.Utf8) == "")) & _not_sweep(st))
+    r = st.filter(~HAS_CAP & not_descriptive(st))
     if r.height == 0:
         return {}
     short = r.filter(pl.col("window_s").fill_null(0) < STEADY_MIN_S).height
@@ -90,7 +88,7 @@ def in_memory(st: pl.DataFrame) -> dict[str, str]:
 
 def capped(st: pl.DataFrame) -> dict[str, str]:
     """Each memory-capped batch (Memcap<Ordinal>...) and the batches as a whole."""
-    c = st.filter(pl.col("memory_cap").is_not_null() & (pl.col("memory_cap").cast(pl.Utf8) != "") & _not_sweep(st))
+    c = st.filter(HAS_CAP & not_descriptive(st))
     batches = c["batch"].unique(maintain_order=True).to_list()
     m = {"SteadyMinS": fmt_float(STEADY_MIN_S, 0), "MserBatchS": fmt_int(BATCH),
          "DataOverCapMin": fmt_int(DATA_OVER_CAP), "MemcapBatches": count_word(len(batches)),
@@ -163,7 +161,7 @@ def read_fof(files: list[Path]) -> pl.DataFrame:
 def reuse(st: pl.DataFrame, fof: pl.DataFrame, zipf: pl.DataFrame | None) -> dict[str, str]:
     """ScaleReuseSentence: how often the runs the scale rows read re-read a page in their kept window, and what
     that leaves the skew rows to say; nothing without such runs."""
-    scale = st.filter(_steady(st) & (pl.col("data_over_cap").fill_null(0) >= DATA_OVER_CAP) & _not_sweep(st))
+    scale = st.filter(_steady(st) & (pl.col("data_over_cap").fill_null(0) >= DATA_OVER_CAP) & not_descriptive(st))
     per = (fof.filter(pl.col("run_id").is_in(scale["run_id"].to_list()))
            .group_by("run_id").agg(reads=(pl.col("count") * pl.col("pages")).sum(), pages=pl.col("pages").sum(),
                                    once=pl.col("pages").filter(pl.col("count") == 1).sum(), distinct=pl.len())
@@ -175,19 +173,19 @@ def reuse(st: pl.DataFrame, fof: pl.DataFrame, zipf: pl.DataFrame | None) -> dic
     fits = (zipf.filter(pl.col("run_id").is_in(per["run_id"].to_list()) & (pl.col("op") == "all"))
             if zipf is not None else pl.DataFrame(schema={"run_id": pl.Utf8, "s": pl.Float64}))
     no_fit = fits.filter(pl.col("s").is_null()).height
-    once = float(per["once_share"].median())
+    once, per_page = float(per["once_share"].median()), fmt_float(per["per_page"].median(), 2)
+    distinct = _span(per["distinct"].cast(pl.Float64))
     ids = ", ".join(SKEW_ROWS)
     said = (f"with more than half of the read pages read once, the skew rows ({ids}) say little about skew at scale"
             if once > 0.5 else f"read pages are re-read within the window, so the skew rows ({ids}) rest on reuse")
     fitted = (f", and {k_of_n(no_fit, fits.height, 'runs')} {'have' if no_fit > 1 else 'has'} no power-law fit"
               if fits.height else "")
-    return {"ScaleReuseRuns": fmt_int(n), "ScaleReadsPerPage": fmt_float(per["per_page"].median(), 2),
-            "ScaleReadOncePct": fmt_pct(once, 0), "ScaleReadDistinct": _span(per["distinct"].cast(pl.Float64)),
+    return {"ScaleReuseRuns": fmt_int(n), "ScaleReadsPerPage": per_page, "ScaleReadOncePct": fmt_pct(once, 0),
+            "ScaleReadDistinct": distinct,
             "ScaleReuseSentence": (
                 f"In the {counted(n, 'traced run', 'traced runs')} the scale rows read, a read page is read "
-                f"{fmt_float(per['per_page'].median(), 2)} times in the kept trace window (median over runs; "
-                f"{fmt_pct(once, 0)} of the read pages once; {_span(per['distinct'].cast(pl.Float64))} distinct "
-                f"access counts in a run){fitted}: {said}")}  # fmt: skip
+                f"{per_page} times in the kept trace window (median over runs; {fmt_pct(once, 0)} of the read pages "
+                f"once; {distinct} distinct access counts in a run){fitted}: {said}")}  # fmt: skip
 
 
 def macros(st: pl.DataFrame, fof: pl.DataFrame | None = None, zipf: pl.DataFrame | None = None) -> dict[str, str]:

@@ -256,8 +256,8 @@ def in_memory_runs(runs: pl.DataFrame) -> pl.DataFrame:
     """run_id of the runs without a memory cap (the in-memory condition)."""
     if "memory_cap" not in runs.columns:
         return runs.select("run_id")
-    keep = pl.col("memory_cap").cast(pl.Utf8).fill_null("") == ""
-    return runs.filter(keep & not_descriptive() if "batch" in runs.columns else keep).select("run_id")
+    no_cap = pl.col("memory_cap").cast(pl.Utf8).fill_null("") == ""
+    return runs.filter(no_cap & not_descriptive(runs)).select("run_id")
 
 
 def cassandra_skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
