@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from blkscope.paper.pdf_geometry import Box, form_boxes, labels, text_block
+from blkscope.paper.pdf_geometry import Box, form_boxes, labels, text_block, text_page
 
 
 def figure_pages(pdf: Path) -> list[int]:
@@ -44,7 +44,7 @@ def check_rendered_pages(pdf: Path, outdir: Path, dpi: int = 50) -> list[str]:
     problems = []
     with pdfplumber.open(pdf) as doc:
         for n in figure_pages(pdf):
-            page = doc.pages[n - 1]
+            page = text_page(doc.pages[n - 1])
             stem = outdir / f"page-{n}"
             subprocess.run(["pdftoppm", "-r", str(dpi), "-f", str(n), "-l", str(n), "-singlefile", "-png", str(pdf),
                             str(stem)], check=True, capture_output=True)  # fmt: skip

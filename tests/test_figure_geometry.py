@@ -108,3 +108,42 @@ def test_a_facet_panel_without_data_is_found():
     assert len(marks) == 4 and marks.count(0) == 1  # b/write
     full = alt.Chart(df.filter(pl.col("op") == "read"), width=60, height=30).mark_point().encode(x="x:Q", y="y:Q")
     assert 0 not in panel_marks(vlc.vegalite_to_svg(full.facet(row="setup:N").to_dict()))
+
+
+def _forms(pdf: Path) -> list[bytes]:
+    """The content of every form XObject a PDF's pages draw, nested ones too."""
+    from pypdf import PdfReader
+
+    out, todo = [], [p.get("/Resources") for p in PdfReader(pdf).pages]
+    while todo:
+        res = todo.pop()
+        xobjects = res.get_object().get("/XObject") if res is not None else None
+        for ref in (xobjects.get_object() if xobjects is not None else {}).values():
+            xo = ref.get_object()
+            if xo.get("/Subtype") == "/Form":
+                out.append(xo.get_data())
+                todo.append(xo.get("/Resources"))
+    return out
+
+
+def test_the_checks_characters_are_pdfplumbers_without_the_marks_forms(tmp_path):
+    """text_page skips the form XObjects that cannot draw text (vl-convert draws each translucent mark as one):
+    the characters the checks read are still exactly pdfplumber's, in the figure's own PDF and in a page of the
+    paper that includes it (there the figure is a form that draws text, and its marks are forms inside it)."""
+    import pdfplumber
+
+    from blkscope.paper.pdf_geometry import text_page
+
+    points = pd.DataFrame({"x": range(300), "y": [(i * 37) % 101 for i in range(300)]})
+    chart = alt.Chart(points, width=280, height=200).mark_circle(opacity=0.4).encode(x="x:Q", y="y:Q")
+    fig = tmp_path / "marks.pdf"
+    fig.write_bytes(vlc.vegalite_to_pdf(chart.to_dict()))
+    for pdf in (fig, _paper(tmp_path, fig)):
+        forms = _forms(pdf)
+        assert sum(b"BT" not in f and b"Do" not in f for f in forms) >= 300, pdf.name  # marks to skip
+        with pdfplumber.open(pdf) as full, pdfplumber.open(pdf) as fast:
+            for whole, skipped in zip(full.pages, fast.pages, strict=True):
+                chars = whole.chars
+                assert len(chars) > 20 and text_page(skipped).chars == chars, pdf.name
+                assert skipped.extract_words() == whole.extract_words()
+                assert len(skipped.curves) < len(whole.curves)  # the marks were not interpreted

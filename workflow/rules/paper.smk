@@ -180,6 +180,8 @@ rule paper:
     # After: every claim with every printed column in the PDF (each judged row stating its condition, window and
     # n), the abstract's counts, the advice as the verdicts give it, no internal word, at most 14 pages of main
     # text (blkscope.paper.pdf_text); the PDF is kept only when both pass, so `make all` fails otherwise.
+    # threads: the PDF check in parallel processes (pdfminer reading every page and figure); the main job's last job
+    threads: 2
     shell:
         "python -m blkscope.paper.prose {input.tex} {input.sections} --words-only {input.figure_tex}"
         " {input.numbers_advice}"
@@ -187,5 +189,5 @@ rule paper:
         " && cd paper && latexmk -pdf -interaction=nonstopmode -halt-on-error -outdir=generated/build main.tex"
         " > ../{log.latex} 2>&1 && cd .."
         " && python -m blkscope.paper.pdf_text paper/generated/build/main.pdf --claims {input.claims}"
-        " --layout {output.layout} --figures {input.figures} > {log.check} 2>&1"
+        " --layout {output.layout} --figures {input.figures} -j {threads} > {log.check} 2>&1"
         " && cp paper/generated/build/main.pdf {output.pdf}"

@@ -167,6 +167,46 @@ def form_boxes(page) -> list[Box]:
     return boxes
 
 
+def _may_draw_text(content: bytes) -> bool:
+    """Whether a content stream could add a character: it begins a text object (BT) or draws an XObject (Do),
+    which may be a form that does. A substring match: a name or number that contains the letters only costs the
+    interpretation that skipping saves."""
+    return b"BT" in content or b"Do" in content
+
+
+def _text_interpreter():
+    """pdfminer's page interpreter, but a form XObject whose content cannot add a character is not run. The
+    figures draw each mark with opacity as a form of its own (~1,700-3,700 per figure, no text in any), and
+    interpreting them was most of what the checks spent (bench/RESULTS.md)."""
+    from pdfminer.pdfinterp import LITERAL_FORM, PDFPageInterpreter
+    from pdfminer.pdftypes import PDFStream, resolve1
+    from pdfminer.psparser import literal_name
+
+    class TextInterpreter(PDFPageInterpreter):
+        def do_Do(self, xobjid_arg) -> None:
+            xobj = resolve1(self.xobjmap.get(literal_name(xobjid_arg)))
+            form = isinstance(xobj, PDFStream) and xobj.get("Subtype") is LITERAL_FORM
+            if form and not _may_draw_text(xobj.get_data()):
+                return
+            super().do_Do(xobjid_arg)
+
+    return TextInterpreter
+
+
+def text_page(page):
+    """A pdfplumber page laid out without the forms that cannot add a character (_text_interpreter): its `chars`
+    and `extract_words()` are those pdfplumber gives, its paths and rectangles are not all there. Sets the page's
+    cached layout (pdfplumber 0.11: `Page._layout`, which its `layout` property fills the same way)."""
+    if not hasattr(page, "_layout"):
+        from pdfplumber.page import PDFPageAggregatorWithMarkedContent
+
+        device = PDFPageAggregatorWithMarkedContent(page.pdf.rsrcmgr, pageno=page.page_number,
+                                                    laparams=page.pdf.laparams)  # fmt: skip
+        _text_interpreter()(page.pdf.rsrcmgr, device).process_page(page.page_obj)
+        page._layout = device.get_result()
+    return page
+
+
 def text_block(pdf: Path) -> Box:
     """The text block main.tex records in the document info (left top width height, bp)."""
     from pypdf import PdfReader
@@ -185,7 +225,7 @@ def check_figure_pdf(pdf: Path, max_width: float, max_height: float) -> list[str
 
     problems = []
     with pdfplumber.open(pdf) as doc:
-        page = doc.pages[0]
+        page = text_page(doc.pages[0])
         if page.width > max_width + TOL or page.height > max_height + TOL:
             problems.append(f"{pdf.name}: {page.width:.0f} x {page.height:.0f} bp exceeds "
                             f"{max_width:.0f} x {max_height:.0f} bp")  # fmt: skip
@@ -194,10 +234,11 @@ def check_figure_pdf(pdf: Path, max_width: float, max_height: float) -> list[str
     return problems
 
 
-def check_paper_pdf(pdf: Path, every_page: bool = False) -> list[str]:
+def check_paper_pdf(pdf: Path, every_page: bool = False, pages: range | None = None) -> list[str]:
     """Problems of the built paper, on every page that draws a figure (`every_page`: on every page, where a long
     table could run off the page): a figure outside the text block, text other than the page number outside it (a
-    caption pushed into the footer, a table row below the block), or overlapping text."""
+    caption pushed into the footer, a table row below the block), or overlapping text. `pages` (1-based): only
+    those, so that parts of the paper can be checked in parallel processes."""
     import pdfplumber
     from pypdf import PdfReader
 
@@ -206,6 +247,8 @@ def check_paper_pdf(pdf: Path, every_page: bool = False) -> list[str]:
     reader = PdfReader(pdf)
     with pdfplumber.open(pdf) as doc:
         for i, (page, ppage) in enumerate(zip(reader.pages, doc.pages, strict=True), start=1):
+            if pages is not None and i not in pages:
+                continue
             figs = form_boxes(page)
             if not figs and not every_page:
                 continue
@@ -214,6 +257,7 @@ def check_paper_pdf(pdf: Path, every_page: bool = False) -> list[str]:
                     problems.append(f"page {i}: a figure at ({box.x0:.0f}, {box.top:.0f})-({box.x1:.0f}, "
                                     f"{box.bottom:.0f}) leaves the text block ({block.x0:.0f}, {block.top:.0f})-"
                                     f"({block.x1:.0f}, {block.bottom:.0f})")  # fmt: skip
+            ppage = text_page(ppage)
             for lb in labels(ppage.chars):
                 if lb.text.isdigit() and lb.baseline > block.bottom + TOL:
                     continue  # the page number, in the footer

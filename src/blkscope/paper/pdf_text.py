@@ -100,7 +100,7 @@ def layout(pdf: Path) -> dict:
     import pdfplumber
     from pypdf import PdfReader
 
-    from blkscope.paper.pdf_geometry import form_boxes, text_block
+    from blkscope.paper.pdf_geometry import form_boxes, text_block, text_page
 
     reader = PdfReader(pdf)
     block = text_block(pdf)
@@ -112,7 +112,8 @@ def layout(pdf: Path) -> dict:
             boxes = form_boxes(page)
             covered = sum((b.x1 - b.x0) * (b.bottom - b.top) for b in boxes)
             shares.append(round(covered / area, 3))
-            if boxes and covered < LONE_FIGURE_SHARE * area and _words_outside(doc.pages[i - 1], boxes) < FLOAT_WORDS:
+            half_empty = boxes and covered < LONE_FIGURE_SHARE * area
+            if half_empty and _words_outside(text_page(doc.pages[i - 1]), boxes) < FLOAT_WORDS:
                 lone.append(i)  # a float page (captions only) its figures leave half empty
     return {"pages": len(reader.pages), "main_pages": refs - 1, "reference_pages": app - refs,
             "appendix_pages": len(reader.pages) - app + 1, "figure_share_per_main_page": shares,
@@ -198,6 +199,16 @@ def missing_advice(abstract: str, main: str, claims: pl.DataFrame) -> list[str]:
 
 def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
     """Every problem a reader of the built PDF would find, and its layout."""
+    from blkscope.paper.pdf_geometry import check_paper_pdf
+
+    before, after, lay = _text_checks(pdf, claims)
+    # every page: no figure, caption or table row outside the text block, no two labels overlapping
+    return before + check_paper_pdf(pdf, every_page=True) + after, lay
+
+
+def _text_checks(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], list[str], dict]:
+    """check() but the pages' geometry: the problems it reports before the geometry's and after them, and the
+    layout."""
     from blkscope.paper.study_numbers import verdict_sentence
     from blkscope.paper.tables import claims_parts, printed_columns
 
@@ -212,18 +223,47 @@ def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
         problems += missing_claims(pdf_text(pdf, first=app), claims, printed_columns(part))
     problems += unstated_runs(claims)
     problems += internal_words(pdf_text(pdf))
-    # every page: no figure, caption or table row outside the text block, no two labels overlapping
-    from blkscope.paper.pdf_geometry import check_paper_pdf
-
-    problems += check_paper_pdf(pdf, every_page=True)
     abstract = abstract_text(pdf_text(pdf, 1, 1))
-    problems += missing_advice(abstract, pdf_text(pdf, 1, lay["main_pages"]), claims)
+    after = missing_advice(abstract, pdf_text(pdf, 1, lay["main_pages"]), claims)
     abstract = _unbroken(abstract)
     sentence = _unbroken(verdict_sentence(claims["verdict"], claims["claim_id"]))
     if sentence not in abstract:
         want = verdict_sentence(claims["verdict"], claims["claim_id"])
-        problems.append(f"the abstract does not give the claims table's counts ({want!r})")
-    return problems, lay
+        after.append(f"the abstract does not give the claims table's counts ({want!r})")
+    return problems, after, lay
+
+
+PAGES_PER_PART = 7  # the paper's geometry is checked in parts of this many pages, each opening the PDF once
+
+
+def _part(part: tuple):
+    """One part of check_all: ("text", paper, claims table), ("pages", paper, first, last) or ("figure", pdf)."""
+    from blkscope.paper.pdf_geometry import check_paper_pdf
+
+    if part[0] == "text":
+        return _text_checks(part[1], pl.read_parquet(part[2]))
+    if part[0] == "pages":
+        return check_paper_pdf(part[1], every_page=True, pages=range(part[2], part[3] + 1))
+    return check_figures([part[1]])
+
+
+def check_all(pdf: Path, claims: Path, figures: list[Path], jobs: int = 1) -> tuple[list[str], dict]:
+    """check() of the paper, then check_figures() of its figures, the same problems in the same order, done as
+    parts in `jobs` processes: the text checks, the paper's pages a few at a time, each figure. The geometry
+    (pdfminer interpreting every page) is most of the work, and the paper rule ends the main job alone."""
+    from pypdf import PdfReader
+
+    from blkscope.parallel import map_runs
+
+    n = len(PdfReader(pdf).pages)
+    pages = [("pages", pdf, first, min(n, first + PAGES_PER_PART - 1)) for first in range(1, n + 1, PAGES_PER_PART)]
+    figs = [("figure", f) for f in figures]
+    parts = [("text", pdf, claims), *pages, *figs]
+    # the paper's parts first, then the figures largest first: no long part starts last
+    cost = {p: p[1].stat().st_size if p[0] == "figure" else 2**62 for p in parts}
+    (before, after, lay), *rest = map_runs(parts, _part, jobs=jobs, size=cost.__getitem__)
+    geometry = [p for done in rest[: len(pages)] for p in done]
+    return before + geometry + after + [p for done in rest[len(pages) :] for p in done], lay
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -235,9 +275,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--claims", type=Path, required=True, help="the claims table (.parquet)")
     p.add_argument("--layout", type=Path, help="write the measured layout here (.json)")
     p.add_argument("--figures", type=Path, nargs="*", default=[], help="the figures' own PDFs")
+    p.add_argument("-j", "--jobs", type=int, default=1, help="parts of the check run in this many processes")
     a = p.parse_args(argv)
-    problems, lay = check(a.pdf, pl.read_parquet(a.claims))
-    problems += check_figures(a.figures)
+    problems, lay = check_all(a.pdf, a.claims, a.figures, a.jobs)
     if a.layout:
         a.layout.write_text(json.dumps(lay, indent=1) + "\n")
     print(json.dumps({k: v for k, v in lay.items() if k != "figure_share_per_main_page"}), file=sys.stderr)
