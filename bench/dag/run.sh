@@ -10,6 +10,7 @@
 # points the `blkscope` command at the exported commit's src/. After the no-op, the size of
 # Snakemake's own records (.snakemake/, and its metadata/: one JSON record per declared output file) and their
 # number. Then bench/dag/compare.py checks that every configuration produced the same outputs.
+# CORES (default 8): snakemake --cores; issue P times the main job with --cores 2.
 # Results: $OUT/results.tsv (default OUT=/var/tmp/blkscope-dagbench); written up in bench/RESULTS.md ("The main job").
 set -euo pipefail
 source "$(dirname "$0")/../env.sh"
@@ -41,7 +42,7 @@ while read -r name ref rep; do
     n=NATIVE_${name^^}; export BLKSCOPE_NATIVE=${!n:-$BLKSCOPE_NATIVE}
     python -c 'import blkscope, sys; sys.exit(not blkscope.__file__.startswith(sys.argv[1]))' "$d/src"
     l0=$(cut -d' ' -f1-3 /proc/loadavg)
-    /usr/bin/time -f '%e %U %S' -o time.all snakemake --cores 8 all > all.log 2>&1
+    /usr/bin/time -f '%e %U %S' -o time.all snakemake --cores "${CORES:-8}" all > all.log 2>&1
     l1=$(cut -d' ' -f1-3 /proc/loadavg)
     /usr/bin/time -f '%e %U %S' -o time.noop snakemake -n all > noop.log 2>&1
     grep -q 'Nothing to be done' noop.log
