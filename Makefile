@@ -13,7 +13,7 @@ TEST_WORKERS ?= 2
 export PATH := $(PATH):$(HOME)/.cargo/bin
 NATIVE := native/target/release/blkscope-native
 
-.PHONY: all test setup native parquet-check parquet-check-test lint lock experiments report clean
+.PHONY: all test setup native native-unit-tests parquet-check parquet-check-test lint lock experiments report clean
 .DEFAULT_GOAL := all
 
 $(STAMP): requirements.lock pyproject.toml
@@ -76,12 +76,17 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	source $(BIN)/activate && scripts/lint-workflow.sh
 
-# The native crate's unit tests, and the program pytest runs, in profile `testing` (above). pytest --strict-skips: a
-# skip that tests/allowed_skips.toml does not list fails the run; -rs prints every skip. $(PQCHECK_TEST) is built
-# here, not first by tests/test_parquet_readers.py's fixture: under `make -j2` its compile overlaps pip and the
-# Debian lists instead of sharing the CPU with pytest's other worker (the fixture's make then finds it up to date).
-test: lint $(DEBS) $(TESTDEBS) $(NATIVE_TEST) $(PQCHECK_TEST)
+# The native crate's unit tests, in profile `testing` as the program pytest runs (above): a prerequisite of `test`,
+# not a step of its recipe, so that under `make -j2` their compile overlaps pip, the Debian lists and the other
+# builds instead of running alone between them and pytest.
+native-unit-tests: $(NATIVE_TEST)
 	cd native && cargo test --profile testing --locked --quiet
+
+# pytest --strict-skips: a skip that tests/allowed_skips.toml does not list fails the run; -rs prints every skip.
+# $(PQCHECK_TEST) is built here, not first by tests/test_parquet_readers.py's fixture: under `make -j2` its compile
+# overlaps pip and the Debian lists instead of sharing the CPU with pytest's other worker (the fixture's make then
+# finds it up to date).
+test: lint $(DEBS) $(TESTDEBS) $(NATIVE_TEST) $(PQCHECK_TEST) native-unit-tests
 	source $(BIN)/activate && BLKSCOPE_NATIVE=$(CURDIR)/$(NATIVE_TEST) pytest -q -n $(TEST_WORKERS) -rs --strict-skips
 
 # HTML report of every figure and table with its provenance (after `make all`).
