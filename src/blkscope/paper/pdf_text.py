@@ -218,9 +218,9 @@ def _text_checks(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], list[str],
         problems.append(f"{lay['main_pages']} pages of main text: more than {MAX_MAIN_PAGES}")
     for n in lay["half_empty_figure_pages"]:
         problems.append(f"page {n}: a page of figures less than half full")
-    app = appendix_page(pdf)
+    appendix = pdf_text(pdf, first=appendix_page(pdf))  # each pdftotext reads the whole PDF: once per range
     for part in claims_parts(claims):  # each part of the table: every row with every column it prints
-        problems += missing_claims(pdf_text(pdf, first=app), claims, printed_columns(part))
+        problems += missing_claims(appendix, claims, printed_columns(part))
     problems += unstated_runs(claims)
     problems += internal_words(pdf_text(pdf))
     abstract = abstract_text(pdf_text(pdf, 1, 1))
