@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 import sys
-from pathlib import Path
 from datetime import datetime
+from pathlib import Path
 
 STAMP = re.compile(r"\[(\w{3} \w{3} +\d+ [\d:]+ \d{4})\]")
 
