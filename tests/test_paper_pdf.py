@@ -167,7 +167,14 @@ def test_reasons_are_printed_without_pointers_to_the_projects_bookkeeping():
 def test_a_cell_names_no_batch_and_no_issue():
     from blkscope.paper.tables import plain
 
-    assert plain("batch round4-rocksdb-capped: traced YCSB") == "a batch of its own: traced YCSB"
+    assert plain("batch round4-rocksdb-capped: traced YCSB") == "its own batch: traced YCSB"
+    # the plan's names as its rows give them: two names, a name per filesystem, a confirmatory batch
+    assert plain("batches round4-rocksdb-capped and round4-rocksdb-capped-2: traced") == "its own two batches: traced"
+    assert plain("YCSB, saturating, round3-ycsb-cass-<fs>") == "YCSB, saturating, its own batch per filesystem"
+    assert plain("write-n, confirmatory batches round3-capped, round3-capped-2m") == \
+        "write-n, its own two confirmatory batches"  # fmt: skip
+    # a word that starts like a batch's name is a word ("saturated" was printed "a batch of its ownd")
+    assert plain("aqu-sz from the first saturated report") == "aqu-sz from the first saturated report"
     assert plain("saturating (saturate-3) if judged") == "saturating if judged"
     assert plain("on Cassandra (a capped batch of issue P), steady") == "on Cassandra, steady"
     assert plain("whole run (2 s saturating)") == "whole run (2 s saturating)"  # a parenthesis of the study's stays

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 import polars as pl
 
-from blkscope.paper.latex import escape, fmt_float, fmt_int, fmt_pct, tidy
+from blkscope.paper.latex import count_word, escape, fmt_float, fmt_int, fmt_pct, tidy
 
 Column = tuple[str, str, float, Callable[[object], str]]  # (field, header, weight, formatter)
 
@@ -26,19 +26,29 @@ def cell(x: object) -> str:
     return escape(plain(x)).replace("/", r"/\allowbreak{}")
 
 
-# a capture batch's name in a cell (the claims plan names the batches a row reads): the paper says "a batch of its
-# own" and numbers batches only in its data-availability appendix
-_BATCH = re.compile(r"\b(?:batch(?:es)?\s+)?\[?(?:round\d+|saturate)(?:-[a-z0-9]+)*\]?(?:,\s*(?:round\d+|saturate)"
-                    r"(?:-[a-z0-9]+)*)*\]?", re.I)
+# a capture batch's name in a cell (the claims plan names the batches a row reads): the paper says "its own batch"
+# ("its own two batches", "its own batch per filesystem" for a name per filesystem) and numbers batches only in its
+# data-availability appendix. A name is whole: "saturated" is a word, "saturate-2" a batch.
+_NAME = r"(?:round\d+(?:-[a-z0-9]+)*|saturate-\d+)(?:-<fs>)?"
+_BATCH = re.compile(rf"\b(?:(confirmatory)\s+)?(?:batch(?:es)?\s+)?\[?({_NAME}(?:(?:,\s*|\s+and\s+){_NAME})*)\]?"
+                    r"(?![\w-])", re.I)
 _PAREN = re.compile(r"\s*\((?:[^()]*?)(?:round\d+|saturate-\d+|\bissue [A-Z]\b)[^()]*\)")
+
+
+def _own(m: re.Match) -> str:
+    names = re.findall(_NAME, m.group(2), re.I)
+    kind = "confirmatory batch" if m.group(1) else "batch"
+    if any(n.endswith("-<fs>") for n in names):
+        return f"its own {kind} per filesystem"
+    return f"its own {kind}" if len(names) == 1 else f"its own {count_word(len(names))} {kind}es"
 
 
 def plain(x: object) -> str:
     """The text a cell prints (before escaping): "--" for nothing, negative zero as zero (latex.tidy), a batch's
-    name as "a batch of its own" (a parenthesis that names one, or an issue: dropped)."""
+    name as "its own batch" (a parenthesis that names one, or an issue: dropped)."""
     if x is None or x == "":
         return "--"
-    return tidy(_BATCH.sub("a batch of its own", _PAREN.sub("", str(x))))
+    return tidy(_BATCH.sub(_own, _PAREN.sub("", str(x))))
 
 
 def _spec(columns: Sequence[Column]) -> str:
