@@ -198,7 +198,7 @@ def missing_advice(abstract: str, main: str, claims: pl.DataFrame) -> list[str]:
 
 def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
     """Every problem a reader of the built PDF would find, and its layout."""
-    from blkscope.paper.study_numbers import verdict_sentence
+    from blkscope.paper.study_numbers import claims_sentence
     from blkscope.paper.tables import claims_parts, printed_columns
 
     problems = []
@@ -219,9 +219,8 @@ def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
     abstract = abstract_text(pdf_text(pdf, 1, 1))
     problems += missing_advice(abstract, pdf_text(pdf, 1, lay["main_pages"]), claims)
     abstract = _unbroken(abstract)
-    sentence = _unbroken(verdict_sentence(claims["verdict"], claims["claim_id"]))
-    if sentence not in abstract:
-        want = verdict_sentence(claims["verdict"], claims["claim_id"])
+    want = claims_sentence(claims)
+    if _unbroken(want) not in abstract:
         problems.append(f"the abstract does not give the claims table's counts ({want!r})")
     return problems, lay
 

@@ -193,15 +193,30 @@ def verdict_sentence(verdicts: pl.Series, ids: pl.Series | None = None) -> str:
     return f"{head}: {enumerate_counts(parts)}"
 
 
+def claim_ids(claims: pl.DataFrame) -> pl.Series:
+    """The claim each row judges: its id less the condition the claims plan appended ("S1-zipf-scale" ->
+    "S1-zipf"), so that a claim judged under several conditions counts once; without a condition column, the ids."""
+    if "condition" not in claims.columns:
+        return claims["claim_id"]
+    rows = zip(claims["claim_id"].to_list(), claims["condition"].fill_null("in-memory").to_list(), strict=True)
+    return pl.Series("claim", [i if c == "in-memory" else i.removesuffix(f"-{c}") for i, c in rows])
+
+
+def claims_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
+    """verdict_sentence over the claims table's rows, the claims they judge counted once: "46 verdicts on 35
+    claims: ..." (the abstract, the introduction and the conclusion print it; the PDF check finds it)."""
+    return verdict_sentence(claims[column], claim_ids(claims))
+
+
 def verdicts(claims: pl.DataFrame) -> dict[str, str]:
     """How many claims each verdict got, as numbers and as one sentence (ClaimsSentence); where claims.csv has the
     verdicts before the multiplicity adjustment beside the adjusted ones, those too (ClaimsSentenceUnadjusted)."""
     counts = verdict_counts(claims["verdict"])
     m = {"ClaimsTested": fmt_int(claims.height),
-         "ClaimsSentence": verdict_sentence(claims["verdict"], claims["claim_id"])}
+         "ClaimsSentence": claims_sentence(claims)}
     m |= {VERDICT_WORDS[k][0]: fmt_int(n) for k, n in counts.items()}
     if "verdict_unadjusted" in claims.columns:  # `verdict` is then the multiplicity-adjusted one
-        m["ClaimsSentenceUnadjusted"] = verdict_sentence(claims["verdict_unadjusted"], claims["claim_id"])
+        m["ClaimsSentenceUnadjusted"] = claims_sentence(claims, "verdict_unadjusted")
     if "condition" in claims.columns and claims.filter(pl.col("condition") == "scale").height:
         m["ScaleClaimsSentence"] = condition_sentence(claims.filter(pl.col("condition") == "scale"))
     return m
