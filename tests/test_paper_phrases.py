@@ -73,7 +73,7 @@ def test_scale_macros_report_the_first_batch_and_judge_the_second():
     assert (one["MemcapFirstDataOverCap"], one["MemcapFirstRegimePhrase"]) == ("9.9", "short of the plan's 10")
     assert one["MemcapFirstRolePhrase"] == "it stays a condition of its own: reported here, not judged"
     assert one["MemcapFirstSteadyPhrase"] == "one of the two runs" and one["MemcapFirstWindowS"] == "105"
-    limit = "data sets 10 or more times larger than memory (ours reach 9.9 times a memory cap)"
+    limit = "data sets 10 or more times the memory their database may use (ours reach 9.9 times a memory cap)"
     assert one["ScaleLimitPhrase"] == limit
     assert one["InMemoryShortPhrase"] == "one of the two runs"
     assert one["InMemorySteadyPhrase"] == r"the steady ones are 1 YCSB run on Cassandra (windows of 200\,s)"
@@ -81,7 +81,7 @@ def test_scale_macros_report_the_first_batch_and_judge_the_second():
     assert two["MemcapBatches"] == "two" and two["MemcapSecondRegimePhrase"] == "at least the plan's 10"
     assert two["MemcapSecondRolePhrase"] == "the scale rows of the claims table read its steady runs"
     assert two["MemcapSecondRunS"] == "180" and two["MemcapSecondTraceS"] == "3"
-    assert two["ScaleLimitPhrase"] == "data sets more than 11.9 times larger than memory"
+    assert two["ScaleLimitPhrase"] == "data sets more than 11.9 times the memory their database may use"
     assert two["MemcapFirstRolePhrase"] == one["MemcapFirstRolePhrase"]  # the first stays its own condition
 
 

@@ -6,12 +6,15 @@ workload never captured, no paired runs), so the paper builds from any subset of
 
 from __future__ import annotations
 
+import math
+
 import polars as pl
 
 from blkscope.analysis.summaries.run_groups import LIGHT, SATURATING, with_groups
 from blkscope.paper.claim_measures import VOLUME_JOB  # the volume-size runs: devices of their own
 from blkscope.paper.claim_rows import not_descriptive
 from blkscope.paper.latex import counted, enumerate_counts, fmt_float, fmt_int, fmt_pct, macro_name
+from blkscope.paper.phrases import k_of_n
 
 LOADS = (LIGHT, SATURATING)
 
@@ -49,7 +52,8 @@ def queue_depth(qd: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
     m = {
         "QdRuns": fmt_int(q.height),
         "QdMaxDepth": fmt_int(q["max_depth"].max()),
-        "QdLittleMaxRelErr": fmt_pct(rel, 2),
+        # a bound ("within"): rounded up, so that an error under 0.005 % prints 0.01 %, not "within 0.00 %"
+        "QdLittleMaxRelErr": fmt_pct(math.ceil(round(rel * 1e4, 6)) / 1e4, 2),
     }
     m |= by_load(q, runs, "qd mean", "mean_depth", lambda x: fmt_float(x, 3))
     light = _with_load(q, runs).filter(pl.col("load") == LIGHT)["mean_depth"].drop_nulls()
@@ -253,7 +257,10 @@ def skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
     sk = sk.join(in_memory_runs(runs), on="run_id", how="semi")
     y = _host_traced(sk, runs).filter((pl.col("op") == "all") & pl.col("s_requested").is_not_null())
     fitted = y.filter(pl.col("s").is_not_null()) if "s" in y.columns else y.clear()
-    m |= {"SkewRuns": fmt_int(y.height), "SkewRunsFitted": fmt_int(fitted.height)}
+    m |= {"SkewRuns": fmt_int(y.height), "SkewRunsFitted": fmt_int(fitted.height),
+          # "all 18 traced host YCSB runs admit", not "18 of 18 ... admit"
+          "SkewRunsFittedPhrase": f"{k_of_n(fitted.height, y.height, 'traced host YCSB runs')} "
+                                  f"{'admits' if fitted.height == 1 else 'admit'}"}  # fmt: skip
     if "recordcount" in sk.columns:  # YCSB's record count per testbed, as run.yaml records it
         ycsb = sk.join(runs.select("run_id", "testbed"), on="run_id").filter(pl.col("recordcount").is_not_null())
         for tb, label in (("loop", "host"), ("guest", "guest")):
@@ -293,6 +300,9 @@ def cassandra_skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
         n = c.filter(pl.col("op") == op).select("run_id", "n")
         per_run = a.select("run_id").join(n, on="run_id", how="left")["n"].fill_null(0)
         m[macro_name("skew cass", op, "pages")] = fmt_int(per_run.median())
+        # "no distinct pages", not "0 distinct pages"
+        m[macro_name("skew cass", op, "pages phrase")] = counted(round(per_run.median()), "distinct page",
+                                                                 "distinct pages")
     return m
 
 
