@@ -117,8 +117,26 @@ RUNS_COLUMNS: list[Column] = [
 ]
 
 
+def with_variants(df: pl.DataFrame) -> pl.DataFrame:
+    """Rows that share filesystem, job and repeat (fio atime: one job under three mount options, a repeat number
+    per option) name what sets them apart in `job`, from the run id between the job and the repeat
+    ("host-ext4-fio-atime-relatime-r1": "atime relatime"); a table of them otherwise prints the same row thrice."""
+    keys = ["filesystem", "job", "repeat"]
+    if "run_id" not in df.columns or not set(keys) <= set(df.columns):
+        return df
+    same = df.select(pl.struct(keys).is_duplicated())[:, 0].to_list()
+
+    def label(run_id: str, job: str, repeat: int, dup: bool) -> str:
+        m = re.search(rf"-{re.escape(job)}-(.+)-r{repeat}$", run_id) if dup else None
+        return f"{job} {m.group(1)}" if m else job
+
+    rows = zip(df["run_id"], df["job"], df["repeat"], same, strict=True)
+    return df.with_columns(job=pl.Series([label(*r) for r in rows], dtype=pl.Utf8))
+
+
 def runs_table(summary: pl.DataFrame) -> str:
     keys = ["filesystem", "job", "repeat"]
+    summary = with_variants(summary)
     df = summary.sort(keys) if set(keys) <= set(summary.columns) else summary
     return longtable(
         df,
