@@ -35,7 +35,7 @@ def claims(c: pl.DataFrame, before: pl.DataFrame | None = None) -> dict[str, str
     for r in c.iter_rows(named=True):
         k = macro_name("claim", r["claim_id"])
         m |= {f"{k}Claimed": escape(r["claimed"]), f"{k}Ours": escape(tidy(r["ours"])), f"{k}N": escape(r["n"]),
-              f"{k}Verdict": escape(r["verdict"]), f"{k}Load": escape(r.get("load") or "--"),
+              f"{k}Verdict": escape(verdict_words(r)), f"{k}Load": escape(r.get("load") or "--"),
               f"{k}Band": escape(r.get("band") or "--"), f"{k}NNeeded": escape(r.get("n_needed") or "--")}  # fmt: skip
         m[f"{k}Side"] = side(r)
         if r.get("ours_all"):  # over all the condition's runs, exploratory repeats included (a mean beside it reads them)
@@ -46,6 +46,14 @@ def claims(c: pl.DataFrame, before: pl.DataFrame | None = None) -> dict[str, str
     if "n_needed_value" in c.columns:
         m |= decidable(c)
     return m
+
+
+def verdict_words(r: dict) -> str:
+    """A row's verdict as the text quotes it: Holm's, with the row's own beside it where the correction moved it
+    ("inconclusive; does not before Holm": an interval wholly off the band, told as inconclusive alone, read as a
+    contradiction of the interval printed beside it)."""
+    v, before = str(r["verdict"]), r.get("verdict_unadjusted")
+    return f"{v}; {before} before Holm" if before and str(before) != v else v
 
 
 def side(r: dict) -> str:
