@@ -52,8 +52,8 @@ def test_an_inconclusive_row_leans_to_the_side_its_interval_lies_on_and_says_why
         f"leaning to {t.above} (S3-cow-xfs: {ours}, inconclusive: its strata disagree)"  # fmt: skip
     assert said(0.5, 0.8, pooling="fixed", n_needed="12").startswith(f"leaning to {t.below} (")
     assert said(1.2, 1.9, verdict_unadjusted="replicates", pooling="random effects") == (
-        f"leaning to {t.above} (S3-cow-xfs: {ours}, inconclusive: replicates before the correction for "
-        "multiplicity, not after)")  # Holm's correction comes first: it is what moved the verdict
+        f"leaning to {t.above} (S3-cow-xfs: {ours}, inconclusive: replicates before the multiplicity "
+        "correction)")  # Holm's correction comes first: it is what moved the verdict
     # spanning one: no evidence either way on the study's (quoted) claim, and still why
     assert said(0.8, 1.3, verdict_unadjusted="inconclusive", pooling=None, n_needed="37") == (
         "no evidence either way on ``a claim'' (S3-cow-xfs: 1.50x [0.80x, 1.30x], inconclusive: 37 repeats per arm "

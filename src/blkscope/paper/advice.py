@@ -15,7 +15,7 @@ been judged (a new batch judged alone), else its in-memory row. The rule:
 
 Each phrase ends with its evidence: the row's id, estimate [interval] and verdict, all from claims.csv; an
 inconclusive verdict says why it is not decided, from the row's fields (`undecided`): decided before the
-correction for multiplicity and not after it (verdict_unadjusted), its strata disagree (pooling), the repeats per
+correction for multiplicity, not after it (verdict_unadjusted), its strata disagree (pooling), the repeats per
 arm that would decide (n_needed), or else an interval across an end of the claimed size. Also what
 the study cannot say: AdviceNotTestable, the claims it cannot test here in the studies' own (quoted) words, and
 AdviceInconclusive, the rows judged inconclusive.
@@ -93,12 +93,12 @@ LEANING = "leaning to"
 
 
 def undecided(r: dict) -> str:
-    """Why an inconclusive row is not decided, from its fields: "replicates before the correction for multiplicity,
-    not after", "its strata disagree", "37 repeats per arm would decide", else "its interval crosses an end of the
+    """Why an inconclusive row is not decided, from its fields: "replicates before the multiplicity correction" (Holm's
+    moved it), "its strata disagree", "37 repeats per arm would decide", else "its interval crosses an end of the
     claimed size"."""
     before = str(r.get("verdict_unadjusted") or "")
     if before.startswith(DECIDED):
-        return f"{before} before the correction for multiplicity, not after"
+        return f"{before} before the multiplicity correction"
     if r.get("pooling") == "random effects":
         return "its strata disagree"
     need = str(r.get("n_needed") or "--")
@@ -110,7 +110,7 @@ def undecided(r: dict) -> str:
 def evidence(r: dict) -> str:
     """"S2-ops: 0.95x [0.83x, 1.10x], does not"; "S5-inode64-replication: not tested (no runs)" without an
     estimate; an inconclusive row with why ("S4-reader: 6.59x [1.15x, 37.66x], inconclusive: replicates before the
-    correction for multiplicity, not after")."""
+    multiplicity correction")."""
     ours = tidy(str(r.get("ours") or "--"))
     v = str(r["verdict"])
     why = f": {undecided(r)}" if v == "inconclusive" else ""  # "inconclusive (fewer than 2 ...)" says why itself
