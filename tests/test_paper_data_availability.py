@@ -11,7 +11,8 @@ from blkscope.paper.data_availability import batches, render
 def test_batches_in_order_of_capture_and_a_command_that_survives_the_typewriter_font():
     runs = pl.DataFrame({"run_id": ["a", "b", "c", "x"], "batch": [None, "round9-late", "round9-late", None],
                          "testbed": ["loop", "loop", "guest", "external"], "workload": ["fio", "ycsb", "ycsb", "fio"]})
-    dates = pl.DataFrame({"run_id": ["a", "b", "c", "x"], "date": ["2026-11-22", "2026-11-28", "2026-11-27", "2026-11-20"]})
+    dates = pl.DataFrame({"run_id": ["a", "b", "c", "x"],
+                          "date": ["2026-11-22", "2026-11-28", "2026-11-27", "2026-11-20"]})
     by = batches(runs, dates)
     assert by["runs"].to_list() == [1, 2] and by["number"].to_list() == [1, 2]  # an imported run is not ours
     tex = render(by, int(by["runs"].sum()))

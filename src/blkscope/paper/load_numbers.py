@@ -38,7 +38,7 @@ def claims(c: pl.DataFrame, before: pl.DataFrame | None = None) -> dict[str, str
               f"{k}Verdict": escape(verdict_words(r)), f"{k}Load": escape(r.get("load") or "--"),
               f"{k}Band": escape(r.get("band") or "--"), f"{k}NNeeded": escape(r.get("n_needed") or "--")}  # fmt: skip
         m[f"{k}Side"] = side(r)
-        if r.get("ours_all"):  # over all the condition's runs, exploratory repeats included (a mean beside it reads them)
+        if r.get("ours_all"):  # over all the condition's runs, exploratory ones included (as a mean beside it)
             m[f"{k}All"] = escape(tidy(r["ours_all"]))
     # verdict counts (ClaimsTested, ClaimsReplicated, ...) are study_numbers.claims's, in runs.tex
     if before is not None:
