@@ -14,6 +14,7 @@ from blkscope.paper.prose import range_words
 def test_k_of_n_says_none_all_or_how_many():
     assert k_of_n(0, 12, "runs") == "none of the 12 runs"
     assert k_of_n(12, 12, "runs") == "all 12 runs"
+    assert k_of_n(2, 2, "runs") == "both runs"  # not "all two runs"
     assert k_of_n(2, 3, "runs") == "two of the three runs"
     assert k_of_n(5, 18, "runs") == "5 of the 18 runs"
 
@@ -40,7 +41,7 @@ def test_the_metadata_sentence_names_whichever_filesystem_leads():
                              "q2q_cv": [0.5, 2.0, 3.0, 4.0], "half_mib": [None, 12.0, None, 3.0]})  # fmt: skip
 
     m = characterise_phrases.macros(table(0.3, 0.01))
-    assert m["CharMetaLeadPhrase"].startswith("btrfs marks the largest share") and "all two host setups" in \
+    assert m["CharMetaLeadPhrase"].startswith("btrfs marks the largest share") and "in both host setups" in \
         m["CharMetaLeadPhrase"]  # fmt: skip
     assert characterise_phrases.macros(table(0.01, 0.3))["CharMetaLeadPhrase"].startswith("ext4 ")
     assert m["CharBurstyPhrase"].endswith("in three of the four host setups and filesystems")
