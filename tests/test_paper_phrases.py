@@ -47,6 +47,13 @@ def test_the_metadata_sentence_names_whichever_filesystem_leads():
     assert m["CharBurstyPhrase"].endswith("in three of the four host setups and filesystems")
     assert m["CharHalfPhraseFioABtrfs"] == "no LRU cache on the curve halves the misses"
     assert m["CharHalfPhraseFioAExtFour"] == r"an LRU cache of 12\,MiB halves the misses"
+    # one clause per setup, the filesystems in the text's order, the cache not repeated
+    assert m["CharHalfPhraseFioA"] == r"an LRU cache of 12\,MiB halves the misses on ext4; none on the curve does on " \
+        "btrfs"  # fmt: skip
+    three = characterise_phrases.halves({"btrfs": None, "xfs": 141.0, "ext4": 145.4})
+    assert three == (r"an LRU cache of 145\,MiB halves the misses on ext4 and one of 141\,MiB on xfs; none on the "
+                     "curve does on btrfs")
+    assert characterise_phrases.halves({"xfs": float("nan")}) == "no LRU cache on the curve halves the misses on xfs"
 
 
 def _steady(batch2: bool) -> pl.DataFrame:
