@@ -19,3 +19,4 @@ def test_batches_in_order_of_capture_and_a_command_that_survives_the_typewriter_
     assert "holds 3 captured runs" in tex and "captured in 2 batches between 2026-11-22 and 2026-11-28" in tex
     # "--" in \texttt prints as one dash: the command is written so that its two hyphens print
     assert r"\texttt{snakemake -{}-cores 8 all}" in tex and "round9" not in tex
+    assert r"\texttt{notebooks/all\_setups.py}" in tex  # the notebook the figures' captions name
