@@ -164,6 +164,16 @@ def test_reasons_are_printed_without_pointers_to_the_projects_bookkeeping():
     assert public(kept) == kept
 
 
+def test_the_pdf_gives_one_count_of_captured_runs():
+    from blkscope.paper.pdf_text import disagreeing_run_counts
+
+    abstract = "We re-test the claims ... on 1,194\ncaptured runs (319 traced) of 6 workloads"
+    appendix = "The dataset holds 1,184 captured runs, each in a directory of its own"
+    assert disagreeing_run_counts(abstract + appendix.replace("1,184", "1,194")) == []
+    said = disagreeing_run_counts(abstract + "\n" + appendix)
+    assert said == ["the PDF gives 2 counts of captured runs: 1,184, 1,194"]
+
+
 def test_a_cell_names_no_batch_and_no_issue():
     from blkscope.paper.tables import plain
 

@@ -1,8 +1,8 @@
 """What a reader of the built PDF sees, checked against the data: every claim of claims.csv with every column the
 claims table prints, the abstract's verdict counts against the table's, the advice of the abstract and the
-conclusion as the verdicts give it (blkscope.paper.advice), no internal word (batch ids, issue
-letters, commit hashes, round names), nothing outside the text block on any page (blkscope.paper.pdf_geometry),
-and the paper's length (pages of main text, appendix pages, figure area).
+conclusion as the verdicts give it (blkscope.paper.advice), one count of captured runs wherever one is given, no
+internal word (batch ids, issue letters, commit hashes, round names), nothing outside the text block on any page
+(blkscope.paper.pdf_geometry), and the paper's length (pages of main text, appendix pages, figure area).
 
 Text comes from `pdftotext -raw` (content-stream order): TeX draws a table row cell after cell, so a cell's lines
 come out together wherever the paragraph column broke them. Comparisons ignore whitespace, which is where line
@@ -180,6 +180,17 @@ def unstated_runs(claims: pl.DataFrame) -> list[str]:
     return out
 
 
+_CAPTURED = re.compile(r"(\d[\d,]*)\s+captured\s+runs")
+
+
+def disagreeing_run_counts(text: str) -> list[str]:
+    """Every place the PDF says how many runs were captured ("1,194 captured runs": the abstract, the data
+    availability appendix) gives one number (the appendix once said 1,184 beside the abstract's 1,194: it had not
+    been regenerated after a capture)."""
+    said = sorted({m.group(1) for m in _CAPTURED.finditer(text)})
+    return [f"the PDF gives {len(said)} counts of captured runs: {', '.join(said)}"] if len(said) > 1 else []
+
+
 def missing_advice(abstract: str, main: str, claims: pl.DataFrame) -> list[str]:
     """Each piece of advice (blkscope.paper.advice) as the claims table gives it today, in the abstract and again
     in the main text after it (the conclusion): words that follow the verdicts, never left behind by them."""
@@ -211,7 +222,9 @@ def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
     for part in claims_parts(claims):  # each part of the table: every row with every column it prints
         problems += missing_claims(pdf_text(pdf, first=app), claims, printed_columns(part))
     problems += unstated_runs(claims)
-    problems += internal_words(pdf_text(pdf))
+    text = pdf_text(pdf)
+    problems += internal_words(text)
+    problems += disagreeing_run_counts(text)
     # every page: no figure, caption or table row outside the text block, no two labels overlapping
     from blkscope.paper.pdf_geometry import check_paper_pdf
 
