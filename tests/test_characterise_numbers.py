@@ -142,6 +142,9 @@ def test_every_number_the_section_quotes_is_generated():
     # the method's settings (the hot share) are runs.tex's; the words comparing filesystems are char_phrases.tex's
     missing = quoted - set(cn.macros(by)) - set(method()) - set(characterise_phrases.macros(by))
     assert not missing
+    # a count of none in words: "(no runs here)", not "(0 runs here)"
+    assert cn.macros(by)["CharShardsRunsPhrase"] == "no runs"
+    assert cn.macros(by.with_columns(shards_runs=pl.lit(1)).head(1))["CharShardsRunsPhrase"] == "one run"
 
 
 def test_characterise_numbers_on_a_real_run(tmp_path):

@@ -126,9 +126,10 @@ def test_overhead_pooled_over_configurations_against_the_claimed_range():
     out = evaluate(_tables(_runs(ids), m))
     r = _row(out, "S1-trace")
     assert r["verdict"] == "replicates" and r["estimate"] == pytest.approx(0.303, abs=0.01), r
-    assert "2 configs" in r["n"] and r["load"] == "saturating" and r["pooling"] == "fixed"
+    assert r["n"].endswith("; 2 configurations") and r["load"] == "saturating" and r["pooling"] == "fixed"
     b = _row(out, "S1-trace-btrfs")  # btrfs alone: 32 %, one configuration
     assert b["estimate"] == pytest.approx(0.32, abs=0.01) and b["n"].startswith("3 traced") and b["pooling"] is None
+    assert b["n"].endswith("; 1 configuration")  # the noun's number by rule, not "1 configs"
     assert _row(out, "S1-trace-cass")["verdict"] == "not tested (no runs)"
     # 25 % and 36 %, each with almost no spread: the configurations disagree, so no one tight pooled interval
     kept = {"ext4": 0.75, "btrfs": 0.64}
@@ -429,6 +430,9 @@ def test_verdict_counts_and_what_moved_since_an_earlier_table():
     assert m["ClaimsMoved"] == "A (does not -> replicates)" and m["ClaimsKept"] == "1"
     assert m["ClaimsNew"] == "B (not testable here), D (inconclusive)" and m["ClaimsNewCount"] == "2"
     assert m["ClaimsDecidable"] == "C (7)" and m["ClaimsNotDecidable"].startswith("D (none")
+    # a row Holm's correction made inconclusive is decided unadjusted: its n to decide is no call for more runs
+    holm = c.with_columns(verdict_unadjusted=pl.Series(["replicates", "not testable here", "does not", "inconclusive"]))
+    assert ln.decidable(holm)["ClaimsDecidable"] == "none" and ln.decidable(holm)["ClaimsDecidableCount"] == "0"
 
 
 def test_fragmentation_reads_the_random_writes_of_ycsb_only():

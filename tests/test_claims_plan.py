@@ -131,6 +131,8 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
     tex = render_deviations(plan, rec)
     assert "1.00x (does not)" in tex and "2.00x (replicates)" in tex and "S9-none" not in tex
     assert tex.count(r"\begin{longtable}") == 1 and tex.rstrip().endswith(r"\end{longtable}")
+    # a numbered table that says its estimates are over all runs, unadjusted: not the claims table's verdicts
+    assert r"\label{tab:deviations}" in tex and "Before (all runs) & Today (all runs)" in tex
 
 
 def test_the_sweep_is_planned_before_its_capture(plan):

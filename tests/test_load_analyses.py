@@ -135,6 +135,15 @@ def test_load_numbers_render_every_claim_and_the_guard():
     assert m["ClaimSTwoLzFourVerdict"] == "replicates" and m["ClaimSOneZipfVerdict"] == "does not"
     assert not any(k.startswith("Claims") for k in m)  # the counts are runs.tex's (study_numbers.claims)
     assert m["ClaimSTwoLzFourClaimed"] == r"the same (ratio within +-10 \%, TOST)"
+    assert "ClaimSTwoLzFourAll" not in m  # no estimate over all runs in this table
+    # the estimate over all runs beside the confirmatory one: the text says which a figure reads
+    m = ln.claims(c.with_columns(ours_all=pl.Series(["0.95x [0.83x, 1.10x]", None])))
+    assert m["ClaimSTwoLzFourAll"] == "0.95x [0.83x, 1.10x]" and "ClaimSOneZipfAll" not in m
+    # a verdict Holm's correction moved says the row's own beside it; one it kept, alone
+    m = ln.claims(c.with_columns(verdict=pl.Series(["inconclusive", "does not"]),
+                                 verdict_unadjusted=pl.Series(["replicates", "does not"])))
+    assert m["ClaimSTwoLzFourVerdict"] == "inconclusive; replicates before Holm"
+    assert m["ClaimSOneZipfVerdict"] == "does not"
     tex = ln.render(m)
     assert tex.splitlines()[1] == r"\newcommand{\BlkLoadNumbers}{}"
     runs = _cass_runs()

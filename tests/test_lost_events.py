@@ -34,3 +34,13 @@ def test_dropped_events_reach_the_runs_table(tmp_path: Path) -> None:
     assert "& lost \\\\" in tex
     body = [ln for ln in tex.splitlines() if ln.startswith("ext4")]
     assert body[0].endswith("& 7 \\\\") and body[1].endswith("& -- \\\\")
+
+
+def test_runs_that_share_job_and_repeat_are_told_apart_by_their_configuration():
+    row = {"filesystem": "ext4", "job": "atime", "repeat": 1, "events": 10, "completions": 5, "pages_touched": 3,
+           "top1pct_share": 0.5, "fio_read_iops": 1.0, "fio_write_iops": 1.0, "iostat_aqu_sz": 0.1, "lost_events": 0}
+    runs = [{**row, "run_id": f"host-ext4-fio-atime-{opt}-r1"} for opt in ("relatime", "noatime")]
+    runs.append({**row, "job": "append", "run_id": "host-ext4-fio-append-r1"})
+    body = [ln for ln in runs_table(pl.DataFrame(runs)).splitlines() if ln.startswith("ext4")]
+    # the mount option from the run id, where two rows would print the same; a row alone keeps its job
+    assert [ln.split(" & ")[1] for ln in body] == ["append", "atime noatime", "atime relatime"]

@@ -56,6 +56,17 @@ def test_verdict_sentence_counts_every_verdict_and_leaves_out_the_empty_ones():
     assert verdict_sentence(v, ids).startswith("five verdicts on four claims: one replicates")
 
 
+def test_the_claims_sentence_counts_a_claim_judged_under_several_conditions_once():
+    from blkscope.paper.study_numbers import claim_ids, claims_sentence
+
+    c = pl.DataFrame({"claim_id": ["S1-zipf", "S1-zipf-scale", "S1-hot-replication", "S2-ops-cap"],
+                      "condition": ["in-memory", "scale", "replication", "in-memory"],
+                      "verdict": ["does not", "does not", "not tested (no runs)", "replicates"]})  # fmt: skip
+    # S2-ops-cap is a claim of its own (in-memory): only the suffix the plan appends for a condition goes
+    assert claim_ids(c).to_list() == ["S1-zipf", "S1-zipf", "S1-hot", "S2-ops-cap"]
+    assert claims_sentence(c) == "four verdicts on three claims: one replicates, two do not and one waits for runs"
+
+
 def test_queue_depth_and_lost_events_in_words_from_the_counts():
     from blkscope.paper.numbers import lost_phrase
     from blkscope.paper.study_numbers import above_one_phrase

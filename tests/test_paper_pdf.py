@@ -164,10 +164,27 @@ def test_reasons_are_printed_without_pointers_to_the_projects_bookkeeping():
     assert public(kept) == kept
 
 
+def test_the_pdf_gives_one_count_of_captured_runs():
+    from blkscope.paper.pdf_text import disagreeing_run_counts
+
+    abstract = "We re-test the claims ... on 1,194\ncaptured runs (319 traced) of 6 workloads"
+    appendix = "The dataset holds 1,184 captured runs, each in a directory of its own"
+    assert disagreeing_run_counts(abstract + appendix.replace("1,184", "1,194")) == []
+    said = disagreeing_run_counts(abstract + "\n" + appendix)
+    assert said == ["the PDF gives 2 counts of captured runs: 1,184, 1,194"]
+
+
 def test_a_cell_names_no_batch_and_no_issue():
     from blkscope.paper.tables import plain
 
-    assert plain("batch round4-rocksdb-capped: traced YCSB") == "a batch of its own: traced YCSB"
+    assert plain("batch round4-rocksdb-capped: traced YCSB") == "its own batch: traced YCSB"
+    # the plan's names as its rows give them: two names, a name per filesystem, a confirmatory batch
+    assert plain("batches round4-rocksdb-capped and round4-rocksdb-capped-2: traced") == "its own two batches: traced"
+    assert plain("YCSB, saturating, round3-ycsb-cass-<fs>") == "YCSB, saturating, its own batch per filesystem"
+    assert plain("write-n, confirmatory batches round3-capped, round3-capped-2m") == \
+        "write-n, its own two confirmatory batches"  # fmt: skip
+    # a word that starts like a batch's name is a word ("saturated" was printed "a batch of its ownd")
+    assert plain("aqu-sz from the first saturated report") == "aqu-sz from the first saturated report"
     assert plain("saturating (saturate-3) if judged") == "saturating if judged"
     assert plain("on Cassandra (a capped batch of issue P), steady") == "on Cassandra, steady"
     assert plain("whole run (2 s saturating)") == "whole run (2 s saturating)"  # a parenthesis of the study's stays

@@ -14,6 +14,7 @@ from blkscope.paper.prose import range_words
 def test_k_of_n_says_none_all_or_how_many():
     assert k_of_n(0, 12, "runs") == "none of the 12 runs"
     assert k_of_n(12, 12, "runs") == "all 12 runs"
+    assert k_of_n(2, 2, "runs") == "both runs"  # not "all two runs"
     assert k_of_n(2, 3, "runs") == "two of the three runs"
     assert k_of_n(5, 18, "runs") == "5 of the 18 runs"
 
@@ -40,12 +41,19 @@ def test_the_metadata_sentence_names_whichever_filesystem_leads():
                              "q2q_cv": [0.5, 2.0, 3.0, 4.0], "half_mib": [None, 12.0, None, 3.0]})  # fmt: skip
 
     m = characterise_phrases.macros(table(0.3, 0.01))
-    assert m["CharMetaLeadPhrase"].startswith("btrfs marks the largest share") and "all two host setups" in \
+    assert m["CharMetaLeadPhrase"].startswith("btrfs marks the largest share") and "in both host setups" in \
         m["CharMetaLeadPhrase"]  # fmt: skip
     assert characterise_phrases.macros(table(0.01, 0.3))["CharMetaLeadPhrase"].startswith("ext4 ")
     assert m["CharBurstyPhrase"].endswith("in three of the four host setups and filesystems")
     assert m["CharHalfPhraseFioABtrfs"] == "no LRU cache on the curve halves the misses"
     assert m["CharHalfPhraseFioAExtFour"] == r"an LRU cache of 12\,MiB halves the misses"
+    # one clause per setup, the filesystems in the text's order, the cache not repeated
+    assert m["CharHalfPhraseFioA"] == r"an LRU cache of 12\,MiB halves the misses on ext4; none on the curve does on " \
+        "btrfs"  # fmt: skip
+    three = characterise_phrases.halves({"btrfs": None, "xfs": 141.0, "ext4": 145.4})
+    assert three == (r"an LRU cache of 145\,MiB halves the misses on ext4 and one of 141\,MiB on xfs; none on the "
+                     "curve does on btrfs")
+    assert characterise_phrases.halves({"xfs": float("nan")}) == "no LRU cache on the curve halves the misses on xfs"
 
 
 def _steady(batch2: bool) -> pl.DataFrame:
@@ -73,7 +81,7 @@ def test_scale_macros_report_the_first_batch_and_judge_the_second():
     assert (one["MemcapFirstDataOverCap"], one["MemcapFirstRegimePhrase"]) == ("9.9", "short of the plan's 10")
     assert one["MemcapFirstRolePhrase"] == "it stays a condition of its own: reported here, not judged"
     assert one["MemcapFirstSteadyPhrase"] == "one of the two runs" and one["MemcapFirstWindowS"] == "105"
-    limit = "data sets 10 or more times larger than memory (ours reach 9.9 times a memory cap)"
+    limit = "data sets 10 or more times the memory their database may use (ours reach 9.9 times a memory cap)"
     assert one["ScaleLimitPhrase"] == limit
     assert one["InMemoryShortPhrase"] == "one of the two runs"
     assert one["InMemorySteadyPhrase"] == r"the steady ones are 1 YCSB run on Cassandra (windows of 200\,s)"
@@ -81,7 +89,7 @@ def test_scale_macros_report_the_first_batch_and_judge_the_second():
     assert two["MemcapBatches"] == "two" and two["MemcapSecondRegimePhrase"] == "at least the plan's 10"
     assert two["MemcapSecondRolePhrase"] == "the scale rows of the claims table read its steady runs"
     assert two["MemcapSecondRunS"] == "180" and two["MemcapSecondTraceS"] == "3"
-    assert two["ScaleLimitPhrase"] == "data sets more than 11.9 times larger than memory"
+    assert two["ScaleLimitPhrase"] == "data sets more than 11.9 times the memory their database may use"
     assert two["MemcapFirstRolePhrase"] == one["MemcapFirstRolePhrase"]  # the first stays its own condition
 
 

@@ -79,6 +79,9 @@ def test_queue_depth_little_error():
     out = sn.queue_depth(qd, RUNS)
     assert out["QdRuns"] == "1" and out["QdMaxDepth"] == "4"
     assert out["QdLittleMaxRelErr"] == r"2.00\,\%"
+    # a bound rounds up: 0.003 % prints "within 0.01 %", not "within 0.00 %"
+    near = sn.queue_depth(qd.with_columns(little_depth=pl.Series([0.500015, 1.0])), RUNS)
+    assert near["QdLittleMaxRelErr"] == r"0.01\,\%"
 
 
 def test_guest_requests_count_a_run_without_reads_as_zero_and_skip_uncaptured_runs():
@@ -221,6 +224,12 @@ def test_cassandra_skew_apart_from_rocksdb_skew():
     assert m["SkewRuns"] == "1" and m["SkewRunsFitted"] == "1"  # RocksDB's alone
     assert m["SkewCassRuns"] == "2" and m["SkewCassRunsFitted"] == "1" and m["SkewCassBlockMedian"] == "0.20"
     assert m["SkewCassReadPages"] == "5" and m["SkewCassWritePages"] == "200"  # c2 read no page: 0
+    # counts in words by rule: "the one ... run admits", "five distinct pages", "no distinct pages"
+    assert m["SkewRunsFittedPhrase"] == "the one traced host YCSB run admits"
+    assert m["SkewCassReadPagesPhrase"] == "five distinct pages"
+    assert m["SkewCassWritePagesPhrase"] == "200 distinct pages"
+    m = sn.skew(sk.filter(pl.col("op") != "read"), runs)
+    assert m["SkewCassReadPagesPhrase"] == "no distinct pages"  # was "touch 0 distinct pages"
 
 
 def test_the_scale_sentence_gives_estimates_and_never_a_bare_dash():

@@ -8,11 +8,15 @@ been judged (a new batch judged alone), else its in-memory row. The rule:
 - a decided verdict (`replicates`, `does not`): the choice follows where the interval lies against no effect (one
   for a ratio, zero for a difference): above it, the topic's `above` words; below it, `below`; spanning it, `spans`
   (no choice is shown better);
-- `inconclusive`: "no evidence either way" on the claim (quoted: the study's words), whatever side the interval
-  leans to (the interval printed beside says where it lies);
+- `inconclusive`, the interval wholly on one side of no effect: "leaning to" the `above` or `below` words (the
+  direction the runs show, not a decided choice); spanning it (or no interval): "no evidence either way" on the
+  claim (quoted: the study's words);
 - `not tested` or `not testable here`: "this study cannot say whether" the claim holds.
 
-Each phrase ends with its evidence: the row's id, estimate [interval] and verdict, all from claims.csv. Also what
+Each phrase ends with its evidence: the row's id, estimate [interval] and verdict, all from claims.csv; an
+inconclusive verdict says why it is not decided, from the row's fields (`undecided`): decided before the
+correction for multiplicity, not after it (verdict_unadjusted), its strata disagree (pooling), the repeats per
+arm that would decide (n_needed), or else an interval across an end of the claimed size. Also what
 the study cannot say: AdviceNotTestable, the claims it cannot test here in the studies' own (quoted) words, and
 AdviceInconclusive, the rows judged inconclusive.
 
@@ -84,11 +88,33 @@ def row_for(claims: pl.DataFrame, claim: str) -> dict | None:
     return rows.get(claim)
 
 
+DECIDED = ("replicates", "does not")
+LEANING = "leaning to"
+
+
+def undecided(r: dict) -> str:
+    """Why an inconclusive row is not decided, from its fields: "replicates before the multiplicity correction" (Holm's
+    moved it), "its strata disagree", "37 repeats per arm would decide", else "its interval crosses an end of the
+    claimed size"."""
+    before = str(r.get("verdict_unadjusted") or "")
+    if before.startswith(DECIDED):
+        return f"{before} before the multiplicity correction"
+    if r.get("pooling") == "random effects":
+        return "its strata disagree"
+    need = str(r.get("n_needed") or "--")
+    if need not in ("--", "", "nan"):
+        return f"{need} repeats per arm would decide"
+    return "its interval crosses an end of the claimed size"
+
+
 def evidence(r: dict) -> str:
     """"S2-ops: 0.95x [0.83x, 1.10x], does not"; "S5-inode64-replication: not tested (no runs)" without an
-    estimate."""
+    estimate; an inconclusive row with why ("S4-reader: 6.59x [1.15x, 37.66x], inconclusive: replicates before the
+    multiplicity correction")."""
     ours = tidy(str(r.get("ours") or "--"))
-    return f"{r['claim_id']}: {ours + ', ' if ours != '--' else ''}{r['verdict']}"
+    v = str(r["verdict"])
+    why = f": {undecided(r)}" if v == "inconclusive" else ""  # "inconclusive (fewer than 2 ...)" says why itself
+    return f"{r['claim_id']}: {ours + ', ' if ours != '--' else ''}{v}{why}"
 
 
 def phrase(t: Topic, r: dict | None) -> str:
@@ -96,9 +122,11 @@ def phrase(t: Topic, r: dict | None) -> str:
     if r is None:
         return f"{CANNOT_SAY}: the claims table has no row {t.claim}"
     v = str(r["verdict"])
-    if v.startswith(("replicates", "does not")):
-        where = side(r)
+    where = side(r)
+    if v.startswith(DECIDED):
         words = t.above if where.startswith("above") else t.below if where.startswith("below") else t.spans
+    elif v.startswith("inconclusive") and where.startswith(("above", "below")):
+        words = f"{LEANING} {t.above if where.startswith('above') else t.below}"
     elif v.startswith("inconclusive"):
         words = f"{NO_EVIDENCE} on ``{r['claim']}''"
     else:
@@ -141,7 +169,7 @@ def macros(claims: pl.DataFrame) -> dict[str, str]:
     return m
 
 
-NEED = ("claim_id", "claim", "verdict", "ours", "lo", "hi")
+NEED = ("claim_id", "claim", "verdict", "ours", "lo", "hi")  # and, where claims.csv has them, undecided's fields
 
 
 def main(argv: list[str] | None = None) -> int:

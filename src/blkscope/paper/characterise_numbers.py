@@ -7,7 +7,7 @@ from __future__ import annotations
 import polars as pl
 
 from blkscope.analysis.characterise.characterise_summary import METRICS
-from blkscope.paper.latex import fmt_float, fmt_int, fmt_pct, macro_file, macro_name
+from blkscope.paper.latex import counted, fmt_float, fmt_int, fmt_pct, macro_file, macro_name
 
 GUARD = "BlkCharacteriseNumbers"
 # shares print as percentages, sizes and ratios with the digits that tell the setups apart
@@ -37,7 +37,8 @@ def macros(by_setup: pl.DataFrame) -> dict[str, str]:
     host = by_setup.filter(pl.col("testbed") == "loop")
     m = {"CharRuns": fmt_int(host["n"].sum()), "CharSetups": fmt_int(host.select("workload", "job").n_unique())}
     # how many runs' miss-ratio curve of record is exact, and how many SHARDS (`reuse --auto`: a trace too large)
-    m |= {"CharExactRuns": fmt_int(host["exact_runs"].sum()), "CharShardsRuns": fmt_int(host["shards_runs"].sum())}
+    m |= {"CharExactRuns": fmt_int(host["exact_runs"].sum()), "CharShardsRuns": fmt_int(host["shards_runs"].sum()),
+          "CharShardsRunsPhrase": counted(int(host["shards_runs"].sum()), "run", "runs")}  # "no runs", not "0 runs"
     for r in host.iter_rows(named=True):
         for k in METRICS:
             name = macro_name("char", WORDS.get(k, k.replace("_", " ")), r["workload"], r["job"], r["filesystem"])

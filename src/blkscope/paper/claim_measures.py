@@ -225,7 +225,7 @@ def _overhead_at(t: pl.DataFrame, load: str, size: vd.Size) -> Result:
         if tr.size and un.size:
             arms.append((tr, un))
     n_tr, n_un = sum(a.size for a, _ in arms), sum(b.size for _, b in arms)
-    n = f"{n_tr} traced, {n_un} untraced; {len(arms)} configs"
+    n = f"{n_tr} traced, {n_un} untraced; {len(arms)} configuration{'' if len(arms) == 1 else 's'}"  # not "1 configs"
     if not arms:
         return Result(None, "--", n, load, NO_RUNS if t.height == 0 else "not tested (no traced/untraced pair)")
     full = [(a, b) for a, b in arms if a.size >= 2 and b.size >= 2]  # one repeat in an arm: no spread to resample

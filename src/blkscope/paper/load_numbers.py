@@ -35,15 +35,25 @@ def claims(c: pl.DataFrame, before: pl.DataFrame | None = None) -> dict[str, str
     for r in c.iter_rows(named=True):
         k = macro_name("claim", r["claim_id"])
         m |= {f"{k}Claimed": escape(r["claimed"]), f"{k}Ours": escape(tidy(r["ours"])), f"{k}N": escape(r["n"]),
-              f"{k}Verdict": escape(r["verdict"]), f"{k}Load": escape(r.get("load") or "--"),
+              f"{k}Verdict": escape(verdict_words(r)), f"{k}Load": escape(r.get("load") or "--"),
               f"{k}Band": escape(r.get("band") or "--"), f"{k}NNeeded": escape(r.get("n_needed") or "--")}  # fmt: skip
         m[f"{k}Side"] = side(r)
+        if r.get("ours_all"):  # over all the condition's runs, exploratory ones included (as a mean beside it)
+            m[f"{k}All"] = escape(tidy(r["ours_all"]))
     # verdict counts (ClaimsTested, ClaimsReplicated, ...) are study_numbers.claims's, in runs.tex
     if before is not None:
         m |= moved(c, before)
     if "n_needed_value" in c.columns:
         m |= decidable(c)
     return m
+
+
+def verdict_words(r: dict) -> str:
+    """A row's verdict as the text quotes it: Holm's, with the row's own beside it where the correction moved it
+    ("inconclusive; does not before Holm": an interval wholly off the band, told as inconclusive alone, read as a
+    contradiction of the interval printed beside it)."""
+    v, before = str(r["verdict"]), r.get("verdict_unadjusted")
+    return f"{v}; {before} before Holm" if before and str(before) != v else v
 
 
 def side(r: dict) -> str:
@@ -85,8 +95,11 @@ DECIDE_WITHIN = 10  # repeats per arm a capture round can afford (issue M item 2
 
 def decidable(c: pl.DataFrame) -> dict[str, str]:
     """Inconclusive claims that DECIDE_WITHIN repeats per arm would decide at the spread observed, and those
-    that would need more."""
+    that would need more. n to decide reads the unadjusted interval: a row that Holm's correction made inconclusive
+    is decided before it already (S2-ops: "3 repeats would decide" beside its 3 per arm), and is left out."""
     inc = c.filter(pl.col("verdict").str.starts_with("inconclusive"))
+    if "verdict_unadjusted" in inc.columns:
+        inc = inc.filter(pl.col("verdict_unadjusted").str.starts_with("inconclusive"))
     fin = pl.col("n_needed_value").is_finite().fill_null(False)
     within = inc.filter(fin & (pl.col("n_needed_value") <= DECIDE_WITHIN))
     beyond = inc.filter(~(fin & (pl.col("n_needed_value") <= DECIDE_WITHIN)))

@@ -1,8 +1,8 @@
 """What a reader of the built PDF sees, checked against the data: every claim of claims.csv with every column the
 claims table prints, the abstract's verdict counts against the table's, the advice of the abstract and the
-conclusion as the verdicts give it (blkscope.paper.advice), no internal word (batch ids, issue
-letters, commit hashes, round names), nothing outside the text block on any page (blkscope.paper.pdf_geometry),
-and the paper's length (pages of main text, appendix pages, figure area).
+conclusion as the verdicts give it (blkscope.paper.advice), one count of captured runs wherever one is given, no
+internal word (batch ids, issue letters, commit hashes, round names), nothing outside the text block on any page
+(blkscope.paper.pdf_geometry), and the paper's length (pages of main text, appendix pages, figure area).
 
 Text comes from `pdftotext -raw` (content-stream order): TeX draws a table row cell after cell, so a cell's lines
 come out together wherever the paragraph column broke them. Comparisons ignore whitespace, which is where line
@@ -181,6 +181,17 @@ def unstated_runs(claims: pl.DataFrame) -> list[str]:
     return out
 
 
+_CAPTURED = re.compile(r"(\d[\d,]*)\s+captured\s+runs")
+
+
+def disagreeing_run_counts(text: str) -> list[str]:
+    """Every place the PDF says how many runs were captured ("1,194 captured runs": the abstract, the data
+    availability appendix) gives one number (the appendix once said 1,184 beside the abstract's 1,194: it had not
+    been regenerated after a capture)."""
+    said = sorted({m.group(1) for m in _CAPTURED.finditer(text)})
+    return [f"the PDF gives {len(said)} counts of captured runs: {', '.join(said)}"] if len(said) > 1 else []
+
+
 def missing_advice(abstract: str, main: str, claims: pl.DataFrame) -> list[str]:
     """Each piece of advice (blkscope.paper.advice) as the claims table gives it today, in the abstract and again
     in the main text after it (the conclusion): words that follow the verdicts, never left behind by them."""
@@ -209,7 +220,7 @@ def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
 def _text_checks(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], list[str], dict]:
     """check() but the pages' geometry: the problems it reports before the geometry's and after them, and the
     layout."""
-    from blkscope.paper.study_numbers import verdict_sentence
+    from blkscope.paper.study_numbers import claims_sentence
     from blkscope.paper.tables import claims_parts, printed_columns
 
     problems = []
@@ -222,13 +233,14 @@ def _text_checks(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], list[str],
     for part in claims_parts(claims):  # each part of the table: every row with every column it prints
         problems += missing_claims(appendix, claims, printed_columns(part))
     problems += unstated_runs(claims)
-    problems += internal_words(pdf_text(pdf))
+    text = pdf_text(pdf)
+    problems += internal_words(text)
+    problems += disagreeing_run_counts(text)
     abstract = abstract_text(pdf_text(pdf, 1, 1))
     after = missing_advice(abstract, pdf_text(pdf, 1, lay["main_pages"]), claims)
     abstract = _unbroken(abstract)
-    sentence = _unbroken(verdict_sentence(claims["verdict"], claims["claim_id"]))
-    if sentence not in abstract:
-        want = verdict_sentence(claims["verdict"], claims["claim_id"])
+    want = claims_sentence(claims)
+    if _unbroken(want) not in abstract:
         after.append(f"the abstract does not give the claims table's counts ({want!r})")
     return problems, after, lay
 

@@ -1,9 +1,9 @@
 """Phrases that characterise numbers, picked from the numbers by a stated rule, so that a sentence stays true
 whichever numbers the data give (the prose check, blkscope.paper.prose, rejects the same words typed).
 
-Rules: a count of a whole is "none of the N", "all N" or "k of the N" (k_of_n); a filesystem leads a set of
-setups when it has the largest value in more of them than any other filesystem (leader); a ratio against a
-threshold is "at least" or "short of" it, printed with the digits that keep the two apart (against)."""
+Rules: a count of a whole is "none of the N", "all N" ("both" for two) or "k of the N" (k_of_n); a filesystem
+leads a set of setups when it has the largest value in more of them than any other filesystem (leader); a ratio
+against a threshold is "at least" or "short of" it, printed with the digits that keep the two apart (against)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from blkscope.paper.latex import count_word, fmt_float, fmt_int
 
 
 def k_of_n(k: int, n: int, noun: str) -> str:
-    """"none of the 12 runs", "all 12 runs", "one of the 12 runs", "5 of the 12 runs" (n >= 1)."""
+    """"none of the 12 runs", "all 12 runs", "both runs", "one of the 12 runs", "5 of the 12 runs" (n >= 1)."""
     many = fmt_int(n) if n > 9 else count_word(n)
     if k == 0:
         return f"none of the {many} {noun}"
     if k == n:
-        return f"all {many} {noun}" if n > 1 else f"the one {noun.removesuffix('s')}"
+        return f"all {many} {noun}" if n > 2 else f"both {noun}" if n == 2 else f"the one {noun.removesuffix('s')}"
     return f"{fmt_int(k) if n > 9 else count_word(k)} of the {many} {noun}"
 
 

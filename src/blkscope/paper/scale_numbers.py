@@ -128,11 +128,14 @@ def capped(st: pl.DataFrame) -> dict[str, str]:
 def limit(ratios: list[float], judged: list[bool]) -> dict[str, str]:
     """What the study cannot say about data larger than memory (abstract, conclusion): the largest ratio a
     judged batch reached, or that none reached the plan's."""
+    # the ratio is data over the cgroup's memory cap (not the host's memory): the phrase says so
     reached = [r for r, j in zip(ratios, judged, strict=True) if j]
     if reached:
-        return {"ScaleLimitPhrase": f"data sets more than {fmt_float(max(reached), 1)} times larger than memory"}
+        return {"ScaleLimitPhrase": f"data sets more than {fmt_float(max(reached), 1)} times the memory their "
+                                    "database may use"}  # fmt: skip
     best = f" (ours reach {against(max(ratios), DATA_OVER_CAP)[0]} times a memory cap)" if ratios else ""
-    return {"ScaleLimitPhrase": f"data sets {fmt_int(DATA_OVER_CAP)} or more times larger than memory{best}"}
+    return {"ScaleLimitPhrase": f"data sets {fmt_int(DATA_OVER_CAP)} or more times the memory their database may "
+                                f"use{best}"}  # fmt: skip
 
 
 SKEW_ROWS = ("S1-zipf-scale", "S1-hot-scale", "S1-hot-meta-scale")  # the scale rows that read block skew

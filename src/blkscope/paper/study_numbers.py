@@ -6,12 +6,15 @@ workload never captured, no paired runs), so the paper builds from any subset of
 
 from __future__ import annotations
 
+import math
+
 import polars as pl
 
 from blkscope.analysis.summaries.run_groups import LIGHT, SATURATING, with_groups
 from blkscope.paper.claim_measures import VOLUME_JOB  # the volume-size runs: devices of their own
 from blkscope.paper.claim_rows import not_descriptive
 from blkscope.paper.latex import counted, enumerate_counts, fmt_float, fmt_int, fmt_pct, macro_name
+from blkscope.paper.phrases import k_of_n
 
 LOADS = (LIGHT, SATURATING)
 
@@ -49,7 +52,8 @@ def queue_depth(qd: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
     m = {
         "QdRuns": fmt_int(q.height),
         "QdMaxDepth": fmt_int(q["max_depth"].max()),
-        "QdLittleMaxRelErr": fmt_pct(rel, 2),
+        # a bound ("within"): rounded up, so that an error under 0.005 % prints 0.01 %, not "within 0.00 %"
+        "QdLittleMaxRelErr": fmt_pct(math.ceil(round(rel * 1e4, 6)) / 1e4, 2),
     }
     m |= by_load(q, runs, "qd mean", "mean_depth", lambda x: fmt_float(x, 3))
     light = _with_load(q, runs).filter(pl.col("load") == LIGHT)["mean_depth"].drop_nulls()
@@ -193,15 +197,30 @@ def verdict_sentence(verdicts: pl.Series, ids: pl.Series | None = None) -> str:
     return f"{head}: {enumerate_counts(parts)}"
 
 
+def claim_ids(claims: pl.DataFrame) -> pl.Series:
+    """The claim each row judges: its id less the condition the claims plan appended ("S1-zipf-scale" ->
+    "S1-zipf"), so that a claim judged under several conditions counts once; without a condition column, the ids."""
+    if "condition" not in claims.columns:
+        return claims["claim_id"]
+    rows = zip(claims["claim_id"].to_list(), claims["condition"].fill_null("in-memory").to_list(), strict=True)
+    return pl.Series("claim", [i if c == "in-memory" else i.removesuffix(f"-{c}") for i, c in rows])
+
+
+def claims_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
+    """verdict_sentence over the claims table's rows, the claims they judge counted once: "46 verdicts on 35
+    claims: ..." (the abstract, the introduction and the conclusion print it; the PDF check finds it)."""
+    return verdict_sentence(claims[column], claim_ids(claims))
+
+
 def verdicts(claims: pl.DataFrame) -> dict[str, str]:
     """How many claims each verdict got, as numbers and as one sentence (ClaimsSentence); where claims.csv has the
     verdicts before the multiplicity adjustment beside the adjusted ones, those too (ClaimsSentenceUnadjusted)."""
     counts = verdict_counts(claims["verdict"])
     m = {"ClaimsTested": fmt_int(claims.height),
-         "ClaimsSentence": verdict_sentence(claims["verdict"], claims["claim_id"])}
+         "ClaimsSentence": claims_sentence(claims)}
     m |= {VERDICT_WORDS[k][0]: fmt_int(n) for k, n in counts.items()}
     if "verdict_unadjusted" in claims.columns:  # `verdict` is then the multiplicity-adjusted one
-        m["ClaimsSentenceUnadjusted"] = verdict_sentence(claims["verdict_unadjusted"], claims["claim_id"])
+        m["ClaimsSentenceUnadjusted"] = claims_sentence(claims, "verdict_unadjusted")
     if "condition" in claims.columns and claims.filter(pl.col("condition") == "scale").height:
         m["ScaleClaimsSentence"] = condition_sentence(claims.filter(pl.col("condition") == "scale"))
     return m
@@ -238,7 +257,10 @@ def skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
     sk = sk.join(in_memory_runs(runs), on="run_id", how="semi")
     y = _host_traced(sk, runs).filter((pl.col("op") == "all") & pl.col("s_requested").is_not_null())
     fitted = y.filter(pl.col("s").is_not_null()) if "s" in y.columns else y.clear()
-    m |= {"SkewRuns": fmt_int(y.height), "SkewRunsFitted": fmt_int(fitted.height)}
+    m |= {"SkewRuns": fmt_int(y.height), "SkewRunsFitted": fmt_int(fitted.height),
+          # "all 18 traced host YCSB runs admit", not "18 of 18 ... admit"
+          "SkewRunsFittedPhrase": f"{k_of_n(fitted.height, y.height, 'traced host YCSB runs')} "
+                                  f"{'admits' if fitted.height == 1 else 'admit'}"}  # fmt: skip
     if "recordcount" in sk.columns:  # YCSB's record count per testbed, as run.yaml records it
         ycsb = sk.join(runs.select("run_id", "testbed"), on="run_id").filter(pl.col("recordcount").is_not_null())
         for tb, label in (("loop", "host"), ("guest", "guest")):
@@ -278,6 +300,9 @@ def cassandra_skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
         n = c.filter(pl.col("op") == op).select("run_id", "n")
         per_run = a.select("run_id").join(n, on="run_id", how="left")["n"].fill_null(0)
         m[macro_name("skew cass", op, "pages")] = fmt_int(per_run.median())
+        # "no distinct pages", not "0 distinct pages"
+        m[macro_name("skew cass", op, "pages phrase")] = counted(round(per_run.median()), "distinct page",
+                                                                 "distinct pages")
     return m
 
 

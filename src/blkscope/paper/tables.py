@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 import polars as pl
 
-from blkscope.paper.latex import escape, fmt_float, fmt_int, fmt_pct, tidy
+from blkscope.paper.latex import count_word, escape, fmt_float, fmt_int, fmt_pct, tidy
 
 Column = tuple[str, str, float, Callable[[object], str]]  # (field, header, weight, formatter)
 
@@ -26,19 +26,29 @@ def cell(x: object) -> str:
     return escape(plain(x)).replace("/", r"/\allowbreak{}")
 
 
-# a capture batch's name in a cell (the claims plan names the batches a row reads): the paper says "a batch of its
-# own" and numbers batches only in its data-availability appendix
-_BATCH = re.compile(r"\b(?:batch(?:es)?\s+)?\[?(?:round\d+|saturate)(?:-[a-z0-9]+)*\]?(?:,\s*(?:round\d+|saturate)"
-                    r"(?:-[a-z0-9]+)*)*\]?", re.I)
+# a capture batch's name in a cell (the claims plan names the batches a row reads): the paper says "its own batch"
+# ("its own two batches", "its own batch per filesystem" for a name per filesystem) and numbers batches only in its
+# data-availability appendix. A name is whole: "saturated" is a word, "saturate-2" a batch.
+_NAME = r"(?:round\d+(?:-[a-z0-9]+)*|saturate-\d+)(?:-<fs>)?"
+_BATCH = re.compile(rf"\b(?:(confirmatory)\s+)?(?:batch(?:es)?\s+)?\[?({_NAME}(?:(?:,\s*|\s+and\s+){_NAME})*)\]?"
+                    r"(?![\w-])", re.I)
 _PAREN = re.compile(r"\s*\((?:[^()]*?)(?:round\d+|saturate-\d+|\bissue [A-Z]\b)[^()]*\)")
+
+
+def _own(m: re.Match) -> str:
+    names = re.findall(_NAME, m.group(2), re.I)
+    kind = "confirmatory batch" if m.group(1) else "batch"
+    if any(n.endswith("-<fs>") for n in names):
+        return f"its own {kind} per filesystem"
+    return f"its own {kind}" if len(names) == 1 else f"its own {count_word(len(names))} {kind}es"
 
 
 def plain(x: object) -> str:
     """The text a cell prints (before escaping): "--" for nothing, negative zero as zero (latex.tidy), a batch's
-    name as "a batch of its own" (a parenthesis that names one, or an issue: dropped)."""
+    name as "its own batch" (a parenthesis that names one, or an issue: dropped)."""
     if x is None or x == "":
         return "--"
-    return tidy(_BATCH.sub("a batch of its own", _PAREN.sub("", str(x))))
+    return tidy(_BATCH.sub(_own, _PAREN.sub("", str(x))))
 
 
 def _spec(columns: Sequence[Column]) -> str:
@@ -107,8 +117,26 @@ RUNS_COLUMNS: list[Column] = [
 ]
 
 
+def with_variants(df: pl.DataFrame) -> pl.DataFrame:
+    """Rows that share filesystem, job and repeat (fio atime: one job under three mount options, a repeat number
+    per option) name what sets them apart in `job`, from the run id between the job and the repeat
+    ("host-ext4-fio-atime-relatime-r1": "atime relatime"); a table of them otherwise prints the same row thrice."""
+    keys = ["filesystem", "job", "repeat"]
+    if "run_id" not in df.columns or not set(keys) <= set(df.columns):
+        return df
+    same = df.select(pl.struct(keys).is_duplicated())[:, 0].to_list()
+
+    def label(run_id: str, job: str, repeat: int, dup: bool) -> str:
+        m = re.search(rf"-{re.escape(job)}-(.+)-r{repeat}$", run_id) if dup else None
+        return f"{job} {m.group(1)}" if m else job
+
+    rows = zip(df["run_id"], df["job"], df["repeat"], same, strict=True)
+    return df.with_columns(job=pl.Series([label(*r) for r in rows], dtype=pl.Utf8))
+
+
 def runs_table(summary: pl.DataFrame) -> str:
     keys = ["filesystem", "job", "repeat"]
+    summary = with_variants(summary)
     df = summary.sort(keys) if set(keys) <= set(summary.columns) else summary
     return longtable(
         df,
