@@ -53,8 +53,8 @@ def tables(tmp_path_factory) -> dict[str, Path]:
     return {"processed": proc, "zipf": a / "zipf.parquet", "metadata": a / "metadata_vs_data.parquet"}
 
 
-def _sweep(tables, out: Path, *runs: str, planned: tuple[str, ...] = ()) -> int:
-    return main(["cache-sweep", "--runs", str(RUNS), "--raw", str(RAW), "--processed", str(tables["processed"]),
+def _sweep(tables, out: Path, *runs: str, planned: tuple[str, ...] = (), sheet: Path = RUNS) -> int:
+    return main(["cache-sweep", "--runs", str(sheet), "--raw", str(RAW), "--processed", str(tables["processed"]),
                  "--zipf", str(tables["zipf"]), "--metadata", str(tables["metadata"]), "-o", str(out),
                  *(a for b in planned for a in ("--planned", b)), *runs])  # fmt: skip
 
@@ -156,10 +156,22 @@ def test_a_memory_capped_run_against_its_cap_and_its_page_cache(tables, tmp_path
                                                               & (pl.col("op") == "all"))["s"][0]  # fmt: skip
 
 
+def _with_a_fourth_repeat(tmp_path: Path) -> Path:
+    """The runs sheet plus a hand-made row: a fourth repeat of one sweep configuration, never captured (the
+    whole sweep is in data/raw now, so its missing runs are made here)."""
+    rows = pl.read_csv(RUNS, separator="\t", infer_schema_length=0)
+    last = rows.filter(pl.col("batch") == SWEEP).tail(1)
+    extra = last.with_columns(pl.col("run_id").str.replace(r"-r\d+$", "-r4"), pl.lit("4").alias("repeat"))
+    path = tmp_path / "runs-with-uncaptured-sweep-repeat.tsv"
+    pl.concat([rows, extra]).write_csv(path, separator="\t")
+    return path
+
+
 def test_the_sweeps_missing_runs_are_rows_and_the_figure_says_so(tables, tmp_path):
-    sheet = pl.read_csv(RUNS, separator="\t", infer_schema_length=0).filter(pl.col("batch") == SWEEP)
+    runs = _with_a_fourth_repeat(tmp_path)
+    sheet = pl.read_csv(runs, separator="\t", infer_schema_length=0).filter(pl.col("batch") == SWEEP)
     out = tmp_path / "sweep.parquet"
-    assert _sweep(tables, out, CAPPED, CAPPED_2, planned=(SWEEP,)) == 0
+    assert _sweep(tables, out, CAPPED, CAPPED_2, planned=(SWEEP,), sheet=runs) == 0
     df = pl.read_parquet(out)
     gone = df.filter(~pl.col("captured"))
     assert df.filter(pl.col("captured"))["run_id"].to_list() == [CAPPED, CAPPED_2]
@@ -173,6 +185,6 @@ def test_the_sweeps_missing_runs_are_rows_and_the_figure_says_so(tables, tmp_pat
     svg = (tmp_path / "fig.svg").read_text()
     assert said in svg and "distinct pages traced" in svg and "4,000,000 records" in svg and "3.0 s window" in svg
     # none captured: the figure draws the note alone
-    assert _sweep(tables, out, planned=(SWEEP,)) == 0
+    assert _sweep(tables, out, planned=(SWEEP,), sheet=runs) == 0
     assert main(["figure", "cache-sweep", str(out), "-o", str(tmp_path / "none"), "--formats", "svg"]) == 0
     assert "no sweep run captured yet" in (tmp_path / "none.svg").read_text()
