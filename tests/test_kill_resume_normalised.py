@@ -44,7 +44,7 @@ def test_a_manifest_compares_without_mtimes_and_not_without_its_hashes(tmp_path)
     datasets.record(tmp_path / "a.tsv", [table])
     os.utime(table, ns=(1, 1))  # a second run writes the same table at another moment
     datasets.record(tmp_path / "b.tsv", [table])
-    a, b = (tmp_path / n).read_bytes() for n in ("a.tsv", "b.tsv")
+    a, b = ((tmp_path / n).read_bytes() for n in ("a.tsv", "b.tsv"))
     assert a != b and nm.same("data/processed/datasets/t.tsv", a, b) == (True, "")
     table.write_bytes(b"PAR1 another table of the same length......")
     datasets.record(tmp_path / "c.tsv", [table])
