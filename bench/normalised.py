@@ -102,7 +102,7 @@ def pdf(data: bytes) -> bytes:
         if isinstance(o, IndirectObject):
             return ref(o)
         if isinstance(o, StreamObject):
-            body = o.get_data()  # decoded: how it was compressed is no difference; one that does not decode is
+            body = o.get_data()  # decoded: how it was compressed is no difference (a damaged one raises)
             head = DictionaryObject({k: v for k, v in o.items() if k not in ("/Filter", "/DecodeParms")})
             return f"stream {text(head)} {hashlib.sha256(body).hexdigest()}"
         if isinstance(o, DictionaryObject):
