@@ -6,8 +6,8 @@ TREE is a checkout after `make all` (read only). `blkscope claims` runs --runs t
 with the rule's inputs (the per-run fof and extents tables found by glob, not checked against their manifests),
 writing OUT/claims-N.{csv,parquet}; then claims.evaluate runs in this process --shuffles times on the same tables
 with every table's rows shuffled and cut into chunks (and once as read). Prints the distinct sha256 of the CLI's
-CSVs, of its Parquet files and of the in-process CSVs, and exits 1 when a group has more than one. POLARS_MAX_THREADS as the caller sets it (Snakemake's jobs run
-with 1; by hand, one per core)."""
+CSVs, of its Parquet files and of the in-process CSVs, and exits 1 when a group has more than one.
+POLARS_MAX_THREADS as the caller sets it (Snakemake's jobs run with 1; by hand, one per core)."""
 
 from __future__ import annotations
 

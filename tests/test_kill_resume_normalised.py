@@ -79,16 +79,17 @@ print("sum", sum(range(n)))
 
 def test_an_executed_notebook_compares_without_its_timestamps_and_cell_ids(tmp_path):
     """`blkscope notebook` (jupytext and papermill, as the workflow runs the notebooks) twice on one notebook."""
-    (tmp_path / "nb.py").write_text(NOTEBOOK)
+    def execute(run: str, n: int = 3) -> bytes:  # each run in a directory of its own, as kill_resume's rounds
+        d = tmp_path / run
+        d.mkdir()
+        (d / "nb.py").write_text(NOTEBOOK)
+        subprocess.run([sys.executable, "-m", "blkscope", "notebook", "nb.py", "x.ipynb", "-p", "n", str(n)],
+                       cwd=d, check=True, capture_output=True)
+        return (d / "x.ipynb").read_bytes()
 
-    def execute(out: str, n: int = 3) -> bytes:
-        subprocess.run([sys.executable, "-m", "blkscope", "notebook", "nb.py", out, "-p", "n", str(n)],
-                       cwd=tmp_path, check=True, capture_output=True)
-        return (tmp_path / out).read_bytes()
-
-    a, b = execute("a.ipynb"), execute("b.ipynb")
+    a, b = execute("a"), execute("b")
     assert a != b and nm.same("notebooks/executed/x.ipynb", a, b) == (True, "")
-    assert b"sum 3" in a and nm.same("notebooks/executed/x.ipynb", a, execute("c.ipynb", 4))[0] is False
+    assert b"sum 3" in a and nm.same("notebooks/executed/x.ipynb", a, execute("c", 4))[0] is False
     failed = json.loads(b)
     failed["cells"][-1]["metadata"]["papermill"]["status"] = "failed"  # a cell's status is compared
     assert nm.same("x.ipynb", a, json.dumps(failed).encode())[0] is False
