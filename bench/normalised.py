@@ -151,4 +151,5 @@ def same(rel: str, a: bytes, b: bytes) -> tuple[bool | None, str]:
         nb = comparable(rel, b)
     except ValueError as e:
         return False, str(e)
-    return na == nb, "" if na == nb else f"differs as a {kind(rel)}"
+    k = kind(rel)
+    return na == nb, "" if na == nb else "differs" if k == "bytes" else f"differs as a {k}"

@@ -150,3 +150,31 @@ def test_a_figure_pdf_from_the_same_svg_in_two_processes_compares_equal(tmp_path
     a, b = pdf(text), pdf(text)
     assert nm.same("paper/generated/figures/f.pdf", a, b) == (True, "")
     assert nm.same("paper/generated/figures/f.pdf", a, pdf(text.replace("42", "43")))[0] is False
+
+
+def test_kill_resume_lists_real_differences_and_the_not_comparable_apart(tmp_path):
+    """bench/kill_resume.differences on two trees: timings listed apart, a manifest's mtime no difference, a
+    changed table, a missing file and a mode are."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        spec = importlib.util.spec_from_file_location("kill_resume", ROOT / "bench/kill_resume.py")
+        kr = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(kr)
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    trees = [tmp_path / "ref", tmp_path / "got"]
+    for i, t in enumerate(trees):
+        (t / "benchmarks").mkdir(parents=True)
+        (t / "benchmarks/x.tsv").write_text(f"s\n{1.5 + i}\n")
+        (t / "data/processed/datasets").mkdir(parents=True)
+        table = t / "data/processed/t.parquet"
+        table.write_bytes(b"the same table")
+        os.utime(table, ns=(i + 1, i + 1))
+        datasets.record(t / "data/processed/datasets/t.tsv", [table])
+        (t / "claims.csv").write_text(f"estimate\n0.{i}\n")
+        (t / "only_ref.txt").write_text("x") if i == 0 else None
+        (t / "mode.txt").write_text("m")
+        (t / "mode.txt").chmod(0o644 if i == 0 else 0o600)
+    lines, other = kr.differences(*trees)
+    assert other == ["not comparable benchmarks/x.tsv"]
+    assert lines == ["missing only_ref.txt", "bytes claims.csv (differs)", "mode mode.txt 644 600"]
