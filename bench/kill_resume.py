@@ -9,7 +9,9 @@ is a second uninterrupted run (what differs between two clean runs is not the ki
 removes every output (`make clean` and Snakemake's records: a fresh clone), starts the job, SIGKILLs it and every
 process under it (stopped first, so none forks on) at a moment drawn uniformly from [1 s, 0.95 T], and reruns it
 the way a user would (`snakemake --unlock`, then the same command; the profile reruns incomplete jobs). Every file
-of the tree but Snakemake's own `.snakemake/` is compared with `ref/` byte for byte, and its mode too.
+of the tree but Snakemake's own `.snakemake/` is compared with `ref/`, and its mode too: byte for byte, or where a
+clean run changes some of its bytes (a PDF's dates, a notebook's timestamps, a manifest's mtimes) without them
+(bench/normalised.py); timings and logs are listed as not comparable.
 One line per round in OUT/rounds.tsv; the differing paths in OUT/round-N.diff. Exit 1 when a round differs from
 `ref/` in a file that round 0 did not, or its rerun fails. Each call does the next `--steps` pending steps (the
 reference run, round 0, the kill rounds; state in OUT/ref.json and OUT/rounds.tsv), so on the shared machine one
@@ -29,6 +31,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import normalised
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUTS = ["data/processed", "paper/generated", "paper/main.pdf", "notebooks/executed", ".snakemake"]
@@ -113,15 +117,23 @@ def digest(tree: Path) -> dict[str, tuple[str, int]]:
     return out
 
 
-def differences(ref: dict, got: dict) -> list[str]:
+def differences(ref_tree: Path, tree: Path) -> tuple[list[str], list[str]]:
+    """Where `tree` differs from `ref_tree` (missing, extra, mode, and bytes after normalised.same), and the files
+    whose bytes differ but which are not comparable (timings, logs)."""
+    ref, got = digest(ref_tree), digest(tree)
     lines = [f"missing {k}" for k in sorted(ref.keys() - got.keys())]
     lines += [f"extra {k}" for k in sorted(got.keys() - ref.keys())]
+    other = []
     for k in sorted(ref.keys() & got.keys()):
         if ref[k][0] != got[k][0]:
-            lines.append(f"bytes {k}")
+            ok, why = normalised.same(k, (ref_tree / k).read_bytes(), (tree / k).read_bytes())
+            if ok is None:
+                other.append(f"{normalised.NOT_COMPARABLE} {k}")
+            elif not ok:
+                lines.append(f"bytes {k} ({why})")
         if ref[k][1] != got[k][1]:
             lines.append(f"mode {k} {ref[k][1]:o} {got[k][1]:o}")
-    return lines
+    return lines, other
 
 
 def make_ref(a, ref: Path, work: Path, seed: int) -> int:
@@ -141,7 +153,7 @@ def make_ref(a, ref: Path, work: Path, seed: int) -> int:
     (a.out / "ref.json").write_text(json.dumps(state) + "\n")
     (a.out / "rounds.tsv").write_text(f"# {commit} seed {seed} cores {a.cores}; ref run {t_ref:.1f} s, {files} files\n"
                                       "round\tkill_at_s\tkilled_processes\trerun_exit\trerun_s\tfiles\tdiffering"
-                                      "\tnew_vs_round0\n")  # fmt: skip
+                                      "\tnew_vs_round0\tnot_comparable\n")  # fmt: skip
     print(f"ref: {commit} seed {seed}, {t_ref:.1f} s, {files} files", flush=True)
     return 0
 
@@ -163,11 +175,11 @@ def one_round(a, i: int, state: dict, ref: Path, work: Path) -> bool:
             killed = kill_tree(p.pid)
             p.wait()
     rc, took = run_to_end(work, a.cores, log)
-    diff = differences(digest(ref), digest(work))
-    (a.out / f"round-{i}.diff").write_text("".join(f"{d}\n" for d in diff))
+    diff, other = differences(ref, work)
+    (a.out / f"round-{i}.diff").write_text("".join(f"{d}\n" for d in diff + other))
     noise = set((a.out / "round-0.diff").read_text().splitlines())
     new = [d for d in diff if d not in noise]
-    row = f"{i}\t{at:.1f}\t{killed}\t{rc}\t{took:.1f}\t{state['files']}\t{len(diff)}\t{len(new)}"
+    row = f"{i}\t{at:.1f}\t{killed}\t{rc}\t{took:.1f}\t{state['files']}\t{len(diff)}\t{len(new)}\t{len(other)}"
     with (a.out / "rounds.tsv").open("a") as f:
         f.write(row + "\n")
     print(row, flush=True)

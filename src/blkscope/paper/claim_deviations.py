@@ -20,7 +20,7 @@ import polars as pl
 from blkscope.analysis.stats import verdict as vd
 from blkscope.analysis.summaries.run_groups import CAPPED
 from blkscope.paper import claim_measures as cm
-from blkscope.paper.claim_runs import Tables
+from blkscope.paper.claim_runs import Tables, canonical
 from blkscope.paper.claims import CLAIMS, Claim, ours_text, verdict_of
 
 
@@ -82,7 +82,7 @@ def _text(c: Claim, tb: Tables) -> dict:
 def recompute(tb: Tables, changes: list[Change] = CHANGES) -> pl.DataFrame:
     """Per change: the claim's estimate, n and verdict before it and today, and whether they differ (the plan
     lists a claim under a change that undid a stratum only where it moved something on today's runs)."""
-    by_id = {c.claim_id: c for c in CLAIMS}
+    tb, by_id = canonical(tb), {c.claim_id: c for c in CLAIMS}
     rows = []
     for ch in changes:
         c = by_id[ch.claim_id]

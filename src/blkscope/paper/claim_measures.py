@@ -318,7 +318,7 @@ def sparse_best_max(tb: Tables, size: vd.Size) -> Result:
 def _device_kib(tb: Tables, metric: str = "wkb_s") -> pl.DataFrame:
     """Per run: KiB the device wrote (or read) over the iostat window, all its devices (1 s reports: mean x n)."""
     io = tb["iostat_summary"].filter(pl.col("metric") == metric)
-    return io.group_by("run_id").agg(device_kib=(pl.col("mean") * pl.col("n")).sum())
+    return io.group_by("run_id", maintain_order=True).agg(device_kib=(pl.col("mean") * pl.col("n")).sum())
 
 
 def _app(tb: Tables, metric: str) -> pl.DataFrame:

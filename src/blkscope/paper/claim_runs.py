@@ -3,6 +3,13 @@
 A claim's evaluation returns a `Result`: an estimate with its interval (None: nothing to judge), what was
 measured, the runs per arm, the load they ran at, and a verdict where the rule is not an interval (no runs,
 too few repeats, not testable here) with its reason.
+
+Order: polars keeps no row order through a join or a group_by unless told, and a sum of floats depends on the
+order of its terms (the last bit of a mean, a bootstrap's resamples of its arms), so the claims table differed
+run to run on the same tables. The estimators read their values in a fixed order: `canonical` sorts every input
+table on all its columns, and where the estimators' own joins and group_bys (their source is their fingerprint in
+the claims plan, left as it is) may have reordered rows, `host`, `by_strata`, `vals` and `saturating_first` put
+them back in the order of their runs (`in_run_order`, stable, so a run's several rows keep the canonical order).
 """
 
 from __future__ import annotations
@@ -63,6 +70,23 @@ def read(t: pl.DataFrame | set[str]) -> None:
         open_[-1].update(t if isinstance(t, set) else t["run_id"].to_list() if "run_id" in t.columns else [])
 
 
+def canonical(tb: Tables) -> Tables:
+    """Every table's rows sorted on all its columns (run_id first; nested columns are not sort keys), so that no
+    estimate depends on the order in which a table was written or its per-run parts concatenated."""
+    def sort(t: pl.DataFrame | None) -> pl.DataFrame | None:
+        if t is None:
+            return None
+        keys = [c for c, d in t.schema.items() if not d.is_nested()]
+        keys = sorted(keys, key=lambda c: c != "run_id")  # stable: the others in column order
+        return t.sort(keys, nulls_last=True, maintain_order=True) if keys else t
+    return {k: sort(t) for k, t in tb.items()}
+
+
+def in_run_order(t: pl.DataFrame) -> pl.DataFrame:
+    """`t` sorted on run_id, stably (a run's rows keep their order): the order an estimate reads its values in."""
+    return t.sort("run_id", maintain_order=True) if "run_id" in t.columns else t
+
+
 def not_testable(reason: str) -> Result:
     return Result(None, "--", "0", None, NOT_TESTABLE, reason)
 
@@ -96,14 +120,14 @@ def host(t: pl.DataFrame, tb: Tables, *, traced: bool | None, load: str | None =
     extra = ("load", "commitlog", "mount_options", "database", "device_mb", "workload", "job", "filesystem",
              "traced", "testbed", "batch", "runtime_s")
     keep = ["run_id", *[c for c in extra if c in r.columns and c not in t.columns]]
-    return t.join(r.select(keep), on="run_id", how="inner")
+    return in_run_order(t.join(r.select(keep), on="run_id", how="inner", maintain_order="left"))
 
 
 def saturating_first(t: pl.DataFrame, at: Callable[[pl.DataFrame, str], Result]) -> Result:
     """Judge on the saturating rows; where they cannot be judged (no runs, too few repeats), on the light ones,
     and say so."""
     def tried(load: str) -> tuple[Result, set[str]]:
-        rows = t.filter(pl.col("load") == load)
+        rows = in_run_order(t.filter(pl.col("load") == load))
         with reads() as ids:
             r = at(rows, load)
         return r, ids or set(rows["run_id"].to_list() if "run_id" in rows.columns else [])
@@ -124,7 +148,7 @@ def saturating_first(t: pl.DataFrame, at: Callable[[pl.DataFrame, str], Result])
 
 
 def vals(t: pl.DataFrame, metric: str, **where) -> np.ndarray:
-    sel = t.filter(pl.col("metric") == metric, *[pl.col(k) == v for k, v in where.items()])
+    sel = in_run_order(t.filter(pl.col("metric") == metric, *[pl.col(k) == v for k, v in where.items()]))
     read(sel)
     return sel["value" if "value" in sel.columns else "mean"].to_numpy().astype(float)
 
@@ -202,7 +226,8 @@ def by_strata(t: pl.DataFrame, strata: list[str], arm: pl.Expr, a: str, b: str, 
     t = t.with_columns(_arm=arm)
     read(t.filter(pl.col("_arm").is_in([a, b])))
     out = []
-    for key, g in t.sort(strata).group_by(strata, maintain_order=True):
+    order = [*strata, "run_id"] if "run_id" in t.columns else strata  # within a stratum, its runs in order
+    for key, g in t.sort(order, maintain_order=True).group_by(strata, maintain_order=True):
         label = " ".join(str(k) for k in key if str(k))
         out.append((label, g.filter(pl.col("_arm") == a)[value].to_numpy().astype(float),
                     g.filter(pl.col("_arm") == b)[value].to_numpy().astype(float)))

@@ -30,7 +30,7 @@ from blkscope.analysis.stats import verdict as vd
 from blkscope.analysis.summaries.run_groups import CAPPED
 from blkscope.paper import claim_measures as cm
 from blkscope.paper import claim_rows as rw
-from blkscope.paper.claim_runs import NOT_TESTABLE, Tables, reads
+from blkscope.paper.claim_runs import NOT_TESTABLE, Tables, canonical, reads
 from blkscope.paper.claims_plan import Plan
 from blkscope.paper.literature import value as lit
 
@@ -318,6 +318,7 @@ def _row(c: Claim, r, entry, everything, length: str | None = None) -> dict:
 
 def evaluate(tables: Tables, plan: Plan | None = None) -> pl.DataFrame:
     """Every claim's rows (one per plan entry; without a plan, one on all runs), the verdict Holm-adjusted."""
+    tables = canonical(tables)  # the same tables in any row order give the same bytes (claim_runs: Order)
     rows, sizes = [], []
     confirm, everything = rw.in_memory(tables, plan, True), rw.in_memory(tables, plan, False)
     for c in CLAIMS:

@@ -51,8 +51,9 @@ def skew_table(fits: pl.DataFrame, runs: pl.DataFrame, raw: Path) -> pl.DataFram
     meta = runs.select([c for c in keep if c in runs.columns])
     cols = ["run_id", "op", "n", "n_tail", "xmin", "alpha", "s", "s_lo", "s_hi", "p_gof", "note"]
     df = fits.select([c for c in cols if c in fits.columns])
-    out = df.join(pl.DataFrame(req, infer_schema_length=None), on="run_id", how="left")
-    out = out.join(meta, on="run_id", how="left")
+    # in the fits' row order: polars keeps none through a join unless told
+    out = df.join(pl.DataFrame(req, infer_schema_length=None), on="run_id", how="left", maintain_order="left")
+    out = out.join(meta, on="run_id", how="left", maintain_order="left")
     if "s" in out.columns:
         out = out.with_columns(s_ratio=pl.col("s") / pl.col("s_requested"))
     return out

@@ -36,7 +36,7 @@ def fio_metrics(run_id: str, fio_jobs: pl.DataFrame) -> pl.DataFrame:
 
 def per_filesystem(metrics: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
     """Mean of each metric per filesystem over repeats, with its 95% t interval and n."""
-    df = metrics.join(runs.select("run_id", *KEYS, "filesystem"), on="run_id")
+    df = metrics.join(runs.select("run_id", *KEYS, "filesystem"), on="run_id", maintain_order="left")
     rows = []
     for key, g in df.group_by([*KEYS, "metric", "filesystem"], maintain_order=True):
         m, lo, hi = mean_ci(g["value"].to_numpy())
@@ -48,7 +48,7 @@ def per_filesystem(metrics: pl.DataFrame, runs: pl.DataFrame) -> pl.DataFrame:
 
 def pairwise(metrics: pl.DataFrame, runs: pl.DataFrame, seed: int = 0) -> pl.DataFrame:
     """Every pair of filesystems per (workload, job, metric): difference of means, Welch t and permutation p."""
-    df = metrics.join(runs.select("run_id", *KEYS, "filesystem"), on="run_id")
+    df = metrics.join(runs.select("run_id", *KEYS, "filesystem"), on="run_id", maintain_order="left")
     rows = []
     for key, g in df.group_by([*KEYS, "metric"], maintain_order=True):
         fs = sorted(g["filesystem"].unique().to_list())
