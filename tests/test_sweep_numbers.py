@@ -10,8 +10,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from blkscope.analysis.characterise.cache_sweep import EMPTY_NOTE
 from blkscope.figures import cache_sweep as figure
 from blkscope.paper import sweep_numbers
+from blkscope.paper.bookkeeping import internal_words
 from blkscope.paper.prose import range_words
 from blkscope.paper.sweep_numbers import macros, reuse_phrase, sig, skew_phrase
 
@@ -98,5 +100,7 @@ def test_the_figure_caption_says_what_it_draws_and_that_no_claim_reads_it(table)
     assert "36 runs of three batches in 11 configurations of cache, cache size and records" in cap
     assert "round4" not in cap  # a batch's name is internal
     assert "each keeps 1 to 3\\,s of its trace" in cap and cap.endswith("Descriptive: no claim reads this figure.")
-    assert range_words(cap) == []
+    assert range_words(cap) == [] and internal_words(cap) == []
     assert "No run is drawn" in figure.caption(table.with_columns(captured=pl.lit(False)))
+    # a dataset without the sweep draws this note in the paper's figure (the miniature workflow's paper)
+    assert internal_words(EMPTY_NOTE) == []

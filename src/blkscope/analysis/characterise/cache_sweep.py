@@ -54,8 +54,9 @@ SCHEMA = {
 # repeats share all three)
 CONFIGURATION = ["cache_kind", "cache_bytes", "recordcount"]
 MISS_FRACTIONS = (0.01, 0.10)  # the caches (of the touched pages) miss_<pct>pct reads the miss ratio at
+# drawn in the paper's figure when the dataset has no sweep: no internal word (an issue letter, a batch name)
 EMPTY_NOTE = ("no sweep runs in the dataset yet: no traced YCSB run has a memory cap (runs-sheet memory_cap; the "
-              "sweep of issue P item 3 is not captured)")  # fmt: skip
+              "cache sweep is not captured)")  # fmt: skip
 
 
 def cache_facts(run_yaml: Path) -> dict:
