@@ -14,10 +14,11 @@ FIGURE_NAMES = [
     "latency_stages",
     "queue_depth",
     "seek_distance",
+    "cache_sweep",  # the appendix's (rule figure_cache_sweep, steady_state.smk)
 ]
 # figures whose caption is read from their figure data (blkscope.figures.<module>.caption): name -> its table,
 # given to `blkscope paper-figure --table` (characterise.smk adds the miss-ratio curves)
-FIGURE_TABLES = {}
+FIGURE_TABLES = {"cache_sweep": f"{ANALYSIS}/cache_sweep.parquet"}
 FIGDATA = f"{PROC}/figures"
 FIG_MODE = "cover"  # the access-frequency mode the figures show (see stats.smk FREQUENCY_MODES)
 FIG_FOF = f"{PROC}/{{run}}/frequency/fof.{FIG_MODE}.parquet"  # expanded over a scope's traced runs

@@ -160,6 +160,7 @@ rule paper:
         numbers_load="paper/generated/numbers/load.tex",
         numbers_char="paper/generated/numbers/characterise.tex",
         numbers_scale="paper/generated/numbers/scale.tex",
+        numbers_sweep="paper/generated/numbers/sweep.tex",  # rule paper_sweep_numbers (steady_state.smk)
         numbers_char_phrases="paper/generated/numbers/char_phrases.tex",
         numbers_advice="paper/generated/numbers/advice.tex",
         tables=[

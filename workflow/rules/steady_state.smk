@@ -43,6 +43,7 @@ STEADY_OUTPUTS += [
 
 localrules:
     figure_cache_sweep,
+    paper_sweep_numbers,
 
 
 rule cache_sweep:
@@ -81,3 +82,17 @@ rule figure_cache_sweep:
         "logs/figures/cache_sweep.log",
     shell:
         "blkscope figure cache-sweep {input.table} -o {params.prefix} --formats {params.formats} > {log} 2>&1"
+
+
+rule paper_sweep_numbers:
+    # the sweep's runs, configurations and ranges, for the Scale paragraph that points at its figure (appendix)
+    input:
+        sweep=f"{ANALYSIS}/cache_sweep.parquet",
+    output:
+        "paper/generated/numbers/sweep.tex",
+    params:
+        batch=SWEEP_BATCH,
+    log:
+        "logs/paper/sweep_numbers.log",
+    shell:
+        "python -m blkscope.paper.sweep_numbers --sweep {input.sweep} --batch {params.batch} -o {output} > {log} 2>&1"

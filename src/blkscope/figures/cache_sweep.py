@@ -5,13 +5,15 @@ cache-to-data ratio, the data's size in 4 KiB pages (the key count) and the dist
 (columns, log scales); a point per run, coloured by the records loaded, shaped by the cache (memory cap or RocksDB's
 block cache under O_DIRECT) and the kept trace window, whose length the counts depend on. Runs of the sweep that are
 not captured yet are said in the title (never left out silently); a table without a captured run draws its note.
-Caption and label: CAPTION, LABEL. """
+Caption: caption(table), CAPTION and the runs drawn (how many, their batches and configurations, the kept trace
+windows) and that the figure is descriptive (no claim reads it); label: LABEL. """
 
 from __future__ import annotations
 
 import altair as alt
 import polars as pl
 
+from blkscope.analysis.characterise.cache_sweep import configurations
 from blkscope.figures.theme import HEADER_PT, TEXT_WIDTH_PT, Y_AXIS_PT, complete_cells, no_data, row_header, small_title
 from blkscope.runs import uncaptured_note
 
@@ -25,13 +27,30 @@ CAPTION = (
     r"point per run, its shape the cache and the window's length."
 )
 LABEL = "fig:cache-sweep"
+
+
+def caption(table: pl.DataFrame) -> str:
+    """CAPTION, then the captured runs drawn: how many, of which batches and configurations, in what windows."""
+    from blkscope.paper.latex import count_word, fmt_float, fmt_int
+
+    done = table.filter(pl.col("captured")) if "captured" in table.columns else table
+    if done.is_empty():
+        return CAPTION + " No run is drawn: the figure says why."
+    batches = done["batch"].n_unique()  # counted, not named: a batch's name is internal (pdf_text)
+    w = done["window_s"].drop_nulls()
+    windows = "" if w.is_empty() else (
+        f"; each keeps {fmt_float(w.min(), 0)}" + ("" if w.min() == w.max() else f" to {fmt_float(w.max(), 0)}")
+        + "\\,s of its trace")  # fmt: skip
+    return (f"{CAPTION} {fmt_int(done.height)} runs of {count_word(batches)} batches in "
+            f"{count_word(configurations(done).height)} "
+            f"configurations of cache, cache size and records{windows}. Descriptive: no claim reads this figure.")
 # short row labels: the row header puts each word on a line of its own
 QUANTITIES = {"s": "rank exponent", "hot1_read": "hot-1% reads", "hot1_write": "hot-1% writes",
               "meta_share": "metadata share", "miss_1pct": "miss ratio at 1%",
               "miss_10pct": "miss ratio at 10%"}  # fmt: skip
 XS = {"cache_to_data": "cache / data", "data_pages": "data (4 KiB pages)", "touched_pages": "distinct pages traced"}
 KINDS = {"memory cap": "memory cap", "RocksDB block cache (O_DIRECT reads)": "block cache"}
-ROW_PT = 52
+ROW_PT = 48  # six rows, a legend above and one below: within MAX_FIGURE_HEIGHT_PT
 # labels at powers of ten only (a log axis over less than a decade crowds its labels), ratios below 1 as decimals
 # (0.01), sizes with SI prefixes (10k): one axis for both facet columns; `nice` takes each domain out to decades
 LOG_LABEL = ("abs(log(datum.value) / LN10 - round(log(datum.value) / LN10)) > 1e-6 ? '' : "
@@ -71,8 +90,9 @@ def chart(table: pl.DataFrame) -> alt.TopLevelMixin:
         .encode(x=alt.X("x:Q", scale=alt.Scale(type="log", nice=True), title=None,
                         axis=alt.Axis(labelExpr=LOG_LABEL, tickCount=4)),
                 y=alt.Y("y:Q", title=None, axis=alt.Axis(tickCount=3)),
+                # the two legends side by side are wider than the text: records above, caches below
                 color=alt.Color("records:N", title=None, legend=alt.Legend(orient="top")),
-                shape=alt.Shape("cache:N", title=None, legend=alt.Legend(orient="top")))
+                shape=alt.Shape("cache:N", title=None, legend=alt.Legend(orient="bottom")))
         .facet(row=alt.Row("q:N", sort=list(QUANTITIES.values()), title=None, header=row_header()),
                column=alt.Column("x_of:N", sort=[XS[x] for x in xs], title=None), spacing=8)
         .resolve_scale(x="independent", y="independent")

@@ -50,8 +50,13 @@ SCHEMA = {
     "p_gof": pl.Float64, "hot1_read": pl.Float64, "hot1_write": pl.Float64, "meta_share": pl.Float64,
     "hot_meta_share": pl.Float64, "miss_1pct": pl.Float64, "miss_10pct": pl.Float64,
 }  # fmt: skip
+# a configuration of the sweep: which cache stood in front of the data, how large, over how many records (its
+# repeats share all three)
+CONFIGURATION = ["cache_kind", "cache_bytes", "recordcount"]
+MISS_FRACTIONS = (0.01, 0.10)  # the caches (of the touched pages) miss_<pct>pct reads the miss ratio at
+# drawn in the paper's figure when the dataset has no sweep: no internal word (an issue letter, a batch name)
 EMPTY_NOTE = ("no sweep runs in the dataset yet: no traced YCSB run has a memory cap (runs-sheet memory_cap; the "
-              "sweep of issue P item 3 is not captured)")  # fmt: skip
+              "cache sweep is not captured)")  # fmt: skip
 
 
 def cache_facts(run_yaml: Path) -> dict:
@@ -85,7 +90,7 @@ def cache_facts(run_yaml: Path) -> dict:
             "data_pages": data / PAGE if data else None}  # fmt: skip
 
 
-def miss_at(mrc: pl.DataFrame, reuse: pl.DataFrame, fractions=(0.01, 0.10)) -> dict:
+def miss_at(mrc: pl.DataFrame, reuse: pl.DataFrame, fractions=MISS_FRACTIONS) -> dict:
     """The profile of record's LRU miss ratio (op all, class all) at caches of `fractions` of the touched pages
     (the largest computed cache size at or below each), and the touched pages."""
     rec = reuse.filter((pl.col("op") == "all") & (pl.col("class") == "all") & pl.col("of_record"))
@@ -145,3 +150,9 @@ def missing_runs(runs: pl.DataFrame, run_ids: list[str], raw: Path, planned: tup
         return runs.clear()
     rows = runs.filter(pl.col("batch").is_in(list(planned)) & ~pl.col("run_id").is_in(run_ids))
     return rows.filter(pl.col("run_id").is_in([r for r in rows["run_id"] if not Path(raw, r, "run.yaml").exists()]))
+
+
+def configurations(table: pl.DataFrame) -> pl.DataFrame:
+    """The captured runs' configurations (CONFIGURATION), each with its runs (`runs`), in the table's order."""
+    done = table.filter(pl.col("captured")) if "captured" in table.columns else table
+    return done.group_by(CONFIGURATION, maintain_order=True).agg(runs=pl.len())

@@ -1,0 +1,118 @@
+"""Macros of the cache sweep (issue P item 3), from its table (data/processed/analysis/cache_sweep.parquet,
+blkscope.analysis.characterise.cache_sweep) restricted to the sweep's batch: the Scale paragraph points at its
+figure (appendix) with these, and no claim reads it.
+
+Sweep...: the captured runs and their configurations (cache kind, cache size, records) with the runs of each, the
+kept trace window, the cache-to-data range, the records range; the hottest pages' share of reads (the fraction of
+pages: metadata.TOP_FRACTION) and the LRU miss ratios at caches of 1 % and 10 % of the touched pages, each as a
+min--max range over the runs; and, by rule, two phrases:
+
+- SweepSkewPhrase (skew_phrase): the hot pages' share of reads against the share a uniform spread gives them (the
+  fraction itself): under NEAR_UNIFORM times it in every run is "near uniform"; at least that in every run is
+  "skewed"; else how many runs are near uniform.
+- SweepReusePhrase (reuse_phrase): the miss ratio at the larger cache: at least NEAR_ONE in every run is "near 1:
+  the window limits what reuse can show"; at most FAR_BELOW in every run says pages are re-read within the
+  window; else the spread.
+
+    python -m blkscope.paper.sweep_numbers --sweep data/processed/analysis/cache_sweep.parquet \\
+        --batch round4-sweep -o sweep.tex
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+import polars as pl
+
+from blkscope.analysis.characterise.cache_sweep import MISS_FRACTIONS, configurations
+from blkscope.analysis.characterise.metadata import TOP_FRACTION
+from blkscope.paper import table_to_tex
+from blkscope.paper.latex import count_word, fmt_float, fmt_int, fmt_pct, macro_file
+from blkscope.paper.phrases import k_of_n
+from blkscope.paper.scale_numbers import _span
+
+GUARD = "BlkSweepNumbers"
+NEAR_UNIFORM = 5.0  # the hot pages take under this many times their uniform share of reads: "near uniform"
+NEAR_ONE = 0.9  # a miss ratio at least this at the larger cache: nearly every access misses
+FAR_BELOW = 0.5  # at most this: the cache serves at least half of the accesses
+
+
+def sig(x: float, digits: int = 2) -> str:
+    """`x` with `digits` significant digits: 0.0786 -> 0.079, 8.39 -> 8.4, 0.4027 -> 0.40."""
+    return fmt_float(x, max(0, digits - 1 - math.floor(math.log10(abs(x))))) if x else "0"
+
+
+def skew_phrase(shares: pl.Series, fraction: float = TOP_FRACTION) -> str:
+    """What the hottest `fraction` of pages' shares of reads (one per run) say against a uniform spread (where
+    they take `fraction`): near uniform below NEAR_UNIFORM times it, skewed at or above."""
+    s = shares.drop_nulls()
+    near = int((s < NEAR_UNIFORM * fraction).sum())
+    bound = f"{fmt_float(NEAR_UNIFORM, 0)} times the {fmt_pct(fraction, 0)} a uniform spread gives them"
+    if near == s.len():
+        return f"under {bound}: near uniform at every cache-to-data ratio and record count"
+    if near == 0:
+        return f"at least {bound}: skewed at every cache-to-data ratio and record count"
+    return f"under {bound} (near uniform) in {k_of_n(near, s.len(), 'runs')} and skewed in the others"
+
+
+def reuse_phrase(miss: pl.Series, cache: float, window: str) -> str:
+    """What the LRU miss ratios at a cache of `cache` of the touched pages (one per run) say about reuse within a
+    kept trace window of `window` seconds."""
+    m = miss.drop_nulls()
+    at = f"a cache of {fmt_pct(cache, 0)} of the touched pages"
+    if m.len() and m.min() >= NEAR_ONE:
+        return (f"near 1 even at {at}: within a {window}\\,s window few accesses return to a page soon enough for "
+                "such a cache to hold it, so the window, not only the cache, limits the reuse these runs can show")
+    if m.len() and m.max() <= FAR_BELOW:
+        return f"{at} serves at least half of the accesses in every run: pages are re-accessed within the window"
+    return f"{at} serves a share of the accesses that differs between runs within the {window}\\,s window"
+
+
+def _range(x: pl.Series, fmt) -> tuple[str, str]:
+    x = x.drop_nulls()
+    return (fmt(x.min()), fmt(x.max())) if x.len() else ("--", "--")
+
+
+def macros(table: pl.DataFrame, batch: str) -> dict[str, str]:
+    """Sweep... macros of the captured runs of `batch`; none when it has no captured run (the text is guarded)."""
+    s = table.filter((pl.col("batch") == batch) & pl.col("captured").fill_null(False))
+    if s.height == 0:
+        return {}
+    conf = configurations(s)
+    one, ten = MISS_FRACTIONS
+    window = _span(s["window_s"])
+    m = {"SweepRuns": fmt_int(s.height), "SweepConfigs": count_word(conf.height),
+         "SweepRepeats": _span(conf["runs"].cast(pl.Float64)), "SweepWindowS": window,
+         "SweepHotPct": fmt_pct(TOP_FRACTION, 0), "SweepOnePct": fmt_pct(one, 0), "SweepTenPct": fmt_pct(ten, 0),
+         "SweepSkewPhrase": skew_phrase(s["hot1_read"]),
+         "SweepReusePhrase": reuse_phrase(s[f"miss_{round(ten * 100)}pct"], ten, window)}  # fmt: skip
+    for key, col, fmt in (("CacheToData", "cache_to_data", sig), ("Records", "recordcount", fmt_int),
+                          ("HotRead", "hot1_read", lambda x: fmt_pct(x, 1)),
+                          ("MissOne", f"miss_{round(one * 100)}pct", lambda x: fmt_float(x, 2)),
+                          ("MissTen", f"miss_{round(ten * 100)}pct", lambda x: fmt_float(x, 2))):  # fmt: skip
+        m[f"Sweep{key}Min"], m[f"Sweep{key}Max"] = _range(s[col], fmt)
+    return m
+
+
+def render(m: dict[str, str]) -> str:
+    return macro_file(f"% Generated by `python -m blkscope.paper.sweep_numbers`; do not edit.\n"
+                      f"\\newcommand{{\\{GUARD}}}{{}}", m)  # fmt: skip
+
+
+NEED = ("batch", "captured", "cache_kind", "cache_bytes", "recordcount", "window_s", "cache_to_data", "hot1_read",
+        "miss_1pct", "miss_10pct")  # fmt: skip
+
+
+def _options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--batch", required=True, help="the sweep's batch (runs-sheet batch)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    return table_to_tex.main(argv, "blkscope.paper.sweep_numbers", __doc__, "sweep", NEED,
+                             lambda t, a: render(macros(t, a.batch)), _options)  # fmt: skip
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""The cache sweep's macros (blkscope.paper.sweep_numbers) on the workflow's real table (tests/fixtures/cache_sweep,
+30 runs of round4-sweep beside 6 runs of the other capped batches): its runs, configurations and ranges, each
+checked against the table itself; the phrase rules' branches (the real shares and miss ratios, then the same
+scaled by hand past each threshold); the command line, its bad input; the figure's caption read from the table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from blkscope.analysis.characterise.cache_sweep import EMPTY_NOTE
+from blkscope.figures import cache_sweep as figure
+from blkscope.paper import sweep_numbers
+from blkscope.paper.bookkeeping import internal_words
+from blkscope.paper.prose import range_words
+from blkscope.paper.sweep_numbers import macros, reuse_phrase, sig, skew_phrase
+
+TABLE = Path(__file__).resolve().parent / "fixtures" / "cache_sweep" / "cache_sweep.parquet"
+SWEEP = "round4-sweep"
+
+
+@pytest.fixture(scope="module")
+def table() -> pl.DataFrame:
+    return pl.read_parquet(TABLE)
+
+
+def test_the_macros_count_the_sweeps_runs_and_configurations(table):
+    sweep = table.filter(pl.col("batch") == SWEEP)
+    m = macros(table, SWEEP)
+    assert m["SweepRuns"] == str(sweep.height) == "30"
+    # 7 memory caps (6 GiB to 320 MiB over three record counts) and 3 block caches: 10 configurations of 3 runs
+    assert m["SweepConfigs"] == "10" and m["SweepRepeats"] == "3" and m["SweepWindowS"] == "1"
+    assert (m["SweepCacheToDataMin"], m["SweepCacheToDataMax"]) == ("0.079", "8.4")
+    assert (m["SweepRecordsMin"], m["SweepRecordsMax"]) == ("40{,}000", "4{,}000{,}000")
+    lo, hi = sweep["hot1_read"].min(), sweep["hot1_read"].max()
+    assert (m["SweepHotReadMin"], m["SweepHotReadMax"]) == (f"{100 * lo:.1f}\\,\\%", f"{100 * hi:.1f}\\,\\%")
+    assert 0.009 < lo < hi < 0.05  # the hottest 1 % of pages take 1-4 % of the reads
+    assert (m["SweepMissOneMin"], m["SweepMissTenMin"]) == (f"{sweep['miss_1pct'].min():.2f}",
+                                                            f"{sweep['miss_10pct'].min():.2f}")  # fmt: skip
+    assert m["SweepHotPct"] == m["SweepOnePct"] == "1\\,\\%" and m["SweepTenPct"] == "10\\,\\%"
+    assert "near uniform at every cache-to-data ratio" in m["SweepSkewPhrase"]
+    assert m["SweepReusePhrase"].startswith("near 1 even at a cache of 10\\,\\%") and "1\\,s window" in m[
+        "SweepReusePhrase"]  # fmt: skip
+
+
+def test_only_the_sweeps_captured_runs_count(table):
+    m = macros(table, SWEEP)
+    assert macros(table.filter(pl.col("batch") == SWEEP), SWEEP) == m  # the other capped batches change nothing
+    assert macros(table.filter(pl.col("batch") != SWEEP), SWEEP) == {}  # no sweep run: no macro (text guarded)
+    # a repeat not captured yet (the table's row with null facts) is not a run of the text
+    first = table.filter(pl.col("batch") == SWEEP).head(1).with_columns(
+        captured=pl.lit(False), hot1_read=pl.lit(None, pl.Float64), run_id=pl.lit("not-captured-r4"))
+    assert macros(pl.concat([table, first]), SWEEP) == m
+
+
+def test_skew_phrase_branches(table):
+    real = table.filter(pl.col("batch") == SWEEP)["hot1_read"]
+    assert skew_phrase(real).endswith("near uniform at every cache-to-data ratio and record count")
+    assert skew_phrase(real * 20).startswith("at least 5 times the 1\\,\\%")  # hand-scaled: 20-86 % skewed
+    mixed = pl.concat([real, real * 20])
+    assert skew_phrase(mixed).endswith("(near uniform) in 30 of the 60 runs and skewed in the others")
+    assert skew_phrase(pl.Series([0.0499, 0.05])).endswith("in one of the two runs and skewed in the others")
+
+
+def test_reuse_phrase_branches(table):
+    real = table.filter(pl.col("batch") == SWEEP)["miss_10pct"]
+    assert "the window, not only the cache, limits" in reuse_phrase(real, 0.1, "1")
+    assert "at least half of the accesses in every run" in reuse_phrase(real / 2, 0.1, "1")  # hand-scaled
+    spread = reuse_phrase(pl.concat([real, real / 2]), 0.1, "1")
+    assert "differs between runs within the 1\\,s window" in spread
+    assert "differs" in reuse_phrase(pl.Series([0.9, 0.89]), 0.1, "1")  # one run under NEAR_ONE: not near 1
+
+
+def test_sig_keeps_two_significant_digits():
+    assert [sig(x) for x in (0.0786432, 8.388608, 0.402653, 1.6777216, 0.0)] == ["0.079", "8.4", "0.40", "1.7", "0"]
+
+
+def test_the_phrases_are_the_only_range_words(table):
+    # the text around the macros types none; the phrases carry them by rule
+    assert range_words("A descriptive sweep on ext4, which no claim reads, ran YCSB workload A on RocksDB.") == []
+
+
+def test_command_line_writes_the_macros_and_refuses_a_table_without_its_columns(table, tmp_path):
+    out = tmp_path / "sweep.tex"
+    assert sweep_numbers.main(["--sweep", str(TABLE), "--batch", SWEEP, "-o", str(out)]) == 0
+    text = out.read_text()
+    assert "\\newcommand{\\SweepRuns}{30}" in text and "\\newcommand{\\BlkSweepNumbers}{}" in text
+    bad = tmp_path / "no_miss.parquet"
+    table.drop("miss_10pct").write_parquet(bad)
+    out2 = tmp_path / "bad.tex"
+    assert sweep_numbers.main(["--sweep", str(bad), "--batch", SWEEP, "-o", str(out2)]) == 1
+    assert not out2.exists()
+
+
+def test_the_figure_caption_says_what_it_draws_and_that_no_claim_reads_it(table):
+    cap = figure.caption(table)
+    # the sweep's 30 runs and the two earlier capped batches' 3 each; 320 MiB at 4 M records is in both
+    assert "36 runs of three batches in 11 configurations of cache, cache size and records" in cap
+    assert "round4" not in cap  # a batch's name is internal
+    assert "each keeps 1 to 3\\,s of its trace" in cap and cap.endswith("Descriptive: no claim reads this figure.")
+    assert range_words(cap) == [] and internal_words(cap) == []
+    assert "No run is drawn" in figure.caption(table.with_columns(captured=pl.lit(False)))
+    # a dataset without the sweep draws this note in the paper's figure (the miniature workflow's paper)
+    assert internal_words(EMPTY_NOTE) == []
