@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from blkscope.analysis.characterise.cache_sweep import EMPTY_NOTE
+from blkscope.analysis.characterise.cache_sweep import CONFIGURATION, EMPTY_NOTE, configurations
 from blkscope.figures import cache_sweep as figure
 from blkscope.paper import sweep_numbers
 from blkscope.paper.bookkeeping import internal_words
@@ -98,6 +98,8 @@ def test_the_figure_caption_says_what_it_draws_and_that_no_claim_reads_it(table)
     cap = figure.caption(table)
     # the sweep's 30 runs and the two earlier capped batches' 3 each; 320 MiB at 4 M records is in both
     assert "36 runs of three batches in 11 configurations of cache, cache size and records" in cap
+    # the figure counts configurations by the analysis' columns without importing it (the layers)
+    assert figure.CONFIGURATION == CONFIGURATION and configurations(table).height == 11
     assert "round4" not in cap  # a batch's name is internal
     assert "each keeps 1 to 3\\,s of its trace" in cap and cap.endswith("Descriptive: no claim reads this figure.")
     assert range_words(cap) == [] and internal_words(cap) == []

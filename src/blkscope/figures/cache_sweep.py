@@ -13,7 +13,6 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from blkscope.analysis.characterise.cache_sweep import configurations
 from blkscope.figures.theme import HEADER_PT, TEXT_WIDTH_PT, Y_AXIS_PT, complete_cells, no_data, row_header, small_title
 from blkscope.runs import uncaptured_note
 
@@ -27,6 +26,9 @@ CAPTION = (
     r"point per run, its shape the cache and the window's length."
 )
 LABEL = "fig:cache-sweep"
+# the table's configuration columns (analysis.characterise.cache_sweep.CONFIGURATION, which a figure may not import:
+# the layers of docs/ARCHITECTURE.md; tests/test_sweep_numbers.py checks the two agree)
+CONFIGURATION = ["cache_kind", "cache_bytes", "recordcount"]
 
 
 def caption(table: pl.DataFrame) -> str:
@@ -42,7 +44,7 @@ def caption(table: pl.DataFrame) -> str:
         f"; each keeps {fmt_float(w.min(), 0)}" + ("" if w.min() == w.max() else f" to {fmt_float(w.max(), 0)}")
         + "\\,s of its trace")  # fmt: skip
     return (f"{CAPTION} {fmt_int(done.height)} runs of {count_word(batches)} batches in "
-            f"{count_word(configurations(done).height)} "
+            f"{count_word(done.select(CONFIGURATION).n_unique())} "
             f"configurations of cache, cache size and records{windows}. Descriptive: no claim reads this figure.")
 # short row labels: the row header puts each word on a line of its own
 QUANTITIES = {"s": "rank exponent", "hot1_read": "hot-1% reads", "hot1_write": "hot-1% writes",
