@@ -48,6 +48,15 @@ def fmt_pct(x: float | None, digits: int = 1) -> str:
 _NEG_ZERO = re.compile(r"(?<![\w.])-(0(?:\.0+)?)(?![\d.])")
 
 
+def span(x, digits: int = 0) -> str:
+    """"120" or "95--115": the range of a series' values, one number when it has one value ("--" when none)."""
+    x = x.drop_nulls()
+    if x.len() == 0:
+        return "--"
+    lo, hi = fmt_float(x.min(), digits), fmt_float(x.max(), digits)
+    return lo if lo == hi else f"{lo}--{hi}"
+
+
 def tidy(text: str) -> str:
     """A number rounded to zero is zero: "-0.0" (a small negative rounded) becomes "0.0", in a number or a text
     of numbers ("-0.0 % [-1.2 %, 1.0 %]")."""

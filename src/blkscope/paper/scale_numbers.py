@@ -30,7 +30,7 @@ import polars as pl
 from blkscope.analysis.load.steady_state import BATCH
 from blkscope.paper import table_to_tex
 from blkscope.paper.claim_rows import DATA_OVER_CAP, STEADY_MIN_S, not_descriptive
-from blkscope.paper.latex import count_word, counted, fmt_float, fmt_int, fmt_pct, macro_file
+from blkscope.paper.latex import count_word, counted, fmt_float, fmt_int, fmt_pct, macro_file, span
 from blkscope.paper.phrases import against, k_of_n
 
 GUARD = "BlkScaleNumbers"
@@ -40,15 +40,6 @@ WORKLOAD_NAMES = {"ycsb": "YCSB run{} on RocksDB", "cassandra-ycsb": "YCSB run{}
                   "cassandra": "cassandra-stress run{}", "fio": "fio run{}", "sysbench": "sysbench run{}",
                   "journal": "journal-writer run{}"}  # fmt: skip
 MIB = 2**20
-
-
-def _span(x: pl.Series, digits: int = 0) -> str:
-    """"120" or "95--115": a range, one number when it has one value."""
-    x = x.drop_nulls()
-    if x.len() == 0:
-        return "--"
-    lo, hi = fmt_float(x.min(), digits), fmt_float(x.max(), digits)
-    return lo if lo == hi else f"{lo}--{hi}"
 
 
 def _mib(x: pl.Series) -> str:
@@ -80,7 +71,7 @@ def in_memory(st: pl.DataFrame) -> dict[str, str]:
         by = steady.group_by("workload", maintain_order=True).agg(pl.len(), pl.col("window_s").min().alias("lo"),
                                                                     pl.col("window_s").max().alias("hi"))
         parts = [f"{fmt_int(n)} {WORKLOAD_NAMES.get(w, w + ' run{}').format('' if n == 1 else 's')} (windows of "
-                 f"{_span(pl.Series([lo, hi]))}\\,s)" for w, n, lo, hi in by.iter_rows()]  # fmt: skip
+                 f"{span(pl.Series([lo, hi]))}\\,s)" for w, n, lo, hi in by.iter_rows()]  # fmt: skip
         m["InMemorySteadyPhrase"] = "the steady ones are " + (
             parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1])
     return m
@@ -101,14 +92,14 @@ def capped(st: pl.DataFrame) -> dict[str, str]:
         ratio = g["data_over_cap"].drop_nulls()
         steady = g.filter(_steady(g))
         m |= {f"{k}CapMiB": _mib(g["memory_cap_bytes"]), f"{k}DataMiB": _mib(g["data_bytes"]),
-              f"{k}RunS": _span(g["run_s"]), f"{k}Runs": fmt_int(g.height), f"{k}Traced": fmt_int(g["traced"].sum()),
+              f"{k}RunS": span(g["run_s"]), f"{k}Runs": fmt_int(g.height), f"{k}Traced": fmt_int(g["traced"].sum()),
               f"{k}Steady": fmt_int(steady.height), f"{k}SteadyPhrase": k_of_n(steady.height, g.height, "runs"),
-              f"{k}WindowS": _span(steady["window_s"]),
-              f"{k}WindowStartS": _span(steady["window_start_s"])}  # fmt: skip
+              f"{k}WindowS": span(steady["window_s"]),
+              f"{k}WindowStartS": span(steady["window_start_s"])}  # fmt: skip
         t = g.filter(pl.col("trace_start_s").is_not_null())
         if t.height:
-            m[f"{k}TraceS"] = _span(t["trace_end_s"] - t["trace_start_s"])
-            m[f"{k}TraceStartS"] = _span(t["trace_start_s"])
+            m[f"{k}TraceS"] = span(t["trace_end_s"] - t["trace_start_s"])
+            m[f"{k}TraceStartS"] = span(t["trace_start_s"])
             m[f"{k}TraceInWindowPhrase"] = k_of_n(int(t["trace_in_window"].fill_null(False).sum()), t.height,
                                                   "traced runs")  # fmt: skip
         if ratio.len():
@@ -177,7 +168,7 @@ def reuse(st: pl.DataFrame, fof: pl.DataFrame, zipf: pl.DataFrame | None) -> dic
             if zipf is not None else pl.DataFrame(schema={"run_id": pl.Utf8, "s": pl.Float64}))
     no_fit = fits.filter(pl.col("s").is_null()).height
     once, per_page = float(per["once_share"].median()), fmt_float(per["per_page"].median(), 2)
-    distinct = _span(per["distinct"].cast(pl.Float64))
+    distinct = span(per["distinct"].cast(pl.Float64))
     ids = ", ".join(SKEW_ROWS)
     said = (f"with more than half of the read pages read once, the skew rows ({ids}) say little about skew at scale"
             if once > 0.5 else f"read pages are re-read within the window, so the skew rows ({ids}) rest on reuse")

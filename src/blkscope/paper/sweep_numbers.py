@@ -29,9 +29,8 @@ import polars as pl
 from blkscope.analysis.characterise.cache_sweep import MISS_FRACTIONS, configurations
 from blkscope.analysis.characterise.metadata import TOP_FRACTION
 from blkscope.paper import table_to_tex
-from blkscope.paper.latex import count_word, fmt_float, fmt_int, fmt_pct, macro_file
+from blkscope.paper.latex import count_word, fmt_float, fmt_int, fmt_pct, macro_file, span
 from blkscope.paper.phrases import k_of_n
-from blkscope.paper.scale_numbers import _span
 
 GUARD = "BlkSweepNumbers"
 NEAR_UNIFORM = 5.0  # the hot pages take under this many times their uniform share of reads: "near uniform"
@@ -82,9 +81,9 @@ def macros(table: pl.DataFrame, batch: str) -> dict[str, str]:
         return {}
     conf = configurations(s)
     one, ten = MISS_FRACTIONS
-    window = _span(s["window_s"])
+    window = span(s["window_s"])
     m = {"SweepRuns": fmt_int(s.height), "SweepConfigs": count_word(conf.height),
-         "SweepRepeats": _span(conf["runs"].cast(pl.Float64)), "SweepWindowS": window,
+         "SweepRepeats": span(conf["runs"].cast(pl.Float64)), "SweepWindowS": window,
          "SweepHotPct": fmt_pct(TOP_FRACTION, 0), "SweepOnePct": fmt_pct(one, 0), "SweepTenPct": fmt_pct(ten, 0),
          "SweepSkewPhrase": skew_phrase(s["hot1_read"]),
          "SweepReusePhrase": reuse_phrase(s[f"miss_{round(ten * 100)}pct"], ten, window)}  # fmt: skip
