@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from blkscope.paper import table_to_tex
-from blkscope.paper.latex import counted, escape, macro_file, tidy
+from blkscope.paper.latex import counted, escape, join_and, macro_file, tidy
 from blkscope.paper.load_numbers import side
 
 NO_EVIDENCE = "no evidence either way"
@@ -140,7 +140,7 @@ def not_testable(claims: pl.DataFrame) -> str:
     said = list(dict.fromkeys(f"``{r['claim']}'' ({r['claim_id']})" for r in rows.iter_rows(named=True)))
     if not said:
         return "every claim could be tested here"
-    return "whether " + (said[0] if len(said) == 1 else ", ".join(said[:-1]) + " or " + said[-1])
+    return "whether " + join_and(said, "or")
 
 
 def inconclusive(claims: pl.DataFrame) -> str:
@@ -148,7 +148,7 @@ def inconclusive(claims: pl.DataFrame) -> str:
     ids = claims.filter(pl.col("verdict").str.starts_with("inconclusive"))["claim_id"].to_list()
     if not ids:
         return "no claim row is inconclusive"
-    listed = ids[0] if len(ids) == 1 else ", ".join(ids[:-1]) + " and " + ids[-1]
+    listed = join_and(ids)
     if len(ids) == 1:
         return f"whether the row judged inconclusive holds ({listed})"
     return f"whether the {counted(len(ids), 'row', 'rows')} judged inconclusive hold ({listed})"

@@ -19,7 +19,7 @@ import sys
 import polars as pl
 
 from blkscope.paper import table_to_tex
-from blkscope.paper.latex import fmt_float, macro_file, macro_name
+from blkscope.paper.latex import fmt_float, join_and, macro_file, macro_name
 from blkscope.paper.phrases import k_of_n, leader
 
 
@@ -52,10 +52,6 @@ def macros(table: pl.DataFrame) -> dict[str, str]:
 FS_ORDER = ("ext4", "xfs", "btrfs", "f2fs")  # the order the text names filesystems in
 
 
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def halves(by_fs: dict[str, float | None]) -> str:
     """The LRU cache that halves each filesystem's misses, in one clause (the per-filesystem phrase thrice read "on
     ext4 an LRU cache of 145 MiB halves the misses, on xfs an LRU cache of 141 MiB halves the misses and on btrfs no
@@ -67,11 +63,11 @@ def halves(by_fs: dict[str, float | None]) -> str:
     parts = []
     if have:
         (f0, v0), *rest = have
-        parts.append(_and([f"an LRU cache of {fmt_float(v0, 0)}\\,MiB halves the misses on {f0}",
+        parts.append(join_and([f"an LRU cache of {fmt_float(v0, 0)}\\,MiB halves the misses on {f0}",
                            *(f"one of {fmt_float(v, 0)}\\,MiB on {f}" for f, v in rest)]))
     if none:
-        parts.append(f"none on the curve does on {_and(none)}" if have else
-                     f"no LRU cache on the curve halves the misses on {_and(none)}")  # fmt: skip
+        parts.append(f"none on the curve does on {join_and(none)}" if have else
+                     f"no LRU cache on the curve halves the misses on {join_and(none)}")  # fmt: skip
     return "; ".join(parts)
 
 

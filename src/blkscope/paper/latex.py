@@ -79,12 +79,15 @@ def counted(n: int, singular: str, plural: str, zero: str = "no") -> str:
     return f"{count_word(n, zero)} {singular if int(n) == 1 else plural}"
 
 
+def join_and(items: list[str], last: str = "and") -> str:
+    """"a", "a and b", "a, b and c" (or `last`: "a, b or c")."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {last} " + items[-1]
+
+
 def enumerate_counts(parts: list[tuple[int, str, str]]) -> str:
     """Counts with their predicates in agreement, the zero ones left out: [(12, 'replicates', 'replicate'),
     (0, ...), (1, 'is inconclusive', 'are inconclusive')] -> "12 replicate and 1 is inconclusive" (digits
     throughout once one count is above nine; "two replicate and one is inconclusive" otherwise)."""
     digits = any(n >= len(_WORDS) for n, _, _ in parts)  # a series with a number above nine: digits throughout
     items = [f"{fmt_int(n) if digits else count_word(n)} {one if n == 1 else many}" for n, one, many in parts if n]
-    if not items:
-        return "none"
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    return join_and(items) if items else "none"

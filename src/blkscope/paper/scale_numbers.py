@@ -30,7 +30,7 @@ import polars as pl
 from blkscope.analysis.load.steady_state import BATCH
 from blkscope.paper import table_to_tex
 from blkscope.paper.claim_rows import DATA_OVER_CAP, STEADY_MIN_S, not_descriptive
-from blkscope.paper.latex import count_word, counted, fmt_float, fmt_int, fmt_pct, macro_file, span
+from blkscope.paper.latex import count_word, counted, fmt_float, fmt_int, fmt_pct, join_and, macro_file, span
 from blkscope.paper.phrases import against, k_of_n
 
 GUARD = "BlkScaleNumbers"
@@ -72,8 +72,7 @@ def in_memory(st: pl.DataFrame) -> dict[str, str]:
                                                                     pl.col("window_s").max().alias("hi"))
         parts = [f"{fmt_int(n)} {WORKLOAD_NAMES.get(w, w + ' run{}').format('' if n == 1 else 's')} (windows of "
                  f"{span(pl.Series([lo, hi]))}\\,s)" for w, n, lo, hi in by.iter_rows()]  # fmt: skip
-        m["InMemorySteadyPhrase"] = "the steady ones are " + (
-            parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1])
+        m["InMemorySteadyPhrase"] = "the steady ones are " + join_and(parts)
     return m
 
 
