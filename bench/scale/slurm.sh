@@ -14,7 +14,8 @@
 # Input (input.sh): N x K events, ~51 bytes each, in WORKDIR/big; ~9.3 bytes per event of Parquet per path, the
 # split path's deleted before the whole ingest: peak disk ~61 bytes per event (plus a 0.6 GB tile while making).
 # The cluster (scripts/slurm-local.sh) is started in WORKDIR/slurm-local and stopped at the end if this started
-# it; WORKDIR is deleted at the end unless KEEP=1 (then the input is reused by the next run).
+# it; WORKDIR is deleted at the end unless KEEP=1 (then the input is reused by the next run); after a failure the
+# jobs' logs stay in WORKDIR.jobs.
 # Usage: bench/scale/slurm.sh [K] [WORKDIR] [P] [N]   (defaults 1 /tmp/blkscope-slurm 4 10500000; root)
 set -euo pipefail
 K=${1:-1}; W=$(realpath -m "${2:-/tmp/blkscope-slurm}"); P=${3:-4}; N=${4:-10500000}
@@ -34,7 +35,10 @@ finish() {
     echo "# lowest free space on / during the run: $(sort -n "$W/diskfree" | head -1) MiB"
   fi
   if [ -n "${started:-}" ]; then "$cluster" down "$state" >&2 || true; fi
-  if [ "${KEEP:-0}" != 1 ]; then rm -rf "$W"; fi
+  if [ "${KEEP:-0}" != 1 ]; then
+    if [ $rc -ne 0 ] && [ -d "$W/jobs" ]; then rm -rf "$W.jobs"; cp -r "$W/jobs" "$W.jobs"; fi  # the jobs' logs
+    rm -rf "$W"
+  fi
   echo "# $(date -u +%FT%TZ) end: load $(cut -d' ' -f1-3 /proc/loadavg); df / $(df -B1M --output=avail / | tail -1) MiB free"
   exit $rc
 }
@@ -80,7 +84,7 @@ analyses() {  # analyses TAG EVENTS DEPENDENCY: the per-run analyses of the work
   submit "$t.seek" 2 8G "$dep" blkscope seek "$ev" -j 2 --action D -o "$o/seek.parquet" --hist "$o/seek_hist.parquet"
   local views=() v
   for v in io_map throughput sizes merges processes arrivals dispersion; do views+=("--${v//_/-}" "$o/$v.parquet"); done
-  submit "$t.characterise" 2 8G "$dep" blkscope characterise "$ev" "${views[@]}" -j 2
+  submit "$t.characterise" 2 12G "$dep" blkscope characterise "$ev" "${views[@]}" -j 2
   submit "$t.metadata" 1 2G "$dep" blkscope metadata "$ev" --page-kib 4 -o "$o/metadata_hot.parquet" \
     --rank "$o/metadata_rank.parquet"
 }

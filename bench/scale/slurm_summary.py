@@ -26,7 +26,9 @@ for f in sorted(jobs.glob("*.tsv")):
 df = pl.DataFrame(rows).sort("start_s")
 with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, float_precision=1, tbl_hide_dataframe_shape=True):
     print(df)
-    print(df.with_columns(path=pl.col("job").str.extract(r"^(\w+)\."))
+    # each path's span, CPU and largest job: its analyses, not the disk's clean-up (the drop-* jobs)
+    print(df.filter(~pl.col("job").str.contains(".drop-", literal=True))
+          .with_columns(path=pl.col("job").str.extract(r"^(\w+)\."))
           .group_by("path", maintain_order=True)
           .agg(jobs=pl.len(), span_s=pl.col("end_s").max() - pl.col("start_s").min(), cpu_s=pl.col("cpu_s").sum(),
                largest_rss_mib=pl.col("tree_rss_mib").max(),
