@@ -1,6 +1,6 @@
 """blkscope-native's helper threads (the Parquet writer thread, a read-ahead thread per blktrace file) write
-the same file, byte for byte, as one thread does: real sets of ../shared/samples, with many row groups and
-windows small enough to cut records, so every hand-over between the threads is exercised."""
+the same file, byte for byte, as one thread does: real sets of ../shared/samples and of the dataset, with many row
+groups and windows small enough to cut records, so every hand-over between the threads is exercised."""
 
 from __future__ import annotations
 
@@ -14,7 +14,12 @@ import samples
 from blkscope import native
 
 SAMPLES = samples.SAMPLES / "blktrace-bin"
-SETS = {"keks": SAMPLES / "influx_keks" / "keks", "sda": SAMPLES / "centos7_notes_sda" / "sda"}
+SETS = {
+    "keks": SAMPLES / "influx_keks" / "keks",
+    "sda": SAMPLES / "centos7_notes_sda" / "sda",
+    # zstd-compressed: decompressed in the read-ahead threads
+    "raw-zst": samples.ROOT / "data" / "raw" / "guest-ext4-fio-randrw-r1" / "blktrace",
+}
 
 
 def run(tmp_path, prefix, threads: int, windows: str | None) -> tuple[bytes, dict]:
