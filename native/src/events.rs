@@ -145,6 +145,14 @@ impl Dict {
         }
         d
     }
+    /// Catch up with `ahead`, a later state of the same dictionary (dictionaries only grow): the entries
+    /// it added since this one was copied, with the same keys.
+    pub fn follow(&mut self, ahead: &Dict) {
+        for (k, v) in ahead.values.iter().enumerate().skip(self.values.len()) {
+            self.values.push(v.clone());
+            self.index.entry(v.clone()).or_insert(k as u32);
+        }
+    }
     #[inline]
     pub fn intern(&mut self, s: &str) -> u32 {
         if let Some(&k) = self.index.get(s) {
@@ -254,6 +262,15 @@ impl Events {
         self.nsectors.reserve(n);
         self.error.reserve(n);
         self.process.keys.reserve(n);
+    }
+
+    /// Dictionaries as in `cur`, the row group this one takes over from (Sink's writer thread).
+    pub fn follow(&mut self, cur: &Events) {
+        self.action.dict.follow(&cur.action.dict);
+        self.rwbs.dict.follow(&cur.rwbs.dict);
+        self.process.dict.follow(&cur.process.dict);
+        self.cdb.dict.follow(&cur.cdb.dict);
+        self.message.dict.follow(&cur.message.dict);
     }
 
     /// Empty the rows, keep dictionaries and capacity.

@@ -1,26 +1,62 @@
 //! Where decoders put rows: the current row group, written out whenever it is full.
+//!
+//! With two or more CPUs to run on (std's available_parallelism, which follows the affinity mask:
+//! `taskset -c 0` gives one), full row groups go to a writer thread that encodes and writes them while
+//! the decoder fills the next: the writer was ~1/3 of the binary ingest's CPU (bench/RESULTS.md).
+//! BLKSCOPE_NATIVE_THREADS=1 keeps everything on the calling thread. The file is the same either way:
+//! row groups are written in the order they fill.
 
 use std::path::Path;
+use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::events::Events;
 use crate::parquet::{thread_cpu, EventsWriter};
 use crate::report::Fail;
 
+/// Whether helper threads may run: more than one CPU available, unless BLKSCOPE_NATIVE_THREADS=1.
+pub fn threads() -> bool {
+    match std::env::var("BLKSCOPE_NATIVE_THREADS").ok().and_then(|v| v.parse::<usize>().ok()) {
+        Some(n) => n > 1,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()) > 1,
+    }
+}
+
+type Written = std::io::Result<(EventsWriter, Duration)>;
+
+/// The writer thread: full row groups in, emptied ones back (their capacity reused), the writer and its
+/// CPU time at the end.
+struct Behind {
+    full: SyncSender<Events>,
+    empty: Receiver<Events>,
+    spares: usize, // Events made so far besides the current one
+    thread: JoinHandle<Written>,
+}
+
+enum Back {
+    Here(EventsWriter, Duration),
+    Thread(Behind),
+    Gone,
+}
+
 pub struct Sink {
     pub ev: Events,
-    writer: EventsWriter,
+    back: Back,
     out: String,
     pub rows: i64,
     group: usize,
-    spent: Duration, // CPU time in the writer; printed when BLKSCOPE_NATIVE_TIMING is set (bench/)
 }
+
+/// Row groups in flight besides the one being filled: one being written, one queued.
+const SPARES: usize = 2;
 
 impl Sink {
     pub fn with_group(path: &Path, group: usize) -> Result<Sink, Fail> {
         let group = group.max(1); // Events::new(group) must leave room for one row
         let writer = EventsWriter::create(path).map_err(|e| Fail::new(path, None, format!("cannot write: {e}")))?;
-        Ok(Sink { ev: Events::new(group), writer, out: path.display().to_string(), rows: 0, group, spent: Duration::ZERO })
+        let back = if threads() { Back::Thread(Behind::start(writer)) } else { Back::Here(writer, Duration::ZERO) };
+        Ok(Sink { ev: Events::new(group), back, out: path.display().to_string(), rows: 0, group })
     }
     /// Call after each complete row (dense and sparse columns pushed): writes a full row group.
     #[inline]
@@ -35,21 +71,95 @@ impl Sink {
     pub fn room(&self) -> usize {
         self.group.saturating_sub(self.ev.len()).max(1)
     }
+    fn fail(&self, e: impl std::fmt::Display) -> Fail {
+        Fail::new(Path::new(&self.out), None, format!("cannot write: {e}"))
+    }
     pub fn flush(&mut self) -> Result<(), Fail> {
-        let t = thread_cpu();
         self.rows += self.ev.len() as i64;
-        let r = self.writer.write(&self.ev).map_err(|e| Fail::new(Path::new(&self.out), None, format!("cannot write: {e}")));
-        self.ev.clear();
-        self.spent += thread_cpu() - t;
-        r
+        match &mut self.back {
+            Back::Here(w, spent) => {
+                let t = thread_cpu();
+                let r = w.write(&self.ev);
+                self.ev.clear();
+                *spent += thread_cpu() - t;
+                r.map_err(|e| self.fail(e))
+            }
+            Back::Thread(b) => {
+                if self.ev.len() == 0 {
+                    return Ok(());
+                }
+                let mut next = match b.empty.try_recv() {
+                    Ok(e) => e,
+                    Err(_) if b.spares < SPARES => {
+                        b.spares += 1;
+                        Events::new(self.group)
+                    }
+                    Err(_) => match b.empty.recv() {
+                        Ok(e) => e,
+                        Err(_) => return Err(self.stopped()),
+                    },
+                };
+                next.follow(&self.ev);
+                let full = std::mem::replace(&mut self.ev, next);
+                if b.full.send(full).is_err() {
+                    return Err(self.stopped());
+                }
+                Ok(())
+            }
+            Back::Gone => Err(self.fail("writer already closed")),
+        }
+    }
+    /// The writer thread ended early (a write failed): its error.
+    fn stopped(&mut self) -> Fail {
+        match std::mem::replace(&mut self.back, Back::Gone) {
+            Back::Thread(b) => match b.join() {
+                Err(e) => self.fail(e),
+                Ok(_) => self.fail("writer thread stopped"),
+            },
+            _ => self.fail("writer thread stopped"),
+        }
     }
     pub fn finish(mut self) -> Result<i64, Fail> {
         self.flush()?;
-        let out = self.out.clone();
+        let (writer, spent) = match std::mem::replace(&mut self.back, Back::Gone) {
+            Back::Here(w, spent) => (w, spent),
+            Back::Thread(b) => b.join().map_err(|e| self.fail(e))?,
+            Back::Gone => return Err(self.fail("writer already closed")),
+        };
         if std::env::var_os("BLKSCOPE_NATIVE_TIMING").is_some() {
-            eprintln!("blkscope-native: {:.3} s writing {} rows", self.spent.as_secs_f64(), self.rows);
+            eprintln!("blkscope-native: {:.3} s writing {} rows", spent.as_secs_f64(), self.rows);
         }
-        self.writer.finish().map_err(|e| Fail::new(Path::new(&out), None, format!("cannot write: {e}")))?;
+        writer.finish().map_err(|e| self.fail(e))?;
         Ok(self.rows)
+    }
+}
+
+impl Behind {
+    fn start(mut writer: EventsWriter) -> Behind {
+        let (full, full_rx) = mpsc::sync_channel::<Events>(1);
+        let (empty_tx, empty) = mpsc::channel::<Events>();
+        let thread = std::thread::Builder::new()
+            .name("parquet-writer".into())
+            .spawn(move || {
+                let mut spent = Duration::ZERO;
+                for mut ev in full_rx {
+                    let t = thread_cpu();
+                    writer.write(&ev)?;
+                    ev.clear();
+                    spent += thread_cpu() - t;
+                    let _ = empty_tx.send(ev); // the decoder may be gone (finishing): then dropped here
+                }
+                Ok((writer, spent))
+            })
+            .expect("spawn the writer thread");
+        Behind { full, empty, spares: 0, thread }
+    }
+    /// Close the queue and wait for the thread to write what it holds.
+    fn join(self) -> Written {
+        drop(self.full);
+        match self.thread.join() {
+            Ok(r) => r,
+            Err(_) => Err(std::io::Error::other("writer thread panicked")),
+        }
     }
 }

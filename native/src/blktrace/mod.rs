@@ -37,6 +37,9 @@ use stream::{Stream, Tables};
 // bench set 0.53 s CPU against 0.65 s with 16 MB mapped windows).
 const WINDOW_TOTAL: usize = 2 << 20;
 const WINDOW_MIN: usize = 1 << 20;
+/// Sets of more files than this are read on the decoding thread (a thread each would be more threads
+/// than this gains on a few cores).
+const READ_AHEAD_FILES: usize = 8;
 
 /// Window sizes: BLKSCOPE_BLKTRACE_WINDOWS="TOTAL,MIN" overrides them (tests cut records at window edges).
 fn windows() -> (usize, usize) {
@@ -160,8 +163,10 @@ fn read_set(name: &str, files: &[(Option<u32>, PathBuf)], sink: &mut Sink, rep: 
     let window = min.max(total / files.len());
     let mut names = Names::default();
     let mut streams = Vec::with_capacity(files.len());
+    // read-ahead threads when there is a second CPU, one per file for the usual few per-CPU files
+    let ahead = crate::sink::threads() && files.len() <= READ_AHEAD_FILES;
     for (cpu, path) in files {
-        streams.push(Stream::open(path, *cpu, window)?);
+        streams.push(Stream::open(path, *cpu, window, ahead)?);
     }
     for s in streams.iter_mut() {
         s.fill(&mut names, sink, rep, t, bar)?;

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Read;
+use std::sync::mpsc;
 use std::path::{Path, PathBuf};
 
 use memchr::memmem;
@@ -45,6 +46,60 @@ const CHUNK: usize = 4096; // records per column pass: ~200 KB of headers, cache
 
 const NO_KEY: (u32, u32) = (u32::MAX, u32::MAX);
 
+/// Room kept in front of each read-ahead window for the record cut at the end of the last one (a record
+/// is at most a 64-byte header and a 65,535-byte payload).
+const HEAD: usize = 1 << 17;
+
+/// Where a stream's bytes come from.
+enum Src {
+    /// read() on this thread, into the stream's buffer
+    Here(Box<dyn Read + Send>),
+    /// a thread reading one window ahead
+    Ahead(Ahead),
+    /// the end of the input was read
+    Done,
+}
+
+/// A read-ahead thread: buffers go to it empty and come back holding a window at buf[HEAD..HEAD + got]
+/// (got < window: the end of the input; the thread then stops). On two cores the read() copies and any
+/// decompression run beside the decoder (sink.rs has the writer thread).
+struct Ahead {
+    empty: mpsc::Sender<Vec<u8>>,
+    full: mpsc::Receiver<Result<(Vec<u8>, usize), Fail>>,
+}
+
+impl Ahead {
+    fn start(mut reader: Box<dyn Read + Send>, path: &Path, window: usize) -> Ahead {
+        let (empty, empty_rx) = mpsc::channel::<Vec<u8>>();
+        let (full_tx, full) = mpsc::channel();
+        let path = path.to_owned();
+        std::thread::Builder::new()
+            .name("blktrace-read".into())
+            .spawn(move || {
+                for mut buf in empty_rx {
+                    buf.resize(HEAD + window, 0);
+                    let r = input::fill(reader.as_mut(), &mut buf[HEAD..], &path);
+                    let end = !matches!(r, Ok(got) if got == window);
+                    if full_tx.send(r.map(|got| (buf, got))).is_err() || end {
+                        break;
+                    }
+                }
+            })
+            .expect("spawn a read-ahead thread");
+        let _ = empty.send(Vec::new());
+        Ahead { empty, full }
+    }
+
+    fn next(&mut self, path: &Path) -> Result<(Vec<u8>, usize), Fail> {
+        self.full.recv().map_err(|_| Fail::new(path, None, "read-ahead thread stopped before the end of the input"))?
+    }
+
+    /// Hand back a buffer for the window after the one just received.
+    fn refill(&mut self, buf: Vec<u8>) {
+        let _ = self.empty.send(buf);
+    }
+}
+
 
 /// Tables shared by all streams: code -> no sector, category -> rwbs key.
 pub struct Tables {
@@ -55,9 +110,10 @@ pub struct Tables {
 pub struct Stream {
     pub path: PathBuf,
     pub name_cpu: Option<u32>,
-    reader: Option<Box<dyn Read + Send>>,
+    src: Src,
     started: bool,
     buf: Vec<u8>,
+    start: usize, // the window's data is buf[start..n]; base is the file offset of buf[start]
     n: usize,
     base: u64,
     window: usize,
@@ -82,9 +138,10 @@ pub struct Stream {
 }
 
 impl Stream {
-    pub fn open(path: &Path, name_cpu: Option<u32>, window: usize) -> Result<Stream, Fail> {
+    /// `ahead`: a thread reads (and decompresses) the next window while this one is decoded.
+    pub fn open(path: &Path, name_cpu: Option<u32>, window: usize, ahead: bool) -> Result<Stream, Fail> {
         let mut s = Stream::new(path, name_cpu, window);
-        s.reader = Some(match crate::part::get().range {
+        let reader: Box<dyn Read + Send> = match crate::part::get().range {
             // a part of one big file: bytes [a, b), a at a record start (src/blkscope/parts.py finds it)
             Some((a, b)) => {
                 use std::io::{Seek, SeekFrom};
@@ -97,8 +154,13 @@ impl Stream {
                 Box::new(f.take(b.saturating_sub(a)))
             }
             None => input::open(path)?,
-        });
-        s.buf = vec![0; window + (1 << 16)];
+        };
+        if ahead {
+            s.src = Src::Ahead(Ahead::start(reader, path, window));
+        } else {
+            s.src = Src::Here(reader);
+            s.buf = vec![0; window + (1 << 16)];
+        }
         Ok(s)
     }
 
@@ -106,9 +168,10 @@ impl Stream {
         Stream {
             path: path.to_owned(),
             name_cpu,
-            reader: None,
+            src: Src::Done,
             started: false,
             buf: Vec::new(),
+            start: 0,
             n: 0,
             base: 0,
             window,
@@ -146,46 +209,74 @@ impl Stream {
         -> Result<(), Fail> {
         let first = !self.started;
         self.started = true;
-        // the cut record of the last window moves to the front; the rest of the buffer is refilled
-        self.buf.copy_within(self.consumed..self.n, 0);
-        self.base += self.consumed as u64;
-        self.n -= self.consumed;
-        self.consumed = 0;
-        if self.buf.len() < self.n + self.window {
-            self.buf.resize(self.n + self.window, 0);
-        }
-        let got = match self.reader.as_mut() {
-            Some(r) => input::fill(r.as_mut(), &mut self.buf[self.n..self.n + self.window], &self.path)?,
-            None => 0,
+        // the cut record of the last window goes in front of the next window's bytes
+        self.base += (self.consumed - self.start) as u64;
+        let got = match &mut self.src {
+            Src::Here(r) => {
+                self.buf.copy_within(self.consumed..self.n, 0);
+                self.n -= self.consumed;
+                self.start = 0;
+                if self.buf.len() < self.n + self.window {
+                    self.buf.resize(self.n + self.window, 0);
+                }
+                let got = input::fill(r.as_mut(), &mut self.buf[self.n..self.n + self.window], &self.path)?;
+                self.n += got;
+                got
+            }
+            Src::Ahead(a) => {
+                let (mut next, got) = a.next(&self.path)?;
+                let carry = &self.buf[self.consumed..self.n];
+                if carry.len() <= HEAD {
+                    next[HEAD - carry.len()..HEAD].copy_from_slice(carry);
+                    self.start = HEAD - carry.len();
+                    self.n = HEAD + got;
+                } else {
+                    // a carry longer than any record (cannot happen: walk leaves at most one cut record)
+                    let mut v = carry.to_vec();
+                    v.extend_from_slice(&next[HEAD..HEAD + got]);
+                    (self.start, self.n) = (0, v.len());
+                    next = v;
+                }
+                let old = std::mem::replace(&mut self.buf, next);
+                if got == self.window {
+                    a.refill(old);
+                }
+                got
+            }
+            Src::Done => {
+                self.buf.copy_within(self.consumed..self.n, self.start);
+                self.n = self.start + self.n - self.consumed;
+                0
+            }
         };
+        self.consumed = self.start;
         if got < self.window {
-            self.reader = None;
+            self.src = Src::Done;
         }
-        self.n += got;
         let last = got < self.window;
         self.offs.clear();
         self.codes.clear();
         self.times.clear();
         self.at = 0;
         if first {
-            if self.n == 0 {
+            if self.n == self.start {
                 return Err(Fail::new(&self.path, None, "empty file: expected blktrace binary records"));
             }
-            let data = &self.buf[..self.n];
+            let data = &self.buf[self.start..self.n];
             self.fmt = Fmt::detect(data).ok_or_else(|| {
-                let h: String = data[..self.n.min(4)].iter().map(|b| format!("{b:02x}")).collect();
+                let h: String = data[..data.len().min(4)].iter().map(|b| format!("{b:02x}")).collect();
                 Fail::offset(&self.path, self.base, format!("not a blktrace file (magic {h}, expected 0x656174 with version 7 or 8)"))
             })?;
             let info = files_entry(rep, &self.path);
             info.insert("version".into(), json!(self.fmt.version));
             info.insert("byte_order".into(), json!(if self.fmt.big { "big" } else { "little" }));
         }
-        if self.n == 0 {
+        if self.n == self.start {
             self.done = true;
             return Ok(());
         }
         let recs = self.walk(last, rep);
-        bar.add(if last { self.n as u64 } else { self.consumed as u64 });
+        bar.add((if last { self.n } else { self.consumed } - self.start) as u64);
         self.decode(&recs, names, sink, rep, t);
         self.done = last;
         Ok(())
@@ -202,7 +293,7 @@ impl Stream {
         let pat = if fm.big { magic.to_be_bytes() } else { magic.to_le_bytes() };
         let hdr = f.hdr();
         let mut offs = Vec::with_capacity(n / hdr + 1);
-        let mut pos = 0usize;
+        let mut pos = self.start;
         while pos + 4 <= n {
             if buf[pos..pos + 4] == pat {
                 if pos + hdr > n {
@@ -223,7 +314,7 @@ impl Stream {
                 None => n.saturating_sub(3).max(pos), // a magic may straddle the cut
             };
             if to > pos {
-                let off = self.base + pos as u64;
+                let off = self.base + (pos - self.start) as u64;
                 rep.trace_list("resyncs").push(json!({"file": self.path.display().to_string(), "byte_offset": off,
                                                      "bytes_skipped": to - pos}));
                 rep.warn(format!("{}: byte offset {off}: no valid record (bad magic or version); skipped {} bytes to \
@@ -235,7 +326,7 @@ impl Stream {
             pos = to;
         }
         if last && pos < n {
-            let off = self.base + pos as u64;
+            let off = self.base + (pos - self.start) as u64;
             rep.warn(format!("{}: byte offset {off}: truncated last record ({} bytes) ignored", self.path.display(), n - pos));
             rep.trace_list("truncated").push(json!({"file": self.path.display().to_string(), "byte_offset": off}));
         }

@@ -1,0 +1,35 @@
+"""Ratios from ab_binary.sh's log: per set, blkparse's median wall over each step's median, and the worst
+pairing (blkparse's fastest run over the step's slowest). One table per run of ab_binary.sh in the log (each
+starts with its `seed` line). Usage: python ab_summary.py LOG"""
+
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+STEPS = ["before1", "after1", "before2", "after2"]
+
+
+def table(runs: dict[str, dict[str, list[float]]]) -> None:
+    print("| set | blkparse wall (s) | " + " | ".join(f"{s} wall (s): ratio median / worst" for s in STEPS) + " |")
+    print("|---|---|" + "---|" * len(STEPS))
+    for name, r in runs.items():
+        bp = r["blkparse"]
+        cells = []
+        for s in STEPS:
+            v = r[s]
+            ratio, worst = statistics.median(bp) / statistics.median(v), min(bp) / max(v)
+            cells.append(f"{', '.join(f'{x:.2f}' for x in v)}: **{ratio:.1f}x** / {worst:.1f}x")
+        print(f"| {name} | {', '.join(f'{x:.2f}' for x in bp)} | " + " | ".join(cells) + " |")
+
+
+sections: list[dict[str, dict[str, list[float]]]] = []
+for line in Path(sys.argv[1]).read_text().splitlines():
+    t = line.split()
+    if t and t[0] == "seed":
+        sections.append(defaultdict(lambda: defaultdict(list)))
+    elif t and t[0] == "TIME":
+        sections[-1][t[1]][t[2]].append(float(t[3]))
+for runs in sections:
+    print(f"\n{len(runs)} sets")
+    table(runs)
