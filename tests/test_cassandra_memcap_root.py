@@ -44,15 +44,15 @@ def test_capped_node_from_an_image_records_the_cap_and_removes_it(tmp_path):
     mem = meta["memory_cap"]
     assert mem["requested"] == CAP and mem["limit_bytes"] == 768 << 20 and mem["removed"], mem
     assert not Path(mem["group"]).exists() and mem["oom_kill"] == 0, mem
-    # the node's JVM ran inside (its heap alone is 256 MiB), and the client's did not: its 512 MiB heap and the
+    # the node's JVM ran inside (its heap alone is 192 MiB), and the client's did not: its 512 MiB heap and the
     # node's would not both fit under the peak the group saw
-    assert 256 << 20 < mem["max_usage_bytes"] <= mem["limit_bytes"], mem
+    assert 192 << 20 < mem["max_usage_bytes"] <= mem["limit_bytes"], mem
     assert mem["snapshots"]["workload_end"]["stat"]["total_cache"] > 0, mem
     wl = meta["workload"]
-    assert wl["node"]["command"].startswith("sh -c") and "-Xmx256m" in wl["node"]["command"]
+    assert wl["node"]["command"].startswith("sh -c") and "-Xmx192m" in wl["node"]["command"]
     assert "sh -c" not in wl["commands"]["run"] and wl["node"]["exit_code"] is not None
     conf = yaml.safe_load((out / "cassandra.yaml").read_text())
-    assert conf["memtable_heap_space"] == "64MiB" and conf["file_cache_enabled"] is False
+    assert conf["memtable_heap_space"] == "48MiB" and conf["file_cache_enabled"] is False
     loaded = yaml.safe_load((out / "cassandra-load.yaml").read_text())
     assert "memtable_heap_space" not in loaded  # the loading node ran on Cassandra's defaults
     img = meta["image"]

@@ -1,6 +1,7 @@
 """YCSB on Cassandra without a node: the three phases' YCSB commands (the binding's properties, workload A, the
 read-only phase and its name), the same phases as RocksDB's comparison job, and the dry run's order; the capped
-job's node inside the memory cap and its client outside, and its image's key."""
+job's node inside the memory cap and its client outside, its image's key, and the failed operations that refuse
+a run."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import polars as pl
 
 from blkscope.capture import memcap, workloads
 from blkscope.capture.run import describe, make_plan
-from blkscope.capture.workloads import cassandra_node, ycsb
+from blkscope.capture.workloads import cassandra_node, cassandra_ycsb, ycsb
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ROOT / "tools"
@@ -96,16 +97,16 @@ def test_capped_job_starts_the_node_inside_the_cap_and_the_client_outside(tmp_pa
     node = w.new_node(tmp_path)
     cmd = w.wrapped(node.command("/m", heap=cassandra_node.heap(w.options["node_heap_mb"])))
     assert cmd[:4] == [*memcap.WRAPPER, "/sys/fs/cgroup/memory/blkscope-mem-test/cgroup.procs"]
-    assert memcap.tool(cmd) == "java" and "-Xmx256m" in cmd and cassandra_node.MAIN in cmd
+    assert memcap.tool(cmd) == "java" and "-Xmx192m" in cmd and cassandra_node.MAIN in cmd
     assert w.command("run", 9042)[0] == "java"  # the client: never wrapped
     # the run's node has the capped settings; the image's loading node Cassandra's defaults
     ports = {"native": 1, "storage": 2}
     run, load = (cassandra_node.config(Path("/m"), o, ports) for o in (w.options, w.load_node_options()))
-    assert run["memtable_heap_space"] == "64MiB" and run["file_cache_enabled"] is False and run["row_cache_size"]
+    assert run["memtable_heap_space"] == "48MiB" and run["file_cache_enabled"] is False and run["row_cache_size"]
     assert not {"memtable_heap_space", "file_cache_enabled", "key_cache_size"} & set(load)
     assert load["commitlog_sync_period"] == run["commitlog_sync_period"] == "10000ms"
     text = describe(plan)
-    at = [text.index(s) for s in ("image ", "memory cap (", "heap 256 MiB, inside the memory cap", "current_tracer=blk",
+    at = [text.index(s) for s in ("image ", "memory cap (", "heap 192 MiB, inside the memory cap", "current_tracer=blk",
                                   "> ycsb-run.txt", "filefrag -v", "stop Cassandra by PID", "teardown")]  # fmt: skip
     assert at == sorted(at) and "> ycsb-read.txt" not in text and "mkfs.xfs" not in text  # mkfs: in the image
 
@@ -119,7 +120,7 @@ def test_image_key_is_the_load_not_the_run(tmp_path):
     jar.write_bytes(b"hand-made stand-in for the binding's jar: only its hash enters the key")
     row = _row(job=CAPPED, memory_cap="768M")
     key = workloads.load(row, tools).image_key()
-    assert key["node_heap"] == list(cassandra_node.HEAP) and "recordcount=3000000" in key["load_command"]
+    assert key["node_heap"] == list(cassandra_node.HEAP) and "recordcount=7000000" in key["load_command"]
     assert "memtable_heap_space" not in key["cassandra_yaml"] and "PORT" in str(key["cassandra_yaml"])
     # the run's heap, cache settings, length and cap do not change the image; the records and the jar do
     other = workloads.load({**row, "runtime_s": 600, "memory_cap": "1G"}, tools)
@@ -128,3 +129,11 @@ def test_image_key_is_the_load_not_the_run(tmp_path):
     assert workloads.load(_row(job=f"{CAPPED}-small"), tools).image_key() != key
     jar.write_bytes(b"hand-made stand-in, rebuilt")
     assert workloads.load(row, tools).image_key()["jar_sha256"] != key["jar_sha256"]
+
+
+def test_failed_operations_of_real_reports():
+    fix = ROOT / "tests/fixtures/ycsb"
+    failed, done = cassandra_ycsb.failed_operations(fix / "run_workloada_cassandra_gc_collapse_report.txt")
+    assert (failed, done) == (3_331_196 + 3_329_103, 3_331_196 + 3_329_103 + 64_004 + 63_479)
+    assert cassandra_ycsb.failed_operations(fix / "run_workloadc_cassandra_phase_read.txt")[0] == 0
+    assert workloads.load(_row(job=CAPPED), TOOLS).options["max_failed_fraction"] == 0.01

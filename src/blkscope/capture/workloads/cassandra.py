@@ -106,9 +106,9 @@ class _Node(Workload):
 
     def start_node(self, mnt: Path, out: Path) -> None:
         """The run's node: inside the run's memory cap when it has one (the client stays outside), with the
-        options' heap (`node_heap_mb`, 0: 1 GiB), JVM flags (`node_jvm`) and cassandra.yaml settings (`node_yaml`)."""
+        options' heap (`node_heap_mb`, 0: 1 GiB) and cassandra.yaml settings (`node_yaml`)."""
         self.node = self.new_node(out)
-        node_heap = (*heap(self.options.get("node_heap_mb") or 0), *self.options.get("node_jvm", ()))
+        node_heap = heap(self.options.get("node_heap_mb") or 0)
         self.info["cassandra_yaml"] = self.node.start(mnt, self.options, node_heap, self.wrapped)
         self.info["node"] = {
             "command": " ".join(self.wrapped(self.node.command("<mountpoint>", heap=node_heap))),
