@@ -15,7 +15,9 @@ import polars as pl
 import pytest
 import yaml
 from test_cassandra_root import _command, _nothing_left, pytestmark  # noqa: F401 - same skips
-from test_memory_cap_root import _jvms_in_groups, _no_groups, needs_memcg
+from test_memory_cap_root import _no_groups, needs_memcg
+
+from blkscope.capture import memcap
 
 CAP = "768M"
 JOB = "workloada-zipfian-capped-small"
@@ -73,14 +75,24 @@ def test_capped_node_from_an_image_records_the_cap_and_removes_it(tmp_path):
     _no_groups()
 
 
+def _in_group(p: subprocess.Popen) -> list[int]:
+    """The tasks in the memory group of the capture `p` (named by its pid; other captures' groups left alone)."""
+    procs = memcap.CGROUP / "memory" / f"{memcap.PREFIX}{p.pid}" / "cgroup.procs"
+    try:
+        return [int(pid) for pid in procs.read_text().split()]
+    except OSError:
+        return []
+
+
 def _capped_node_running(tmp_path: Path, run_id: str) -> tuple[subprocess.Popen, Path]:
-    """A 120-s capped capture let run until its node is inside the group and its client runs."""
+    """A 20-s capped capture let run until its node is inside its group and its client runs (a client whose
+    node is killed fails every operation, one log line each, until the run's end: keep it short)."""
     log = tmp_path / f"{run_id}.log"
     with open(log, "wb") as f:
-        p = subprocess.Popen(_command(tmp_path, _sheet(tmp_path, run_id, 120, traced=False), run_id), stdout=f,
+        p = subprocess.Popen(_command(tmp_path, _sheet(tmp_path, run_id, 20, traced=False), run_id), stdout=f,
                              stderr=subprocess.STDOUT, cwd=tmp_path)  # fmt: skip
-    deadline = time.monotonic() + 900  # the lock may be held; the image's load and the node's start take minutes
-    while not (_jvms_in_groups() and "site.ycsb.Client -t" in log.read_text(errors="replace")):
+    deadline = time.monotonic() + 1800  # the lock may be held; the image's load and the node's start take minutes
+    while not (_in_group(p) and "site.ycsb.Client -t" in log.read_text(errors="replace")):
         assert p.poll() is None and time.monotonic() < deadline, log.read_text(errors="replace")[-3000:]
         time.sleep(0.5)
     time.sleep(3)
@@ -95,13 +107,15 @@ def test_capped_node_interrupted_or_killed_leaves_nothing(tmp_path, how):
         if how == "sigint":
             p.send_signal(signal.SIGINT)  # as Ctrl-C
         else:  # the node dies under the cap, as an OOM kill would end it
-            for pid in _jvms_in_groups():
+            for pid in _in_group(p):
                 subprocess.run(["kill", "-KILL", str(pid)], check=False)
         code = p.wait(timeout=300)
     finally:
         if p.poll() is None:
             p.kill()
     assert code != 0, log.read_text(errors="replace")[-3000:]
+    if how == "node-killed":
+        assert "Cassandra exited (-9) during the run phase" in log.read_text(errors="replace").splitlines()[-1]
     assert not (tmp_path / "raw" / f"t-{how}").exists(), "a failed run published a directory"
     _nothing_left(tmp_path / "work")
     _no_groups()
