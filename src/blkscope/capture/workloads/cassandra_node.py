@@ -203,10 +203,11 @@ class Node:
                 time.sleep(0.5)
         raise RuntimeError(f"Cassandra's CQL port {self.ports['native']} did not open in {START_TIMEOUT_S} s")
 
-    def check_running(self, during: str) -> None:
-        """RuntimeError when the node has exited (e.g. killed under a memory cap) while its client ran."""
+    def exited(self) -> str | None:
+        """Why the node is gone (e.g. killed under a memory cap), or None while it runs: run_to_file's `watch`."""
         if self.proc is not None and self.proc.poll() is not None:
-            raise RuntimeError(f"Cassandra exited ({self.proc.returncode}) during {during}")
+            return f"Cassandra exited ({self.proc.returncode})"
+        return None
 
     def nodetool(self, *args: str, java: str = "java", home: str = "HOME") -> list[str]:
         """Cassandra's nodetool (cassandra-all's NodeTool with the module flags its bin/nodetool gives Java 17)
