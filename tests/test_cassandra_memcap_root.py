@@ -55,6 +55,7 @@ def test_capped_node_from_an_image_records_the_cap_and_removes_it(tmp_path):
     assert "sh -c" not in wl["commands"]["run"] and wl["node"]["exit_code"] is not None
     conf = yaml.safe_load((out / "cassandra.yaml").read_text())
     assert conf["memtable_heap_space"] == "48MiB" and conf["file_cache_enabled"] is False
+    assert any("DiskAccessMode is standard, indexAccessMode is standard" in x for x in wl["node"]["commitlog_access"])
     loaded = yaml.safe_load((out / "cassandra-load.yaml").read_text())
     assert "memtable_heap_space" not in loaded  # the loading node ran on Cassandra's defaults
     img = meta["image"]

@@ -103,6 +103,7 @@ def test_capped_job_starts_the_node_inside_the_cap_and_the_client_outside(tmp_pa
     ports = {"native": 1, "storage": 2}
     run, load = (cassandra_node.config(Path("/m"), o, ports) for o in (w.options, w.load_node_options()))
     assert run["memtable_heap_space"] == "48MiB" and run["file_cache_enabled"] is False and run["row_cache_size"]
+    assert run["disk_access_mode"] == "standard"  # no mmap: the group can reclaim every page-cache page
     assert not {"memtable_heap_space", "file_cache_enabled", "key_cache_size"} & set(load)
     assert load["commitlog_sync_period"] == run["commitlog_sync_period"] == "10000ms"
     text = describe(plan)

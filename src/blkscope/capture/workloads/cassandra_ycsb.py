@@ -55,8 +55,11 @@ DEFAULTS = {
 }
 # The SSD study's regime (issue P): workload A on a node under a memory cap (the module's docstring). The heap and
 # the caches are set inside the cap, each knowingly: memtables on the heap (heap_buffers) at a quarter of it, the
-# key cache at Cassandra's default share (5 % of the heap), no row cache, and the chunk cache off (Cassandra 5.0's
-# default), so the cache the runs measure is the page cache. Sizes from the pilot (2026-11-28, ext4, 1 M records;
+# key cache at Cassandra's default share (5 % of the heap), no row cache, the chunk cache off (Cassandra 5.0's
+# default), and data and index files read with read(2), not mmap (`disk_access_mode: standard`; 5.0's default maps
+# the index files, and at 7 M records the mapped index pages, hot and mlockall'ed JVM beside them, left the group
+# nothing to reclaim: OOM kill after 64 s at ~400 ops/s), so the cache the runs measure is the page cache. Sizes
+# from the pilots (2026-11-28, ext4, 1 M and 7 M records;
 # data/raw/README.md, "Cassandra in the SSD study's regime"): the node's JVM holds its heap plus ~330 MiB of native
 # memory (heap 192 MiB: 521 MiB anonymous at the run's end), so a 640 MiB cap leaves ~110 MiB of page cache; a
 # 128 MiB heap collapsed in old-generation collections (30 s pauses, 98 % of operations failed). 7,000,000 records
@@ -66,7 +69,7 @@ CAPPED_HEAP_MB = 192
 CAPPED = {"load_once": True, "recordcount": 7_000_000, "read_s": 0, "node_heap_mb": CAPPED_HEAP_MB,
           "node_yaml": {"memtable_allocation_type": "heap_buffers", "memtable_heap_space": f"{CAPPED_HEAP_MB // 4}MiB",
                         "key_cache_size": f"{CAPPED_HEAP_MB // 20}MiB", "row_cache_size": "0MiB",
-                        "file_cache_enabled": False},
+                        "file_cache_enabled": False, "disk_access_mode": "standard"},
           "warmup_s": {"run": 60}, "trace_window_s": [150, 3], "max_failed_fraction": 0.01}  # fmt: skip
 JOBS = {
     "workloada-c-zipfian-sat": {},
