@@ -1,6 +1,7 @@
 """The Cassandra workload without a node: options from the runs sheet, cassandra.yaml, the cassandra-stress and
-CQL-client commands, the dry run, cassandra-stress's Results block from a log captured here, and the build of
-cassandra-stress from a configured Apache Cassandra source tree (skipped, with the reason, when none is)."""
+CQL-client commands, the dry run, cassandra-stress's Results block from a log captured here, the build of
+cassandra-stress from a configured Apache Cassandra source tree (skipped, with the reason, when none is), and
+nodetool's pending compactions from its real output."""
 
 from __future__ import annotations
 
@@ -172,3 +173,13 @@ def test_every_cassandra_stress_log_of_the_dataset_ingests_without_warnings(tmp_
         assert s.filter(pl.col("metric") == "Op rate")["value"].max() > 0, log
         nan_seen |= s.filter(pl.col("metric") == "Avg GC time")["value"].is_nan().any()
     assert nan_seen, "no log with NaN GC time: the case this guards is gone from the dataset"
+
+
+def test_pending_compactions_of_real_nodetool_output():
+    text = (ROOT / "tests/fixtures/cassandra/nodetool-compactionstats-5.0.9.txt").read_text()
+    assert cassandra_node.pending_compactions(text) == 0  # not `compactions completed`'s 1
+    busy = text.replace("pending tasks                    0", "pending tasks                    12")
+    assert cassandra_node.pending_compactions(busy) == 12
+    assert cassandra_node.pending_compactions("pending tasks: 3\n") == 3  # the layout before 5.0
+    with pytest.raises(ValueError, match="no 'pending tasks' line"):
+        cassandra_node.pending_compactions("nodetool: Failed to connect to '127.0.0.1:7199'\n")

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import polars as pl
@@ -153,6 +154,19 @@ def test_run_to_file_output_errors_and_timeout(tmp_path):
         run_to_file([sys.executable, "-c", "import sys; print('boom'); sys.exit(3)"], out)
     with pytest.raises(RuntimeError, match="did not finish"):
         run_to_file([sys.executable, "-c", "import time; time.sleep(30)"], out, timeout_s=0.5)
+
+
+def test_run_to_file_stops_the_tool_when_its_watch_says_so(tmp_path):
+    """A client whose server died is stopped within a second or two, not at its own end (here 60 s)."""
+    out, server = tmp_path / "o.txt", subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1.5)"])
+    died = lambda: None if server.poll() is None else f"server exited ({server.returncode})"  # noqa: E731
+    t0 = time.monotonic()
+    with pytest.raises(RuntimeError, match=r"stopped: server exited \(0\)"):
+        run_to_file([sys.executable, "-c", "import time; print('up', flush=True); time.sleep(60)"], out, watch=died)
+    assert time.monotonic() - t0 < 20 and out.read_text().startswith("up\n")  # then Python's SIGINT traceback
+    # a watch that never fires leaves the tool to finish, its output whole
+    run_to_file([sys.executable, "-c", "import time; time.sleep(1.2); print('done')"], out, watch=lambda: None)
+    assert out.read_text() == "done\n"
 
 
 def test_journal_summary_rejects_bad_json(tmp_path):

@@ -48,8 +48,9 @@ TOOLS = ("losetup", "mount", "umount", "fio", "iostat")
 # After fio, still traced: `sync -f` makes the filesystem write what the workload left for later (btrfs commits
 # every 30 s, ext4 every 5 s: longer than a short run), then a pause lets completions land.
 SETTLE_S = 1.0
-# the workloads whose processes start inside a memory cap (Workload.wrapped; fio.run's cap)
-MEMCAP_WORKLOADS = ("ycsb", "fio")
+# the workloads whose processes start inside a memory cap (Workload.wrapped; fio.run's cap): YCSB's JVM with RocksDB
+# in it, fio, and the Cassandra node driven by YCSB (its client outside: cassandra_ycsb.py)
+MEMCAP_WORKLOADS = ("ycsb", "fio", "cassandra-ycsb")
 
 
 @dataclass

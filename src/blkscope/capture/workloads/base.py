@@ -6,8 +6,9 @@ import os
 import shlex
 import subprocess
 import sys
+import time
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from blkscope.capture import memcap, procs
@@ -115,9 +116,11 @@ def run_to_file(
     stderr_to_out: bool = True,
     cwd: Path | None = None,
     timeout_s: float = 600,
+    watch: Callable[[], str | None] | None = None,
 ) -> str:
     """Run cmd to completion, stdout (and stderr) into `out`; stop it (SIGINT, then SIGKILL) on an exception such
-    as a signal turned into one. Returns stderr when it is kept apart. Raises RuntimeError on a non-zero exit."""
+    as a signal turned into one. Returns stderr when it is kept apart. Raises RuntimeError on a non-zero exit.
+    `watch`, asked every second: a reason to stop cmd now (e.g. the server it drives has died), or None."""
     where = "" if cwd is None else f"(cd {cwd}) "
     print(f"+ {where}{shlex.join(cmd)} {'>>' if append else '>'} {out}", file=sys.stderr, flush=True)
     with open(out, "ab" if append else "wb") as f:
@@ -130,8 +133,18 @@ def run_to_file(
             cwd=cwd,
             process_group=0,
         )
+        deadline = time.monotonic() + timeout_s
         try:
-            _, err = p.communicate(timeout=timeout_s)
+            while True:
+                try:
+                    _, err = p.communicate(timeout=min(1.0, timeout_s) if watch else timeout_s)
+                    break
+                except subprocess.TimeoutExpired:
+                    if time.monotonic() >= deadline:
+                        raise
+                    why = watch() if watch else None
+                    if why:
+                        raise RuntimeError(f"{memcap.tool(cmd)} stopped: {why}") from None
         except BaseException as e:
             procs.stop(p, grace_s=10)
             if isinstance(e, subprocess.TimeoutExpired):

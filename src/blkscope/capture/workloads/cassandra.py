@@ -24,7 +24,7 @@ from blkscope.capture import extents, record
 from blkscope.capture.sh import version
 from blkscope.capture.workloads import cassandra_stress
 from blkscope.capture.workloads.base import Workload, maven_jar, run_to_file
-from blkscope.capture.workloads.cassandra_node import Node
+from blkscope.capture.workloads.cassandra_node import Node, heap
 
 COMMITLOG = {  # runs-sheet column -> default when the cell is empty
     "commitlog_compression": "none",
@@ -99,11 +99,19 @@ class _Node(Workload):
         }
         self.info["build"] = " ".join(self.build_command())
 
+    def new_node(self, out: Path, log: str = NODE_LOG) -> Node:
+        """A node whose cassandra.yaml goes into `out` and whose log is `out/log`."""
+        logback, tools = (self.project / f"logback-{n}.xml" for n in ("node", "tools"))
+        return Node(self.lib, logback.resolve(), out.resolve(), out / log, tools.resolve())
+
     def start_node(self, mnt: Path, out: Path) -> None:
-        self.node = Node(self.lib, (self.project / "logback-node.xml").resolve(), out.resolve(), out / NODE_LOG)
-        self.info["cassandra_yaml"] = self.node.start(mnt, self.options)
+        """The run's node: inside the run's memory cap when it has one (the client stays outside), with the
+        options' heap (`node_heap_mb`, 0: 1 GiB) and cassandra.yaml settings (`node_yaml`)."""
+        self.node = self.new_node(out)
+        node_heap = heap(self.options.get("node_heap_mb") or 0)
+        self.info["cassandra_yaml"] = self.node.start(mnt, self.options, node_heap, self.wrapped)
         self.info["node"] = {
-            "command": " ".join(self.node.command("<mountpoint>")),
+            "command": " ".join(self.wrapped(self.node.command("<mountpoint>", heap=node_heap))),
             "ports": self.node.ports,
             "start_s": self.node.started_s,
         }
@@ -123,14 +131,7 @@ class _Node(Workload):
             return
         self.info.setdefault("node", {})["exit_code"] = node.stop()
         self.node = None
-        log = node.log
-        if log.exists():
-            text = log.read_text(errors="replace")
-            self.info["node"]["commitlog_access"] = [
-                ln.split(" - ", 1)[-1] for ln in text.splitlines() if "resolved to" in ln or "DiskAccessMode is" in ln
-            ][:2]
-            record.zst(log, log.with_name(log.name + ".zst"))
-            log.unlink()
+        self.info["node"] |= close_log(node.log)
 
     guest_refused = (
         "no Java payload for cassandra-stress or the CQL test client (the guest runs the node with YCSB: "
@@ -278,6 +279,18 @@ class CassandraCql(_Node):
             f"write cassandra.yaml; start Cassandra on {mnt}; wait for the CQL port",
             " ".join(self.command()) + " > cql-load.txt  (then, after tracing: stop Cassandra by PID, always)",
         ]
+
+
+def close_log(log: Path) -> dict:
+    """The node's stopped log compressed (`<log>.zst`, the text removed); returns how the node resolved its
+    commitlog and data access modes (from the log's lines)."""
+    if not log.exists():
+        return {}
+    text = log.read_text(errors="replace")
+    access = [ln.split(" - ", 1)[-1] for ln in text.splitlines() if "resolved to" in ln or "DiskAccessMode is" in ln]
+    record.zst(log, log.with_name(log.name + ".zst"))
+    log.unlink()
+    return {"commitlog_access": access[:2]}
 
 
 def summary(path: Path) -> dict:

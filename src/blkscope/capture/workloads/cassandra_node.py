@@ -1,21 +1,30 @@
 """One single-node Apache Cassandra (cassandra-all from Maven Central, tools/cassandra) for one run: its
 cassandra.yaml written from the run's options, commitlog and data directories on the filesystem under test,
 bound to 127.0.0.1 on free ports, started in its own process group, ready when the CQL port answers, stopped by
-its PID (SIGTERM, then SIGKILL) also when the run fails or is interrupted."""
+its PID (SIGTERM, then SIGKILL) also when the run fails or is interrupted.
+
+A node may start inside a memory cap (`start(..., wrap=MemCap.wrap)`: its JVM joins the group before its first
+page) with a heap and cassandra.yaml settings of the run's own (`heap`, options' `node_yaml`). `quiesce()` readies
+a loaded node to be stopped into an image (capture/image.py) through Cassandra's own nodetool over local JMX:
+memtables flushed, pending compactions finished (up to a timeout), then `drain`, so the files left on disk are
+what the next start reads and its commitlog has nothing to replay."""
 
 from __future__ import annotations
 
+import re
 import shlex
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import yaml
 
 from blkscope.capture import procs
+from blkscope.capture.sh import sh
 
 # conf/jvm17-server.options of Apache Cassandra 5.0 (G1 settings and the module flags Java 17 needs), and a heap
 # that fits beside cassandra-stress on this machine.
@@ -59,15 +68,12 @@ NETTY = (
     "-Dio.netty.allocator.useCacheForAllThreads=true",
     "-Dio.netty.allocator.maxOrder=11",
 )
-JVM17 = (
-    *GC,
-    "-Djdk.attach.allowAttachSelf=true",
-    *(f"--add-exports={m}=ALL-UNNAMED" for m in EXPORTS),
-    *(f"--add-opens={m}=ALL-UNNAMED" for m in OPENS),
-    *NETTY,
-)
+MODULES = (*(f"--add-exports={m}=ALL-UNNAMED" for m in EXPORTS), *(f"--add-opens={m}=ALL-UNNAMED" for m in OPENS))
+JVM17 = (*GC, "-Djdk.attach.allowAttachSelf=true", *MODULES, *NETTY)
 HEAP = ("-Xms1g", "-Xmx1g")
 MAIN = "org.apache.cassandra.service.CassandraDaemon"
+NODETOOL = "org.apache.cassandra.tools.NodeTool"
+COMPACTION_WAIT_S = 900  # after a load: pending compactions may run this long before the drain
 START_TIMEOUT_S = 180  # 6-13 s measured on an idle machine; the machine is shared
 STOP_GRACE_S = 60
 
@@ -119,7 +125,12 @@ def config(mnt: Path, o: dict, ports: dict) -> dict:
         c["commitlog_compression"] = [{"class_name": f"{o['commitlog_compression']}Compressor"}]
     if o.get("request_timeout_ms"):
         c |= request_timeouts(o["request_timeout_ms"])
-    return c
+    return c | (o.get("node_yaml") or {})  # the run's own memtable and cache sizes (a capped node's)
+
+
+def heap(mb: int) -> tuple[str, ...]:
+    """-Xms/-Xmx of `mb` MiB (0: HEAP, 1 GiB)."""
+    return (f"-Xms{mb}m", f"-Xmx{mb}m") if mb else HEAP
 
 
 def request_timeouts(ms: int) -> dict[str, str]:
@@ -136,8 +147,9 @@ def yaml_text(cfg: dict) -> str:
 
 
 class Node:
-    def __init__(self, lib: Path, logback: Path, conf_dir: Path, log: Path) -> None:
+    def __init__(self, lib: Path, logback: Path, conf_dir: Path, log: Path, tools_logback: Path | None = None) -> None:
         self.lib, self.logback, self.conf_dir, self.log = lib, logback, conf_dir, log
+        self.tools_logback = tools_logback  # nodetool's (warnings on stderr only)
         self.proc: subprocess.Popen | None = None
         self.ports: dict[str, int] = {}
         self.started_s: float | None = None
@@ -160,14 +172,16 @@ class Node:
             MAIN,
         ]
 
-    def start(self, mnt: Path, options: dict) -> dict:
+    def start(self, mnt: Path, options: dict, heap: tuple[str, ...] = HEAP, wrap=None) -> dict:
+        """Write cassandra.yaml, start the node (`wrap(cmd)`: e.g. inside a memory cap), wait for its CQL port."""
         for d in ("commitlog", "data", "saved_caches", "hints", "cdc_raw"):
             (mnt / d).mkdir(exist_ok=True)
         native, storage, jmx = free_ports(3)
         self.ports = {"native": native, "storage": storage, "jmx": jmx}
         cfg = config(mnt, options, self.ports)
         (self.conf_dir / "cassandra.yaml").write_text(yaml_text(cfg))
-        cmd = self.command(mnt, jmx)
+        cmd = self.command(mnt, jmx, heap=heap)
+        cmd = wrap(cmd) if wrap else cmd
         print(f"+ {shlex.join(cmd)} > {self.log} &", file=sys.stderr, flush=True)
         t0 = time.monotonic()
         with open(self.log, "wb") as f:
@@ -189,6 +203,36 @@ class Node:
                 time.sleep(0.5)
         raise RuntimeError(f"Cassandra's CQL port {self.ports['native']} did not open in {START_TIMEOUT_S} s")
 
+    def exited(self) -> str | None:
+        """Why the node is gone (e.g. killed under a memory cap), or None while it runs: run_to_file's `watch`."""
+        if self.proc is not None and self.proc.poll() is not None:
+            return f"Cassandra exited ({self.proc.returncode})"
+        return None
+
+    def nodetool(self, *args: str, java: str = "java", home: str = "HOME") -> list[str]:
+        """Cassandra's nodetool (cassandra-all's NodeTool with the module flags its bin/nodetool gives Java 17)
+        against this node's JMX; `home`: where it writes its history (~/.cassandra/nodetool.history)."""
+        logback = [f"-Dlogback.configurationFile={self.tools_logback}"] if self.tools_logback else []
+        return [java, "-Xmx128m", *MODULES, f"-Duser.home={home}", *logback, "-cp", f"{self.lib}/*", NODETOOL,
+                "-h", "127.0.0.1", "-p", str(self.ports.get("jmx", "JMX")), *args]  # fmt: skip
+
+    def quiesce(self, compaction_timeout_s: float = COMPACTION_WAIT_S) -> dict:
+        """Flush, wait for pending compactions (up to the timeout), drain: what the node leaves is its data only.
+        Returns the steps' times and the compactions still pending at the drain (0 unless timed out)."""
+        with tempfile.TemporaryDirectory(prefix="blkscope-nodetool-") as home:
+            t0 = time.monotonic()
+            sh(self.nodetool("flush", home=home), timeout=600)
+            flushed = time.monotonic()
+            pending = pending_compactions(sh(self.nodetool("compactionstats", home=home), timeout=120))
+            while pending and time.monotonic() - flushed < compaction_timeout_s:
+                time.sleep(5)
+                pending = pending_compactions(sh(self.nodetool("compactionstats", home=home), timeout=120))
+            waited = time.monotonic()
+            sh(self.nodetool("drain", home=home), timeout=600)
+        return {"flush_s": round(flushed - t0, 1), "compactions_wait_s": round(waited - flushed, 1),
+                "pending_compactions_at_drain": pending, "drain_s": round(time.monotonic() - waited, 1),
+                "command": " ".join(self.nodetool("<flush|compactionstats|drain>"))}  # fmt: skip
+
     def stop(self) -> int | None:
         """SIGTERM (Cassandra's shutdown hook), SIGKILL after STOP_GRACE_S; the exit status, None if never run."""
         p = self.proc
@@ -197,3 +241,12 @@ class Node:
         if p.poll() is None:
             print(f"+ kill -TERM {p.pid}  (Cassandra)", file=sys.stderr, flush=True)
         return procs.stop(p, signal.SIGTERM, STOP_GRACE_S)
+
+
+def pending_compactions(text: str) -> int:
+    """The `pending tasks` of `nodetool compactionstats` (5.0: a table, `pending tasks   N`; before: `pending tasks:
+    N`); ValueError when the output has no such line."""
+    m = re.search(r"^pending tasks:?\s+(\d+)\s*$", text, re.MULTILINE)
+    if m is None:
+        raise ValueError(f"nodetool compactionstats printed no 'pending tasks' line: {text.strip()[:200]!r}")
+    return int(m.group(1))
