@@ -238,11 +238,16 @@ CLAIMS: list[Claim] = [
 ]
 
 
+# an estimate whose runs do not vary (every run of an arm read the same value: S3-relatime's deterministic atime
+# writes, S1-hot-meta's zero shares) has an interval of no width: the row says so instead of printing it
+NO_SPREAD = "(no spread between runs: no interval)"
+
+
 def ours_text(e: vd.Estimate | None, fmt: str) -> str:
     if e is None:
         return "--"
-    if e.lo == e.hi == e.value:
-        return _fmt(e.value, fmt)
+    if math.isclose(e.lo, e.hi, rel_tol=1e-9):  # no width but the float noise of a variance summed from equal runs
+        return f"{_fmt(e.value, fmt)} {NO_SPREAD}"
     return f"{_fmt(e.value, fmt)} [{_fmt(e.lo, fmt)}, {_fmt(e.hi, fmt)}]"
 
 
