@@ -506,3 +506,16 @@ def test_a_window_gains_the_run_length_unless_it_states_the_whole_runs():
     assert window_text("steady window (>= 90 s)", "180 s") == "steady window (>= 90 s; runs of 180 s)"
     assert window_text("the run's iostat window", "2-20 s") == "the run's iostat window (runs of 2-20 s)"
     assert window_text("--", "20 s") == "--" and window_text("whole run", None) == "whole run"
+
+
+def test_the_runs_counted_are_the_strata_the_pooled_estimate_reads():
+    # a stratum with one run in an arm has no spread: it is left out of the estimate, so out of its n too
+    from blkscope.paper.claim_runs import strata_ratio
+
+    x = lambda *v: np.array(v, float)  # noqa: E731
+    strata = [("a", x(2.0, 2.1, 2.2), x(1.0, 1.1, 1.0)), ("b", x(3.0, 3.1), x(1.5, 1.6)), ("c", x(9.0), x(1.0, 1.2))]
+    r = strata_ratio(strata, ("btrfs", "ext4"), vd.more())
+    assert r.n == "5 vs 5 in 2 strata" and "left out (an arm with < 2 runs or a value <= 0): c 9.00/1.10 (1 vs 2)" \
+        in r.measurement and "; c " not in r.measurement.split("left out")[0]
+    one = strata_ratio(strata[:1] + strata[2:], ("btrfs", "ext4"), vd.more())
+    assert one.n == "3 vs 3"  # one stratum read: as two arms say it
