@@ -380,6 +380,26 @@ def test_mrc_captions_say_which_profile_is_of_record(tables, tmp_path):
     assert "No curve is drawn" in miss_ratio_curve.caption(exact.clear())
 
 
+def test_rank_frequency_caption_reads_the_setups_it_leaves_out_from_the_data(tables, tmp_path):
+    """The fio run's pages are not revisited: the caption counts it among the setups not drawn and gives how often
+    its hottest page is accessed, from the figure data (it once said, typed, "once or twice")."""
+    from blkscope.figures import rank_frequency
+
+    rank = pl.read_parquet(tables["rank-frequency"])
+    fio = rank.filter((pl.col("run_id") == FIO) & (pl.col("op") == "all"))["count"].max()
+    hottest = "once" if fio == 1 else f"{fio:,} times".replace(",", "{,}")
+    cap = rank_frequency.caption(rank)
+    assert cap.startswith(rank_frequency.CAPTION) and f"Not drawn here: one setup, whose runs' hottest page is " \
+        f"accessed {hottest};" in cap, cap
+    tex = tmp_path / "rank.tex"
+    assert main(["paper-figure", "rank_frequency", "-o", str(tex), "--table",
+                 f"rank_frequency={tables['rank-frequency']}"]) == 0  # fmt: skip
+    assert f"accessed {hottest};" in tex.read_text()
+    assert rank_frequency.caption(rank.filter(pl.col("run_id") != FIO)).endswith("Every setup of the traced runs "
+                                                                                "is drawn.")  # fmt: skip
+    assert "nothing is drawn" in rank_frequency.caption(rank.clear())
+
+
 def test_figure_command_renders_once_and_without_pandas(tables, tmp_path):
     """`blkscope figure` hands altair the polars table (no pandas import: ~0.4 s of each figure job) and converts
     the PDF and PNG from the one SVG it renders: the PNG is the SVG's size at 2x."""
