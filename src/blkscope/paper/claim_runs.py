@@ -186,8 +186,8 @@ def strata_ratio(strata: list[Stratum], names: tuple[str, str], size: vd.Size, u
         label = f"{strata[0][0]}: " if strata and strata[0][0].strip() else ""
         return Result(r.estimate, label + r.measurement, r.n, load, r.verdict)
     kept = [a.size >= 2 and b.size >= 2 and (not ratio or (a.min() > 0 and b.min() > 0)) for _, a, b in strata]
-    full = [x for x, k in zip(strata, kept) if k]
-    out = [x for x, k in zip(strata, kept) if not k]
+    full = [x for x, k in zip(strata, kept, strict=True) if k]
+    out = [x for x, k in zip(strata, kept, strict=True) if not k]
 
     def listed(part: list[Stratum]) -> str:
         return "; ".join(f"{s} {a.mean():.{digits}f}/{b.mean():.{digits}f}{' ' + unit if unit else ''}"
