@@ -426,7 +426,7 @@ def volume_growth(tb: Tables, size: vd.Size) -> Result:
     full = [a for a in per.values() if min(x.size for x in a) >= 2]
     if not full:
         return Result(None, m or "--", n, SATURATING, FEW)
-    k, n = len(full), " vs ".join(str(sum(a[i].size for a in full)) for i in range(len(cells)))  # the runs read
+    k = len(full)
     est = vd.log_contrast([x for a in full for x in a], [w / k for _ in full for w in (1, -1, -1, 1)], size.level)
     left = f"; {len(per) - k} batches left out (a cell with < 2 runs)" if k < len(per) else ""
     lg = [[np.log(x) for x in a] for a in full]
