@@ -269,6 +269,10 @@ def test_noatime_claims_compare_device_writes_per_read_against_noatime():
     io = [(r[0], "wkb_s", (8.0 if r[5] == "relatime" else 0.0) / 10) for r in rows]
     r = _row(evaluate(_tables(runs.drop("kib"), m, io)), "S3-relatime")
     assert r["lo"] == pytest.approx(r["hi"], rel=1e-9) and r["ours"] == "0.8 KiB (no spread between runs: no interval)"
+    # a rule over runs (no standard error) has no interval either, and is not said to have no spread
+    from blkscope.paper.claims import ours_text
+
+    assert ours_text(vd.Estimate(0.35, 0.35, 0.35, math.nan, "smallest over runs"), "ms") == "0.35 ms"
 
 
 def test_volume_growth_is_a_ratio_of_ratios_and_inode64_is_judged_on_the_larger_volume():

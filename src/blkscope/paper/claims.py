@@ -239,15 +239,18 @@ CLAIMS: list[Claim] = [
 
 
 # an estimate whose runs do not vary (every run of an arm read the same value: S3-relatime's deterministic atime
-# writes, S1-hot-meta's zero shares) has an interval of no width: the row says so instead of printing it
+# writes, S1-hot-meta's zero shares) has an interval of no width: the row says so instead of printing it. A rule
+# over runs (S4-ms: the smallest maximum) has no standard error and no interval to speak of: a bare number.
 NO_SPREAD = "(no spread between runs: no interval)"
 
 
 def ours_text(e: vd.Estimate | None, fmt: str) -> str:
     if e is None:
         return "--"
-    if math.isclose(e.lo, e.hi, rel_tol=1e-9):  # no width but the float noise of a variance summed from equal runs
+    if math.isfinite(e.se) and math.isclose(e.lo, e.hi, rel_tol=1e-9):  # no width but a variance's float noise
         return f"{_fmt(e.value, fmt)} {NO_SPREAD}"
+    if e.lo == e.hi == e.value:
+        return _fmt(e.value, fmt)
     return f"{_fmt(e.value, fmt)} [{_fmt(e.lo, fmt)}, {_fmt(e.hi, fmt)}]"
 
 
