@@ -43,20 +43,26 @@ def _with_setup(rank: pl.DataFrame) -> pl.DataFrame:
 
 
 def caption(rank: pl.DataFrame) -> str:
-    """CAPTION, then the setups the figure leaves out: how many, and the fewest and most accesses of their runs'
-    hottest page (the data say how flat they are; the all_setups notebook draws them)."""
-    from blkscope.paper.latex import counted, fmt_int
+    """CAPTION, then the setups the figure leaves out, from the figure data: the other setups whose pages are
+    revisited (past MAX_SETUPS), and the rest with the fewest and most accesses of their runs' hottest page (the
+    all_setups notebook draws them all)."""
+    from blkscope.paper.latex import counted, fmt_int, join_and
 
     if rank.is_empty():
         return CAPTION + " No traced run: nothing is drawn."
     top = select.ours(select.top_counts(_with_setup(rank)))
-    rest = top.filter(~pl.col("setup").is_in(select.skewed(top)))
-    if rest.is_empty():
+    drawn, revisited = select.skewed(top), select.skewed(top, limit=top.height)
+    rest = top.filter(~pl.col("setup").is_in(revisited))
+    others = len(revisited) - len(drawn)
+    parts = [f"{counted(others, 'other setup', 'other setups')} whose pages are revisited"] if others else []
+    if not rest.is_empty():
+        lo, hi = fmt_int(rest["top_count"].min()), fmt_int(rest["top_count"].max())
+        times = "once" if hi == "1" else f"{lo} times" if lo == hi else f"{lo} to {hi} times"
+        n = counted(rest["setup"].n_unique(), "setup", "setups")
+        parts.append(f"{n} whose runs' hottest page is accessed {times}")
+    if not parts:
         return CAPTION + " Every setup of the traced runs is drawn."
-    lo, hi = fmt_int(rest["top_count"].min()), fmt_int(rest["top_count"].max())
-    times = "once" if hi == "1" else f"{lo} times" if lo == hi else f"{lo} to {hi} times"
-    return (f"{CAPTION} Not drawn here: {counted(rest['setup'].n_unique(), 'setup', 'setups')}, whose runs' hottest "
-            f"page is accessed {times}; the \\texttt{{all\\_setups}} notebook draws every setup.")
+    return f"{CAPTION} Not drawn here: {join_and(parts)}; the \\texttt{{all\\_setups}} notebook draws every setup."
 
 
 def chart(rank: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMixin:
