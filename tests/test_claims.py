@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 from scipy import stats
 
-from blkscope.analysis.stats import verdict as vd
+from blkscope.paper import claim_verdict as vd
 from blkscope.paper.claims import CLAIMS, evaluate
 
 METRIC_COLS = ["run_id", "workload", "job", "filesystem", "testbed", "traced", "repeat", "metric", "value"]

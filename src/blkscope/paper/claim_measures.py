@@ -17,8 +17,8 @@ import numpy as np
 import polars as pl
 
 from blkscope.analysis.load.overhead import pooled_overhead
-from blkscope.analysis.stats import verdict as vd
 from blkscope.analysis.summaries.run_groups import LIGHT, SATURATING, cassandra_mode
+from blkscope.paper import claim_verdict as vd
 from blkscope.paper.claim_runs import (
     FEW,
     NO_RUNS,

@@ -22,9 +22,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 import polars as pl
 
-from blkscope.analysis.stats import verdict as vd
-from blkscope.analysis.stats.heterogeneity import Heterogeneity, cochran_q, dersimonian_laird
 from blkscope.analysis.summaries.run_groups import LIGHT, SATURATING, with_groups
+from blkscope.paper import claim_verdict as vd
+from blkscope.paper.claim_heterogeneity import Heterogeneity, cochran_q, dersimonian_laird
 
 Tables = dict[str, pl.DataFrame]
 NO_RUNS = "not tested (no runs)"
