@@ -78,5 +78,5 @@ def test_decision_p_below_alpha_exactly_when_the_interval_decides(size):
 
 def test_decision_p_of_a_difference_against_a_one_sided_band():
     e = vd.welch_diff([140.0, 141.0, 142.0], [0.0, 0.5, 1.0])
-    d = e.decision(vd.within(0.0, math.inf, "> 0"))
+    d = vd.decision(e, vd.within(0.0, math.inf, "> 0"))
     assert d.kind == "replicates" and d.p < 1e-4
