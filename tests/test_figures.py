@@ -15,10 +15,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 import vl_convert as vlc
+from panels import panel_marks
 
 from blkscope.cli import main
 from blkscope.figures import FIGURES
-from blkscope.figures.panels import panel_marks
 from blkscope.figures.theme import COLUMN_WIDTH_PT, MAX_FIGURE_HEIGHT_PT, TEXT_WIDTH_PT
 from blkscope.paper.figure_tex import width as figure_width
 from blkscope.paper.pdf_geometry import check_figure_pdf
