@@ -389,7 +389,7 @@ def test_rank_frequency_caption_reads_the_setups_it_leaves_out_from_the_data(tab
     fio = rank.filter((pl.col("run_id") == FIO) & (pl.col("op") == "all"))["count"].max()
     hottest = "once" if fio == 1 else f"{fio:,} times".replace(",", "{,}")
     cap = rank_frequency.caption(rank)
-    assert cap.startswith(rank_frequency.CAPTION) and f"Not drawn here: one setup whose runs' hottest page is " \
+    assert cap.startswith(rank_frequency.CAPTION) and f"Not drawn here: one setup whose median run's hottest page is " \
         f"accessed {hottest};" in cap, cap
     tex = tmp_path / "rank.tex"
     assert main(["paper-figure", "rank_frequency", "-o", str(tex), "--table",
@@ -401,8 +401,8 @@ def test_rank_frequency_caption_reads_the_setups_it_leaves_out_from_the_data(tab
     # more revisited setups than the figure draws: the others are counted apart
     many = pl.concat([rank.filter(pl.col("run_id") == YCSB).with_columns(setup=pl.lit(f"s{i}"), run_id=pl.lit(f"r{i}"))
                       for i in range(select.MAX_SETUPS + 2)] + [rank.filter(pl.col("run_id") == FIO)])
-    assert f"Not drawn here: two other setups whose pages are revisited and one setup whose runs' hottest page is " \
-        f"accessed {hottest};" in rank_frequency.caption(many)
+    assert f"Not drawn here: two other setups whose pages are revisited and one setup whose median run's hottest " \
+        f"page is accessed {hottest};" in rank_frequency.caption(many)
 
 
 def test_figure_command_renders_once_and_without_pandas(tables, tmp_path):

@@ -44,22 +44,24 @@ def _with_setup(rank: pl.DataFrame) -> pl.DataFrame:
 
 def caption(rank: pl.DataFrame) -> str:
     """CAPTION, then the setups the figure leaves out, from the figure data: the other setups whose pages are
-    revisited (past MAX_SETUPS), and the rest with the fewest and most accesses of their runs' hottest page (the
-    all_setups notebook draws them all)."""
-    from blkscope.paper.latex import counted, fmt_int, join_and
+    revisited (past MAX_SETUPS), and the rest with the fewest and most accesses of their median run's hottest page
+    (the all_setups notebook draws them all)."""
+    from blkscope.paper.latex import counted, fmt_float, join_and
 
     if rank.is_empty():
         return CAPTION + " No traced run: nothing is drawn."
     top = select.ours(select.top_counts(_with_setup(rank)))
     drawn, revisited = select.skewed(top), select.skewed(top, limit=top.height)
-    rest = top.filter(~pl.col("setup").is_in(revisited))
+    # the rest by their median run, as the rule reads them
+    rest = top.filter(~pl.col("setup").is_in(revisited)).group_by("setup").agg(pl.col("top_count").median())
     others = len(revisited) - len(drawn)
     parts = [f"{counted(others, 'other setup', 'other setups')} whose pages are revisited"] if others else []
     if not rest.is_empty():
-        lo, hi = fmt_int(rest["top_count"].min()), fmt_int(rest["top_count"].max())
+        lo, hi = (fmt_float(v, 0 if float(v).is_integer() else 1) for v in (rest["top_count"].min(),
+                                                                             rest["top_count"].max()))
         times = "once" if hi == "1" else f"{lo} times" if lo == hi else f"{lo} to {hi} times"
-        n = counted(rest["setup"].n_unique(), "setup", "setups")
-        parts.append(f"{n} whose runs' hottest page is accessed {times}")
+        n = counted(rest.height, "setup", "setups")
+        parts.append(f"{n} whose median run's hottest page is accessed {times}")
     if not parts:
         return CAPTION + " Every setup of the traced runs is drawn."
     return f"{CAPTION} Not drawn here: {join_and(parts)}; the \\texttt{{all\\_setups}} notebook draws every setup."
