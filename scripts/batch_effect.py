@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from blkscope.analysis.stats.verdict import log_ratio
+from blkscope.analysis.stats.estimates import log_ratio
 
 # one metric per workload: the one the claims on these runs read
 DEFAULT = {"journal": "write_mean_us", "fio": "ops_s", "sysbench": "ops_s"}

@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from blkscope.analysis.stats import multiplicity as mt
-from blkscope.analysis.stats import verdict as vd
-from blkscope.analysis.stats.heterogeneity import cochran_q, dersimonian_laird
+from blkscope.paper import claim_multiplicity as mt
+from blkscope.paper import claim_verdict as vd
+from blkscope.paper.claim_heterogeneity import cochran_q, dersimonian_laird
 
 # BCG vaccine trials (Colditz et al. 1994; metafor's dat.bcg): TB cases and non-cases, vaccinated and not
 BCG = [(4, 119, 11, 128), (6, 300, 29, 274), (3, 228, 11, 209), (62, 13536, 248, 12619), (33, 5036, 47, 5761),
@@ -68,7 +68,7 @@ def test_decision_p_below_alpha_exactly_when_the_interval_decides(size):
         b = rng.lognormal(0.0, 0.3, rng.integers(2, 8))
         e = vd.log_ratio(a, b, size.level)
         v = vd.verdict(e.lo, e.hi, size)
-        d = e.decision(size)
+        d = vd.decision(e, size)
         assert (d.p < mt.ALPHA) == (v != "inconclusive"), (e, v, d)
         if v != "inconclusive":
             assert d.kind == v
@@ -78,5 +78,5 @@ def test_decision_p_below_alpha_exactly_when_the_interval_decides(size):
 
 def test_decision_p_of_a_difference_against_a_one_sided_band():
     e = vd.welch_diff([140.0, 141.0, 142.0], [0.0, 0.5, 1.0])
-    d = e.decision(vd.within(0.0, math.inf, "> 0"))
+    d = vd.decision(e, vd.within(0.0, math.inf, "> 0"))
     assert d.kind == "replicates" and d.p < 1e-4

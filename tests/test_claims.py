@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 from scipy import stats
 
-from blkscope.analysis.stats import verdict as vd
+from blkscope.paper import claim_verdict as vd
 from blkscope.paper.claims import CLAIMS, evaluate
 
 METRIC_COLS = ["run_id", "workload", "job", "filesystem", "testbed", "traced", "repeat", "metric", "value"]
@@ -264,6 +264,15 @@ def test_noatime_claims_compare_device_writes_per_read_against_noatime():
     s, r = _row(out, "S3-strictatime"), _row(out, "S3-relatime")
     assert s["estimate"] == pytest.approx(4.0) and s["verdict"] == "replicates"  # 40 KiB per 10,000 reads
     assert r["estimate"] == pytest.approx(0.8) and r["verdict"] == "replicates"
+    assert s["ours"] == f"4.0 KiB [{s['lo']:.1f} KiB, {s['hi']:.1f} KiB]" and s["lo"] < s["hi"]
+    # every run of an arm alike (relatime updates each file's atime once per run): an interval of no width, said
+    io = [(r[0], "wkb_s", (8.0 if r[5] == "relatime" else 0.0) / 10) for r in rows]
+    r = _row(evaluate(_tables(runs.drop("kib"), m, io)), "S3-relatime")
+    assert r["lo"] == pytest.approx(r["hi"], rel=1e-9) and r["ours"] == "0.8 KiB (no spread between runs: no interval)"
+    # a rule over runs (no standard error) has no interval either, and is not said to have no spread
+    from blkscope.paper.claims import ours_text
+
+    assert ours_text(vd.Estimate(0.35, 0.35, 0.35, math.nan, "smallest over runs"), "ms") == "0.35 ms"
 
 
 def test_volume_growth_is_a_ratio_of_ratios_and_inode64_is_judged_on_the_larger_volume():
@@ -501,3 +510,16 @@ def test_a_window_gains_the_run_length_unless_it_states_the_whole_runs():
     assert window_text("steady window (>= 90 s)", "180 s") == "steady window (>= 90 s; runs of 180 s)"
     assert window_text("the run's iostat window", "2-20 s") == "the run's iostat window (runs of 2-20 s)"
     assert window_text("--", "20 s") == "--" and window_text("whole run", None) == "whole run"
+
+
+def test_the_runs_counted_are_the_strata_the_pooled_estimate_reads():
+    # a stratum with one run in an arm has no spread: it is left out of the estimate, so out of its n too
+    from blkscope.paper.claim_runs import strata_ratio
+
+    x = lambda *v: np.array(v, float)  # noqa: E731
+    strata = [("a", x(2.0, 2.1, 2.2), x(1.0, 1.1, 1.0)), ("b", x(3.0, 3.1), x(1.5, 1.6)), ("c", x(9.0), x(1.0, 1.2))]
+    r = strata_ratio(strata, ("btrfs", "ext4"), vd.more())
+    assert r.n == "5 vs 5 in 2 strata" and "left out (an arm with < 2 runs or a value <= 0): c 9.00/1.10 (1 vs 2)" \
+        in r.measurement and "; c " not in r.measurement.split("left out")[0]
+    one = strata_ratio(strata[:1] + strata[2:], ("btrfs", "ext4"), vd.more())
+    assert one.n == "3 vs 3"  # one stratum read: as two arms say it

@@ -15,10 +15,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 import vl_convert as vlc
+from panels import panel_marks
 
 from blkscope.cli import main
 from blkscope.figures import FIGURES
-from blkscope.figures.panels import panel_marks
 from blkscope.figures.theme import COLUMN_WIDTH_PT, MAX_FIGURE_HEIGHT_PT, TEXT_WIDTH_PT
 from blkscope.paper.figure_tex import width as figure_width
 from blkscope.paper.pdf_geometry import check_figure_pdf
@@ -378,6 +378,31 @@ def test_mrc_captions_say_which_profile_is_of_record(tables, tmp_path):
     assert "every run's profile of record (their traces have more than 0" in tex.read_text()
     assert main(["paper-figure", "miss_ratio_curve", "-o", str(tex)]) == 2  # its caption needs its data
     assert "No curve is drawn" in miss_ratio_curve.caption(exact.clear())
+
+
+def test_rank_frequency_caption_reads_the_setups_it_leaves_out_from_the_data(tables, tmp_path):
+    """The fio run's pages are not revisited: the caption counts it among the setups not drawn and gives how often
+    its hottest page is accessed, from the figure data (it once said, typed, "once or twice")."""
+    from blkscope.figures import rank_frequency, select
+
+    rank = pl.read_parquet(tables["rank-frequency"])
+    fio = rank.filter((pl.col("run_id") == FIO) & (pl.col("op") == "all"))["count"].max()
+    hottest = "once" if fio == 1 else f"{fio:,} times".replace(",", "{,}")
+    cap = rank_frequency.caption(rank)
+    assert cap.startswith(rank_frequency.CAPTION) and f"Not drawn here: one setup whose median run's hottest page is " \
+        f"accessed {hottest};" in cap, cap
+    tex = tmp_path / "rank.tex"
+    assert main(["paper-figure", "rank_frequency", "-o", str(tex), "--table",
+                 f"rank_frequency={tables['rank-frequency']}"]) == 0  # fmt: skip
+    assert f"accessed {hottest};" in tex.read_text()
+    assert rank_frequency.caption(rank.filter(pl.col("run_id") != FIO)).endswith("Every setup of the traced runs "
+                                                                                "is drawn.")  # fmt: skip
+    assert "nothing is drawn" in rank_frequency.caption(rank.clear())
+    # more revisited setups than the figure draws: the others are counted apart
+    many = pl.concat([rank.filter(pl.col("run_id") == YCSB).with_columns(setup=pl.lit(f"s{i}"), run_id=pl.lit(f"r{i}"))
+                      for i in range(select.MAX_SETUPS + 2)] + [rank.filter(pl.col("run_id") == FIO)])
+    assert f"Not drawn here: two other setups whose pages are revisited and one setup whose median run's hottest " \
+        f"page is accessed {hottest};" in rank_frequency.caption(many)
 
 
 def test_figure_command_renders_once_and_without_pandas(tables, tmp_path):

@@ -105,6 +105,24 @@ def test_a_layer_rule_finds_a_wrong_import() -> None:
     assert wrong == [("blkscope.analysis.x", "blkscope.figures.theme")]
 
 
+def _only_paper_uses(graph: dict[str, set[str]]) -> list[str]:
+    """Modules under analysis/ (not packages) that the package imports from paper/ alone."""
+    users = {m: {x for x, deps in graph.items() if m in deps} for m in graph}
+    package = lambda m: ROOT.joinpath(*m.split(".")[1:], "__init__.py").exists()  # noqa: E731
+    return sorted(m for m in graph if _part(m) == "analysis" and not package(m) and users[m]
+                  and all(_part(x) == "paper" for x in users[m]))
+
+
+def test_what_serves_only_the_claims_lives_under_paper() -> None:
+    """The claims' measures, run selection, verdicts and their statistics sit together under paper/ (claim_*.py): a
+    module under analysis/ that only paper/ imports would be the claims' own, away from them."""
+    graph = _graph()
+    assert _only_paper_uses(graph) == []
+    # the rule is not vacuous: an analysis module the claims alone read is found
+    assert _only_paper_uses(graph | {"blkscope.analysis.stats.x": set(), "blkscope.paper.claims": {
+        *graph["blkscope.paper.claims"], "blkscope.analysis.stats.x"}}) == ["blkscope.analysis.stats.x"]
+
+
 CLI_SHARED = {"blkscope.cli", "blkscope.cli.common", "blkscope.cli.verbs"}
 
 

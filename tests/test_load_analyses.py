@@ -134,7 +134,7 @@ def test_load_numbers_render_every_claim_and_the_guard():
     m = ln.claims(c)
     assert m["ClaimSTwoLzFourVerdict"] == "replicates" and m["ClaimSOneZipfVerdict"] == "does not"
     assert not any(k.startswith("Claims") for k in m)  # the counts are runs.tex's (study_numbers.claims)
-    assert m["ClaimSTwoLzFourClaimed"] == r"the same (ratio within +-10 \%, TOST)"
+    assert m["ClaimSTwoLzFourClaimed"] == r"the same (ratio within \ensuremath{\pm}10 \%, TOST)"  # a true plus-minus
     assert "ClaimSTwoLzFourAll" not in m  # no estimate over all runs in this table
     # the estimate over all runs beside the confirmatory one: the text says which a figure reads
     m = ln.claims(c.with_columns(ours_all=pl.Series(["0.95x [0.83x, 1.10x]", None])))

@@ -34,6 +34,19 @@ def test_negative_zero_is_zero_in_numbers_and_texts():
     assert tidy("-0.05x, S1-0, x-0.00") == "-0.05x, S1-0, x-0.00"  # a number that is not zero; words stay
 
 
+def test_negative_numbers_carry_a_minus_sign_and_hyphens_between_words_stay():
+    from blkscope.paper.latex import fmt_float, signed
+
+    minus = r"\ensuremath{-}"
+    assert fmt_float(-0.5) == minus + "0.5" and fmt_int(-1234) == minus + "1{,}234"
+    assert fmt_pct(-0.021) == minus + r"2.1\,\%" and fmt_float(0.5) == "0.5"
+    assert escape("-0.6 % [-3.8 %, 3.0 %]") == minus + r"0.6 \% [" + minus + r"3.8 \%, 3.0 \%]"
+    assert escape("within +-10 %") == r"within \ensuremath{\pm}10 \%"
+    words = "S1-hot, 2-3x, round3-claims, p=1.4e-05, 95--115, runs of 2-20 s, -F -q, 2026-11-27, x-0.5"
+    assert escape(words) == words  # hyphens that join words or numbers stay hyphens
+    assert signed(signed("-1")) == signed("-1") == minus + "1"  # once set, a sign is not set again
+
+
 def test_counts_are_phrased_by_rule():
     from blkscope.paper.latex import counted, enumerate_counts
 

@@ -15,7 +15,7 @@ import pytest
 
 from blkscope.paper.claims import CLAIMS
 from blkscope.paper.pdf_geometry import check_paper_pdf
-from blkscope.paper.pdf_text import internal_words, missing_claims, pdf_text
+from blkscope.paper.pdf_text import hyphen_signs, internal_words, missing_claims, pdf_text
 from blkscope.paper.tables import claims_columns, claims_parts, claims_table, printed_columns
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,15 +63,21 @@ def test_every_claim_with_every_column_is_in_the_pdf_inside_the_text_block(tmp_p
     assert {"claim_id", "claim", "quantity", "band", "ours", "n", "load", "verdict"} <= set(columns)
     assert missing_claims(pdf_text(pdf), claims, columns) == []
     assert check_paper_pdf(pdf, every_page=True) == []
+    # the reference's negative estimates ("-0.6 % [-3.8 %, ...]") print with a minus sign, not a hyphen
+    assert claims["ours"].str.contains(r"(?:^|\[)-\d").any()
+    typeset = pdf_text(pdf, typeset=True)
+    assert hyphen_signs(typeset) == [] and "\u22120.6" in typeset
 
 
 def test_a_row_cut_from_the_table_is_reported(tmp_path):
     claims = _claims()
     tex = claims_table(claims)
     cut = "\n".join(line for line in tex.splitlines() if not line.startswith("S4-ms &"))
+    cut = cut.replace(r"\ensuremath{-}", "-")  # and the signs set as hyphens, as they were
     pdf = _build(tmp_path, claims, cut)
     problems = missing_claims(pdf_text(pdf), claims, printed_columns(claims_columns(claims)))
     assert any(p.startswith("claim S4-ms:") for p in problems), problems
+    assert any("'-0.6'" in p for p in hyphen_signs(pdf_text(pdf, typeset=True)))
 
 
 def test_columns_the_claims_plan_adds_are_printed():

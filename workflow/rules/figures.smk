@@ -16,10 +16,13 @@ FIGURE_NAMES = [
     "seek_distance",
     "cache_sweep",  # the appendix's (rule figure_cache_sweep, steady_state.smk)
 ]
+FIGDATA = f"{PROC}/figures"
 # figures whose caption is read from their figure data (blkscope.figures.<module>.caption): name -> its table,
 # given to `blkscope paper-figure --table` (characterise.smk adds the miss-ratio curves)
-FIGURE_TABLES = {"cache_sweep": f"{ANALYSIS}/cache_sweep.parquet"}
-FIGDATA = f"{PROC}/figures"
+FIGURE_TABLES = {
+    "cache_sweep": f"{ANALYSIS}/cache_sweep.parquet",
+    "rank_frequency": f"{FIGDATA}/rank_frequency.parquet",
+}
 FIG_MODE = "cover"  # the access-frequency mode the figures show (see stats.smk FREQUENCY_MODES)
 FIG_FOF = f"{PROC}/{{run}}/frequency/fof.{FIG_MODE}.parquet"  # expanded over a scope's traced runs
 FIG_PREFIX = lambda w, output: os.path.splitext(output[0])[0]  # `blkscope figure -o` takes the path sans extension

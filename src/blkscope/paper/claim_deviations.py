@@ -1,5 +1,5 @@
 """Each change of a claim's measure or selection made after its estimate had been seen (from the git history of
-claims.py, claim_measures.py and verdict.py), recomputed on today's tables as it was before the change and as it
+claims.py, claim_measures.py and claim_verdict.py), recomputed on today's tables as it was before the change and as it
 is after: the numbers of the claims plan's `deviations` list (config/claims_plan.yaml).
 
 A change is undone either by a module constant of claim_measures (the workloads a claim reads, the batch as a
@@ -17,9 +17,9 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
-from blkscope.analysis.stats import verdict as vd
 from blkscope.analysis.summaries.run_groups import CAPPED
 from blkscope.paper import claim_measures as cm
+from blkscope.paper import claim_verdict as vd
 from blkscope.paper.claim_runs import Tables, canonical
 from blkscope.paper.claims import CLAIMS, Claim, ours_text, verdict_of
 

@@ -17,8 +17,8 @@ import numpy as np
 import polars as pl
 
 from blkscope.analysis.load.overhead import pooled_overhead
-from blkscope.analysis.stats import verdict as vd
 from blkscope.analysis.summaries.run_groups import LIGHT, SATURATING, cassandra_mode
+from blkscope.paper import claim_verdict as vd
 from blkscope.paper.claim_runs import (
     FEW,
     NO_RUNS,
@@ -224,13 +224,17 @@ def _overhead_at(t: pl.DataFrame, load: str, size: vd.Size) -> Result:
         tr, un = g.filter(pl.col("traced"))["value"].to_numpy(), g.filter(~pl.col("traced"))["value"].to_numpy()
         if tr.size and un.size:
             arms.append((tr, un))
-    n_tr, n_un = sum(a.size for a, _ in arms), sum(b.size for _, b in arms)
-    n = f"{n_tr} traced, {n_un} untraced; {len(arms)} configuration{'' if len(arms) == 1 else 's'}"  # not "1 configs"
+    def runs_n(pairs: list) -> str:  # not "1 configs"
+        n_tr, n_un = sum(a.size for a, _ in pairs), sum(b.size for _, b in pairs)
+        return f"{n_tr} traced, {n_un} untraced; {len(pairs)} configuration{'' if len(pairs) == 1 else 's'}"
+
     if not arms:
-        return Result(None, "--", n, load, NO_RUNS if t.height == 0 else "not tested (no traced/untraced pair)")
+        return Result(None, "--", runs_n(arms), load,
+                      NO_RUNS if t.height == 0 else "not tested (no traced/untraced pair)")  # fmt: skip
     full = [(a, b) for a, b in arms if a.size >= 2 and b.size >= 2]  # one repeat in an arm: no spread to resample
     if not full:
-        return Result(None, "--", n, load, FEW)
+        return Result(None, "--", runs_n(arms), load, FEW)
+    n = runs_n(full)  # the runs the estimate reads
     ov, lo, hi = pooled_overhead(full, seed=0, level=size.level)
     each = [1 - a.mean() / b.mean() for a, b in full]
     meas = f"mean over configurations; per configuration {100 * min(each):.1f} to {100 * max(each):.1f} %"

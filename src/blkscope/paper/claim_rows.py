@@ -15,7 +15,8 @@ import math
 import numpy as np
 import polars as pl
 
-from blkscope.analysis.stats import multiplicity as mt
+from blkscope.paper import claim_multiplicity as mt
+from blkscope.paper import claim_verdict as vd
 from blkscope.paper.claim_runs import NO_RUNS, Result, Tables, not_testable
 from blkscope.paper.claims_plan import Entry, Plan
 
@@ -103,7 +104,7 @@ def holm_columns(rows: list[dict], sizes: list) -> None:
     dec = []
     for r, size in zip(rows, sizes, strict=True):
         est, interval = r.pop("_estimate"), r.pop("_from_interval")
-        d = est.decision(size) if interval else mt.Decision(math.nan, "")
+        d = vd.decision(est, size) if interval else mt.Decision(math.nan, "")
         dec.append(d)
     adj = mt.holm(np.array([d.p for d in dec]))
     for r, d, pa in zip(rows, dec, adj, strict=True):

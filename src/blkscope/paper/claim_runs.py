@@ -22,9 +22,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 import polars as pl
 
-from blkscope.analysis.stats import verdict as vd
-from blkscope.analysis.stats.heterogeneity import Heterogeneity, cochran_q, dersimonian_laird
 from blkscope.analysis.summaries.run_groups import LIGHT, SATURATING, with_groups
+from blkscope.paper import claim_verdict as vd
+from blkscope.paper.claim_heterogeneity import Heterogeneity, cochran_q, dersimonian_laird
 
 Tables = dict[str, pl.DataFrame]
 NO_RUNS = "not tested (no runs)"
@@ -185,23 +185,33 @@ def strata_ratio(strata: list[Stratum], names: tuple[str, str], size: vd.Size, u
         r = two_arms(a, b, names, size, ratio, unit, digits, load)
         label = f"{strata[0][0]}: " if strata and strata[0][0].strip() else ""
         return Result(r.estimate, label + r.measurement, r.n, load, r.verdict)
-    full = [(s, a, b) for s, a, b in strata
-            if a.size >= 2 and b.size >= 2 and (not ratio or (a.min() > 0 and b.min() > 0))]
-    n = f"{sum(a.size for _, a, _ in strata)} vs {sum(b.size for _, _, b in strata)} in {len(strata)} strata"
-    each = "; ".join(f"{s} {a.mean():.{digits}f}/{b.mean():.{digits}f}{' ' + unit if unit else ''}"
-                     for s, a, b in strata)
+    kept = [a.size >= 2 and b.size >= 2 and (not ratio or (a.min() > 0 and b.min() > 0)) for _, a, b in strata]
+    full = [x for x, k in zip(strata, kept, strict=True) if k]
+    out = [x for x, k in zip(strata, kept, strict=True) if not k]
+
+    def listed(part: list[Stratum]) -> str:
+        return "; ".join(f"{s} {a.mean():.{digits}f}/{b.mean():.{digits}f}{' ' + unit if unit else ''}"
+                         for s, a, b in part)
+
     if not full:
-        return Result(None, each, n, load, FEW)
-    k = len(full)
+        return Result(None, listed(strata), arms_n(strata), load, FEW)
+    # n and the strata listed are those the estimate reads; a stratum left out is named with its runs apart
+    n, k, each = arms_n(full), len(full), listed(full)
     est = vd.log_contrast([x for _, a, b in full for x in (a, b)], [w for _ in full for w in (1 / k, -1 / k)],
                           size.level, log=ratio)
-    left = f"; {len(strata) - k} strata left out (an arm with < 2 runs or a value <= 0)" if k < len(strata) else ""
+    left = (f"; left out (an arm with < 2 runs or a value <= 0): {listed(out)} ({arms_n(out)})" if out else "")
     how = f"{names[0]}/{names[1]}" if ratio else f"{names[0]} - {names[1]}"
     f = np.log if ratio else np.asarray
     y = [float(f(a).mean() - f(b).mean()) for _, a, b in full]
     v = [float(f(a).var(ddof=1) / a.size + f(b).var(ddof=1) / b.size) for _, a, b in full]
     est, het, note = pool(est, y, v, size.level, "log" if ratio else "linear")
     return Result(est, f"mean over strata of {how}: {each}{left}, p={est.p:.2g}{note}", n, load, het=het)
+
+
+def arms_n(strata: list[Stratum]) -> str:
+    """Runs per arm over `strata`: "10 vs 10 in 3 strata", or "3 vs 3" for one stratum (as two_arms says)."""
+    n = f"{sum(a.size for _, a, _ in strata)} vs {sum(b.size for _, _, b in strata)}"
+    return n if len(strata) == 1 else f"{n} in {len(strata)} strata"
 
 
 def pool(fixed: vd.Estimate, y: list[float], v: list[float], level: float, scale: str

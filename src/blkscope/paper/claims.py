@@ -1,6 +1,6 @@
 """Each claim of the studies we build on: the quantity it speaks of, the size it claims in the study's words, the
 band we read that size as (printed beside it), our estimate with its interval and n, the repeats per arm at which
-the interval would decide at the observed spread, and a verdict (rules in blkscope.analysis.stats.verdict).
+the interval would decide at the observed spread, and a verdict (rules in blkscope.paper.claim_verdict).
 
 Verdicts: `replicates`, `does not`, `inconclusive` (from the interval; fewer than 2 repeats in an arm is
 inconclusive), `not tested (...)` (the runs or tables it needs are not in the dataset yet), and `not testable
@@ -12,8 +12,8 @@ condition (claim_id, claim_id-scale, claim_id-replication; column `condition`), 
 gives it (claim_rows): the verdict reads the confirmatory runs only; `ours_all`, `n_all` and `verdict_all` are the
 estimate over every run of the condition, the batches added after a look included (exploratory, unadjusted).
 `verdict` is Holm-adjusted across every row whose verdict an interval gives (`p_decide`, its `p_holm`;
-blkscope.analysis.stats.multiplicity), `verdict_unadjusted` beside it, and `ours`/`lo`/`hi` the unadjusted interval.
-Pooled strata are tested first (`heterogeneity`, `i2`, `p_q`; blkscope.analysis.stats.heterogeneity): `pooling` is
+blkscope.paper.claim_multiplicity), `verdict_unadjusted` beside it, and `ours`/`lo`/`hi` the unadjusted interval.
+Pooled strata are tested first (`heterogeneity`, `i2`, `p_q`; blkscope.paper.claim_heterogeneity): `pooling` is
 `fixed` where they agree and `random effects` (DerSimonian-Laird) where they do not. `runs_read`, `window` and
 `n_planned` are the plan's; `n` the runs read per arm.
 """
@@ -26,10 +26,10 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from blkscope.analysis.stats import verdict as vd
 from blkscope.analysis.summaries.run_groups import CAPPED
 from blkscope.paper import claim_measures as cm
 from blkscope.paper import claim_rows as rw
+from blkscope.paper import claim_verdict as vd
 from blkscope.paper.claim_runs import NOT_TESTABLE, Tables, canonical, reads
 from blkscope.paper.claims_plan import Plan
 from blkscope.paper.literature import value as lit
@@ -238,9 +238,17 @@ CLAIMS: list[Claim] = [
 ]
 
 
+# an estimate whose runs do not vary (every run of an arm read the same value: S3-relatime's deterministic atime
+# writes, S1-hot-meta's zero shares) has an interval of no width: the row says so instead of printing it. A rule
+# over runs (S4-ms: the smallest maximum) has no standard error and no interval to speak of: a bare number.
+NO_SPREAD = "(no spread between runs: no interval)"
+
+
 def ours_text(e: vd.Estimate | None, fmt: str) -> str:
     if e is None:
         return "--"
+    if math.isfinite(e.se) and math.isclose(e.lo, e.hi, rel_tol=1e-9):  # no width but a variance's float noise
+        return f"{_fmt(e.value, fmt)} {NO_SPREAD}"
     if e.lo == e.hi == e.value:
         return _fmt(e.value, fmt)
     return f"{_fmt(e.value, fmt)} [{_fmt(e.lo, fmt)}, {_fmt(e.hi, fmt)}]"

@@ -17,8 +17,8 @@ from datetime import datetime
 
 import polars as pl
 
-from blkscope.analysis.stats import heterogeneity as hg
-from blkscope.analysis.stats import multiplicity as mt
+from blkscope.paper import claim_heterogeneity as hg
+from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper.claims_plan import Plan
 from blkscope.paper.latex import escape, fmt_int, macro_file
 

@@ -10,7 +10,20 @@ _DIGITS = ["Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight
 
 
 def escape(text: object) -> str:
-    return "".join(_SPECIAL.get(ch, ch) for ch in str(text))
+    """`text` for LaTeX: special characters escaped, a number's sign set as a minus (signed)."""
+    return signed("".join(_SPECIAL.get(ch, ch) for ch in str(text)))
+
+
+# A sign is a hyphen before a digit that follows no letter, digit, point or dash ("-0.5", "[-3.8 %", "=-1"): in
+# "S1-hot", "2-3x", "round3-claims", "1.4e-05", "95--115" the hyphen joins and stays one; "+-" before a digit is
+# plus-or-minus. \ensuremath: the same minus in prose and inside $...$ (pdftotext reads it as U+2212).
+_MINUS = re.compile(r"(?<![\w.\-+])-(?=\.?\d)")
+_PLUS_MINUS = re.compile(r"\+-(?=\.?\d)")
+
+
+def signed(tex: str) -> str:
+    """A LaTeX text whose negative numbers carry a true minus sign (not a hyphen), and "+-" as plus-or-minus."""
+    return _MINUS.sub(r"\\ensuremath{-}", _PLUS_MINUS.sub(r"\\ensuremath{\\pm}", tex))
 
 
 def macro_name(*parts: object) -> str:
@@ -32,17 +45,17 @@ def macro_file(header: str, macros: dict[str, str]) -> str:
 
 
 def fmt_int(x: int | float | None) -> str:
-    return "--" if x is None else tidy(f"{int(round(x)):,}").replace(",", "{,}")
+    return "--" if x is None else signed(tidy(f"{int(round(x)):,}").replace(",", "{,}"))
 
 
 def fmt_float(x: float | None, digits: int = 1) -> str:
     if x is None:
         return "--"
-    return tidy(f"{x:,.{digits}f}").replace(",", "{,}")
+    return signed(tidy(f"{x:,.{digits}f}").replace(",", "{,}"))
 
 
 def fmt_pct(x: float | None, digits: int = 1) -> str:
-    return "--" if x is None else tidy(f"{100 * x:.{digits}f}") + "\\,\\%"
+    return "--" if x is None else signed(tidy(f"{100 * x:.{digits}f}")) + "\\,\\%"
 
 
 _NEG_ZERO = re.compile(r"(?<![\w.])-(0(?:\.0+)?)(?![\d.])")

@@ -18,8 +18,8 @@ def method() -> dict[str, str]:
     import inspect
 
     from blkscope.analysis.popularity import frequency
-    from blkscope.analysis.stats import verdict as vd
     from blkscope.paper import claim_measures as cm
+    from blkscope.paper import claim_verdict as vd
     from blkscope.paper import claims
 
     lz4 = next(c for c in claims.CLAIMS if c.claim_id == "S2-lz4")

@@ -24,17 +24,32 @@ from blkscope.paper.tables import plain
 
 # pdftotext's Unicode for what TeX sets from ASCII: quotes, dashes (T1 ligatures), ligature glyphs (NFKC)
 _TYPESET = str.maketrans({"\u2019": "'", "\u2018": "`", "\u201c": "``", "\u201d": "''", "\u2013": "--",
-                          "\u2014": "---", "\u2212": "-", "\u00a0": " "})  # fmt: skip
+                          "\u2014": "---", "\u2212": "-", "\u00b1": "+-", "\u00a0": " "})  # fmt: skip
 
 
-def pdf_text(pdf: Path, first: int | None = None, last: int | None = None) -> str:
+def pdf_text(pdf: Path, first: int | None = None, last: int | None = None, typeset: bool = False) -> str:
     """The text of `pdf` (pages first..last, 1-based) in content-stream order, typeset characters mapped back
-    to the ASCII TeX was given."""
+    to the ASCII TeX was given (typeset=True: as the PDF sets them, a minus as U+2212)."""
     args = ["pdftotext", "-raw", "-enc", "UTF-8"]
     args += ["-f", str(first)] if first else []
     args += ["-l", str(last)] if last else []
-    out = subprocess.run([*args, str(pdf), "-"], check=True, capture_output=True, text=True).stdout
-    return unicodedata.normalize("NFKC", out).translate(_TYPESET)
+    out = unicodedata.normalize("NFKC", subprocess.run([*args, str(pdf), "-"], check=True, capture_output=True,
+                                                       text=True).stdout)  # fmt: skip
+    return out if typeset else out.translate(_TYPESET)
+
+
+# a hyphen before a number that follows no letter, digit, point, dash or plus (blkscope.paper.latex.signed's rule)
+_HYPHEN_SIGN = re.compile(r"(?<![\w.\-\u2010\u2013\u2014+])-\.?\d[\d.,]*")
+
+
+def hyphen_signs(typeset: str) -> list[str]:
+    """Negative numbers the PDF sets with a hyphen ("-0.5") where a minus sign belongs (U+2212, as
+    blkscope.paper.latex sets every generated number), in the PDF's own characters (pdf_text typeset=True)."""
+    out = []
+    for m in _HYPHEN_SIGN.finditer(typeset):
+        context = " ".join(typeset[max(0, m.start() - 30): m.end() + 10].split())
+        out.append(f"a hyphen for a minus sign: {m.group()!r} in {context!r}")
+    return out
 
 
 def squash(text: str) -> str:
@@ -233,7 +248,9 @@ def _text_checks(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], list[str],
     for part in claims_parts(claims):  # each part of the table: every row with every column it prints
         problems += missing_claims(appendix, claims, printed_columns(part))
     problems += unstated_runs(claims)
-    text = pdf_text(pdf)
+    typeset = pdf_text(pdf, typeset=True)
+    problems += hyphen_signs(typeset)
+    text = typeset.translate(_TYPESET)
     problems += internal_words(text)
     problems += disagreeing_run_counts(text)
     abstract = abstract_text(pdf_text(pdf, 1, 1))

@@ -1,2 +1,3 @@
-"""The statistics shared by every analysis and the claims: intervals and bootstrap means, mergeable histograms, a
-packed sort, verdicts against a claimed size, multiplicity and heterogeneity."""
+"""The statistics shared by every analysis and the claims: intervals and bootstrap means, estimates of differences
+and ratios with their intervals, mergeable histograms, a packed sort. The claims' own statistics (verdicts against
+a claimed size, multiplicity, heterogeneity) are blkscope.paper's claim_* modules."""

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from blkscope.analysis.stats.estimates import log_ratio
 from blkscope.analysis.stats.uncertainty import mean_ci
-from blkscope.analysis.stats.verdict import log_ratio
 from blkscope.analysis.summaries.run_groups import cassandra_mode, with_groups
 
 STRESS = ["ops_s", "lat_mean_us", "lat_p50_us", "lat_p95_us", "lat_p99_us", "lat_p999_us", "lat_max_us", "errors"]

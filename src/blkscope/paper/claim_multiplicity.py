@@ -1,6 +1,6 @@
 """Many claims, one error rate: the p of each claim's verdict, and Holm's step-down adjustment across claims.
 
-A verdict compares an interval with a band (blkscope.analysis.stats.verdict): `replicates` when the interval lies inside
+A verdict compares an interval with a band (blkscope.paper.claim_verdict): `replicates` when the interval lies inside
 the band, `does not` when it lies wholly outside. Each is a test. `replicates` rejects "the quantity lies outside
 the band" (intersection-union: both one-sided tests against the edges; TOST for `the same`), `does not` rejects
 "the quantity lies inside the band" (one-sided against the nearest edge). At level L the interval decides exactly
