@@ -75,13 +75,19 @@ def test_overhead_and_zipf_without_data():
 
 def test_queue_depth_little_error():
     qd = pl.DataFrame({"run_id": ["a", "g"], "mean_depth": [0.5, 9.0], "little_depth": [0.51, 1.0],
-                       "iostat_aqu_sz": [0.6, 1.0], "max_depth": [4, 9]})
+                       "iostat_aqu_sz": [0.6, 1.0], "max_depth": [4, 9], "duration_s": [20.1, 3.0],
+                       "iostat_samples": [21, 4]})
     out = sn.queue_depth(qd, RUNS)
     assert out["QdRuns"] == "1" and out["QdMaxDepth"] == "4"
     assert out["QdLittleMaxRelErr"] == r"2.00\,\%"
     # a bound rounds up: 0.003 % prints "within 0.01 %", not "within 0.00 %"
     near = sn.queue_depth(qd.with_columns(little_depth=pl.Series([0.500015, 1.0])), RUNS)
     assert near["QdLittleMaxRelErr"] == r"0.01\,\%"
+    assert near["QdLittlePhrase"] == r"reproduces the traced mean to within 0.01\,\%"
+    # one sum divided two ways (every request completes in the trace): an identity, not a measured "within 0.00 %"
+    same = sn.queue_depth(qd.with_columns(little_depth=pl.Series([0.5 * (1 + 1e-16), 1.0])), RUNS)
+    assert same["QdLittlePhrase"].startswith("equals the traced mean to rounding")
+    assert (out["QdSecondsLightRuns"], out["QdAquSamplesLightRuns"]) == ("1", "1")
 
 
 def test_guest_requests_count_a_run_without_reads_as_zero_and_skip_uncaptured_runs():
