@@ -247,6 +247,23 @@ def test_the_scale_sentence_gives_estimates_and_never_a_bare_dash():
         "verdict": ["does not", "does not", "inconclusive", "not tested (no runs)", "not tested (no runs)"],
     })  # fmt: skip
     s = sn.verdicts(claims)["ScaleClaimsSentence"]
-    assert s == ("rank exponent s 0.41 [0.30, 0.52] (S1-zipf-scale: does not); S1-hot-scale is inconclusive; "
+    assert s == ("the block accesses' rank exponent is 0.41 [0.30, 0.52] (S1-zipf-scale: does not); "
+                 "S1-hot-scale is inconclusive; "
                  "S1-cass-read-scale and S1-cass-write-scale wait for runs")
     assert "ScaleClaimsSentence" not in sn.verdicts(claims.filter(pl.col("condition") == "in-memory"))
+
+
+def test_the_scale_sentence_reads_as_prose_and_says_an_exact_zero_in_words():
+    # the quantity labels are the table's ("1 - traced/untraced ops/s, ..."); the sentence says what they mean
+    claims = pl.DataFrame({
+        "claim_id": ["S1-trace-scale", "S1-hot-meta-scale", "S1-hot-meta-scale"], "condition": ["scale"] * 3,
+        "quantity": ["1 - traced/untraced ops/s, all host workloads", "share carrying REQ_META", "x"],
+        "ours": ["23.9 % [19.0 %, 28.2 %]", "0.0 %", "0.4 % [0.1 %, 0.7 %]"], "n": ["9 traced", "3", "3"],
+        "estimate": [0.239, 0.0, 0.004], "lo": [0.19, 0.0, 0.001], "hi": [0.28, 0.0, 0.007],
+        "verdict": ["inconclusive", "does not", "does not"],
+    })  # fmt: skip
+    s = sn.verdicts(claims)["ScaleClaimsSentence"]
+    assert s.startswith(r"tracing costs 23.9 \% [19.0 \%, 28.2 \%] of throughput (S1-trace-scale: inconclusive); ")
+    assert r"no hot-page read access carries REQ\_META in any of the three runs (S1-hot-meta-scale: does not)" in s
+    assert r"a share of 0.4 \% [0.1 \%, 0.7 \%] of hot-page read accesses carries REQ\_META" in s  # not zero
+    assert "traced/untraced" not in s and "0.0" not in s
