@@ -293,3 +293,27 @@ def test_ceiling_phases_are_not_added_up(tmp_path):
                 "mean": pl.Float64}))
     assert macros["CeilingOps"] == f"{max(jobs.values()):,.0f}".replace(",", "{,}")
     assert "CeilingRandreadOps" in macros
+
+
+def test_overhead_text_compares_within_batches_and_names_what_pooling_moves():
+    # a saturating fio config (traced and untraced in batch b1) and a Cassandra write config whose untraced runs
+    # also come from a later batch b2 at half the throughput: pooled, tracing looks like a 2x speed-up
+    from blkscope.paper.load_numbers import overhead_within_batches
+
+    ids = ["f-t1", "f-t2", "f-u1", "f-u2", "c-t1", "c-t2", "c-u1", "c-u2", "c-v1", "c-v2", "c-v3", "c-v4"]
+    runs = pl.DataFrame({
+        "run_id": ids, "workload": ["fio"] * 4 + ["cassandra"] * 8,
+        "job": ["randrw-sat"] * 4 + ["write"] * 8, "filesystem": ["xfs"] * 12, "mount_options": ["noatime"] * 12,
+        "testbed": ["loop"] * 12, "traced": [True, True, False, False] * 2 + [False] * 4,
+        "batch": ["b1"] * 8 + ["b2"] * 4, "commitlog_compression": [None] * 4 + ["none"] * 8,
+    })  # fmt: skip
+    ops = [90.0, 92, 100, 101, 100, 102, 100, 101, 40, 41, 39, 40]
+    metrics = pl.DataFrame({"run_id": ids, "metric": ["ops_s"] * 12, "value": ops})
+    ov = tracing_overhead(runs, dict(zip(ids, ops, strict=True)), n_boot=200)
+    assert ov["overhead"].min() < -0.5  # the pooled Cassandra row
+    m = overhead_within_batches(ov, runs, metrics)
+    assert m["OverheadSaturatingConfigs"] == "2" and m["OverheadSaturatingMin"] == r"-0.5\,\%"
+    assert m["OverheadSaturatingFasterWords"] == "none"
+    p = m["OverheadSaturatingOtherBatchesPhrase"]
+    assert p.startswith("the cassandra write job with an uncompressed commitlog on xfs gives -")
+    assert "-0.5\\,\\% within the traced runs' own batches" in p and "ran at 0.40 times the throughput" in p

@@ -75,13 +75,19 @@ def test_overhead_and_zipf_without_data():
 
 def test_queue_depth_little_error():
     qd = pl.DataFrame({"run_id": ["a", "g"], "mean_depth": [0.5, 9.0], "little_depth": [0.51, 1.0],
-                       "iostat_aqu_sz": [0.6, 1.0], "max_depth": [4, 9]})
+                       "iostat_aqu_sz": [0.6, 1.0], "max_depth": [4, 9], "duration_s": [20.1, 3.0],
+                       "iostat_samples": [21, 4]})
     out = sn.queue_depth(qd, RUNS)
     assert out["QdRuns"] == "1" and out["QdMaxDepth"] == "4"
     assert out["QdLittleMaxRelErr"] == r"2.00\,\%"
     # a bound rounds up: 0.003 % prints "within 0.01 %", not "within 0.00 %"
     near = sn.queue_depth(qd.with_columns(little_depth=pl.Series([0.500015, 1.0])), RUNS)
     assert near["QdLittleMaxRelErr"] == r"0.01\,\%"
+    assert near["QdLittlePhrase"] == r"reproduces the traced mean to within 0.01\,\%"
+    # one sum divided two ways (every request completes in the trace): an identity, not a measured "within 0.00 %"
+    same = sn.queue_depth(qd.with_columns(little_depth=pl.Series([0.5 * (1 + 1e-16), 1.0])), RUNS)
+    assert same["QdLittlePhrase"].startswith("equals the traced mean to rounding")
+    assert (out["QdSecondsLightRuns"], out["QdAquSamplesLightRuns"]) == ("1", "1")
 
 
 def test_guest_requests_count_a_run_without_reads_as_zero_and_skip_uncaptured_runs():
@@ -241,6 +247,23 @@ def test_the_scale_sentence_gives_estimates_and_never_a_bare_dash():
         "verdict": ["does not", "does not", "inconclusive", "not tested (no runs)", "not tested (no runs)"],
     })  # fmt: skip
     s = sn.verdicts(claims)["ScaleClaimsSentence"]
-    assert s == ("rank exponent s 0.41 [0.30, 0.52] (S1-zipf-scale: does not); S1-hot-scale is inconclusive; "
+    assert s == ("the block accesses' rank exponent is 0.41 [0.30, 0.52] (S1-zipf-scale: does not); "
+                 "S1-hot-scale is inconclusive; "
                  "S1-cass-read-scale and S1-cass-write-scale wait for runs")
     assert "ScaleClaimsSentence" not in sn.verdicts(claims.filter(pl.col("condition") == "in-memory"))
+
+
+def test_the_scale_sentence_reads_as_prose_and_says_an_exact_zero_in_words():
+    # the quantity labels are the table's ("1 - traced/untraced ops/s, ..."); the sentence says what they mean
+    claims = pl.DataFrame({
+        "claim_id": ["S1-trace-scale", "S1-hot-meta-scale", "S1-hot-meta-scale"], "condition": ["scale"] * 3,
+        "quantity": ["1 - traced/untraced ops/s, all host workloads", "share carrying REQ_META", "x"],
+        "ours": ["23.9 % [19.0 %, 28.2 %]", "0.0 %", "0.4 % [0.1 %, 0.7 %]"], "n": ["9 traced", "3", "3"],
+        "estimate": [0.239, 0.0, 0.004], "lo": [0.19, 0.0, 0.001], "hi": [0.28, 0.0, 0.007],
+        "verdict": ["inconclusive", "does not", "does not"],
+    })  # fmt: skip
+    s = sn.verdicts(claims)["ScaleClaimsSentence"]
+    assert s.startswith(r"tracing costs 23.9 \% [19.0 \%, 28.2 \%] of throughput (S1-trace-scale: inconclusive); ")
+    assert r"no hot-page read access carries REQ\_META in any of the three runs (S1-hot-meta-scale: does not)" in s
+    assert r"a share of 0.4 \% [0.1 \%, 0.7 \%] of hot-page read accesses carries REQ\_META" in s  # not zero
+    assert "traced/untraced" not in s and "0.0" not in s

@@ -54,12 +54,27 @@ def queue_depth(qd: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
         "QdMaxDepth": fmt_int(q["max_depth"].max()),
         # a bound ("within"): rounded up, so that an error under 0.005 % prints 0.01 %, not "within 0.00 %"
         "QdLittleMaxRelErr": fmt_pct(math.ceil(round(rel * 1e4, 6)) / 1e4, 2),
+        "QdLittlePhrase": little_phrase(rel),
     }
     m |= by_load(q, runs, "qd mean", "mean_depth", lambda x: fmt_float(x, 3))
+    # aqu-sz below the traced depth at saturation: iostat's whole-second samples outlast a run of a few seconds
+    for prefix, col, fmt in (("qd seconds", "duration_s", lambda x: fmt_float(x, 1)),
+                             ("qd aqu samples", "iostat_samples", fmt_int)):  # fmt: skip
+        m |= by_load(q, runs, prefix, col, fmt) if col in q.columns else {}
     light = _with_load(q, runs).filter(pl.col("load") == LIGHT)["mean_depth"].drop_nulls()
     if light.len():
         m["QdLightAboveOnePhrase"] = above_one_phrase(int((light > 1).sum()), light.len())
     return m | by_load(q, runs, "qd aqu", "iostat_aqu_sz", lambda x: fmt_float(x, 3))
+
+
+def little_phrase(rel: float) -> str:
+    """How Little's law (completions/s x mean D2C) compares with the traced mean depth. With every request issued
+    and completed inside the trace the two are one sum divided two ways, equal to rounding: said as the identity it
+    is (a check of the D/C pairing), not as "within 0.00 %", which reads as a measured agreement."""
+    if rel < 1e-9:
+        return ("equals the traced mean to rounding, as it must when every request completes inside the trace: "
+                "a check of the D/C pairing, not a second estimate")
+    return f"reproduces the traced mean to within {fmt_pct(math.ceil(round(rel * 1e4, 6)) / 1e4, 2)}"
 
 
 def above_one_phrase(above: int, n: int) -> str:
@@ -226,15 +241,41 @@ def verdicts(claims: pl.DataFrame) -> dict[str, str]:
     return m
 
 
-def condition_sentence(rows: pl.DataFrame) -> str:
-    """The rows of one condition in a sentence: each row with an estimate as its quantity, estimate and verdict
-    ("rank exponent s of block accesses 0.41 [0.30, 0.52] (S1-zipf-scale: does not)"), the rows without one by
-    their verdict ("S1-cass-read-scale and S1-cass-write-scale wait for runs"); never a bare "--"."""
+# a claim's quantity as a clause around its estimate (claims.csv's `quantity` is a table label: "1 - traced/untraced
+# ops/s, all host workloads 23.9 %" printed in prose read as a formula); keyed by the claim less its condition
+CLAUSES = {
+    "S1-zipf": "the block accesses' rank exponent is {}",
+    "S1-hot": "btrfs's share of read accesses to the hottest 1\\,\\% of read pages is {} ext4's",
+    "S1-hot-meta": "a share of {} of hot-page read accesses carries REQ\\_META",
+    "S1-trace": "tracing costs {} of throughput",
+}
+# an estimate of exactly zero with no spread: said in words ("0.0 %" reads as a rounded small share)
+ZERO_CLAUSES = {"S1-hot-meta": "no hot-page read access carries REQ\\_META in any of the {}"}
+
+
+def estimate_clause(r: dict, base: str) -> str:
+    """One row with an estimate as a clause: CLAUSES's words for its claim, else its quantity label beside it."""
     from blkscope.paper.latex import escape, tidy
 
+    spread = [r.get(k) for k in ("estimate", "lo", "hi")]
+    if base in ZERO_CLAUSES and all(v is not None and v == 0 for v in spread):
+        n = str(r.get("n") or "")
+        return ZERO_CLAUSES[base].format(counted(int(n), "run", "runs") if n.isdigit() else f"runs ({escape(n)})")
+    if base in CLAUSES:
+        return CLAUSES[base].format(escape(tidy(r["ours"])))
+    return f"{escape(r['quantity'])} {escape(tidy(r['ours']))}"
+
+
+def condition_sentence(rows: pl.DataFrame) -> str:
+    """The rows of one condition in a sentence: each row with an estimate as a clause, then its id and verdict
+    ("tracing costs 23.9 % [19.0 %, 28.2 %] of throughput (S1-trace-scale: inconclusive)"), the rows without one by
+    their verdict ("S1-cass-read-scale and S1-cass-write-scale wait for runs"); never a bare "--"."""
+    from blkscope.paper.latex import escape
+
     est = rows.filter(pl.col("ours").fill_null("--") != "--")
-    parts = [f"{escape(r['quantity'])} {escape(tidy(r['ours']))} ({escape(r['claim_id'])}: {escape(r['verdict'])})"
-             for r in est.iter_rows(named=True)]  # fmt: skip
+    bases = claim_ids(est).to_list()
+    parts = [f"{estimate_clause(r, b)} ({escape(r['claim_id'])}: {escape(r['verdict'])})"
+             for r, b in zip(est.iter_rows(named=True), bases, strict=True)]  # fmt: skip
     rest = rows.filter(pl.col("ours").fill_null("--") == "--")
     for key, (_, one, many) in VERDICT_WORDS.items():
         ids = [escape(i) for i in rest.filter(pl.col("verdict").fill_null("").str.starts_with(key))["claim_id"]]
@@ -242,6 +283,7 @@ def condition_sentence(rows: pl.DataFrame) -> str:
             parts.append(f"{ids[0] if len(ids) == 1 else ', '.join(ids[:-1]) + ' and ' + ids[-1]} "
                          f"{one if len(ids) == 1 else many}")  # fmt: skip
     return "; ".join(parts) if parts else "none"
+
 
 
 def skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
