@@ -312,8 +312,8 @@ def test_overhead_text_compares_within_batches_and_names_what_pooling_moves():
     ov = tracing_overhead(runs, dict(zip(ids, ops, strict=True)), n_boot=200)
     assert ov["overhead"].min() < -0.5  # the pooled Cassandra row
     m = overhead_within_batches(ov, runs, metrics)
-    assert m["OverheadSaturatingConfigs"] == "2" and m["OverheadSaturatingMin"] == r"-0.5\,\%"
+    assert m["OverheadSaturatingConfigs"] == "2" and m["OverheadSaturatingMin"] == r"\ensuremath{-}0.5\,\%"
     assert m["OverheadSaturatingFasterWords"] == "none"
     p = m["OverheadSaturatingOtherBatchesPhrase"]
-    assert p.startswith("the cassandra write job with an uncompressed commitlog on xfs gives -")
-    assert "-0.5\\,\\% within the traced runs' own batches" in p and "ran at 0.40 times the throughput" in p
+    assert p.startswith("the cassandra write job with an uncompressed commitlog on xfs gives \\ensuremath{-}")
+    assert "\\ensuremath{-}0.5\\,\\% within the traced runs' own batches" in p and "ran at 0.40 times the throughput" in p
