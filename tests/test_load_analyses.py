@@ -316,4 +316,5 @@ def test_overhead_text_compares_within_batches_and_names_what_pooling_moves():
     assert m["OverheadSaturatingFasterWords"] == "none"
     p = m["OverheadSaturatingOtherBatchesPhrase"]
     assert p.startswith("the cassandra write job with an uncompressed commitlog on xfs gives \\ensuremath{-}")
-    assert "\\ensuremath{-}0.5\\,\\% within the traced runs' own batches" in p and "ran at 0.40 times the throughput" in p
+    assert "\\ensuremath{-}0.5\\,\\% within the traced runs' own batches" in p
+    assert "ran at 0.40 times the throughput" in p
