@@ -22,6 +22,7 @@ from blkscope.paper.latex import (
     join_and,
     macro_file,
     macro_name,
+    span,
     tidy,
 )
 
@@ -201,8 +202,7 @@ def other_batches_phrase(d: pl.DataFrame, g: pl.DataFrame, ops: dict[str, float]
     text = (f"{subject} {'gives' if len(names) == 1 else 'give'} {join_and(pooled)} pooled, {join_and(own)} within"
             f" the traced runs' own batches")
     if rel:
-        lo, hi = fmt_float(min(rel), 2), fmt_float(max(rel), 2)
-        text += (f"; their untraced runs of other batches ran at {lo if lo == hi else f'{lo}--{hi}'} times the "
+        text += (f"; their untraced runs of other batches ran at {span(pl.Series(rel), 2)} times the "
                  "throughput of those in the traced runs' batch")
     return text
 

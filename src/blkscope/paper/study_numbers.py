@@ -52,8 +52,7 @@ def queue_depth(qd: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
     m = {
         "QdRuns": fmt_int(q.height),
         "QdMaxDepth": fmt_int(q["max_depth"].max()),
-        # a bound ("within"): rounded up, so that an error under 0.005 % prints 0.01 %, not "within 0.00 %"
-        "QdLittleMaxRelErr": fmt_pct(math.ceil(round(rel * 1e4, 6)) / 1e4, 2),
+        "QdLittleMaxRelErr": _bound_pct(rel),
         "QdLittlePhrase": little_phrase(rel),
     }
     m |= by_load(q, runs, "qd mean", "mean_depth", lambda x: fmt_float(x, 3))
@@ -74,7 +73,12 @@ def little_phrase(rel: float) -> str:
     if rel < 1e-9:
         return ("equals the traced mean to rounding, as it must when every request completes inside the trace: "
                 "a check of the D/C pairing, not a second estimate")
-    return f"reproduces the traced mean to within {fmt_pct(math.ceil(round(rel * 1e4, 6)) / 1e4, 2)}"
+    return f"reproduces the traced mean to within {_bound_pct(rel)}"
+
+
+def _bound_pct(rel: float) -> str:
+    """A relative error as a bound ("within"): rounded up, so that an error under 0.005 % prints 0.01 %."""
+    return fmt_pct(math.ceil(round(rel * 1e4, 6)) / 1e4, 2)
 
 
 def above_one_phrase(above: int, n: int) -> str:
@@ -283,7 +287,6 @@ def condition_sentence(rows: pl.DataFrame) -> str:
             parts.append(f"{ids[0] if len(ids) == 1 else ', '.join(ids[:-1]) + ' and ' + ids[-1]} "
                          f"{one if len(ids) == 1 else many}")  # fmt: skip
     return "; ".join(parts) if parts else "none"
-
 
 
 def skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
