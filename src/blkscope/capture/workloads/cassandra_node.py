@@ -223,10 +223,9 @@ class Node:
             t0 = time.monotonic()
             sh(self.nodetool("flush", home=home), timeout=600)
             flushed = time.monotonic()
-            pending = pending_compactions(sh(self.nodetool("compactionstats", home=home), timeout=120))
-            while pending and time.monotonic() - flushed < compaction_timeout_s:
+            while (pending := pending_compactions(sh(self.nodetool("compactionstats", home=home), timeout=120))) \
+                    and time.monotonic() - flushed < compaction_timeout_s:
                 time.sleep(5)
-                pending = pending_compactions(sh(self.nodetool("compactionstats", home=home), timeout=120))
             waited = time.monotonic()
             sh(self.nodetool("drain", home=home), timeout=600)
         return {"flush_s": round(flushed - t0, 1), "compactions_wait_s": round(waited - flushed, 1),
