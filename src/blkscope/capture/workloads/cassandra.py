@@ -57,6 +57,12 @@ NODE_LOG = "cassandra-node.log"
 EXTENT_DIRS = ("commitlog", "data")  # the node's files whose extents each run records
 STRESS_TIMEOUT_S = 600
 
+# A node whose memory may not be locked, as in a container without CAP_IPC_LOCK and a 64 KiB RLIMIT_MEMLOCK (Docker's
+# defaults): Cassandra's mlockall(MCL_CURRENT) at start then fails with ENOMEM and the node goes on ("Unable to lock
+# JVM memory"). Under a memory cap it must: a locked node pins the JDK's mapped runtime image (~150 MiB of file
+# pages) beside its ~530 MiB anonymous, over a 640 MiB cap (OOM kill at the first 7 M-record run, 2026-11-28).
+NO_MEMLOCK = ("setpriv", "--bounding-set=-ipc_lock", "--inh-caps=-ipc_lock", "prlimit", "--memlock=65536:65536")
+
 
 class _Node(Workload):
     """The node's part, shared by the cassandra-stress and CQL-client workloads."""
@@ -106,15 +112,19 @@ class _Node(Workload):
 
     def start_node(self, mnt: Path, out: Path) -> None:
         """The run's node: inside the run's memory cap when it has one (the client stays outside), with the
-        options' heap (`node_heap_mb`, 0: 1 GiB) and cassandra.yaml settings (`node_yaml`)."""
+        options' heap (`node_heap_mb`, 0: 1 GiB) and cassandra.yaml settings (`node_yaml`); with `node_memlock`
+        false, as a container without CAP_IPC_LOCK runs it (NO_MEMLOCK)."""
         self.node = self.new_node(out)
         node_heap = heap(self.options.get("node_heap_mb") or 0)
-        self.info["cassandra_yaml"] = self.node.start(mnt, self.options, node_heap, self.wrapped)
+        self.info["cassandra_yaml"] = self.node.start(mnt, self.options, node_heap, self.node_wrap)
         self.info["node"] = {
-            "command": " ".join(self.wrapped(self.node.command("<mountpoint>", heap=node_heap))),
+            "command": " ".join(self.node_wrap(self.node.command("<mountpoint>", heap=node_heap))),
             "ports": self.node.ports,
             "start_s": self.node.started_s,
         }
+
+    def node_wrap(self, cmd: list[str]) -> list[str]:
+        return self.wrapped([*NO_MEMLOCK, *cmd] if self.options.get("node_memlock") is False else cmd)
 
     def finish(self, mnt: Path, out: Path) -> None:
         """Each file's extents while the node still runs (its commitlog segments in use: on SIGTERM the node

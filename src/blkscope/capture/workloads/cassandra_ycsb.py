@@ -52,6 +52,7 @@ DEFAULTS = {
     "load_once": False,
     "node_heap_mb": 0,  # the measured run's node heap (0: cassandra_node.HEAP, 1 GiB)
     "node_yaml": {},  # the measured run's node: cassandra.yaml settings over cassandra_node.config's
+    "node_memlock": True,  # False: the node cannot lock its memory (cassandra.NO_MEMLOCK), as in a container
 }
 # The SSD study's regime (issue P): workload A on a node under a memory cap (the module's docstring). The heap and
 # the caches are set inside the cap, each knowingly: memtables on the heap (heap_buffers) at a quarter of it, the
@@ -70,7 +71,8 @@ CAPPED = {"load_once": True, "recordcount": 7_000_000, "read_s": 0, "node_heap_m
           "node_yaml": {"memtable_allocation_type": "heap_buffers", "memtable_heap_space": f"{CAPPED_HEAP_MB // 4}MiB",
                         "key_cache_size": f"{CAPPED_HEAP_MB // 20}MiB", "row_cache_size": "0MiB",
                         "file_cache_enabled": False, "disk_access_mode": "standard"},
-          "warmup_s": {"run": 60}, "trace_window_s": [150, 3], "max_failed_fraction": 0.01}  # fmt: skip
+          "warmup_s": {"run": 60}, "trace_window_s": [150, 3], "max_failed_fraction": 0.01,
+          "node_memlock": False}  # fmt: skip
 JOBS = {
     "workloada-c-zipfian-sat": {},
     # the lifecycle test's (tests/test_cassandra_root.py): every operation the binding has that CoreWorkload
