@@ -88,7 +88,12 @@ def test_rows_read_the_runs_the_plan_says(plan):
     assert other_condition(tb, rep, ev, None) == "judged" and seen["runs"] == ["r5"]
     scale = plan.entry("S1-hot", "scale")
     assert other_condition(tb, scale, ev, None).verdict.startswith("not tested")  # no steady_state table
-    st = pl.DataFrame({"run_id": ["r4"], "steady": [True], "window_s": [120.0]})
+    # one planned look: a row waits until every batch it lists is captured (each captured run has a steady_state row)
+    first = pl.DataFrame({"run_id": ["r4"], "steady": [True], "window_s": [120.0]})
+    seen.clear()
+    res = other_condition(tb | {"steady_state": first}, scale, ev, None)
+    assert seen == {} and res.verdict.startswith("not tested") and "round4-rocksdb-capped-2 not captured" in res.reason
+    st = pl.DataFrame({"run_id": ["r4", "r7"], "steady": [True, False], "window_s": [120.0, 120.0]})
     assert other_condition(tb | {"steady_state": st}, scale, ev, None) == "judged" and seen["runs"] == ["r4"]
     big = st.with_columns(data_over_cap=pl.lit(12.0))
     assert other_condition(tb | {"steady_state": big}, scale, ev, None) == "judged" and seen["runs"] == ["r4"]

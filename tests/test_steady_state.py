@@ -174,3 +174,26 @@ def test_the_scale_regime_wants_data_ten_times_the_cap(processed, sheet, tmp_pat
     assert df["data_over_cap"][1] is None  # FLAT ran without a cap
     assert ss.scale_regime(df, df)["run_id"].to_list() == ([SLOW] if scale else [])
     assert row["stored_over_cap"] == 20 and ss.scale_regime(df, df, "stored_over_cap")["run_id"].to_list() == [SLOW]
+
+
+def test_each_operations_rate_adds_up_to_the_runs_and_sits_on_its_samples(processed, sheet):
+    """YCSB workload A on Cassandra: a status line's [READ: Count=..] and [UPDATE: Count=..] count the operations
+    completed since the line before, so over each second they add up to the running count's difference (sample for
+    sample: a count read one line early or late would not), and the window's read share is workload A's half."""
+    df = pl.read_parquet(processed / SLOW / "ycsb" / "ycsb_series.parquet")
+    values, _ = per_second.ycsb(df)
+    ops = per_second.ycsb_ops(df)
+    assert set(ops) == {"read", "update"} and all(v.size == values.size for v in ops.values())
+    both = ops["read"] + ops["update"]
+    off = np.abs(both - values) / values
+    assert np.median(off) < 0.02
+    shifted = np.abs(both[1:] - values[:-1]) / values[:-1]  # one sample late
+    assert np.median(shifted) > 2 * np.median(off)
+    got = per_second.series(processed, sheet.filter(pl.col("run_id") == SLOW))[SLOW]
+    row = ss.judge(got, _row(sheet, SLOW))
+    start = int(row["window_start_s"])
+    assert row["ops_s"] == pytest.approx(values[start:].mean())
+    assert row["read_ops_s"] + row["update_ops_s"] == pytest.approx(row["ops_s"], rel=0.02)
+    assert 0.45 < row["read_ops_s"] / row["ops_s"] < 0.55
+    flat = ss.judge(per_second.series(processed, sheet.filter(pl.col("run_id") == FLAT))[FLAT], _row(sheet, FLAT))
+    assert flat["read_ops_s"] is None and flat["update_ops_s"] is None and flat["ops_s"] > 0  # iostat: KiB/s only

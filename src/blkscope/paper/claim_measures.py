@@ -208,6 +208,25 @@ def steady(tb: Tables, phase: str) -> pl.DataFrame:
     return ph.select("run_id", metric=pl.lit(f"ops_s_{phase}"), value=pl.col("ops_s_steady").cast(pl.Float64))
 
 
+def window_rate(tb: Tables, column: str) -> pl.DataFrame:
+    """Each run's mean rate over its steady window (the steady_state table's `column`: ops_s, read_ops_s,
+    update_ops_s) as metric rows (run_id, metric, value)."""
+    st = tb.get("steady_state")
+    if st is None or column not in st.columns:
+        return pl.DataFrame(schema={"run_id": pl.Utf8, "metric": pl.Utf8, "value": pl.Float64})
+    st = st.filter(pl.col(column).is_not_null())
+    return st.select("run_id", metric=pl.lit(column), value=pl.col(column).cast(pl.Float64))
+
+
+def overhead_in_window(select: Callable[[pl.DataFrame], pl.DataFrame]) -> Evaluate:
+    """Tracing overhead as `overhead`, on each run's ops/s over its steady window (the scale rows: a run without a
+    read-only phase has no ycsb_phases row)."""
+    def ev(tb: Tables, size: vd.Size) -> Result:
+        t = select(host(window_rate(tb, "ops_s"), tb, traced=None))
+        return saturating_first(t, lambda x, load: _overhead_at(x, load, size))
+    return ev
+
+
 def overhead(select: Callable[[pl.DataFrame], pl.DataFrame], phase: str | None = None) -> Evaluate:
     """Pooled tracing overhead over the selected host configurations (saturating ones preferred); with a YCSB
     `phase`, on that phase's throughput past its warm-up (steady) instead of the run's whole ops/s."""
@@ -398,6 +417,22 @@ def cassandra_vs_rocksdb(phase: str, whole: bool = False) -> Evaluate:
         r = strata_ratio(strata, ("cassandra", "rocksdb"), size, "ops/s", 0, SATURATING)
         how = "whole phase from a cold start" if whole else "past its warm-up"
         return replace(r, measurement=f"{phase} phase, {how}: {r.measurement}")
+    return ev
+
+
+def cassandra_vs_rocksdb_in_window(op: str) -> Evaluate:
+    """Cassandra against RocksDB in the scale regime (the claims plan's S1-cass-read/-write scale rows): each
+    untraced run's `op` completions a second over its steady window (steady_state <op>_ops_s), per filesystem the
+    log ratio of the two databases' runs, the mean over the filesystems with both. Strata are filesystems alone:
+    each database was captured in batches of its own, under its own cap, in the same data-to-cap regime."""
+    def ev(tb: Tables, size: vd.Size) -> Result:
+        rocksdb = (pl.col("workload") == "ycsb") & (pl.col("database") == "rocksdb")
+        t = host(window_rate(tb, f"{op}_ops_s"), tb, traced=False).filter(
+            (pl.col("workload") == YCSB_CASSANDRA) | rocksdb)
+        db = pl.when(pl.col("workload") == YCSB_CASSANDRA).then(pl.lit("cassandra")).otherwise(pl.lit("rocksdb"))
+        r = strata_ratio(by_strata(t, ["filesystem"], db, "cassandra", "rocksdb"), ("cassandra", "rocksdb"), size,
+                         f"{op}s/s", 0)  # fmt: skip
+        return replace(r, measurement=f"{op}s over the steady window: {r.measurement}")
     return ev
 
 

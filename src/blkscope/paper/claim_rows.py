@@ -63,6 +63,15 @@ def steady_runs(tb: Tables) -> pl.DataFrame | None:
     return st.filter(pl.col("steady").cast(pl.Boolean) & (w >= STEADY_MIN_S)).select("run_id")
 
 
+def uncaptured(tb: Tables, batches: tuple[str, ...]) -> list[str]:
+    """The `batches` with a runs-sheet row that the steady_state table (a row per captured run) lacks: not captured
+    yet, or not wholly."""
+    have = set(tb["steady_state"]["run_id"].to_list())
+    sheet = tb["runs"].select("run_id", b=_batch())
+    listed = {b: set(sheet.filter(pl.col("b") == b)["run_id"].to_list()) for b in batches}
+    return [b for b, ids in listed.items() if not ids or not ids <= have]
+
+
 def in_regime(tb: Tables, run_ids: list[str]) -> tuple[list[str], str]:
     """The runs of `run_ids` in the scale regime by the plan's data measure (records x record size over the memory
     cap, the steady_state table's data_over_cap >= DATA_OVER_CAP), run by run; and why none is, when none is."""
@@ -90,6 +99,10 @@ def other_condition(tb: Tables, e: Entry, evaluate, size) -> Result:
         steady = steady_runs(tb)
         if steady is None:
             return Result(None, "--", "0", None, NO_RUNS, "no steady_state table: no run's window is known")
+        missing = uncaptured(tb, e.batches)
+        if missing:  # one planned look: the row waits for every batch it lists, not for the first to arrive
+            return Result(None, "--", "0", None, NO_RUNS, f"batch {', '.join(missing)} not captured yet (the plan "
+                          "judges this row once, when every batch it lists is)")  # fmt: skip
         mine = with_runs(mine, pl.col("run_id").is_in(steady["run_id"].to_list()))
         big, small = in_regime(tb, mine["runs"]["run_id"].to_list())
         if small:

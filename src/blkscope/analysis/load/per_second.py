@@ -32,6 +32,7 @@ WORKLOAD_SERIES = {
 }
 IOSTAT = ("iostat", "iostat", "iostat read+write KiB/s")
 YCSB_PHASE = "run"
+YCSB_OPS = ("READ", "UPDATE")  # workload A's operations, each with its own rate over a run's steady window
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class Series:
     values: np.ndarray  # one sample a second, in order
     run_s: float  # how long the measured phase ran, as its log says
     start: datetime | None = None  # the wall-clock time of the first sample's start (UTC), where the log has it
+    per_op: dict[str, np.ndarray] | None = None  # YCSB: each operation's completions a second, sample for sample
 
 
 def ycsb_start(df: pl.DataFrame, phase: str = YCSB_PHASE) -> datetime | None:
@@ -52,20 +54,47 @@ def ycsb_start(df: pl.DataFrame, phase: str = YCSB_PHASE) -> datetime | None:
     return datetime.strptime(g["time"][0], "%Y-%m-%d %H:%M:%S:%f").replace(tzinfo=UTC)
 
 
-def ycsb(df: pl.DataFrame, phase: str = YCSB_PHASE) -> tuple[np.ndarray, float]:
-    """A YCSB phase's ops in each full second, and its length (the last status line's elapsed seconds)."""
+def _full_seconds(df: pl.DataFrame, phase: str) -> tuple[pl.DataFrame, float]:
+    """A YCSB phase's status lines (elapsed_s, operations) up to its last full second, in order, and its length
+    (the last status line's elapsed seconds)."""
     # the running count orders lines that share an elapsed second (YCSB's last lines do)
     g = (df.filter(pl.col("phase") == phase).select("elapsed_s", "operations").unique()
          .sort("elapsed_s", "operations"))  # fmt: skip
+    run_s = float(g["elapsed_s"].max() or 0.0) if g.height else 0.0
     if g.height < 2:
-        return np.array([]), float(g["elapsed_s"].max() or 0.0) if g.height else 0.0
-    t, ops = g["elapsed_s"].to_numpy().astype(float), g["operations"].to_numpy().astype(float)
-    grew = np.flatnonzero(np.diff(ops) > 0) + 1  # lines at which the count grew
+        return g.clear(), run_s
+    grew = np.flatnonzero(np.diff(g["operations"].to_numpy()) > 0) + 1  # lines at which the count grew
     last = grew[-2] if grew.size >= 2 else 0  # the last full second: the line before the last growth
-    t, ops = t[: last + 1], ops[: last + 1]
+    return g.head(last + 1), run_s
+
+
+def ycsb(df: pl.DataFrame, phase: str = YCSB_PHASE) -> tuple[np.ndarray, float]:
+    """A YCSB phase's ops in each full second, and its length (the last status line's elapsed seconds)."""
+    g, run_s = _full_seconds(df, phase)
+    if g.height < 2:
+        return np.array([]), run_s
+    t, ops = g["elapsed_s"].to_numpy().astype(float), g["operations"].to_numpy().astype(float)
     dt = np.diff(t)
     keep = dt > 0
-    return np.diff(ops)[keep] / dt[keep], float(g["elapsed_s"].max())
+    return np.diff(ops)[keep] / dt[keep], run_s
+
+
+def ycsb_ops(df: pl.DataFrame, phase: str = YCSB_PHASE) -> dict[str, np.ndarray]:
+    """Each operation's (YCSB_OPS) completions a second over ycsb()'s samples, sample for sample: a status line's
+    `[READ: Count=...]` counts the reads completed since the line before (YCSB's interval histograms), so sample i
+    (line i to line i+1) takes line i+1's count; an operation a line does not name counts 0 there."""
+    g, _ = _full_seconds(df, phase)
+    if g.height < 2 or "section" not in df.columns:
+        return {}
+    dt = np.diff(g["elapsed_s"].to_numpy().astype(float))
+    keep = dt > 0
+    counts = df.filter((pl.col("phase") == phase) & (pl.col("stat") == "Count"))
+    out = {}
+    for op in YCSB_OPS:
+        c = counts.filter(pl.col("section") == op).group_by("elapsed_s", "operations").agg(pl.col("value").sum())
+        n = g.join(c, on=["elapsed_s", "operations"], how="left", maintain_order="left")["value"]
+        out[op.lower()] = n.fill_null(0).to_numpy().astype(float)[1:][keep] / dt[keep]
+    return out
 
 
 def cstress(df: pl.DataFrame) -> tuple[np.ndarray, float]:
@@ -114,7 +143,8 @@ def series(processed: Path, runs: pl.DataFrame) -> dict[str, Series | None]:
             df = pl.read_parquet(f)
             v, run_s = READERS[table](df)
             if v.size:
-                out[run_id] = Series(measure, v, run_s, ycsb_start(df) if table == "ycsb_series" else None)
+                ys = table == "ycsb_series"
+                out[run_id] = Series(measure, v, run_s, ycsb_start(df) if ys else None, ycsb_ops(df) if ys else None)
                 continue
         fallback.append(run_id)
     files = {r: Path(processed, r, IOSTAT[0], f"{IOSTAT[1]}.parquet") for r in fallback}

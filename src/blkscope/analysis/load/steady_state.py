@@ -26,6 +26,10 @@ has it in the same time (`trace_start_s`, `trace_end_s`: shifted by the time fro
 to the log's first sample, where the log has wall-clock times, YCSB's; else unshifted) and `trace_in_window`: the
 kept trace lies inside the steady window (the claims plan's scale measures read only such a trace).
 
+Rates over the window: `ops_s`, the mean of the window's samples (in the series' unit), and for YCSB each
+operation's completions a second (`read_ops_s`, `update_ops_s`: per_second.ycsb_ops), which the claims' scale rows
+read (Cassandra against RocksDB per operation; tracing's cost on runs without a read-only phase).
+
 A run under a memory cap (runs-sheet memory_cap) has its cap, its data and their ratio
 (blkscope.analysis.characterise.cache_sweep.cache_facts): `data_over_cap` of YCSB's records x record size (fieldcount x
 fieldlength: the payload, as the claims plan states it), `stored_over_cap` of the loaded image's allocated bytes
@@ -45,7 +49,7 @@ import polars as pl
 
 from blkscope import yamlio
 from blkscope.analysis.characterise.cache_sweep import cache_facts, listed
-from blkscope.analysis.load.per_second import Series, series
+from blkscope.analysis.load.per_second import YCSB_OPS, Series, series
 
 BATCH = 5  # seconds a batch (MSER-5)
 MIN_BATCHES = 4  # fewer: MSER is not applied
@@ -69,7 +73,8 @@ SCHEMA = {
     "clock": pl.Utf8, "clock_s": pl.Float64, "required_s": pl.Float64, "steady": pl.Boolean, "why": pl.Utf8,
     "trace_start_s": pl.Float64, "trace_end_s": pl.Float64, "trace_in_window": pl.Boolean,
     "memory_cap_bytes": pl.Int64, "data_bytes": pl.Float64, "data_over_cap": pl.Float64,
-    "stored_bytes": pl.Int64, "stored_over_cap": pl.Float64,
+    "stored_bytes": pl.Int64, "stored_over_cap": pl.Float64, "ops_s": pl.Float64,
+    **{f"{op.lower()}_ops_s": pl.Float64 for op in YCSB_OPS},
 }  # fmt: skip
 
 
@@ -128,7 +133,17 @@ def judge(s: Series | None, row: dict, warmup_recorded_s: float | None = None) -
         why = f"steady: window {window:g} s >= {need}"
     return out | {"measure": s.measure, "samples": n, "run_s": s.run_s, "window_start_s": float(start),
                   "window_end_s": float(n), "window_s": window, "rule": rule,
-                  "steady": bool(not late and window >= required), "why": why}
+                  "steady": bool(not late and window >= required), "why": why} | _rates(s, start)
+
+
+def _rates(s: Series, start: int) -> dict:
+    """The window's mean rate (`ops_s`, in the series' unit: YCSB ops/s, MiB/s, KiB/s) and, for YCSB, each
+    operation's (read_ops_s, update_ops_s: completions a second), over the samples from `start` on."""
+    out = {"ops_s": float(s.values[start:].mean()) if s.values.size > start else None}
+    for op in YCSB_OPS:
+        v = (s.per_op or {}).get(op.lower())
+        out[f"{op.lower()}_ops_s"] = float(v[start:].mean()) if v is not None and v.size > start else None
+    return out
 
 
 def trace_window(run_yaml: Path, s: Series | None) -> tuple[float, float] | None:
