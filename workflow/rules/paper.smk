@@ -72,6 +72,7 @@ rule paper_scale_numbers:
         zipf=f"{ANALYSIS}/zipf_cover.parquet",
         # counted as the scale rows' hot-page shares count them (the claims rule's fof, listed by its dataset)
         datasets=f"{DATASETS}/access_frequency.ssd-study.tsv",
+        plan="config/claims_plan.yaml",  # the batches the skew rows read
     output:
         "paper/generated/numbers/scale.tex",
     params:
@@ -80,7 +81,7 @@ rule paper_scale_numbers:
         "logs/paper/scale_numbers.log",
     shell:
         "python -m blkscope.paper.scale_numbers --steady {input.steady} --zipf {input.zipf} --fof {params.fof}"
-        " -o {output} > {log} 2>&1"
+        " --plan {input.plan} -o {output} > {log} 2>&1"
 
 
 rule paper_characterise_phrases:

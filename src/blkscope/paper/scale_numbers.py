@@ -16,7 +16,8 @@ share of read pages read once, the span of distinct access counts, the runs with
 leaves the skew rows to say (more than half of the read pages read once: little about skew).
 
     python -m blkscope.paper.scale_numbers --steady data/processed/analysis/steady_state.parquet \\
-        [--fof <processed>/<run>/frequency/fof.ssd-study.parquet ...] [--zipf zipf_cover.parquet] -o scale.tex
+        [--fof <processed>/<run>/frequency/fof.ssd-study.parquet ...] [--zipf zipf_cover.parquet] \\
+        [--plan config/claims_plan.yaml] -o scale.tex
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ WORKLOAD_NAMES = {"ycsb": "YCSB run{} on RocksDB", "cassandra-ycsb": "YCSB run{}
                   "cassandra": "cassandra-stress run{}", "fio": "fio run{}", "sysbench": "sysbench run{}",
                   "journal": "journal-writer run{}"}  # fmt: skip
 MIB = 2**20
+DATABASES = {"ycsb": "RocksDB", "cassandra-ycsb": "Cassandra"}  # workload -> the database a capped batch ran
 
 
 def _mib(x: pl.Series) -> str:
@@ -111,8 +113,29 @@ def capped(st: pl.DataFrame) -> dict[str, str]:
                 "the scale rows of the claims table read its steady runs" if meets and steady.height
                 else "with no steady run, no claim reads it" if meets
                 else "it stays a condition of its own: reported here, not judged")  # fmt: skip
+        m[f"{k}Database"] = join_and(sorted({DATABASES.get(w, w) for w in g["workload"].to_list()}))
+        m[f"{k}Sentence"] = batch_sentence(m, k, ORDINALS[i].lower())
+    m["MemcapDatabasesPhrase"] = join_and(list(dict.fromkeys(
+        DATABASES.get(w, w) for w in c.sort("workload", descending=True)["workload"].to_list())))
+    m["MemcapSentences"] = " ".join(m[f"Memcap{o}Sentence"] for o in ORDINALS if f"Memcap{o}Sentence" in m)
     m |= limit(ratios, judged)
     return m
+
+
+def batch_sentence(m: dict[str, str], k: str, ordinal: str) -> str:
+    """One memory-capped batch in words, from its macros (capped()); a part whose numbers are missing is left out."""
+    out = (f"The {ordinal} batch ({m[f'{k}Database']}) held {m[f'{k}DataMiB']}\\,MiB of records under a "
+           f"{m[f'{k}CapMiB']}\\,MiB cap")
+    if f"{k}DataOverCap" in m:
+        out += f": {m[f'{k}DataOverCap']} times the cap, {m[f'{k}RegimePhrase']}"
+    steady = int(m[f"{k}Steady"].replace(",", ""))
+    out += f". Its runs last {m[f'{k}RunS']}\\,s; {m[f'{k}SteadyPhrase']} {'is' if steady == 1 else 'are'} steady"
+    if steady:
+        out += f", with windows of {m[f'{k}WindowS']}\\,s after warm-ups of {m[f'{k}WindowStartS']}\\,s"
+    if f"{k}TraceS" in m:
+        out += (f"; a traced run keeps {m[f'{k}TraceS']}\\,s of its trace from {m[f'{k}TraceStartS']}\\,s on, "
+                f"inside the steady window in {m[f'{k}TraceInWindowPhrase']}")
+    return out + (f"; {m[f'{k}RolePhrase']}." if f"{k}RolePhrase" in m else ".")
 
 
 def limit(ratios: list[float], judged: list[bool]) -> dict[str, str]:
@@ -151,10 +174,24 @@ def read_fof(files: list[Path]) -> pl.DataFrame:
     return pl.concat(parts)
 
 
-def reuse(st: pl.DataFrame, fof: pl.DataFrame, zipf: pl.DataFrame | None) -> dict[str, str]:
+def skew_batches(plan_path: Path | None) -> tuple[str, ...] | None:
+    """The batches the skew rows (SKEW_ROWS) read, from the claims plan; None without a plan (every batch)."""
+    if plan_path is None:
+        return None
+    from blkscope.paper import claims_plan
+
+    plan = claims_plan.load(plan_path)
+    return tuple(b for e in plan.entries if e.row_id in SKEW_ROWS for b in e.batches)
+
+
+def reuse(st: pl.DataFrame, fof: pl.DataFrame, zipf: pl.DataFrame | None,
+          batches: tuple[str, ...] | None = None) -> dict[str, str]:
     """ScaleReuseSentence: how often the runs the scale rows read re-read a page in their kept window, and what
-    that leaves the skew rows to say; nothing without such runs."""
+    that leaves the skew rows to say; nothing without such runs. `batches`: the skew rows' (a Cassandra capped
+    batch is traced and at scale, but no skew row reads it)."""
     scale = st.filter(_steady(st) & (pl.col("data_over_cap").fill_null(0) >= DATA_OVER_CAP) & not_descriptive(st))
+    if batches is not None:
+        scale = scale.filter(pl.col("batch").is_in(list(batches)))
     per = (fof.filter(pl.col("run_id").is_in(scale["run_id"].to_list()))
            .group_by("run_id").agg(reads=(pl.col("count") * pl.col("pages")).sum(), pages=pl.col("pages").sum(),
                                    once=pl.col("pages").filter(pl.col("count") == 1).sum(), distinct=pl.len())
@@ -181,9 +218,10 @@ def reuse(st: pl.DataFrame, fof: pl.DataFrame, zipf: pl.DataFrame | None) -> dic
                 f"once; {distinct} distinct access counts in a run){fitted}: {said}")}  # fmt: skip
 
 
-def macros(st: pl.DataFrame, fof: pl.DataFrame | None = None, zipf: pl.DataFrame | None = None) -> dict[str, str]:
+def macros(st: pl.DataFrame, fof: pl.DataFrame | None = None, zipf: pl.DataFrame | None = None,
+           batches: tuple[str, ...] | None = None) -> dict[str, str]:
     m = in_memory(st) | capped(st)
-    return m | reuse(st, fof, zipf) if fof is not None else m
+    return m | reuse(st, fof, zipf, batches) if fof is not None else m
 
 
 def render(m: dict[str, str]) -> str:
@@ -199,6 +237,7 @@ def _options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fof", type=Path, nargs="*", default=[],
                    help="frequency of frequency of the memory-capped traced runs (<processed>/<run>/frequency/...)")
     p.add_argument("--zipf", type=Path, help="the zipf table (run_id, op, s), for the runs without a fit")
+    p.add_argument("--plan", type=Path, help="the claims plan (config/claims_plan.yaml): the batches the skew rows read")
 
 
 def _render(st: pl.DataFrame, a: argparse.Namespace) -> str:
@@ -208,7 +247,7 @@ def _render(st: pl.DataFrame, a: argparse.Namespace) -> str:
             zipf = pl.read_parquet(a.zipf, columns=["run_id", "op", "s"])
         except (OSError, pl.exceptions.PolarsError) as e:
             raise ValueError(f"{a.zipf}: {e}") from None
-    return render(macros(st, read_fof(a.fof) if a.fof else None, zipf))
+    return render(macros(st, read_fof(a.fof) if a.fof else None, zipf, skew_batches(a.plan)))
 
 
 def main(argv: list[str] | None = None) -> int:
