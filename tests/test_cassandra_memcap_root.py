@@ -14,10 +14,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 import yaml
+import zstandard
 from test_cassandra_root import _command, _nothing_left, pytestmark  # noqa: F401 - same skips
 from test_memory_cap_root import _no_groups, needs_memcg
 
 from blkscope.capture import memcap
+from blkscope.capture.workloads.cassandra import NO_MEMLOCK
 
 CAP = "768M"
 JOB = "workloada-zipfian-capped-small"
@@ -53,6 +55,10 @@ def test_capped_node_from_an_image_records_the_cap_and_removes_it(tmp_path):
     wl = meta["workload"]
     assert wl["node"]["command"].startswith("sh -c") and "-Xmx192m" in wl["node"]["command"]
     assert "sh -c" not in wl["commands"]["run"] and wl["node"]["exit_code"] is not None
+    # the node cannot lock its memory, as in a container (cassandra.NO_MEMLOCK): its mlockall fails and it goes on
+    assert " ".join(NO_MEMLOCK) in wl["node"]["command"]
+    log = zstandard.ZstdDecompressor().stream_reader((out / "cassandra-node.log.zst").open("rb")).read()
+    assert b"Unable to lock JVM memory (ENOMEM)" in log and b"JNA mlockall successful" not in log
     conf = yaml.safe_load((out / "cassandra.yaml").read_text())
     assert conf["memtable_heap_space"] == "48MiB" and conf["file_cache_enabled"] is False
     assert any("DiskAccessMode is standard, indexAccessMode is standard" in x for x in wl["node"]["commitlog_access"])
