@@ -310,7 +310,8 @@ def _row(c: Claim, r, entry, everything, length: str | None = None) -> dict:
     cond = entry.condition if entry else "in-memory"
     return {
         "claim_id": entry.row_id if entry else c.claim_id, "study": c.study, "claim": c.claim,
-        "quantity": entry.quantity if entry else c.quantity, "claimed": c.claimed, "band": f"{c.size.text} for '{c.claimed}'",
+        "quantity": entry.quantity if entry else c.quantity, "claimed": c.claimed,
+        "band": f"{c.size.text} for '{c.claimed}'",
         "ours": ours_text(e, c.fmt), "measurement": r.measurement, "n": r.n, "n_needed": vd.n_needed_text(need),
         "test": test, "verdict": v, "reason": reason, "estimate": e.value if e else None, "lo": e.lo if e else None,
         "hi": e.hi if e else None, "level": c.size.level, "claimed_lo": c.size.lo, "claimed_hi": c.size.hi,

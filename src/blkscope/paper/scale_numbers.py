@@ -115,9 +115,10 @@ def capped(st: pl.DataFrame) -> dict[str, str]:
                 else "it stays a condition of its own: reported here, not judged")  # fmt: skip
         m[f"{k}Database"] = join_and(sorted({DATABASES.get(w, w) for w in g["workload"].to_list()}))
         m[f"{k}Sentence"] = batch_sentence(m, k, ORDINALS[i].lower())
-    m["MemcapDatabasesPhrase"] = join_and(list(dict.fromkeys(
-        DATABASES.get(w, w) for w in c.sort("workload", descending=True)["workload"].to_list())))
-    m["MemcapSentences"] = " ".join(m[f"Memcap{o}Sentence"] for o in ORDINALS if f"Memcap{o}Sentence" in m)
+    if batches:
+        m["MemcapDatabasesPhrase"] = join_and(list(dict.fromkeys(
+            DATABASES.get(w, w) for w in c.sort("workload", descending=True)["workload"].to_list())))
+        m["MemcapSentences"] = " ".join(m[f"Memcap{o}Sentence"] for o in ORDINALS if f"Memcap{o}Sentence" in m)
     m |= limit(ratios, judged)
     return m
 
@@ -237,7 +238,7 @@ def _options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fof", type=Path, nargs="*", default=[],
                    help="frequency of frequency of the memory-capped traced runs (<processed>/<run>/frequency/...)")
     p.add_argument("--zipf", type=Path, help="the zipf table (run_id, op, s), for the runs without a fit")
-    p.add_argument("--plan", type=Path, help="the claims plan (config/claims_plan.yaml): the batches the skew rows read")
+    p.add_argument("--plan", type=Path, help="the claims plan (config/claims_plan.yaml): the skew rows' batches")
 
 
 def _render(st: pl.DataFrame, a: argparse.Namespace) -> str:
