@@ -105,7 +105,8 @@ def test_scale_macros_report_the_first_batch_and_judge_the_second():
     assert three["MemcapDatabasesPhrase"] == "RocksDB and Cassandra" and three["MemcapThirdDatabase"] == "Cassandra"
     assert three["MemcapThirdSentence"] == (r"The third batch (Cassandra) held 6{,}676\,MiB of records under a "
                                             r"640\,MiB cap: 10.4 times the cap, at least the plan's 10. Its runs last "
-                                            r"240\,s; none of the two runs are steady; with no steady run, no claim reads it.")
+                                            r"240\,s; none of the two runs are steady; "
+                                            "with no steady run, no claim reads it.")
 
 
 def test_the_prose_check_catches_fixed_words_and_passes_quotes_and_bounds():
