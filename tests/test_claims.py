@@ -574,4 +574,4 @@ def test_cassandra_against_rocksdb_at_scale_reads_each_op_over_the_steady_window
     out = evaluate(tb | {"steady_state": st}, plan)
     for c in ("S1-cass-read-scale", "S1-cass-write-scale", "S1-trace-ycsb-cass-scale"):
         row = _row(out, c)
-        assert row["estimate"] is None and "round4-cassandra-capped-xfs not captured yet" in row["reason"]
+        assert row["estimate"] is None and "batch round4-cassandra-capped-xfs is not captured yet" in row["reason"]

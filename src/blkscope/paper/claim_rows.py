@@ -101,8 +101,9 @@ def other_condition(tb: Tables, e: Entry, evaluate, size) -> Result:
             return Result(None, "--", "0", None, NO_RUNS, "no steady_state table: no run's window is known")
         missing = uncaptured(tb, e.batches)
         if missing:  # one planned look: the row waits for every batch it lists, not for the first to arrive
-            return Result(None, "--", "0", None, NO_RUNS, f"batch {', '.join(missing)} not captured yet (the plan "
-                          "judges this row once, when every batch it lists is)")  # fmt: skip
+            what = f"batch {missing[0]} is" if len(missing) == 1 else f"batches {', '.join(missing)} are"
+            return Result(None, "--", "0", None, NO_RUNS, f"{what} not captured yet (the plan judges this row once, "
+                          "when every batch it lists is)")  # fmt: skip
         mine = with_runs(mine, pl.col("run_id").is_in(steady["run_id"].to_list()))
         big, small = in_regime(tb, mine["runs"]["run_id"].to_list())
         if small:
