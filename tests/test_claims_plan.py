@@ -92,7 +92,8 @@ def test_rows_read_the_runs_the_plan_says(plan):
     first = pl.DataFrame({"run_id": ["r4"], "steady": [True], "window_s": [120.0]})
     seen.clear()
     res = other_condition(tb | {"steady_state": first}, scale, ev, None)
-    assert seen == {} and res.verdict.startswith("not tested") and "batch round4-rocksdb-capped-2 is not captured yet" in res.reason
+    assert seen == {} and res.verdict.startswith("not tested")
+    assert "batch round4-rocksdb-capped-2 is not captured yet" in res.reason
     st = pl.DataFrame({"run_id": ["r4", "r7"], "steady": [True, False], "window_s": [120.0, 120.0]})
     assert other_condition(tb | {"steady_state": st}, scale, ev, None) == "judged" and seen["runs"] == ["r4"]
     big = st.with_columns(data_over_cap=pl.lit(12.0))
