@@ -103,6 +103,18 @@ def test_scale_macros_report_the_first_batch_and_judge_the_second():
     three = scale_numbers.macros(pl.concat([_steady(True), cass.with_columns(
         data_over_cap=pl.col("data_bytes") / pl.col("memory_cap_bytes"), testbed=pl.lit("loop"), job=pl.lit("j"))]))
     assert three["MemcapDatabasesPhrase"] == "RocksDB and Cassandra" and three["MemcapThirdDatabase"] == "Cassandra"
+    # the plan's Cassandra rows wait for the xfs and btrfs batches: a batch they read says so, not "read"
+    st = pl.DataFrame({"batch": ["round4-rocksdb-capped", "round4-rocksdb-capped-2", "round4-cassandra-capped-ext4"]})
+    from pathlib import Path
+
+    waiting = scale_numbers.waiting_rows(Path(__file__).resolve().parents[1] / "config" / "claims_plan.yaml", st)
+    rows, missing = waiting["round4-cassandra-capped-ext4"]
+    assert set(rows) == {"S1-cass-read-scale", "S1-cass-write-scale", "S1-trace-ycsb-cass-scale"}
+    assert missing == ["round4-cassandra-capped-xfs", "round4-cassandra-capped-btrfs"]
+    assert waiting["round4-rocksdb-capped-2"][0] == ["S1-cass-read-scale", "S1-cass-write-scale"]  # not S1-hot's
+    two = scale_numbers.capped(_steady(True), {"capped-2": (["S1-x-scale"], ["b-xfs"])})
+    said = "the scale rows that read it (S1-x-scale) wait for b-xfs, the plan's one look"
+    assert two["MemcapSecondRolePhrase"] == said
     assert three["MemcapThirdSentence"] == (r"The third batch (Cassandra) held 6{,}676\,MiB of records under a "
                                             r"640\,MiB cap: 10.4 times the cap, at least the plan's 10. Its runs last "
                                             r"240\,s; none of the two runs are steady; "

@@ -78,8 +78,9 @@ def in_memory(st: pl.DataFrame) -> dict[str, str]:
     return m
 
 
-def capped(st: pl.DataFrame) -> dict[str, str]:
-    """Each memory-capped batch (Memcap<Ordinal>...) and the batches as a whole."""
+def capped(st: pl.DataFrame, waiting: dict[str, tuple[list[str], list[str]]] | None = None) -> dict[str, str]:
+    """Each memory-capped batch (Memcap<Ordinal>...) and the batches as a whole; `waiting` (waiting_rows): a batch
+    whose scale rows wait for batches not captured yet."""
     c = st.filter(HAS_CAP & not_descriptive(st))
     batches = c["batch"].unique(maintain_order=True).to_list()
     m = {"SteadyMinS": fmt_float(STEADY_MIN_S, 0), "MserBatchS": fmt_int(BATCH),
@@ -109,8 +110,11 @@ def capped(st: pl.DataFrame) -> dict[str, str]:
             ratios.append(float(ratio.min()))
             meets = ratio.min() >= DATA_OVER_CAP
             judged.append(meets and steady.height > 0)
+            rows, missing = (waiting or {}).get(b, ([], []))
             m[f"{k}RolePhrase"] = (
-                "the scale rows of the claims table read its steady runs" if meets and steady.height
+                f"the scale rows that read it ({join_and(rows)}) wait for {join_and(missing)}, the plan's one look"
+                if meets and steady.height and missing
+                else "the scale rows of the claims table read its steady runs" if meets and steady.height
                 else "with no steady run, no claim reads it" if meets
                 else "it stays a condition of its own: reported here, not judged")  # fmt: skip
         m[f"{k}Database"] = join_and(sorted({DATABASES.get(w, w) for w in g["workload"].to_list()}))
@@ -175,6 +179,24 @@ def read_fof(files: list[Path]) -> pl.DataFrame:
     return pl.concat(parts)
 
 
+def waiting_rows(plan_path: Path | None, st: pl.DataFrame) -> dict[str, tuple[list[str], list[str]]]:
+    """Per captured batch, the scale rows reading it that wait for a listed batch with no run in `st` yet, and those
+    batches (claim_rows.uncaptured's rule: one look, once every listed batch is captured)."""
+    if plan_path is None:
+        return {}
+    from blkscope.paper import claims_plan
+
+    have = set(st["batch"].cast(pl.Utf8).fill_null("").to_list())
+    out: dict[str, tuple[list[str], list[str]]] = {}
+    for e in claims_plan.load(plan_path).entries:
+        missing = [b for b in e.batches if b not in have]
+        for b in (b for b in e.batches if b in have and missing):
+            rows, gone = out.setdefault(b, ([], []))
+            rows.append(e.row_id)
+            gone.extend(x for x in missing if x not in gone)
+    return out
+
+
 def skew_batches(plan_path: Path | None) -> tuple[str, ...] | None:
     """The batches the skew rows (SKEW_ROWS) read, from the claims plan; None without a plan (every batch)."""
     if plan_path is None:
@@ -220,8 +242,8 @@ def reuse(st: pl.DataFrame, fof: pl.DataFrame, zipf: pl.DataFrame | None,
 
 
 def macros(st: pl.DataFrame, fof: pl.DataFrame | None = None, zipf: pl.DataFrame | None = None,
-           batches: tuple[str, ...] | None = None) -> dict[str, str]:
-    m = in_memory(st) | capped(st)
+           batches: tuple[str, ...] | None = None, waiting: dict | None = None) -> dict[str, str]:
+    m = in_memory(st) | capped(st, waiting)
     return m | reuse(st, fof, zipf, batches) if fof is not None else m
 
 
@@ -248,7 +270,8 @@ def _render(st: pl.DataFrame, a: argparse.Namespace) -> str:
             zipf = pl.read_parquet(a.zipf, columns=["run_id", "op", "s"])
         except (OSError, pl.exceptions.PolarsError) as e:
             raise ValueError(f"{a.zipf}: {e}") from None
-    return render(macros(st, read_fof(a.fof) if a.fof else None, zipf, skew_batches(a.plan)))
+    return render(macros(st, read_fof(a.fof) if a.fof else None, zipf, skew_batches(a.plan),
+                         waiting_rows(a.plan, st)))
 
 
 def main(argv: list[str] | None = None) -> int:
