@@ -108,13 +108,16 @@ def test_scale_macros_report_the_first_batch_and_judge_the_second():
     from pathlib import Path
 
     waiting = scale_numbers.waiting_rows(Path(__file__).resolve().parents[1] / "config" / "claims_plan.yaml", st)
-    rows, missing = waiting["round4-cassandra-capped-ext4"]
+    rows, missing, ready = waiting["round4-cassandra-capped-ext4"]
+    assert not ready and waiting["round4-rocksdb-capped-2"][2]  # S1-hot-scale and others read the RocksDB batch now
     assert set(rows) == {"S1-cass-read-scale", "S1-cass-write-scale", "S1-trace-ycsb-cass-scale"}
     assert missing == ["round4-cassandra-capped-xfs", "round4-cassandra-capped-btrfs"]
     assert waiting["round4-rocksdb-capped-2"][0] == ["S1-cass-read-scale", "S1-cass-write-scale"]  # not S1-hot's
-    two = scale_numbers.capped(_steady(True), {"capped-2": (["S1-x-scale"], ["b-xfs"])})
+    two = scale_numbers.capped(_steady(True), {"capped-2": (["S1-x-scale"], ["b-xfs"], False)})
     said = "the scale rows that read it (S1-x-scale) wait for b-xfs, the plan's one look"
     assert two["MemcapSecondRolePhrase"] == said
+    two = scale_numbers.capped(_steady(True), {"capped-2": (["S1-x-scale"], ["b-xfs"], True)})
+    assert two["MemcapSecondRolePhrase"].startswith("the scale rows of the claims table read its steady runs (S1-x")
     assert three["MemcapThirdSentence"] == (r"The third batch (Cassandra) held 6{,}676\,MiB of records under a "
                                             r"640\,MiB cap: 10.4 times the cap, at least the plan's 10. Its runs last "
                                             r"240\,s; none of the two runs are steady; "

@@ -110,10 +110,13 @@ def capped(st: pl.DataFrame, waiting: dict[str, tuple[list[str], list[str]]] | N
             ratios.append(float(ratio.min()))
             meets = ratio.min() >= DATA_OVER_CAP
             judged.append(meets and steady.height > 0)
-            rows, missing = (waiting or {}).get(b, ([], []))
+            rows, missing, ready = (waiting or {}).get(b, ([], [], True))
+            wait = f"wait for {join_and(missing)}, the plan's one look" if missing else ""
+            read = meets and steady.height
             m[f"{k}RolePhrase"] = (
-                f"the scale rows that read it ({join_and(rows)}) wait for {join_and(missing)}, the plan's one look"
-                if meets and steady.height and missing
+                f"the scale rows that read it ({join_and(rows)}) {wait}" if read and wait and not ready
+                else f"the scale rows of the claims table read its steady runs ({join_and(rows)} {wait})"
+                if read and wait
                 else "the scale rows of the claims table read its steady runs" if meets and steady.height
                 else "with no steady run, no claim reads it" if meets
                 else "it stays a condition of its own: reported here, not judged")  # fmt: skip
@@ -179,21 +182,23 @@ def read_fof(files: list[Path]) -> pl.DataFrame:
     return pl.concat(parts)
 
 
-def waiting_rows(plan_path: Path | None, st: pl.DataFrame) -> dict[str, tuple[list[str], list[str]]]:
-    """Per captured batch, the scale rows reading it that wait for a listed batch with no run in `st` yet, and those
-    batches (claim_rows.uncaptured's rule: one look, once every listed batch is captured)."""
+def waiting_rows(plan_path: Path | None, st: pl.DataFrame) -> dict[str, tuple[list[str], list[str], bool]]:
+    """Per captured batch with a scale row that waits for a listed batch with no run in `st` yet (claim_rows'
+    rule: one look, once every listed batch is captured): those rows, the batches they wait for, and whether
+    another row reads the batch now."""
     if plan_path is None:
         return {}
     from blkscope.paper import claims_plan
 
     have = set(st["batch"].cast(pl.Utf8).fill_null("").to_list())
-    out: dict[str, tuple[list[str], list[str]]] = {}
-    for e in claims_plan.load(plan_path).entries:
+    entries = [e for e in claims_plan.load(plan_path).entries if e.batches]
+    out: dict[str, tuple[list[str], list[str], bool]] = {}
+    for e in entries:
         missing = [b for b in e.batches if b not in have]
         for b in (b for b in e.batches if b in have and missing):
-            rows, gone = out.setdefault(b, ([], []))
-            rows.append(e.row_id)
-            gone.extend(x for x in missing if x not in gone)
+            ready = any(b in x.batches and all(y in have for y in x.batches) for x in entries)
+            rows, gone, _ = out.get(b, ([], [], ready))
+            out[b] = ([*rows, e.row_id], gone + [x for x in missing if x not in gone], ready)
     return out
 
 
