@@ -16,6 +16,8 @@ Two more hooks come from modules of their own: `--strict-skips` fails a skip tha
 not list (tests/skip_policy.py), and `@pytest.mark.requires(PROGRAM, ...)` fails a test whose program is missing,
 naming its Debian package (tests/requires.py)."""
 
+import contextlib
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +35,8 @@ from blkscope.capture.hwlock import build_lock
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# the niceness of the other scopes' tests beside the hardware chain (pytest_runtest_protocol)
+NICE_OTHERS = 10
 # `*_root` modules that touch no host-wide state: the node and YCSB in a chroot in namespaces of their own
 OWN_NAMESPACES = ("test_cassandra_guest_root",)
 # the longest scopes (seconds of a 2-worker run), handed out first
@@ -76,6 +80,16 @@ if LoadScopeScheduling is not None:
     @pytest.hookimpl(tryfirst=True)
     def pytest_xdist_make_scheduler(config, log):
         return ModuleScheduling(config, log)
+
+
+def pytest_runtest_protocol(item, nextitem) -> None:
+    """Under xdist, a test outside the hardware scope (with its fixtures and the processes it starts) runs at
+    NICE_OTHERS: the hardware chain's captures (a TCG guest, JVMs) are CPU-bound and the critical path, and the
+    other workers take what CPU it leaves."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # back from NICE_OTHERS needs root, as the hardware tests do
+        with contextlib.suppress(PermissionError):
+            os.setpriority(os.PRIO_PROCESS, 0, 0 if scope(item.nodeid) == "hardware" else NICE_OTHERS)
 
 
 @pytest.fixture(scope="session")
