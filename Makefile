@@ -7,8 +7,9 @@ STAMP := $(VENV)/.installed
 DEBS := $(VENV)/.debs-main
 TESTDEBS := $(VENV)/.debs-test
 CORES ?= 8
-# pytest-xdist workers for `make test` (tests/conftest.py says which modules share one)
-TEST_WORKERS ?= 2
+# pytest-xdist workers for `make test` (tests/conftest.py says which modules share one). More than the 2 cores: the
+# hardware chain, the SLURM polls and the JVMs mostly wait, and the other scopes run at nice 10 beside that chain
+TEST_WORKERS ?= 4
 # the compiled trace readers (native/): cargo from rustup's default place when not on PATH
 export PATH := $(PATH):$(HOME)/.cargo/bin
 NATIVE := native/target/release/blkscope-native

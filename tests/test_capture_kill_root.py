@@ -63,6 +63,11 @@ def _start_until_traced(tmp_path: Path, **row) -> tuple[subprocess.Popen, Path, 
     while "fio --output-format=json" not in log.read_text():
         assert p.poll() is None and time.monotonic() < deadline, log.read_text()
         time.sleep(0.2)
+    # and fio's job process, which fio forks after its start-up (seconds later on a loaded machine): a fio killed
+    # before then leaves that job, in a session of its own, waiting for a parent that is gone
+    while list(_pids_under(p.pid).values()).count("fio") < 2:
+        assert p.poll() is None and time.monotonic() < deadline, log.read_text()
+        time.sleep(0.2)
     time.sleep(1)
     return p, out, work, log
 

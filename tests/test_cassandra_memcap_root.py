@@ -2,7 +2,11 @@
 measured run's client beside it, outside the group), started inside the cap from a copy of an image that an
 uncapped node loaded, quiesced and stopped. A capped run records the cap and the node's peak, removes the group and
 leaves no JVM; a capture interrupted while the capped node runs, or whose node dies under the cap, leaves no group,
-JVM, mount or loop device. The workload's own job at 20,000 records (`workloada-zipfian-capped-small`)."""
+JVM, mount or loop device. The workload's own job at 20,000 records (`workloada-zipfian-capped-small`).
+
+The module's captures share one work directory (fixture `capped`), so its image is loaded once: by the first
+capped run, whose run.yaml says so; the interrupted ones start from copies of it (a load is a node's start, 20,000
+inserts and a drain: most of each capture's time)."""
 
 from __future__ import annotations
 
@@ -36,15 +40,22 @@ def _sheet(tmp_path: Path, run_id: str, runtime_s: int, traced: bool = True) -> 
     return sheet
 
 
+@pytest.fixture(scope="module")
+def capped(tmp_path_factory) -> tuple[Path, dict]:
+    """The first capped run of the module's work directory (it makes the image): (its base directory, run.yaml)."""
+    base = tmp_path_factory.mktemp("cassandra-memcap")
+    subprocess.run(_command(base, _sheet(base, "t-cap", 8), "t-cap"), check=True, timeout=1200, cwd=base)
+    return base, yaml.safe_load((base / "raw" / "t-cap" / "run.yaml").read_text())
+
+
 @needs_memcg
-def test_capped_node_from_an_image_records_the_cap_and_removes_it(tmp_path):
-    subprocess.run(_command(tmp_path, _sheet(tmp_path, "t-cap", 8), "t-cap"), check=True, timeout=1200, cwd=tmp_path)
+def test_capped_node_from_an_image_records_the_cap_and_removes_it(capped):
+    tmp_path, meta = capped
     _nothing_left(tmp_path / "work")
     _no_groups()
     out = tmp_path / "raw" / "t-cap"
     node = ["cassandra-node.log.zst", "cassandra.yaml", "filefrag.txt", "iostat.json", "run.yaml", "trace.txt.zst"]
     assert sorted(p.name for p in out.iterdir()) == sorted([*node, "ycsb-run.txt", *LOAD_LOGS])
-    meta = yaml.safe_load((out / "run.yaml").read_text())
     mem = meta["memory_cap"]
     assert mem["requested"] == CAP and mem["limit_bytes"] == 768 << 20 and mem["removed"], mem
     assert not Path(mem["group"]).exists() and mem["oom_kill"] == 0, mem
@@ -92,7 +103,8 @@ def _in_group(p: subprocess.Popen) -> list[int]:
 
 
 def _capped_node_running(tmp_path: Path, run_id: str) -> tuple[subprocess.Popen, Path]:
-    """A 20-s capped capture let run until its node is inside its group and its client runs."""
+    """A 20-s capped capture (from a copy of the image when the work directory has it) let run until its node is
+    inside its group and its client runs."""
     log = tmp_path / f"{run_id}.log"
     with open(log, "wb") as f:
         p = subprocess.Popen(_command(tmp_path, _sheet(tmp_path, run_id, 20, traced=False), run_id), stdout=f,
@@ -107,7 +119,8 @@ def _capped_node_running(tmp_path: Path, run_id: str) -> tuple[subprocess.Popen,
 
 @needs_memcg
 @pytest.mark.parametrize("how", ["sigint", "node-killed"])
-def test_capped_node_interrupted_or_killed_leaves_nothing(tmp_path, how):
+def test_capped_node_interrupted_or_killed_leaves_nothing(capped, how):
+    tmp_path, _ = capped  # the work directory whose image the first capped run made
     p, log = _capped_node_running(tmp_path, f"t-{how}")
     try:
         if how == "sigint":

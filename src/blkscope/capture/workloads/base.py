@@ -11,7 +11,7 @@ import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from blkscope.capture import memcap, procs
+from blkscope.capture import hwlock, memcap, procs
 from blkscope.capture.sh import sh
 
 
@@ -163,9 +163,11 @@ def maven_jar(project: Path, jar: str, build_command: Sequence[str], what: str) 
     path = project / "target" / jar
     if not (project / "pom.xml").is_file():
         raise RuntimeError(f"{what} {project} not found (--tools-dir)")
-    src = [*project.rglob("*.java"), project / "pom.xml"]
-    if not path.exists() or max(p.stat().st_mtime for p in src) > path.stat().st_mtime:
-        sh(list(build_command), timeout=1200)
-    with zipfile.ZipFile(path) as z:
-        manifest = z.read("META-INF/MANIFEST.MF").decode()
+    # one Maven build at a time (two captures, two test workers): projects share ~/.m2, each its target/
+    with hwlock.build_lock(project.parent):
+        src = [*project.rglob("*.java"), project / "pom.xml"]
+        if not path.exists() or max(p.stat().st_mtime for p in src) > path.stat().st_mtime:
+            sh(list(build_command), timeout=1200)
+        with zipfile.ZipFile(path) as z:
+            manifest = z.read("META-INF/MANIFEST.MF").decode()
     return dict(line.split(": ", 1) for line in manifest.splitlines() if ": " in line)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+from blkscope.capture import hwlock
 from blkscope.capture.workloads import cassandra_node
 from blkscope.capture.workloads.base import redirect
 
@@ -167,8 +168,9 @@ def payload(node_project: Path, binding: Path, versions: dict) -> tuple[Path, di
     node = sorted((node_project / "target" / "lib").glob("*.jar"))
     manifest = dest / "payload.json"
     newest = max(p.stat().st_mtime for p in (jar, node_project / "target" / "cql-load.jar"))
-    if not manifest.exists() or manifest.stat().st_mtime < newest:
-        modules = sorted(set(java_payload.module_deps(client)) | set(NODE_MODULES))
-        java_payload.assemble(dest, {"node": node, "client": client}, modules, versions,
-                              conf=(node_project / "logback-node.xml",))  # fmt: skip
+    with hwlock.build_lock(binding / "pom.xml"):  # one build of target/guest-payload at a time
+        if not manifest.exists() or manifest.stat().st_mtime < newest:
+            modules = sorted(set(java_payload.module_deps(client)) | set(NODE_MODULES))
+            java_payload.assemble(dest, {"node": node, "client": client}, modules, versions,
+                                  conf=(node_project / "logback-node.xml",))  # fmt: skip
     return dest, json.loads(manifest.read_text())
