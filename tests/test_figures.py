@@ -276,7 +276,7 @@ def test_overhead_draws_each_batch_with_both_arms_and_its_caption_counts_the_res
     assert len(drawn) == 2 and len({r["slot"] for r in drawn}) == 2 and len({r["setup"] for r in drawn}) == 1
     cap = fig.caption(table)
     assert "Drawn: two points; one configuration is paired in more than one batch" in cap
-    assert "Not drawn: one batch holding one arm of a configuration (one untraced only)." in cap
+    assert "Not drawn: one batch holding only the untraced runs of a configuration." in cap
 
 def test_figures_take_tables_beyond_altairs_row_guard():
     """Three repeats of every run gave the rank-frequency table 6,479 rows: more than altair's default 5,000."""

@@ -313,7 +313,7 @@ def test_overhead_macros_read_within_batch_strata_and_count_one_arm_batches():
     m = overhead(ov)
     assert m["OverheadSaturatingConfigs"] == "2" and m["OverheadSaturatingMin"] == r"\ensuremath{-}0.5\,\%"
     assert m["OverheadSaturatingFasterWords"] == "none"
-    assert m["OverheadOneArmPhrase"] == ("In one case a batch holds one arm of a configuration only (1 with untraced "
-                                         "runs); those runs are not compared")
+    assert m["OverheadOneArmPhrase"] == ("In one case a batch holds only the untraced runs of a configuration; those "
+                                         "runs are not compared")
     alone = overhead(ov.filter(pl.col("batch") != "b1"))["OverheadOneArmPhrase"]
     assert alone.endswith(", and one configuration has no batch with both arms")

@@ -22,13 +22,14 @@ CAPTION = (
     r"second of the workload, per setup and filesystem, host loop devices with the tracefs \texttt{blk} tracer "
     r"(the emulated guest's timings say nothing about overhead). "
     r"Points: the estimate; bars: percentile-bootstrap 95\% intervals resampling the repeats of each arm (a single "
-    r"repeat per arm gives no interval). Positive values: tracing slowed the workload. Traced and untraced runs are "
-    r"compared within a capture batch: one point per setup, filesystem and batch that holds both."
+    r"repeat per arm gives no interval). Positive values: tracing slowed the workload; 2M, 4M: a device cap's write "
+    r"bytes per second. Traced and untraced runs are compared within a capture batch: one point per setup, "
+    r"filesystem and batch that holds both."
 )
 LABEL = "fig:tracing-overhead"
 WIDTH = COLUMN_WIDTH_PT  # the space the figure is printed in (theme)
 NO_PAIRS = "no paired runs: no configuration has both traced and untraced runs"
-LABEL_PT = 95  # the setup labels left of the plot
+LABEL_PT = 105  # the setup labels left of the plot ("cassandra write-n 2M none" whole)
 
 
 # mount options every run has, or the filesystem's default anyway (ext4 data=ordered, xfs inode64 since Linux 3.7)
@@ -73,10 +74,12 @@ def caption(overhead: pl.DataFrame) -> str:
     one = host.filter(pl.col("arms") != BOTH) if "arms" in host.columns else host.clear()
     if one.is_empty():
         return text + ". Every batch holds both arms of its configurations."
-    parts = [f"{count_word(g.height)} {arms}" for (arms,), g in one.group_by("arms", maintain_order=True)]
+    kinds = one.group_by("arms", maintain_order=True).len()
+    each = join_and([f"{count_word(n)} {a}" for a, n in kinds.iter_rows()])
+    what = (f"only the {kinds['arms'][0].removesuffix(' only')} runs of a configuration" if kinds.height == 1
+            else f"one arm of a configuration only ({each})")
     alone = one.join(paired, on=_config(one), how="anti", nulls_equal=True).select(_config(one))
-    text += (f". Not drawn: {counted(one.height, 'batch', 'batches')} holding one arm of a configuration "
-             f"({join_and(parts)})")
+    text += f". Not drawn: {counted(one.height, 'batch', 'batches')} holding {what}"
     if alone.height:
         text += f"; {counted(alone.n_unique(), 'configuration has', 'configurations have')} no batch with both"
     return text + "."
@@ -100,10 +103,10 @@ def chart(overhead: pl.DataFrame) -> alt.TopLevelMixin:
         overhead = overhead.with_columns(cap=pl.lit(None, pl.Utf8))
     df = overhead.with_columns(
         # Cassandra's commitlog modes are configurations of their own: without it their rows would overlap
-        setup=pl.col("workload") + " " + pl.col("job") + _options()
+        # runs under different device caps are configurations of their own too: the cap's write rate after the job
+        setup=pl.col("workload") + " " + pl.col("job")
+        + pl.when(pl.col("cap").is_not_null()).then(" " + pl.col("cap")).otherwise(pl.lit("")) + _options()
         + pl.when(pl.col("commitlog").is_not_null()).then(" " + pl.col("commitlog")).otherwise(pl.lit(""))
-        # runs under different device caps (write bytes/s) are configurations of their own too
-        + pl.when(pl.col("cap").is_not_null()).then(" cap " + pl.col("cap")).otherwise(pl.lit(""))
         + pl.when(pl.col("testbed") == "loop").then(pl.lit("")).otherwise(" (" + pl.col("testbed") + ")"),
         fs=pl.col("filesystem"),
         pct=pl.col("overhead") * 100, lo=pl.col("overhead_lo") * 100, hi=pl.col("overhead_hi") * 100,

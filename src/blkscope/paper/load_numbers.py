@@ -149,15 +149,17 @@ def overhead(ov: pl.DataFrame) -> dict[str, str]:
 
 
 def one_arm_phrase(host: pl.DataFrame) -> str:
-    """ "In 24 cases a batch holds one arm of a configuration only (24 with untraced runs); those runs are not
-    compared, and 2 configurations have no batch with both arms" (a sentence without its full stop)."""
+    """ "In 87 cases a batch holds only the untraced runs of a configuration; those runs are not compared" (with both
+    kinds: "... holds one arm of a configuration only (80 untraced, 7 traced)"; and where a configuration has no
+    batch with both arms: ", and 2 configurations have no batch with both arms"): a sentence without its stop."""
     one = host.filter(pl.col("arms") != BOTH)
     if one.height == 0:
         return "Every batch holds both arms of the configurations it ran"
-    kinds = join_and([f"{fmt_int(g.height)} with {arms.removesuffix(' only')} runs"
-                      for (arms,), g in one.sort("arms").group_by("arms", maintain_order=True)])  # fmt: skip
-    text = (f"In {counted(one.height, 'case', 'cases')} a batch holds one arm of a configuration only ({kinds}); "
-            "those runs are not compared")
+    kinds = one.sort("arms").group_by("arms", maintain_order=True).len()
+    what = (f"only the {kinds['arms'][0].removesuffix(' only')} runs of a configuration" if kinds.height == 1 else
+            "one arm of a configuration only (" + join_and([f"{fmt_int(n)} {a.removesuffix(' only')}"
+                                                            for a, n in kinds.iter_rows()]) + ")")  # fmt: skip
+    text = f"In {counted(one.height, 'case', 'cases')} a batch holds {what}; those runs are not compared"
     keys = [c for c in CONFIG if c in host.columns]
     alone = one.join(host.filter(pl.col("arms") == BOTH), on=keys, how="anti", nulls_equal=True).select(keys)
     if alone.height:
