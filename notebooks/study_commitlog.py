@@ -86,14 +86,15 @@ table  # noqa: B018 (the notebook shows it)
 )
 
 # %% [markdown]
-# ## What tracing costs Cassandra (1 - traced/untraced ops/s, bootstrap interval over repeats)
+# ## What tracing costs Cassandra (1 - traced/untraced ops/s within a capture batch, bootstrap interval over repeats)
 
 # %%
 ov = pl.read_parquet(A / "overhead.parquet")
 (
     ov.filter(pl.col("workload") == "cassandra").select(
-        "job", "commitlog", "load", "filesystem", "n_traced", "n_untraced", "overhead", "overhead_lo", "overhead_hi"
+        "job", "commitlog", "load", "cap", "filesystem", "batch", "arms", "n_traced", "n_untraced", "overhead",
+        "overhead_lo", "overhead_hi",
     )
-    if ov.height and "workload" in ov.columns and "commitlog" in ov.columns
+    if ov.height and "workload" in ov.columns and "arms" in ov.columns
     else pl.DataFrame({"note": ["no paired traced/untraced Cassandra runs"]})
 )

@@ -255,6 +255,29 @@ def test_overhead_keeps_cassandras_commitlog_modes_apart():
     assert setups == {"cassandra write none", "cassandra write lz4"}
 
 
+
+def test_overhead_draws_each_batch_with_both_arms_and_its_caption_counts_the_rest(tables):
+    """From the real runs' overhead table: a second batch with both arms is a second point beside the first (not
+    a pooled one), a batch with one arm is not drawn, and the caption counts both; the figure's copies of the
+    analysis's configuration columns and `arms` value agree with it."""
+    from blkscope.analysis.load import overhead as analysis
+    from blkscope.figures import tracing_overhead as fig
+
+    assert (fig.CONFIG, fig.BOTH) == (analysis.CONFIG, analysis.BOTH)
+    real = pl.read_parquet(tables["tracing-overhead"])
+    assert real["arms"].to_list() == [analysis.BOTH] and "Every batch holds both arms" in fig.caption(real)
+    row = real.row(0, named=True)
+    later = pl.DataFrame([row | {"batch": "later", "overhead": row["overhead"] + 0.1},
+                          row | {"batch": "alone", "arms": analysis.UNTRACED_ONLY, "n_traced": 0, "overhead": None,
+                                 "overhead_lo": None, "overhead_hi": None}], schema=real.schema)  # fmt: skip
+    table = pl.concat([real, later])
+    spec = fig.chart(table).to_dict()
+    drawn = [r for rows in spec["datasets"].values() for r in rows if "pct" in r]
+    assert len(drawn) == 2 and len({r["slot"] for r in drawn}) == 2 and len({r["setup"] for r in drawn}) == 1
+    cap = fig.caption(table)
+    assert "Drawn: two points; one configuration is paired in more than one batch" in cap
+    assert "Not drawn: one batch holding only the untraced runs of a configuration." in cap
+
 def test_figures_take_tables_beyond_altairs_row_guard():
     """Three repeats of every run gave the rank-frequency table 6,479 rows: more than altair's default 5,000."""
     from blkscope.figures import rank_frequency

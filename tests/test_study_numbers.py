@@ -141,15 +141,16 @@ def test_queue_depths_are_quoted_light_and_saturating_apart():
                        "little_depth": [0.003, 0.95, 11.4], "iostat_aqu_sz": [0.01, 1.0, 12.0],
                        "max_depth": [2, 8, 16]})  # fmt: skip
     m = sn.queue_depth(qd, runs)
-    assert (m["QdMeanLightMin"], m["QdMeanLightMax"], m["QdMeanSaturatingMin"]) == ("0.003", "0.950", "11.368")
+    # queue depth's one rule (latex.fmt_depth): two decimals, two significant digits below 0.1
+    assert (m["QdMeanLightMin"], m["QdMeanLightMax"], m["QdMeanSaturatingMin"]) == ("0.0030", "0.95", "11.37")
     assert "QdMeanMin" not in m  # no range over both loads to quote
     section = _expand((ROOT / "paper/sections/queue_depth.tex").read_text(), m)
-    assert "between 0.003 and 0.950 in the 2 light runs and between 11.368 and 11.368 in the 1 saturating" in section
+    assert "between 0.0030 and 0.95 in the 2 light runs and between 11.37 and 11.37 in the 1 saturating" in section
     # the words for "how many kept more than one request" come from the light runs' depths, not the text
     assert m["QdLightAboveOnePhrase"] == "none of the 2 runs kept more than one request in flight on average"
     for name in ("abstract", "introduction", "queue_depth"):
         text = _expand((ROOT / f"paper/sections/{name}.tex").read_text(), m)
-        assert "0.003 to 11.368" not in text and "0.003 and 11.368" not in text, name
+        assert "0.0030 to 11.37" not in text and "0.0030 and 11.37" not in text, name
         assert "about one" not in text, name
     assert "none of the 2 runs kept more than one request" in section
 
@@ -267,3 +268,30 @@ def test_the_scale_sentence_reads_as_prose_and_says_an_exact_zero_in_words():
     assert r"no hot-page read access carries REQ\_META in any of the three runs (S1-hot-meta-scale: does not)" in s
     assert r"a share of 0.4 \% [0.1 \%, 0.7 \%] of hot-page read accesses carries REQ\_META" in s  # not zero
     assert "traced/untraced" not in s and "0.0" not in s
+
+
+def test_queue_depth_prints_by_one_rule_wherever_it_prints():
+    """The traced mean depth, iostat's aqu-sz per load and per Cassandra configuration, the iostat macros and the
+    run table's aqu-sz column: one depth, one string (latex.fmt_depth), wherever the paper prints it."""
+    from blkscope.paper import load_numbers as ln
+    from blkscope.paper import numbers, tables
+    from blkscope.paper.latex import fmt_depth
+
+    assert [fmt_depth(x) for x in (0.957, 11.368, 0.016, 0.0, None)] == ["0.96", "11.37", "0.016", "0.00", "--"]
+    for depth in (0.957, 11.368, 0.016):
+        runs = pl.DataFrame({"run_id": ["s1"], "testbed": ["loop"], "traced": [True], "workload": ["fio"],
+                             "job": ["randrw-sat"], "batch": ["saturate-2"], "mount_options": ["noatime"]})
+        qd = pl.DataFrame({"run_id": ["s1"], "mean_depth": [depth], "little_depth": [depth],
+                           "iostat_aqu_sz": [depth], "max_depth": [16]})  # fmt: skip
+        q = sn.queue_depth(qd, runs)
+        io = pl.DataFrame({"run_id": ["s1"], "workload": ["fio"], "job": ["randrw-sat"], "filesystem": ["ext4"],
+                           "testbed": ["loop"], "traced": [True], "load": ["saturating"], "metric": ["aqu_sz"],
+                           "mean": [depth]})  # fmt: skip
+        load = ln.ceiling(pl.DataFrame(schema={"run_id": pl.Utf8, "load": pl.Utf8, "metric": pl.Utf8}), io)
+        cass = ln._cassandra_load(pl.DataFrame({"traced": [False], "metric": ["aqu_sz"], "mode": ["write"],
+                                                "commitlog": ["none"], "filesystem": ["ext4"], "mean": [depth]}),
+                                  pl.DataFrame(schema={"traced": pl.Boolean, "metric": pl.Utf8}), "cass")  # fmt: skip
+        printed = {q["QdMeanSaturatingMin"], q["QdAquSaturatingMax"], load["LoadFioSaturatingAquSz"],
+                   cass["CassWriteNoneExtFourAqu"], numbers.iostat_numbers(io)["IostatAquSzFioRandrwSatExtFour"],
+                   dict((c[0], c[3]) for c in tables.RUNS_COLUMNS)["iostat_aqu_sz"](depth)}  # fmt: skip
+        assert printed == {fmt_depth(depth)}, (depth, printed)

@@ -22,6 +22,7 @@ FIGDATA = f"{PROC}/figures"
 FIGURE_TABLES = {
     "cache_sweep": f"{ANALYSIS}/cache_sweep.parquet",
     "rank_frequency": f"{FIGDATA}/rank_frequency.parquet",
+    "tracing_overhead": f"{ANALYSIS}/overhead.parquet",  # the batches that hold one arm only, counted
 }
 FIG_MODE = "cover"  # the access-frequency mode the figures show (see stats.smk FREQUENCY_MODES)
 FIG_FOF = f"{PROC}/{{run}}/frequency/fof.{FIG_MODE}.parquet"  # expanded over a scope's traced runs

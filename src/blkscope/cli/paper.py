@@ -178,7 +178,7 @@ def _load_numbers(p: argparse.ArgumentParser) -> Handler:
         m = ln.runs_by_load(load_runs(a.runs), metrics["run_id"].unique())
         m |= ln.ceiling(metrics, iostat)
         m |= ln.claims(pl.read_parquet(a.claims), pl.read_csv(a.claims_before) if a.claims_before else None)
-        m |= ln.overhead_within_batches(pl.read_parquet(a.overhead), load_runs(a.runs), metrics)
+        m |= ln.overhead(pl.read_parquet(a.overhead))
         m |= ln.tracer(pl.read_parquet(a.tracer_load))
         m |= ln.machine_load(pl.read_parquet(a.tracer_runs))
         skew = pl.read_parquet(a.skew)

@@ -40,7 +40,8 @@ TOPICS: dict[str, tuple[str, dict[str, str]]] = {
         "seek": (
             "seek distance and sequentiality of D (or Q) streams per op and class (meta: M in RWBS; data; all), with "
             "CIs, and a signed log2 histogram"),
-        "overhead": "throughput lost to tracing from paired traced/untraced runs (bootstrap CI, Welch t)",
+        "overhead": ("throughput lost to tracing, traced against untraced runs of the same capture batch (bootstrap "
+                     "CI, Welch t); a batch with one arm only is a row of its own"),
         "trace-cost": "trace volume: raw bytes per second and per event (run ids from the events paths)",
         "compare": "filesystems over repeats: means with t CIs, pairwise Welch t and exact permutation tests",
         "run-summary": "one row per run: events, completions, pages touched, fio IOPS, iostat means, overruns",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
@@ -56,6 +57,19 @@ def fmt_float(x: float | None, digits: int = 1) -> str:
 
 def fmt_pct(x: float | None, digits: int = 1) -> str:
     return "--" if x is None else signed(tidy(f"{100 * x:.{digits}f}")) + "\\,\\%"
+
+
+# Queue depth (requests in flight: the traced time-weighted mean and iostat's aqu-sz) prints with one rule wherever
+# it appears: two decimals (iostat reports aqu-sz to two, so a third is finer than one of the two instruments
+# measures), and more below 0.1 so that a shallow queue keeps two significant digits (0.016, not 0.02).
+DEPTH_DIGITS = 2
+
+
+def fmt_depth(x: float | None) -> str:
+    """A queue depth as every part of the paper prints it: 0.96, 11.37, 0.016."""
+    if x is None or not math.isfinite(x) or x == 0:
+        return fmt_float(x, DEPTH_DIGITS)
+    return fmt_float(x, max(DEPTH_DIGITS, 1 - math.floor(math.log10(abs(x)))))
 
 
 _NEG_ZERO = re.compile(r"(?<![\w.])-(0(?:\.0+)?)(?![\d.])")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from blkscope.analysis.load.overhead import BOTH, CONFIG
 from blkscope.analysis.popularity.skew import scrambled_head
 from blkscope.analysis.summaries.run_groups import CAPPED, SATURATING, with_groups
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
@@ -16,13 +17,13 @@ from blkscope.paper.latex import (
     count_word,
     counted,
     escape,
+    fmt_depth,
     fmt_float,
     fmt_int,
     fmt_pct,
     join_and,
     macro_file,
     macro_name,
-    span,
     tidy,
 )
 
@@ -122,16 +123,21 @@ def decidable(c: pl.DataFrame) -> dict[str, str]:
 
 
 def overhead(ov: pl.DataFrame) -> dict[str, str]:
-    """Tracing overhead per load level (host configurations), and per workload at saturation."""
+    """Tracing overhead per load level (host configurations, traced and untraced runs of the same capture batch:
+    the analysis's strata with both arms), and per workload at saturation; the batches that hold one arm of a
+    configuration only (not compared) in a phrase."""
     if ov.height == 0 or "overhead" not in ov.columns:
         return {}
     host = ov.filter(pl.col("testbed") == "loop")
     if "load" not in host.columns:
         host = host.with_columns(load=pl.lit("light"))
-    m: dict[str, str] = {}
-    for (load,), g in host.group_by("load"):
+    if "arms" not in host.columns:
+        host = host.with_columns(arms=pl.lit(BOTH))
+    paired = host.filter(pl.col("arms") == BOTH)
+    m: dict[str, str] = {"OverheadOneArmPhrase": one_arm_phrase(host)}
+    for (load,), g in paired.group_by("load"):
         k = macro_name("overhead", load)
-        m[f"{k}Configs"] = fmt_int(g.height)
+        m[f"{k}Configs"] = fmt_int(g.select(c for c in CONFIG if c in g.columns).n_unique())
         m |= _range(k, g["overhead"], fmt_pct)
         # configurations whose interval excludes zero: tracing measurably slowed (or sped up) the workload
         m[f"{k}Slower"] = fmt_int(g.filter(pl.col("overhead_lo") > 0).height)
@@ -142,68 +148,22 @@ def overhead(ov: pl.DataFrame) -> dict[str, str]:
     return m
 
 
-def overhead_within_batches(ov: pl.DataFrame, runs: pl.DataFrame, metrics: pl.DataFrame) -> dict[str, str]:
-    """Overhead with each traced arm against the untraced runs of its own capture batches (Overhead...: the
-    ranges the text quotes), and the configurations whose pooled row in `ov` (Figure 10's, all untraced runs of a
-    configuration) reads untraced runs of other batches: named with both values and the other batches' throughput
-    against the traced runs' own (the saturating Cassandra writes once printed "-116.6 %": 3 traced runs of one
-    batch against 37 untraced of five, four of them confirmatory batches at half the throughput)."""
-    from blkscope.analysis.load.overhead import CONFIG, tracing_overhead
-
-    if ov.height == 0 or "batch" not in runs.columns:
-        return overhead(ov)
-    host = runs.filter(pl.col("testbed") == "loop").with_columns(pl.col("mount_options", "batch").fill_null(""))
-    g = with_groups(host)
-    own = g.join(g.filter(pl.col("traced")).select(*CONFIG, "batch").unique(), on=[*CONFIG, "batch"], how="semi",
-                 nulls_equal=True)  # commitlog is null outside Cassandra
-    ops = dict(metrics.filter(pl.col("metric") == "ops_s").select("run_id", "value").iter_rows())
-    same = tracing_overhead(host.filter(pl.col("run_id").is_in(own["run_id"].to_list())), ops)
-    m = overhead(same)
-    keys = [c for c in CONFIG if c in ov.columns and c in same.columns]
-    j = ov.filter(pl.col("testbed") == "loop").join(
-        same.select(*keys, own_ov="overhead", own_n="n_untraced", own_ops="untraced_ops_s"), on=keys, how="inner",
-        nulls_equal=True,
-    ).filter(pl.col("n_untraced") != pl.col("own_n")).sort("overhead")
-    for (load,), d in j.group_by("load"):
-        # named where pooling moves a configuration outside the within-batch range of its load (many gain a few
-        # untraced repeats of a later batch and barely move)
-        own_ov = same.filter(pl.col("testbed") == "loop", pl.col("load") == load)["overhead"]
-        d = d.filter((pl.col("overhead") < own_ov.min()) | (pl.col("overhead") > own_ov.max()))
-        if d.height == 0:
-            continue
-        k = macro_name("overhead", load, "other batches")
-        m[f"{k}Count"] = fmt_int(d.height)
-        m[f"{k}Phrase"] = other_batches_phrase(d, g, ops)
-    return m
-
-
-def other_batches_phrase(d: pl.DataFrame, g: pl.DataFrame, ops: dict[str, float]) -> str:
-    """ "the cassandra write job with an uncompressed commitlog on xfs and ext4 give -116.6 % and -89.2 % pooled,
-    2.2 % and -2.5 % within the traced runs' own batches; their untraced runs of other batches ran at 0.40--0.50
-    times the throughput of those in the traced runs' batch" """
-    from blkscope.analysis.load.overhead import CONFIG
-
-    names, pooled, own, rel = [], [], [], []
-    for r in d.iter_rows(named=True):
-        cfg = g.filter(pl.all_horizontal(pl.col(c).fill_null("") == (r[c] or "") for c in CONFIG if c in g.columns))
-        traced_batches = cfg.filter(pl.col("traced"))["batch"].unique().to_list()
-        other = cfg.filter(~pl.col("traced") & ~pl.col("batch").is_in(traced_batches))["run_id"]
-        x = [ops[i] for i in other if i in ops]
-        if x and r["own_ops"]:
-            rel.append(sum(x) / len(x) / r["own_ops"])
-        mode = {"none": " with an uncompressed commitlog", "": ""}.get(r.get("commitlog") or "",
-                                                                     f" with an {r['commitlog']} commitlog")
-        names.append((f"the {r['workload']} {r['job']} job{mode}", r["filesystem"]))
-        pooled.append(fmt_pct(r["overhead"]))
-        own.append(fmt_pct(r["own_ov"]))
-    what = sorted({n for n, _ in names})
-    subject = (f"{escape(what[0])} on {join_and([escape(f) for _, f in names])}" if len(what) == 1
-               else join_and([escape(f"{n} on {f}") for n, f in names]))  # fmt: skip
-    text = (f"{subject} {'gives' if len(names) == 1 else 'give'} {join_and(pooled)} pooled, {join_and(own)} within"
-            f" the traced runs' own batches")
-    if rel:
-        text += (f"; their untraced runs of other batches ran at {span(pl.Series(rel), 2)} times the "
-                 "throughput of those in the traced runs' batch")
+def one_arm_phrase(host: pl.DataFrame) -> str:
+    """ "In 87 cases a batch holds only the untraced runs of a configuration; those runs are not compared" (with both
+    kinds: "... holds one arm of a configuration only (80 untraced, 7 traced)"; and where a configuration has no
+    batch with both arms: ", and 2 configurations have no batch with both arms"): a sentence without its stop."""
+    one = host.filter(pl.col("arms") != BOTH)
+    if one.height == 0:
+        return "Every batch holds both arms of the configurations it ran"
+    kinds = one.sort("arms").group_by("arms", maintain_order=True).len()
+    what = (f"only the {kinds['arms'][0].removesuffix(' only')} runs of a configuration" if kinds.height == 1 else
+            "one arm of a configuration only (" + join_and([f"{fmt_int(n)} {a.removesuffix(' only')}"
+                                                            for a, n in kinds.iter_rows()]) + ")")  # fmt: skip
+    text = f"In {counted(one.height, 'case', 'cases')} a batch holds {what}; those runs are not compared"
+    keys = [c for c in CONFIG if c in host.columns]
+    alone = one.join(host.filter(pl.col("arms") == BOTH), on=keys, how="anti", nulls_equal=True).select(keys)
+    if alone.height:
+        text += f", and {counted(alone.n_unique(), 'configuration has', 'configurations have')} no batch with both arms"
     return text
 
 
@@ -317,12 +277,12 @@ def _cassandra_load(summary: pl.DataFrame, versus: pl.DataFrame, prefix: str) ->
     un = summary.filter(~pl.col("traced"))
     fmts = {"ops_s": ("ops", lambda x: fmt_int(x)), "lat_p99_us": ("p99 ms", lambda x: fmt_float(x / 1e3, 1)),
             "lat_mean_us": ("mean ms", lambda x: fmt_float(x / 1e3, 2)),
-            "aqu_sz": ("aqu", lambda x: fmt_float(x, 2)), "wrqm_s": ("wrqm", lambda x: fmt_float(x, 0)),
+            "aqu_sz": ("aqu", fmt_depth), "wrqm_s": ("wrqm", lambda x: fmt_float(x, 0)),
             "ops_s_cv": ("cv", lambda x: fmt_pct(x, 0)), "util_pct": ("util", lambda x: fmt_float(x, 0)),
             "w_await_ms": ("w await ms", lambda x: fmt_float(x, 0)),
             # from the first report at which the device is saturated (iostat_summary: the cap's warm-up dropped)
             "util_pct_sat": ("util sat", lambda x: fmt_float(x, 0)),
-            "aqu_sz_sat": ("aqu sat", lambda x: fmt_float(x, 2)),
+            "aqu_sz_sat": ("aqu sat", fmt_depth),
             "sat_onset_s": ("onset s", lambda x: fmt_float(x, 0))}  # fmt: skip
     for r in un.filter(pl.col("metric").is_in(list(fmts))).iter_rows(named=True):
         label, f = fmts[r["metric"]]
@@ -366,8 +326,8 @@ def ceiling(metrics: pl.DataFrame, iostat: pl.DataFrame) -> dict[str, str]:
     host = iostat.filter((pl.col("testbed") == "loop") & pl.col("metric").is_in(["util_pct", "aqu_sz"]))
     per = host.group_by("workload", "load", "metric").agg(pl.col("mean").mean())
     for r in per.iter_rows(named=True):
-        digits = 0 if r["metric"] == "util_pct" else 2
-        m[macro_name("load", r["workload"], r["load"], r["metric"].replace("_", " "))] = fmt_float(r["mean"], digits)
+        f = (lambda x: fmt_float(x, 0)) if r["metric"] == "util_pct" else fmt_depth
+        m[macro_name("load", r["workload"], r["load"], r["metric"].replace("_", " "))] = f(r["mean"])
     return m
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from blkscope.paper.latex import fmt_float, fmt_int, fmt_pct, macro_file, macro_name
+from blkscope.paper.latex import fmt_depth, fmt_float, fmt_int, fmt_pct, macro_file, macro_name
 
 
 def render(macros: dict[str, str]) -> str:
@@ -85,7 +85,7 @@ def iostat_numbers(summary: pl.DataFrame) -> dict[str, str]:
         .sort("workload", "job", "filesystem", "metric")
     )
     for r in by.iter_rows(named=True):
-        digits = 0 if r["metric"] == "wkb_s" else 3
+        f = (lambda x: fmt_float(x, 0)) if r["metric"] == "wkb_s" else fmt_depth
         name = macro_name("iostat", r["metric"].replace("_", " "), r["workload"], r["job"], r["filesystem"])
-        m[name] = fmt_float(r["mean"], digits)
+        m[name] = f(r["mean"])
     return m

@@ -10,10 +10,11 @@ import math
 
 import polars as pl
 
+from blkscope.analysis.load.overhead import BOTH, CONFIG
 from blkscope.analysis.summaries.run_groups import LIGHT, SATURATING, with_groups
 from blkscope.paper.claim_measures import VOLUME_JOB  # the volume-size runs: devices of their own
 from blkscope.paper.claim_rows import not_descriptive
-from blkscope.paper.latex import counted, enumerate_counts, fmt_float, fmt_int, fmt_pct, macro_name
+from blkscope.paper.latex import counted, enumerate_counts, fmt_depth, fmt_float, fmt_int, fmt_pct, macro_name
 from blkscope.paper.phrases import k_of_n
 
 LOADS = (LIGHT, SATURATING)
@@ -55,7 +56,7 @@ def queue_depth(qd: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
         "QdLittleMaxRelErr": _bound_pct(rel),
         "QdLittlePhrase": little_phrase(rel),
     }
-    m |= by_load(q, runs, "qd mean", "mean_depth", lambda x: fmt_float(x, 3))
+    m |= by_load(q, runs, "qd mean", "mean_depth", fmt_depth)
     # aqu-sz below the traced depth at saturation: iostat's whole-second samples outlast a run of a few seconds
     for prefix, col, fmt in (("qd seconds", "duration_s", lambda x: fmt_float(x, 1)),
                              ("qd aqu samples", "iostat_samples", fmt_int)):  # fmt: skip
@@ -63,7 +64,7 @@ def queue_depth(qd: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
     light = _with_load(q, runs).filter(pl.col("load") == LIGHT)["mean_depth"].drop_nulls()
     if light.len():
         m["QdLightAboveOnePhrase"] = above_one_phrase(int((light > 1).sum()), light.len())
-    return m | by_load(q, runs, "qd aqu", "iostat_aqu_sz", lambda x: fmt_float(x, 3))
+    return m | by_load(q, runs, "qd aqu", "iostat_aqu_sz", fmt_depth)
 
 
 def little_phrase(rel: float) -> str:
@@ -105,10 +106,13 @@ def trace_cost(tc: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
 
 
 def overhead(ov: pl.DataFrame) -> dict[str, str]:
-    """How many host configurations have traced and untraced runs; their ranges per load are load_numbers'."""
+    """How many host configurations have traced and untraced runs in one capture batch (the analysis's strata with
+    both arms); their ranges per load are load_numbers'."""
     if ov.height == 0 or "overhead" not in ov.columns:
         return {"OverheadConfigs": "0"}
-    return {"OverheadConfigs": fmt_int(ov.filter(pl.col("testbed") == "loop").height)}
+    host = ov.filter(pl.col("testbed") == "loop")
+    paired = host.filter(pl.col("arms") == BOTH) if "arms" in host.columns else host
+    return {"OverheadConfigs": fmt_int(paired.select(c for c in CONFIG if c in paired.columns).n_unique())}
 
 
 def zipf(z: pl.DataFrame, runs: pl.DataFrame | None = None) -> dict[str, str]:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 import polars as pl
 
-from blkscope.paper.latex import count_word, escape, fmt_float, fmt_int, fmt_pct, tidy
+from blkscope.paper.latex import count_word, escape, fmt_depth, fmt_int, fmt_pct, tidy
 
 Column = tuple[str, str, float, Callable[[object], str]]  # (field, header, weight, formatter)
 
@@ -112,7 +112,7 @@ RUNS_COLUMNS: list[Column] = [
     ("top1pct_share", "top 1\\,\\%", 0, fmt_pct),
     ("fio_read_iops", "rd IOPS", 0, fmt_int),
     ("fio_write_iops", "wr IOPS", 0, fmt_int),
-    ("iostat_aqu_sz", "aqu-sz", 0, lambda x: fmt_float(x, 2)),
+    ("iostat_aqu_sz", "aqu-sz", 0, fmt_depth),
     ("lost_events", "lost", 0, fmt_int),
 ]
 
