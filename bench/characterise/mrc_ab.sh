@@ -18,13 +18,16 @@ b=$(cd "$(dirname "$0")/.." && pwd); M="python $b/scale/measure.py"
 B_CMD=("$NATIVE_B" reuse --page-sectors 8 --mode cover --window 0 --exact --stream all/all:15 --events "$ev" --action C)
 mkdir -p "$o"
 if [ ! -e "$o/trace.oracleGeneral" ]; then  # untimed: the page sequence for libCacheSim, the sizes it runs at
-  "${B_CMD[@]}" --mrc "$o/mrc-ref.parquet" --dump-pages "$o/pages.bin" --out "$(mktemp -d)"
+  "${B_CMD[@]}" --mrc "$o/mrc-ref.parquet" --dump-pages "$o/pages.bin"
   python "$b/characterise/lcs_mrc.py" convert "$o/pages.bin" "$o/trace.oracleGeneral"
   rm "$o/pages.bin"
 fi
 [ "$reps" -gt 0 ] || exit 0
 seed=${SEED:-$RANDOM}
-echo "# $(date -u +%FT%TZ) $ev reps=$reps K=$K seed=$seed A=$A ($NATIVE_A) B=$NATIVE_B; $(uptime)"
+rev() { git -C "$1" log -1 --format=%h 2>/dev/null || echo "?"; }
+echo "# $(date -u +%FT%TZ) $ev reps=$reps K=$K seed=$seed"
+echo "# A: $A at $(rev "$A") with $NATIVE_A; B: $NATIVE_B (its checkout at $(rev "$(dirname "$NATIVE_B")"))"
+echo "# $(nproc) CPUs; $(uptime)"
 echo -e "#step\twall_s\tuser_s\tsys_s\ttree_rss_mib\tmax_rss_mib"
 python -c "import random, sys; r = random.Random(int(sys.argv[1])); [print(*r.sample('ABL', 3)) for _ in range(int(sys.argv[2]))]" \
   "$seed" "$reps" > "$o/order.txt"

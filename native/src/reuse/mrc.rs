@@ -5,6 +5,9 @@
 //! log-spaced and GRID_LIN evenly spaced points as numpy's logspace and linspace make them, rounded half to
 //! even, unique), and each profile's miss ratio there: (cold + mass at distance >= c) / total, the mass above
 //! a distance summed from the far end as numpy's reversed cumsum does, the total as numpy's pairwise sum.
+//! One step may differ: numpy may raise 10 to logspace's exponents with its own SIMD pow (SVML on AVX-512),
+//! glibc's pow here; a last-bit difference moves a grid point only where 10^y lies within that bit of a
+//! half-integer, which the tests' real traces would show as unequal tables.
 
 use std::path::Path;
 

@@ -10,7 +10,10 @@ accesses.
 One pass of `blkscope-native reuse` (native/src/reuse/) over the events in time order computes every profile at
 once. The program reads the events files itself when they are its own Parquet (blkscope-native's writer:
 native/src/reuse/parquet_in.rs, the same time order); other files (written by polars, pyarrow ...) are fed to
-it window by window (blkscope.analysis.timing.windows). The profiles:
+it window by window (blkscope.analysis.timing.windows). The program also writes the MRC table itself (`mrc`:
+native/src/reuse/mrc.rs, the rows reuse_tables.mrc makes), so a curve needs no Python at all: `blkscope-native
+reuse --exact --stream all/all:15 --events EVENTS.parquet --mrc MRC.parquet` (bench/RESULTS.md, issue T). The
+profiles:
 - exact: Olken's algorithm (a Fenwick tree over last-access times), O(log n) per access, memory ~50 bytes per
   distinct page;
 - SHARDS (Waldspurger et al., FAST'15) at a fixed rate R, with the SHARDS_adj correction: pages sampled by a
