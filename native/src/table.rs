@@ -65,12 +65,7 @@ pub fn write(path: &Path, cols: &[(&str, Column)]) -> std::io::Result<()> {
         file.extend_from_slice(&body);
     }
     let mut t = Thrift::default();
-    t.i32(1, 1);
-    t.list(2, thrift::STRUCT, cols.len() + 1);
-    t.begin_elem();
-    t.binary(4, b"schema");
-    t.i32(5, cols.len() as i32);
-    t.end();
+    thrift::footer_schema(&mut t, cols.len());
     for (name, c) in cols {
         t.begin_elem();
         t.i32(1, c.physical());
@@ -111,18 +106,7 @@ fn row_group(t: &mut Thrift, cols: &[(&str, Column)], chunks: &[(i64, i64)], row
     for ((name, c), &(offset, size)) in cols.iter().zip(chunks) {
         t.begin_elem();
         t.i64(2, offset);
-        t.begin(3);
-        t.i32(1, c.physical());
-        t.list(2, thrift::I32, 2);
-        t.i32_elem(0); // PLAIN
-        t.i32_elem(3); // RLE
-        t.list(3, thrift::BINARY, 1);
-        t.binary_elem(name.as_bytes());
-        t.i32(4, 0); // UNCOMPRESSED
-        t.i64(5, rows as i64);
-        t.i64(6, size);
-        t.i64(7, size);
-        t.i64(9, offset);
+        t.column_meta(c.physical(), &[0, 3], name, rows as i64, size, offset); // PLAIN, RLE
         t.end();
         t.end();
     }
