@@ -167,22 +167,25 @@ def ycsb(tmp_path_factory):
 @pytest.mark.parametrize("which", ["fixture", "ycsb"])
 def test_lru_miss_ratios_equal_libcachesim(which, ycsb, tmp_path):
     """libCacheSim's LRU, run at several cache sizes on the page sequence built in polars, misses exactly as
-    often as our exact curve says (and our native pass sees that same sequence)."""
+    often as our exact curve says (and our native pass sees that same sequence), and as the MRC table the
+    program writes itself (--mrc) says at 5 of its sizes."""
     import libcachesim as lcs  # requirements.lock pins it
     ev = _ingest(FIXTURE, tmp_path / "fx") if which == "fixture" else ycsb
     pages = page_sequence([ev])
-    r = reuse.profile([ev], streams=["all"], dump_pages=tmp_path / "pages.bin")
+    r = reuse.profile([ev], streams=["all"], dump_pages=tmp_path / "pages.bin", mrc=tmp_path / "mrc.parquet")
     assert np.array_equal(np.fromfile(tmp_path / "pages.bin", dtype="<u8"), pages)
     p = r.profile("all")
     d = int(p.distinct_pages)
     assert d == np.unique(pages).size
     trace = write_oracle_general(pages, tmp_path / "pages.oracleGeneral.bin")
     sizes = sorted({1, 2, 10, 100, d // 10, d // 2, d - 1, d, d + 5} - {0})
-    for c in sizes:
+    table = pl.read_parquet(tmp_path / "mrc.parquet")
+    table = table[np.linspace(0, table.height - 1, 5).round().astype(int).tolist()]
+    checks = [(c, p.miss_ratio(np.array([c]))[0]) for c in sizes] + table.select("cache_pages", "miss_ratio").rows()
+    for c, ours in checks:
         reader = lcs.TraceReader(str(trace), lcs.TraceType.ORACLE_GENERAL_TRACE,
                                  lcs.ReaderInitParam(ignore_obj_size=True))  # fmt: skip
         theirs, _ = lcs.LRU(cache_size=c).process_trace(reader)
-        ours = p.miss_ratio(np.array([c]))[0]
         assert round(theirs * pages.size) == round(ours * pages.size), c  # equal miss counts
         assert theirs == pytest.approx(ours, abs=1e-12)
 
@@ -316,7 +319,8 @@ def _split(tmp_path: Path, n: int = 3) -> Path:
 @pytest.mark.parametrize("which", ["fixture", "ycsb", "parts"])
 def test_direct_read_equals_the_pipe(which, ycsb, tmp_path):
     """blkscope-native reading the events Parquet itself gives what the Python-fed pass gives: same page
-    sequence, profiles, working set and tables, on real traces, whole or split into parts, both actions."""
+    sequence, profiles, working set and tables, on real traces, whole or split into parts, both actions; and the
+    MRC table the program writes itself (--mrc) is the one reuse_tables.mrc makes, every stream and method."""
     from blkscope.parts import events_files
 
     ev = {"fixture": lambda: _ingest(FIXTURE, tmp_path / "fx"), "ycsb": lambda: ycsb,
@@ -328,8 +332,9 @@ def test_direct_read_equals_the_pipe(which, ycsb, tmp_path):
     for action in ("C", "D"):
         got = {}
         for direct in (True, False):
-            dump = tmp_path / f"pages-{direct}.bin"
-            got[direct] = reuse.profile(files, direct=direct, dump_pages=dump, action=action, **kw)
+            dump, mrc = tmp_path / f"pages-{direct}.bin", tmp_path / f"mrc-{direct}.parquet"
+            got[direct] = reuse.profile(files, direct=direct, dump_pages=dump, action=action, mrc=mrc, **kw)
+            assert pl.read_parquet(mrc).equals(rt.mrc(got[direct])), (action, direct)
         assert got[True].profile("all").accesses > 0
         _same_result(got[True], got[False])
         assert (tmp_path / "pages-True.bin").read_bytes() == (tmp_path / "pages-False.bin").read_bytes()

@@ -38,7 +38,7 @@ def main() -> None:
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         sys.exit(f"{label}: exit {proc.returncode}: {' '.join(cmd)}")
-    print(f"{label}\t{wall:.2f}\t{ru.ru_utime:.2f}\t{ru.ru_stime:.2f}\t{peak / 2**20:.0f}\t{ru.ru_maxrss / 1024:.0f}",
+    print(f"{label}\t{wall:.3f}\t{ru.ru_utime:.2f}\t{ru.ru_stime:.2f}\t{peak / 2**20:.0f}\t{ru.ru_maxrss / 1024:.0f}",
           flush=True)
     os._exit(0)
 

@@ -22,6 +22,7 @@ mod report;
 mod reuse;
 mod sample;
 mod sink;
+mod table;
 mod text;
 mod thrift;
 mod thrift_read;

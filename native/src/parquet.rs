@@ -329,12 +329,7 @@ impl EventsWriter {
             eprintln!("blkscope-native: seconds per column: {}", cols.join(", "));
         }
         let mut t = Thrift::default();
-        t.i32(1, 1);
-        t.list(2, thrift::STRUCT, SCHEMA.len() + 1);
-        t.begin_elem();
-        t.binary(4, b"schema");
-        t.i32(5, SCHEMA.len() as i32);
-        t.end();
+        thrift::footer_schema(&mut t, SCHEMA.len());
         for &(name, kind) in &SCHEMA {
             t.begin_elem();
             t.i32(1, physical(kind));
@@ -365,19 +360,7 @@ impl EventsWriter {
             for c in &g.chunks {
                 t.begin_elem();
                 t.i64(2, c.dict_page_offset.unwrap_or(c.data_page_offset));
-                t.begin(3);
-                t.i32(1, physical(c.kind));
-                t.list(2, thrift::I32, c.encodings.len());
-                for &e in &c.encodings {
-                    t.i32_elem(e);
-                }
-                t.list(3, thrift::BINARY, 1);
-                t.binary_elem(c.name.as_bytes());
-                t.i32(4, 0); // UNCOMPRESSED
-                t.i64(5, c.num_values);
-                t.i64(6, c.size);
-                t.i64(7, c.size);
-                t.i64(9, c.data_page_offset);
+                t.column_meta(physical(c.kind), &c.encodings, c.name, c.num_values, c.size, c.data_page_offset);
                 if let Some(d) = c.dict_page_offset {
                     t.i64(11, d);
                 }

@@ -101,4 +101,32 @@ impl Writer {
     pub fn stop(&mut self) {
         self.buf.push(0);
     }
+    /// A ColumnChunk's ColumnMetaData up to its data page offset (field 3 opened: the caller adds what else it
+    /// has and closes it): an uncompressed chunk of `size` bytes.
+    pub fn column_meta(&mut self, physical: i32, encodings: &[i32], name: &str, values: i64, size: i64, data: i64) {
+        self.begin(3);
+        self.i32(1, physical);
+        self.list(2, I32, encodings.len());
+        for &e in encodings {
+            self.i32_elem(e);
+        }
+        self.list(3, BINARY, 1);
+        self.binary_elem(name.as_bytes());
+        self.i32(4, 0); // UNCOMPRESSED
+        self.i64(5, values);
+        self.i64(6, size);
+        self.i64(7, size);
+        self.i64(9, data);
+    }
+}
+
+/// A FileMetaData's version and schema list, its root element for `columns` columns written: the columns'
+/// elements follow.
+pub fn footer_schema(t: &mut Writer, columns: usize) {
+    t.i32(1, 1);
+    t.list(2, STRUCT, columns + 1);
+    t.begin_elem();
+    t.binary(4, b"schema");
+    t.i32(5, columns as i32);
+    t.end();
 }

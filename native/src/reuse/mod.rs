@@ -4,7 +4,7 @@
 //! the distinct pages of each time window (working-set size). Memory: the exact profile holds every distinct
 //! page (~50 bytes each), a SHARDS profile the sampled ones, the working set one window's pages.
 //!
-//! Usage: blkscope-native reuse --out DIR [--exact] [--shards-rate R]... [--shards-adj R]... [--shards-size S]...
+//! Usage: blkscope-native reuse --out DIR [--mrc FILE] [--exact] [--shards-rate R]... [--shards-adj R]... [--shards-size S]...
 //!        [--stream NAME:MASK]... [--page-sectors 8] [--mode cover|ssd-study] [--t0 NS] [--window NS]
 //!        [--dump-pages FILE] [--events FILE [--action C]]... [< chunks]
 //! A chunk: u64 n, then n values of each column, little-endian: t i64, sector i64, nsectors i64, class u8
@@ -16,7 +16,10 @@
 //! instead of stdin, the events of --action (default C); t0 is then their first event's time. Exit 3: a file
 //! that reader does not take (the caller reads it another way), 2: a damaged one, each named.
 //! --dump-pages writes the first stream's page accesses in order (u64, little-endian).
+//! --mrc FILE writes the miss-ratio-curve table of every stream and profile there (mrc.rs: the rows `blkscope
+//! reuse --mrc` writes); with it --out may be left out (no reuse.json then).
 
+mod mrc;
 mod parquet_in;
 mod profile;
 mod stack;
@@ -71,6 +74,7 @@ struct Args {
     t0: i64,
     window: i64,
     dump: Option<PathBuf>,
+    mrc: Option<PathBuf>,
     events: Vec<PathBuf>,
     action: String,
 }
@@ -81,7 +85,7 @@ const ROWS_PER_WINDOW: usize = 1 << 19;
 
 fn parse(args: Vec<String>) -> Result<Args, String> {
     let mut a = Args { out: PathBuf::new(), specs: vec![], streams: vec![], page_sectors: 8, study: false, t0: 0,
-                       window: 0, dump: None, events: vec![], action: "C".into() };
+                       window: 0, dump: None, mrc: None, events: vec![], action: "C".into() };
     let mut it = args.into_iter();
     while let Some(k) = it.next() {
         if k == "--exact" {
@@ -109,13 +113,14 @@ fn parse(args: Vec<String>) -> Result<Args, String> {
             "--t0" => a.t0 = v.parse().map_err(|_| bad())?,
             "--window" => a.window = v.parse().map_err(|_| bad())?,
             "--dump-pages" => a.dump = Some(PathBuf::from(&v)),
+            "--mrc" => a.mrc = Some(PathBuf::from(&v)),
             "--events" => a.events.push(PathBuf::from(&v)),
             "--action" => a.action = v,
             _ => return Err(format!("unknown argument {k}")),
         }
     }
-    if a.out.as_os_str().is_empty() {
-        return Err("--out DIR is required".into());
+    if a.out.as_os_str().is_empty() && a.mrc.is_none() {
+        return Err("--out DIR or --mrc FILE is required".into());
     }
     if a.streams.is_empty() {
         a.streams.push(("all".into(), 15));
@@ -236,12 +241,21 @@ fn run_files(a: &Args) -> Result<(), Error> {
 }
 
 fn write(a: &Args, streams: Vec<Stream>) -> io::Result<()> {
-    let mut docs = vec![];
-    for (k, mut st) in streams.into_iter().enumerate() {
+    let streams: Vec<(Stream, Vec<profile::Summary>)> = streams.into_iter().map(|mut st| {
         st.close_window();
+        let sums = std::mem::take(&mut st.profiles).into_iter().map(Profile::finish).collect();
+        (st, sums)
+    }).collect();
+    if let Some(f) = &a.mrc {
+        mrc::write(f, &streams.iter().map(|(st, sums)| (st.name.as_str(), sums.as_slice())).collect::<Vec<_>>())?;
+    }
+    if a.out.as_os_str().is_empty() {
+        return Ok(());
+    }
+    let mut docs = vec![];
+    for (k, (st, sums)) in streams.iter().enumerate() {
         let mut profs = vec![];
-        for (j, p) in st.profiles.into_iter().enumerate() {
-            let sm = p.finish();
+        for (j, sm) in sums.iter().enumerate() {
             let file = format!("hist-{k}-{j}.bin");
             let mut f = BufWriter::new(File::create(a.out.join(&file))?);
             for (d, m) in &sm.pairs {

@@ -151,10 +151,14 @@ def _reuse(p: argparse.ArgumentParser) -> Handler:
             raise ValueError("--dump-pages writes one run's pages: not with --each")
         outs = each_run(a.events, a.each, out=a.out, mrc=a.mrc, distance=a.distance, wss=a.wss)
         for events, out in outs:
+            # the program writes a Parquet MRC table itself (the rows reuse_tables.mrc makes); a CSV one here
+            native_mrc = out["mrc"] if out["mrc"] and Path(out["mrc"]).suffix != ".csv" else None
+            if native_mrc:
+                Path(native_mrc).parent.mkdir(parents=True, exist_ok=True)
             r = profile(events_files(events), exact=not a.no_exact, rates=a.shards_rate, sizes=a.shards_size,
                         adj=not a.no_adj, streams=streams, action=a.action, page_kib=a.page_kib, mode=a.mode,
                         window_s=a.window_s, dump_pages=a.dump_pages, exact_max_accesses=limit,
-                        wss=out["wss"] is not None, meanwhile=_tables_ready)  # fmt: skip
+                        wss=out["wss"] is not None, meanwhile=_tables_ready, mrc=native_mrc)  # fmt: skip
             if r.counted_accesses is not None:
                 took = "exact" if r.counted_accesses <= limit else "SHARDS only (no exact profile)"
                 print(f"blkscope reuse: {events[0]}: {r.counted_accesses:,} page accesses, limit {limit:,}: {took}",
@@ -166,7 +170,7 @@ def _reuse(p: argparse.ArgumentParser) -> Handler:
             for note in summ["note"].drop_nulls().unique(maintain_order=True):
                 print(f"blkscope reuse: {events[0]}: {note}", file=sys.stderr)
             write_table(summ, out["out"])
-            write_table(rt.mrc(r), out["mrc"])
+            write_table(rt.mrc(r), None if native_mrc else out["mrc"])
             write_table(rt.distance_histogram(r), out["distance"])
             write_table(rt.wss(r), out["wss"])
         return 0

@@ -10,7 +10,10 @@ accesses.
 One pass of `blkscope-native reuse` (native/src/reuse/) over the events in time order computes every profile at
 once. The program reads the events files itself when they are its own Parquet (blkscope-native's writer:
 native/src/reuse/parquet_in.rs, the same time order); other files (written by polars, pyarrow ...) are fed to
-it window by window (blkscope.analysis.timing.windows). The profiles:
+it window by window (blkscope.analysis.timing.windows). The program also writes the MRC table itself (`mrc`:
+native/src/reuse/mrc.rs, the rows reuse_tables.mrc makes), so a curve needs no Python at all: `blkscope-native
+reuse --exact --stream all/all:15 --events EVENTS.parquet --mrc MRC.parquet` (bench/RESULTS.md, issue T). The
+profiles:
 - exact: Olken's algorithm (a Fenwick tree over last-access times), O(log n) per access, memory ~50 bytes per
   distinct page;
 - SHARDS (Waldspurger et al., FAST'15) at a fixed rate R, with the SHARDS_adj correction: pages sampled by a
@@ -181,7 +184,7 @@ def profile(events: Sequence[Path] | pl.LazyFrame, *, exact: bool = True, rates:
             action: str = "C", page_kib: int = 4, mode: str = "cover", window_s: float = 1.0,
             rows_per_window: int = ROWS_PER_WINDOW, dump_pages: Path | None = None,
             exact_max_accesses: int | None = None, wss: bool = True, direct: bool | None = None,
-            meanwhile: Callable[[], object] | None = None) -> Result:  # fmt: skip
+            meanwhile: Callable[[], object] | None = None, mrc: Path | None = None) -> Result:  # fmt: skip
     """Every profile asked for (exact; SHARDS at each rate; SHARDS at each size) of every stream, one pass.
     `dump_pages`: also write the first stream's page accesses there, in order (u64 little-endian).
     `exact_max_accesses` (auto): the exact profile only if the trace has at most that many page accesses
@@ -189,7 +192,9 @@ def profile(events: Sequence[Path] | pl.LazyFrame, *, exact: bool = True, rates:
     none is). `wss=False`: no working set (Result.wss empty), which costs ~15 % of the native pass.
     `direct`: the program reads the events files itself (None: when it takes them all, else the pipe; True:
     it must; False: the pipe). `meanwhile`: called once, while the program reads the files itself (else after
-    the pass): the caller's own loading (its tables' modules) overlaps the pass instead of following it."""
+    the pass): the caller's own loading (its tables' modules) overlaps the pass instead of following it.
+    `mrc`: the program also writes the miss-ratio-curve table there (Parquet), the rows reuse_tables.mrc makes
+    from the result (native/src/reuse/mrc.rs; tests/test_reuse.py compares them)."""
     if mode not in ("cover", "ssd-study"):
         raise ValueError(f"mode must be cover or ssd-study, not {mode!r}")
     if not (exact or rates or sizes):
@@ -211,6 +216,7 @@ def profile(events: Sequence[Path] | pl.LazyFrame, *, exact: bool = True, rates:
     cmd += [a for s in sizes for a in ("--shards-size", str(int(s)))]
     cmd += [a for o, c in keys for a in ("--stream", f"{o}/{c}:{OP_MASKS[o] & CLASS_MASKS[c]}")]
     cmd += ["--dump-pages", str(dump_pages)] if dump_pages else []
+    cmd += ["--mrc", str(mrc)] if mrc else []
     ran: list[bool] = []
 
     def once() -> None:
