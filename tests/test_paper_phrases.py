@@ -114,7 +114,7 @@ def test_scale_macros_report_the_first_batch_and_judge_the_second():
     assert missing == ["round4-cassandra-capped-xfs", "round4-cassandra-capped-btrfs"]
     assert waiting["round4-rocksdb-capped-2"][0] == ["S1-cass-read-scale", "S1-cass-write-scale"]  # not S1-hot's
     two = scale_numbers.capped(_steady(True), {"capped-2": (["S1-x-scale"], ["b-xfs"], False)})
-    said = "the scale rows that read it (S1-x-scale) wait for b-xfs, the plan's one look"
+    said = "the scale rows that read it (S1-x-scale) wait for one batch not captured yet, the plan's one look"
     assert two["MemcapSecondRolePhrase"] == said
     two = scale_numbers.capped(_steady(True), {"capped-2": (["S1-x-scale"], ["b-xfs"], True)})
     assert two["MemcapSecondRolePhrase"].startswith("the scale rows of the claims table read its steady runs (S1-x")

@@ -111,7 +111,9 @@ def capped(st: pl.DataFrame, waiting: dict[str, tuple[list[str], list[str]]] | N
             meets = ratio.min() >= DATA_OVER_CAP
             judged.append(meets and steady.height > 0)
             rows, missing, ready = (waiting or {}).get(b, ([], [], True))
-            wait = f"wait for {join_and(missing)}, the plan's one look" if missing else ""
+            # the batches by count, not name: no batch name reaches the paper (paper.tables says batches so too)
+            gone = counted(len(missing), "batch", "batches")
+            wait = f"wait for {gone} not captured yet, the plan's one look" if missing else ""
             read = meets and steady.height
             m[f"{k}RolePhrase"] = (
                 f"the scale rows that read it ({join_and(rows)}) {wait}" if read and wait and not ready
