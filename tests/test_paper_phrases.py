@@ -107,7 +107,10 @@ def test_scale_macros_report_the_first_batch_and_judge_the_second():
     st = pl.DataFrame({"batch": ["round4-rocksdb-capped", "round4-rocksdb-capped-2", "round4-cassandra-capped-ext4"]})
     from pathlib import Path
 
-    waiting = scale_numbers.waiting_rows(Path(__file__).resolve().parents[1] / "config" / "claims_plan.yaml", st)
+    from blkscope.paper import claims_plan
+
+    plan = claims_plan.load(Path(__file__).resolve().parents[1] / "config" / "claims_plan.yaml")
+    waiting = scale_numbers.waiting_rows(plan, st)
     rows, missing, ready = waiting["round4-cassandra-capped-ext4"]
     assert not ready and waiting["round4-rocksdb-capped-2"][2]  # S1-hot-scale and others read the RocksDB batch now
     assert set(rows) == {"S1-cass-read-scale", "S1-cass-write-scale", "S1-trace-ycsb-cass-scale"}

@@ -339,9 +339,8 @@ def evaluate(tables: Tables, plan: Plan | None = None) -> pl.DataFrame:
         for entry in entries or [None]:
             in_memory = entry is None or entry.condition == "in-memory"
             with reads() as ids:  # the runs the verdict reads, for their length
-                scale = entry is not None and entry.condition == "scale" and c.at_scale
-                r = (c.evaluate(confirm, c.size) if in_memory
-                     else rw.other_condition(tables, entry, c.at_scale if scale else c.evaluate, c.size))
+                measure = c.at_scale if entry and entry.condition == "scale" and c.at_scale else c.evaluate
+                r = c.evaluate(confirm, c.size) if in_memory else rw.other_condition(tables, entry, measure, c.size)
             alls = c.evaluate(everything, c.size) if plan and in_memory else None
             rows.append(_row(c, r, entry, alls, run_length(tables, ids)))
             sizes.append(c.size)

@@ -29,8 +29,9 @@ from pathlib import Path
 import polars as pl
 
 from blkscope.analysis.load.steady_state import BATCH
-from blkscope.paper import table_to_tex
+from blkscope.paper import claims_plan, table_to_tex
 from blkscope.paper.claim_rows import DATA_OVER_CAP, STEADY_MIN_S, not_descriptive
+from blkscope.paper.claims_plan import Plan
 from blkscope.paper.latex import count_word, counted, fmt_float, fmt_int, fmt_pct, join_and, macro_file, span
 from blkscope.paper.phrases import against, k_of_n
 
@@ -78,7 +79,25 @@ def in_memory(st: pl.DataFrame) -> dict[str, str]:
     return m
 
 
-def capped(st: pl.DataFrame, waiting: dict[str, tuple[list[str], list[str]]] | None = None) -> dict[str, str]:
+Waiting = dict[str, tuple[list[str], list[str], bool]]  # waiting_rows: batch -> (rows, batches they wait for, read now)
+
+
+def role(meets: bool, steady: int, rows: list[str], missing: list[str], ready: bool) -> str:
+    """What the claims table does with a capped batch: reads its steady runs, waits (the plan's one look: the
+    batches waited for by count, since no batch name reaches the paper), or neither."""
+    if not meets:
+        return "it stays a condition of its own: reported here, not judged"
+    if not steady:
+        return "with no steady run, no claim reads it"
+    if not missing:
+        return "the scale rows of the claims table read its steady runs"
+    wait = f"wait for {counted(len(missing), 'batch', 'batches')} not captured yet, the plan's one look"
+    if not ready:
+        return f"the scale rows that read it ({join_and(rows)}) {wait}"
+    return f"the scale rows of the claims table read its steady runs ({join_and(rows)} {wait})"
+
+
+def capped(st: pl.DataFrame, waiting: Waiting | None = None) -> dict[str, str]:
     """Each memory-capped batch (Memcap<Ordinal>...) and the batches as a whole; `waiting` (waiting_rows): a batch
     whose scale rows wait for batches not captured yet."""
     c = st.filter(HAS_CAP & not_descriptive(st))
@@ -110,18 +129,7 @@ def capped(st: pl.DataFrame, waiting: dict[str, tuple[list[str], list[str]]] | N
             ratios.append(float(ratio.min()))
             meets = ratio.min() >= DATA_OVER_CAP
             judged.append(meets and steady.height > 0)
-            rows, missing, ready = (waiting or {}).get(b, ([], [], True))
-            # the batches by count, not name: no batch name reaches the paper (paper.tables says batches so too)
-            gone = counted(len(missing), "batch", "batches")
-            wait = f"wait for {gone} not captured yet, the plan's one look" if missing else ""
-            read = meets and steady.height
-            m[f"{k}RolePhrase"] = (
-                f"the scale rows that read it ({join_and(rows)}) {wait}" if read and wait and not ready
-                else f"the scale rows of the claims table read its steady runs ({join_and(rows)} {wait})"
-                if read and wait
-                else "the scale rows of the claims table read its steady runs" if meets and steady.height
-                else "with no steady run, no claim reads it" if meets
-                else "it stays a condition of its own: reported here, not judged")  # fmt: skip
+            m[f"{k}RolePhrase"] = role(meets, steady.height, *(waiting or {}).get(b, ([], [], True)))
         m[f"{k}Database"] = join_and(sorted({DATABASES.get(w, w) for w in g["workload"].to_list()}))
         m[f"{k}Sentence"] = batch_sentence(m, k, ORDINALS[i].lower())
     if batches:
@@ -184,17 +192,15 @@ def read_fof(files: list[Path]) -> pl.DataFrame:
     return pl.concat(parts)
 
 
-def waiting_rows(plan_path: Path | None, st: pl.DataFrame) -> dict[str, tuple[list[str], list[str], bool]]:
+def waiting_rows(plan: Plan | None, st: pl.DataFrame) -> Waiting:
     """Per captured batch with a scale row that waits for a listed batch with no run in `st` yet (claim_rows'
     rule: one look, once every listed batch is captured): those rows, the batches they wait for, and whether
     another row reads the batch now."""
-    if plan_path is None:
+    if plan is None:
         return {}
-    from blkscope.paper import claims_plan
-
     have = set(st["batch"].cast(pl.Utf8).fill_null("").to_list())
-    entries = [e for e in claims_plan.load(plan_path).entries if e.batches]
-    out: dict[str, tuple[list[str], list[str], bool]] = {}
+    entries = [e for e in plan.entries if e.batches]
+    out: Waiting = {}
     for e in entries:
         missing = [b for b in e.batches if b not in have]
         for b in (b for b in e.batches if b in have and missing):
@@ -204,13 +210,10 @@ def waiting_rows(plan_path: Path | None, st: pl.DataFrame) -> dict[str, tuple[li
     return out
 
 
-def skew_batches(plan_path: Path | None) -> tuple[str, ...] | None:
+def skew_batches(plan: Plan | None) -> tuple[str, ...] | None:
     """The batches the skew rows (SKEW_ROWS) read, from the claims plan; None without a plan (every batch)."""
-    if plan_path is None:
+    if plan is None:
         return None
-    from blkscope.paper import claims_plan
-
-    plan = claims_plan.load(plan_path)
     return tuple(b for e in plan.entries if e.row_id in SKEW_ROWS for b in e.batches)
 
 
@@ -249,7 +252,7 @@ def reuse(st: pl.DataFrame, fof: pl.DataFrame, zipf: pl.DataFrame | None,
 
 
 def macros(st: pl.DataFrame, fof: pl.DataFrame | None = None, zipf: pl.DataFrame | None = None,
-           batches: tuple[str, ...] | None = None, waiting: dict | None = None) -> dict[str, str]:
+           batches: tuple[str, ...] | None = None, waiting: Waiting | None = None) -> dict[str, str]:
     m = in_memory(st) | capped(st, waiting)
     return m | reuse(st, fof, zipf, batches) if fof is not None else m
 
@@ -277,8 +280,8 @@ def _render(st: pl.DataFrame, a: argparse.Namespace) -> str:
             zipf = pl.read_parquet(a.zipf, columns=["run_id", "op", "s"])
         except (OSError, pl.exceptions.PolarsError) as e:
             raise ValueError(f"{a.zipf}: {e}") from None
-    return render(macros(st, read_fof(a.fof) if a.fof else None, zipf, skew_batches(a.plan),
-                         waiting_rows(a.plan, st)))
+    plan = claims_plan.load(a.plan) if a.plan else None  # read once: the skew rows' batches, the rows that wait
+    return render(macros(st, read_fof(a.fof) if a.fof else None, zipf, skew_batches(plan), waiting_rows(plan, st)))
 
 
 def main(argv: list[str] | None = None) -> int:
