@@ -270,6 +270,22 @@ def test_the_scale_sentence_reads_as_prose_and_says_an_exact_zero_in_words():
     assert "traced/untraced" not in s and "0.0" not in s
 
 
+def test_the_cassandra_scale_rows_read_as_prose_and_a_negative_cost_says_so():
+    claims = pl.DataFrame({
+        "claim_id": ["S1-trace-ycsb-cass-scale", "S1-cass-read-scale", "S1-trace-scale"], "condition": ["scale"] * 3,
+        "quantity": ["1 - traced/untraced ops/s over the steady window", "Cassandra/RocksDB read ops/s", "x"],
+        "ours": ["-6.7 % [-11.9 %, -2.1 %]", "0.73x [0.38x, 1.40x]", "-1.0 % [-3.0 %, 1.0 %]"], "n": ["7"] * 3,
+        "estimate": [-0.067, 0.73, -0.01], "lo": [-0.119, 0.38, -0.03], "hi": [-0.021, 1.40, 0.01],
+        "verdict": ["does not", "inconclusive", "does not"],
+    })  # fmt: skip
+    s = sn.verdicts(claims)["ScaleClaimsSentence"]
+    assert s.startswith("tracing Cassandra under YCSB costs ")
+    assert r"2.1 \%] of throughput (below zero: the traced runs were the faster) (S1-trace-ycsb-cass-scale" in s
+    assert "Cassandra's read throughput is 0.73x [0.38x, 1.40x] RocksDB's (S1-cass-read-scale" in s
+    assert s.count("below zero") == 1  # an interval that reaches above zero says nothing of the sort
+    assert "traced/untraced" not in s and "read ops/s" not in s
+
+
 def test_queue_depth_prints_by_one_rule_wherever_it_prints():
     """The traced mean depth, iostat's aqu-sz per load and per Cassandra configuration, the iostat macros and the
     run table's aqu-sz column: one depth, one string (latex.fmt_depth), wherever the paper prints it."""

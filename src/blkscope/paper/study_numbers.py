@@ -256,7 +256,13 @@ CLAUSES = {
     "S1-hot": "btrfs's share of read accesses to the hottest 1\\,\\% of read pages is {} ext4's",
     "S1-hot-meta": "a share of {} of hot-page read accesses carries REQ\\_META",
     "S1-trace": "tracing costs {} of throughput",
+    "S1-trace-ycsb-cass": "tracing Cassandra under YCSB costs {} of throughput",
+    "S1-cass-read": "Cassandra's read throughput is {} RocksDB's",
+    "S1-cass-write": "Cassandra's update throughput is {} RocksDB's",
 }
+# a tracing cost whose whole interval lies below zero, said in words
+TRACING_COSTS = ("S1-trace", "S1-trace-ycsb-cass")
+BELOW_ZERO = " (below zero: the traced runs were the faster)"
 # an estimate of exactly zero with no spread: said in words ("0.0 %" reads as a rounded small share)
 ZERO_CLAUSES = {"S1-hot-meta": "no hot-page read access carries REQ\\_META in any of the {}"}
 
@@ -270,7 +276,8 @@ def estimate_clause(r: dict, base: str) -> str:
         n = str(r.get("n") or "")
         return ZERO_CLAUSES[base].format(counted(int(n), "run", "runs") if n.isdigit() else f"runs ({escape(n)})")
     if base in CLAUSES:
-        return CLAUSES[base].format(escape(tidy(r["ours"])))
+        below = BELOW_ZERO if base in TRACING_COSTS and r.get("hi") is not None and r["hi"] < 0 else ""
+        return CLAUSES[base].format(escape(tidy(r["ours"]))) + below
     return f"{escape(r['quantity'])} {escape(tidy(r['ours']))}"
 
 
