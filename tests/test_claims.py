@@ -472,7 +472,8 @@ def test_a_deviation_undone_gives_the_estimate_before_it():
                ("cassandra", "ext4"): 10}
     ext = pl.DataFrame([(r[0], "data", 1 << 30, per_gib[(r[1], r[3])] + k % 2) for k, r in enumerate(rows)],
                        schema=["run_id", "kind", "size_bytes", "extents"], orient="row")
-    out = recompute({**_tables(_runs(rows)), "extents": ext}, [Change("x", "S1-frag", {"FRAG_WORKLOADS": None})])
+    undo = [Change("x", "S1-frag", {"FRAG_WORKLOADS": None})]
+    out = recompute({**_tables(_runs(rows)), "extents": ext}, changes=undo)
     r = out.row(0, named=True)
     assert r["after_n"] == "3 vs 3" and r["after_verdict"] == "does not"
     assert r["before_n"].startswith("6 vs 6 in 2 strata"), r  # both workloads: (20/40 * 90/10)^(1/2) = 2.12x

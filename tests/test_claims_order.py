@@ -97,9 +97,9 @@ def test_claims_are_the_same_bytes_whatever_the_row_order_of_their_tables():
 
 def test_deviations_are_the_same_bytes_whatever_the_row_order_of_their_tables():
     tb = _tables()
-    ref = recompute(tb, CHANGES).write_csv()
+    ref = recompute(tb, changes=CHANGES).write_csv()
     for seed in range(3):
-        assert recompute(_shuffled(tb, seed), CHANGES).write_csv() == ref, f"shuffle {seed}"
+        assert recompute(_shuffled(tb, seed), changes=CHANGES).write_csv() == ref, f"shuffle {seed}"
 
 
 def test_canonical_order_sorts_on_every_column_run_id_first_and_in_run_order_is_stable():
