@@ -21,9 +21,9 @@ from blkscope.analysis.summaries.run_groups import CAPPED
 from blkscope.paper import claim_measures as cm
 from blkscope.paper import claim_rows as rw
 from blkscope.paper import claim_verdict as vd
-from blkscope.paper.claims_plan import Plan
 from blkscope.paper.claim_runs import Tables, canonical
 from blkscope.paper.claims import CLAIMS, Claim, ours_text, verdict_of
+from blkscope.paper.claims_plan import Plan
 
 
 @dataclass(frozen=True)
