@@ -225,6 +225,31 @@ def test_n_needed_in_the_table_says_how_many_repeats_an_inconclusive_claim_wants
     assert row["reason"] == f"{row['n_needed']} repeats per arm would decide at the observed spread"
 
 
+def test_n_needed_is_asked_at_the_level_at_which_holm_decides_whatever_the_other_rows():
+    from blkscope.paper import claim_multiplicity as mt
+
+    band, m = vd.within(0.1, 0.9, "0.1-0.9 us"), 12
+    diff = lambda k: vd.welch_diff(_exact(5.6, 0.4, k), _exact(5.3, 0.3, k))  # noqa: E731
+    k = int(vd.n_needed(diff(3), band, mt.family_level(band.level, m)))
+    assert k > vd.n_needed(diff(3), band)  # more than the row's own interval asks
+    p = vd.decision(diff(k), band).p
+    assert p < mt.ALPHA / m and vd.decision(diff(k - 1), band).p >= mt.ALPHA / m
+    # decided after Holm whatever the other rows' p: smaller ones (before it in Holm's order) or any larger
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        others = np.concatenate([rng.uniform(0, p, 3), rng.uniform(0, 1, m - 4)])
+        assert mt.holm([p, *others])[0] < mt.ALPHA
+    # in the table: a second row in the family raises the first's n to decide
+    ids = [(f"{fs}{i}", "sysbench", "rndrw", fs, False) for fs in ("xfs", "ext4") for i in range(3)]
+    ops = {"xfs": [4000.0, 4400.0, 3700.0], "ext4": [3800.0, 3500.0, 4000.0]}
+    sb = [(r[0], "ops_s", ops[r[3]][int(r[0][-1])]) for r in ids]
+    alone = _row(evaluate(_tables(_runs(ids), sb)), "S5-sysbench")
+    cass = [(f"c{fs}{i}", "cassandra", "write", fs, False) for fs in ("ext4", "xfs") for i in range(3)]
+    two = evaluate(_tables(_runs(ids + cass), sb + [(r[0], "ops_s", 1000.0 + 50 * int(r[0][-1])) for r in cass]))
+    assert two.filter(pl.col("p_holm").is_finite()).height >= 2
+    assert _row(two, "S5-sysbench")["n_needed_value"] > alone["n_needed_value"]
+
+
 def test_f2fs_for_rocksdb_is_testable_once_the_host_has_f2fs_runs():
     ids = [(f"{fs}{i}", "ycsb", "workloada-zipfian-sat", fs, False) for fs in ("f2fs", "ext4") for i in range(3)]
     runs = _runs(ids).with_columns(database=pl.lit("rocksdb"))
@@ -269,6 +294,13 @@ def test_noatime_claims_compare_device_writes_per_read_against_noatime():
     io = [(r[0], "wkb_s", (8.0 if r[5] == "relatime" else 0.0) / 10) for r in rows]
     r = _row(evaluate(_tables(runs.drop("kib"), m, io)), "S3-relatime")
     assert r["lo"] == pytest.approx(r["hi"], rel=1e-9) and r["ours"] == "0.8 KiB (no spread between runs: no interval)"
+    # ... and its verdict is the value against the band, labelled exact, outside Holm's family (a zero variance's
+    # p = 0 would lead it), with no repeats to ask for; the row with an interval stays in the family
+    out = evaluate(_tables(runs.drop("kib"), m, io))
+    r, s = _row(out, "S3-relatime"), _row(out, "S3-strictatime")
+    assert r["verdict"] == r["verdict_unadjusted"] == "replicates (exact, no spread)"
+    assert math.isnan(r["p_decide"]) and math.isnan(r["p_holm"]) and r["n_needed"] == "--"
+    assert math.isfinite(s["p_holm"]) and s["verdict"] == "replicates"
     # a rule over runs (no standard error) has no interval either, and is not said to have no spread
     from blkscope.paper.claims import ours_text
 
