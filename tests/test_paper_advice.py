@@ -94,7 +94,8 @@ def test_a_topic_takes_the_first_decided_of_its_claims_in_order_else_the_first_r
     assert "(S2-ops-cap: 1.05x" in advice.phrases(_claims([cap_open, ops]))[t.macro]  # none: the first listed
     rep = ("S2-ops-cap-replication", "replicates", "3.60x [3.10x, 4.20x]", 3.1, 4.2)
     assert "(S2-ops-cap-replication: 3.60x" in advice.phrases(_claims([ops, cap, rep]))[t.macro]
-    assert advice.phrases(_claims([]))[t.macro] == "this study cannot say: the claims table has no row S2-ops-cap or S2-ops"
+    no_row = "this study cannot say: the claims table has no row S2-ops-cap or S2-ops"
+    assert advice.phrases(_claims([]))[t.macro] == no_row
 
 
 def _banded(rows: list[tuple], band: str, lo: float, hi: float) -> pl.DataFrame:
