@@ -365,6 +365,9 @@ def test_arms_are_compared_within_a_capture_batch_never_pooled_across_days():
     journal = runs.with_columns(workload=pl.lit("journal"), job=pl.lit("none"), runtime_s=pl.lit(60))
     m = _row(evaluate(_tables(journal, lat)), "S4-mean")
     assert m["estimate"] == pytest.approx(0.5, abs=0.02) and "in 2 strata" in m["n"]
+    # its n to decide counts repeats per arm in each stratum (the pooled spread's unit), and says so
+    assert m["n_needed"] == f"{m['n_needed_value']:.0f} per stratum", m
+    assert m["verdict"] != "inconclusive" or "repeats per arm per stratum would decide" in m["reason"]
 
 
 def test_journal_writer_claims_read_only_runs_long_enough_to_meet_writeback():

@@ -59,6 +59,8 @@ def test_an_inconclusive_row_leans_to_the_side_its_interval_lies_on_and_says_why
         "no evidence either way on ``a claim'' (S3-cow-xfs: 1.50x [0.80x, 1.30x], inconclusive: 37 repeats per arm "
         "would decide)")
     assert said(0.8, 1.3).endswith("inconclusive: its interval crosses an end of the claimed size)")
+    per = said(0.8, 1.3, n_needed="6 per stratum")  # a pooled row counts repeats per arm in each stratum
+    assert per.endswith("inconclusive: 6 repeats per arm per stratum would decide)")
     # a verdict that says why itself keeps its words; an untested row has no direction
     assert _phrase("S1-trace", "inconclusive (fewer than 2 repeats per arm)", "--", None, None) == (
         "no evidence either way on ``a claim'' (S1-trace: inconclusive (fewer than 2 repeats per arm))")

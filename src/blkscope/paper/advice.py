@@ -150,9 +150,9 @@ def undecided(r: dict) -> str:
         return beside
     if r.get("pooling") == "random effects":
         return "its strata disagree"
-    need = str(r.get("n_needed") or "--")
+    need, _, unit = str(r.get("n_needed") or "--").partition(" per ")  # "6 per stratum": per arm in each
     if need not in ("--", "", "nan"):
-        return f"{need} repeats per arm would decide"
+        return f"{need} repeats per arm{' per ' + unit if unit else ''} would decide"
     return "its interval crosses an end of the claimed size"
 
 

@@ -309,6 +309,14 @@ def window_text(window: str | None, length: str | None) -> str | None:
     return f"{w[:-1]}; runs of {length})" if w.endswith(")") else f"{w} (runs of {length})"
 
 
+def per_stratum(n: str | None) -> str:
+    """The unit n_needed counts in, from the row's n: a pooled estimate's spread is that of one repeat per arm in
+    each stratum ("6 vs 6 in 2 strata": n_needed 6 is 12 runs per arm), so the table says so beside the number."""
+    if re.search(r"\bin \d+ strata\b", n or ""):
+        return " per stratum"
+    return " per configuration" if re.search(r"\b\d+ configurations\b", n or "") else ""
+
+
 def _row(c: Claim, r, entry, everything, length: str | None = None, family: int = 1) -> dict:
     """One row: the confirmatory result `r`, the plan's `entry` (None: no plan), the result over all the
     condition's runs, exploratory ones included (`everything`; None: the same runs), the length of the runs `r`
@@ -324,7 +332,7 @@ def _row(c: Claim, r, entry, everything, length: str | None = None, family: int 
     if reason is None and v.startswith("inconclusive") and r.het is not None and r.het.disagree:
         reason = "the strata disagree: more repeats per arm do not narrow the spread between them"
     if reason is None and v.startswith("inconclusive") and math.isfinite(need):
-        reason = f"{vd.n_needed_text(need)} repeats per arm would decide at the observed spread"
+        reason = f"{vd.n_needed_text(need)} repeats per arm{per_stratum(r.n)} would decide at the observed spread"
     elif reason is None and v.startswith("inconclusive") and math.isinf(need):
         reason = "the estimate sits on the band's edge: no number of repeats decides"
     everything = everything or r
@@ -334,7 +342,8 @@ def _row(c: Claim, r, entry, everything, length: str | None = None, family: int 
         "claim_id": entry.row_id if entry else c.claim_id, "study": c.study, "claim": c.claim,
         "quantity": entry.quantity if entry else c.quantity, "claimed": c.claimed,
         "band": f"{c.size.text} for '{c.claimed}'",
-        "ours": ours_text(e, c.fmt), "measurement": r.measurement, "n": r.n, "n_needed": vd.n_needed_text(need),
+        "ours": ours_text(e, c.fmt), "measurement": r.measurement, "n": r.n,
+        "n_needed": vd.n_needed_text(need) + (per_stratum(r.n) if math.isfinite(need) else ""),
         "test": test, "verdict": v, "reason": reason, "estimate": e.value if e else None, "lo": e.lo if e else None,
         "hi": e.hi if e else None, "level": c.size.level, "claimed_lo": c.size.lo, "claimed_hi": c.size.hi,
         "n_needed_value": need, "p": e.p if e else None, "p_tost": e.p_tost if e else None,
