@@ -17,11 +17,11 @@ judged alone), else its in-memory row. The rule:
 
 Each phrase ends with its evidence: the row's id, estimate [interval] and verdict, all from claims.csv; an
 inconclusive verdict says why it is not decided, from the row's fields (`undecided`): decided before the
-correction for multiplicity, not after it (verdict_unadjusted), an interval at least the claimed size (or at most
-it) that reaches past the band's other end (claimed_lo, claimed_hi), its strata disagree (pooling), the repeats per
-arm that would decide (n_needed), or else an interval across an end of the claimed size. A `does not` row says on
-which side of the claimed size its interval lies ("below the claimed 24-36 %"). Also what
-the study cannot say: AdviceNotTestable, the claims it cannot test here in the studies' own (quoted) words, and
+correction for multiplicity, not after it (verdict_unadjusted), an interval from within a claimed range past one
+of its ends ("at least the claimed size, reaching above its upper end"; band edges claimed_lo, claimed_hi), its
+strata disagree (pooling), the repeats per arm that would decide (n_needed), or else an interval across an end of
+the claimed size. A `does not` row says on which side of the claimed size its interval lies ("below the claimed
+24-36 %"). Also what the study cannot say: AdviceNotTestable, the claims it cannot test here in the studies' own (quoted) words, and
 AdviceInconclusive, the rows judged inconclusive.
 
     python -m blkscope.paper.advice --claims data/processed/analysis/claims.parquet -o advice.tex
