@@ -21,8 +21,8 @@ correction for multiplicity, not after it (verdict_unadjusted), an interval from
 of its ends ("at least the claimed size, reaching above its upper end"; band edges claimed_lo, claimed_hi), its
 strata disagree (pooling), the repeats per arm that would decide (n_needed), or else an interval across an end of
 the claimed size. A `does not` row says on which side of the claimed size its interval lies ("below the claimed
-24-36 %"). Also what the study cannot say: AdviceNotTestable, the claims it cannot test here in the studies' own (quoted) words, and
-AdviceInconclusive, the rows judged inconclusive.
+24-36 %"). Also what the study cannot say: AdviceNotTestable, the claims it cannot test here in the studies' own
+(quoted) words, and AdviceInconclusive, the rows judged inconclusive.
 
     python -m blkscope.paper.advice --claims data/processed/analysis/claims.parquet -o advice.tex
 """
