@@ -299,7 +299,7 @@ def test_noatime_claims_compare_device_writes_per_read_against_noatime():
     io = [(r[0], "wkb_s", (8.0 if r[5] == "relatime" else r[6] if r[5] == "strictatime" else 0.0) / 10) for r in rows]
     out = evaluate(_tables(runs.drop("kib"), m, io))
     r, s = _row(out, "S3-relatime"), _row(out, "S3-strictatime")
-    assert r["verdict"] == r["verdict_unadjusted"] == "replicates (exact, no spread)"
+    assert r["verdict"] == r["verdict_unadjusted"] == "replicates (exact)"
     assert math.isnan(r["p_decide"]) and math.isnan(r["p_holm"]) and r["n_needed"] == "--"
     assert math.isfinite(s["p_holm"]) and s["verdict"] == "replicates"
     # a rule over runs (no standard error) has no interval either, and is not said to have no spread

@@ -117,7 +117,7 @@ def test_rows_read_the_runs_the_plan_says(plan):
 def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_moved(plan):
     from blkscope.paper.claims_plan_tex import plan_macros, render_deviations
 
-    exact = "does not (exact, no spread)"  # no interval: outside the family, decided
+    exact = "does not (exact)"  # no interval: outside the family, decided
     claims = pl.DataFrame({
         "claim_id": ["A", "B", "C", "D-scale", "E", "E-scale"],
         "condition": ["in-memory"] * 3 + ["scale", "in-memory", "scale"],

@@ -14,7 +14,8 @@ estimate over every run of the condition, the batches added after a look include
 `verdict` is Holm-adjusted across every row whose verdict an interval gives (`p_decide`, its `p_holm`;
 blkscope.paper.claim_multiplicity), `verdict_unadjusted` beside it, and `ours`/`lo`/`hi` the unadjusted interval.
 A row whose runs do not vary (every run of an arm read the same value) has no interval: its verdict is the value
-against the band, labelled `(exact, no spread)`, outside the Holm family (a test of no variance would give p = 0).
+against the band, labelled `(exact)` (its estimate says "no spread between runs"), outside the Holm family (a test of
+no variance would give p = 0).
 `n_needed` is asked at the family's level (claim_multiplicity.family_level): the repeats per arm at which the
 adjusted verdict, not only the row's own interval, would decide.
 Pooled strata are tested first (`heterogeneity`, `i2`, `p_q`; blkscope.paper.claim_heterogeneity): `pooling` is
@@ -251,7 +252,7 @@ CLAIMS: list[Claim] = [
 # writes, S1-hot-meta's zero shares) has an interval of no width: the row says so instead of printing it. A rule
 # over runs (S4-ms: the smallest maximum) has no standard error and no interval to speak of: a bare number.
 NO_SPREAD = "(no spread between runs: no interval)"
-EXACT = "exact, no spread"  # the label of a verdict read off such a value: no interval, no test, no Holm
+EXACT = "exact"  # the label of a verdict read off such a value: no interval, no test, no Holm
 
 
 def exact(e: vd.Estimate | None) -> bool:

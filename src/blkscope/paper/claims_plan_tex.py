@@ -36,7 +36,7 @@ def _ids(df: pl.DataFrame) -> str:
 
 
 def _decided(column: str) -> pl.Expr:
-    """A decided verdict, labelled or not ("does not (exact, no spread)")."""
+    """A decided verdict, labelled or not ("does not (exact)")."""
     return pl.col(column).fill_null("").str.contains(f"^({'|'.join(DECIDED)})")
 
 
