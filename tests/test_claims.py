@@ -225,6 +225,31 @@ def test_n_needed_in_the_table_says_how_many_repeats_an_inconclusive_claim_wants
     assert row["reason"] == f"{row['n_needed']} repeats per arm would decide at the observed spread"
 
 
+def test_n_needed_is_asked_at_the_level_at_which_holm_decides_whatever_the_other_rows():
+    from blkscope.paper import claim_multiplicity as mt
+
+    band, m = vd.within(0.1, 0.9, "0.1-0.9 us"), 12
+    diff = lambda k: vd.welch_diff(_exact(5.6, 0.4, k), _exact(5.3, 0.3, k))  # noqa: E731
+    k = int(vd.n_needed(diff(3), band, mt.family_level(band.level, m)))
+    assert k > vd.n_needed(diff(3), band)  # more than the row's own interval asks
+    p = vd.decision(diff(k), band).p
+    assert p < mt.ALPHA / m and vd.decision(diff(k - 1), band).p >= mt.ALPHA / m
+    # decided after Holm whatever the other rows' p: smaller ones (before it in Holm's order) or any larger
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        others = np.concatenate([rng.uniform(0, p, 3), rng.uniform(0, 1, m - 4)])
+        assert mt.holm([p, *others])[0] < mt.ALPHA
+    # in the table: a second row in the family raises the first's n to decide
+    ids = [(f"{fs}{i}", "sysbench", "rndrw", fs, False) for fs in ("xfs", "ext4") for i in range(3)]
+    ops = {"xfs": [4000.0, 4400.0, 3700.0], "ext4": [3800.0, 3500.0, 4000.0]}
+    sb = [(r[0], "ops_s", ops[r[3]][int(r[0][-1])]) for r in ids]
+    alone = _row(evaluate(_tables(_runs(ids), sb)), "S5-sysbench")
+    cass = [(f"c{fs}{i}", "cassandra", "write", fs, False) for fs in ("ext4", "xfs") for i in range(3)]
+    two = evaluate(_tables(_runs(ids + cass), sb + [(r[0], "ops_s", 1000.0 + 50 * int(r[0][-1])) for r in cass]))
+    assert two.filter(pl.col("p_holm").is_finite()).height >= 2
+    assert _row(two, "S5-sysbench")["n_needed_value"] > alone["n_needed_value"]
+
+
 def test_f2fs_for_rocksdb_is_testable_once_the_host_has_f2fs_runs():
     ids = [(f"{fs}{i}", "ycsb", "workloada-zipfian-sat", fs, False) for fs in ("f2fs", "ext4") for i in range(3)]
     runs = _runs(ids).with_columns(database=pl.lit("rocksdb"))
@@ -269,6 +294,14 @@ def test_noatime_claims_compare_device_writes_per_read_against_noatime():
     io = [(r[0], "wkb_s", (8.0 if r[5] == "relatime" else 0.0) / 10) for r in rows]
     r = _row(evaluate(_tables(runs.drop("kib"), m, io)), "S3-relatime")
     assert r["lo"] == pytest.approx(r["hi"], rel=1e-9) and r["ours"] == "0.8 KiB (no spread between runs: no interval)"
+    # ... and its verdict is the value against the band, labelled exact, outside Holm's family (a zero variance's
+    # p = 0 would lead it), with no repeats to ask for; the row with an interval stays in the family
+    io = [(r[0], "wkb_s", (8.0 if r[5] == "relatime" else r[6] if r[5] == "strictatime" else 0.0) / 10) for r in rows]
+    out = evaluate(_tables(runs.drop("kib"), m, io))
+    r, s = _row(out, "S3-relatime"), _row(out, "S3-strictatime")
+    assert r["verdict"] == r["verdict_unadjusted"] == "replicates (exact)"
+    assert math.isnan(r["p_decide"]) and math.isnan(r["p_holm"]) and r["n_needed"] == "--"
+    assert math.isfinite(s["p_holm"]) and s["verdict"] == "replicates"
     # a rule over runs (no standard error) has no interval either, and is not said to have no spread
     from blkscope.paper.claims import ours_text
 
@@ -332,6 +365,9 @@ def test_arms_are_compared_within_a_capture_batch_never_pooled_across_days():
     journal = runs.with_columns(workload=pl.lit("journal"), job=pl.lit("none"), runtime_s=pl.lit(60))
     m = _row(evaluate(_tables(journal, lat)), "S4-mean")
     assert m["estimate"] == pytest.approx(0.5, abs=0.02) and "in 2 strata" in m["n"]
+    # its n to decide counts repeats per arm in each stratum (the pooled spread's unit), and says so
+    assert m["n_needed"] == f"{m['n_needed_value']:.0f} per stratum", m
+    assert m["verdict"] != "inconclusive" or "repeats per arm per stratum would decide" in m["reason"]
 
 
 def test_journal_writer_claims_read_only_runs_long_enough_to_meet_writeback():
@@ -472,7 +508,8 @@ def test_a_deviation_undone_gives_the_estimate_before_it():
                ("cassandra", "ext4"): 10}
     ext = pl.DataFrame([(r[0], "data", 1 << 30, per_gib[(r[1], r[3])] + k % 2) for k, r in enumerate(rows)],
                        schema=["run_id", "kind", "size_bytes", "extents"], orient="row")
-    out = recompute({**_tables(_runs(rows)), "extents": ext}, [Change("x", "S1-frag", {"FRAG_WORKLOADS": None})])
+    undo = [Change("x", "S1-frag", {"FRAG_WORKLOADS": None})]
+    out = recompute({**_tables(_runs(rows)), "extents": ext}, changes=undo)
     r = out.row(0, named=True)
     assert r["after_n"] == "3 vs 3" and r["after_verdict"] == "does not"
     assert r["before_n"].startswith("6 vs 6 in 2 strata"), r  # both workloads: (20/40 * 90/10)^(1/2) = 2.12x

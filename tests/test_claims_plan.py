@@ -117,18 +117,24 @@ def test_rows_read_the_runs_the_plan_says(plan):
 def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_moved(plan):
     from blkscope.paper.claims_plan_tex import plan_macros, render_deviations
 
+    exact = "does not (exact)"  # no interval: outside the family, decided
     claims = pl.DataFrame({
-        "claim_id": ["A", "B", "C", "D-scale"], "condition": ["in-memory"] * 3 + ["scale"],
-        "verdict_unadjusted": ["replicates", "does not", "inconclusive", "not tested (no runs)"],
-        "verdict": ["replicates", "inconclusive", "inconclusive", "not tested (no runs)"],
-        "verdict_all": ["replicates", "does not", "replicates", "not tested (no runs)"],
-        "p_holm": [0.01, 0.2, 0.9, float("nan")], "pooling": ["fixed", "random effects", None, None],
-        "i2": [0.1, 0.93, None, None],
+        "claim_id": ["A", "B", "C", "D-scale", "E", "E-scale"],
+        "condition": ["in-memory"] * 3 + ["scale", "in-memory", "scale"],
+        "verdict_unadjusted": ["replicates", "does not", "inconclusive", "not tested (no runs)", exact, exact],
+        "verdict": ["replicates", "inconclusive", "inconclusive", "not tested (no runs)", exact, exact],
+        "verdict_all": ["replicates", "does not", "replicates", "not tested (no runs)", exact, exact],
+        "p_holm": [0.01, 0.2, 0.9] + [float("nan")] * 3, "pooling": ["fixed", "random effects"] + [None] * 4,
+        "i2": [0.1, 0.93] + [None] * 4,
     })  # fmt: skip
     m = plan_macros(plan, claims)
-    assert m["ClaimsHolmFamily"] == "3" and m["ClaimsDecidedUnadjusted"] == "2" and m["ClaimsDecidedAdjusted"] == "1"
+    assert m["ClaimsHolmFamily"] == "3" and m["ClaimsDecidedUnadjusted"] == "4" and m["ClaimsDecidedAdjusted"] == "3"
     assert m["ClaimsMovedByHolm"] == "B" and m["ClaimsHeterogeneous"] == "B" and m["ClaimsIsquaredMax"] == "93"
     assert m["ClaimsExploratoryDiffer"] == "C" and m["ClaimsPlanDate"] == "28 November 2026, 00:20 UTC"
+    assert (m["ClaimsExact"], m["ClaimsExactIds"]) == ("2", "E, E-scale")
+    # judged rows: those of the in-memory condition post hoc, the others' confirmatory (D-scale waits for runs)
+    assert (m["ClaimsPostHoc"], m["ClaimsConfirmatory"], m["ClaimsConfirmatoryIds"]) == ("4", "1", "E-scale")
+    assert m["ClaimsExploratoryBatches"] == str(len(plan.exploratory_batches))
     d = plan.deviations[0]
     rec = pl.DataFrame({"commit": [d.commit] * 2, "claim_id": [d.claims[0], "S9-none"],
                         "before_estimate": ["1.00x", "x"], "before_n": ["3", "3"], "before_verdict": ["does not"] * 2,
@@ -139,6 +145,13 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
     assert tex.count(r"\begin{longtable}") == 1 and tex.rstrip().endswith(r"\end{longtable}")
     # a numbered table that says its estimates are over all runs, unadjusted: not the claims table's verdicts
     assert r"\label{tab:deviations}" in tex and "Before (all runs) & Today (all runs)" in tex
+    # titled by the plan's dates: every change made before the plan was fixed, or deviations from it once one is not
+    assert "Changes made before the claims plan was fixed, after estimates were seen" in tex
+    assert m["ClaimsDeviationsBefore"] == m["ClaimsDeviations"] == str(len(plan.deviations))
+    late = replace(plan, deviations=(*plan.deviations[:-1], replace(plan.deviations[-1], date="2026-12-01T09:00Z")))
+    tex = render_deviations(late, rec)
+    assert "Changes made before" not in tex
+    assert "Deviations from the claims plan: each change" in tex and f"({len(plan.deviations) - 1} of " in tex
 
 
 def test_the_sweep_is_planned_before_its_capture(plan):

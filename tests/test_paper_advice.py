@@ -21,12 +21,12 @@ def _claims(rows: list[tuple]) -> pl.DataFrame:
 
 
 def _phrase(claim_id: str, verdict: str, ours: str, lo: float | None, hi: float | None) -> str:
-    topic = next(t for t in advice.TOPICS if t.claim == claim_id)
+    topic = next(t for t in advice.TOPICS if claim_id in t.claims)
     return advice.phrases(_claims([(claim_id, verdict, ours, lo, hi)]))[topic.macro]
 
 
 def test_a_decided_verdict_chooses_by_the_side_of_no_effect_its_interval_lies_on():
-    t = next(t for t in advice.TOPICS if t.claim == "S2-ops")
+    t = next(t for t in advice.TOPICS if "S2-ops" in t.claims)
     assert _phrase("S2-ops", "replicates", "3.60x [3.10x, 4.20x]", 3.1, 4.2) == \
         f"{t.above} (S2-ops: 3.60x [3.10x, 4.20x], replicates)"  # fmt: skip
     assert _phrase("S2-ops", "does not", "0.50x [0.40x, 0.60x]", 0.4, 0.6).startswith(t.below)
@@ -34,13 +34,13 @@ def test_a_decided_verdict_chooses_by_the_side_of_no_effect_its_interval_lies_on
     assert _phrase("S2-ops", "does not", "0.95x [0.83x, 1.10x]", 0.83, 1.10) == \
         f"{t.spans} (S2-ops: 0.95x [0.83x, 1.10x], does not)"  # fmt: skip
     # a difference (device KiB per 1,000 reads) lies against zero, not one
-    atime = next(t for t in advice.TOPICS if t.claim == "S3-relatime")
+    atime = next(t for t in advice.TOPICS if "S3-relatime" in t.claims)
     assert _phrase("S3-relatime", "replicates", "4.1 KiB [2.0 KiB, 6.2 KiB]", 2.0, 6.2).startswith(atime.above)
     assert _phrase("S3-relatime", "does not", "-3.0 KiB [-5.0 KiB, -1.0 KiB]", -5.0, -1.0).startswith(atime.below)
 
 
 def test_an_inconclusive_row_leans_to_the_side_its_interval_lies_on_and_says_why_it_is_not_decided():
-    t = next(t for t in advice.TOPICS if t.claim == "S3-cow-xfs")
+    t = next(t for t in advice.TOPICS if "S3-cow-xfs" in t.claims)
 
     def said(lo: float, hi: float, **fields) -> str:
         c = _claims([("S3-cow-xfs", "inconclusive", f"1.50x [{lo:.2f}x, {hi:.2f}x]", lo, hi)])
@@ -59,6 +59,8 @@ def test_an_inconclusive_row_leans_to_the_side_its_interval_lies_on_and_says_why
         "no evidence either way on ``a claim'' (S3-cow-xfs: 1.50x [0.80x, 1.30x], inconclusive: 37 repeats per arm "
         "would decide)")
     assert said(0.8, 1.3).endswith("inconclusive: its interval crosses an end of the claimed size)")
+    per = said(0.8, 1.3, n_needed="6 per stratum")  # a pooled row counts repeats per arm in each stratum
+    assert per.endswith("inconclusive: 6 repeats per arm per stratum would decide)")
     # a verdict that says why itself keeps its words; an untested row has no direction
     assert _phrase("S1-trace", "inconclusive (fewer than 2 repeats per arm)", "--", None, None) == (
         "no evidence either way on ``a claim'' (S1-trace: inconclusive (fewer than 2 repeats per arm))")
@@ -77,6 +79,55 @@ def test_the_replication_row_backs_the_advice_once_judged_else_the_in_memory_row
     assert m["AdviceInodeSixtyFour"] == ("xfs's inode64 on a large volume, faster than inode32 "
                                          "(S5-inode64-replication: 1.12x [1.05x, 1.20x], replicates)")
     assert advice.phrases(_claims([]))["AdviceTracing"] == "this study cannot say: the claims table has no row S1-trace"
+
+
+def test_a_topic_takes_the_first_decided_of_its_claims_in_order_else_the_first_row():
+    """The commitlog advice: S2-ops-cap (the device the limit) decided beats S2-ops inconclusive, in either order of
+    the table's rows; neither decided, the first listed; the replication row still preferred within a claim."""
+    t = next(t for t in advice.TOPICS if t.macro == "AdviceCommitlog")
+    assert t.claims.index("S2-ops-cap") < t.claims.index("S2-ops")
+    ops = ("S2-ops", "inconclusive", "0.83x [0.35x, 1.98x]", 0.35, 1.98)
+    cap = ("S2-ops-cap", "does not", "1.01x [0.86x, 1.19x]", 0.86, 1.19)
+    for rows in ([ops, cap], [cap, ops]):
+        assert advice.phrases(_claims(rows))[t.macro] == f"{t.spans} (S2-ops-cap: 1.01x [0.86x, 1.19x], does not)"
+    ops_decided = ("S2-ops", "does not", "0.95x [0.83x, 1.10x]", 0.83, 1.10)
+    cap_open = ("S2-ops-cap", "inconclusive", "1.05x [0.70x, 1.60x]", 0.7, 1.6)
+    assert "(S2-ops: 0.95x" in advice.phrases(_claims([cap_open, ops_decided]))[t.macro]  # the decided one
+    assert "(S2-ops-cap: 1.05x" in advice.phrases(_claims([cap_open, ops]))[t.macro]  # none: the first listed
+    rep = ("S2-ops-cap-replication", "replicates", "3.60x [3.10x, 4.20x]", 3.1, 4.2)
+    assert "(S2-ops-cap-replication: 3.60x" in advice.phrases(_claims([ops, cap, rep]))[t.macro]
+    no_row = "this study cannot say: the claims table has no row S2-ops-cap or S2-ops"
+    assert advice.phrases(_claims([]))[t.macro] == no_row
+
+
+def _banded(rows: list[tuple], band: str, lo: float, hi: float) -> pl.DataFrame:
+    return _claims(rows).with_columns(band=pl.lit(band), claimed_lo=pl.lit(lo), claimed_hi=pl.lit(hi))
+
+
+def test_a_verdict_says_where_its_interval_lies_against_the_claimed_size():
+    # item 16: "does not" with the band it misses, the band as the table reads it
+    trace = _banded([("S1-trace", "does not", "9.8 % [5.1 %, 14.5 %]", 0.051, 0.145)],
+                    "24-36 % for '24-36 % fewer ops/s'", 0.24, 0.36)
+    assert advice.phrases(trace)["AdviceTracing"].endswith(
+        "(S1-trace: 9.8 % [5.1 %, 14.5 %], does not (below the claimed 24-36 %))")
+    over = _banded([("S1-trace", "does not", "50.0 % [45.0 %, 55.0 %]", 0.45, 0.55)], "24-36 % for 'x'", 0.24, 0.36)
+    assert advice.phrases(over)["AdviceTracing"].endswith("does not (above the claimed 24-36 %))")
+    # item 12: an inconclusive interval from inside the band past its upper end is at least the claimed size, whatever
+    # its strata do; one across the lower end is not
+    cow = [("S3-cow-xfs", "inconclusive", "3.35x [2.97x, 3.77x]", 2.97, 3.77)]
+    amp = "2-3x for '2-3x write amplification (ZFS)'"
+    said = advice.phrases(_banded(cow, amp, 2.0, 3.0).with_columns(pooling=pl.lit("random effects")))["AdviceDataDir"]
+    assert said.endswith("inconclusive: at least the claimed size, reaching above its upper end)")
+    low = [("S3-cow-xfs", "inconclusive", "2.20x [1.80x, 2.60x]", 1.8, 2.6)]
+    assert advice.phrases(_banded(low, amp, 2.0, 3.0))["AdviceDataDir"].endswith(
+        "inconclusive: at most the claimed size, reaching below its lower end)")
+    across = [("S3-cow-xfs", "inconclusive", "2.50x [1.50x, 3.50x]", 1.5, 3.5)]
+    assert advice.phrases(_banded(across, amp, 2.0, 3.0).with_columns(pooling=pl.lit("random effects")))[
+        "AdviceDataDir"].endswith("inconclusive: its strata disagree)")
+    # a direction has no size to reach: "ratio > 1" says nothing more than the verdict
+    direction = [("S3-cow-xfs", "inconclusive", "1.20x [0.90x, 1.60x]", 0.9, 1.6)]
+    assert advice.against_band(next(_banded(direction, "btrfs/xfs > 1 (direction) for 'x'", 1.0,
+                                            float("inf")).iter_rows(named=True))) == ""
 
 
 def test_no_wording_of_any_outcome_characterises_a_range_or_types_a_number():

@@ -23,6 +23,7 @@ rule claims_deviations:
     # each change of a claim's measure made after its estimate was seen, undone and redone on today's tables
     input:
         runs=config["runs"],
+        plan="config/claims_plan.yaml",
         iostat=f"{ANALYSIS}/iostat_summary.parquet",
         metrics=f"{ANALYSIS}/workload_metrics.parquet",
         overhead=f"{ANALYSIS}/overhead.parquet",
@@ -41,8 +42,8 @@ rule claims_deviations:
     shell:
         "blkscope claims-deviations --runs {input.runs} --iostat {input.iostat} --metrics {input.metrics}"
         " --overhead {input.overhead} --zipf {input.zipf} --fof {params.fof} --extents {params.extents}"
-        " --metadata {input.metadata} --ycsb-phases {input.phases} -o {output.table} --csv {output.csv}"
-        " --check-datasets {input.datasets} > {log} 2>&1"
+        " --metadata {input.metadata} --ycsb-phases {input.phases} --plan {input.plan} -o {output.table}"
+        " --csv {output.csv} --check-datasets {input.datasets} > {log} 2>&1"
 
 
 rule claims_plan_tex:

@@ -72,10 +72,13 @@ def _claims_deviations(p: argparse.ArgumentParser) -> Handler:
     _claims_inputs(p)
     table_options(p)
 
+    p.add_argument("--plan", type=Path, help="the claims plan: its in-memory runs only, as the claims table's ours_all")
+
     def run(a: argparse.Namespace) -> int:
+        from blkscope.paper import claims_plan
         from blkscope.paper.claim_deviations import recompute
 
-        write_table(recompute(_claims_tables(a)), a.out, a.csv)
+        write_table(recompute(_claims_tables(a), claims_plan.load(a.plan) if a.plan else None), a.out, a.csv)
         return 0
 
     return run

@@ -2,8 +2,10 @@
 claim row's verdict and interval by a stated rule (the abstract and the conclusion print them; the PDF check,
 blkscope.paper.pdf_text, finds each phrase as computed from claims.parquet in both).
 
-Each piece of advice (a `Topic`) rests on one row of the claims table: the claim's replication row where that has
-been judged (a new batch judged alone), else its in-memory row. The rule:
+Each piece of advice (a `Topic`) rests on one row of the claims table: of the claims it lists, in order (the
+condition closest to the engineer's first: S2-ops-cap, the device the limit, before S2-ops), the first whose row is
+decided, else the first with a row; a claim's row is its replication row where that has been judged (a new batch
+judged alone), else its in-memory row. The rule:
 
 - a decided verdict (`replicates`, `does not`): the choice follows where the interval lies against no effect (one
   for a ratio, zero for a difference): above it, the topic's `above` words; below it, `below`; spanning it, `spans`
@@ -15,16 +17,19 @@ been judged (a new batch judged alone), else its in-memory row. The rule:
 
 Each phrase ends with its evidence: the row's id, estimate [interval] and verdict, all from claims.csv; an
 inconclusive verdict says why it is not decided, from the row's fields (`undecided`): decided before the
-correction for multiplicity, not after it (verdict_unadjusted), its strata disagree (pooling), the repeats per
-arm that would decide (n_needed), or else an interval across an end of the claimed size. Also what
-the study cannot say: AdviceNotTestable, the claims it cannot test here in the studies' own (quoted) words, and
-AdviceInconclusive, the rows judged inconclusive.
+correction for multiplicity, not after it (verdict_unadjusted), an interval from within a claimed range past one
+of its ends ("at least the claimed size, reaching above its upper end"; band edges claimed_lo, claimed_hi), its
+strata disagree (pooling), the repeats per arm that would decide (n_needed), or else an interval across an end of
+the claimed size. A `does not` row says on which side of the claimed size its interval lies ("below the claimed
+24-36 %"). Also what the study cannot say: AdviceNotTestable, the claims it cannot test here in the studies' own
+(quoted) words, and AdviceInconclusive, the rows judged inconclusive.
 
     python -m blkscope.paper.advice --claims data/processed/analysis/claims.parquet -o advice.tex
 """
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import dataclass
 
@@ -41,55 +46,96 @@ CANNOT_SAY = "this study cannot say"
 @dataclass(frozen=True)
 class Topic:
     macro: str  # AdviceCommitlog ...
-    claim: str  # the claim's id (its in-memory row; the replication row is preferred where judged)
+    claims: tuple[str, ...]  # the claims' ids, the first decided one taken (the replication row preferred, judged)
     above: str  # the choice when the interval lies above no effect
     below: str  # ... below it
     spans: str  # ... when it spans no effect under a decided verdict
 
 
 TOPICS = (
-    Topic("AdviceCommitlog", "S2-ops",
+    Topic("AdviceCommitlog", ("S2-ops-cap", "S2-ops"),
           "ext4 for Cassandra's commitlog, where it wrote faster than xfs",
           "xfs for Cassandra's commitlog, where it wrote faster than ext4",
           "either ext4 or xfs for Cassandra's commitlog: neither was shown to write faster"),
-    Topic("AdviceDataDir", "S3-cow-xfs",
+    Topic("AdviceDataDir", ("S3-cow-xfs",),
           "xfs over btrfs for data directories, as btrfs wrote more device bytes per byte written",
           "btrfs over xfs for data directories, as it wrote fewer device bytes per byte written",
           "either btrfs or xfs for data directories: neither was shown to write more device bytes"),
-    Topic("AdviceJournal", "S4-reader",
+    Topic("AdviceJournal", ("S4-reader",),
           "ext4 for a low-latency journal read while written, as xfs stalled its writer longer",
           "xfs for a low-latency journal read while written, as ext4 stalled its writer longer",
           "either ext4 or xfs for a low-latency journal read while written: neither was shown to stall it longer"),
-    Topic("AdviceAtime", "S3-relatime",
+    Topic("AdviceAtime", ("S3-relatime",),
           "noatime, as the default relatime wrote more per read",
           "relatime, as noatime wrote more per read",
           "relatime or noatime: neither was shown to write more per read"),
-    Topic("AdviceWriteback", "S3-wb-sysbench",
+    Topic("AdviceWriteback", ("S3-wb-sysbench",),
           "ext4's data=writeback for speed, faster than data=ordered",
           "ext4's data=ordered, faster than data=writeback here",
           "ext4's data=ordered, as data=writeback was not shown faster"),
-    Topic("AdviceInodeSixtyFour", "S5-inode64",
+    Topic("AdviceInodeSixtyFour", ("S5-inode64",),
           "xfs's inode64 on a large volume, faster than inode32",
           "xfs's inode32 on a large volume, faster than inode64",
           "xfs's default inode64 on a large volume, as inode32 was not shown faster"),
-    Topic("AdviceTracing", "S1-trace",
+    Topic("AdviceTracing", ("S1-trace",),
           "block tracing in production only with its cost measured at the load it runs at, as it slowed throughput",
           "block tracing in production, as it did not slow throughput",
           "block tracing in production, as no cost was shown"),
 )
 
 
-def row_for(claims: pl.DataFrame, claim: str) -> dict | None:
-    """The row a topic rests on: the claim's replication row once judged, else its in-memory row (None: neither)."""
-    rows = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
+DECIDED = ("replicates", "does not")
+LEANING = "leaning to"
+
+
+def claim_row(rows: dict[str, dict], claim: str) -> dict | None:
+    """A claim's row: its replication row once judged, else its in-memory row (None: neither)."""
     rep = rows.get(f"{claim}-replication")
     if rep is not None and not str(rep["verdict"]).startswith("not test"):
         return rep
     return rows.get(claim)
 
 
-DECIDED = ("replicates", "does not")
-LEANING = "leaning to"
+def row_for(claims: pl.DataFrame, ids: tuple[str, ...]) -> dict | None:
+    """The row a topic rests on: of its claims' rows, in order, the first decided one, else the first there is."""
+    rows = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
+    found = [r for r in (claim_row(rows, c) for c in ids) if r is not None]
+    return next((r for r in found if str(r["verdict"]).startswith(DECIDED)), found[0] if found else None)
+
+
+def _band_words(r: dict) -> str | None:
+    """The claimed size as the claims table reads it ("24-36 %" of "24-36 % for '24-36 % fewer ops/s'")."""
+    band = str(r.get("band") or "")
+    return band.split(" for '", 1)[0].split(" (", 1)[0] or None
+
+
+def _edges(r: dict) -> tuple[float, ...] | None:
+    vals = [r.get(k) for k in ("lo", "hi", "claimed_lo", "claimed_hi")]
+    if any(v is None or v != v for v in vals):
+        return None
+    return tuple(float(v) for v in vals)
+
+
+def against_band(r: dict) -> str:
+    """Where an interval lies against the claimed size, for a verdict's words: "below the claimed 24-36 %" (wholly
+    outside it); "at least the claimed size, reaching above its upper end" (or "at most ... below its lower end")
+    for an interval from inside a range with two ends past one of them; "" when that says nothing the verdict does
+    not (a direction's or an equivalence's band), or the row lacks the band's edges."""
+    e, words = _edges(r), _band_words(r)
+    if e is None:
+        return ""
+    lo, hi, blo, bhi = e
+    same = (words or "").startswith("the same")
+    what = "the margin of 'the same'" if same else f"the claimed {words}" if words else "the claimed size"
+    if hi < blo or lo > bhi:
+        return f"outside {what}" if same else f"{'below' if hi < blo else 'above'} {what}"
+    if same or not (math.isfinite(blo) and math.isfinite(bhi) and blo != 0):  # a direction has no size to reach
+        return ""
+    if blo <= lo and hi > bhi:
+        return "at least the claimed size, reaching above its upper end"
+    if hi <= bhi and lo < blo:
+        return "at most the claimed size, reaching below its lower end"
+    return ""
 
 
 def undecided(r: dict) -> str:
@@ -99,11 +145,14 @@ def undecided(r: dict) -> str:
     before = str(r.get("verdict_unadjusted") or "")
     if before.startswith(DECIDED):
         return f"{before} before the multiplicity correction"
+    beside = against_band(r)
+    if beside.startswith(("at least", "at most")):  # why it is not decided, before the strata's spread
+        return beside
     if r.get("pooling") == "random effects":
         return "its strata disagree"
-    need = str(r.get("n_needed") or "--")
+    need, _, unit = str(r.get("n_needed") or "--").partition(" per ")  # "6 per stratum": per arm in each
     if need not in ("--", "", "nan"):
-        return f"{need} repeats per arm would decide"
+        return f"{need} repeats per arm{' per ' + unit if unit else ''} would decide"
     return "its interval crosses an end of the claimed size"
 
 
@@ -114,13 +163,15 @@ def evidence(r: dict) -> str:
     ours = tidy(str(r.get("ours") or "--"))
     v = str(r["verdict"])
     why = f": {undecided(r)}" if v == "inconclusive" else ""  # "inconclusive (fewer than 2 ...)" says why itself
+    if v == "does not" and against_band(r):
+        why = f" ({against_band(r)})"  # "does not" alone reads as "does not slow", not "not the claimed size"
     return f"{r['claim_id']}: {ours + ', ' if ours != '--' else ''}{v}{why}"
 
 
 def phrase(t: Topic, r: dict | None) -> str:
     """The advice of topic `t` from its claim row `r`, by the module's rule (plain text, not yet escaped)."""
     if r is None:
-        return f"{CANNOT_SAY}: the claims table has no row {t.claim}"
+        return f"{CANNOT_SAY}: the claims table has no row {' or '.join(t.claims)}"
     v = str(r["verdict"])
     where = side(r)
     if v.startswith(DECIDED):
@@ -156,7 +207,7 @@ def inconclusive(claims: pl.DataFrame) -> str:
 
 def phrases(claims: pl.DataFrame) -> dict[str, str]:
     """Each topic's advice as plain text (the PDF check looks for these words)."""
-    return {t.macro: phrase(t, row_for(claims, t.claim)) for t in TOPICS}
+    return {t.macro: phrase(t, row_for(claims, t.claims)) for t in TOPICS}
 
 
 def macros(claims: pl.DataFrame) -> dict[str, str]:
@@ -169,7 +220,8 @@ def macros(claims: pl.DataFrame) -> dict[str, str]:
     return m
 
 
-NEED = ("claim_id", "claim", "verdict", "ours", "lo", "hi")  # and, where claims.csv has them, undecided's fields
+NEED = ("claim_id", "claim", "verdict", "ours", "lo", "hi")  # and, where claims.csv has them, the band's and
+# undecided's fields
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,9 +19,11 @@ import polars as pl
 
 from blkscope.analysis.summaries.run_groups import CAPPED
 from blkscope.paper import claim_measures as cm
+from blkscope.paper import claim_rows as rw
 from blkscope.paper import claim_verdict as vd
 from blkscope.paper.claim_runs import Tables, canonical
 from blkscope.paper.claims import CLAIMS, Claim, ours_text, verdict_of
+from blkscope.paper.claims_plan import Plan
 
 
 @dataclass(frozen=True)
@@ -79,10 +81,12 @@ def _text(c: Claim, tb: Tables) -> dict:
     return {"estimate": ours_text(r.estimate, c.fmt), "n": r.n, "verdict": verdict_of(r, c.size)}
 
 
-def recompute(tb: Tables, changes: list[Change] = CHANGES) -> pl.DataFrame:
+def recompute(tb: Tables, plan: Plan | None = None, changes: list[Change] = CHANGES) -> pl.DataFrame:
     """Per change: the claim's estimate, n and verdict before it and today, and whether they differ (the plan
-    lists a claim under a change that undid a stratum only where it moved something on today's runs)."""
-    tb, by_id = canonical(tb), {c.claim_id: c for c in CLAIMS}
+    lists a claim under a change that undid a stratum only where it moved something on today's runs). With the
+    `plan`, on the runs of its in-memory condition as the claims table's `ours_all` reads them (not the scale and
+    replication batches, judged on their own runs): the two columns are the same numbers."""
+    tb, by_id = rw.in_memory(canonical(tb), plan, False), {c.claim_id: c for c in CLAIMS}
     rows = []
     for ch in changes:
         c = by_id[ch.claim_id]

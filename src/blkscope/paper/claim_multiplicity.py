@@ -81,6 +81,13 @@ def holm(p) -> np.ndarray:
     return out
 
 
+def family_level(level: float, m: int) -> float:
+    """The interval level at which a row of a family of `m` decides under Holm whatever the other rows do: Holm's
+    strictest step, Bonferroni's (1 - level) / m on each side's share. A row whose interval decides at it has p
+    below ALPHA / m, so every row before it in Holm's order does too and none stops the step-down before it."""
+    return 1 - (1 - level) / max(m, 1)
+
+
 def adjusted_verdict(p_adj: float, kind: str, unadjusted: str) -> str:
     """The verdict after adjustment: the unadjusted one where the adjusted p still decides, else inconclusive;
     verdicts outside the family (not tested, a rule over runs) unchanged."""

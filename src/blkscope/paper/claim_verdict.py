@@ -15,7 +15,9 @@ across claims blkscope.paper.claim_multiplicity's.
 
 Repeats needed (`n_needed`): the number of repeats per arm at which the interval would decide (lie inside the
 band, or wholly outside it) if the estimate and the per-repeat spread stayed as observed; none when the estimate
-sits on a band edge (no n moves the interval off it). It tells which claims more repeats can settle.
+sits on a band edge (no n moves the interval off it). It tells which claims more repeats can settle. The claims
+table asks it at the level of the family-wise correction (claim_multiplicity.family_level), so that the n it prints
+decides the adjusted verdict, not only the row's own interval.
 """
 
 from __future__ import annotations
@@ -124,10 +126,11 @@ def _distance_to_band(value: float, size: Size, scale: str) -> float:
     return min(abs(f(value) - e) for e in edges)
 
 
-def n_needed(est: Estimate, size: Size, cap: int = N_CAP) -> float:
-    """Repeats per arm at which `est`'s interval (at size.level) would decide at the observed spread: the smallest
-    n >= 2 with half-width(n) < distance from the estimate to the nearest band edge. math.inf when no n decides
-    (the estimate on an edge); cap + 1 when more than `cap` would be needed; nan without a spread."""
+def n_needed(est: Estimate, size: Size, level: float | None = None, cap: int = N_CAP) -> float:
+    """Repeats per arm at which `est`'s interval (at `level`, by default size.level) would decide at the observed
+    spread: the smallest n >= 2 with half-width(n) < distance from the estimate to the nearest band edge. math.inf
+    when no n decides (the estimate on an edge); cap + 1 when more than `cap` would be needed; nan without a
+    spread."""
     if est.spread is None or not math.isfinite(est.value):
         return math.nan
     delta = _distance_to_band(est.value, size, est.spread.scale)
@@ -138,10 +141,11 @@ def n_needed(est: Estimate, size: Size, cap: int = N_CAP) -> float:
     if est.spread.unit_sd == 0:
         return 2.0
     # the normal approximation is a lower bound on n (t > z); step up from it with the t quantile
-    z = stats.norm.ppf(0.5 + size.level / 2)
+    level = size.level if level is None else level
+    z = stats.norm.ppf(0.5 + level / 2)
     n = max(2, math.ceil((z * est.spread.unit_sd / delta) ** 2))
     while n <= cap:
-        if est.spread.half_width(n, size.level) < delta:
+        if est.spread.half_width(n, level) < delta:
             return float(n)
         n = n + 1 if n < 1000 else math.ceil(n * 1.01)
     return float(cap + 1)

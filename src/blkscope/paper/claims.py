@@ -13,6 +13,11 @@ gives it (claim_rows): the verdict reads the confirmatory runs only; `ours_all`,
 estimate over every run of the condition, the batches added after a look included (exploratory, unadjusted).
 `verdict` is Holm-adjusted across every row whose verdict an interval gives (`p_decide`, its `p_holm`;
 blkscope.paper.claim_multiplicity), `verdict_unadjusted` beside it, and `ours`/`lo`/`hi` the unadjusted interval.
+A row whose runs do not vary (every run of an arm read the same value) has no interval: its verdict is the value
+against the band, labelled `(exact)` (its estimate says "no spread between runs"), outside the Holm family (a test of
+no variance would give p = 0).
+`n_needed` is asked at the family's level (claim_multiplicity.family_level): the repeats per arm at which the
+adjusted verdict, not only the row's own interval, would decide.
 Pooled strata are tested first (`heterogeneity`, `i2`, `p_q`; blkscope.paper.claim_heterogeneity): `pooling` is
 `fixed` where they agree and `random effects` (DerSimonian-Laird) where they do not. `runs_read`, `window` and
 `n_planned` are the plan's; `n` the runs read per arm.
@@ -28,6 +33,7 @@ import polars as pl
 
 from blkscope.analysis.summaries.run_groups import CAPPED
 from blkscope.paper import claim_measures as cm
+from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper import claim_rows as rw
 from blkscope.paper import claim_verdict as vd
 from blkscope.paper.claim_runs import NOT_TESTABLE, Tables, canonical, reads
@@ -246,12 +252,18 @@ CLAIMS: list[Claim] = [
 # writes, S1-hot-meta's zero shares) has an interval of no width: the row says so instead of printing it. A rule
 # over runs (S4-ms: the smallest maximum) has no standard error and no interval to speak of: a bare number.
 NO_SPREAD = "(no spread between runs: no interval)"
+EXACT = "exact"  # the label of a verdict read off such a value: no interval, no test, no Holm
+
+
+def exact(e: vd.Estimate | None) -> bool:
+    """An estimate with a standard error of no width (but a variance's float noise): its runs do not vary."""
+    return e is not None and math.isfinite(e.se) and math.isclose(e.lo, e.hi, rel_tol=1e-9)
 
 
 def ours_text(e: vd.Estimate | None, fmt: str) -> str:
     if e is None:
         return "--"
-    if math.isfinite(e.se) and math.isclose(e.lo, e.hi, rel_tol=1e-9):  # no width but a variance's float noise
+    if exact(e):
         return f"{_fmt(e.value, fmt)} {NO_SPREAD}"
     if e.lo == e.hi == e.value:
         return _fmt(e.value, fmt)
@@ -260,7 +272,15 @@ def ours_text(e: vd.Estimate | None, fmt: str) -> str:
 
 def verdict_of(r, size: vd.Size) -> str:
     e = r.estimate
-    return r.verdict or (vd.verdict(e.lo, e.hi, size) if e is not None else "inconclusive")
+    if r.verdict or e is None:
+        return r.verdict or "inconclusive"
+    v = vd.verdict(e.lo, e.hi, size)
+    return f"{v} ({EXACT})" if exact(e) else v
+
+
+def in_family(r) -> bool:
+    """Whether a result's verdict comes from an interval (Holm's family): not a rule's, not an exact value's."""
+    return r.verdict is None and r.estimate is not None and not exact(r.estimate)
 
 
 def run_length(tables: Tables, run_ids: set[str]) -> str | None:
@@ -290,19 +310,30 @@ def window_text(window: str | None, length: str | None) -> str | None:
     return f"{w[:-1]}; runs of {length})" if w.endswith(")") else f"{w} (runs of {length})"
 
 
-def _row(c: Claim, r, entry, everything, length: str | None = None) -> dict:
+def per_stratum(n: str | None) -> str:
+    """The unit n_needed counts in, from the row's n: a pooled estimate's spread is that of one repeat per arm in
+    each stratum ("6 vs 6 in 2 strata": n_needed 6 is 12 runs per arm), so the table says so beside the number."""
+    if re.search(r"\bin \d+ strata\b", n or ""):
+        return " per stratum"
+    return " per configuration" if re.search(r"\b\d+ configurations\b", n or "") else ""
+
+
+def _row(c: Claim, r, entry, everything, length: str | None = None, family: int = 1) -> dict:
     """One row: the confirmatory result `r`, the plan's `entry` (None: no plan), the result over all the
-    condition's runs, exploratory ones included (`everything`; None: the same runs), and the length of the runs `r`
-    read (`length`, for the window)."""
+    condition's runs, exploratory ones included (`everything`; None: the same runs), the length of the runs `r`
+    read (`length`, for the window), and the size of Holm's family (`family`, for n_needed's level)."""
     e = r.estimate
     v = verdict_of(r, c.size)
     test = (e.test if e else "") + f"; {100 * c.size.level:.0f} % interval vs the band"
-    need = vd.n_needed(e, c.size) if e is not None else math.nan  # nan for random effects: no per-arm spread
+    # at Holm's family level where the interval gives the verdict; nan for random effects (no per-arm spread) and
+    # for an exact value (no spread to narrow)
+    level = mt.family_level(c.size.level, family) if in_family(r) else c.size.level
+    need = vd.n_needed(e, c.size, level) if e is not None and not exact(e) else math.nan
     reason = r.reason
     if reason is None and v.startswith("inconclusive") and r.het is not None and r.het.disagree:
         reason = "the strata disagree: more repeats per arm do not narrow the spread between them"
     if reason is None and v.startswith("inconclusive") and math.isfinite(need):
-        reason = f"{vd.n_needed_text(need)} repeats per arm would decide at the observed spread"
+        reason = f"{vd.n_needed_text(need)} repeats per arm{per_stratum(r.n)} would decide at the observed spread"
     elif reason is None and v.startswith("inconclusive") and math.isinf(need):
         reason = "the estimate sits on the band's edge: no number of repeats decides"
     everything = everything or r
@@ -312,7 +343,8 @@ def _row(c: Claim, r, entry, everything, length: str | None = None) -> dict:
         "claim_id": entry.row_id if entry else c.claim_id, "study": c.study, "claim": c.claim,
         "quantity": entry.quantity if entry else c.quantity, "claimed": c.claimed,
         "band": f"{c.size.text} for '{c.claimed}'",
-        "ours": ours_text(e, c.fmt), "measurement": r.measurement, "n": r.n, "n_needed": vd.n_needed_text(need),
+        "ours": ours_text(e, c.fmt), "measurement": r.measurement, "n": r.n,
+        "n_needed": vd.n_needed_text(need) + (per_stratum(r.n) if math.isfinite(need) else ""),
         "test": test, "verdict": v, "reason": reason, "estimate": e.value if e else None, "lo": e.lo if e else None,
         "hi": e.hi if e else None, "level": c.size.level, "claimed_lo": c.size.lo, "claimed_hi": c.size.hi,
         "n_needed_value": need, "p": e.p if e else None, "p_tost": e.p_tost if e else None,
@@ -325,14 +357,14 @@ def _row(c: Claim, r, entry, everything, length: str | None = None) -> dict:
         "pooling": None if het is None or het.k < 2 else ("random effects" if het.disagree else "fixed"),
         "ours_all": ours_text(everything.estimate, c.fmt), "n_all": everything.n,
         "verdict_all": verdict_of(everything, c.size),
-        "_estimate": e, "_from_interval": r.verdict is None and e is not None,
+        "_estimate": e, "_from_interval": in_family(r),
     }  # fmt: skip
 
 
 def evaluate(tables: Tables, plan: Plan | None = None) -> pl.DataFrame:
     """Every claim's rows (one per plan entry; without a plan, one on all runs), the verdict Holm-adjusted."""
     tables = canonical(tables)  # the same tables in any row order give the same bytes (claim_runs: Order)
-    rows, sizes = [], []
+    results = []  # (claim, result, entry, result over all runs, run length): Holm's family size first
     confirm, everything = rw.in_memory(tables, plan, True), rw.in_memory(tables, plan, False)
     for c in CLAIMS:
         entries = [e for e in plan.entries if e.claim_id == c.claim_id] if plan else [None]
@@ -342,9 +374,10 @@ def evaluate(tables: Tables, plan: Plan | None = None) -> pl.DataFrame:
                 measure = c.at_scale if entry and entry.condition == "scale" and c.at_scale else c.evaluate
                 r = c.evaluate(confirm, c.size) if in_memory else rw.other_condition(tables, entry, measure, c.size)
             alls = c.evaluate(everything, c.size) if plan and in_memory else None
-            rows.append(_row(c, r, entry, alls, run_length(tables, ids)))
-            sizes.append(c.size)
-    rw.holm_columns(rows, sizes)
+            results.append((c, r, entry, alls, run_length(tables, ids)))
+    family = sum(in_family(x[1]) for x in results)
+    rows = [_row(c, r, entry, alls, length, family) for c, r, entry, alls, length in results]
+    rw.holm_columns(rows, [x[0].size for x in results])
     odd = [r["claim_id"] for r in rows if not r["verdict"].startswith(VERDICTS)]
     if odd:
         raise ValueError(f"claims {', '.join(odd)}: a verdict outside {VERDICTS}")
