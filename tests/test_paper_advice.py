@@ -218,3 +218,7 @@ def test_the_inconclusive_rows_are_named_by_rule():
     rows.append(("S4-mean", "inconclusive (fewer than 2 repeats per arm)", "--", None, None))
     assert advice.inconclusive(_claims(rows)) == "whether the two rows judged inconclusive hold (S2-lz4 and S4-mean)"
     assert advice.inconclusive(_claims(rows[1:2])) == "no claim row is inconclusive"
+    more = [(f"S5-x{i}", "inconclusive", "--", None, None) for i in range(advice.LIST_MAX)]
+    many = advice.inconclusive(_claims(rows + more))
+    assert many == f"whether the {advice.counted(2 + advice.LIST_MAX, 'row', 'rows')} judged inconclusive hold " \
+                   "(the claims table names each)" and "S2-lz4" not in many

@@ -194,12 +194,16 @@ def not_testable(claims: pl.DataFrame) -> str:
     return "whether " + join_and(said, "or")
 
 
+LIST_MAX = 3
+
+
 def inconclusive(claims: pl.DataFrame) -> str:
     """The rows judged inconclusive, by id: what more runs (or another condition) would have to decide."""
     ids = claims.filter(pl.col("verdict").str.starts_with("inconclusive"))["claim_id"].to_list()
     if not ids:
         return "no claim row is inconclusive"
-    listed = join_and(ids)
+    # a few by id; more than LIST_MAX only counted: the claims table names each, and the conclusion's page is full
+    listed = join_and(ids) if len(ids) <= LIST_MAX else "the claims table names each"
     if len(ids) == 1:
         return f"whether the row judged inconclusive holds ({listed})"
     return f"whether the {counted(len(ids), 'row', 'rows')} judged inconclusive hold ({listed})"
