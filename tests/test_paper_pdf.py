@@ -188,7 +188,11 @@ def test_a_cell_names_no_batch_and_no_issue():
     assert plain("batches round4-rocksdb-capped and round4-rocksdb-capped-2: traced") == "its own two batches: traced"
     assert plain("YCSB, saturating, round3-ycsb-cass-<fs>") == "YCSB, saturating, its own batch per filesystem"
     assert plain("write-n, confirmatory batches round3-capped, round3-capped-2m") == \
-        "write-n, its own two confirmatory batches"  # fmt: skip
+        "write-n, its own two planned batches"  # fmt: skip
+    # the plan's shorthand in words
+    assert plain("traced, steady=true, data >= 10x cap") == "traced, steady runs only, data >= 10x cap"
+    assert plain("3 s from 150 s (run.yaml tracer.window)") == "3 s from 150 s (the kept trace window)"
+    assert plain("light, confirmatory batches") == "light, planned batches"
     # a word that starts like a batch's name is a word ("saturated" was printed "a batch of its ownd")
     assert plain("aqu-sz from the first saturated report") == "aqu-sz from the first saturated report"
     assert plain("saturating (saturate-3) if judged") == "saturating if judged"

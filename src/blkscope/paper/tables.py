@@ -37,18 +37,27 @@ _PAREN = re.compile(r"\s*\((?:[^()]*?)(?:round\d+|saturate-\d+|\bissue [A-Z]\b)[
 
 def _own(m: re.Match) -> str:
     names = re.findall(_NAME, m.group(2), re.I)
-    kind = "confirmatory batch" if m.group(1) else "batch"
+    # "confirmatory" is the plan's word for the batches it reads; most rows' runs predate the plan (post hoc)
+    kind = "planned batch" if m.group(1) else "batch"
     if any(n.endswith("-<fs>") for n in names):
         return f"its own {kind} per filesystem"
     return f"its own {kind}" if len(names) == 1 else f"its own {count_word(len(names))} {kind}es"
 
 
+# the plan's shorthand for a run's fields, in words
+SHORTHAND = (("steady=true", "steady runs only"), ("run.yaml tracer.window", "the kept trace window"),
+             ("confirmatory batch", "planned batch"))
+
+
 def plain(x: object) -> str:
     """The text a cell prints (before escaping): "--" for nothing, negative zero as zero (latex.tidy), a batch's
-    name as "its own batch" (a parenthesis that names one, or an issue: dropped)."""
+    name as "its own batch" (a parenthesis that names one, or an issue: dropped), the plan's shorthand in words."""
     if x is None or x == "":
         return "--"
-    return tidy(_BATCH.sub(_own, _PAREN.sub("", str(x))))
+    text = _BATCH.sub(_own, _PAREN.sub("", str(x)))
+    for short, words in SHORTHAND:
+        text = text.replace(short, words)
+    return tidy(text)
 
 
 def _spec(columns: Sequence[Column]) -> str:
