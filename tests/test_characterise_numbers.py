@@ -73,6 +73,11 @@ def test_handmade_per_run_summary(tmp_path):
     assert (m["CharWriteKibFioAppendExtFour"], m["CharIdleShareFioAppendExtFour"]) == ("5", "20.0\\,\\%")
     assert (m["CharReadKibFioAppendExtFour"], m["CharRuns"], m["CharSetups"]) == ("--", "2", "1")
     assert (m["CharMapGibFioAppendExtFour"], m["CharMapFillFioAppendExtFour"]) == ("4.0", "50.0\\,\\%")
+    # one setup on three filesystems beside the one on ext4 alone: one comparison, one setup alone
+    three = pl.concat([by] + [by.with_columns(job=pl.lit("randrw"), filesystem=pl.lit(f)) for f in ("ext4", "xfs",
+                                                                                                    "btrfs")])
+    m = cn.macros(three)
+    assert (m["CharSetups"], m["CharSetupsAllFs"], m["CharSetupsOneFsPhrase"]) == ("2", "1", "one setup")
 
 
 def test_handmade_reuse_numbers_by_class_and_of_record(tmp_path):

@@ -26,6 +26,7 @@ def test_leader_follows_the_values_and_declines_a_tie():
     assert leader(flipped) == ("ext4", 3, 3)
     assert leader(rows[1:]) == (None, 1, 2)  # one setup each: no leader
     assert leader([{"btrfs": None, "ext4": 0.1}]) == (None, 0, 0)  # a missing value: the setup does not count
+    assert leader(rows + [{"ext4": 0.9}] * 4) == ("btrfs", 2, 3)  # a setup on ext4 alone compares nothing
 
 
 def test_against_prints_the_side_it_is_on():

@@ -36,6 +36,10 @@ def _fmt(metric: str, v: float | None) -> str:
 def macros(by_setup: pl.DataFrame) -> dict[str, str]:
     host = by_setup.filter(pl.col("testbed") == "loop")
     m = {"CharRuns": fmt_int(host["n"].sum()), "CharSetups": fmt_int(host.select("workload", "job").n_unique())}
+    # setups run on every host filesystem (the comparisons) and on one alone (the atime, cap and sweep setups)
+    per = host.group_by("workload", "job").agg(pl.col("filesystem").n_unique().alias("k"))
+    m |= {"CharSetupsAllFs": fmt_int((per["k"] == host["filesystem"].n_unique()).sum()),
+          "CharSetupsOneFsPhrase": counted(int((per["k"] == 1).sum()), "setup", "setups")}
     # how many runs' miss-ratio curve of record is exact, and how many SHARDS (`reuse --auto`: a trace too large)
     m |= {"CharExactRuns": fmt_int(host["exact_runs"].sum()), "CharShardsRuns": fmt_int(host["shards_runs"].sum()),
           "CharShardsRunsPhrase": counted(int(host["shards_runs"].sum()), "run", "runs")}  # "no runs", not "0 runs"

@@ -24,9 +24,9 @@ def k_of_n(k: int, n: int, noun: str) -> str:
 
 def leader(rows: list[dict[str, float | None]]) -> tuple[str | None, int, int]:
     """Over setups (each a {filesystem: value} mapping, None for a missing value), the filesystem with the largest
-    value in the most setups, in how many, and over how many setups with every value present (a tie for the most
-    setups: None)."""
-    full = [r for r in rows if r and all(v is not None and v == v for v in r.values())]
+    value in the most setups, in how many, and over how many setups with every value present and more than one
+    filesystem (a setup run on one filesystem alone compares nothing; a tie for the most setups: None)."""
+    full = [r for r in rows if len(r) > 1 and all(v is not None and v == v for v in r.values())]
     tops = Counter(max(r, key=lambda fs: r[fs]) for r in full)
     if not tops:
         return None, 0, 0
