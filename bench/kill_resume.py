@@ -7,8 +7,9 @@ The commit is exported (`git archive`: data/raw as committed, nothing generated)
 outputs may name their inputs' paths) and its wall time T bounds the kill moments. In a fresh export, round 0
 is a second uninterrupted run (what differs between two clean runs is not the kills' doing), then each round
 removes every output (`make clean` and Snakemake's records: a fresh clone), starts the job, SIGKILLs it and every
-process under it (stopped first, so none forks on) at a moment drawn uniformly from [1 s, 0.95 T], and reruns it
-the way a user would (`snakemake --unlock`, then the same command; the profile reruns incomplete jobs). Every file
+process under it (stopped first, so none forks on) at a moment drawn uniformly from [1 s, 0.95 T] (T the shorter
+of the reference's and round 0's times; a round whose moment fell after the job's end is recorded, not counted),
+and reruns it the way a user would (`snakemake --unlock`, then the same command; the profile reruns incomplete jobs). Every file
 of the tree but Snakemake's own `.snakemake/` is compared with `ref/`, and its mode too: byte for byte, or where a
 clean run changes some of its bytes (a PDF's dates, a notebook's timestamps, a manifest's mtimes) without them
 (bench/normalised.py); timings and logs are listed as not comparable.
@@ -158,15 +159,25 @@ def make_ref(a, ref: Path, work: Path, seed: int) -> int:
     return 0
 
 
-def one_round(a, i: int, state: dict, ref: Path, work: Path) -> bool:
-    """Round i (0: uninterrupted; else killed at a moment drawn from the seed and i), rerun, compared; True if
-    it passed."""
+def progress(rounds_tsv: str) -> tuple[int, int, float | None]:
+    """From OUT/rounds.tsv: the next round's number, the kill rounds that killed the job (a round whose moment came
+    after the job had ended killed nothing and tests nothing: it is recorded, not counted), and round 0's time."""
+    rows = [line.split("\t") for line in rounds_tsv.splitlines()[2:] if line]
+    round0 = next((float(r[4]) for r in rows if r[0] == "0"), None)
+    return len(rows), sum(1 for r in rows if r[0] != "0" and int(r[2]) > 0), round0
+
+
+def one_round(a, i: int, state: dict, ref: Path, work: Path, round0_s: float | None = None) -> bool:
+    """Round i (0: uninterrupted; else killed at a moment drawn from the seed and i, before 0.95 of the shorter of
+    the reference's and round 0's times: a reference timed on a loaded machine drew moments after the job's end),
+    rerun, compared; True if it passed."""
     clean(work)
     log = a.out / f"round-{i}.log"
     log.unlink(missing_ok=True)
     at, killed = 0.0, 0
     if i:
-        at = random.Random(state["seed"] * 1000 + i).uniform(1.0, 0.95 * state["ref_s"])
+        span = min(state["ref_s"], round0_s or state["ref_s"])
+        at = random.Random(state["seed"] * 1000 + i).uniform(1.0, 0.95 * span)
         p = job(work, a.cores, log)
         try:
             p.wait(timeout=at)
@@ -209,11 +220,12 @@ def main() -> int:
                 return 1
             continue
         state = json.loads((a.out / "ref.json").read_text())
-        done = [line.split("\t")[0] for line in (a.out / "rounds.tsv").read_text().splitlines()[2:]]
-        if len(done) > a.kills:
+        nxt, kills, round0_s = progress((a.out / "rounds.tsv").read_text())
+        if nxt and kills >= a.kills:
+            (a.out / "done").touch()
             print(f"all {a.kills} kill rounds done: {a.out / 'rounds.tsv'}")
             break
-        ok &= one_round(a, len(done), state, ref, work)
+        ok &= one_round(a, nxt, state, ref, work, round0_s)
     return 0 if ok else 1
 
 

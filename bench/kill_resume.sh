@@ -5,7 +5,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 kills=${1:-10} out=${2:-/var/tmp/blkscope-killresume}
 cpu=${CPU_LOCK:-/work/locks/cpu}  # the shared machine's slot wrapper; CPU_LOCK= runs without it
-while ! grep -qs "^$kills	" "$out/rounds.tsv"; do
+while [ ! -e "$out/done" ]; do  # kill_resume.py marks it when KILLS rounds have killed the running job
   ${cpu:+"$cpu"} python "$here/bench/kill_resume.py" --kills "$kills" --steps 1 --out "$out" || status=1
   [ -e "$out/ref.json" ] || { echo "the reference run failed: $out/ref.log" >&2; exit 1; }
   sleep 5  # let a waiting capture take the machine between steps

@@ -178,3 +178,19 @@ def test_kill_resume_lists_real_differences_and_the_not_comparable_apart(tmp_pat
     lines, other = kr.differences(*trees)
     assert other == ["not comparable benchmarks/x.tsv"]
     assert lines == ["missing only_ref.txt", "bytes claims.csv (differs)", "mode mode.txt 644 600"]
+
+
+def test_kill_rounds_count_only_kills_of_a_running_job():
+    """bench/kill_resume.py's progress: a round whose moment came after the job's end (0 processes killed) is recorded
+    but not counted, the next round takes the next number, and round 0's time bounds the moments."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        spec = importlib.util.spec_from_file_location("kill_resume", ROOT / "bench/kill_resume.py")
+        kr = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(kr)
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    head = "# abc seed 1 cores 2; ref run 540.8 s, 10 files\nround\tkill_at_s\tkilled_processes\trerun_exit\trerun_s\n"
+    rows = ["0\t0.0\t0\t0\t381.3", "1\t392.8\t0\t0\t8.6", "2\t260.0\t5\t0\t57.1"]
+    assert kr.progress(head) == (0, 0, None)
+    assert kr.progress(head + "\n".join(rows) + "\n") == (3, 1, 381.3)

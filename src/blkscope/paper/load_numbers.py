@@ -108,11 +108,9 @@ DECIDE_WITHIN = 10  # repeats per arm a capture round can afford (issue M item 2
 
 def decidable(c: pl.DataFrame) -> dict[str, str]:
     """Inconclusive claims that DECIDE_WITHIN repeats per arm would decide at the spread observed, and those
-    that would need more. n to decide reads the unadjusted interval: a row that Holm's correction made inconclusive
-    is decided before it already (S2-ops: "3 repeats would decide" beside its 3 per arm), and is left out."""
+    that would need more. n to decide is asked at Holm's family level (blkscope.paper.claims), so a row that the
+    correction made inconclusive is counted as any other: its n is what the adjusted verdict needs."""
     inc = c.filter(pl.col("verdict").str.starts_with("inconclusive"))
-    if "verdict_unadjusted" in inc.columns:
-        inc = inc.filter(pl.col("verdict_unadjusted").str.starts_with("inconclusive"))
     fin = pl.col("n_needed_value").is_finite().fill_null(False)
     within = inc.filter(fin & (pl.col("n_needed_value") <= DECIDE_WITHIN))
     beyond = inc.filter(~(fin & (pl.col("n_needed_value") <= DECIDE_WITHIN)))

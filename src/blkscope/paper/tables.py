@@ -210,7 +210,8 @@ CLAIMS_CAPTION = (
     "Every claim of the five studies (the id names the study: S1 SSD, S2 commitlog, S3 Cassandra guide, S4 journal, "
     "S5 MySQL), re-tested on our runs: the quantity measured, the size claimed and the band we read it as, our "
     "estimate with its interval (95\\,\\%; 90\\,\\% for `the same', as TOST reads it), the runs per arm and the "
-    "load they ran at, the repeats per arm at which the interval would decide at the spread observed, and the "
+    "load they ran at, the repeats per arm at which the interval would decide at the spread observed (at the "
+    "level of Holm's family, Bonferroni's; per stratum where strata pool), and the "
     "verdict (rules in Appendix~\\ref{app:claims}). Reasons for \\emph{not tested} and \\emph{not testable here} "
     "follow the table."
 )
