@@ -10,9 +10,9 @@ removes every output (`make clean` and Snakemake's records: a fresh clone), star
 process under it (stopped first, so none forks on) at a moment drawn uniformly from [1 s, 0.95 T] (T the shorter
 of the reference's and round 0's times; a round whose moment fell after the job's end is recorded, not counted),
 and reruns it the way a user would (`snakemake --unlock`, then the same command; the profile reruns incomplete
-jobs). Every file of the tree but Snakemake's own `.snakemake/` is compared with `ref/`, and its mode too: byte for
-byte, or where a clean run changes some of its bytes (a PDF's dates, a notebook's timestamps, a manifest's mtimes) without them
-(bench/normalised.py); timings and logs are listed as not comparable.
+jobs). Every file of the tree but Snakemake's own `.snakemake/` is compared with `ref/`, and its mode too: byte
+for byte, or where a clean run changes some of its bytes (a PDF's dates, a notebook's timestamps, a manifest's
+mtimes) without them (bench/normalised.py); timings and logs are listed as not comparable.
 One line per round in OUT/rounds.tsv; the differing paths in OUT/round-N.diff. Exit 1 when a round differs from
 `ref/` in a file that round 0 did not, or its rerun fails. Each call does the next `--steps` pending steps (the
 reference run, round 0, the kill rounds; state in OUT/ref.json and OUT/rounds.tsv), so on the shared machine one

@@ -19,6 +19,18 @@ _spec = importlib.util.spec_from_file_location("normalised", ROOT / "bench/norma
 nm = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(nm)
 
+def _kill_resume():
+    """bench/kill_resume.py as a module (it imports bench/normalised.py by its bare name)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        spec = importlib.util.spec_from_file_location("kill_resume", ROOT / "bench/kill_resume.py")
+        kr = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(kr)
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    return kr
+
+
 TEX = r"""\documentclass{article}
 \usepackage{graphicx}
 \begin{document}
@@ -155,13 +167,7 @@ def test_a_figure_pdf_from_the_same_svg_in_two_processes_compares_equal(tmp_path
 def test_kill_resume_lists_real_differences_and_the_not_comparable_apart(tmp_path):
     """bench/kill_resume.differences on two trees: timings listed apart, a manifest's mtime no difference, a
     changed table, a missing file and a mode are."""
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        spec = importlib.util.spec_from_file_location("kill_resume", ROOT / "bench/kill_resume.py")
-        kr = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(kr)
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
+    kr = _kill_resume()
     trees = [tmp_path / "ref", tmp_path / "got"]
     for i, t in enumerate(trees):
         (t / "benchmarks").mkdir(parents=True)
@@ -183,13 +189,7 @@ def test_kill_resume_lists_real_differences_and_the_not_comparable_apart(tmp_pat
 def test_kill_rounds_count_only_kills_of_a_running_job():
     """bench/kill_resume.py's progress: a round whose moment came after the job's end (0 processes killed) is recorded
     but not counted, the next round takes the next number, and round 0's time bounds the moments."""
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        spec = importlib.util.spec_from_file_location("kill_resume", ROOT / "bench/kill_resume.py")
-        kr = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(kr)
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
+    kr = _kill_resume()
     head = "# abc seed 1 cores 2; ref run 540.8 s, 10 files\nround\tkill_at_s\tkilled_processes\trerun_exit\trerun_s\n"
     rows = ["0\t0.0\t0\t0\t381.3", "1\t392.8\t0\t0\t8.6", "2\t260.0\t5\t0\t57.1"]
     assert kr.progress(head) == (0, 0, None)
