@@ -333,7 +333,7 @@ CAPTURE_TOOLS = ("fio", "iostat", "losetup", "mkfs.ext4", "mount", "umount")
 
 
 def test_tiny_capture_on_slurm_with_the_testbed_resource(cluster, tmp_path):
-    from blkscope.capture import tracefs
+    from blkscope.capture import ledger, tracefs
     from blkscope.capture.hwlock import hardware_lock
     from blkscope.runs import load_runs
 
@@ -370,4 +370,8 @@ def test_tiny_capture_on_slurm_with_the_testbed_resource(cluster, tmp_path):
                            text=True, check=True).stdout  # fmt: skip
     assert str(loops) not in backs
     with hardware_lock(timeout_s=LIMIT_S):
-        assert Path("/sys/kernel/tracing/current_tracer").read_text().strip() == "nop"
+        tracer = Path("/sys/kernel/tracing/current_tracer").read_text().strip()
+        # a capture killed together with its watchdog (tests/test_capture_kill_root.py) leaves its tracer on, and
+        # its ledger open, until a sweep; the lock is free meanwhile. A tracer on with no such ledger is ours.
+        owners = [p.name for p, _ in ledger.found() if any(e["kind"] == "tracer" for e in ledger.read(p)[1])]
+        assert tracer == "nop" or owners, f"current_tracer is {tracer!r} and no open ledger names a tracer"

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from blkscope.paper import table_to_tex
+from blkscope.paper.claims import DECIDED
 from blkscope.paper.latex import counted, escape, join_and, macro_file, tidy
 from blkscope.paper.load_numbers import side
 
@@ -84,7 +85,6 @@ TOPICS = (
 )
 
 
-DECIDED = ("replicates", "does not")
 LEANING = "leaning to"
 
 

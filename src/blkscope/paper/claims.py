@@ -50,6 +50,7 @@ SCHEMA = {"claim_id": pl.Utf8, "study": pl.Utf8, "claim": pl.Utf8, "quantity": p
           "n_all": pl.Utf8, "verdict_all": pl.Utf8, "verdict_unadjusted": pl.Utf8, "p_decide": pl.Float64,
           "p_holm": pl.Float64}  # fmt: skip
 VERDICTS = ("replicates", "does not", "inconclusive", "not tested", NOT_TESTABLE)
+DECIDED = VERDICTS[:2]  # the verdicts that decide a claim (a row's verdict starts with one)
 ABOUT = 0.06  # our reading of "about x %": x +- 6 points
 ZIPF_BAND = (0.7, 1.3)  # our reading of "roughly zipfian": a rank exponent s near 1
 
@@ -332,8 +333,9 @@ def _row(c: Claim, r, entry, everything, length: str | None = None, family: int 
     reason = r.reason
     if reason is None and v.startswith("inconclusive") and r.het is not None and r.het.disagree:
         reason = "the strata disagree: more repeats per arm do not narrow the spread between them"
+    unit = per_stratum(r.n)
     if reason is None and v.startswith("inconclusive") and math.isfinite(need):
-        reason = f"{vd.n_needed_text(need)} repeats per arm{per_stratum(r.n)} would decide at the observed spread"
+        reason = f"{vd.n_needed_text(need)} repeats per arm{unit} would decide at the observed spread"
     elif reason is None and v.startswith("inconclusive") and math.isinf(need):
         reason = "the estimate sits on the band's edge: no number of repeats decides"
     everything = everything or r
@@ -344,7 +346,7 @@ def _row(c: Claim, r, entry, everything, length: str | None = None, family: int 
         "quantity": entry.quantity if entry else c.quantity, "claimed": c.claimed,
         "band": f"{c.size.text} for '{c.claimed}'",
         "ours": ours_text(e, c.fmt), "measurement": r.measurement, "n": r.n,
-        "n_needed": vd.n_needed_text(need) + (per_stratum(r.n) if math.isfinite(need) else ""),
+        "n_needed": vd.n_needed_text(need) + (unit if math.isfinite(need) else ""),
         "test": test, "verdict": v, "reason": reason, "estimate": e.value if e else None, "lo": e.lo if e else None,
         "hi": e.hi if e else None, "level": c.size.level, "claimed_lo": c.size.lo, "claimed_hi": c.size.hi,
         "n_needed_value": need, "p": e.p if e else None, "p_tost": e.p_tost if e else None,

@@ -23,11 +23,10 @@ import polars as pl
 
 from blkscope.paper import claim_heterogeneity as hg
 from blkscope.paper import claim_multiplicity as mt
-from blkscope.paper.claims import EXACT
+from blkscope.paper.claims import DECIDED, EXACT
 from blkscope.paper.claims_plan import Plan
 from blkscope.paper.latex import escape, fmt_int, macro_file
 
-DECIDED = ("replicates", "does not")
 WORDS = r"^(replicates|does not|inconclusive|not tested|not testable)"  # a verdict's words, less its parentheses
 
 
