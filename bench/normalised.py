@@ -67,13 +67,15 @@ def notebook(data: bytes) -> bytes:
 
 _FDB_RUN = re.compile(r'^(\[[^\]]*\]) [\d.]+ (.*) [\d.]+ (\d+)$')  # ["rule"] time "src" "dest" "base" time 0
 _FDB_FILE = re.compile(r'^(\s+"[^"]*") [\d.]+ ')  # "file" mtime size md5 "from"
+# a PDF input's md5 (the figures): its bytes carry its creation date; the PDF itself is compared as a PDF
+_FDB_PDF = re.compile(r'^(\s+"[^"]*\.pdf" - \d+) [0-9a-f]{32} ')
 
 
 def latexmk(data: bytes) -> bytes:
     lines = []
     for line in data.decode().splitlines():
         line = _FDB_RUN.sub(r"\1 - \2 - \3", line)
-        lines.append(_FDB_FILE.sub(r"\1 - ", line))
+        lines.append(_FDB_PDF.sub(r"\1 - ", _FDB_FILE.sub(r"\1 - ", line)))
     return "\n".join(lines).encode()
 
 

@@ -86,6 +86,13 @@ n = 3
 
 # %%
 print("sum", sum(range(n)))
+
+# %% two charts, as the workflow's notebooks draw them (blkscope's theme: their divs numbered, not uuid4-named)
+import altair as alt
+from blkscope.figures import theme
+
+for k in range(2):
+    display(alt.Chart(alt.Data(values=[{"x": k}])).mark_point().encode(x="x:Q"))
 """
 
 
@@ -101,6 +108,7 @@ def test_an_executed_notebook_compares_without_its_timestamps_and_cell_ids(tmp_p
 
     a, b = execute("a"), execute("b")
     assert a != b and nm.same("notebooks/executed/x.ipynb", a, b) == (True, "")
+    assert a.count(b"altair-viz-1") and a.count(b"altair-viz-2") and not a.count(b"altair-viz-3")
     assert b"sum 3" in a and nm.same("notebooks/executed/x.ipynb", a, execute("c", 4))[0] is False
     failed = json.loads(b)
     failed["cells"][-1]["metadata"]["papermill"]["status"] = "failed"  # a cell's status is compared
@@ -130,10 +138,16 @@ def test_a_pdf_compares_without_its_dates_and_id_and_not_without_its_pages(tmp_p
 
 @pytest.mark.requires("latexmk", "pdflatex")
 def test_latexmks_record_compares_without_mtimes(tmp_path):
+    """With a figure PDF as input, made with another date each time (as the figures are): its md5 is not
+    compared (the PDF is, as a PDF), the .tex's is."""
     def build(name: str) -> bytes:
         d = tmp_path / name
         d.mkdir()
-        (d / "doc.tex").write_text(TEX)
+        (d / "fig.tex").write_text(TEX)
+        env = {**os.environ, "SOURCE_DATE_EPOCH": str(10**9 * len(name)), "FORCE_SOURCE_DATE": "1"}
+        subprocess.run(["pdflatex", "-interaction=nonstopmode", "fig.tex"], cwd=d, env=env, check=True,
+                       capture_output=True)  # fmt: skip
+        (d / "doc.tex").write_text(TEX.replace(r"\end{document}", "\\includegraphics{fig.pdf}\n\\end{document}"))
         os.utime(d / "doc.tex", ns=(len(name) * 10**18, len(name) * 10**18))
         subprocess.run(["latexmk", "-pdf", "-interaction=nonstopmode", "doc.tex"], cwd=d, check=True,
                        capture_output=True)
@@ -146,6 +160,10 @@ def test_latexmks_record_compares_without_mtimes(tmp_path):
     size = line.split()[2]
     damaged = a.replace(line.encode(), line.replace(f" {size} ", f" {int(size) + 1} ").encode())
     assert nm.same("paper/generated/build/main.fdb_latexmk", a, damaged)[0] is False  # sizes and md5 compared
+    fig = [x for x in (a.decode(), b.decode()) for x in x.splitlines() if x.strip().startswith('"fig.pdf"')]
+    assert len(fig) == 2 and fig[0].split()[3] != fig[1].split()[3], fig  # the figure's bytes did differ
+    md5 = line.split()[3]
+    assert nm.same("paper/generated/build/main.fdb_latexmk", a, a.replace(md5.encode(), b"0" * 32))[0] is False
 
 
 def test_a_figure_pdf_from_the_same_svg_in_two_processes_compares_equal(tmp_path):

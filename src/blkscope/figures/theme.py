@@ -9,12 +9,15 @@ PDF needs no system fonts.
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 
 import altair as alt
 import polars as pl
 import vl_convert as vlc
+from altair.utils.display import HTMLRenderer
+from altair.vegalite.v6.display import html_renderer
 
 from blkscope.io import write_text_atomic
 
@@ -32,6 +35,25 @@ FILESYSTEM_COLORS = {"ext4": "#0072B2", "xfs": "#E69F00", "btrfs": "#009E73", "f
 # Figures are static renders of tables the analyses already thinned; altair's 5,000-row guard is meant for
 # notebooks shipping raw data to a browser, and three repeats of every run pass it (rank-frequency: 6,479 rows).
 alt.data_transformers.disable_max_rows()
+
+
+class NumberedHTML(HTMLRenderer):
+    """altair's HTML renderer (the notebooks' default), with each chart's div numbered in the order drawn instead
+    of named by uuid4: an executed notebook is then the same bytes run to run (bench/kill_resume.py compares
+    them). Unique within a kernel, which is all the embedding script needs (it looks at its own div first)."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._drawn = itertools.count(1)
+
+    @property
+    def output_div(self) -> str:
+        return f"altair-viz-{next(self._drawn)}"
+
+
+alt.renderers.register("blkscope", NumberedHTML(**html_renderer.kwargs))
+if alt.renderers.active == "default":  # a renderer the user chose stays theirs
+    alt.renderers.enable("blkscope")
 
 
 @alt.theme.register("blkscope", enable=True)
