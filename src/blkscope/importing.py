@@ -30,7 +30,7 @@ import yaml
 
 from blkscope import __version__, yamlio
 from blkscope.errors import InputError
-from blkscope.io import follow_umask
+from blkscope.io import staged
 from blkscope.readers.textio import GZIP_MAGIC, XZ_MAGIC, ZSTD_MAGIC
 from blkscope.run_logs import KIND_TABLES, WORKLOAD_LOGS
 
@@ -180,7 +180,7 @@ def import_run(
     check_row(row, schema)
     read = check_readable(files)
 
-    staging = follow_umask(tempfile.mkdtemp(prefix=f".{run_id}.", dir=raw))
+    staging = staged(raw / run_id, directory=True)
     try:
         for f in files:
             (staging / f["stored"]).parent.mkdir(parents=True, exist_ok=True)

@@ -11,8 +11,10 @@ the reader finished without error.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -35,6 +37,27 @@ def umask() -> int:
     return mask
 
 
+# mkstemp's and mkdtemp's names: the prefix, then 8 characters of tempfile's alphabet
+_STAGED = re.compile(r"[a-z0-9_]{8}")
+
+
+def staged(target: str | Path, directory: bool = False, stem: str | None = None) -> Path:
+    """A new staging file (or directory) beside `target`, named `.<stem>.XXXXXXXX` (stem: target's name), mode as
+    open() or mkdir() would give it, to be renamed into place. Staging left by a writer of the same target that was
+    killed (SIGKILL: no `except` ran) is removed first, so a rerun leaves nothing behind (bench/kill_resume.py found
+    a killed ingest's `.trace.*/events.parquet`). One writer per target at a time, as Snakemake runs jobs."""
+    target = Path(target)
+    prefix = f".{stem or target.name}."
+    for old in target.parent.glob(f"{glob.escape(prefix)}*"):
+        if _STAGED.fullmatch(old.name[len(prefix):]):
+            shutil.rmtree(old) if old.is_dir() and not old.is_symlink() else old.unlink(missing_ok=True)
+    if directory:
+        return follow_umask(tempfile.mkdtemp(prefix=prefix, dir=target.parent))
+    fd, tmp = tempfile.mkstemp(prefix=prefix, dir=target.parent)
+    os.close(fd)
+    return follow_umask(tmp)
+
+
 def follow_umask(path: str | Path) -> Path:
     """Give a file or directory made by mkstemp (0600) or mkdtemp (0700) the mode a plain open() or mkdir() would
     have: 0666 or 0777 less the umask (0644 / 0755 under 022), so outputs renamed into place are readable by whoever
@@ -54,9 +77,7 @@ def write_atomic(df: pl.DataFrame, path: str | Path, note: str | None = None) ->
     empty or what it lacks, kept in the Parquet metadata (NOTE_KEY; a CSV copy holds the rows only)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    os.close(fd)
-    follow_umask(tmp)
+    tmp = staged(path)
     try:
         if path.suffix == ".csv":
             df.write_csv(tmp)
@@ -98,10 +119,8 @@ def read_noted(path: str | Path) -> pl.DataFrame:
 def write_text_atomic(text: str, path: str | Path) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    follow_umask(tmp)
+    tmp = staged(path)
+    tmp.write_text(text)
     os.replace(tmp, path)
 
 
@@ -236,7 +255,7 @@ def run_reader(reader, kind: str, inputs: list[Path], outdir: Path) -> Report:
     report = Report(kind=kind, inputs=[str(p) for p in inputs])
     outdir = Path(outdir)
     outdir.parent.mkdir(parents=True, exist_ok=True)
-    staging = follow_umask(tempfile.mkdtemp(prefix=f".{outdir.name}.", dir=outdir.parent))
+    staging = staged(outdir, directory=True)
     writer = TableWriter(staging, report)
     try:
         reader(inputs, writer, report)

@@ -18,7 +18,7 @@ from pathlib import Path
 import polars as pl
 
 from blkscope.errors import InputError
-from blkscope.io import follow_umask
+from blkscope.io import staged
 
 AVG_SCHEMA = {"section": pl.Utf8, "subject": pl.Utf8, "metric": pl.Utf8, "min_s": pl.Float64,
               "avg_s": pl.Float64, "max_s": pl.Float64, "n": pl.Int64}  # fmt: skip
@@ -103,7 +103,7 @@ def read_latencies(workdir: Path) -> pl.DataFrame:
 def to_dir(inputs: list[Path], outdir: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Write btt_avg.parquet, btt_latency.parquet and btt.avg into `outdir`, atomically."""
     outdir.parent.mkdir(parents=True, exist_ok=True)
-    staging = follow_umask(tempfile.mkdtemp(prefix=f".{outdir.name}.", dir=outdir.parent))
+    staging = staged(outdir, directory=True)
     try:
         with tempfile.TemporaryDirectory(prefix="btt.") as work:
             avg, lat, text = run(inputs, Path(work))
