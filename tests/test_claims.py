@@ -370,6 +370,24 @@ def test_arms_are_compared_within_a_capture_batch_never_pooled_across_days():
     assert m["verdict"] != "inconclusive" or "repeats per arm per stratum would decide" in m["reason"]
 
 
+def test_reader_modes_are_strata_tested_for_agreement_before_they_pool():
+    """S4-reader: each reader mode (job) is a stratum like a batch, with Cochran's Q and I^2 as every pooled row;
+    modes whose xfs/ext4 ratios disagree read a random-effects estimate, not one tight interval."""
+    def row(ratio: dict[str, float]) -> dict:
+        rows = [(f"{fs}-{job}{i}", "journal", f"{job}-reader", fs, False) for job in ratio for fs in ("ext4", "xfs")
+                for i in range(3)]
+        lat = [(x[0], "write_max_us", (ratio[x[2][:-7]] if x[3] == "xfs" else 1.0) * 1000 * (1 + 0.2 * int(x[0][-1])))
+               for x in rows]
+        return _row(evaluate(_tables(_runs(rows), lat)), "S4-reader")
+
+    agree = row({"none": 3.0, "sparse": 3.1, "prealloc": 2.9})
+    assert "in 3 strata" in agree["n"] and agree["pooling"] == "fixed" and agree["heterogeneity"].startswith("Q=")
+    assert agree["i2"] == pytest.approx(0.0) and agree["estimate"] == pytest.approx(3.0, rel=0.03)
+    differ = row({"none": 1.0, "sparse": 3.0, "prealloc": 9.0})
+    assert differ["pooling"] == "random effects" and differ["i2"] > 0.9 and differ["p_q"] < 0.10
+    assert differ["hi"] / differ["lo"] > agree["hi"] / agree["lo"]  # the disagreement widens the interval
+
+
 def test_journal_writer_claims_read_only_runs_long_enough_to_meet_writeback():
     # 10-s runs end before the 30-s periodic writeback (claim_measures.JOURNAL_MIN_S). Here the short runs say
     # xfs sparse is best, the 60-s runs (one batch) say ext4 none is; only the long runs count.

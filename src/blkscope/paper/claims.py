@@ -85,13 +85,6 @@ def _cw(commitlog: str | None):
 _LONG = f", runs >= {cm.JOURNAL_MIN_S} s"  # the journal writer alone, long enough to meet writeback
 
 
-def _workload(w: str, reader: bool | None = None):
-    def sel(t: pl.DataFrame) -> pl.DataFrame:
-        t = t.filter(pl.col("workload") == w)
-        return t if reader is None else t.filter(pl.col("job").str.ends_with("-reader") == reader)
-    return sel
-
-
 def _append(t: pl.DataFrame) -> pl.DataFrame:
     return t.filter((pl.col("workload") == "fio") & pl.col("job").str.starts_with("append"))
 
@@ -231,8 +224,7 @@ CLAIMS: list[Claim] = [
                           "write_p9999_us", ("ext4", "xfs"), False, False, "us", digits=0)),
     Claim("S4-reader", JNL, "With a concurrent reader, xfs stalls the writer more than ext4 (max)",
           "xfs/ext4 max write latency with a reader", "xfs stalls the writer", vd.more("xfs/ext4"), "ratio",
-          cm.metric_ratio("workload_metrics", _workload("journal", True), "write_max_us", ("xfs", "ext4"), False,
-                          False, "us", digits=0)),
+          cm.reader_stalls),
     Claim("S5-sysbench", MYSQL, "xfs beats ext4 on sysbench fileio random read/write",
           "xfs/ext4 sysbench req/s", f"{_MY_SMALL:.3f}x at {lit('MyVolumeSmallTb'):.0f} TB",
           vd.comparable_ratio(_MY_SMALL), "ratio",

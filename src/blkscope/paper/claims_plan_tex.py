@@ -12,7 +12,8 @@ all runs, exploratory ones included, differs), \\ClaimsDeviations (changes liste
 \\ClaimsExactIds, \\ClaimsPostHoc (judged in-memory rows: their runs and every listed deviation predate the plan),
 \\ClaimsConfirmatory and \\ClaimsConfirmatoryIds (judged scale and replication rows: runs captured after it),
 \\ClaimsExploratoryBatches (batches the plan sets aside as added after a look), \\ClaimsDeviationsBefore (changes
-dated before the plan).
+dated before the plan), \\ClaimsDeviationsAfter and \\ClaimsDeviationsAfterIds (deviations dated after it, and
+the claims they changed, or `none`).
 """
 
 from __future__ import annotations
@@ -52,6 +53,13 @@ def _before(plan: Plan) -> int:
     return sum(_dated(d.date) < _dated(plan.date) for d in plan.deviations)
 
 
+def _after_ids(plan: Plan) -> str:
+    """The claims of the deviations dated after the plan, in the order of their dates ("none" when there is none)."""
+    late = sorted((d for d in plan.deviations if _dated(d.date) >= _dated(plan.date)), key=lambda d: d.date)
+    ids = list(dict.fromkeys(c for d in late for c in d.claims))
+    return escape(", ".join(ids)) if ids else "none"
+
+
 def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
     family = claims.filter(pl.col("p_holm").is_not_nan() & pl.col("p_holm").is_not_null())
     pooled = claims.filter(pl.col("pooling").is_not_null())
@@ -75,6 +83,8 @@ def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
         "ClaimsConfirmatoryIds": _ids(confirmatory),
         "ClaimsExploratoryBatches": fmt_int(len(plan.exploratory_batches)),
         "ClaimsDeviationsBefore": fmt_int(_before(plan)),
+        "ClaimsDeviationsAfter": fmt_int(len(plan.deviations) - _before(plan)),
+        "ClaimsDeviationsAfterIds": _after_ids(plan),
         "ClaimsMovedByHolm": _ids(moved),
         "ClaimsPooled": fmt_int(pooled.height),
         "ClaimsHeterogeneous": _ids(pooled.filter(pl.col("pooling") == "random effects")),
