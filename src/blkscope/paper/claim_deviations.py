@@ -41,7 +41,7 @@ def _band(size: vd.Size) -> Callable[[Claim], Claim]:
     return lambda c: replace(c, size=size)
 
 
-S4_READER_STRATA = "PENDING"  # the commit that made S4-reader's reader modes strata
+S4_READER_STRATA = "d2b98c2"  # the commit that made S4-reader's reader modes strata
 NO_BATCH = {"BATCH": ["testbed"]}  # one stratum for every host run: batches pooled, as before 2f88df5
 CHANGES = [
     Change("ebedc21", "S2-ops", _band(vd.comparable_ratio(4.0))),
