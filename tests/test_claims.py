@@ -515,6 +515,24 @@ def test_fragmentation_reads_the_random_writes_of_ycsb_only():
     assert 0.4 < row["estimate"] < 0.6, row  # ycsb's 20/40, not pulled towards cassandra-stress's 90/10
 
 
+def test_a_comparison_whose_arms_each_have_batches_of_their_own_is_marked_confounded():
+    """S1-frag's YCSB-on-Cassandra runs, one filesystem per batch: claims.csv says the comparison is confounded with
+    the batch (`confounded`), and the claims table marks the row and says why under it; captured in one batch,
+    nothing is marked."""
+    from blkscope.paper.tables import claims_table
+
+    rows = [(f"{fs}-{k}", "cassandra-ycsb", "a", fs, False) for fs in ("btrfs", "ext4") for k in range(3)]
+    ext = pl.DataFrame([(r[0], "data", 1 << 30, (20 if r[3] == "btrfs" else 40) + k % 2) for k, r in enumerate(rows)],
+                       schema=["run_id", "kind", "size_bytes", "extents"], orient="row")
+    per_fs = _runs(rows).with_columns(batch=pl.lit("b-") + pl.col("filesystem"))
+    out = evaluate({**_tables(per_fs), "extents": ext})
+    assert _row(out, "S1-frag")["confounded"] == "compared: filesystem"
+    tex = claims_table(out.with_columns(runs_read=pl.lit("the runs")))
+    assert "the runs \u2020" in tex and "\u2020 S1-frag: each arm (a filesystem) was captured in batches" in tex
+    one = evaluate({**_tables(per_fs.with_columns(batch=pl.lit("b"))), "extents": ext})
+    assert _row(one, "S1-frag")["confounded"] is None and "\u2020" not in claims_table(one)
+
+
 def test_a_deviation_undone_gives_the_estimate_before_it():
     """claim_deviations: S1-frag with its YCSB-only selection undone reads cassandra-stress's strata too; the
     constant it sets back is restored after."""

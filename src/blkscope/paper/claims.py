@@ -20,7 +20,9 @@ no variance would give p = 0).
 adjusted verdict, not only the row's own interval, would decide.
 Pooled strata are tested first (`heterogeneity`, `i2`, `p_q`; blkscope.paper.claim_heterogeneity): `pooling` is
 `fixed` where they agree and `random effects` (DerSimonian-Laird) where they do not. `runs_read`, `window` and
-`n_planned` are the plan's; `n` the runs read per arm.
+`n_planned` are the plan's; `n` the runs read per arm. `confounded` names a factor (filesystem, database) that the
+strata a row compared hold one value of per capture batch, and whether it is the comparison's ("compared:
+database") or the strata's ("strata: filesystem"): there it is confounded with the batch and its day.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from blkscope.paper import claim_measures as cm
 from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper import claim_rows as rw
 from blkscope.paper import claim_verdict as vd
-from blkscope.paper.claim_runs import NOT_TESTABLE, Tables, canonical, reads
+from blkscope.paper.claim_runs import NOT_TESTABLE, Tables, canonical, compared, reads, runs
 from blkscope.paper.claims_plan import Plan
 from blkscope.paper.literature import value as lit
 
@@ -48,7 +50,7 @@ SCHEMA = {"claim_id": pl.Utf8, "study": pl.Utf8, "claim": pl.Utf8, "quantity": p
           "condition": pl.Utf8, "runs_read": pl.Utf8, "window": pl.Utf8, "n_planned": pl.Int64,
           "heterogeneity": pl.Utf8, "i2": pl.Float64, "p_q": pl.Float64, "pooling": pl.Utf8, "ours_all": pl.Utf8,
           "n_all": pl.Utf8, "verdict_all": pl.Utf8, "verdict_unadjusted": pl.Utf8, "p_decide": pl.Float64,
-          "p_holm": pl.Float64}  # fmt: skip
+          "p_holm": pl.Float64, "confounded": pl.Utf8}  # fmt: skip
 VERDICTS = ("replicates", "does not", "inconclusive", "not tested", NOT_TESTABLE)
 DECIDED = VERDICTS[:2]  # the verdicts that decide a claim (a row's verdict starts with one)
 ABOUT = 0.06  # our reading of "about x %": x +- 6 points
@@ -288,6 +290,31 @@ def run_length(tables: Tables, run_ids: set[str]) -> str | None:
     return f"{lo} s" if lo == hi else f"{lo}-{hi} s"
 
 
+# the factors whose runs may each come from batches of their own: the YCSB-on-Cassandra grid was captured one
+# filesystem per batch, and at scale each database in batches of its own
+BATCH_FACTORS = ("filesystem", "database")
+COMPARED, STRATA = "compared", "strata"  # what a factor held one value per batch confounds with the batch
+
+
+def confounded(tables: Tables, strata: list[pl.DataFrame]) -> str | None:
+    """Where the strata an estimate compared its arms in (claim_runs.compared) hold one value of a factor of
+    BATCH_FACTORS per capture batch, though they read more than one: "compared: filesystem" when the factor differs
+    between the arms of a stratum (the comparison itself is confounded with the batch and its day), "strata:
+    filesystem" when the filesystem is one per stratum (the differences between the strata, read as the
+    filesystems', are). None when no factor is, or no arms were compared in strata."""
+    if not strata or "batch" not in tables["runs"].columns:
+        return None
+    r = pl.concat(strata).join(runs(tables), on="run_id")
+    out = []
+    for f in (f for f in BATCH_FACTORS if f in r.columns and r[f].n_unique() > 1):
+        if r.group_by("batch").agg(k=pl.col(f).n_unique())["k"].max() != 1:
+            continue
+        within = r.group_by("stratum").agg(k=pl.col(f).n_unique())["k"].max() > 1
+        if within or f == "filesystem":  # strata of one database each are workloads, read as no database's effect
+            out.append(f"{COMPARED if within else STRATA}: {f}")
+    return "; ".join(out) or None
+
+
 def window_text(window: str | None, length: str | None) -> str | None:
     """The plan's window with the length of the runs read, unless it states the whole run's length itself:
     "whole run" -> "whole run (20 s)", "steady window (>= 90 s)" -> "steady window (>= 90 s; runs of 180 s)", "the
@@ -311,10 +338,12 @@ def per_stratum(n: str | None) -> str:
     return " per configuration" if re.search(r"\b\d+ configurations\b", n or "") else ""
 
 
-def _row(c: Claim, r, entry, everything, length: str | None = None, family: int = 1) -> dict:
+def _row(c: Claim, r, entry, everything, length: str | None = None, family: int = 1, confound: str | None = None
+         ) -> dict:
     """One row: the confirmatory result `r`, the plan's `entry` (None: no plan), the result over all the
     condition's runs, exploratory ones included (`everything`; None: the same runs), the length of the runs `r`
-    read (`length`, for the window), and the size of Holm's family (`family`, for n_needed's level)."""
+    read (`length`, for the window), the size of Holm's family (`family`, for n_needed's level), and the factors
+    its runs hold one value of per batch (`confound`, blkscope.paper.claims.confounded)."""
     e = r.estimate
     v = verdict_of(r, c.size)
     test = (e.test if e else "") + f"; {100 * c.size.level:.0f} % interval vs the band"
@@ -350,7 +379,7 @@ def _row(c: Claim, r, entry, everything, length: str | None = None, family: int 
         "p_q": het.p if het and het.k >= 2 else None,
         "pooling": None if het is None or het.k < 2 else ("random effects" if het.disagree else "fixed"),
         "ours_all": ours_text(everything.estimate, c.fmt), "n_all": everything.n,
-        "verdict_all": verdict_of(everything, c.size),
+        "verdict_all": verdict_of(everything, c.size), "confounded": None if v.startswith("not test") else confound,
         "_estimate": e, "_from_interval": in_family(r),
     }  # fmt: skip
 
@@ -364,13 +393,13 @@ def evaluate(tables: Tables, plan: Plan | None = None) -> pl.DataFrame:
         entries = [e for e in plan.entries if e.claim_id == c.claim_id] if plan else [None]
         for entry in entries or [None]:
             in_memory = entry is None or entry.condition == "in-memory"
-            with reads() as ids:  # the runs the verdict reads, for their length
+            with reads() as ids, compared() as strata:  # the runs the verdict reads (their length), its strata
                 measure = c.at_scale if entry and entry.condition == "scale" and c.at_scale else c.evaluate
                 r = c.evaluate(confirm, c.size) if in_memory else rw.other_condition(tables, entry, measure, c.size)
             alls = c.evaluate(everything, c.size) if plan and in_memory else None
-            results.append((c, r, entry, alls, run_length(tables, ids)))
+            results.append((c, r, entry, alls, run_length(tables, ids), confounded(tables, strata)))
     family = sum(in_family(x[1]) for x in results)
-    rows = [_row(c, r, entry, alls, length, family) for c, r, entry, alls, length in results]
+    rows = [_row(c, r, entry, alls, length, family, confound) for c, r, entry, alls, length, confound in results]
     rw.holm_columns(rows, [x[0].size for x in results])
     odd = [r["claim_id"] for r in rows if not r["verdict"].startswith(VERDICTS)]
     if odd:
