@@ -204,3 +204,21 @@ def test_a_bad_descriptive_entry_is_refused_with_its_line(tmp_path):
     bad.write_text(text.replace("    batches: [round4-sweep]", "    batches: [round4-decide-hot]", 1))
     with pytest.raises(InputError, match="round4-decide-hot are read by a claim"):
         claims_plan.load(bad)
+
+
+def test_the_short_journal_runs_length_is_a_macro_from_the_runs_the_claims_read(plan):
+    """JournalShortRunS: the length of the runs S4-reader and S3-wb-journal read (claims.csv run_s_lo/run_s_hi), the
+    exception to the journal claims' JOURNAL_MIN_S; a build with one of them on long runs fails instead."""
+    from blkscope.paper.claims_plan_tex import journal_short_run, plan_macros
+
+    claims = pl.DataFrame({
+        "claim_id": ["S4-reader", "S3-wb-journal", "S4-mean"], "condition": ["in-memory"] * 3,
+        "verdict_unadjusted": ["inconclusive"] * 3, "verdict": ["inconclusive"] * 3,
+        "verdict_all": ["inconclusive"] * 3, "p_holm": [0.5] * 3, "pooling": [None] * 3, "i2": [None] * 3,
+        "run_s_lo": [10.0, 10.0, 60.0], "run_s_hi": [10.0, 10.0, 60.0],
+    })  # fmt: skip
+    assert plan_macros(plan, claims)["JournalShortRunS"] == "10"
+    assert journal_short_run(claims.with_columns(run_s_hi=pl.Series([20.0, 10.0, 60.0]))) == "10--20"
+    with pytest.raises(ValueError, match="S3-wb-journal"):
+        journal_short_run(claims.with_columns(run_s_hi=pl.Series([10.0, 60.0, 60.0])))
+    assert "JournalShortRunS" not in plan_macros(plan, claims.drop("run_s_lo", "run_s_hi"))

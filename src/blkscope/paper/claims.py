@@ -20,9 +20,10 @@ no variance would give p = 0).
 adjusted verdict, not only the row's own interval, would decide.
 Pooled strata are tested first (`heterogeneity`, `i2`, `p_q`; blkscope.paper.claim_heterogeneity): `pooling` is
 `fixed` where they agree and `random effects` (DerSimonian-Laird) where they do not. `runs_read`, `window` and
-`n_planned` are the plan's; `n` the runs read per arm. `confounded` names a factor (filesystem, database) that the
-strata a row compared hold one value of per capture batch, and whether it is the comparison's ("compared:
-database") or the strata's ("strata: filesystem"): there it is confounded with the batch and its day.
+`n_planned` are the plan's; `n` the runs read per arm; `run_s_lo`, `run_s_hi` the shortest and longest of them
+(s). `confounded` names a factor (filesystem, database) that the strata a row compared hold one value of per
+capture batch, and whether it is the comparison's ("compared: database") or the strata's ("strata: filesystem"):
+there it is confounded with the batch and its day.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ SCHEMA = {"claim_id": pl.Utf8, "study": pl.Utf8, "claim": pl.Utf8, "quantity": p
           "condition": pl.Utf8, "runs_read": pl.Utf8, "window": pl.Utf8, "n_planned": pl.Int64,
           "heterogeneity": pl.Utf8, "i2": pl.Float64, "p_q": pl.Float64, "pooling": pl.Utf8, "ours_all": pl.Utf8,
           "n_all": pl.Utf8, "verdict_all": pl.Utf8, "verdict_unadjusted": pl.Utf8, "p_decide": pl.Float64,
-          "p_holm": pl.Float64, "confounded": pl.Utf8}  # fmt: skip
+          "p_holm": pl.Float64, "confounded": pl.Utf8, "run_s_lo": pl.Float64, "run_s_hi": pl.Float64}  # fmt: skip
 VERDICTS = ("replicates", "does not", "inconclusive", "not tested", NOT_TESTABLE)
 DECIDED = VERDICTS[:2]  # the verdicts that decide a claim (a row's verdict starts with one)
 ABOUT = 0.06  # our reading of "about x %": x +- 6 points
@@ -278,15 +279,20 @@ def in_family(r) -> bool:
     return r.verdict is None and r.estimate is not None and not exact(r.estimate)
 
 
-def run_length(tables: Tables, run_ids: set[str]) -> str | None:
-    """The length of the runs a row read, from the runs sheet's runtime_s: "20 s", "2-20 s"; None when unknown."""
+def run_span(tables: Tables, run_ids: set[str]) -> tuple[float, float] | None:
+    """The shortest and longest of the runs a row read, from the runs sheet's runtime_s (s); None when unknown."""
     r = tables["runs"]
     if not run_ids or "runtime_s" not in r.columns:
         return None
     s = r.filter(pl.col("run_id").is_in(list(run_ids)))["runtime_s"].cast(pl.Float64, strict=False).drop_nulls()
-    if s.len() == 0:
+    return (float(s.min()), float(s.max())) if s.len() else None
+
+
+def run_length(span: tuple[float, float] | None) -> str | None:
+    """The length of the runs a row read (run_span) as the window says it: "20 s", "2-20 s"; None when unknown."""
+    if span is None:
         return None
-    lo, hi = f"{s.min():g}", f"{s.max():g}"
+    lo, hi = f"{span[0]:g}", f"{span[1]:g}"
     return f"{lo} s" if lo == hi else f"{lo}-{hi} s"
 
 
@@ -338,12 +344,12 @@ def per_stratum(n: str | None) -> str:
     return " per configuration" if re.search(r"\b\d+ configurations\b", n or "") else ""
 
 
-def _row(c: Claim, r, entry, everything, length: str | None = None, family: int = 1, confound: str | None = None
-         ) -> dict:
+def _row(c: Claim, r, entry, everything, span: tuple[float, float] | None = None, family: int = 1,
+         confound: str | None = None) -> dict:
     """One row: the confirmatory result `r`, the plan's `entry` (None: no plan), the result over all the
-    condition's runs, exploratory ones included (`everything`; None: the same runs), the length of the runs `r`
-    read (`length`, for the window), the size of Holm's family (`family`, for n_needed's level), and the factors
-    its runs hold one value of per batch (`confound`, blkscope.paper.claims.confounded)."""
+    condition's runs, exploratory ones included (`everything`; None: the same runs), the shortest and longest of
+    the runs `r` read (`span`, s: for the window and run_s_lo/run_s_hi), the size of Holm's family (`family`, for
+    n_needed's level), and the factors its strata hold one value of per batch (`confound`, confounded)."""
     e = r.estimate
     v = verdict_of(r, c.size)
     test = (e.test if e else "") + f"; {100 * c.size.level:.0f} % interval vs the band"
@@ -373,7 +379,8 @@ def _row(c: Claim, r, entry, everything, length: str | None = None, family: int 
         "n_needed_value": need, "p": e.p if e else None, "p_tost": e.p_tost if e else None,
         "load": None if v.startswith("not test") else r.load,
         "condition": cond, "runs_read": entry.runs if entry else None,
-        "window": window_text(entry.window if entry else None, length),
+        "window": window_text(entry.window if entry else None, run_length(span)),
+        "run_s_lo": span[0] if span else None, "run_s_hi": span[1] if span else None,
         "n_planned": entry.n_per_arm if entry else None,
         "heterogeneity": het.text() if het and het.k >= 2 else None, "i2": het.i2 if het and het.k >= 2 else None,
         "p_q": het.p if het and het.k >= 2 else None,
@@ -397,9 +404,9 @@ def evaluate(tables: Tables, plan: Plan | None = None) -> pl.DataFrame:
                 measure = c.at_scale if entry and entry.condition == "scale" and c.at_scale else c.evaluate
                 r = c.evaluate(confirm, c.size) if in_memory else rw.other_condition(tables, entry, measure, c.size)
             alls = c.evaluate(everything, c.size) if plan and in_memory else None
-            results.append((c, r, entry, alls, run_length(tables, ids), confounded(tables, strata)))
+            results.append((c, r, entry, alls, run_span(tables, ids), confounded(tables, strata)))
     family = sum(in_family(x[1]) for x in results)
-    rows = [_row(c, r, entry, alls, length, family, confound) for c, r, entry, alls, length, confound in results]
+    rows = [_row(c, r, entry, alls, span, family, confound) for c, r, entry, alls, span, confound in results]
     rw.holm_columns(rows, [x[0].size for x in results])
     odd = [r["claim_id"] for r in rows if not r["verdict"].startswith(VERDICTS)]
     if odd:
