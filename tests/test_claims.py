@@ -147,6 +147,21 @@ def test_every_claim_evaluates_on_an_empty_dataset_and_states_its_size():
     assert (out["n_needed"] == "--").all()  # no interval, no repeats to ask for
 
 
+def test_band_words_are_the_size_without_its_note_so_no_consumer_parses_the_band():
+    """claims.csv band_words: the words of the band before its note ("1.07x" of "1.07x (comparable: ...)"), what a
+    sentence names; the same words advice._band_words reads off the band today, for every claim."""
+    from blkscope.paper.advice import _band_words
+
+    out = evaluate(_tables(_runs([("x", "fio", "randrw", "ext4", True)])))
+    assert out["band_words"].null_count() == 0
+    for r in out.iter_rows(named=True):
+        assert r["band_words"] == _band_words(r), r["claim_id"]
+        assert r["band"].startswith(r["band_words"])
+    words = dict(zip(out["claim_id"], out["band_words"], strict=True))
+    assert (words["S5-sysbench"], words["S2-lz4"], words["S4-reader"]) == ("1.07x", "the same", "xfs/ext4 > 1")
+    assert words["S3-relatime"] == "> 0 KiB"
+
+
 def test_too_few_repeats_are_inconclusive():
     ids = [("a", "sysbench", "rndrw", "xfs", False), ("b", "sysbench", "rndrw", "ext4", False),
            ("c", "sysbench", "rndrw", "ext4", False)]
@@ -370,6 +385,24 @@ def test_arms_are_compared_within_a_capture_batch_never_pooled_across_days():
     assert m["verdict"] != "inconclusive" or "repeats per arm per stratum would decide" in m["reason"]
 
 
+def test_reader_modes_are_strata_tested_for_agreement_before_they_pool():
+    """S4-reader: each reader mode (job) is a stratum like a batch, with Cochran's Q and I^2 as every pooled row;
+    modes whose xfs/ext4 ratios disagree read a random-effects estimate, not one tight interval."""
+    def row(ratio: dict[str, float]) -> dict:
+        rows = [(f"{fs}-{job}{i}", "journal", f"{job}-reader", fs, False) for job in ratio for fs in ("ext4", "xfs")
+                for i in range(3)]
+        lat = [(x[0], "write_max_us", (ratio[x[2][:-7]] if x[3] == "xfs" else 1.0) * 1000 * (1 + 0.2 * int(x[0][-1])))
+               for x in rows]
+        return _row(evaluate(_tables(_runs(rows), lat)), "S4-reader")
+
+    agree = row({"none": 3.0, "sparse": 3.1, "prealloc": 2.9})
+    assert "in 3 strata" in agree["n"] and agree["pooling"] == "fixed" and agree["heterogeneity"].startswith("Q=")
+    assert agree["i2"] == pytest.approx(0.0) and agree["estimate"] == pytest.approx(3.0, rel=0.03)
+    differ = row({"none": 1.0, "sparse": 3.0, "prealloc": 9.0})
+    assert differ["pooling"] == "random effects" and differ["i2"] > 0.9 and differ["p_q"] < 0.10
+    assert differ["hi"] / differ["lo"] > agree["hi"] / agree["lo"]  # the disagreement widens the interval
+
+
 def test_journal_writer_claims_read_only_runs_long_enough_to_meet_writeback():
     # 10-s runs end before the 30-s periodic writeback (claim_measures.JOURNAL_MIN_S). Here the short runs say
     # xfs sparse is best, the 60-s runs (one batch) say ext4 none is; only the long runs count.
@@ -495,6 +528,24 @@ def test_fragmentation_reads_the_random_writes_of_ycsb_only():
     row = _row(out, "S1-frag")
     assert row["n"].startswith("3 vs 3") and row["verdict"] == "does not", row
     assert 0.4 < row["estimate"] < 0.6, row  # ycsb's 20/40, not pulled towards cassandra-stress's 90/10
+
+
+def test_a_comparison_whose_arms_each_have_batches_of_their_own_is_marked_confounded():
+    """S1-frag's YCSB-on-Cassandra runs, one filesystem per batch: claims.csv says the comparison is confounded with
+    the batch (`confounded`), and the claims table marks the row and says why under it; captured in one batch,
+    nothing is marked."""
+    from blkscope.paper.tables import claims_table
+
+    rows = [(f"{fs}-{k}", "cassandra-ycsb", "a", fs, False) for fs in ("btrfs", "ext4") for k in range(3)]
+    ext = pl.DataFrame([(r[0], "data", 1 << 30, (20 if r[3] == "btrfs" else 40) + k % 2) for k, r in enumerate(rows)],
+                       schema=["run_id", "kind", "size_bytes", "extents"], orient="row")
+    per_fs = _runs(rows).with_columns(batch=pl.lit("b-") + pl.col("filesystem"))
+    out = evaluate({**_tables(per_fs), "extents": ext})
+    assert _row(out, "S1-frag")["confounded"] == "compared: filesystem"
+    tex = claims_table(out.with_columns(runs_read=pl.lit("the runs")))
+    assert "the runs \u2020" in tex and "\u2020 S1-frag: each arm (a filesystem) was captured in batches" in tex
+    one = evaluate({**_tables(per_fs.with_columns(batch=pl.lit("b"))), "extents": ext})
+    assert _row(one, "S1-frag")["confounded"] is None and "\u2020" not in claims_table(one)
 
 
 def test_a_deviation_undone_gives_the_estimate_before_it():

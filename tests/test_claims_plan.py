@@ -48,8 +48,15 @@ def test_a_missing_entry_is_named(plan):
 def test_every_deviation_names_planned_claims_and_both_estimates(plan):
     ids = {c.claim_id for c in CLAIMS}
     assert plan.deviations
+    from blkscope.paper.claim_deviations import CHANGES
+
+    recomputed = {(c.commit, c.claim_id) for c in CHANGES}
     for d in plan.deviations:
-        assert set(d.claims) <= ids and d.before and d.after and d.date < plan.date
+        assert set(d.claims) <= ids and d.before and d.after
+        # one dated after the plan is a deviation from it: it names each claim's new measure, and the paper's table
+        # recomputes its estimates before and after (claim_deviations.CHANGES, under the same commit)
+        assert d.date < plan.date or (set(d.fingerprint) == set(d.claims)
+                                      and {(d.commit, c) for c in d.claims} <= recomputed), d
 
 
 def test_a_bad_plan_is_refused_with_its_line(tmp_path):
@@ -140,18 +147,29 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
                         "before_estimate": ["1.00x", "x"], "before_n": ["3", "3"], "before_verdict": ["does not"] * 2,
                         "after_estimate": ["2.00x", "x"], "after_n": ["3", "3"], "after_verdict": ["replicates"] * 2,
                         "moved": [True, False]})
-    tex = render_deviations(plan, rec)
+    # the changes made before the plan (the plan's file lists deviations from it too, after them)
+    early = replace(plan, deviations=tuple(x for x in plan.deviations if x.date < plan.date))
+    tex = render_deviations(early, rec)
     assert "1.00x (does not)" in tex and "2.00x (replicates)" in tex and "S9-none" not in tex
     assert tex.count(r"\begin{longtable}") == 1 and tex.rstrip().endswith(r"\end{longtable}")
     # a numbered table that says its estimates are over all runs, unadjusted: not the claims table's verdicts
     assert r"\label{tab:deviations}" in tex and "Before (all runs) & Today (all runs)" in tex
     # titled by the plan's dates: every change made before the plan was fixed, or deviations from it once one is not
     assert "Changes made before the claims plan was fixed, after estimates were seen" in tex
-    assert m["ClaimsDeviationsBefore"] == m["ClaimsDeviations"] == str(len(plan.deviations))
-    late = replace(plan, deviations=(*plan.deviations[:-1], replace(plan.deviations[-1], date="2026-12-01T09:00Z")))
+    e = plan_macros(early, claims)
+    assert e["ClaimsDeviationsBefore"] == e["ClaimsDeviations"] == str(len(early.deviations))
+    assert (e["ClaimsDeviationsAfter"], e["ClaimsDeviationsAfterIds"]) == ("0", "none")
+    n = len(early.deviations)
+    late = replace(early, deviations=(*early.deviations[:-1], replace(early.deviations[-1], date="2026-12-01T09:00Z")))
     tex = render_deviations(late, rec)
     assert "Changes made before" not in tex
-    assert "Deviations from the claims plan: each change" in tex and f"({len(plan.deviations) - 1} of " in tex
+    assert "Deviations from the claims plan: each change" in tex and f"({n - 1} of {n} before" in tex
+    m = plan_macros(late, claims)
+    assert m["ClaimsDeviationsAfter"] == "1" and m["ClaimsDeviationsAfterIds"] == ", ".join(early.deviations[-1].claims)
+    # the plan's file: S4-reader's reader modes became strata after the plan (a deviation from it, with its measure)
+    after = [x for x in plan.deviations if x.date > plan.date]
+    assert [x.claims for x in after] == [("S4-reader",)] and after[0].fingerprint
+    assert plan_macros(plan, claims)["ClaimsDeviationsAfterIds"] == "S4-reader"
 
 
 def test_the_sweep_is_planned_before_its_capture(plan):
@@ -186,3 +204,21 @@ def test_a_bad_descriptive_entry_is_refused_with_its_line(tmp_path):
     bad.write_text(text.replace("    batches: [round4-sweep]", "    batches: [round4-decide-hot]", 1))
     with pytest.raises(InputError, match="round4-decide-hot are read by a claim"):
         claims_plan.load(bad)
+
+
+def test_the_short_journal_runs_length_is_a_macro_from_the_runs_the_claims_read(plan):
+    """JournalShortRunS: the length of the runs S4-reader and S3-wb-journal read (claims.csv run_s_lo/run_s_hi), the
+    exception to the journal claims' JOURNAL_MIN_S; a build with one of them on long runs fails instead."""
+    from blkscope.paper.claims_plan_tex import journal_short_run, plan_macros
+
+    claims = pl.DataFrame({
+        "claim_id": ["S4-reader", "S3-wb-journal", "S4-mean"], "condition": ["in-memory"] * 3,
+        "verdict_unadjusted": ["inconclusive"] * 3, "verdict": ["inconclusive"] * 3,
+        "verdict_all": ["inconclusive"] * 3, "p_holm": [0.5] * 3, "pooling": [None] * 3, "i2": [None] * 3,
+        "run_s_lo": [10.0, 10.0, 60.0], "run_s_hi": [10.0, 10.0, 60.0],
+    })  # fmt: skip
+    assert plan_macros(plan, claims)["JournalShortRunS"] == "10"
+    assert journal_short_run(claims.with_columns(run_s_hi=pl.Series([20.0, 10.0, 60.0]))) == "10--20"
+    with pytest.raises(ValueError, match="S3-wb-journal"):
+        journal_short_run(claims.with_columns(run_s_hi=pl.Series([10.0, 60.0, 60.0])))
+    assert "JournalShortRunS" not in plan_macros(plan, claims.drop("run_s_lo", "run_s_hi"))

@@ -41,6 +41,7 @@ def _band(size: vd.Size) -> Callable[[Claim], Claim]:
     return lambda c: replace(c, size=size)
 
 
+S4_READER_STRATA = "d2b98c2"  # the commit that made S4-reader's reader modes strata
 NO_BATCH = {"BATCH": ["testbed"]}  # one stratum for every host run: batches pooled, as before 2f88df5
 CHANGES = [
     Change("ebedc21", "S2-ops", _band(vd.comparable_ratio(4.0))),
@@ -61,6 +62,10 @@ CHANGES = [
     Change("e0c2130", "S1-hot", {"HOT_WORKLOADS": None}),
     *[Change("e0c2130", cid, {"JOURNAL_MIN_S": 0}) for cid in ("S4-ms", "S4-mean", "S4-sparse-max", "S4-p9999")],
     Change("242e04b", "S4-sparse-max", {"BEST_IN_FULL_BATCHES": False}),
+    # after the plan: the reader modes as strata, tested for agreement (claim_runs.pool), not pooled into one arm
+    Change(S4_READER_STRATA, "S4-reader", _evaluator(cm.metric_ratio(
+        "workload_metrics", lambda t: t.filter((pl.col("workload") == "journal") & pl.col("job").str.ends_with(
+            "-reader")), "write_max_us", ("xfs", "ext4"), False, False, "us", digits=0))),
 ]
 
 

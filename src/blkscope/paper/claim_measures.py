@@ -299,6 +299,17 @@ def _no_long_journal() -> Result:
     return Result(None, "--", "0", LIGHT, NO_RUNS, f"no run of the journal writer alone of at least {JOURNAL_MIN_S} s")
 
 
+def reader_stalls(tb: Tables, size: vd.Size) -> Result:
+    """xfs against ext4, the max write latency of the journal writer with a concurrent reader (untraced, light), in
+    strata of reader mode (job: the file not preallocated, sparse, or preallocated and filled) and capture batch: the
+    modes are strata like the batches, tested for agreement before they are pooled (claim_runs.pool), not one arm."""
+    t = host(tb["workload_metrics"], tb, traced=False, load=LIGHT).filter(
+        (pl.col("workload") == "journal") & pl.col("job").str.ends_with("-reader")
+        & (pl.col("metric") == "write_max_us"))
+    return strata_ratio(by_strata(t, ["job", *BATCH], pl.col("filesystem"), "xfs", "ext4"), ("xfs", "ext4"), size,
+                        "us", 0, LIGHT)
+
+
 def ext4_ms_writes(tb: Tables, size: vd.Size) -> Result:
     t = _journal(tb, "write_max_us").filter(pl.col("filesystem") == "ext4")
     if t.height == 0:

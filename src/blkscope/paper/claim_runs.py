@@ -70,6 +70,22 @@ def read(t: pl.DataFrame | set[str]) -> None:
         open_[-1].update(t if isinstance(t, set) else t["run_id"].to_list() if "run_id" in t.columns else [])
 
 
+# The strata an estimate compared arms in, for the claims table's `confounded` (claims.confounded): each stratum
+# with both arms as (run_id, stratum, arm) rows, recorded by by_strata into the innermost `compared()` open.
+_COMPARED: ContextVar[tuple[list[pl.DataFrame], ...]] = ContextVar("claim_compared", default=())
+
+
+@contextmanager
+def compared() -> Iterator[list[pl.DataFrame]]:
+    """The (run_id, stratum, arm) frames of the strata the estimates made inside the block compared arms in."""
+    parts: list[pl.DataFrame] = []
+    token = _COMPARED.set((*_COMPARED.get(), parts))
+    try:
+        yield parts
+    finally:
+        _COMPARED.reset(token)
+
+
 def canonical(tb: Tables) -> Tables:
     """Every table's rows sorted on all its columns (run_id first; nested columns are not sort keys), so that no
     estimate depends on the order in which a table was written or its per-run parts concatenated."""
@@ -237,8 +253,12 @@ def by_strata(t: pl.DataFrame, strata: list[str], arm: pl.Expr, a: str, b: str, 
     read(t.filter(pl.col("_arm").is_in([a, b])))
     out = []
     order = [*strata, "run_id"] if "run_id" in t.columns else strata  # within a stratum, its runs in order
+    open_ = _COMPARED.get()
     for key, g in t.sort(order, maintain_order=True).group_by(strata, maintain_order=True):
         label = " ".join(str(k) for k in key if str(k))
         out.append((label, g.filter(pl.col("_arm") == a)[value].to_numpy().astype(float),
                     g.filter(pl.col("_arm") == b)[value].to_numpy().astype(float)))
+        if open_ and "run_id" in g.columns and out[-1][1].size and out[-1][2].size:
+            both = g.filter(pl.col("_arm").is_in([a, b]))
+            open_[-1].append(both.select("run_id", stratum=pl.lit(label), arm=pl.col("_arm").cast(pl.Utf8)))
     return out

@@ -56,7 +56,13 @@ class Size:
     kind: str  # "range" | "same"
     lo: float
     hi: float
-    text: str  # as the claims table prints it
+    text: str  # as the claims table prints it: the words, then a note in parentheses where there is one
+    words: str = ""  # the size in words without the note ("1.07x", "xfs/ext4 > 1", "the same"); "": the text
+
+    @property
+    def claimed_words(self) -> str:
+        """The size as a sentence names it: "the claimed 1.07x" (claims.csv band_words)."""
+        return self.words or self.text
 
     @property
     def level(self) -> float:
@@ -64,34 +70,41 @@ class Size:
         return 1 - 2 * TOST_ALPHA if self.kind == "same" else LEVEL
 
 
-def within(lo: float, hi: float, text: str) -> Size:
-    return Size("range", lo, hi, text)
+def _noted(words: str, note: str) -> str:
+    return f"{words} ({note})" if note else words
+
+
+def within(lo: float, hi: float, words: str, note: str = "") -> Size:
+    return Size("range", lo, hi, _noted(words, note), words)
 
 
 def comparable_ratio(claimed: float, what: str = "") -> Size:
     """A claimed ratio r: the effect r - 1 within a factor of two (1 + (r-1)/2 .. 1 + 2(r-1))."""
     e = claimed - 1
     lo, hi = sorted((1 + e / 2, 1 + 2 * e))
-    return Size("range", lo, hi, f"{what}{claimed:.2f}x (comparable: {lo:.2f}-{hi:.2f}x)")
+    words = f"{what}{claimed:.2f}x"
+    return Size("range", lo, hi, _noted(words, f"comparable: {lo:.2f}-{hi:.2f}x"), words)
 
 
 def comparable_between(a: float, b: float, what: str = "") -> Size:
     """Two published ratios (e.g. two devices): the band from half the smaller effect to twice the larger."""
     lo, hi = comparable_ratio(min(a, b)).lo, comparable_ratio(max(a, b)).hi
-    return Size("range", lo, hi, f"{what}{lo:.2f}-{hi:.2f}x (effect within 2x of {min(a, b):.2f}-{max(a, b):.2f}x)")
+    words = f"{what}{lo:.2f}-{hi:.2f}x"
+    return Size("range", lo, hi, _noted(words, f"effect within 2x of {min(a, b):.2f}-{max(a, b):.2f}x"), words)
 
 
 def more(what: str = "ratio") -> Size:
-    return Size("range", 1.0, math.inf, f"{what} > 1 (direction)")
+    return Size("range", 1.0, math.inf, _noted(f"{what} > 1", "direction"), f"{what} > 1")
 
 
 def less(what: str = "ratio") -> Size:
-    return Size("range", 0.0, 1.0, f"{what} < 1 (direction)")
+    return Size("range", 0.0, 1.0, _noted(f"{what} < 1", "direction"), f"{what} < 1")
 
 
 def same(margin: float) -> Size:
     """Equal within +-margin (relative): ratio in [1/(1+m), 1+m], symmetric on the log scale."""
-    return Size("same", 1 / (1 + margin), 1 + margin, f"the same (ratio within +-{100 * margin:.0f} %, TOST)")
+    return Size("same", 1 / (1 + margin), 1 + margin, _noted("the same", f"ratio within +-{100 * margin:.0f} %, TOST"),
+                "the same")
 
 
 def verdict(lo: float, hi: float, size: Size) -> str:

@@ -20,7 +20,12 @@ no variance would give p = 0).
 adjusted verdict, not only the row's own interval, would decide.
 Pooled strata are tested first (`heterogeneity`, `i2`, `p_q`; blkscope.paper.claim_heterogeneity): `pooling` is
 `fixed` where they agree and `random effects` (DerSimonian-Laird) where they do not. `runs_read`, `window` and
-`n_planned` are the plan's; `n` the runs read per arm.
+`n_planned` are the plan's; `n` the runs read per arm; `run_s_lo`, `run_s_hi` the shortest and longest of them (s).
+`band_words` is the band's size in words without its note ("1.07x" of "1.07x (comparable: 1.03-1.13x)", "xfs/ext4 >
+1", "the same"), for a sentence that names it (`band` adds the note and the study's words). `confounded` names a
+factor (filesystem, database) that the strata a row compared hold one value of per capture batch, and whether it is
+the comparison's ("compared: database") or the strata's ("strata: filesystem"): there it is confounded with the
+batch and its day.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from blkscope.paper import claim_measures as cm
 from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper import claim_rows as rw
 from blkscope.paper import claim_verdict as vd
-from blkscope.paper.claim_runs import NOT_TESTABLE, Tables, canonical, reads
+from blkscope.paper.claim_runs import NOT_TESTABLE, Tables, canonical, compared, reads, runs
 from blkscope.paper.claims_plan import Plan
 from blkscope.paper.literature import value as lit
 
@@ -48,7 +53,8 @@ SCHEMA = {"claim_id": pl.Utf8, "study": pl.Utf8, "claim": pl.Utf8, "quantity": p
           "condition": pl.Utf8, "runs_read": pl.Utf8, "window": pl.Utf8, "n_planned": pl.Int64,
           "heterogeneity": pl.Utf8, "i2": pl.Float64, "p_q": pl.Float64, "pooling": pl.Utf8, "ours_all": pl.Utf8,
           "n_all": pl.Utf8, "verdict_all": pl.Utf8, "verdict_unadjusted": pl.Utf8, "p_decide": pl.Float64,
-          "p_holm": pl.Float64}  # fmt: skip
+          "p_holm": pl.Float64, "band_words": pl.Utf8, "confounded": pl.Utf8, "run_s_lo": pl.Float64,
+          "run_s_hi": pl.Float64}  # fmt: skip
 VERDICTS = ("replicates", "does not", "inconclusive", "not tested", NOT_TESTABLE)
 DECIDED = VERDICTS[:2]  # the verdicts that decide a claim (a row's verdict starts with one)
 ABOUT = 0.06  # our reading of "about x %": x +- 6 points
@@ -83,13 +89,6 @@ def _cw(commitlog: str | None):
 
 
 _LONG = f", runs >= {cm.JOURNAL_MIN_S} s"  # the journal writer alone, long enough to meet writeback
-
-
-def _workload(w: str, reader: bool | None = None):
-    def sel(t: pl.DataFrame) -> pl.DataFrame:
-        t = t.filter(pl.col("workload") == w)
-        return t if reader is None else t.filter(pl.col("job").str.ends_with("-reader") == reader)
-    return sel
 
 
 def _append(t: pl.DataFrame) -> pl.DataFrame:
@@ -210,10 +209,10 @@ CLAIMS: list[Claim] = [
           vd.more("ordered/writeback"), "ratio", cm.writeback_speed("journal", "write_mean_us", True, False)),
     Claim("S3-strictatime", GUIDE, "noatime avoids the writes strictatime makes on reads",
           "strictatime - noatime device KiB written per 1,000 reads", "noatime always",
-          vd.within(0.0, math.inf, "> 0 KiB (direction)"), "kib", cm.atime_writes("strictatime")),
+          vd.within(0.0, math.inf, "> 0 KiB", "direction"), "kib", cm.atime_writes("strictatime")),
     Claim("S3-relatime", GUIDE, "noatime avoids writes relatime (the default) still makes",
           "relatime - noatime device KiB written per 1,000 reads", "noatime always",
-          vd.within(0.0, math.inf, "> 0 KiB (direction)"), "kib", cm.atime_writes("relatime")),
+          vd.within(0.0, math.inf, "> 0 KiB", "direction"), "kib", cm.atime_writes("relatime")),
     Claim("S4-ms", JNL, "ext4 shows multi-millisecond writes in every preallocation mode",
           f"smallest max write latency over ext4 runs (ms){_LONG}", "multi-millisecond",
           vd.within(1.0, math.inf, ">= 1 ms in every run"), "ms", cm.ext4_ms_writes),
@@ -231,8 +230,7 @@ CLAIMS: list[Claim] = [
                           "write_p9999_us", ("ext4", "xfs"), False, False, "us", digits=0)),
     Claim("S4-reader", JNL, "With a concurrent reader, xfs stalls the writer more than ext4 (max)",
           "xfs/ext4 max write latency with a reader", "xfs stalls the writer", vd.more("xfs/ext4"), "ratio",
-          cm.metric_ratio("workload_metrics", _workload("journal", True), "write_max_us", ("xfs", "ext4"), False,
-                          False, "us", digits=0)),
+          cm.reader_stalls),
     Claim("S5-sysbench", MYSQL, "xfs beats ext4 on sysbench fileio random read/write",
           "xfs/ext4 sysbench req/s", f"{_MY_SMALL:.3f}x at {lit('MyVolumeSmallTb'):.0f} TB",
           vd.comparable_ratio(_MY_SMALL), "ratio",
@@ -284,16 +282,46 @@ def in_family(r) -> bool:
     return r.verdict is None and r.estimate is not None and not exact(r.estimate)
 
 
-def run_length(tables: Tables, run_ids: set[str]) -> str | None:
-    """The length of the runs a row read, from the runs sheet's runtime_s: "20 s", "2-20 s"; None when unknown."""
+def run_span(tables: Tables, run_ids: set[str]) -> tuple[float, float] | None:
+    """The shortest and longest of the runs a row read, from the runs sheet's runtime_s (s); None when unknown."""
     r = tables["runs"]
     if not run_ids or "runtime_s" not in r.columns:
         return None
     s = r.filter(pl.col("run_id").is_in(list(run_ids)))["runtime_s"].cast(pl.Float64, strict=False).drop_nulls()
-    if s.len() == 0:
+    return (float(s.min()), float(s.max())) if s.len() else None
+
+
+def run_length(span: tuple[float, float] | None) -> str | None:
+    """The length of the runs a row read (run_span) as the window says it: "20 s", "2-20 s"; None when unknown."""
+    if span is None:
         return None
-    lo, hi = f"{s.min():g}", f"{s.max():g}"
+    lo, hi = f"{span[0]:g}", f"{span[1]:g}"
     return f"{lo} s" if lo == hi else f"{lo}-{hi} s"
+
+
+# the factors whose runs may each come from batches of their own: the YCSB-on-Cassandra grid was captured one
+# filesystem per batch, and at scale each database in batches of its own
+BATCH_FACTORS = ("filesystem", "database")
+COMPARED, STRATA = "compared", "strata"  # what a factor held one value per batch confounds with the batch
+
+
+def confounded(tables: Tables, strata: list[pl.DataFrame]) -> str | None:
+    """Where the strata an estimate compared its arms in (claim_runs.compared) hold one value of a factor of
+    BATCH_FACTORS per capture batch, though they read more than one: "compared: filesystem" when the factor differs
+    between the arms of a stratum (the comparison itself is confounded with the batch and its day), "strata:
+    filesystem" when the filesystem is one per stratum (the differences between the strata, read as the
+    filesystems', are). None when no factor is, or no arms were compared in strata."""
+    if not strata or "batch" not in tables["runs"].columns:
+        return None
+    r = pl.concat(strata).join(runs(tables), on="run_id")
+    out = []
+    for f in (f for f in BATCH_FACTORS if f in r.columns and r[f].n_unique() > 1):
+        if r.group_by("batch").agg(k=pl.col(f).n_unique())["k"].max() != 1:
+            continue
+        within = r.group_by("stratum").agg(k=pl.col(f).n_unique())["k"].max() > 1
+        if within or f == "filesystem":  # strata of one database each are workloads, read as no database's effect
+            out.append(f"{COMPARED if within else STRATA}: {f}")
+    return "; ".join(out) or None
 
 
 def window_text(window: str | None, length: str | None) -> str | None:
@@ -319,10 +347,12 @@ def per_stratum(n: str | None) -> str:
     return " per configuration" if re.search(r"\b\d+ configurations\b", n or "") else ""
 
 
-def _row(c: Claim, r, entry, everything, length: str | None = None, family: int = 1) -> dict:
+def _row(c: Claim, r, entry, everything, span: tuple[float, float] | None = None, family: int = 1,
+         confound: str | None = None) -> dict:
     """One row: the confirmatory result `r`, the plan's `entry` (None: no plan), the result over all the
-    condition's runs, exploratory ones included (`everything`; None: the same runs), the length of the runs `r`
-    read (`length`, for the window), and the size of Holm's family (`family`, for n_needed's level)."""
+    condition's runs, exploratory ones included (`everything`; None: the same runs), the shortest and longest of
+    the runs `r` read (`span`, s: for the window and run_s_lo/run_s_hi), the size of Holm's family (`family`, for
+    n_needed's level), and the factors its strata hold one value of per batch (`confound`, confounded)."""
     e = r.estimate
     v = verdict_of(r, c.size)
     test = (e.test if e else "") + f"; {100 * c.size.level:.0f} % interval vs the band"
@@ -344,7 +374,7 @@ def _row(c: Claim, r, entry, everything, length: str | None = None, family: int 
     return {
         "claim_id": entry.row_id if entry else c.claim_id, "study": c.study, "claim": c.claim,
         "quantity": entry.quantity if entry else c.quantity, "claimed": c.claimed,
-        "band": f"{c.size.text} for '{c.claimed}'",
+        "band": f"{c.size.text} for '{c.claimed}'", "band_words": c.size.claimed_words,
         "ours": ours_text(e, c.fmt), "measurement": r.measurement, "n": r.n,
         "n_needed": vd.n_needed_text(need) + (unit if math.isfinite(need) else ""),
         "test": test, "verdict": v, "reason": reason, "estimate": e.value if e else None, "lo": e.lo if e else None,
@@ -352,13 +382,14 @@ def _row(c: Claim, r, entry, everything, length: str | None = None, family: int 
         "n_needed_value": need, "p": e.p if e else None, "p_tost": e.p_tost if e else None,
         "load": None if v.startswith("not test") else r.load,
         "condition": cond, "runs_read": entry.runs if entry else None,
-        "window": window_text(entry.window if entry else None, length),
+        "window": window_text(entry.window if entry else None, run_length(span)),
+        "run_s_lo": span[0] if span else None, "run_s_hi": span[1] if span else None,
         "n_planned": entry.n_per_arm if entry else None,
         "heterogeneity": het.text() if het and het.k >= 2 else None, "i2": het.i2 if het and het.k >= 2 else None,
         "p_q": het.p if het and het.k >= 2 else None,
         "pooling": None if het is None or het.k < 2 else ("random effects" if het.disagree else "fixed"),
         "ours_all": ours_text(everything.estimate, c.fmt), "n_all": everything.n,
-        "verdict_all": verdict_of(everything, c.size),
+        "verdict_all": verdict_of(everything, c.size), "confounded": None if v.startswith("not test") else confound,
         "_estimate": e, "_from_interval": in_family(r),
     }  # fmt: skip
 
@@ -372,13 +403,13 @@ def evaluate(tables: Tables, plan: Plan | None = None) -> pl.DataFrame:
         entries = [e for e in plan.entries if e.claim_id == c.claim_id] if plan else [None]
         for entry in entries or [None]:
             in_memory = entry is None or entry.condition == "in-memory"
-            with reads() as ids:  # the runs the verdict reads, for their length
+            with reads() as ids, compared() as strata:  # the runs the verdict reads (their length), its strata
                 measure = c.at_scale if entry and entry.condition == "scale" and c.at_scale else c.evaluate
                 r = c.evaluate(confirm, c.size) if in_memory else rw.other_condition(tables, entry, measure, c.size)
             alls = c.evaluate(everything, c.size) if plan and in_memory else None
-            results.append((c, r, entry, alls, run_length(tables, ids)))
+            results.append((c, r, entry, alls, run_span(tables, ids), confounded(tables, strata)))
     family = sum(in_family(x[1]) for x in results)
-    rows = [_row(c, r, entry, alls, length, family) for c, r, entry, alls, length in results]
+    rows = [_row(c, r, entry, alls, span, family, confound) for c, r, entry, alls, span, confound in results]
     rw.holm_columns(rows, [x[0].size for x in results])
     odd = [r["claim_id"] for r in rows if not r["verdict"].startswith(VERDICTS)]
     if odd:

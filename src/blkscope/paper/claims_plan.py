@@ -164,7 +164,8 @@ def _entry(path: Path, e) -> Entry:
 def _deviation(path: Path, x) -> Deviation:
     _need(path, x, DEVIATION_KEYS, "deviation")
     return Deviation(str(x["date"]), str(x["commit"]), tuple(x["claims"]), x["what"], x["why"], str(x["before"]),
-                     str(x["after"]), dict(x.get("fingerprint") or {}), x["__line__"])
+                     str(x["after"]), {k: str(v) for k, v in (x.get("fingerprint") or {}).items() if k != "__line__"},
+                     x["__line__"])
 
 
 def _descriptive(path: Path, x, entries: tuple[Entry, ...]) -> Descriptive:

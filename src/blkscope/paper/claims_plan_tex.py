@@ -9,10 +9,12 @@ whose verdict Holm turned inconclusive, or `none`), \\ClaimsPooled (rows pooling
 (their ids whose strata disagree), \\ClaimsIsquaredMax (%), \\ClaimsExploratoryDiffer (ids whose verdict over
 all runs, exploratory ones included, differs), \\ClaimsDeviations (changes listed), \\ClaimsIsquaredCut (%),
 \\ClaimsPqCut, \\ClaimsExact (rows read off a value their runs all repeat: no interval, outside the family) and
-\\ClaimsExactIds, \\ClaimsPostHoc (judged in-memory rows: their runs and every listed deviation predate the plan),
+\\ClaimsExactIds, \\ClaimsPostHoc (judged in-memory rows: their runs predate the plan),
 \\ClaimsConfirmatory and \\ClaimsConfirmatoryIds (judged scale and replication rows: runs captured after it),
 \\ClaimsExploratoryBatches (batches the plan sets aside as added after a look), \\ClaimsDeviationsBefore (changes
-dated before the plan).
+dated before the plan), \\ClaimsDeviationsAfter and \\ClaimsDeviationsAfterIds (deviations dated after it, and the
+claims they changed, or `none`); \\JournalShortRunS (s: the length of the journal runs S4-reader and S3-wb-journal
+read, shorter than the journal claims' JOURNAL_MIN_S).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import polars as pl
 
 from blkscope.paper import claim_heterogeneity as hg
 from blkscope.paper import claim_multiplicity as mt
+from blkscope.paper.claim_measures import JOURNAL_MIN_S
 from blkscope.paper.claims import DECIDED, EXACT
 from blkscope.paper.claims_plan import Plan
 from blkscope.paper.latex import escape, fmt_int, macro_file
@@ -52,6 +55,34 @@ def _before(plan: Plan) -> int:
     return sum(_dated(d.date) < _dated(plan.date) for d in plan.deviations)
 
 
+def _after_ids(plan: Plan) -> str:
+    """The claims of the deviations dated after the plan, in the order of their dates ("none" when there is none)."""
+    late = sorted((d for d in plan.deviations if _dated(d.date) >= _dated(plan.date)), key=lambda d: d.date)
+    ids = list(dict.fromkeys(c for d in late for c in d.claims))
+    return escape(", ".join(ids)) if ids else "none"
+
+
+# the claims that read the journal writer's runs shorter than claim_measures.JOURNAL_MIN_S (with a reader, and under
+# data=writeback), the exception the paper states to the journal claims' rule
+JOURNAL_SHORT = ("S4-reader", "S3-wb-journal")
+
+
+def journal_short_run(claims: pl.DataFrame) -> str | None:
+    """The length of the runs the JOURNAL_SHORT claims' in-memory rows read ("10", or "10--20" when they differ;
+    None without their run lengths). A ValueError when one reads runs of JOURNAL_MIN_S or more: the paper's exception
+    would no longer hold."""
+    if "run_s_lo" not in claims.columns:
+        return None
+    rows = claims.filter(pl.col("claim_id").is_in(list(JOURNAL_SHORT)) & pl.col("run_s_hi").is_not_null())
+    if rows.height == 0:
+        return None
+    long = rows.filter(pl.col("run_s_hi") >= JOURNAL_MIN_S)["claim_id"].to_list()
+    if long:
+        raise ValueError(f"{', '.join(long)}: runs of {JOURNAL_MIN_S} s or more, not the short journal runs")
+    lo, hi = rows["run_s_lo"].min(), rows["run_s_hi"].max()
+    return fmt_int(lo) if fmt_int(lo) == fmt_int(hi) else f"{fmt_int(lo)}--{fmt_int(hi)}"
+
+
 def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
     family = claims.filter(pl.col("p_holm").is_not_nan() & pl.col("p_holm").is_not_null())
     pooled = claims.filter(pl.col("pooling").is_not_null())
@@ -61,7 +92,8 @@ def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
     judged = claims.filter(~pl.col("verdict").fill_null("").str.starts_with("not test"))
     exact = claims.filter(pl.col("verdict").fill_null("").str.contains(f"({EXACT})", literal=True))
     confirmatory = judged.filter(pl.col("condition") != "in-memory")
-    return {
+    short = journal_short_run(claims)
+    return ({"JournalShortRunS": short} if short else {}) | {
         "ClaimsPlanDate": _date_words(plan),
         "ClaimsPlanRows": fmt_int(claims.height),
         "ClaimsHolmFamily": fmt_int(family.height),
@@ -75,6 +107,8 @@ def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
         "ClaimsConfirmatoryIds": _ids(confirmatory),
         "ClaimsExploratoryBatches": fmt_int(len(plan.exploratory_batches)),
         "ClaimsDeviationsBefore": fmt_int(_before(plan)),
+        "ClaimsDeviationsAfter": fmt_int(len(plan.deviations) - _before(plan)),
+        "ClaimsDeviationsAfterIds": _after_ids(plan),
         "ClaimsMovedByHolm": _ids(moved),
         "ClaimsPooled": fmt_int(pooled.height),
         "ClaimsHeterogeneous": _ids(pooled.filter(pl.col("pooling") == "random effects")),

@@ -229,18 +229,61 @@ def public(text: str) -> str:
     return re.sub(r"\s*\([^()]*\)", drop, text)
 
 
+# the marks (a dagger, a double dagger: characters a cell prints as they are) of the rows whose runs hold one
+# filesystem (or database) per capture batch (claims.csv `confounded`, blkscope.paper.claims.confounded), after
+# their runs read, and what each says under the table
+CONFOUND_MARKS = {"compared": ("\u2020", "each arm (a {}) was captured in batches of its own, so the comparison "
+                               "is confounded with the batch and its day"),
+                  "strata": ("\u2021", "each stratum is one {} in a batch of its own, so the differences between "
+                             "the strata are confounded with the batch and its day (the arms are compared within "
+                             "each batch)")}
+
+
+def _confound_kinds(text: object) -> list[tuple[str, str]]:
+    """("compared", "database"), ... of a `confounded` cell ("compared: database; strata: filesystem")."""
+    parts = [p.split(": ", 1) for p in str(text or "").split("; ") if ": " in p]
+    return [(k, f) for k, f in parts if k in CONFOUND_MARKS]
+
+
+def confound_marked(claims: pl.DataFrame) -> pl.DataFrame:
+    """`runs_read` with the mark of its row's confounding after it (the table prints the claims as they are)."""
+    if "confounded" not in claims.columns or "runs_read" not in claims.columns:
+        return claims
+    def mark(r: dict) -> str | None:
+        marks = "".join(CONFOUND_MARKS[k][0] for k, _ in _confound_kinds(r["confounded"]))
+        return f"{r['runs_read']} {marks}" if marks and r["runs_read"] else r["runs_read"]
+    return claims.with_columns(runs_read=pl.Series([mark(r) for r in claims.iter_rows(named=True)], dtype=pl.Utf8))
+
+
+def confound_notes(claims: pl.DataFrame) -> str:
+    """Under the table: per mark, the rows that carry it and what it says ("" when none does)."""
+    if "confounded" not in claims.columns:
+        return ""
+    out = []
+    for kind, (mark, words) in CONFOUND_MARKS.items():
+        rows = [(r["claim_id"], f) for r in claims.iter_rows(named=True) for k, f in _confound_kinds(r["confounded"])
+                if k == kind]
+        if rows:
+            factors = " or ".join(dict.fromkeys(f for _, f in rows))
+            ids = ", ".join(escape(i) for i, _ in rows)
+            out.append(f"{mark} {ids}: {escape(words.format(factors))}.")
+    return " ".join(out)
+
+
 def claims_table(claims: pl.DataFrame) -> str:
-    """Every claim in one longtable, in the order of claims.csv; the reasons a claim was not tested under it."""
+    """Every claim in one longtable, in the order of claims.csv; the reasons a claim was not tested under it, and
+    what the marks of confounded rows say."""
     why = claims.filter(pl.col("verdict").str.starts_with("not test") & pl.col("reason").is_not_null())
     rows = why.iter_rows(named=True)
     notes = "; ".join(f"{escape(r['claim_id'])}: {escape(plain(public(r['reason'])))}" for r in rows)
+    marks, claims = confound_notes(claims), confound_marked(claims)
     parts = claims_parts(claims)
     if len(parts) == 1:
-        return longtable(claims, parts[0], CLAIMS_CAPTION, "tab:claims",
-                         notes=r"\emph{Not tested, not testable:} " + notes + "." if notes else "")  # fmt: skip
+        notes = " ".join(x for x in (marks, r"\emph{Not tested, not testable:} " + notes + "." if notes else "") if x)
+        return longtable(claims, parts[0], CLAIMS_CAPTION, "tab:claims", notes=notes)  # fmt: skip
     return "\n".join([
         longtable(claims, parts[0], CLAIMS_CAPTION + " Part 1 of 2: what is claimed and the runs read; part 2 "
-                  "(Table~\\ref{tab:claims-found}): what we found.", "tab:claims"),
+                  "(Table~\\ref{tab:claims-found}): what we found.", "tab:claims", notes=marks),
         longtable(claims, parts[1], "Every claim, part 2 of 2 (part 1: Table~\\ref{tab:claims}): our estimate, the "
                   "runs per arm, and the verdicts.", "tab:claims-found",
                   notes=r"\emph{Not tested, not testable:} " + notes + "." if notes else ""),
