@@ -333,7 +333,7 @@ def test_a_claim_rows_run_length_and_strata_are_macros_and_the_scale_rows_are_co
     assert m["ClaimSThreeCowXfsRunLength"] == "3-60 s"
     assert "ClaimSOneZipfScaleRunLength" not in m  # a scale row reads steady windows: no short-run length
     assert m["ClaimSThreeCowXfsStrata"].startswith("disagree") and "ClaimSOneZipfStrata" not in m
-    assert (m["ClaimsScaleCount"], m["ClaimsScaleIds"]) == ("1", "S1-zipf-scale")  # the judged scale rows
+    assert (m["ScaleRowsJudged"], m["ScaleRowsJudgedIds"]) == ("1", "S1-zipf-scale")  # the judged scale rows
     assert ln.run_length({"window": "steady window (>= 90 s; runs of 180 s)"}) == ""
     assert ln.run_length({"window": "the run's iostat window"}) == ""
 

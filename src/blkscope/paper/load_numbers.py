@@ -61,8 +61,8 @@ def claims(c: pl.DataFrame, before: pl.DataFrame | None = None) -> dict[str, str
             m[f"{k}All"] = escape(tidy(r["ours_all"]))
     scale = c.filter((pl.col("condition") == "scale") & ~pl.col("verdict").str.starts_with("not test")) \
         if "condition" in c.columns else c.clear()  # fmt: skip
-    m["ClaimsScaleCount"] = fmt_int(scale.height)
-    m["ClaimsScaleIds"] = escape(join_and(scale["claim_id"].to_list())) if scale.height else "none"
+    m["ScaleRowsJudged"] = fmt_int(scale.height)
+    m["ScaleRowsJudgedIds"] = escape(join_and(scale["claim_id"].to_list())) if scale.height else "none"
     # verdict counts (ClaimsTested, ClaimsReplicated, ...) are study_numbers.claims's, in runs.tex
     if before is not None:
         m |= moved(c, before)
