@@ -329,8 +329,8 @@ def test_a_claim_rows_run_length_and_strata_are_macros_and_the_scale_rows_are_co
                                  "as S3-cow-ext4 (runs of 3-60 s)", "--"],
                       "pooling": [None, None, "random effects", None]})  # fmt: skip
     m = ln.claims(c)
-    assert m["ClaimSOneZipfRunLength"] == "2 s saturating, 20 s light"
-    assert m["ClaimSThreeCowXfsRunLength"] == "3-60 s"
+    assert m["ClaimSOneZipfRunLength"] == r"2\,s saturating, 20\,s light"  # a number and its unit on one line
+    assert m["ClaimSThreeCowXfsRunLength"] == r"3-60\,s"
     assert "ClaimSOneZipfScaleRunLength" not in m  # a scale row reads steady windows: no short-run length
     assert m["ClaimSThreeCowXfsStrata"].startswith("disagree") and "ClaimSOneZipfStrata" not in m
     assert (m["ScaleRowsJudged"], m["ScaleRowsJudgedIds"]) == ("1", "S1-zipf-scale")  # the judged scale rows
