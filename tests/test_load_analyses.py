@@ -317,3 +317,37 @@ def test_overhead_macros_read_within_batch_strata_and_count_one_arm_batches():
                                          "runs are not compared")
     alone = overhead(ov.filter(pl.col("batch") != "b1"))["OverheadOneArmPhrase"]
     assert alone.endswith(", and one configuration has no batch with both arms")
+
+
+def test_a_claim_rows_run_length_and_strata_are_macros_and_the_scale_rows_are_counted():
+    c = pl.DataFrame({"claim_id": ["S1-zipf", "S1-zipf-scale", "S3-cow-xfs", "S1-hot-f2fs-scale"],
+                      "claimed": "x", "ours": ["0.09 [0.06, 0.11]", "0.07 [0.05, 0.09]", "3.35x [2.97x, 3.77x]", "--"],
+                      "n": ["9", "8", "48 vs 48 in 14 strata", "0"],
+                      "verdict": ["does not", "does not", "inconclusive", "not testable here"],
+                      "condition": ["in-memory", "scale", "in-memory", "scale"],
+                      "window": ["whole run (2 s saturating, 20 s light)", "the trace's kept window (runs of 180 s)",
+                                 "as S3-cow-ext4 (runs of 3-60 s)", "--"],
+                      "pooling": [None, None, "random effects", None]})  # fmt: skip
+    m = ln.claims(c)
+    assert m["ClaimSOneZipfRunLength"] == r"2\,s saturating, 20\,s light"  # a number and its unit on one line
+    assert m["ClaimSThreeCowXfsRunLength"] == r"3-60\,s"
+    assert "ClaimSOneZipfScaleRunLength" not in m  # a scale row reads steady windows: no short-run length
+    assert m["ClaimSThreeCowXfsStrata"].startswith("disagree") and "ClaimSOneZipfStrata" not in m
+    assert (m["ScaleRowsJudged"], m["ScaleRowsJudgedIds"]) == ("1", "S1-zipf-scale")  # the judged scale rows
+    assert ln.run_length({"window": "steady window (>= 90 s; runs of 180 s)"}) == ""
+    assert ln.run_length({"window": "the run's iostat window"}) == ""
+
+
+def test_what_the_pooled_tracing_row_pools_is_counted_as_its_measure_selects_and_checked_against_its_n():
+    runs = pl.DataFrame({"run_id": [f"{w}-{t}{i}" for w in ("fio", "cass") for t in "tu" for i in range(2)],
+                         "batch": "b1", "memory_cap": None, "mount_options": "noatime"})
+    metrics = runs.select("run_id").with_columns(
+        workload=pl.col("run_id").str.extract(r"^(\w+)-").replace({"cass": "cassandra"}),
+        traced=pl.col("run_id").str.contains("-t"), metric=pl.lit("ops_s"), testbed=pl.lit("loop"),
+        load=pl.lit("saturating"), job=pl.lit("j"), filesystem=pl.lit("ext4"), commitlog=pl.lit(None, pl.Utf8))
+    c = pl.DataFrame({"claim_id": ["S1-trace"], "n": ["4 traced, 4 untraced; 2 configurations"],
+                      "load": ["saturating"]})
+    said = ln.pooled_tracing(c, metrics, runs)["ClaimSOneTracePooled"]
+    assert said == "one each of Cassandra under cassandra-stress and fio"
+    # the row's n disagrees with the selection counted here: nothing printed rather than a wrong breakdown
+    assert ln.pooled_tracing(c.with_columns(n=pl.lit("6 traced, 6 untraced; 3 configurations")), metrics, runs) == {}

@@ -1,6 +1,6 @@
 """The practitioners' advice (blkscope.paper.advice): each piece follows its claim row's verdict and interval by the
-module's rule, an inconclusive row leans to the side its interval lies on (or gives no evidence either way)
-and says why it is not decided, and the PDF check finds the advice the claims
+module's rule, an inconclusive row or one whose strata disagree gives no advice and says why, the evidence
+names the length of short runs, and the PDF check finds the advice the claims
 table gives today, or says which is missing; the scale rows' reuse sentence (blkscope.paper.scale_numbers.reuse)
 is computed from the runs' access counts."""
 
@@ -39,7 +39,7 @@ def test_a_decided_verdict_chooses_by_the_side_of_no_effect_its_interval_lies_on
     assert _phrase("S3-relatime", "does not", "-3.0 KiB [-5.0 KiB, -1.0 KiB]", -5.0, -1.0).startswith(atime.below)
 
 
-def test_an_inconclusive_row_leans_to_the_side_its_interval_lies_on_and_says_why_it_is_not_decided():
+def test_an_inconclusive_row_gives_no_advice_and_says_why_it_is_not_decided():
     t = next(t for t in advice.TOPICS if "S3-cow-xfs" in t.claims)
 
     def said(lo: float, hi: float, **fields) -> str:
@@ -47,32 +47,71 @@ def test_an_inconclusive_row_leans_to_the_side_its_interval_lies_on_and_says_why
         return advice.phrases(c.with_columns(**{k: pl.lit(v) for k, v in fields.items()}))[t.macro]
 
     ours = "1.50x [1.20x, 1.90x]"
-    # wholly above one: the direction the runs show, not a choice the verdict makes; why from the row's fields
-    assert said(1.2, 1.9, pooling="random effects", n_needed="--") == \
-        f"leaning to {t.above} (S3-cow-xfs: {ours}, inconclusive: its strata disagree)"  # fmt: skip
-    assert said(0.5, 0.8, pooling="fixed", n_needed="12").startswith(f"leaning to {t.below} (")
-    assert said(1.2, 1.9, verdict_unadjusted="replicates", pooling="random effects") == (
-        f"leaning to {t.above} (S3-cow-xfs: {ours}, inconclusive: replicates before the multiplicity "
+    # wholly above one, yet not decided: no advice (no "leaning to" a side), and why, from the row's fields
+    assert said(1.2, 1.9, pooling="fixed", n_needed="12") == \
+        f"no advice on {t.subject} (S3-cow-xfs: {ours}, inconclusive: 12 repeats per arm would decide)"  # fmt: skip
+    assert said(1.2, 1.9, verdict_unadjusted="replicates") == (
+        f"no advice on {t.subject} (S3-cow-xfs: {ours}, inconclusive: replicates before the multiplicity "
         "correction)")  # Holm's correction comes first: it is what moved the verdict
-    # spanning one: no evidence either way on the study's (quoted) claim, and still why
     assert said(0.8, 1.3, verdict_unadjusted="inconclusive", pooling=None, n_needed="37") == (
-        "no evidence either way on ``a claim'' (S3-cow-xfs: 1.50x [0.80x, 1.30x], inconclusive: 37 repeats per arm "
-        "would decide)")
+        f"no advice on {t.subject} (S3-cow-xfs: 1.50x [0.80x, 1.30x], inconclusive: 37 repeats per arm would decide)")
     assert said(0.8, 1.3).endswith("inconclusive: its interval crosses an end of the claimed size)")
     per = said(0.8, 1.3, n_needed="6 per stratum")  # a pooled row counts repeats per arm in each stratum
     assert per.endswith("inconclusive: 6 repeats per arm per stratum would decide)")
     # a verdict that says why itself keeps its words; an untested row has no direction
+    tracing = next(t for t in advice.TOPICS if "S1-trace" in t.claims)
     assert _phrase("S1-trace", "inconclusive (fewer than 2 repeats per arm)", "--", None, None) == (
-        "no evidence either way on ``a claim'' (S1-trace: inconclusive (fewer than 2 repeats per arm))")
+        f"no advice on {tracing.subject} (S1-trace: inconclusive (fewer than 2 repeats per arm))")
     assert _phrase("S1-trace", "not tested (no runs)", "--", None, None) == (
         "this study cannot say whether ``a claim'' (S1-trace: not tested (no runs))")
+
+
+def test_the_evidence_names_the_length_of_short_runs_not_of_steady_windows():
+    def said(window: str, verdict: str = "inconclusive") -> str:
+        c = _claims([("S4-reader", verdict, "6.59x [1.15x, 37.66x]", 1.15, 37.66)])
+        return advice.phrases(c.with_columns(window=pl.lit(window), verdict_unadjusted=pl.lit("replicates")))[
+            "AdviceJournal"]
+
+    assert said("whole run (10 s)") == ("no advice on a low-latency journal read while written (S4-reader: 6.59x "
+                                        "[1.15x, 37.66x], inconclusive: replicates before the multiplicity "
+                                        "correction; runs of 10 s)")  # fmt: skip
+    assert said("as S3-cow-ext4 (runs of 3-60 s)").endswith("; runs of 3-60 s)")
+    assert said("the files at the run's end (runs of 240 s)").endswith("; runs of 240 s)")
+    assert said("steady window (>= 90 s; runs of 180 s)").endswith("correction)")  # the steady state: no caveat
+    assert said("whole run (10 s)", "replicates").startswith("ext4 for a low-latency journal")  # decided: advice
+    assert said("whole run (10 s)", "replicates").endswith("replicates; runs of 10 s)")
+
+
+def test_a_row_whose_strata_disagree_gives_no_advice_whatever_its_verdict():
+    """A pooled estimate over strata that disagree (random effects) is no recommendation: the words say how many
+    strata, their range (a ratio's, from the measurement) and whether they differ in size or in direction."""
+    t = next(t for t in advice.TOPICS if "S3-cow-xfs" in t.claims)
+    meas = ("mean over strata of btrfs/xfs: fio append light 3.44/1.03; fio randrw light 1.18/1.00; sysbench rndrw "
+            "light 3.63/1.01, p=1.2e-11; strata disagree (Q=3.72e+07 on 2 df, p=0, I^2=100 %): random effects")
+    for verdict in ("replicates", "inconclusive"):
+        c = _claims([("S3-cow-xfs", verdict, "3.35x [2.97x, 3.77x]", 2.97, 3.77)]).with_columns(
+            pooling=pl.lit("random effects"), measurement=pl.lit(meas), n=pl.lit("9 vs 9 in 3 strata"),
+            heterogeneity=pl.lit("Q=3.72e+07 on 2 df, p=0, I^2=100 %"))
+        assert advice.phrases(c)[t.macro] == (
+            f"no advice on {t.subject}: its 3 strata disagree (per stratum 1.18x to 3.59x), so the effect's size "
+            f"depends on the stratum (S3-cow-xfs: 3.35x [2.97x, 3.77x], {verdict})")
+    both = _claims([("S1-trace", "does not", "9.8 % [5.1 %, 14.5 %]", 0.051, 0.145)]).with_columns(
+        pooling=pl.lit("random effects"), n=pl.lit("63 traced, 63 untraced; 21 configurations"),
+        heterogeneity=pl.lit("Q=77.6 on 20 df, p=9.8e-09, I^2=74 %"),
+        measurement=pl.lit("mean over configurations; per configuration -19.4 to 26.6 %; strata disagree"))
+    assert advice.phrases(both)["AdviceTracing"] == (
+        "no advice on block tracing in production: its 21 configurations disagree, their estimates on both sides of "
+        "no effect (S1-trace: 9.8 % [5.1 %, 14.5 %], does not)")
+    # agreeing strata (fixed pooling) decide as any row
+    fixed = both.with_columns(pooling=pl.lit("fixed"))
+    assert advice.phrases(fixed)["AdviceTracing"].startswith("block tracing in production only with its cost")
 
 
 def test_the_replication_row_backs_the_advice_once_judged_else_the_in_memory_row():
     rows = [("S5-inode64", "inconclusive", "1.04x [0.92x, 1.18x]", 0.92, 1.18),
             ("S5-inode64-replication", "not tested (no runs)", "--", None, None)]
     m = advice.phrases(_claims(rows))
-    assert m["AdviceInodeSixtyFour"].startswith("no evidence either way")
+    assert m["AdviceInodeSixtyFour"].startswith("no advice on inode64 against inode32 (")
     assert "(S5-inode64: 1.04x [0.92x, 1.18x], inconclusive: " in m["AdviceInodeSixtyFour"]
     rows[1] = ("S5-inode64-replication", "replicates", "1.12x [1.05x, 1.20x]", 1.05, 1.20)
     m = advice.phrases(_claims(rows))
@@ -116,14 +155,14 @@ def test_a_verdict_says_where_its_interval_lies_against_the_claimed_size():
     # its strata do; one across the lower end is not
     cow = [("S3-cow-xfs", "inconclusive", "3.35x [2.97x, 3.77x]", 2.97, 3.77)]
     amp = "2-3x for '2-3x write amplification (ZFS)'"
-    said = advice.phrases(_banded(cow, amp, 2.0, 3.0).with_columns(pooling=pl.lit("random effects")))["AdviceDataDir"]
+    said = advice.phrases(_banded(cow, amp, 2.0, 3.0))["AdviceDataDir"]
     assert said.endswith("inconclusive: at least the claimed size, reaching above its upper end)")
     low = [("S3-cow-xfs", "inconclusive", "2.20x [1.80x, 2.60x]", 1.8, 2.6)]
     assert advice.phrases(_banded(low, amp, 2.0, 3.0))["AdviceDataDir"].endswith(
         "inconclusive: at most the claimed size, reaching below its lower end)")
     across = [("S3-cow-xfs", "inconclusive", "2.50x [1.50x, 3.50x]", 1.5, 3.5)]
     assert advice.phrases(_banded(across, amp, 2.0, 3.0).with_columns(pooling=pl.lit("random effects")))[
-        "AdviceDataDir"].endswith("inconclusive: its strata disagree)")
+        "AdviceDataDir"].startswith("no advice on data directories: its strata disagree")
     # a direction has no size to reach: "ratio > 1" says nothing more than the verdict
     direction = [("S3-cow-xfs", "inconclusive", "1.20x [0.90x, 1.60x]", 0.9, 1.6)]
     assert advice.against_band(next(_banded(direction, "btrfs/xfs > 1 (direction) for 'x'", 1.0,

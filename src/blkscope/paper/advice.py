@@ -1,28 +1,30 @@
 """What an engineer choosing a filesystem for a database can take from the claims table, in words picked from each
-claim row's verdict and interval by a stated rule (the abstract and the conclusion print them; the PDF check,
-blkscope.paper.pdf_text, finds each phrase as computed from claims.parquet in both).
+claim row's verdict, interval and strata by a stated rule (the abstract and the conclusion print them; the PDF
+check, blkscope.paper.pdf_text, finds each phrase as computed from claims.parquet in both).
 
 Each piece of advice (a `Topic`) rests on one row of the claims table: of the claims it lists, in order (the
 condition closest to the engineer's first: S2-ops-cap, the device the limit, before S2-ops), the first whose row is
 decided, else the first with a row; a claim's row is its replication row where that has been judged (a new batch
 judged alone), else its in-memory row. The rule:
 
+- a row that pools strata that disagree (`pooling` "random effects"): no advice follows from the pooled estimate,
+  whatever its verdict; the words say how many strata disagree (from `heterogeneity`: Q on k - 1 df) and, for a
+  ratio, the per-stratum range (from `measurement`), and whether the strata differ in the effect's size (every
+  stratum on one side of no effect) or in its direction;
 - a decided verdict (`replicates`, `does not`): the choice follows where the interval lies against no effect (one
   for a ratio, zero for a difference): above it, the topic's `above` words; below it, `below`; spanning it, `spans`
   (no choice is shown better);
-- `inconclusive`, the interval wholly on one side of no effect: "leaning to" the `above` or `below` words (the
-  direction the runs show, not a decided choice); spanning it (or no interval): "no evidence either way" on the
-  claim (quoted: the study's words);
+- `inconclusive`: "no advice on" the topic's `subject`, and why the row is not decided (`undecided`): decided before
+  the correction for multiplicity, not after it (verdict_unadjusted), an interval from within a claimed range past
+  one of its ends ("at least the claimed size, reaching above its upper end"; band edges claimed_lo, claimed_hi),
+  the repeats per arm that would decide (n_needed), or else an interval across an end of the claimed size;
 - `not tested` or `not testable here`: "this study cannot say whether" the claim holds.
 
-Each phrase ends with its evidence: the row's id, estimate [interval] and verdict, all from claims.csv; an
-inconclusive verdict says why it is not decided, from the row's fields (`undecided`): decided before the
-correction for multiplicity, not after it (verdict_unadjusted), an interval from within a claimed range past one
-of its ends ("at least the claimed size, reaching above its upper end"; band edges claimed_lo, claimed_hi), its
-strata disagree (pooling), the repeats per arm that would decide (n_needed), or else an interval across an end of
-the claimed size. A `does not` row says on which side of the claimed size its interval lies ("below the claimed
-24-36 %"). Also what the study cannot say: AdviceNotTestable, the claims it cannot test here in the studies' own
-(quoted) words, and AdviceInconclusive, the rows judged inconclusive.
+Each phrase ends with its evidence: the row's id, estimate [interval] and verdict, all from claims.csv, and the
+length of the runs it read where they are not the steady-state runs (the row's window: "runs of 10 s"). A `does
+not` row says on which side of the claimed size its interval lies ("below the claimed 24-36 %"). Also what the
+study cannot say: AdviceNotTestable, the claims it cannot test here in the studies' own (quoted) words, and
+AdviceInconclusive, the rows judged inconclusive.
 
     python -m blkscope.paper.advice --claims data/processed/analysis/claims.parquet -o advice.tex
 """
@@ -30,6 +32,7 @@ the claimed size. A `does not` row says on which side of the claimed size its in
 from __future__ import annotations
 
 import math
+import re
 import sys
 from dataclasses import dataclass
 
@@ -38,9 +41,9 @@ import polars as pl
 from blkscope.paper import table_to_tex
 from blkscope.paper.claims import DECIDED
 from blkscope.paper.latex import counted, escape, join_and, macro_file, tidy
-from blkscope.paper.load_numbers import side
+from blkscope.paper.load_numbers import run_length, side
 
-NO_EVIDENCE = "no evidence either way"
+NO_ADVICE = "no advice on"
 CANNOT_SAY = "this study cannot say"
 
 
@@ -51,41 +54,46 @@ class Topic:
     above: str  # the choice when the interval lies above no effect
     below: str  # ... below it
     spans: str  # ... when it spans no effect under a decided verdict
+    subject: str  # what no advice is given on, when none follows ("the commitlog directory")
 
 
 TOPICS = (
     Topic("AdviceCommitlog", ("S2-ops-cap", "S2-ops"),
           "ext4 for Cassandra's commitlog, where it wrote faster than xfs",
           "xfs for Cassandra's commitlog, where it wrote faster than ext4",
-          "either ext4 or xfs for Cassandra's commitlog: neither was shown to write faster"),
+          "either ext4 or xfs for Cassandra's commitlog: neither was shown to write faster",
+          "the commitlog directory"),
     Topic("AdviceDataDir", ("S3-cow-xfs",),
           "xfs over btrfs for data directories, as btrfs wrote more device bytes per byte written",
           "btrfs over xfs for data directories, as it wrote fewer device bytes per byte written",
-          "either btrfs or xfs for data directories: neither was shown to write more device bytes"),
+          "either btrfs or xfs for data directories: neither was shown to write more device bytes",
+          "data directories"),
     Topic("AdviceJournal", ("S4-reader",),
           "ext4 for a low-latency journal read while written, as xfs stalled its writer longer",
           "xfs for a low-latency journal read while written, as ext4 stalled its writer longer",
-          "either ext4 or xfs for a low-latency journal read while written: neither was shown to stall it longer"),
+          "either ext4 or xfs for a low-latency journal read while written: neither was shown to stall it longer",
+          "a low-latency journal read while written"),
     Topic("AdviceAtime", ("S3-relatime",),
           "noatime, as the default relatime wrote more per read",
           "relatime, as noatime wrote more per read",
-          "relatime or noatime: neither was shown to write more per read"),
+          "relatime or noatime: neither was shown to write more per read",
+          "relatime against noatime"),
     Topic("AdviceWriteback", ("S3-wb-sysbench",),
           "ext4's data=writeback for speed, faster than data=ordered",
           "ext4's data=ordered, faster than data=writeback here",
-          "ext4's data=ordered, as data=writeback was not shown faster"),
+          "ext4's data=ordered, as data=writeback was not shown faster",
+          "data=writeback against data=ordered"),
     Topic("AdviceInodeSixtyFour", ("S5-inode64",),
           "xfs's inode64 on a large volume, faster than inode32",
           "xfs's inode32 on a large volume, faster than inode64",
-          "xfs's default inode64 on a large volume, as inode32 was not shown faster"),
+          "xfs's default inode64 on a large volume, as inode32 was not shown faster",
+          "inode64 against inode32"),
     Topic("AdviceTracing", ("S1-trace",),
           "block tracing in production only with its cost measured at the load it runs at, as it slowed throughput",
           "block tracing in production, as it did not slow throughput",
-          "block tracing in production, as no cost was shown"),
+          "block tracing in production, as no cost was shown",
+          "block tracing in production"),
 )
-
-
-LEANING = "leaning to"
 
 
 def claim_row(rows: dict[str, dict], claim: str) -> dict | None:
@@ -140,16 +148,14 @@ def against_band(r: dict) -> str:
 
 def undecided(r: dict) -> str:
     """Why an inconclusive row is not decided, from its fields: "replicates before the multiplicity correction" (Holm's
-    moved it), "its strata disagree", "37 repeats per arm would decide", else "its interval crosses an end of the
-    claimed size"."""
+    moved it), "at least the claimed size, reaching above its upper end", "37 repeats per arm would decide", else
+    "its interval crosses an end of the claimed size" (a row whose strata disagree is `disagree`'s)."""
     before = str(r.get("verdict_unadjusted") or "")
     if before.startswith(DECIDED):
         return f"{before} before the multiplicity correction"
     beside = against_band(r)
-    if beside.startswith(("at least", "at most")):  # why it is not decided, before the strata's spread
+    if beside.startswith(("at least", "at most")):  # why it is not decided
         return beside
-    if r.get("pooling") == "random effects":
-        return "its strata disagree"
     need, _, unit = str(r.get("n_needed") or "--").partition(" per ")  # "6 per stratum": per arm in each
     if need not in ("--", "", "nan"):
         return f"{need} repeats per arm{' per ' + unit if unit else ''} would decide"
@@ -157,15 +163,62 @@ def undecided(r: dict) -> str:
 
 
 def evidence(r: dict) -> str:
-    """"S2-ops: 0.95x [0.83x, 1.10x], does not"; "S5-inode64-replication: not tested (no runs)" without an
-    estimate; an inconclusive row with why ("S4-reader: 6.59x [1.15x, 37.66x], inconclusive: replicates before the
-    multiplicity correction")."""
+    """"S2-ops: 0.95x [0.83x, 1.10x], does not; runs of 20 s"; "S5-inode64-replication: not tested (no runs)" without
+    an estimate; an inconclusive row with why ("S4-reader: 6.59x [1.15x, 37.66x], inconclusive: replicates before
+    the multiplicity correction; runs of 10 s")."""
     ours = tidy(str(r.get("ours") or "--"))
     v = str(r["verdict"])
-    why = f": {undecided(r)}" if v == "inconclusive" else ""  # "inconclusive (fewer than 2 ...)" says why itself
+    why = ""
+    if v == "inconclusive" and r.get("pooling") != "random effects":  # "inconclusive (fewer than 2 ...)" says why
+        why = f": {undecided(r)}"
     if v == "does not" and against_band(r):
         why = f" ({against_band(r)})"  # "does not" alone reads as "does not slow", not "not the claimed size"
-    return f"{r['claim_id']}: {ours + ', ' if ours != '--' else ''}{v}{why}"
+    length = run_length(r) if not v.startswith("not test") else ""
+    return f"{r['claim_id']}: {ours + ', ' if ours != '--' else ''}{v}{why}{'; runs of ' + length if length else ''}"
+
+
+def _strata(r: dict) -> str:
+    """The strata a pooled row reads, counted ("14 strata", "21 configurations"): Cochran's Q is on k - 1 degrees of
+    freedom; the unit as the row's n names it."""
+    m = re.search(r"on (\d+) df", str(r.get("heterogeneity") or ""))
+    unit = "configurations" if "configurations" in str(r.get("n") or "") else "strata"
+    return f"its {int(m.group(1)) + 1} {unit}" if m else f"its {unit}"
+
+
+ONE = {"strata": "stratum", "configurations": "configuration"}
+_PAIR = re.compile(r"(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?)(?: [a-z/]+)?$")
+_EACH = re.compile(r"per configuration (-?\d+(?:\.\d+)?) to (-?\d+(?:\.\d+)?) %")
+
+
+def stratum_ratios(r: dict) -> list[float]:
+    """The per-stratum ratios of a ratio row, from its measurement ("mean over strata of btrfs/xfs: fio append light
+    3.44/1.03; ...; p=1.2e-11; ..."): each stratum's two arms' values divided, as the table prints them (the strata
+    it left out excluded); [] for a row of another kind."""
+    text = str(r.get("measurement") or "")
+    if "x" not in str(r.get("ours") or "") or "mean over strata of " not in text:
+        return []
+    body = text.split(": ", 1)[1].split(", p=", 1)[0].split("; left out", 1)[0]
+    pairs = [_PAIR.search(item.strip()) for item in body.split("; ")]
+    return [float(m.group(1)) / float(m.group(2)) for m in pairs if m and float(m.group(2)) > 0]
+
+
+def disagree(r: dict) -> str:
+    """Why a row whose strata disagree gives no advice: "its 14 strata disagree (per stratum 1.03x to 5.41x), so the
+    effect's size depends on the stratum" (every stratum on one side of no effect), "..., their estimates on both
+    sides of no effect" (strata on both sides); a difference's per-configuration range ("per configuration -19.4 to
+    26.6 %") says which, unprinted (a minus sign would not survive the PDF check); neither: "so one pooled figure
+    describes none of them"."""
+    what = _strata(r)
+    ratios = stratum_ratios(r)
+    if ratios:
+        lo, hi, ref, shown = min(ratios), max(ratios), 1.0, f" (per stratum {min(ratios):.2f}x to {max(ratios):.2f}x)"
+    elif m := _EACH.search(str(r.get("measurement") or "")):
+        lo, hi, ref, shown = float(m.group(1)), float(m.group(2)), 0.0, ""
+    else:
+        return f"{what} disagree, so one pooled figure describes none of them"
+    if lo > ref or hi < ref:
+        return f"{what} disagree{shown}, so the effect's size depends on the {ONE[what.split()[-1]]}"
+    return f"{what} disagree{shown}, their estimates on both sides of no effect"
 
 
 def phrase(t: Topic, r: dict | None) -> str:
@@ -173,16 +226,15 @@ def phrase(t: Topic, r: dict | None) -> str:
     if r is None:
         return f"{CANNOT_SAY}: the claims table has no row {' or '.join(t.claims)}"
     v = str(r["verdict"])
-    where = side(r)
+    if v.startswith("not test"):
+        return f"{CANNOT_SAY} whether ``{r['claim']}'' ({evidence(r)})"
+    if r.get("pooling") == "random effects":
+        return f"{NO_ADVICE} {t.subject}: {disagree(r)} ({evidence(r)})"
     if v.startswith(DECIDED):
+        where = side(r)
         words = t.above if where.startswith("above") else t.below if where.startswith("below") else t.spans
-    elif v.startswith("inconclusive") and where.startswith(("above", "below")):
-        words = f"{LEANING} {t.above if where.startswith('above') else t.below}"
-    elif v.startswith("inconclusive"):
-        words = f"{NO_EVIDENCE} on ``{r['claim']}''"
-    else:
-        words = f"{CANNOT_SAY} whether ``{r['claim']}''"
-    return f"{words} ({evidence(r)})"
+        return f"{words} ({evidence(r)})"
+    return f"{NO_ADVICE} {t.subject} ({evidence(r)})"
 
 
 def not_testable(claims: pl.DataFrame) -> str:
@@ -215,7 +267,8 @@ def phrases(claims: pl.DataFrame) -> dict[str, str]:
 
 
 def macros(claims: pl.DataFrame) -> dict[str, str]:
-    m = {k: escape(v) for k, v in phrases(claims).items()}
+    # "runs of 30\\,s": a number and its unit on one line
+    m = {k: re.sub(r"(\d) s\b", r"\1\\,s", escape(v)) for k, v in phrases(claims).items()}
     # the quotes are LaTeX's own (``...''), escaped only inside
     rows = claims.filter(pl.col("verdict").str.starts_with("not testable"))
     m["AdviceInconclusive"] = escape(inconclusive(claims))

@@ -7,6 +7,8 @@ give a number), so the paper builds from any subset of the runs.
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 
 from blkscope.analysis.load.overhead import BOTH, CONFIG
@@ -51,8 +53,16 @@ def claims(c: pl.DataFrame, before: pl.DataFrame | None = None) -> dict[str, str
               f"{k}Verdict": escape(verdict_words(r)), f"{k}Load": escape(r.get("load") or "--"),
               f"{k}Band": escape(r.get("band") or "--"), f"{k}NNeeded": escape(r.get("n_needed") or "--")}  # fmt: skip
         m[f"{k}Side"] = side(r)
+        if r.get("pooling") in STRATA:  # do the strata a row pools agree (blkscope.paper.claim_heterogeneity)?
+            m[f"{k}Strata"] = STRATA[r["pooling"]]
+        if run_length(r):  # the runs a row reads where they end before the steady state ("10 s", "3-60 s")
+            m[f"{k}RunLength"] = re.sub(r"(\d) s\b", r"\1\\,s", escape(run_length(r)))  # "2-240\,s": one line
         if r.get("ours_all"):  # over all the condition's runs, exploratory ones included (as a mean beside it)
             m[f"{k}All"] = escape(tidy(r["ours_all"]))
+    scale = c.filter((pl.col("condition") == "scale") & ~pl.col("verdict").str.starts_with("not test")) \
+        if "condition" in c.columns else c.clear()  # fmt: skip
+    m["ScaleRowsJudged"] = fmt_int(scale.height)
+    m["ScaleRowsJudgedIds"] = escape(join_and(scale["claim_id"].to_list())) if scale.height else "none"
     # verdict counts (ClaimsTested, ClaimsReplicated, ...) are study_numbers.claims's, in runs.tex
     if before is not None:
         m |= moved(c, before)
@@ -67,6 +77,59 @@ def verdict_words(r: dict) -> str:
     contradiction of the interval printed beside it)."""
     v, before = str(r["verdict"]), r.get("verdict_unadjusted")
     return f"{v}; {before} before Holm" if before and str(before) != v else v
+
+
+# a pooled row's strata in words, from its pooling
+STRATA = {"random effects": "disagree, so its interval is a random-effects one", "fixed": "agree"}
+
+
+def run_length(r: dict) -> str:
+    """The length of the runs a claim row read where they are not the steady-state runs, from its window: "whole run
+    (10 s)" -> "10 s", "as S3-cow-ext4 (runs of 3-60 s)" -> "3-60 s"; "" for a scale row or a steady window (or
+    none stated)."""
+    w = str(r.get("window") or "")
+    if r.get("condition") == "scale" or w.startswith("steady window"):  # the scale rows read steady windows
+        return ""
+    m = re.search(r"runs of ([^;)]+)\)", w) or re.match(r"whole run \(([^;)]+)\)", w)
+    return m.group(1).strip() if m else ""
+
+
+# what the pooled tracing cost (S1-trace) pools, per workload as the runs sheet names it
+WORKLOAD_WORDS = {"cassandra": "Cassandra under cassandra-stress", "cassandra-ycsb": "Cassandra under YCSB",
+                  "ycsb": "RocksDB under YCSB", "fio": "fio", "sysbench": "sysbench",
+                  "journal": "the journal writer"}  # fmt: skip
+
+
+def pooled_tracing(c: pl.DataFrame, metrics: pl.DataFrame, runs: pl.DataFrame, claim: str = "S1-trace") -> dict:
+    """What the pooled tracing-cost row pools: its configurations per workload ("9 configurations of Cassandra under
+    cassandra-stress, 3 each of ..."), counted as its measure selects them (host runs at the row's load, no memory
+    cap, ext4 data=writeback apart, configurations of workload, job, filesystem, commitlog and batch with at least
+    two traced and two untraced runs). Given only when the counts add up to the row's own n ("63 traced, 63
+    untraced; 21 configurations"): a selection that drifted from the measure's prints nothing."""
+    row = c.filter(pl.col("claim_id") == claim)
+    if row.height == 0 or "batch" not in runs.columns:
+        return {}
+    r = row.row(0, named=True)
+    sheet = runs.select("run_id", "batch", cap=pl.col("memory_cap").cast(pl.Utf8).fill_null("")
+                        if "memory_cap" in runs.columns else pl.lit(""),
+                        wb=pl.col("mount_options").cast(pl.Utf8).fill_null("").str.contains("data=writeback"))
+    t = metrics.filter((pl.col("metric") == "ops_s") & (pl.col("testbed") == "loop") & (pl.col("load") == r["load"]))
+    t = t.join(sheet, on="run_id").filter((pl.col("cap") == "") & ~pl.col("wb"))
+    keys = [k for k in ("workload", "job", "filesystem", "commitlog", "batch") if k in t.columns]
+    cfg = t.group_by(keys).agg(tr=pl.col("traced").sum(), un=(~pl.col("traced")).sum())
+    cfg = cfg.filter((pl.col("tr") >= 2) & (pl.col("un") >= 2))
+    n = f"{cfg['tr'].sum()} traced, {cfg['un'].sum()} untraced; {cfg.height} configurations"
+    if n != r["n"]:
+        return {}
+    per = cfg.group_by("workload").len().sort(["len", "workload"], descending=[True, False])
+    groups = per.group_by("len", maintain_order=True).agg(pl.col("workload"))
+    parts = []
+    for k, ws in groups.iter_rows():
+        names = join_and([WORKLOAD_WORDS.get(w, w) for w in ws])
+        parts.append(f"{counted(k, 'configuration', 'configurations')} of {names}" if len(ws) == 1
+                     else f"{count_word(k)} each of {names}")
+    k = macro_name("claim", claim)
+    return {f"{k}Pooled": escape(join_and(parts) if len(parts) < 3 else "; ".join(parts[:-1]) + " and " + parts[-1])}
 
 
 def side(r: dict) -> str:
