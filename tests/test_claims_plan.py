@@ -159,6 +159,7 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
     e = plan_macros(early, claims)
     assert e["ClaimsDeviationsBefore"] == e["ClaimsDeviations"] == str(len(early.deviations))
     assert (e["ClaimsDeviationsAfter"], e["ClaimsDeviationsAfterIds"]) == ("0", "none")
+    assert e["ClaimsDeviationsAfterPhrase"] == "no changes came after the plan"
     n = len(early.deviations)
     late = replace(early, deviations=(*early.deviations[:-1], replace(early.deviations[-1], date="2026-12-01T09:00Z")))
     tex = render_deviations(late, rec)
@@ -166,6 +167,7 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
     assert "Deviations from the claims plan: each change" in tex and f"({n - 1} of {n} before" in tex
     m = plan_macros(late, claims)
     assert m["ClaimsDeviationsAfter"] == "1" and m["ClaimsDeviationsAfterIds"] == ", ".join(early.deviations[-1].claims)
+    assert m["ClaimsDeviationsAfterPhrase"] == f"one change came after the plan ({m['ClaimsDeviationsAfterIds']})"
     # the plan's file: S4-reader's reader modes became strata after the plan (a deviation from it, with its measure)
     after = [x for x in plan.deviations if x.date > plan.date]
     assert [x.claims for x in after] == [("S4-reader",)] and after[0].fingerprint

@@ -140,7 +140,9 @@ def test_a_topic_takes_the_first_decided_of_its_claims_in_order_else_the_first_r
 
 
 def _banded(rows: list[tuple], band: str, lo: float, hi: float) -> pl.DataFrame:
-    return _claims(rows).with_columns(band=pl.lit(band), claimed_lo=pl.lit(lo), claimed_hi=pl.lit(hi))
+    """Rows with a band "<size> for '<claim>'" and its size's words (claims.csv band_words) and edges."""
+    return _claims(rows).with_columns(band=pl.lit(band), band_words=pl.lit(band.split(" for '")[0].split(" (")[0]),
+                                      claimed_lo=pl.lit(lo), claimed_hi=pl.lit(hi))  # fmt: skip
 
 
 def test_a_verdict_says_where_its_interval_lies_against_the_claimed_size():

@@ -111,12 +111,6 @@ def row_for(claims: pl.DataFrame, ids: tuple[str, ...]) -> dict | None:
     return next((r for r in found if str(r["verdict"]).startswith(DECIDED)), found[0] if found else None)
 
 
-def _band_words(r: dict) -> str | None:
-    """The claimed size as the claims table reads it ("24-36 %" of "24-36 % for '24-36 % fewer ops/s'")."""
-    band = str(r.get("band") or "")
-    return band.split(" for '", 1)[0].split(" (", 1)[0] or None
-
-
 def _edges(r: dict) -> tuple[float, ...] | None:
     vals = [r.get(k) for k in ("lo", "hi", "claimed_lo", "claimed_hi")]
     if any(v is None or v != v for v in vals):
@@ -129,7 +123,7 @@ def against_band(r: dict) -> str:
     outside it); "at least the claimed size, reaching above its upper end" (or "at most ... below its lower end")
     for an interval from inside a range with two ends past one of them; "" when that says nothing the verdict does
     not (a direction's or an equivalence's band), or the row lacks the band's edges."""
-    e, words = _edges(r), _band_words(r)
+    e, words = _edges(r), r.get("band_words") or None  # the claimed size as the claims table reads it: "24-36 %"
     if e is None:
         return ""
     lo, hi, blo, bhi = e

@@ -13,8 +13,9 @@ all runs, exploratory ones included, differs), \\ClaimsDeviations (changes liste
 \\ClaimsConfirmatory and \\ClaimsConfirmatoryIds (judged scale and replication rows: runs captured after it),
 \\ClaimsExploratoryBatches (batches the plan sets aside as added after a look), \\ClaimsDeviationsBefore (changes
 dated before the plan), \\ClaimsDeviationsAfter and \\ClaimsDeviationsAfterIds (deviations dated after it, and the
-claims they changed, or `none`); \\JournalShortRunS (s: the length of the journal runs S4-reader and S3-wb-journal
-read, shorter than the journal claims' JOURNAL_MIN_S).
+claims they changed, or `none`; \\ClaimsDeviationsAfterPhrase: that count and those ids in words);
+\\JournalShortRunS (s: the length of the journal runs S4-reader and S3-wb-journal read, shorter than the journal
+claims' JOURNAL_MIN_S).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
 from blkscope.paper.claims import DECIDED, EXACT
 from blkscope.paper.claims_plan import Plan
-from blkscope.paper.latex import escape, fmt_int, macro_file
+from blkscope.paper.latex import counted, escape, fmt_int, macro_file
 
 WORDS = r"^(replicates|does not|inconclusive|not tested|not testable)"  # a verdict's words, less its parentheses
 
@@ -60,6 +61,13 @@ def _after_ids(plan: Plan) -> str:
     late = sorted((d for d in plan.deviations if _dated(d.date) >= _dated(plan.date)), key=lambda d: d.date)
     ids = list(dict.fromkeys(c for d in late for c in d.claims))
     return escape(", ".join(ids)) if ids else "none"
+
+
+def _after_phrase(plan: Plan) -> str:
+    """ "one change came after the plan (S4-reader)", "no changes came after the plan": by rule, for any count."""
+    after = len(plan.deviations) - _before(plan)
+    came = f"{counted(after, 'change', 'changes')} came after the plan"
+    return f"{came} ({_after_ids(plan)})" if after else came
 
 
 # the claims that read the journal writer's runs shorter than claim_measures.JOURNAL_MIN_S (with a reader, and under
@@ -109,6 +117,7 @@ def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
         "ClaimsDeviationsBefore": fmt_int(_before(plan)),
         "ClaimsDeviationsAfter": fmt_int(len(plan.deviations) - _before(plan)),
         "ClaimsDeviationsAfterIds": _after_ids(plan),
+        "ClaimsDeviationsAfterPhrase": _after_phrase(plan),
         "ClaimsMovedByHolm": _ids(moved),
         "ClaimsPooled": fmt_int(pooled.height),
         "ClaimsHeterogeneous": _ids(pooled.filter(pl.col("pooling") == "random effects")),
