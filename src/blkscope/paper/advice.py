@@ -40,7 +40,7 @@ import polars as pl
 
 from blkscope.paper import table_to_tex
 from blkscope.paper.claims import DECIDED
-from blkscope.paper.latex import counted, escape, join_and, macro_file, tidy
+from blkscope.paper.latex import counted, escape, join_and, macro_file, seconds_unbroken, tidy
 from blkscope.paper.load_numbers import run_length, side
 
 NO_ADVICE = "no advice on"
@@ -261,8 +261,7 @@ def phrases(claims: pl.DataFrame) -> dict[str, str]:
 
 
 def macros(claims: pl.DataFrame) -> dict[str, str]:
-    # "runs of 30\\,s": a number and its unit on one line
-    m = {k: re.sub(r"(\d) s\b", r"\1\\,s", escape(v)) for k, v in phrases(claims).items()}
+    m = {k: seconds_unbroken(escape(v)) for k, v in phrases(claims).items()}
     # the quotes are LaTeX's own (``...''), escaped only inside
     rows = claims.filter(pl.col("verdict").str.starts_with("not testable"))
     m["AdviceInconclusive"] = escape(inconclusive(claims))

@@ -101,6 +101,11 @@ def count_word(n: int, zero: str = "no") -> str:
     return _WORDS[n] if 0 < n < len(_WORDS) else fmt_int(n)
 
 
+def seconds_unbroken(tex: str) -> str:
+    """"runs of 2-240 s" -> "runs of 2-240\\,s": a number and its unit of seconds on one line."""
+    return re.sub(r"(\d) s\b", r"\1\\,s", tex)
+
+
 def counted(n: int, singular: str, plural: str, zero: str = "no") -> str:
     """"no lost events", "one run", "12 runs": a count with its noun in the right number."""
     return f"{count_word(n, zero)} {singular if int(n) == 1 else plural}"

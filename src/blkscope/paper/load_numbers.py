@@ -26,6 +26,7 @@ from blkscope.paper.latex import (
     join_and,
     macro_file,
     macro_name,
+    seconds_unbroken,
     tidy,
 )
 
@@ -55,8 +56,8 @@ def claims(c: pl.DataFrame, before: pl.DataFrame | None = None) -> dict[str, str
         m[f"{k}Side"] = side(r)
         if r.get("pooling") in STRATA:  # do the strata a row pools agree (blkscope.paper.claim_heterogeneity)?
             m[f"{k}Strata"] = STRATA[r["pooling"]]
-        if run_length(r):  # the runs a row reads where they end before the steady state ("10 s", "3-60 s")
-            m[f"{k}RunLength"] = re.sub(r"(\d) s\b", r"\1\\,s", escape(run_length(r)))  # "2-240\,s": one line
+        if length := run_length(r):  # the runs a row reads where they end before the steady state ("10 s")
+            m[f"{k}RunLength"] = seconds_unbroken(escape(length))
         if r.get("ours_all"):  # over all the condition's runs, exploratory ones included (as a mean beside it)
             m[f"{k}All"] = escape(tidy(r["ours_all"]))
     scale = c.filter((pl.col("condition") == "scale") & ~pl.col("verdict").str.starts_with("not test")) \
