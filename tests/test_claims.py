@@ -583,18 +583,21 @@ def test_a_whole_run_window_states_the_length_of_the_runs_the_verdict_reads():
     out = evaluate(_tables(runs, m), plan)
     # btrfs alone (the plan's "whole run"): the saturating runs it judges, not the light ones, nor ext4's 240 s
     assert _row(out, "S1-trace-btrfs")["window"] == "whole run (2 s)"
-    assert _row(out, "S1-trace")["window"] == "whole run (2-20 s)"  # the plan gives a length: kept as it is
+    # the plan's "whole run (2-20 s)" gives way to the runs read: saturating btrfs (2 s) and ext4 (240 s)
+    assert _row(out, "S1-trace")["window"] == "whole run (2-240 s)"
     light = runs.filter(pl.col("job") == "workloada")
     out = evaluate(_tables(light, [x for x in m if "-sat" not in x[0]]), plan)
     assert _row(out, "S1-trace-btrfs")["window"] == "whole run (20 s)"
     assert _row(out, "S3-wb-sysbench")["window"] == "whole run"  # no runs read: no length to state
 
 
-def test_a_window_gains_the_run_length_unless_it_states_the_whole_runs():
+def test_a_window_states_the_length_of_the_runs_read_in_place_of_the_plans():
     from blkscope.paper.claims import window_text
 
     assert window_text("whole run", "20 s") == "whole run (20 s)"
-    assert window_text("whole run (2-20 s)", "2 s") == "whole run (2-20 s)"
+    assert window_text("whole run (2-20 s)", "2 s") == "whole run (2 s)"
+    assert window_text("whole run (2 s saturating, 20 s light)", "2 s") == "whole run (2 s)"
+    assert window_text("whole run (2-20 s)", None) == "whole run (2-20 s)"  # no length measured: the plan's
     assert window_text("steady window (>= 90 s)", "180 s") == "steady window (>= 90 s; runs of 180 s)"
     assert window_text("the run's iostat window", "2-20 s") == "the run's iostat window (runs of 2-20 s)"
     assert window_text("--", "20 s") == "--" and window_text("whole run", None) == "whole run"
@@ -611,6 +614,17 @@ def test_the_runs_counted_are_the_strata_the_pooled_estimate_reads():
         in r.measurement and "; c " not in r.measurement.split("left out")[0]
     one = strata_ratio(strata[:1] + strata[2:], ("btrfs", "ext4"), vd.more())
     assert one.n == "3 vs 3"  # one stratum read: as two arms say it
+
+
+def test_the_runs_read_are_those_of_the_strata_the_estimate_keeps():
+    # a stratum left out (an arm of one run) is not read: its runs' length is not the row's
+    from blkscope.paper.claim_runs import by_strata, reads, strata_ratio
+
+    t = pl.DataFrame({"run_id": ["a1", "a2", "b1", "b2", "c1", "c2"], "s": ["a", "a", "a", "a", "c", "c"],
+                      "fs": ["x", "x", "y", "y", "x", "y"], "value": [2.0, 2.1, 1.0, 1.1, 9.0, 1.0]})
+    with reads() as ids:
+        strata_ratio(by_strata(t, ["s"], pl.col("fs"), "x", "y"), ("x", "y"), vd.more())
+    assert ids == {"a1", "a2", "b1", "b2"}
 
 
 def test_cassandra_against_rocksdb_at_scale_reads_each_op_over_the_steady_window_per_filesystem():

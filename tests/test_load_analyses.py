@@ -327,15 +327,18 @@ def test_a_claim_rows_run_length_and_strata_are_macros_and_the_scale_rows_are_co
                       "condition": ["in-memory", "scale", "in-memory", "scale"],
                       "window": ["whole run (2 s saturating, 20 s light)", "the trace's kept window (runs of 180 s)",
                                  "as S3-cow-ext4 (runs of 3-60 s)", "--"],
-                      "pooling": [None, None, "random effects", None]})  # fmt: skip
+                      "pooling": [None, None, "random effects", None],
+                      "run_s_lo": [2.0, 180.0, 3.0, None], "run_s_hi": [2.0, 180.0, 60.0, None]})  # fmt: skip
     m = ln.claims(c)
-    assert m["ClaimSOneZipfRunLength"] == r"2\,s saturating, 20\,s light"  # a number and its unit on one line
+    # the length of the runs the measure read (run_s_lo, run_s_hi), not the plan's words in the window
+    assert m["ClaimSOneZipfRunLength"] == r"2\,s"  # a number and its unit on one line
     assert m["ClaimSThreeCowXfsRunLength"] == r"3-60\,s"
     assert "ClaimSOneZipfScaleRunLength" not in m  # a scale row reads steady windows: no short-run length
     assert m["ClaimSThreeCowXfsStrata"].startswith("disagree") and "ClaimSOneZipfStrata" not in m
     assert (m["ScaleRowsJudged"], m["ScaleRowsJudgedIds"]) == ("1", "S1-zipf-scale")  # the judged scale rows
     assert ln.run_length({"window": "steady window (>= 90 s; runs of 180 s)"}) == ""
-    assert ln.run_length({"window": "the run's iostat window"}) == ""
+    assert ln.run_length({"window": "the run's iostat window"}) == ""  # no run of known length
+    assert ln.run_length({"window": "whole run (20-60 s)", "run_s_lo": 10.0, "run_s_hi": 20.0}) == "10-20 s"
 
 
 def test_what_the_pooled_tracing_row_pools_is_counted_as_its_measure_selects_and_checked_against_its_n():

@@ -29,6 +29,7 @@ from blkscope.paper.claim_runs import (
     is_writeback,
     not_testable,
     pool,
+    read,
     runs,
     saturating_first,
     strata_ratio,
@@ -238,11 +239,12 @@ def overhead(select: Callable[[pl.DataFrame], pl.DataFrame], phase: str | None =
 
 def _overhead_at(t: pl.DataFrame, load: str, size: vd.Size) -> Result:
     cfg = [c for c in ("workload", "job", "filesystem", "commitlog", *BATCH) if c in t.columns]
-    arms = []
+    arms, ids = [], []
     for _, g in t.group_by(cfg, maintain_order=True):
         tr, un = g.filter(pl.col("traced"))["value"].to_numpy(), g.filter(~pl.col("traced"))["value"].to_numpy()
         if tr.size and un.size:
             arms.append((tr, un))
+            ids.append(set(g["run_id"].to_list()) if "run_id" in g.columns else set())
     def runs_n(pairs: list) -> str:  # not "1 configs"
         n_tr, n_un = sum(a.size for a, _ in pairs), sum(b.size for _, b in pairs)
         return f"{n_tr} traced, {n_un} untraced; {len(pairs)} configuration{'' if len(pairs) == 1 else 's'}"
@@ -251,6 +253,7 @@ def _overhead_at(t: pl.DataFrame, load: str, size: vd.Size) -> Result:
         return Result(None, "--", runs_n(arms), load,
                       NO_RUNS if t.height == 0 else "not tested (no traced/untraced pair)")  # fmt: skip
     full = [(a, b) for a, b in arms if a.size >= 2 and b.size >= 2]  # one repeat in an arm: no spread to resample
+    read(set().union(*[i for (a, b), i in zip(arms, ids, strict=True) if a.size >= 2 and b.size >= 2]))
     if not full:
         return Result(None, "--", runs_n(arms), load, FEW)
     n = runs_n(full)  # the runs the estimate reads

@@ -46,7 +46,8 @@ class Result:
 
 
 # The runs an estimate reads, so that the claims table can state their length (claims.run_length): recorded where
-# the estimators draw values from a frame of runs (by_strata, vals, and saturating_first's chosen load), into the
+# the estimators draw values from a frame of runs (the strata strata_ratio keeps of by_strata's, vals, and
+# saturating_first's chosen load), into the
 # innermost `reads()` open. Recorded here, not in the estimators, whose source is their fingerprint in the claims
 # plan (blkscope.paper.claims_plan): how a row is measured does not change.
 _READS: ContextVar[tuple[set[str], ...]] = ContextVar("claim_reads", default=())
@@ -189,14 +190,27 @@ def two_arms(a: np.ndarray, b: np.ndarray, names: tuple[str, str], size: vd.Size
 Stratum = tuple[str, np.ndarray, np.ndarray]  # (label, arm a, arm b)
 
 
+class _Read(tuple):
+    """A stratum (label, arm a, arm b) that knows its runs (`run_ids`): strata_ratio records, as read, the runs of
+    the strata its estimate keeps, not those of a stratum it leaves out (an arm of one run)."""
+    run_ids: set[str] | None = None
+
+
+def _read_kept(given: list[Stratum], kept: list[Stratum]) -> None:
+    """Records the runs of the strata of `given` whose arms are those of `kept` (the strata an estimate reads)."""
+    arms = {id(x[1]) for x in kept}
+    read(set().union(*[x.run_ids or set() for x in given if isinstance(x, _Read) and id(x[1]) in arms]))
+
+
 def strata_ratio(strata: list[Stratum], names: tuple[str, str], size: vd.Size, unit: str = "", digits: int = 2,
                  load: str | None = None, ratio: bool = True) -> Result:
     """Arm a against arm b within each stratum (a workload, a filesystem, a capture batch, ...): one stratum is
     `two_arms`; more give the mean over strata of the log ratio (a ratio of geometric means pooled without letting
     the strata's own differences into the arms' spread), or of the difference (ratio=False). Strata with an arm
     of fewer than 2 repeats are left out, and said."""
-    strata = [(s, a, b) for s, a, b in strata if a.size and b.size]
+    given, strata = strata, [(s, a, b) for s, a, b in strata if a.size and b.size]
     if len(strata) <= 1:
+        _read_kept(given, strata)
         a, b = (strata[0][1], strata[0][2]) if strata else (np.array([]), np.array([]))
         r = two_arms(a, b, names, size, ratio, unit, digits, load)
         label = f"{strata[0][0]}: " if strata and strata[0][0].strip() else ""
@@ -210,7 +224,9 @@ def strata_ratio(strata: list[Stratum], names: tuple[str, str], size: vd.Size, u
                          for s, a, b in part)
 
     if not full:
+        _read_kept(given, strata)
         return Result(None, listed(strata), arms_n(strata), load, FEW)
+    _read_kept(given, full)
     # n and the strata listed are those the estimate reads; a stratum left out is named with its runs apart
     n, k, each = arms_n(full), len(full), listed(full)
     est = vd.log_contrast([x for _, a, b in full for x in (a, b)], [w for _ in full for w in (1 / k, -1 / k)],
@@ -250,14 +266,15 @@ def by_strata(t: pl.DataFrame, strata: list[str], arm: pl.Expr, a: str, b: str, 
               ) -> list[Stratum]:
     """Per stratum (a combination of `strata` columns), the values of the rows whose `arm` is a and b."""
     t = t.with_columns(_arm=arm)
-    read(t.filter(pl.col("_arm").is_in([a, b])))
-    out = []
+    out: list[Stratum] = []
     order = [*strata, "run_id"] if "run_id" in t.columns else strata  # within a stratum, its runs in order
     open_ = _COMPARED.get()
     for key, g in t.sort(order, maintain_order=True).group_by(strata, maintain_order=True):
         label = " ".join(str(k) for k in key if str(k))
-        out.append((label, g.filter(pl.col("_arm") == a)[value].to_numpy().astype(float),
-                    g.filter(pl.col("_arm") == b)[value].to_numpy().astype(float)))
+        out.append(_Read((label, g.filter(pl.col("_arm") == a)[value].to_numpy().astype(float),
+                          g.filter(pl.col("_arm") == b)[value].to_numpy().astype(float))))
+        if "run_id" in g.columns:  # recorded as read by strata_ratio, if its estimate keeps the stratum
+            out[-1].run_ids = set(g.filter(pl.col("_arm").is_in([a, b]))["run_id"].to_list())
         if open_ and "run_id" in g.columns and out[-1][1].size and out[-1][2].size:
             both = g.filter(pl.col("_arm").is_in([a, b]))
             open_[-1].append(both.select("run_id", stratum=pl.lit(label), arm=pl.col("_arm").cast(pl.Utf8)))

@@ -19,8 +19,9 @@ no variance would give p = 0).
 `n_needed` is asked at the family's level (claim_multiplicity.family_level): the repeats per arm at which the
 adjusted verdict, not only the row's own interval, would decide.
 Pooled strata are tested first (`heterogeneity`, `i2`, `p_q`; blkscope.paper.claim_heterogeneity): `pooling` is
-`fixed` where they agree and `random effects` (DerSimonian-Laird) where they do not. `runs_read`, `window` and
-`n_planned` are the plan's; `n` the runs read per arm; `run_s_lo`, `run_s_hi` the shortest and longest of them (s).
+`fixed` where they agree and `random effects` (DerSimonian-Laird) where they do not. `runs_read` (with the strata it
+compared in the emulated guest named, where the plan says host runs), `window` (with the length of the runs read)
+and `n_planned` are the plan's; `n` the runs read per arm; `run_s_lo`, `run_s_hi` the shortest and longest of them (s).
 `band_words` is the band's size in words without its note ("1.07x" of "1.07x (comparable: 1.03-1.13x)", "xfs/ext4 >
 1", "the same"), for a sentence that names it (`band` adds the note and the study's words). `confounded` names a
 factor (filesystem, database) that the strata a row compared hold one value of per capture batch, and whether it is
@@ -324,18 +325,46 @@ def confounded(tables: Tables, strata: list[pl.DataFrame]) -> str | None:
     return "; ".join(out) or None
 
 
+# a length the plan wrote into a window ("whole run (2-20 s)", "(2 s saturating, 20 s light)"): the table prints
+# the length of the runs read instead, measured (the plan's words said what was expected before the runs)
+_PLAN_LENGTH = re.compile(r"\s*\(\d[\d.]*(?:-\d[\d.]*)? s\b[^()]*\)$")
+
+
+def guest_strata(tables: Tables, strata: list[pl.DataFrame], ids: set[str]) -> str | None:
+    """Where a row's runs read, in the plan's words, are host runs but strata it compared ran in the emulated
+    guest: those of the strata its estimate read (runs in `ids`) named ("1 of 3 strata in the emulated guest: ycsb
+    workloada-zipfian-small"); None otherwise."""
+    r = tables["runs"]
+    if not strata or "testbed" not in r.columns:
+        return None
+    s = pl.concat(strata).filter(pl.col("run_id").is_in(list(ids))).join(r.select("run_id", "testbed"), on="run_id")
+    k = s["stratum"].n_unique()
+    guest = s.filter(pl.col("testbed") == "guest")["stratum"].unique(maintain_order=True).to_list()
+    if not guest:
+        return None
+    names = ", ".join(re.sub(r"^guest\s+", "", g) for g in guest)
+    return f"{len(guest)} of {k} strata in the emulated guest: {names}"
+
+
+def runs_read_text(runs: str | None, guest: str | None) -> str | None:
+    """The plan's runs read, with the strata that ran in the guest named where the plan says host runs."""
+    if not runs or not guest or not re.search(r"\bhost\b", runs):
+        return runs
+    return f"{runs}; {guest}"
+
+
 def window_text(window: str | None, length: str | None) -> str | None:
-    """The plan's window with the length of the runs read, unless it states the whole run's length itself:
-    "whole run" -> "whole run (20 s)", "steady window (>= 90 s)" -> "steady window (>= 90 s; runs of 180 s)", "the
-    run's iostat window" -> "the run's iostat window (runs of 2-20 s)"; "whole run (2-20 s)" and "--" (no runs) as
-    the plan has them."""
+    """The plan's window with the length of the runs read (run_span) in place of any length the plan wrote:
+    "whole run" and "whole run (20-60 s)" -> "whole run (10-20 s)", "steady window (>= 90 s)" -> "steady window
+    (>= 90 s; runs of 180 s)", "the run's iostat window" -> "the run's iostat window (runs of 2-20 s)"; "--" (no
+    runs), and a window whose runs' length is unknown, as the plan has them."""
     if window is None or length is None or window.strip() in ("", "--"):
         return window
     w = window.strip()
+    if w.startswith("whole run"):
+        w = _PLAN_LENGTH.sub("", w)
     if w == "whole run":
         return f"{w} ({length})"
-    if w.startswith("whole run") and re.search(r"\d", w):
-        return window
     return f"{w[:-1]}; runs of {length})" if w.endswith(")") else f"{w} (runs of {length})"
 
 
@@ -348,7 +377,7 @@ def per_stratum(n: str | None) -> str:
 
 
 def _row(c: Claim, r, entry, everything, span: tuple[float, float] | None = None, family: int = 1,
-         confound: str | None = None) -> dict:
+         confound: str | None = None, guest: str | None = None) -> dict:
     """One row: the confirmatory result `r`, the plan's `entry` (None: no plan), the result over all the
     condition's runs, exploratory ones included (`everything`; None: the same runs), the shortest and longest of
     the runs `r` read (`span`, s: for the window and run_s_lo/run_s_hi), the size of Holm's family (`family`, for
@@ -381,7 +410,7 @@ def _row(c: Claim, r, entry, everything, span: tuple[float, float] | None = None
         "hi": e.hi if e else None, "level": c.size.level, "claimed_lo": c.size.lo, "claimed_hi": c.size.hi,
         "n_needed_value": need, "p": e.p if e else None, "p_tost": e.p_tost if e else None,
         "load": None if v.startswith("not test") else r.load,
-        "condition": cond, "runs_read": entry.runs if entry else None,
+        "condition": cond, "runs_read": runs_read_text(entry.runs if entry else None, guest),
         "window": window_text(entry.window if entry else None, run_length(span)),
         "run_s_lo": span[0] if span else None, "run_s_hi": span[1] if span else None,
         "n_planned": entry.n_per_arm if entry else None,
@@ -407,9 +436,11 @@ def evaluate(tables: Tables, plan: Plan | None = None) -> pl.DataFrame:
                 measure = c.at_scale if entry and entry.condition == "scale" and c.at_scale else c.evaluate
                 r = c.evaluate(confirm, c.size) if in_memory else rw.other_condition(tables, entry, measure, c.size)
             alls = c.evaluate(everything, c.size) if plan and in_memory else None
-            results.append((c, r, entry, alls, run_span(tables, ids), confounded(tables, strata)))
+            results.append((c, r, entry, alls, run_span(tables, ids), confounded(tables, strata),
+                            guest_strata(tables, strata, ids)))
     family = sum(in_family(x[1]) for x in results)
-    rows = [_row(c, r, entry, alls, span, family, confound) for c, r, entry, alls, span, confound in results]
+    rows = [_row(c, r, entry, alls, span, family, confound, guest)
+            for c, r, entry, alls, span, confound, guest in results]
     rw.holm_columns(rows, [x[0].size for x in results])
     odd = [r["claim_id"] for r in rows if not r["verdict"].startswith(VERDICTS)]
     if odd:

@@ -7,6 +7,7 @@ give a number), so the paper builds from any subset of the runs.
 
 from __future__ import annotations
 
+import math
 import re
 
 import polars as pl
@@ -15,6 +16,7 @@ from blkscope.analysis.load.overhead import BOTH, CONFIG
 from blkscope.analysis.popularity.skew import scrambled_head
 from blkscope.analysis.summaries.run_groups import CAPPED, SATURATING, with_groups
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
+from blkscope.paper.claims import run_length as run_span_text
 from blkscope.paper.latex import (
     count_word,
     counted,
@@ -85,14 +87,16 @@ STRATA = {"random effects": "disagree, so its interval is a random-effects one",
 
 
 def run_length(r: dict) -> str:
-    """The length of the runs a claim row read where they are not the steady-state runs, from its window: "whole run
-    (10 s)" -> "10 s", "as S3-cow-ext4 (runs of 3-60 s)" -> "3-60 s"; "" for a scale row or a steady window (or
-    none stated)."""
+    """The length of the runs a claim row read where they are not the steady-state runs, from the runs its measure
+    read (claims.csv run_s_lo, run_s_hi: claims.run_span): "10 s", "3-60 s"; "" for a scale row or a steady window,
+    and where the row read no run of known length."""
     w = str(r.get("window") or "")
     if r.get("condition") == "scale" or w.startswith("steady window"):  # the scale rows read steady windows
         return ""
-    m = re.search(r"runs of ([^;)]+)\)", w) or re.match(r"whole run \(([^;)]+)\)", w)
-    return m.group(1).strip() if m else ""
+    lo, hi = r.get("run_s_lo"), r.get("run_s_hi")
+    if lo is None or hi is None or not (math.isfinite(float(lo)) and math.isfinite(float(hi))):
+        return ""
+    return run_span_text((float(lo), float(hi))) or ""
 
 
 # what the pooled tracing cost (S1-trace) pools, per workload as the runs sheet names it
