@@ -677,3 +677,33 @@ def test_cassandra_against_rocksdb_at_scale_reads_each_op_over_the_steady_window
     for c in ("S1-cass-read-scale", "S1-cass-write-scale", "S1-trace-ycsb-cass-scale"):
         row = _row(out, c)
         assert row["estimate"] is None and "batch round4-cassandra-capped-xfs is not captured yet" in row["reason"]
+
+
+def test_a_row_read_outside_the_studys_condition_says_so_by_rule():
+    # the SSD study's numbers came from long, saturating runs with data much larger than memory
+    from blkscope.paper.claims import CL, REGIMES, SSD, caveat, kept_window_text, window_text
+
+    ssd, cl = REGIMES[SSD], REGIMES[CL]
+    assert caveat(ssd, "in-memory", "saturating", "does not", "q", (2.0, 2.0), None) == "in memory, runs of 2 s"
+    assert caveat(ssd, "in-memory", "saturating", "does not", "q", (2.0, 240.0), None) == "in memory, runs of 2-240 s"
+    assert caveat(ssd, "scale", "light", "does not", "q", (240.0, 240.0), None) == "light load"
+    assert caveat(ssd, "scale", "saturating", "does not", "q", (180.0, 180.0), (3.0, 3.0)) \
+        == "a kept trace window of 3 s"
+    assert caveat(ssd, "scale", "saturating", "inconclusive", "q", (180.0, 180.0), None) is None  # the study's
+    assert caveat(ssd, "in-memory", "saturating", "replicates", "ops/s, load phase (cold start)", (240.0, 240.0),
+                  None) == "in memory, a load phase from a cold start"
+    assert caveat(cl, "replication", "light", "does not", "q", (20.0, 20.0), None) == "light load"
+    assert caveat(None, "in-memory", "light", "does not", "q", (2.0, 2.0), None) is None  # no condition stated
+    assert caveat(ssd, "in-memory", None, "not tested (no runs)", "q", None, None) is None
+    assert kept_window_text("the trace's kept window inside the steady window", (3.0, 3.0)) \
+        == "the trace's kept window of 3 s inside the steady window"
+    assert kept_window_text(window_text("whole run", "2 s"), None) == "whole run (2 s)"
+
+
+def test_the_verdict_cell_prints_the_caveat_and_the_estimate_at_scale_beside_the_plans_verdict():
+    from blkscope.paper.tables import verdict_cell
+
+    r = {"verdict": "does not", "caveat": "in memory, runs of 2 s", "ours_scale": "20.3 % [12.8 %, 27.1 %]"}
+    assert verdict_cell(r) == ("does not; unlike the study: in memory, runs of 2 s; steady, data >= 10x cap "
+                               "(exploratory): 20.3 % [12.8 %, 27.1 %]")
+    assert verdict_cell({"verdict": "inconclusive", "caveat": None}) == "inconclusive"

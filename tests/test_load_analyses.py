@@ -328,8 +328,13 @@ def test_a_claim_rows_run_length_and_strata_are_macros_and_the_scale_rows_are_co
                       "window": ["whole run (2 s saturating, 20 s light)", "the trace's kept window (runs of 180 s)",
                                  "as S3-cow-ext4 (runs of 3-60 s)", "--"],
                       "pooling": [None, None, "random effects", None],
-                      "run_s_lo": [2.0, 180.0, 3.0, None], "run_s_hi": [2.0, 180.0, 60.0, None]})  # fmt: skip
+                      "run_s_lo": [2.0, 180.0, 3.0, None], "run_s_hi": [2.0, 180.0, 60.0, None],
+                      "caveat": ["in memory, runs of 2 s", None, None, None],
+                      "ours_scale": ["0.10 [0.05, 0.15]", None, None, None]})  # fmt: skip
     m = ln.claims(c)
+    # the condition unlike the study's, and the estimate at scale beside it, for prose that names them
+    assert m["ClaimSOneZipfCaveat"] == r"in memory, runs of 2\,s" and "ClaimSThreeCowXfsCaveat" not in m
+    assert m["ClaimSOneZipfAtScale"] == "0.10 [0.05, 0.15]"
     # the length of the runs the measure read (run_s_lo, run_s_hi), not the plan's words in the window
     assert m["ClaimSOneZipfRunLength"] == r"2\,s"  # a number and its unit on one line
     assert m["ClaimSThreeCowXfsRunLength"] == r"3-60\,s"

@@ -22,6 +22,9 @@ Pooled strata are tested first (`heterogeneity`, `i2`, `p_q`; blkscope.paper.cla
 `fixed` where they agree and `random effects` (DerSimonian-Laird) where they do not. `runs_read` (with the strata it
 compared in the emulated guest named, where the plan says host runs), `window` (with the length of the runs read)
 and `n_planned` are the plan's; `n` the runs read per arm; `run_s_lo`, `run_s_hi` the shortest and longest of them (s).
+`caveat` says where a judged row's runs are not in the condition the study's numbers came from (Regime: "in
+memory, runs of 2 s", "light load"), by rule, beside a verdict that stays the plan's; `ours_scale`, beside an
+in-memory row of a claim the plan gives no scale row, is its measure over its study's scale batches (exploratory).
 `band_words` is the band's size in words without its note ("1.07x" of "1.07x (comparable: 1.03-1.13x)", "xfs/ext4 >
 1", "the same"), for a sentence that names it (`band` adds the note and the study's words). `confounded` names a
 factor (filesystem, database) that the strata a row compared hold one value of per capture batch, and whether it is
@@ -33,11 +36,11 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import polars as pl
 
-from blkscope.analysis.summaries.run_groups import CAPPED
+from blkscope.analysis.summaries.run_groups import CAPPED, LIGHT
 from blkscope.paper import claim_measures as cm
 from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper import claim_rows as rw
@@ -55,7 +58,7 @@ SCHEMA = {"claim_id": pl.Utf8, "study": pl.Utf8, "claim": pl.Utf8, "quantity": p
           "heterogeneity": pl.Utf8, "i2": pl.Float64, "p_q": pl.Float64, "pooling": pl.Utf8, "ours_all": pl.Utf8,
           "n_all": pl.Utf8, "verdict_all": pl.Utf8, "verdict_unadjusted": pl.Utf8, "p_decide": pl.Float64,
           "p_holm": pl.Float64, "band_words": pl.Utf8, "confounded": pl.Utf8, "run_s_lo": pl.Float64,
-          "run_s_hi": pl.Float64}  # fmt: skip
+          "run_s_hi": pl.Float64, "caveat": pl.Utf8, "ours_scale": pl.Utf8}  # fmt: skip
 VERDICTS = ("replicates", "does not", "inconclusive", "not tested", NOT_TESTABLE)
 DECIDED = VERDICTS[:2]  # the verdicts that decide a claim (a row's verdict starts with one)
 ABOUT = 0.06  # our reading of "about x %": x +- 6 points
@@ -105,6 +108,20 @@ def _pct(name: str) -> float:
 
 
 SSD, CL, GUIDE, JNL, MYSQL = "SSD study", "commitlog study", "Cassandra guide", "journal study", "MySQL study"
+
+
+@dataclass(frozen=True)
+class Regime:
+    """The condition a study's numbers came from, as far as the study says: runs long enough for a steady state,
+    data much larger than memory, a saturating load. A row read in another condition says so (caveat)."""
+    steady: bool = False
+    data_over_memory: bool = False
+    saturating: bool = False
+
+
+# the SSD study traced YCSB runs of hours at full speed with data far larger than memory; the commitlog study's
+# numbers came from a saturating write load; the guide, the journal study and the MySQL study state no condition
+REGIMES = {SSD: Regime(steady=True, data_over_memory=True, saturating=True), CL: Regime(saturating=True)}
 _TR_LO, _TR_HI = _pct("SsdOverheadCassandraLo"), _pct("SsdOverheadCassandraHi")
 _TR_BTRFS = _pct("SsdOverheadRocksdbBtrfs")
 _TRACE = vd.within(_TR_LO, _TR_HI, f"{100 * _TR_LO:.0f}-{100 * _TR_HI:.0f} %")
@@ -330,6 +347,73 @@ def confounded(tables: Tables, strata: list[pl.DataFrame]) -> str | None:
 _PLAN_LENGTH = re.compile(r"\s*\(\d[\d.]*(?:-\d[\d.]*)? s\b[^()]*\)$")
 
 
+def kept_span(tables: Tables, ids: set[str]) -> tuple[float, float] | None:
+    """The shortest and longest kept trace window (steady_state trace_end_s - trace_start_s, s) of the runs read;
+    None where no run read kept one."""
+    st = tables.get("steady_state")
+    if st is None or not ids or not {"trace_start_s", "trace_end_s"} <= set(st.columns):
+        return None
+    w = st.filter(pl.col("run_id").is_in(list(ids))).select(w=pl.col("trace_end_s") - pl.col("trace_start_s"))
+    w = w["w"].cast(pl.Float64).drop_nulls().drop_nans()
+    return (round(float(w.min()), 1), round(float(w.max()), 1)) if w.len() else None
+
+
+KEPT = "kept window"  # a window's words for a trace's kept window (the plan's, and SHORTHAND's in the tables)
+
+
+def kept_window_text(window: str | None, kept: tuple[float, float] | None) -> str | None:
+    """A window that reads the trace's kept window with that window's length: "the trace's kept window inside
+    ..." -> "the trace's kept window of 3 s inside ..."."""
+    if not window or kept is None or KEPT not in window:
+        return window
+    return window.replace(KEPT, f"{KEPT} of {run_length(kept)}", 1)
+
+
+COLD = "cold start"  # a quantity read from a cold start (S1-cass-write's load phase), not a steady state
+
+
+def caveat(regime: Regime | None, condition: str, load: str | None, verdict: str, quantity: str,
+           span: tuple[float, float] | None, kept: tuple[float, float] | None) -> str | None:
+    """Where a judged row's runs are not in the condition the study's numbers came from (REGIMES), in words:
+    "in memory" (the in-memory condition, where the study's data were much larger than memory), "runs of 2-240 s"
+    or "a kept trace window of 3 s" (runs read, or a window, shorter than the steady window, STEADY_MIN_S: the
+    shortest run read decides), "light load"
+    (the study's load saturated), "a load phase from a cold start" (a quantity read from one, where the study's
+    runs were steady); None where the row meets it, or is not judged."""
+    if regime is None or verdict.startswith("not test"):
+        return None
+    parts = []
+    if regime.data_over_memory and condition != "scale":
+        parts.append("in memory")
+    if regime.steady and kept is not None and kept[1] < rw.STEADY_MIN_S:
+        parts.append(f"a kept trace window of {run_length(kept)}")
+    elif regime.steady and condition != "scale" and span is not None and span[0] < rw.STEADY_MIN_S:
+        parts.append(f"runs of {run_length(span)}")
+    if regime.steady and condition != "scale" and COLD in quantity:
+        parts.append(f"a load phase from a {COLD}")
+    if regime.saturating and load == LIGHT:
+        parts.append("light load")
+    return ", ".join(parts) or None
+
+
+def at_scale(tables: Tables, plan: Plan | None, c: Claim) -> vd.Estimate | None:
+    """Beside an in-memory row of a claim the plan gives no scale row: the claim's own measure over the steady
+    runs with data >= 10x the cap of its study's scale batches (those captured wholly), exploratory (no plan, no
+    verdict); None where it reads no runs there."""
+    if plan is None or any(e.claim_id == c.claim_id and e.condition == "scale" for e in plan.entries):
+        return None
+    ids = {x.claim_id for x in CLAIMS if x.study == c.study}
+    scale = [e for e in plan.entries if e.condition == "scale" and e.claim_id in ids and e.batches]
+    batches = tuple(dict.fromkeys(b for e in scale for b in e.batches))
+    if not scale or tables.get("steady_state") is None:
+        return None
+    batches = tuple(b for b in batches if b not in rw.uncaptured(tables, batches))
+    if not batches:
+        return None
+    return rw.other_condition(tables, replace(scale[0], claim_id=c.claim_id, batches=batches), c.evaluate,
+                              c.size).estimate
+
+
 def guest_strata(tables: Tables, strata: list[pl.DataFrame], ids: set[str]) -> str | None:
     """Where a row's runs read, in the plan's words, are host runs but strata it compared ran in the emulated
     guest: those of the strata its estimate read (runs in `ids`) named ("1 of 3 strata in the emulated guest: ycsb
@@ -377,7 +461,8 @@ def per_stratum(n: str | None) -> str:
 
 
 def _row(c: Claim, r, entry, everything, span: tuple[float, float] | None = None, family: int = 1,
-         confound: str | None = None, guest: str | None = None) -> dict:
+         confound: str | None = None, guest: str | None = None, kept: tuple[float, float] | None = None,
+         scale: vd.Estimate | None = None) -> dict:
     """One row: the confirmatory result `r`, the plan's `entry` (None: no plan), the result over all the
     condition's runs, exploratory ones included (`everything`; None: the same runs), the shortest and longest of
     the runs `r` read (`span`, s: for the window and run_s_lo/run_s_hi), the size of Holm's family (`family`, for
@@ -411,7 +496,10 @@ def _row(c: Claim, r, entry, everything, span: tuple[float, float] | None = None
         "n_needed_value": need, "p": e.p if e else None, "p_tost": e.p_tost if e else None,
         "load": None if v.startswith("not test") else r.load,
         "condition": cond, "runs_read": runs_read_text(entry.runs if entry else None, guest),
-        "window": window_text(entry.window if entry else None, run_length(span)),
+        "window": kept_window_text(window_text(entry.window if entry else None, run_length(span)), kept),
+        "caveat": caveat(REGIMES.get(c.study), cond, None if v.startswith("not test") else r.load, v,
+                         entry.quantity if entry else c.quantity, span, kept),
+        "ours_scale": ours_text(scale, c.fmt) if scale is not None else None,
         "run_s_lo": span[0] if span else None, "run_s_hi": span[1] if span else None,
         "n_planned": entry.n_per_arm if entry else None,
         "heterogeneity": het.text() if het and het.k >= 2 else None, "i2": het.i2 if het and het.k >= 2 else None,
@@ -436,11 +524,13 @@ def evaluate(tables: Tables, plan: Plan | None = None) -> pl.DataFrame:
                 measure = c.at_scale if entry and entry.condition == "scale" and c.at_scale else c.evaluate
                 r = c.evaluate(confirm, c.size) if in_memory else rw.other_condition(tables, entry, measure, c.size)
             alls = c.evaluate(everything, c.size) if plan and in_memory else None
+            beside = at_scale(tables, plan, c) if in_memory and REGIMES.get(c.study, Regime()).steady else None
             results.append((c, r, entry, alls, run_span(tables, ids), confounded(tables, strata),
-                            guest_strata(tables, strata, ids)))
+                            guest_strata(tables, strata, ids),
+                            kept_span(tables, ids) if entry and KEPT in entry.window else None, beside))
     family = sum(in_family(x[1]) for x in results)
-    rows = [_row(c, r, entry, alls, span, family, confound, guest)
-            for c, r, entry, alls, span, confound, guest in results]
+    rows = [_row(c, r, entry, alls, span, family, confound, guest, kept, beside)
+            for c, r, entry, alls, span, confound, guest, kept, beside in results]
     rw.holm_columns(rows, [x[0].size for x in results])
     odd = [r["claim_id"] for r in rows if not r["verdict"].startswith(VERDICTS)]
     if odd:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 import polars as pl
 
+from blkscope.paper.claim_rows import STEADY_MIN_S
 from blkscope.paper.latex import count_word, escape, fmt_depth, fmt_int, fmt_pct, tidy
 
 Column = tuple[str, str, float, Callable[[object], str]]  # (field, header, weight, formatter)
@@ -177,7 +178,7 @@ CLAIMS_COLUMNS: list[Column] = [
     ("ours_all", "all runs [interval]", 1.8, cell),
     ("n_needed", "n to decide", 0.8, cell),
     ("verdict_unadjusted", "verdict, unadjusted", 1.2, cell),
-    ("verdict", "verdict", 1.2, cell),
+    ("verdict", "verdict", 2.2, cell),  # with the condition unlike the study's (verdict_cell)
 ]
 
 
@@ -213,7 +214,12 @@ CLAIMS_CAPTION = (
     "load they ran at, the repeats per arm at which the interval would decide at the spread observed (at the "
     "level of Holm's family, Bonferroni's; per stratum where strata pool), and the "
     "verdict (rules in Appendix~\\ref{app:claims}). Reasons for \\emph{not tested} and \\emph{not testable here} "
-    "follow the table."
+    "follow the table. A verdict is the plan's; after it, where the runs read are not in the condition the study's "
+    "numbers came from, how they differ, by rule (`unlike the study': in memory where the study's data were much "
+    "larger than memory; runs, or a kept trace window, shorter than a steady window of "
+    f"{STEADY_MIN_S:.0f}\\,s; a light load where the study's saturated; a load phase from a cold start), and, for "
+    "a claim the plan gives no scale row, its measure over the steady runs with data at least ten times the "
+    "memory cap (exploratory)."
 )
 
 
@@ -270,13 +276,32 @@ def confound_notes(claims: pl.DataFrame) -> str:
     return " ".join(out)
 
 
+def verdict_cell(r: dict) -> str | None:
+    """A verdict as the table prints it: with the condition its runs are not in, against the study's (claims.csv
+    `caveat`), and the exploratory estimate in the study's regime beside it (`ours_scale`)."""
+    v = r.get("verdict")
+    if r.get("caveat"):
+        v = f"{v}; unlike the study: {r['caveat']}"
+    if r.get("ours_scale"):
+        v = f"{v}; steady, data >= 10x cap (exploratory): {r['ours_scale']}"
+    return v
+
+
+def caveated(claims: pl.DataFrame) -> pl.DataFrame:
+    """The claims with each verdict cell as verdict_cell prints it (claims.csv as it is without `caveat`)."""
+    if "caveat" not in claims.columns:
+        return claims
+    cells = [verdict_cell(r) for r in claims.iter_rows(named=True)]
+    return claims.with_columns(verdict=pl.Series(cells, dtype=pl.Utf8))
+
+
 def claims_table(claims: pl.DataFrame) -> str:
     """Every claim in one longtable, in the order of claims.csv; the reasons a claim was not tested under it, and
     what the marks of confounded rows say."""
     why = claims.filter(pl.col("verdict").str.starts_with("not test") & pl.col("reason").is_not_null())
     rows = why.iter_rows(named=True)
     notes = "; ".join(f"{escape(r['claim_id'])}: {escape(plain(public(r['reason'])))}" for r in rows)
-    marks, claims = confound_notes(claims), confound_marked(claims)
+    marks, claims = confound_notes(claims), caveated(confound_marked(claims))
     parts = claims_parts(claims)
     if len(parts) == 1:
         notes = " ".join(x for x in (marks, r"\emph{Not tested, not testable:} " + notes + "." if notes else "") if x)
