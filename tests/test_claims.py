@@ -564,7 +564,9 @@ def test_a_deviation_undone_gives_the_estimate_before_it():
     r = out.row(0, named=True)
     assert r["after_n"] == "3 vs 3" and r["after_verdict"] == "does not"
     assert r["before_n"].startswith("6 vs 6 in 2 strata"), r  # both workloads: (20/40 * 90/10)^(1/2) = 2.12x
-    assert 1.9 < float(r["before_estimate"].split("x")[0]) < 2.3, r  # random effects: about the mean of the logs
+    # the strata disagree (0.5x and about 8.5x): no pooled interval over all runs, the range of the strata instead
+    assert r["before_estimate"].startswith("per stratum 0.50x to 8.4") and r["before_verdict"] == "none: strata " \
+        "disagree", r
     assert cm.FRAG_WORKLOADS == (cm.YCSB_CASSANDRA,)
 
 
@@ -707,3 +709,16 @@ def test_the_verdict_cell_prints_the_caveat_and_the_estimate_at_scale_beside_the
     assert verdict_cell(r) == ("does not; unlike the study: in memory, runs of 2 s; steady, data >= 10x cap "
                                "(exploratory): 20.3 % [12.8 %, 27.1 %]")
     assert verdict_cell({"verdict": "inconclusive", "caveat": None}) == "inconclusive"
+
+
+def test_all_runs_whose_strata_disagree_give_their_range_and_no_pooled_verdict():
+    from blkscope.paper.claim_heterogeneity import Heterogeneity
+    from blkscope.paper.claim_runs import Result
+    from blkscope.paper.claims import CLAIMS, NO_POOLED, all_runs_text, strata_range
+
+    c = next(x for x in CLAIMS if x.claim_id == "S3-cow-xfs")
+    e = vd.Estimate(3.65, 3.60, 3.70, 1e-9, "DerSimonian-Laird")
+    apart = Result(e, "m", "135 vs 135 in 26 strata", het=Heterogeneity(26, 1e9, 0.0, 1.0, (1.03, 5.41)))
+    assert all_runs_text(apart, c) == ("per stratum 1.03x to 5.41x, 26 strata disagree", NO_POOLED)
+    agree = Result(e, "m", "6 vs 6 in 2 strata", het=Heterogeneity(2, 0.1, 0.75, 0.0, (3.6, 3.7)))
+    assert all_runs_text(agree, c) == ("3.65x [3.60x, 3.70x]", "does not") and strata_range(agree, "ratio") is None

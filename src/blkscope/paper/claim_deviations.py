@@ -22,7 +22,7 @@ from blkscope.paper import claim_measures as cm
 from blkscope.paper import claim_rows as rw
 from blkscope.paper import claim_verdict as vd
 from blkscope.paper.claim_runs import Tables, canonical
-from blkscope.paper.claims import CLAIMS, Claim, ours_text, verdict_of
+from blkscope.paper.claims import CLAIMS, Claim, all_runs_text
 from blkscope.paper.claims_plan import Plan
 
 
@@ -83,7 +83,8 @@ def constants(values: dict) -> Iterator[None]:
 
 def _text(c: Claim, tb: Tables) -> dict:
     r = c.evaluate(tb, c.size)
-    return {"estimate": ours_text(r.estimate, c.fmt), "n": r.n, "verdict": verdict_of(r, c.size)}
+    estimate, verdict = all_runs_text(r, c)  # as the claims table's ours_all: a range where the strata disagree
+    return {"estimate": estimate, "n": r.n, "verdict": verdict}
 
 
 def recompute(tb: Tables, plan: Plan | None = None, changes: list[Change] = CHANGES) -> pl.DataFrame:

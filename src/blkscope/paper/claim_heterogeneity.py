@@ -29,6 +29,7 @@ class Heterogeneity:
     q: float
     p: float
     i2: float
+    span: tuple[float, float] | None = None  # the smallest and largest stratum's effect, on the estimate's scale
 
     @property
     def disagree(self) -> bool:

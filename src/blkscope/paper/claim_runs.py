@@ -252,6 +252,9 @@ def pool(fixed: vd.Estimate, y: list[float], v: list[float], level: float, scale
     the strata agree (heterogeneity.cochran_q), else a DerSimonian-Laird random-effects estimate (no n_needed:
     more repeats per arm do not narrow the spread between strata). Also the test's result and a note."""
     het = cochran_q(y, v)
+    if y:  # each stratum's effect as a ratio (log scale) or as it is: the range a disagreement spans
+        back_each = np.exp if scale == "log" else float
+        het = replace(het, span=(float(back_each(min(y))), float(back_each(max(y)))))
     if not het.disagree:
         return fixed, het, f"; strata agree ({het.text()})"
     re = dersimonian_laird(y, v, level)

@@ -23,7 +23,10 @@ Pooled strata are tested first (`heterogeneity`, `i2`, `p_q`; blkscope.paper.cla
 compared in the emulated guest named, where the plan says host runs), `window` (with the length of the runs read)
 and `n_planned` are the plan's; `n` the runs read per arm; `run_s_lo`, `run_s_hi` the shortest and longest of them (s).
 `caveat` says where a judged row's runs are not in the condition the study's numbers came from (Regime: "in
-memory, runs of 2 s", "light load"), by rule, beside a verdict that stays the plan's; `ours_scale`, beside an
+memory, runs of 2 s", "light load"), by rule, beside a verdict that stays the plan's; `per_stratum` is the range of
+the strata's effects where the strata a row pools disagree (the planned random-effects verdict stays; the table
+prints the range beside it); `ours_all` and `verdict_all` give that range and no pooled verdict where the strata of
+all runs disagree (all_runs_text). `ours_scale`, beside an
 in-memory row of a claim the plan gives no scale row, is its measure over its study's scale batches (exploratory).
 `band_words` is the band's size in words without its note ("1.07x" of "1.07x (comparable: 1.03-1.13x)", "xfs/ext4 >
 1", "the same"), for a sentence that names it (`band` adds the note and the study's words). `confounded` names a
@@ -58,7 +61,8 @@ SCHEMA = {"claim_id": pl.Utf8, "study": pl.Utf8, "claim": pl.Utf8, "quantity": p
           "heterogeneity": pl.Utf8, "i2": pl.Float64, "p_q": pl.Float64, "pooling": pl.Utf8, "ours_all": pl.Utf8,
           "n_all": pl.Utf8, "verdict_all": pl.Utf8, "verdict_unadjusted": pl.Utf8, "p_decide": pl.Float64,
           "p_holm": pl.Float64, "band_words": pl.Utf8, "confounded": pl.Utf8, "run_s_lo": pl.Float64,
-          "run_s_hi": pl.Float64, "caveat": pl.Utf8, "ours_scale": pl.Utf8}  # fmt: skip
+          "run_s_hi": pl.Float64, "caveat": pl.Utf8, "ours_scale": pl.Utf8,
+          "per_stratum": pl.Utf8}  # fmt: skip
 VERDICTS = ("replicates", "does not", "inconclusive", "not tested", NOT_TESTABLE)
 DECIDED = VERDICTS[:2]  # the verdicts that decide a claim (a row's verdict starts with one)
 ABOUT = 0.06  # our reading of "about x %": x +- 6 points
@@ -213,10 +217,10 @@ CLAIMS: list[Claim] = [
           "ext4/xfs iostat aqu-sz, fio append", f"avgqu-sz {lit('ClAquExtFour'):.2f} vs {lit('ClAquXfs'):.2f}",
           vd.comparable_ratio(_AQU), "ratio",
           cm.metric_ratio("iostat_summary", _append, "aqu_sz", ("ext4", "xfs"), False, True, "", digits=3)),
-    Claim("S3-cow-ext4", GUIDE, "Copy-on-write amplifies writes: btrfs against ext4",
+    Claim("S3-cow-ext4", GUIDE, "Copy-on-write (ZFS; btrfs its proxy here) amplifies writes: btrfs against ext4",
           "btrfs/ext4 device KiB written per KiB the workload wrote", _AMP_WORDS, _AMP, "ratio",
           cm.write_amplification("ext4")),
-    Claim("S3-cow-xfs", GUIDE, "Copy-on-write amplifies writes: btrfs against xfs",
+    Claim("S3-cow-xfs", GUIDE, "Copy-on-write (ZFS; btrfs its proxy here) amplifies writes: btrfs against xfs",
           "btrfs/xfs device KiB written per KiB the workload wrote", _AMP_WORDS, _AMP, "ratio",
           cm.write_amplification("xfs")),
     Claim("S3-wb-sysbench", GUIDE, "data=writeback is faster than data=ordered (sysbench)",
@@ -293,6 +297,28 @@ def verdict_of(r, size: vd.Size) -> str:
         return r.verdict or "inconclusive"
     v = vd.verdict(e.lo, e.hi, size)
     return f"{v} ({EXACT})" if exact(e) else v
+
+
+NO_POOLED = "none: strata disagree"  # the verdict over all runs where their strata disagree
+
+
+def strata_range(r, fmt: str) -> str | None:
+    """Where the strata a result pools disagree: the range of their effects ("per stratum 1.03x to 5.41x, 14
+    strata disagree"); None where they agree or it pools none."""
+    het = r.het if r is not None else None
+    if het is None or het.k < 2 or not het.disagree or het.span is None:
+        return None
+    return f"per stratum {_fmt(het.span[0], fmt)} to {_fmt(het.span[1], fmt)}, {het.k} strata disagree"
+
+
+def all_runs_text(r, c: Claim) -> tuple[str, str]:
+    """The estimate and verdict over every run of a condition, exploratory ones included (ours_all, verdict_all;
+    the deviations' before and after): where its strata disagree, by the same rule as a planned row's pooling
+    (blkscope.paper.claim_heterogeneity), no one pooled interval and no pooled verdict, but the range over its
+    strata (a random-effects interval over many strata with near-exact repeats can be as narrow as a fixed one)."""
+    if (spread := strata_range(r, c.fmt)) is not None:
+        return spread, NO_POOLED
+    return ours_text(r.estimate, c.fmt), verdict_of(r, c.size)
 
 
 def in_family(r) -> bool:
@@ -505,8 +531,9 @@ def _row(c: Claim, r, entry, everything, span: tuple[float, float] | None = None
         "heterogeneity": het.text() if het and het.k >= 2 else None, "i2": het.i2 if het and het.k >= 2 else None,
         "p_q": het.p if het and het.k >= 2 else None,
         "pooling": None if het is None or het.k < 2 else ("random effects" if het.disagree else "fixed"),
-        "ours_all": ours_text(everything.estimate, c.fmt), "n_all": everything.n,
-        "verdict_all": verdict_of(everything, c.size), "confounded": None if v.startswith("not test") else confound,
+        "ours_all": all_runs_text(everything, c)[0], "n_all": everything.n,
+        "verdict_all": all_runs_text(everything, c)[1], "per_stratum": strata_range(r, c.fmt),
+        "confounded": None if v.startswith("not test") else confound,
         "_estimate": e, "_from_interval": in_family(r),
     }  # fmt: skip
 

@@ -277,9 +277,12 @@ def confound_notes(claims: pl.DataFrame) -> str:
 
 
 def verdict_cell(r: dict) -> str | None:
-    """A verdict as the table prints it: with the condition its runs are not in, against the study's (claims.csv
-    `caveat`), and the exploratory estimate in the study's regime beside it (`ours_scale`)."""
+    """A verdict as the table prints it: with the range of its strata where they disagree (claims.csv
+    `per_stratum`), the condition its runs are not in, against the study's (`caveat`), and the exploratory
+    estimate in the study's regime beside it (`ours_scale`)."""
     v = r.get("verdict")
+    if r.get("per_stratum"):
+        v = f"{v}; {r['per_stratum']}"
     if r.get("caveat"):
         v = f"{v}; unlike the study: {r['caveat']}"
     if r.get("ours_scale"):
