@@ -224,3 +224,16 @@ def test_the_short_journal_runs_length_is_a_macro_from_the_runs_the_claims_read(
     with pytest.raises(ValueError, match="S3-wb-journal"):
         journal_short_run(claims.with_columns(run_s_hi=pl.Series([10.0, 60.0, 60.0])))
     assert "JournalShortRunS" not in plan_macros(plan, claims.drop("run_s_lo", "run_s_hi"))
+
+
+def test_every_row_of_a_change_of_many_claims_repeats_its_date_what_and_why(plan):
+    # a row continued on the next page still says which change it belongs to
+    from blkscope.paper.claims_plan_tex import render_deviations
+    from blkscope.paper.latex import escape
+
+    d = next(x for x in plan.deviations if len(x.claims) > 1)
+    tex = render_deviations(plan, pl.DataFrame(schema={"commit": pl.Utf8, "claim_id": pl.Utf8}))
+    rows = [line for line in tex.splitlines() if escape(d.what) in line]
+    assert len(rows) == len(d.claims)
+    assert all(r.startswith(f"{d.date[:10]} & {escape(c)} &") and escape(d.why) in r
+               for r, c in zip(rows, d.claims, strict=True))

@@ -159,9 +159,9 @@ def render_deviations(plan: Plan, recomputed: pl.DataFrame) -> str:
     by = {(r["commit"], r["claim_id"]): r for r in recomputed.iter_rows(named=True)}
     rows = []
     for d in sorted(plan.deviations, key=lambda d: d.date):
-        for k, cid in enumerate(d.claims):  # a change of many claims says what and why once
-            r = by.get((d.commit, cid))
-            date, what, why = (d.date[:10], d.what, d.why) if k == 0 else ("", "", "")
+        for cid in d.claims:  # a change of many claims says its date, what and why on each of its rows: a row
+            r = by.get((d.commit, cid))  # continued on the next page still tells which change it belongs to
+            date, what, why = d.date[:10], d.what, d.why
             before = f"{r['before_estimate']} ({r['before_verdict']})" if r else escape(d.before)
             after = f"{r['after_estimate']} ({r['after_verdict']})" if r else escape(d.after)
             rows.append(" & ".join([escape(date), escape(cid), escape(what), escape(why),
