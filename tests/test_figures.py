@@ -442,3 +442,29 @@ def test_figure_command_renders_once_and_without_pandas(tables, tmp_path):
     png = prefix.with_suffix(".png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and prefix.with_suffix(".pdf").read_bytes()[:5] == b"%PDF-"
     assert (int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")) == (round(2 * w), round(2 * h))
+
+
+def test_row_labels_that_do_not_fit_are_shortened_to_labels_no_two_of_which_print_the_same():
+    from blkscope.figures.theme import fit_labels
+
+    jobs = ["ycsb workloada-zipfian-buffered-sat-long", "ycsb workloada-zipfian-buffered-sat",
+            "ycsb workloada-zipfian-buffered-sweep-400k", "ycsb workloada-zipfian-buffered-sweep-40k",
+            "ycsb workloada-zipfian-direct-sweep-4m", "cassandra-ycsb workloada-c-zipfian-sat",
+            "cassandra-ycsb workloada-zipfian-small", "fio append"]
+    short = fit_labels(jobs, 84)
+    assert short["fio append"] == "fio append"  # a label that fits stays whole
+    assert short["ycsb workloada-zipfian-buffered-sat-long"] == "ycsb A-zipf-buf-sat-long"
+    assert len(set(short.values())) == len(jobs) and all(len(s) <= 84 / 3.4 for s in short.values())
+
+
+def test_tick_labels_are_formatted_each_alone_no_0k_beside_0k_no_milli_on_an_ms_axis():
+    import altair as alt
+
+    from blkscope.figures.theme import SI_LABELS
+
+    df = pl.DataFrame({"x": [0.0, 0.2, 0.4, 1.0, 10000.0], "y": ["a"] * 5})
+    c = alt.Chart(df).mark_point().encode(
+        x=alt.X("x:Q", axis=alt.Axis(values=[0, 0.2, 1, 10000], format="~s", labelExpr=SI_LABELS)), y="y:N")
+    svg = vlc.vegalite_to_svg(c.to_dict())
+    labels = re.findall(r">([^<>]+)</text>", svg)
+    assert {"0", "0.2", "1", "10k"} <= set(labels) and "0k" not in labels and "200m" not in labels

@@ -6,6 +6,8 @@ is computed from the runs' access counts."""
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 import pytest
 
@@ -69,6 +71,9 @@ def test_an_inconclusive_row_gives_no_advice_and_says_why_it_is_not_decided():
 def test_the_evidence_names_the_length_of_short_runs_not_of_steady_windows():
     def said(window: str, verdict: str = "inconclusive") -> str:
         c = _claims([("S4-reader", verdict, "6.59x [1.15x, 37.66x]", 1.15, 37.66)])
+        # the length is that of the runs read (run_s_lo, run_s_hi), here the one the window names
+        lo, hi = re.search(r"(\d+)(?:-(\d+))? s\)", window).groups()
+        c = c.with_columns(run_s_lo=pl.lit(float(lo)), run_s_hi=pl.lit(float(hi or lo)))
         return advice.phrases(c.with_columns(window=pl.lit(window), verdict_unadjusted=pl.lit("replicates")))[
             "AdviceJournal"]
 

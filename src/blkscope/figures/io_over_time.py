@@ -11,6 +11,7 @@ import polars as pl
 
 from blkscope.figures import select
 from blkscope.figures.theme import (
+    SI_LABELS,
     TEXT_WIDTH_PT,
     Y_AXIS_PT,
     complete_cells,
@@ -58,7 +59,7 @@ def chart(series: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevel
     own_x = own_scales(io, "setup", "elapsed_s")
     x = alt.X("elapsed_s:Q", title=None if own_x else "elapsed (s)", axis=alt.Axis(tickCount=4))
     lines = base.mark_line(strokeWidth=0.8, opacity=0.8).encode(
-        x=x, y=alt.Y("value:Q", title=None, axis=alt.Axis(tickCount=3, format="~s")), color=color,
+        x=x, y=alt.Y("value:Q", title=None, axis=alt.Axis(tickCount=3, format="~s", labelExpr=SI_LABELS)), color=color,
         strokeDash=_dash(), detail="run_id:N",
     )  # fmt: skip
     label = corner_label(base, "setup", panel_w, ["setup", "metric"], f"datum.metric == '{IOSTAT_METRICS[0]}'")
@@ -83,7 +84,7 @@ def chart(series: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevel
     yb = alt.Chart(ycsb.select(cols), width=w, height=40)
     yx = alt.X("elapsed_s:Q", title="elapsed (s)", axis=alt.Axis(tickCount=4))
     ylines = yb.mark_line(strokeWidth=0.8).encode(
-        x=yx, y=alt.Y("value:Q", title=None, axis=alt.Axis(tickCount=3, format="~s")), color=color,
+        x=yx, y=alt.Y("value:Q", title=None, axis=alt.Axis(tickCount=3, format="~s", labelExpr=SI_LABELS)), color=color,
         strokeDash=_dash(), detail="run_id:N",
     )  # fmt: skip
     bottom = ylines.facet(

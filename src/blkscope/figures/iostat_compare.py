@@ -9,13 +9,24 @@ import math
 import altair as alt
 import polars as pl
 
-from blkscope.figures.theme import TEXT_WIDTH_PT, decades, fs_domain, fs_scale, no_data, own_scales
+from blkscope.figures.theme import (
+    ABBREVIATION_LEGEND,
+    SI_LABELS,
+    TEXT_WIDTH_PT,
+    decades,
+    fitted_axis,
+    fs_domain,
+    fs_scale,
+    no_data,
+    own_scales,
+)
 
 CAPTION = (
     r"iostat per run (points: circles traced, triangles untraced) and its mean over runs (ticks), by workload "
     r"and job (rows) and filesystem (colour): writes per second, written kB/s, average queue size (aqu-sz) and "
     r"write await, each with its own scale (symmetric-log where the jobs differ more than tenfold). Host runs on a "
     r"loop device."
+    + f" Labels that do not fit are shortened ({ABBREVIATION_LEGEND})."
 )
 LABEL = "fig:iostat"
 WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
@@ -35,6 +46,11 @@ def three_ticks(vmax: float) -> list[float]:
     return [0.0, step, 2 * step]
 
 
+def _labels(metric: str) -> dict:
+    """SI-prefixed rates labelled each alone (theme.SI_LABELS: no "0k" beside "0k")."""
+    return {"labelExpr": SI_LABELS} if FORMATS[metric] == "~s" else {}
+
+
 def _x_axis(d: pl.DataFrame, metric: str, title: str, width: float) -> alt.X:
     """A linear axis of three ticks; a symmetric-log one labelled at powers of ten when the jobs' levels differ by
     more than OWN_SCALE_FACTOR (a ceiling run of 100k writes/s beside appends of a few: on a linear axis every job
@@ -44,11 +60,11 @@ def _x_axis(d: pl.DataFrame, metric: str, title: str, width: float) -> alt.X:
         pos = d.filter(pl.col("mean") > 0)["mean"]
         low = 10 ** math.floor(math.log10(float(pos.min())))
         values = [0.0, *decades(vmax, width, min_gap=24, lowest=low)]
-        axis = alt.Axis(values=values, format=FORMATS[metric])
+        axis = alt.Axis(values=values, format=FORMATS[metric], **_labels(metric))
         return alt.X("mean:Q", title=f"{title}, log", axis=axis, scale=alt.Scale(type="symlog", constant=low))
     # three ticks chosen here: Vega's own label-overlap test underestimates the widths vl-convert draws
     ticks = three_ticks(vmax)
-    axis = alt.Axis(values=ticks, format=FORMATS[metric])
+    axis = alt.Axis(values=ticks, format=FORMATS[metric], **_labels(metric))
     return alt.X("mean:Q", title=title, axis=axis, scale=alt.Scale(domain=[0, ticks[-1]]))
 
 
@@ -76,7 +92,7 @@ def chart(summary: pl.DataFrame) -> alt.TopLevelMixin:
     for i, (metric, title) in enumerate(SHOWN.items()):
         d = df.filter(pl.col("metric") == metric)
         base = alt.Chart(d, width=w, height=12 * len(jobs))
-        axis = alt.Axis(labelLimit=LABEL_PT - 6, minExtent=LABEL_PT, maxExtent=LABEL_PT) if i == 0 else None
+        axis = fitted_axis(jobs, LABEL_PT - 6, minExtent=LABEL_PT, maxExtent=LABEL_PT) if i == 0 else None
         y = alt.Y("job:N", sort=jobs, title=None, axis=axis)
         x = _x_axis(d, metric, title, w)
         off = alt.YOffset("fs:N", sort=domain)

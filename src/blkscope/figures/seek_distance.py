@@ -10,7 +10,7 @@ import altair as alt
 import polars as pl
 
 from blkscope.figures import select
-from blkscope.figures.theme import TEXT_WIDTH_PT, fs_color, no_data, small_title
+from blkscope.figures.theme import TEXT_WIDTH_PT, fitted_axis, fs_color, no_data, small_title
 
 CAPTION = (
     r"Seek distance of the requests issued to the device (D events, all requests): the share of requests whose "
@@ -18,6 +18,7 @@ CAPTION = (
     r"$2^{b-1} \le |d| < 2^b$; negative: backwards), one setup per workload, one line per traced run (top; "
     r"every setup in the \texttt{all\_setups} notebook); the share of "
     r"sequential requests with its Wilson 95\% interval, per setup and filesystem (bottom)."
+    + r" Labels shortened as in Figure~\ref{fig:iostat}."
 )
 LABEL = "fig:seek-distance"
 WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
@@ -67,7 +68,8 @@ def chart(seek: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
     sb = alt.Chart(seq, width=ncol * w + (ncol - 1) * 6, height=8 * len(setups))
     y = alt.Y(
         "setup:N", sort=setups, title=None,
-        axis=alt.Axis(labelLimit=LABEL_PT - 8, minExtent=LABEL_PT, maxExtent=LABEL_PT),  # the ellipsis stays inside
+        # labels shortened to fit (no two cut to the same ellipsis)
+        axis=fitted_axis(setups, LABEL_PT - 8, minExtent=LABEL_PT, maxExtent=LABEL_PT),
     )
     x = alt.X(
         "share:Q", title="sequential share of requests", axis=alt.Axis(format="~%"), scale=alt.Scale(domain=[0, 1])

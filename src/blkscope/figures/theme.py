@@ -226,7 +226,7 @@ def setup_dots(long: pl.DataFrame, setups: list[str], x: alt.X, mark: tuple[str,
     """A dot plot of runs: a row per setup (in `setups`' order), the points of a run side by side within it by
     `mark` (field, order; also their shape), two facet columns by `column` (field, order), colour by filesystem.
     `long` holds run_id, fs, setup and those fields; `x` its x encoding (at two_panel_width(width))."""
-    axis = alt.Axis(labelLimit=SETUP_AXIS_PT, minExtent=SETUP_AXIS_PT, maxExtent=SETUP_AXIS_PT)
+    axis = fitted_axis(setups, SETUP_AXIS_PT, minExtent=SETUP_AXIS_PT, maxExtent=SETUP_AXIS_PT)
     shape = alt.Shape(f"{mark[0]}:N", sort=mark[1], title=None, legend=alt.Legend(orient=legend),
                       **({"scale": shapes} if shapes is not None else {}))  # fmt: skip
     return (
@@ -236,3 +236,45 @@ def setup_dots(long: pl.DataFrame, setups: list[str], x: alt.X, mark: tuple[str,
                 yOffset=alt.YOffset(f"{mark[0]}:N", sort=mark[1]), shape=shape, color=fs_color(long["fs"]))
         .facet(column=alt.Column(f"{column[0]}:N", sort=column[1], title=None), spacing=8)
     )  # fmt: skip
+
+
+# Row labels (a workload and its job) that do not fit a figure's label column are shortened by these words, in
+# order, until they fit; a label still too long keeps its start and its end (the end tells the YCSB jobs apart). A
+# label cut by labelLimit instead ends in an ellipsis, and jobs that differ only past it print the same.
+ABBREVIATIONS = (("cassandra-ycsb", "cass-ycsb"), ("workloada-c", "A+C"), ("workloada", "A"), ("zipfian", "zipf"),
+                 ("buffered", "buf"), ("direct", "dir"), ("sweep", "sw"), ("reader", "rd"))
+ABBREVIATION_LEGEND = "; ".join(f"{short}: {long}" for long, short in ABBREVIATIONS)
+CHAR_PT = 3.4  # about the width of a character of a 7-pt label ("ycsb workloada-zipfian-b…" fit 84 pt)
+
+
+def fit_labels(labels: list[str], limit_pt: float) -> dict[str, str]:
+    """Each label as it fits `limit_pt` (ABBREVIATIONS): a label that fits stays whole. A ValueError where two
+    labels would still print the same."""
+    n = max(8, int(limit_pt / CHAR_PT))
+    out = {}
+    for label in labels:
+        s = label
+        for long, short in ABBREVIATIONS if len(label) > n else ():  # all of them: one label, one spelling
+            s = s.replace(long, short)
+        if len(s) > n:
+            s = s[: n // 2 - 1] + "\u2026" + s[-(n - n // 2):]
+        out[label] = s
+    if len(set(out.values())) < len(out):
+        same = sorted(k for k in out if list(out.values()).count(out[k]) > 1)
+        raise ValueError(f"row labels that print the same once shortened: {', '.join(same)}")
+    return out
+
+
+def fitted_axis(labels: list[str], limit_pt: float, **kw) -> alt.Axis:
+    """An axis whose labels print as fit_labels shortens them (a lookup in the label expression), each whole."""
+    import json
+
+    short = {k: v for k, v in fit_labels(labels, limit_pt).items() if k != v}
+    expr = f"({json.dumps(short)})[datum.label] || datum.label" if short else "datum.label"
+    return alt.Axis(labelExpr=expr, labelLimit=limit_pt, **kw)
+
+
+# Tick labels with an SI prefix from 1,000 up (15k) and plain digits below (0.2, not "200m": an axis in ms would read
+# it as milli-ms). Each label is formatted alone: Vega's axis format gives all ticks the prefix of the largest, so a
+# log axis printed "0k, 0k, 10k" for 0, 1 and 10,000.
+SI_LABELS = "abs(datum.value) >= 1000 ? format(datum.value, '~s') : format(datum.value, '~r')"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from blkscope.figures.theme import COLUMN_WIDTH_PT, fs_color, no_data
+from blkscope.figures.theme import COLUMN_WIDTH_PT, fitted_axis, fs_color, no_data
 
 # the analysis table's configuration columns and the `arms` of a batch with traced and untraced runs
 # (analysis.load.overhead.CONFIG and BOTH, which a figure may not import: tests/test_figures.py checks they agree)
@@ -25,6 +25,7 @@ CAPTION = (
     r"repeat per arm gives no interval). Positive values: tracing slowed the workload; 2M, 4M: a device cap's write "
     r"bytes per second. Traced and untraced runs are compared within a capture batch: one point per setup, "
     r"filesystem and batch that holds both."
+    + r" Labels shortened as in Figure~\ref{fig:iostat}."
 )
 LABEL = "fig:tracing-overhead"
 WIDTH = COLUMN_WIDTH_PT  # the space the figure is printed in (theme)
@@ -118,7 +119,7 @@ def chart(overhead: pl.DataFrame) -> alt.TopLevelMixin:
     color = fs_color(df["fs"])
     base = alt.Chart(df, width=WIDTH - LABEL_PT - 12, height=11 * len(setups))
     # a label cut at labelLimit gets an ellipsis drawn past it: keep the limit inside the extent
-    axis = alt.Axis(labelLimit=LABEL_PT - 8, minExtent=LABEL_PT, maxExtent=LABEL_PT)
+    axis = fitted_axis(setups, LABEL_PT - 8, minExtent=LABEL_PT, maxExtent=LABEL_PT)  # no two cut the same
     y = alt.Y("setup:N", sort=setups, title=None, axis=axis)
     off = alt.YOffset("slot:N", sort=sorted(df["slot"].unique().to_list()))
     x = alt.X("pct:Q", title="throughput lost to tracing (%)")
