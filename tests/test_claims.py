@@ -722,3 +722,12 @@ def test_all_runs_whose_strata_disagree_give_their_range_and_no_pooled_verdict()
     assert all_runs_text(apart, c) == ("per stratum 1.03x to 5.41x, 26 strata disagree", NO_POOLED)
     agree = Result(e, "m", "6 vs 6 in 2 strata", het=Heterogeneity(2, 0.1, 0.75, 0.0, (3.6, 3.7)))
     assert all_runs_text(agree, c) == ("3.65x [3.60x, 3.70x]", "does not") and strata_range(agree, "ratio") is None
+
+
+def test_the_runs_length_is_as_long_as_they_ran_where_the_steady_state_table_measured_it():
+    from blkscope.paper.claims import run_length, run_span
+
+    runs = pl.DataFrame({"run_id": ["a", "b"], "runtime_s": [20, 60]})
+    st = pl.DataFrame({"run_id": ["a", "b"], "run_s": [20.6, 44.2]})
+    assert run_length(run_span({"runs": runs}, {"a", "b"})) == "20-60 s"  # as the sheet set them
+    assert run_length(run_span({"runs": runs, "steady_state": st}, {"a", "b"})) == "21-44 s"  # as they ran

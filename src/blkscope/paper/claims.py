@@ -327,19 +327,22 @@ def in_family(r) -> bool:
 
 
 def run_span(tables: Tables, run_ids: set[str]) -> tuple[float, float] | None:
-    """The shortest and longest of the runs a row read, from the runs sheet's runtime_s (s); None when unknown."""
-    r = tables["runs"]
-    if not run_ids or "runtime_s" not in r.columns:
+    """The shortest and longest of the runs a row read (s): as long as they ran (the steady_state table's run_s,
+    the length the run-conditions table prints), else as the runs sheet set them (runtime_s); None when unknown."""
+    st = tables.get("steady_state")
+    r, col = (st, "run_s") if st is not None and "run_s" in st.columns else (tables["runs"], "runtime_s")
+    if not run_ids or col not in r.columns:
         return None
-    s = r.filter(pl.col("run_id").is_in(list(run_ids)))["runtime_s"].cast(pl.Float64, strict=False).drop_nulls()
+    s = r.filter(pl.col("run_id").is_in(list(run_ids)))[col].cast(pl.Float64, strict=False).drop_nulls().drop_nans()
     return (float(s.min()), float(s.max())) if s.len() else None
 
 
 def run_length(span: tuple[float, float] | None) -> str | None:
-    """The length of the runs a row read (run_span) as the window says it: "20 s", "2-20 s"; None when unknown."""
+    """The length of the runs a row read (run_span) as the window says it, in whole seconds as the run-conditions
+    table prints them: "20 s", "2-20 s"; None when unknown."""
     if span is None:
         return None
-    lo, hi = f"{span[0]:g}", f"{span[1]:g}"
+    lo, hi = f"{round(span[0]):d}", f"{round(span[1]):d}"
     return f"{lo} s" if lo == hi else f"{lo}-{hi} s"
 
 
