@@ -434,6 +434,14 @@ def cassandra_vs_rocksdb(phase: str, whole: bool = False) -> Evaluate:
     return ev
 
 
+def untraced(evaluate: Evaluate) -> Evaluate:
+    """`evaluate` on the untraced runs alone: both arms alike where one database's arm held traced runs too (the
+    YCSB-on-Cassandra batches traced half their runs, the RocksDB ones none)."""
+    def ev(tb: Tables, size: vd.Size) -> Result:
+        return evaluate(tb | {"runs": tb["runs"].filter(~pl.col("traced").cast(pl.Boolean))}, size)
+    return ev
+
+
 def cassandra_vs_rocksdb_in_window(op: str) -> Evaluate:
     """Cassandra against RocksDB in the scale regime (the claims plan's S1-cass-read/-write scale rows): each
     untraced run's `op` completions a second over its steady window (steady_state <op>_ops_s), per filesystem the
