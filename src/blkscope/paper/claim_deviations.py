@@ -63,6 +63,8 @@ CHANGES = [
     *[Change("e0c2130", cid, {"JOURNAL_MIN_S": 0}) for cid in ("S4-ms", "S4-mean", "S4-sparse-max", "S4-p9999")],
     Change("242e04b", "S4-sparse-max", {"BEST_IN_FULL_BATCHES": False}),
     # after the plan: the reader modes as strata, tested for agreement (claim_runs.pool), not pooled into one arm
+    # after the plan: S1-cass-write's arms both untraced (the Cassandra arm held traced runs, the RocksDB arm none)
+    Change("4819f6a", "S1-cass-write", _evaluator(cm.cassandra_vs_rocksdb("load", whole=True))),
     Change(S4_READER_STRATA, "S4-reader", _evaluator(cm.metric_ratio(
         "workload_metrics", lambda t: t.filter((pl.col("workload") == "journal") & pl.col("job").str.ends_with(
             "-reader")), "write_max_us", ("xfs", "ext4"), False, False, "us", digits=0))),
