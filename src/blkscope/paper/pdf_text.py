@@ -235,7 +235,7 @@ def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
 def _text_checks(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], list[str], dict]:
     """check() but the pages' geometry: the problems it reports before the geometry's and after them, and the
     layout."""
-    from blkscope.paper.study_numbers import claims_sentence
+    from blkscope.paper.headline import split_sentence
     from blkscope.paper.tables import claims_parts, printed_columns
 
     problems = []
@@ -256,7 +256,7 @@ def _text_checks(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], list[str],
     abstract = abstract_text(pdf_text(pdf, 1, 1))
     after = missing_advice(abstract, pdf_text(pdf, 1, lay["main_pages"]), claims)
     abstract = _unbroken(abstract)
-    want = claims_sentence(claims)
+    want = split_sentence(claims)
     if _unbroken(want) not in abstract:
         after.append(f"the abstract does not give the claims table's counts ({want!r})")
     return problems, after, lay
