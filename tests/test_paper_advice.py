@@ -212,16 +212,17 @@ def test_the_claims_not_testable_here_are_quoted_in_their_studies_words():
 
 def test_the_pdf_check_finds_the_advice_of_todays_table_in_the_abstract_and_the_conclusion():
     c = _claims([("S2-ops", "does not", "0.95x [0.83x, 1.10x]", 0.83, 1.10)])
-    words = advice.phrases(c)
-    body = "; ".join(words.values())
+    body = "; ".join(advice.phrases(c).values())  # the conclusion's: the full evidence
+    brief = "; ".join(advice.phrases(c, brief=True).values())  # the abstract's: each row's id and plan status
+    assert "(S2-ops, post hoc)" in brief and "(S2-ops: does not; post hoc)" in body
     # pdftotext breaks lines (and hyphenates) anywhere: the check ignores both
-    broken = body.replace(" ", "\n", 3).replace("Cassandra's", "Cas-\nsandra's")
+    broken = brief.replace(" ", "\n", 3).replace("Cassandra's", "Cas-\nsandra's")
     assert missing_advice(broken, broken + "\n" + body, c) == []
-    # the verdict moved on (new runs), the abstract kept the old words
+    # the verdict moved on (new runs), the abstract and the conclusion kept the old words
     now = _claims([("S2-ops", "replicates", "3.60x [3.10x, 4.20x]", 3.1, 4.2)])
-    problems = missing_advice(body, body + body, now)
+    problems = missing_advice(brief, brief + body, now)
     assert len(problems) == 2 and "AdviceCommitlog" in problems[0] and "abstract" in problems[0]
-    assert "conclusion" in missing_advice(body, body, c)[0]  # once in all of the main text: no conclusion
+    assert "conclusion" in missing_advice(brief, brief, c)[0]  # the brief form alone: no conclusion
 
 
 def test_a_whole_run_window_without_its_length_is_reported():

@@ -170,19 +170,22 @@ def ends(r: dict) -> tuple[str, str] | None:
     return (m.group(1), m.group(2)) if m else None
 
 
-def evidence(r: dict, stated: bool = False, placed: bool = False) -> str:
+def evidence(r: dict, stated: bool = False, placed: bool = False, brief: bool = False) -> str:
     """"S2-ops-cap: 1.01x [0.86x, 1.19x], does not, wholly below the claimed 2.28-6.85x, estimate as claimed,
     interval across one; post hoc; runs of 60 s": the row's id, estimate [interval] (an exact one "in every run"; none
     for strata that disagree, whose pooled figure describes none of them), verdict (an inconclusive one with why it
     is not decided), where its interval lies (phrases.where), whether the plan came before its runs
     (phrases.plan_status) and the length of the runs it read where they are not the steady-state runs; `stated`:
-    the words before it give the estimate already (no interval repeated); `placed`: they say where it lies too."""
+    the words before it give the estimate already (no interval repeated); `placed`: they say where it lies too;
+    `brief` (the abstract's): the row's id and whether it is post hoc alone ("S2-ops-cap, post hoc")."""
     ours = tidy(str(r.get("ours") or "--"))
     if ours.endswith(_NO_SPREAD):
         ours = ours.removesuffix(_NO_SPREAD) + " in every run"
     v = str(r["verdict"])
     if v.startswith("not test"):
         return f"{r['claim_id']}: {v}"
+    if brief:
+        return f"{r['claim_id']}, {plan_status(r)}"
     pooled = r.get("pooling") == "random effects"
     why = undecided(r) if v == "inconclusive" and not pooled else ""
     why = why if "multiplicity" in why else ""  # the repeats that would decide: the claims table gives them
@@ -247,7 +250,7 @@ def strata_side(r: dict) -> tuple[str, str, str] | None:
             f"{min(ratios):.2f}x to {max(ratios):.2f}x per stratum")
 
 
-def more_row(rows: dict[str, dict], claim: str, asks: str) -> str:
+def more_row(rows: dict[str, dict], claim: str, asks: str, brief: bool = False) -> str:
     """A row cited beside a topic's: its strata's common side ("than ext4 in all 14 strata (per stratum ...)"), or
     its question and verdict ("whether LZ4 commitlogs make them equal is undecided"), with its evidence."""
     r = claim_row(rows, claim)
@@ -255,38 +258,38 @@ def more_row(rows: dict[str, dict], claim: str, asks: str) -> str:
         return ""
     v = str(r["verdict"])
     if r.get("pooling") == "random effects" and (s := strata_side(r)):
-        return f"and {asks} {s[1]} ({evidence(r)})"
+        return f"and {asks} {s[1]} ({evidence(r, brief=brief)})"
     said = ("is undecided" if v.startswith("inconclusive") else "is untested" if v.startswith("not test")
             else "holds" if v.startswith("replicates") else "does not hold")
-    return f"{asks} {said} ({evidence(r)})"
+    return f"{asks} {said} ({evidence(r, brief=brief)})"
 
 
-def phrase(t: Topic, r: dict | None, rows: dict[str, dict] | None = None) -> str:
+def phrase(t: Topic, r: dict | None, rows: dict[str, dict] | None = None, brief: bool = False) -> str:
     """The advice of topic `t` from its claim row `r`, by the module's rule (plain text, not yet escaped); `rows`
-    (every row by id) for the rows it cites beside (t.more)."""
+    (every row by id) for the rows it cites beside (t.more); `brief`: the abstract's evidence (evidence())."""
     if r is None:
         return f"{CANNOT_SAY}: the claims table has no row {' or '.join(t.claims)}"
     v = str(r["verdict"])
     if v.startswith("not test"):
         return f"{CANNOT_SAY} whether ``{r['claim']}'' ({evidence(r)})"
-    more = [m for c, asks in t.more if (m := more_row(rows or {}, c, asks))]
+    more = [m for c, asks in t.more if (m := more_row(rows or {}, c, asks, brief))]
     beside = "".join(f"; {m}" if not m.startswith("and ") else f" {m}" for m in more)
     if r.get("pooling") == "random effects":
         if s := strata_side(r):  # the strata disagree on the size only: the direction they share is advice
             words = t.above if s[0] == "above" else t.below
-            return f"{words} {s[1]} ({evidence(r)}){beside}, the size depending on the workload"
-        return f"{NO_ADVICE} {t.subject}: {disagree(r)} ({evidence(r)}){beside}"
+            return f"{words} {s[1]} ({evidence(r, brief=brief)}){beside}, the size depending on the workload"
+        return f"{NO_ADVICE} {t.subject}: {disagree(r)} ({evidence(r, brief=brief)}){beside}"
     if v.startswith(DECIDED):
         where_ = side(r)
         words = t.above if where_.startswith("above") else t.below if where_.startswith("below") else t.spans
         lo_hi = ends(r) or ("", "")
         stated = "{lo}" in words
         words = words.format(lo=lo_hi[0], hi=lo_hi[1], band=str(r.get("band_words") or "claimed size"))
-        return f"{words} ({evidence(r, stated, stated)}){beside}"
-    return f"{NO_ADVICE} {t.subject} ({evidence(r)}){beside}"
+        return f"{words} ({evidence(r, stated, stated, brief)}){beside}"
+    return f"{NO_ADVICE} {t.subject} ({evidence(r, brief=brief)}){beside}"
 
 
-def tracing(claims: pl.DataFrame) -> str:
+def tracing(claims: pl.DataFrame, brief: bool = False) -> str:
     """Block tracing in production, from the rows whose workload and regime the study's claim came from
     (TRACING_ROWS): a row decided below the claimed size by the upper end of its interval ("cost at most 11.6 %"),
     any other by its estimate [interval]; our pooled row over every workload (S1-trace) named as exploratory."""
@@ -300,7 +303,7 @@ def tracing(claims: pl.DataFrame) -> str:
         who = who.format(k=k.group(1) if k else "ten")
         below = str(r["verdict"]).startswith("does not") and where(r).startswith("wholly below")
         cost = f"at most {ends(r)[1]}" if below else tidy(str(r["ours"]))
-        said.append(f"tracing {who} cost {cost} ({evidence(r, True)})")
+        said.append(f"tracing {who} cost {cost} ({evidence(r, True, brief=brief)})")
     if not said:
         return f"{CANNOT_SAY} what block tracing costs in production: the claims table has none of its rows"
     pooled = f"; our pooled row over every workload ({TRACING_POOLED}) is exploratory" if TRACING_POOLED in rows else ""
@@ -331,14 +334,17 @@ def inconclusive(claims: pl.DataFrame) -> str:
     return f"whether the {counted(len(ids), 'row', 'rows')} judged inconclusive hold ({listed})"
 
 
-def phrases(claims: pl.DataFrame) -> dict[str, str]:
-    """Each topic's advice as plain text (the PDF check looks for these words)."""
+def phrases(claims: pl.DataFrame, brief: bool = False) -> dict[str, str]:
+    """Each topic's advice as plain text (the PDF check looks for these words); `brief`: the abstract's, whose
+    evidence is each row's id and whether it is post hoc (the conclusion gives the rest)."""
     rows = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
-    return {t.macro: phrase(t, row_for(claims, t.claims), rows) for t in TOPICS} | {TRACING: tracing(claims)}
+    return ({t.macro: phrase(t, row_for(claims, t.claims), rows, brief) for t in TOPICS}
+            | {TRACING: tracing(claims, brief)})
 
 
 def macros(claims: pl.DataFrame) -> dict[str, str]:
     m = {k: seconds_unbroken(escape(v)) for k, v in phrases(claims).items()}
+    m |= {f"{k}Brief": seconds_unbroken(escape(v)) for k, v in phrases(claims, brief=True).items()}
     m |= {k: escape(v) for k, v in headline.macros(claims).items()}
     for r in claims.iter_rows(named=True):  # Section X: where each judged row's interval lies, and its plan status
         if w := where(r):

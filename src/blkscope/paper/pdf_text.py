@@ -208,17 +208,18 @@ def disagreeing_run_counts(text: str) -> list[str]:
 
 
 def missing_advice(abstract: str, main: str, claims: pl.DataFrame) -> list[str]:
-    """Each piece of advice (blkscope.paper.advice) as the claims table gives it today, in the abstract and again
-    in the main text after it (the conclusion): words that follow the verdicts, never left behind by them."""
+    """Each piece of advice (blkscope.paper.advice) as the claims table gives it today, in the abstract (its brief
+    form: each row's id and whether it is post hoc) and in the conclusion (its full evidence): words that follow the
+    verdicts, never left behind by them."""
     from blkscope.paper.advice import phrases
 
     a, m = _unbroken(abstract), _unbroken(main)
     out = []
-    for macro, words in phrases(claims).items():
-        w = _unbroken(words)
-        if w not in a:
+    for macro, words in phrases(claims, brief=True).items():
+        if _unbroken(words) not in a:
             out.append(f"the abstract does not give the advice {macro} as the claims table has it ({words!r})")
-        if m.count(w) < 2:
+    for macro, words in phrases(claims).items():
+        if _unbroken(words) not in m:
             out.append(f"the conclusion does not give the advice {macro} as the claims table has it ({words!r})")
     return out
 

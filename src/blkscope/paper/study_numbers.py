@@ -339,6 +339,9 @@ def skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
     return m
 
 
+PLAUSIBLE_P = 0.1  # the goodness-of-fit p at or above which a power law is plausible (Clauset et al.)
+
+
 def fit_quality(fitted: pl.DataFrame) -> dict[str, str]:
     """How good the power-law fits of the runs with one are: the goodness-of-fit test's verdict per load ("plausible
     (p >= 0.1) in 8 of the 9 saturating and 9 of the 9 light runs": SkewPlausiblePhrase; a fit that converges is not
@@ -350,9 +353,9 @@ def fit_quality(fitted: pl.DataFrame) -> dict[str, str]:
         for load in (SATURATING, LIGHT):
             p = fitted.filter(pl.col("load") == load)["p_gof"]
             if p.len():
-                parts.append(f"{fmt_int(int((p.fill_null(0) >= 0.1).sum()))} of the {fmt_int(p.len())} {load}")
+                parts.append(f"{fmt_int(int((p.fill_null(0) >= PLAUSIBLE_P).sum()))} of the {fmt_int(p.len())} {load}")
         if parts:
-            m["SkewPlausiblePhrase"] = f"in {' and '.join(parts)} runs"
+            m["SkewPlausiblePhrase"] = f"($p \\ge {PLAUSIBLE_P}$) in {' and '.join(parts)} runs"
     if {"n", "n_tail"} <= set(fitted.columns):
         share = (fitted["n_tail"] / fitted["n"]).drop_nulls()
         if share.len():
