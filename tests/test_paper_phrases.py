@@ -268,3 +268,19 @@ def test_the_headline_splits_confirmatory_from_post_hoc_rows_and_counts_publishe
         "six rows on three published claims: of the two confirmatory rows, none replicates, one does not and one "
         "is inconclusive; of the three post hoc rows, one replicates, one does not and one is inconclusive; one "
         "waits for runs")
+
+
+def test_a_batch_that_repeats_the_one_before_says_only_what_differs():
+    base = {"Database": "Cassandra", "DataMiB": "6{,}676", "CapMiB": "640", "DataOverCap": "10.4",
+            "RegimePhrase": "at least the plan's 10", "RunS": "242", "TraceS": "3", "TraceStartS": "150",
+            "RolePhrase": "the scale rows of the claims table read its steady runs"}
+    m = {f"MemcapThird{k}": v for k, v in base.items()} | {f"MemcapFourth{k}": v for k, v in base.items()}
+    m |= {"MemcapFourthSteady": "5", "MemcapFourthSteadyPhrase": "five of the six runs",
+          "MemcapFourthWindowS": "190--225", "MemcapFourthWindowStartS": "15--50",
+          "MemcapFourthTraceInWindowPhrase": "two of the three traced runs"}
+    assert scale_numbers.same_setup(m, "MemcapThird", "MemcapFourth")
+    assert scale_numbers.repeat_sentence(m, "MemcapFourth", "fourth", "third") == (
+        "The fourth batch repeated the third: five of the six runs are steady, with windows of 190--225\\,s after "
+        "warm-ups of 15--50\\,s, the kept trace inside the steady window in two of the three traced runs.")
+    m["MemcapFourthCapMiB"] = "320"
+    assert not scale_numbers.same_setup(m, "MemcapThird", "MemcapFourth")

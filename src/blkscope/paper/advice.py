@@ -343,8 +343,11 @@ def phrases(claims: pl.DataFrame, brief: bool = False) -> dict[str, str]:
 
 
 def macros(claims: pl.DataFrame) -> dict[str, str]:
-    m = {k: seconds_unbroken(escape(v)) for k, v in phrases(claims).items()}
-    m |= {f"{k}Brief": seconds_unbroken(escape(v)) for k, v in phrases(claims, brief=True).items()}
+    def tex(v: str) -> str:  # a number and its unit of seconds or per cent on one line
+        return re.sub(r"(\d) \\%", r"\1\\,\\%", seconds_unbroken(escape(v)))
+
+    m = {k: tex(v) for k, v in phrases(claims).items()}
+    m |= {f"{k}Brief": tex(v) for k, v in phrases(claims, brief=True).items()}
     m |= {k: escape(v) for k, v in headline.macros(claims).items()}
     for r in claims.iter_rows(named=True):  # Section X: where each judged row's interval lies, and its plan status
         if w := where(r):
@@ -352,6 +355,7 @@ def macros(claims: pl.DataFrame) -> dict[str, str]:
     # the quotes are LaTeX's own (``...''), escaped only inside
     rows = claims.filter(pl.col("verdict").str.starts_with("not testable"))
     m["AdviceInconclusive"] = escape(inconclusive(claims))
+    m["AdviceNotTestableIds"] = escape(join_and(rows["claim_id"].to_list())) if rows.height else "none"
     m["AdviceNotTestable"] = not_testable(rows.with_columns(pl.col("claim").map_elements(escape, pl.Utf8),
                                                             pl.col("claim_id").map_elements(escape, pl.Utf8)))
     return m

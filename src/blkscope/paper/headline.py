@@ -65,10 +65,32 @@ def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
     return f"{head}: {'; '.join(parts)}" if parts else head
 
 
+def moved(claims: pl.DataFrame) -> str:
+    """The rows the multiplicity correction moved, by plan status: "5 post hoc rows (S1-cass-read, S2-ops, ...):
+    2 replicate and 3 do not" each interval alone; "no row" where it moved none."""
+    rows = [r for r in claims.iter_rows(named=True) if str(r.get("verdict_unadjusted") or "") != str(r["verdict"])
+            and not str(r["verdict"]).startswith("not test")]
+    if not rows:
+        return "no row"
+    parts = []
+    for status in ("confirmatory", "post hoc"):
+        these = [r for r in rows if plan_status(r) == status]
+        if these:
+            ids = join_and([str(r["claim_id"]) for r in these])
+            v = [str(r["verdict_unadjusted"]) for r in these]
+            counts = join_and(_counts(v, JUDGED, len(these) > 9, False))
+            parts.append(f"{_n(len(these), len(these) > 9)} {status} {'row' if len(these) == 1 else 'rows'} "
+                         f"({ids}: {counts})")
+    return join_and(parts)
+
+
 def macros(claims: pl.DataFrame) -> dict[str, str]:
     """ClaimsSplitSentence (after Holm's correction), ClaimsSplitSentenceUnadjusted (each interval alone, where
-    claims.csv has verdict_unadjusted) and ClaimsPublished."""
-    m = {"ClaimsSplitSentence": split_sentence(claims), "ClaimsPublished": fmt_int(published(claims))}
+    claims.csv has verdict_unadjusted; and the rows Holm's correction moved, ClaimsHolmMoved), ClaimsPublished and
+    its head alone, ClaimsRowsOnPublished."""
+    m = {"ClaimsSplitSentence": split_sentence(claims), "ClaimsPublished": fmt_int(published(claims)),
+         "ClaimsRowsOnPublished": split_sentence(claims).split(": ", 1)[0]}  # "47 rows on 30 published claims"
     if "verdict_unadjusted" in claims.columns:
         m["ClaimsSplitSentenceUnadjusted"] = split_sentence(claims, "verdict_unadjusted")
+        m["ClaimsHolmMoved"] = moved(claims)
     return m
