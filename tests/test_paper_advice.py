@@ -187,7 +187,7 @@ def test_the_tracing_advice_rests_on_the_rows_the_study_measured_and_calls_the_p
         "block tracing in production only with its cost measured at its own load: tracing Cassandra cost at most "
         "11.6 % (S1-trace-cass: does not, wholly below the claimed 24-36 %; post hoc); tracing RocksDB with data "
         "at least 10 times its memory cost 23.9 % [19.0 %, 28.2 %] (S1-trace-scale: inconclusive, overlaps the "
-        "low end of the claimed 24-36 %; confirmatory); our pooled row over every workload (S1-trace) is "
+        "low end of the claimed 24-36 %; confirmatory); our row pooling every workload (S1-trace) is "
         "exploratory")
     assert "[-" not in said and " -" not in said  # no minus sign: the upper end of an interval across zero
     assert advice.phrases(_claims([]))["AdviceTracing"].startswith("this study cannot say")

@@ -306,7 +306,7 @@ def tracing(claims: pl.DataFrame, brief: bool = False) -> str:
         said.append(f"tracing {who} cost {cost} ({evidence(r, True, brief=brief)})")
     if not said:
         return f"{CANNOT_SAY} what block tracing costs in production: the claims table has none of its rows"
-    pooled = f"; our pooled row over every workload ({TRACING_POOLED}) is exploratory" if TRACING_POOLED in rows else ""
+    pooled = f"; our row pooling every workload ({TRACING_POOLED}) is exploratory" if TRACING_POOLED in rows else ""
     return f"block tracing in production only with its cost measured at its own load: {'; '.join(said)}{pooled}"
 
 
