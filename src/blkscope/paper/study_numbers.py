@@ -339,6 +339,14 @@ def skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
     return m
 
 
+def small_pct(x: float) -> str:
+    """A share in % with two significant digits below 1 % (0.012 %, not "0.0 %", which reads as none), one decimal
+    above."""
+    if x <= 0 or 100 * x >= 1:
+        return fmt_pct(x)
+    return fmt_pct(x, 1 - math.floor(math.log10(100 * x)))
+
+
 PLAUSIBLE_P = 0.1  # the goodness-of-fit p at or above which a power law is plausible (Clauset et al.)
 
 
@@ -359,7 +367,7 @@ def fit_quality(fitted: pl.DataFrame) -> dict[str, str]:
     if {"n", "n_tail"} <= set(fitted.columns):
         share = (fitted["n_tail"] / fitted["n"]).drop_nulls()
         if share.len():
-            m |= {"SkewTailShareMin": fmt_pct(share.min()), "SkewTailShareMax": fmt_pct(share.max())}
+            m |= {"SkewTailShareMin": small_pct(share.min()), "SkewTailShareMax": small_pct(share.max())}
     return m
 
 
