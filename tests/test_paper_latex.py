@@ -85,6 +85,7 @@ def test_queue_depth_and_lost_events_in_words_from_the_counts():
     from blkscope.paper.study_numbers import above_one_phrase
 
     assert above_one_phrase(0, 24) == "none of the 24 runs kept more than one request in flight on average"
+    assert above_one_phrase(0, 27, 0.17) == "the 27 runs kept at most 0.17 requests in flight on average"
     assert above_one_phrase(3, 24).startswith("3 of the 24 runs") and above_one_phrase(2, 2).startswith("all 2")
     assert lost_phrase(0) == "the tracer lost no events in any of them"
     assert lost_phrase(1) == "the tracer lost at most 1 event in any of them"

@@ -221,3 +221,66 @@ def test_the_cache_sweep_is_neither_in_memory_nor_a_capped_batch():
     both = scale_numbers.macros(pl.concat([base, sweep]))
     assert both == scale_numbers.macros(base)
     assert scale_numbers.macros(pl.concat([base, sweep.with_columns(batch=pl.lit("round4-other"))])) != both
+
+
+def _row(lo: float, hi: float, est: float, blo: float, bhi: float, words: str, ours: str = "1.00x [0.90x, 1.10x]",
+         **more) -> dict:
+    return {"lo": lo, "hi": hi, "estimate": est, "claimed_lo": blo, "claimed_hi": bhi, "band_words": words,
+            "ours": ours, **more}
+
+
+def test_where_says_where_an_interval_lies_against_the_claimed_size_and_which_way_it_points():
+    from blkscope.paper.phrases import where
+
+    pct = "23.9 % [19.0 %, 28.2 %]"
+    assert where(_row(0.19, 0.282, 0.239, 0.24, 0.36, "24-36 %", pct)) == (
+        "overlaps the low end of the claimed 24-36 %, direction as claimed")
+    assert where(_row(2.97, 3.77, 3.35, 2.0, 3.0, "2-3x")) == (
+        "overlaps the high end of the claimed 2-3x, direction as claimed")
+    assert where(_row(2.1, 2.9, 2.5, 2.0, 3.0, "2-3x")) == "inside the claimed 2-3x, direction as claimed"
+    assert where(_row(0.86, 1.19, 1.01, 2.28, 6.85, "2.28-6.85x")) == (
+        "wholly below the claimed 2.28-6.85x, estimate as claimed, interval across one")
+    assert where(_row(0.3, 0.5, 0.4, 2.0, 3.0, "2-3x")) == "wholly below the claimed 2-3x, direction opposite"
+    assert where(_row(0.08, 11.5, 0.93, 2.09, 5.36, "3.18x")) == (
+        "spans all of the claimed 3.18x, estimate opposite, interval across one")
+    # a direction: inside it, or across its end (which is across one); an equivalence has no direction
+    assert where(_row(5.5, 19.5, 10.4, 1.0, float("inf"), "ext4/xfs > 1")) == "inside the claimed ext4/xfs > 1"
+    assert where(_row(0.89, 48.9, 6.59, 1.0, float("inf"), "xfs/ext4 > 1")) == (
+        "across the end of the claimed xfs/ext4 > 1, estimate as claimed")
+    assert where(_row(0.90, 1.22, 1.05, 0.909, 1.1, "the same")) == "spans all of the margin of 'the same'"
+    # the advice's short form: the direction only where it is wholly the opposite
+    assert where(_row(0.86, 1.19, 1.01, 2.28, 6.85, "2.28-6.85x"), short=True) == "wholly below the claimed 2.28-6.85x"
+    assert where(_row(0.3, 0.5, 0.4, 2.0, 3.0, "2-3x"), short=True).endswith("direction opposite")
+    assert where({"lo": None, "hi": None, "estimate": None, "claimed_lo": 1.0, "claimed_hi": 2.0}) == ""
+
+
+def test_the_headline_splits_confirmatory_from_post_hoc_rows_and_counts_published_statements():
+    from blkscope.paper.headline import published, split_sentence
+
+    c = pl.DataFrame({
+        "claim_id": ["A", "A-scale", "A-cap", "B", "C", "D"],
+        "study": ["s"] * 6,
+        "claim": ["x holds", "x holds", "x holds (device the limit)", "y (sysbench)", "y (journal writer)", "z"],
+        "condition": ["in-memory", "scale", "in-memory", "in-memory", "in-memory", "scale"],
+        "verdict": ["replicates", "does not", "inconclusive", "does not", "not tested (no runs)", "inconclusive"]})
+    assert published(c) == 3  # a closing parenthesis naming our condition or workload: the same statement
+    assert split_sentence(c) == (
+        "six rows on three published claims: of the two confirmatory rows, none replicates, one does not and one "
+        "is inconclusive; of the three post hoc rows, one replicates, one does not and one is inconclusive; one "
+        "waits for runs")
+
+
+def test_a_batch_that_repeats_the_one_before_says_only_what_differs():
+    base = {"Database": "Cassandra", "DataMiB": "6{,}676", "CapMiB": "640", "DataOverCap": "10.4",
+            "RegimePhrase": "at least the plan's 10", "RunS": "242", "TraceS": "3", "TraceStartS": "150",
+            "RolePhrase": "the scale rows of the claims table read its steady runs"}
+    m = {f"MemcapThird{k}": v for k, v in base.items()} | {f"MemcapFourth{k}": v for k, v in base.items()}
+    m |= {"MemcapFourthSteady": "5", "MemcapFourthSteadyPhrase": "five of the six runs",
+          "MemcapFourthWindowS": "190--225", "MemcapFourthWindowStartS": "15--50",
+          "MemcapFourthTraceInWindowPhrase": "two of the three traced runs"}
+    assert scale_numbers.same_setup(m, "MemcapThird", "MemcapFourth")
+    assert scale_numbers.repeat_sentence(m, "MemcapFourth", "fourth", "third") == (
+        "The fourth batch repeated the third: five of the six runs are steady, with windows of 190--225\\,s after "
+        "warm-ups of 15--50\\,s, the kept trace inside the steady window in two of the three traced runs.")
+    m["MemcapFourthCapMiB"] = "320"
+    assert not scale_numbers.same_setup(m, "MemcapThird", "MemcapFourth")

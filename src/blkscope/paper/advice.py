@@ -38,10 +38,11 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from blkscope.paper import table_to_tex
+from blkscope.paper import headline, table_to_tex
 from blkscope.paper.claims import DECIDED
-from blkscope.paper.latex import counted, escape, join_and, macro_file, seconds_unbroken, tidy
+from blkscope.paper.latex import counted, escape, join_and, macro_file, macro_name, seconds_unbroken, tidy
 from blkscope.paper.load_numbers import run_length, side
+from blkscope.paper.phrases import k_of_n, plan_status, where
 
 NO_ADVICE = "no advice on"
 CANNOT_SAY = "this study cannot say"
@@ -55,19 +56,24 @@ class Topic:
     below: str  # ... below it
     spans: str  # ... when it spans no effect under a decided verdict
     subject: str  # what no advice is given on, when none follows ("the commitlog directory")
+    more: tuple[tuple[str, str], ...] = ()  # rows cited beside it: (claim id, what it asks), by more_row's rule
 
 
 TOPICS = (
     Topic("AdviceCommitlog", ("S2-ops-cap", "S2-ops"),
           "ext4 for Cassandra's commitlog, where it wrote faster than xfs",
           "xfs for Cassandra's commitlog, where it wrote faster than ext4",
-          "either ext4 or xfs for Cassandra's commitlog: neither was shown to write faster",
-          "the commitlog directory"),
+          "either ext4 or xfs for Cassandra's commitlog when the device is the limit: their rates were within "
+          "{lo} to {hi} of each other, which rules out the study's {band} but does not show them equal",
+          "the commitlog directory",
+          (("S2-lz4-cap", "whether LZ4 commitlogs make them equal"),)),
     Topic("AdviceDataDir", ("S3-cow-xfs",),
-          "xfs over btrfs for data directories, as btrfs wrote more device bytes per byte written",
-          "btrfs over xfs for data directories, as it wrote fewer device bytes per byte written",
-          "either btrfs or xfs for data directories: neither was shown to write more device bytes",
-          "data directories"),
+          "copy-on-write (btrfs) only where its extra device writes are affordable: it wrote more device bytes per "
+          "byte written than xfs",
+          "copy-on-write (btrfs) over xfs, as it wrote fewer device bytes per byte written",
+          "either btrfs or xfs: neither was shown to write more device bytes",
+          "copy-on-write (btrfs) against xfs",
+          (("S3-cow-ext4", "than ext4"),)),
     Topic("AdviceJournal", ("S4-reader",),
           "ext4 for a low-latency journal read while written, as xfs stalled its writer longer",
           "xfs for a low-latency journal read while written, as ext4 stalled its writer longer",
@@ -88,12 +94,13 @@ TOPICS = (
           "xfs's inode32 on a large volume, faster than inode64",
           "xfs's default inode64 on a large volume, as inode32 was not shown faster",
           "inode64 against inode32"),
-    Topic("AdviceTracing", ("S1-trace",),
-          "block tracing in production only with its cost measured at the load it runs at, as it slowed throughput",
-          "block tracing in production, as it did not slow throughput",
-          "block tracing in production, as no cost was shown",
-          "block tracing in production"),
 )
+# block tracing rests on the rows whose workload the study's 24-36 % came from (Cassandra) and on the scale
+# condition's RocksDB row; our pooled row over every workload (S1-trace) is exploratory (tracing())
+TRACING = "AdviceTracing"
+TRACING_ROWS = (("S1-trace-cass", "Cassandra"), ("S1-trace-ycsb-cass", "Cassandra under YCSB"),
+                ("S1-trace-scale", "RocksDB with data at least {k} times its memory"))
+TRACING_POOLED = "S1-trace"
 
 
 def claim_row(rows: dict[str, dict], claim: str) -> dict | None:
@@ -147,28 +154,46 @@ def undecided(r: dict) -> str:
     before = str(r.get("verdict_unadjusted") or "")
     if before.startswith(DECIDED):
         return f"{before} before the multiplicity correction"
-    beside = against_band(r)
-    if beside.startswith(("at least", "at most")):  # why it is not decided
-        return beside
     need, _, unit = str(r.get("n_needed") or "--").partition(" per ")  # "6 per stratum": per arm in each
     if need not in ("--", "", "nan"):
         return f"{need} repeats per arm{' per ' + unit if unit else ''} would decide"
-    return "its interval crosses an end of the claimed size"
+    return ""
 
 
-def evidence(r: dict) -> str:
-    """"S2-ops: 0.95x [0.83x, 1.10x], does not; runs of 20 s"; "S5-inode64-replication: not tested (no runs)" without
-    an estimate; an inconclusive row with why ("S4-reader: 6.59x [1.15x, 37.66x], inconclusive: replicates before
-    the multiplicity correction; runs of 10 s")."""
+_ENDS = re.compile(r"\[(.+?), (.+?)\]")
+_NO_SPREAD = " (no spread between runs: no interval)"
+
+
+def ends(r: dict) -> tuple[str, str] | None:
+    """The interval's ends as the claims table prints them ("0.86x", "1.19x")."""
+    m = _ENDS.search(str(r.get("ours") or ""))
+    return (m.group(1), m.group(2)) if m else None
+
+
+def evidence(r: dict, stated: bool = False, placed: bool = False, brief: bool = False) -> str:
+    """"S2-ops-cap: 1.01x [0.86x, 1.19x], does not, wholly below the claimed 2.28-6.85x, estimate as claimed,
+    interval across one; post hoc; runs of 60 s": the row's id, estimate [interval] (an exact one "in every run"; none
+    for strata that disagree, whose pooled figure describes none of them), verdict (an inconclusive one with why it
+    is not decided), where its interval lies (phrases.where), whether the plan came before its runs
+    (phrases.plan_status) and the length of the runs it read where they are not the steady-state runs; `stated`:
+    the words before it give the estimate already (no interval repeated); `placed`: they say where it lies too;
+    `brief` (the abstract's): the row's id and whether it is post hoc alone ("S2-ops-cap, post hoc")."""
     ours = tidy(str(r.get("ours") or "--"))
+    if ours.endswith(_NO_SPREAD):
+        ours = ours.removesuffix(_NO_SPREAD) + " in every run"
     v = str(r["verdict"])
-    why = ""
-    if v == "inconclusive" and r.get("pooling") != "random effects":  # "inconclusive (fewer than 2 ...)" says why
-        why = f": {undecided(r)}"
-    if v == "does not" and against_band(r):
-        why = f" ({against_band(r)})"  # "does not" alone reads as "does not slow", not "not the claimed size"
-    length = run_length(r) if not v.startswith("not test") else ""
-    return f"{r['claim_id']}: {ours + ', ' if ours != '--' else ''}{v}{why}{'; runs of ' + length if length else ''}"
+    if v.startswith("not test"):
+        return f"{r['claim_id']}: {v}"
+    if brief:
+        return f"{r['claim_id']}, {plan_status(r)}"
+    pooled = r.get("pooling") == "random effects"
+    why = undecided(r) if v == "inconclusive" and not pooled else ""
+    why = why if "multiplicity" in why else ""  # the repeats that would decide: the claims table gives them
+    spread = strata_side(r) if pooled else None
+    said = [spread[2] if spread else "strata disagree" if pooled else ours if ours != "--" and not stated else "",
+            v.removesuffix(" (exact)") + (f": {why}" if why else ""), "" if pooled or placed else where(r, True)]
+    tail = [plan_status(r)] + ([f"runs of {run_length(r)}"] if run_length(r) else [])
+    return f"{r['claim_id']}: {', '.join(x for x in said if x)}; {'; '.join(tail)}"
 
 
 def _strata(r: dict) -> str:
@@ -215,20 +240,74 @@ def disagree(r: dict) -> str:
     return f"{what} disagree{shown}, their estimates on both sides of no effect"
 
 
-def phrase(t: Topic, r: dict | None) -> str:
-    """The advice of topic `t` from its claim row `r`, by the module's rule (plain text, not yet escaped)."""
+def strata_side(r: dict) -> tuple[str, str, str] | None:
+    """For a ratio row whose strata disagree but all lie on one side of one: ("above" or "below", "in all 14
+    strata", "1.03x to 5.41x per stratum"); None otherwise (strata on both sides, or no per-stratum values)."""
+    ratios = stratum_ratios(r)
+    if not ratios or not (min(ratios) > 1 or max(ratios) < 1):
+        return None
+    return ("above" if min(ratios) > 1 else "below", f"in {k_of_n(len(ratios), len(ratios), 'strata')}",
+            f"{min(ratios):.2f}x to {max(ratios):.2f}x per stratum")
+
+
+def more_row(rows: dict[str, dict], claim: str, asks: str, brief: bool = False) -> str:
+    """A row cited beside a topic's: its strata's common side ("than ext4 in all 14 strata (per stratum ...)"), or
+    its question and verdict ("whether LZ4 commitlogs make them equal is undecided"), with its evidence."""
+    r = claim_row(rows, claim)
+    if r is None:
+        return ""
+    v = str(r["verdict"])
+    if r.get("pooling") == "random effects" and (s := strata_side(r)):
+        return f"and {asks} {s[1]} ({evidence(r, brief=brief)})"
+    said = ("is undecided" if v.startswith("inconclusive") else "is untested" if v.startswith("not test")
+            else "holds" if v.startswith("replicates") else "does not hold")
+    return f"{asks} {said} ({evidence(r, brief=brief)})"
+
+
+def phrase(t: Topic, r: dict | None, rows: dict[str, dict] | None = None, brief: bool = False) -> str:
+    """The advice of topic `t` from its claim row `r`, by the module's rule (plain text, not yet escaped); `rows`
+    (every row by id) for the rows it cites beside (t.more); `brief`: the abstract's evidence (evidence())."""
     if r is None:
         return f"{CANNOT_SAY}: the claims table has no row {' or '.join(t.claims)}"
     v = str(r["verdict"])
     if v.startswith("not test"):
         return f"{CANNOT_SAY} whether ``{r['claim']}'' ({evidence(r)})"
+    more = [m for c, asks in t.more if (m := more_row(rows or {}, c, asks, brief))]
+    beside = "".join(f"; {m}" if not m.startswith("and ") else f" {m}" for m in more)
     if r.get("pooling") == "random effects":
-        return f"{NO_ADVICE} {t.subject}: {disagree(r)} ({evidence(r)})"
+        if s := strata_side(r):  # the strata disagree on the size only: the direction they share is advice
+            words = t.above if s[0] == "above" else t.below
+            return f"{words} {s[1]} ({evidence(r, brief=brief)}){beside}, the size depending on the workload"
+        return f"{NO_ADVICE} {t.subject}: {disagree(r)} ({evidence(r, brief=brief)}){beside}"
     if v.startswith(DECIDED):
-        where = side(r)
-        words = t.above if where.startswith("above") else t.below if where.startswith("below") else t.spans
-        return f"{words} ({evidence(r)})"
-    return f"{NO_ADVICE} {t.subject} ({evidence(r)})"
+        where_ = side(r)
+        words = t.above if where_.startswith("above") else t.below if where_.startswith("below") else t.spans
+        lo_hi = ends(r) or ("", "")
+        stated = "{lo}" in words
+        words = words.format(lo=lo_hi[0], hi=lo_hi[1], band=str(r.get("band_words") or "claimed size"))
+        return f"{words} ({evidence(r, stated, stated, brief)}){beside}"
+    return f"{NO_ADVICE} {t.subject} ({evidence(r, brief=brief)}){beside}"
+
+
+def tracing(claims: pl.DataFrame, brief: bool = False) -> str:
+    """Block tracing in production, from the rows whose workload and regime the study's claim came from
+    (TRACING_ROWS): a row decided below the claimed size by the upper end of its interval ("cost at most 11.6 %"),
+    any other by its estimate [interval]; our pooled row over every workload (S1-trace) named as exploratory."""
+    rows = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
+    said = []
+    for claim, who in TRACING_ROWS:
+        r = claim_row(rows, claim)
+        if r is None or str(r["verdict"]).startswith("not test") or ends(r) is None:
+            continue
+        k = re.search(r"data >= (\d+(?:\.\d+)?)x cap", str(r.get("runs_read") or ""))
+        who = who.format(k=k.group(1) if k else "ten")
+        below = str(r["verdict"]).startswith("does not") and where(r).startswith("wholly below")
+        cost = f"at most {ends(r)[1]}" if below else tidy(str(r["ours"]))
+        said.append(f"tracing {who} cost {cost} ({evidence(r, True, brief=brief)})")
+    if not said:
+        return f"{CANNOT_SAY} what block tracing costs in production: the claims table has none of its rows"
+    pooled = f"; our row pooling every workload ({TRACING_POOLED}) is exploratory" if TRACING_POOLED in rows else ""
+    return f"block tracing in production only with its cost measured at its own load: {'; '.join(said)}{pooled}"
 
 
 def not_testable(claims: pl.DataFrame) -> str:
@@ -255,16 +334,28 @@ def inconclusive(claims: pl.DataFrame) -> str:
     return f"whether the {counted(len(ids), 'row', 'rows')} judged inconclusive hold ({listed})"
 
 
-def phrases(claims: pl.DataFrame) -> dict[str, str]:
-    """Each topic's advice as plain text (the PDF check looks for these words)."""
-    return {t.macro: phrase(t, row_for(claims, t.claims)) for t in TOPICS}
+def phrases(claims: pl.DataFrame, brief: bool = False) -> dict[str, str]:
+    """Each topic's advice as plain text (the PDF check looks for these words); `brief`: the abstract's, whose
+    evidence is each row's id and whether it is post hoc (the conclusion gives the rest)."""
+    rows = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
+    return ({t.macro: phrase(t, row_for(claims, t.claims), rows, brief) for t in TOPICS}
+            | {TRACING: tracing(claims, brief)})
 
 
 def macros(claims: pl.DataFrame) -> dict[str, str]:
-    m = {k: seconds_unbroken(escape(v)) for k, v in phrases(claims).items()}
+    def tex(v: str) -> str:  # a number and its unit of seconds or per cent on one line
+        return re.sub(r"(\d) \\%", r"\1\\,\\%", seconds_unbroken(escape(v)))
+
+    m = {k: tex(v) for k, v in phrases(claims).items()}
+    m |= {f"{k}Brief": tex(v) for k, v in phrases(claims, brief=True).items()}
+    m |= {k: escape(v) for k, v in headline.macros(claims).items()}
+    for r in claims.iter_rows(named=True):  # Section X: where each judged row's interval lies, and its plan status
+        if w := where(r):
+            m[macro_name("claim", r["claim_id"]) + "Where"] = escape(w)
     # the quotes are LaTeX's own (``...''), escaped only inside
     rows = claims.filter(pl.col("verdict").str.starts_with("not testable"))
     m["AdviceInconclusive"] = escape(inconclusive(claims))
+    m["AdviceNotTestableIds"] = escape(join_and(rows["claim_id"].to_list())) if rows.height else "none"
     m["AdviceNotTestable"] = not_testable(rows.with_columns(pl.col("claim").map_elements(escape, pl.Utf8),
                                                             pl.col("claim_id").map_elements(escape, pl.Utf8)))
     return m

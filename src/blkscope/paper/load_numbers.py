@@ -30,6 +30,7 @@ from blkscope.paper.latex import (
     seconds_unbroken,
     tidy,
 )
+from blkscope.paper.phrases import median_pct, util_pct
 
 GUARD = "BlkLoadNumbers"
 
@@ -208,6 +209,7 @@ def overhead(ov: pl.DataFrame) -> dict[str, str]:
         k = macro_name("overhead", load)
         m[f"{k}Configs"] = fmt_int(g.select(c for c in CONFIG if c in g.columns).n_unique())
         m |= _range(k, g["overhead"], fmt_pct)
+        m[f"{k}MedianPhrase"] = median_pct(g["overhead"].median())  # "median under 0.05 % either way", not "0.0 %"
         # configurations whose interval excludes zero: tracing measurably slowed (or sped up) the workload
         m[f"{k}Slower"] = fmt_int(g.filter(pl.col("overhead_lo") > 0).height)
         m[f"{k}Faster"] = fmt_int(g.filter(pl.col("overhead_hi") < 0).height)
@@ -347,7 +349,7 @@ def _cassandra_load(summary: pl.DataFrame, versus: pl.DataFrame, prefix: str) ->
     fmts = {"ops_s": ("ops", lambda x: fmt_int(x)), "lat_p99_us": ("p99 ms", lambda x: fmt_float(x / 1e3, 1)),
             "lat_mean_us": ("mean ms", lambda x: fmt_float(x / 1e3, 2)),
             "aqu_sz": ("aqu", fmt_depth), "wrqm_s": ("wrqm", lambda x: fmt_float(x, 0)),
-            "ops_s_cv": ("cv", lambda x: fmt_pct(x, 0)), "util_pct": ("util", lambda x: fmt_float(x, 0)),
+            "ops_s_cv": ("cv", lambda x: fmt_pct(x, 0)), "util_pct": ("util", util_pct),
             "w_await_ms": ("w await ms", lambda x: fmt_float(x, 0)),
             # from the first report at which the device is saturated (iostat_summary: the cap's warm-up dropped)
             "util_pct_sat": ("util sat", lambda x: fmt_float(x, 0)),

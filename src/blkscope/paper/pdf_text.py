@@ -208,17 +208,18 @@ def disagreeing_run_counts(text: str) -> list[str]:
 
 
 def missing_advice(abstract: str, main: str, claims: pl.DataFrame) -> list[str]:
-    """Each piece of advice (blkscope.paper.advice) as the claims table gives it today, in the abstract and again
-    in the main text after it (the conclusion): words that follow the verdicts, never left behind by them."""
+    """Each piece of advice (blkscope.paper.advice) as the claims table gives it today, in the abstract (its brief
+    form: each row's id and whether it is post hoc) and in the conclusion (its full evidence): words that follow the
+    verdicts, never left behind by them."""
     from blkscope.paper.advice import phrases
 
     a, m = _unbroken(abstract), _unbroken(main)
     out = []
-    for macro, words in phrases(claims).items():
-        w = _unbroken(words)
-        if w not in a:
+    for macro, words in phrases(claims, brief=True).items():
+        if _unbroken(words) not in a:
             out.append(f"the abstract does not give the advice {macro} as the claims table has it ({words!r})")
-        if m.count(w) < 2:
+    for macro, words in phrases(claims).items():
+        if _unbroken(words) not in m:
             out.append(f"the conclusion does not give the advice {macro} as the claims table has it ({words!r})")
     return out
 
@@ -235,7 +236,7 @@ def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
 def _text_checks(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], list[str], dict]:
     """check() but the pages' geometry: the problems it reports before the geometry's and after them, and the
     layout."""
-    from blkscope.paper.study_numbers import claims_sentence
+    from blkscope.paper.headline import split_sentence
     from blkscope.paper.tables import claims_parts, printed_columns
 
     problems = []
@@ -256,7 +257,7 @@ def _text_checks(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], list[str],
     abstract = abstract_text(pdf_text(pdf, 1, 1))
     after = missing_advice(abstract, pdf_text(pdf, 1, lay["main_pages"]), claims)
     abstract = _unbroken(abstract)
-    want = claims_sentence(claims)
+    want = split_sentence(claims)
     if _unbroken(want) not in abstract:
         after.append(f"the abstract does not give the claims table's counts ({want!r})")
     return problems, after, lay

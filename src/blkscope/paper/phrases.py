@@ -45,3 +45,92 @@ def against(ratio: float, threshold: float, digits: int = 1) -> tuple[str, str]:
         if (round(ratio, d) >= threshold) == (ratio >= threshold):
             return printed, side
     return fmt_float(ratio, digits + 4), side
+
+
+def _finite(*vals: object) -> bool:
+    return all(isinstance(v, int | float) and v == v for v in vals)
+
+
+def no_effect(r: dict) -> float | None:
+    """The value of no effect for a claim row's estimate: one for a ratio ("1.01x [...]"), zero for a difference (a
+    cost in %, KiB, us); None for a level with no such value (a rank exponent, a latency in ms, a share)."""
+    ours = str(r.get("ours") or "")
+    if "x [" in ours or ours.endswith("x"):
+        return 1.0
+    if str(r.get("band_words") or "").startswith((">", "the same")) or " ms" in ours:
+        return None  # a share or a level against a threshold
+    return 0.0 if any(f" {u}" in ours for u in ("%", "KiB", "us")) else None
+
+
+def one_sided(r: dict) -> bool:
+    """A claimed size that is a direction ("btrfs/ext4 < 1", "ext4/xfs > 1"): one end at the floor (zero for a
+    ratio) or unbounded."""
+    blo, bhi = r.get("claimed_lo"), r.get("claimed_hi")
+    return bhi == float("inf") or (no_effect(r) == 1.0 and blo == 0)
+
+
+def where(r: dict, short: bool = False) -> str:
+    """Where a judged row's interval lies against the claimed size (band edges claimed_lo, claimed_hi; the claims
+    table's words band_words) and which way it points, for every row of Section X and the advice. Against a size:
+    "inside the claimed 2-3x", "overlaps the low end of the claimed 24-36 %", "wholly below the claimed
+    2.28-6.85x", "spans all of the claimed 3.18x"; against a direction ("ext4/xfs > 1"): "inside" it, "wholly
+    below" it or "across the end of" it. Then the direction, where the claim has one and the estimate has a value
+    of no effect (no_effect): "direction as claimed" or "direction opposite" for an interval on one side of no
+    effect, "estimate as claimed, interval across one" (or "opposite", "across zero") for one spanning it; said
+    once (an interval inside a direction is its direction). `short` (the advice's evidence): the position, and the
+    direction only where the interval lies wholly opposite. "" for a row without an interval or band."""
+    lo, hi, blo, bhi, est = (r.get(k) for k in ("lo", "hi", "claimed_lo", "claimed_hi", "estimate"))
+    if not _finite(lo, hi, est) or not (_finite(blo) and isinstance(bhi, int | float)):
+        return ""
+    words = str(r.get("band_words") or "").strip()
+    same = words.startswith("the same")
+    what = "the margin of 'the same'" if same else f"the claimed {words}" if words else "the claimed size"
+    inside = lo >= blo and hi <= bhi
+    if hi < blo or lo > bhi:
+        pos = f"wholly {'below' if hi < blo else 'above'} {what}"
+    elif inside:
+        pos = f"inside {what}"
+    elif one_sided(r):
+        pos = f"across the end of {what}"
+    elif lo < blo and hi > bhi:
+        pos = f"spans all of {what}"
+    else:
+        pos = f"overlaps the {'low' if lo < blo else 'high'} end of {what}"
+    ref = no_effect(r)
+    if ref is None or same or blo < ref < bhi or (inside and one_sided(r)):
+        return pos  # no direction claimed (an equivalence, a level), or the position says it
+    up = blo >= ref  # the claimed direction: above no effect
+    if lo > ref or hi < ref:
+        if short and (lo > ref) == up:
+            return pos
+        return f"{pos}, direction {'as claimed' if (lo > ref) == up else 'opposite'}"
+    if est == ref or short:
+        return pos
+    way = f"{pos}, estimate {'as claimed' if (est > ref) == up else 'opposite'}"
+    if one_sided(r):  # across a direction's end is across no effect
+        return way
+    return f"{way}, interval across {'one' if ref else 'zero'}"
+
+
+def plan_status(r: dict) -> str:
+    """"confirmatory" for a row whose runs were captured after the claims plan (the scale and replication
+    conditions), "post hoc" for one of the in-memory condition, whose runs came before it."""
+    return "confirmatory" if str(r.get("condition") or "in-memory") in ("scale", "replication") else "post hoc"
+
+
+def median_pct(x: float, digits: int = 1) -> str:
+    """A median share in words: "median 2.3 %", but for one that rounds to zero "median under 0.05 % either way"
+    ("median 0.0 %" reads as a measured zero, "median -0.0 %" as a sign)."""
+    from blkscope.paper.latex import fmt_pct
+
+    if round(100 * x, digits) == 0:
+        return f"median under {fmt_pct(0.5 * 10 ** -digits / 100, digits + 1)} either way"
+    return f"median {fmt_pct(x, digits)}"
+
+
+def util_pct(x: float) -> str:
+    """A device's busy share in % (iostat %util) with the digits that keep a small one from reading as zero: one
+    decimal under 10 (0.4, 7.2), none above (63)."""
+    from blkscope.paper.latex import fmt_float
+
+    return fmt_float(x, 1 if abs(x) < 10 else 0)

@@ -131,7 +131,9 @@ def capped(st: pl.DataFrame, waiting: Waiting | None = None) -> dict[str, str]:
             judged.append(meets and steady.height > 0)
             m[f"{k}RolePhrase"] = role(meets, steady.height, *(waiting or {}).get(b, ([], [], True)))
         m[f"{k}Database"] = join_and(sorted({DATABASES.get(w, w) for w in g["workload"].to_list()}))
-        m[f"{k}Sentence"] = batch_sentence(m, k, ORDINALS[i].lower())
+        prev = f"Memcap{ORDINALS[i - 1]}" if i else None
+        m[f"{k}Sentence"] = (repeat_sentence(m, k, ORDINALS[i].lower(), ORDINALS[i - 1].lower())
+                             if prev and same_setup(m, prev, k) else batch_sentence(m, k, ORDINALS[i].lower()))
     if batches:
         m["MemcapDatabasesPhrase"] = join_and(list(dict.fromkeys(
             DATABASES.get(w, w) for w in c.sort("workload", descending=True)["workload"].to_list())))
@@ -154,6 +156,29 @@ def batch_sentence(m: dict[str, str], k: str, ordinal: str) -> str:
         out += (f"; a traced run keeps {m[f'{k}TraceS']}\\,s of its trace from {m[f'{k}TraceStartS']}\\,s on, "
                 f"inside the steady window in {m[f'{k}TraceInWindowPhrase']}")
     return out + (f"; {m[f'{k}RolePhrase']}." if f"{k}RolePhrase" in m else ".")
+
+
+# what a batch shares with the one before it when it repeats it (its runs' steadiness apart)
+SETUP = ("Database", "DataMiB", "CapMiB", "DataOverCap", "RegimePhrase", "RunS", "TraceS", "TraceStartS",
+         "RolePhrase")
+
+
+def same_setup(m: dict[str, str], a: str, b: str) -> bool:
+    """Batches `a` and `b` (macro prefixes) hold the same database, data, cap and run length, keep the same trace
+    window and play the same role."""
+    return all(m.get(f"{a}{f}") == m.get(f"{b}{f}") for f in SETUP)
+
+
+def repeat_sentence(m: dict[str, str], k: str, ordinal: str, before: str) -> str:
+    """A batch that repeats the one before it (same_setup) in words: what differs, its steady runs and their windows
+    ("The fourth batch repeated the third: five of the six runs are steady, with windows of ...")."""
+    steady = int(m[f"{k}Steady"].replace(",", ""))
+    out = f"The {ordinal} batch repeated the {before}: {m[f'{k}SteadyPhrase']} {'is' if steady == 1 else 'are'} steady"
+    if steady:
+        out += f", with windows of {m[f'{k}WindowS']}\\,s after warm-ups of {m[f'{k}WindowStartS']}\\,s"
+    if f"{k}TraceInWindowPhrase" in m:
+        out += f", the kept trace inside the steady window in {m[f'{k}TraceInWindowPhrase']}"
+    return out + "."
 
 
 def limit(ratios: list[float], judged: list[bool]) -> dict[str, str]:

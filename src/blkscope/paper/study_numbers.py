@@ -15,7 +15,7 @@ from blkscope.analysis.summaries.run_groups import LIGHT, SATURATING, with_group
 from blkscope.paper.claim_measures import VOLUME_JOB  # the volume-size runs: devices of their own
 from blkscope.paper.claim_rows import not_descriptive
 from blkscope.paper.latex import counted, enumerate_counts, fmt_depth, fmt_float, fmt_int, fmt_pct, macro_name
-from blkscope.paper.phrases import k_of_n
+from blkscope.paper.phrases import k_of_n, where
 
 LOADS = (LIGHT, SATURATING)
 
@@ -63,7 +63,7 @@ def queue_depth(qd: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
         m |= by_load(q, runs, prefix, col, fmt) if col in q.columns else {}
     light = _with_load(q, runs).filter(pl.col("load") == LIGHT)["mean_depth"].drop_nulls()
     if light.len():
-        m["QdLightAboveOnePhrase"] = above_one_phrase(int((light > 1).sum()), light.len())
+        m["QdLightAboveOnePhrase"] = above_one_phrase(int((light > 1).sum()), light.len(), light.max())
     return m | by_load(q, runs, "qd aqu", "iostat_aqu_sz", fmt_depth)
 
 
@@ -82,10 +82,14 @@ def _bound_pct(rel: float) -> str:
     return fmt_pct(math.ceil(round(rel * 1e4, 6)) / 1e4, 2)
 
 
-def above_one_phrase(above: int, n: int) -> str:
+def above_one_phrase(above: int, n: int, most: float | None = None) -> str:
     """How many light runs kept more than one request in flight on average, in words chosen by the count (the
-    sentence was once "no filesystem keeps more than about one request in flight", beside depths of up to 11)."""
+    sentence was once "no filesystem keeps more than about one request in flight", beside depths of up to 11); with
+    none above one and the largest mean depth `most`, that depth ("the 27 runs kept at most 0.17 requests in flight
+    on average": "none kept more than one" undersold a bound six times lower)."""
     if above == 0:
+        if most is not None:
+            return f"the {fmt_int(n)} runs kept at most {fmt_depth(most)} requests in flight on average"
         return f"none of the {fmt_int(n)} runs kept more than one request in flight on average"
     if above == n:
         return f"all {fmt_int(n)} runs kept more than one request in flight on average"
@@ -282,14 +286,17 @@ def estimate_clause(r: dict, base: str) -> str:
 
 
 def condition_sentence(rows: pl.DataFrame) -> str:
-    """The rows of one condition in a sentence: each row with an estimate as a clause, then its id and verdict
-    ("tracing costs 23.9 % [19.0 %, 28.2 %] of throughput (S1-trace-scale: inconclusive)"), the rows without one by
+    """The rows of one condition in a sentence: each row with an estimate as a clause, then its id, verdict and
+    where its interval lies against the claimed size (phrases.where: "tracing costs 23.9 % [19.0 %, 28.2 %] of
+    throughput (S1-trace-scale: inconclusive, overlaps the low end of the claimed 24-36 %, direction as claimed)";
+    an exact verdict "does not, exact", no parenthesis inside the parenthesis), the rows without one by
     their verdict ("S1-cass-read-scale and S1-cass-write-scale wait for runs"); never a bare "--"."""
     from blkscope.paper.latex import escape
 
     est = rows.filter(pl.col("ours").fill_null("--") != "--")
     bases = claim_ids(est).to_list()
-    parts = [f"{estimate_clause(r, b)} ({escape(r['claim_id'])}: {escape(r['verdict'])})"
+    parts = [f"{estimate_clause(r, b)} ({escape(r['claim_id'])}: {escape(r['verdict'].replace(' (exact)', ', exact'))}"
+             f"{', ' + escape(where(r)) if where(r) else ''})"
              for r, b in zip(est.iter_rows(named=True), bases, strict=True)]  # fmt: skip
     rest = rows.filter(pl.col("ours").fill_null("--") == "--")
     for key, (_, one, many) in VERDICT_WORDS.items():
@@ -314,9 +321,10 @@ def skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
     y = _host_traced(sk, runs).filter((pl.col("op") == "all") & pl.col("s_requested").is_not_null())
     fitted = y.filter(pl.col("s").is_not_null()) if "s" in y.columns else y.clear()
     m |= {"SkewRuns": fmt_int(y.height), "SkewRunsFitted": fmt_int(fitted.height),
-          # "all 18 traced host YCSB runs admit", not "18 of 18 ... admit"
-          "SkewRunsFittedPhrase": f"{k_of_n(fitted.height, y.height, 'traced host YCSB runs')} "
-                                  f"{'admits' if fitted.height == 1 else 'admit'}"}  # fmt: skip
+          # "a power-law fit converges in all 18 traced host YCSB runs": converges, not "admit" (plausible is
+          # fit_quality's test)
+          "SkewRunsFittedPhrase": f"a power-law fit converges in "
+                                  f"{k_of_n(fitted.height, y.height, 'traced host YCSB runs')}"}  # fmt: skip
     if "recordcount" in sk.columns:  # YCSB's record count per testbed, as run.yaml records it
         ycsb = sk.join(runs.select("run_id", "testbed"), on="run_id").filter(pl.col("recordcount").is_not_null())
         for tb, label in (("loop", "host"), ("guest", "guest")):
@@ -327,6 +335,39 @@ def skew(sk: pl.DataFrame, runs: pl.DataFrame) -> dict[str, str]:
         m["SkewRequested"] = fmt_float(y["s_requested"].median(), 2)
     if fitted.height:
         m |= by_load(fitted, runs, "skew block", "s", lambda x: fmt_float(x, 2), ("min", "max", "median"))
+        m |= fit_quality(_with_load(fitted, runs))
+    return m
+
+
+def small_pct(x: float) -> str:
+    """A share in % with two significant digits below 1 % (0.012 %, not "0.0 %", which reads as none), one decimal
+    above."""
+    if x <= 0 or 100 * x >= 1:
+        return fmt_pct(x)
+    return fmt_pct(x, 1 - math.floor(math.log10(100 * x)))
+
+
+PLAUSIBLE_P = 0.1  # the goodness-of-fit p at or above which a power law is plausible (Clauset et al.)
+
+
+def fit_quality(fitted: pl.DataFrame) -> dict[str, str]:
+    """How good the power-law fits of the runs with one are: the goodness-of-fit test's verdict per load ("plausible
+    (p >= 0.1) in 8 of the 9 saturating and 9 of the 9 light runs": SkewPlausiblePhrase; a fit that converges is not
+    yet a plausible one), and the share of a run's pages at or above the fit's xmin, whose tail alone the exponent
+    s = 1/(alpha - 1) describes (SkewTailShareMin, SkewTailShareMax)."""
+    m: dict[str, str] = {}
+    if "p_gof" in fitted.columns and "load" in fitted.columns:
+        parts = []
+        for load in (SATURATING, LIGHT):
+            p = fitted.filter(pl.col("load") == load)["p_gof"]
+            if p.len():
+                parts.append(f"{fmt_int(int((p.fill_null(0) >= PLAUSIBLE_P).sum()))} of the {fmt_int(p.len())} {load}")
+        if parts:
+            m["SkewPlausiblePhrase"] = f"($p \\ge {PLAUSIBLE_P}$) in {' and '.join(parts)} runs"
+    if {"n", "n_tail"} <= set(fitted.columns):
+        share = (fitted["n_tail"] / fitted["n"]).drop_nulls()
+        if share.len():
+            m |= {"SkewTailShareMin": small_pct(share.min()), "SkewTailShareMax": small_pct(share.max())}
     return m
 
 
