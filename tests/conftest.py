@@ -37,9 +37,6 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # the niceness of the other scopes' tests beside the hardware chain (pytest_runtest_protocol)
 NICE_OTHERS = 10
-# scopes at nice 0: the hardware chain, and test_workflow_e2e, whose module fixture (a miniature main job) is the other
-# long pole: at nice 10 it took 644 s of a 742-s pytest, 140-227 s before (bench/RESULTS.md, branch r-speed)
-UNNICED = ("hardware", "tests/test_workflow_e2e.py")
 # `*_root` modules that touch no host-wide state: the node and YCSB in a chroot in namespaces of their own
 OWN_NAMESPACES = ("test_cassandra_guest_root",)
 # the longest scopes (seconds of a 2-worker run), handed out first
@@ -86,13 +83,13 @@ if LoadScopeScheduling is not None:
 
 
 def pytest_runtest_protocol(item, nextitem) -> None:
-    """Under xdist, a test outside UNNICED's scopes (with its fixtures and the processes it starts) runs at
+    """Under xdist, a test outside the hardware scope (with its fixtures and the processes it starts) runs at
     NICE_OTHERS: the hardware chain's captures (a TCG guest, JVMs) are CPU-bound and the critical path, and the
     other workers take what CPU it leaves."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         # back from NICE_OTHERS needs root, as the hardware tests do
         with contextlib.suppress(PermissionError):
-            os.setpriority(os.PRIO_PROCESS, 0, 0 if scope(item.nodeid) in UNNICED else NICE_OTHERS)
+            os.setpriority(os.PRIO_PROCESS, 0, 0 if scope(item.nodeid) == "hardware" else NICE_OTHERS)
 
 
 @pytest.fixture(scope="session")

@@ -260,28 +260,3 @@ def test_the_check_in_parallel_parts_finds_what_it_finds_in_one_process(tmp_path
     assert any("half full" in p for p in problems)
     monkeypatch.setattr(pt, "PAGES_PER_PART", 1)  # a part per page
     assert pt.check_all(pdf, claims, figs, jobs=2) == (problems, lay)
-    # the paper rule's way: the figures checked beforehand in a process of their own (beside LaTeX), their problems
-    # handed to the paper's check; the same log, line for line, and the same layout as checking them together
-    import contextlib
-    import io
-    import json
-
-    def log(argv: list[str]) -> tuple[int, str]:
-        err = io.StringIO()
-        with contextlib.redirect_stderr(err):
-            code = pt.main(argv)
-        return code, err.getvalue()
-
-    figure_args = ["--figures", *map(str, figs)]
-    together = log([str(pdf), "--claims", str(claims), "--layout", str(tmp_path / "l1.json"), *figure_args])
-    early = tmp_path / "figures.json"
-    assert log(["--check-figures-only", str(early), *figure_args]) == (0, "")
-    assert json.loads(early.read_text()) == pt.check_figures(figs)
-    apart = log([str(pdf), "--claims", str(claims), "--layout", str(tmp_path / "l2.json"), "--figure-problems",
-                 str(early), "-j", "2"])  # fmt: skip
-    assert apart == together and together[0] == 1 and "overlaps" in together[1]
-    assert (tmp_path / "l1.json").read_bytes() == (tmp_path / "l2.json").read_bytes()
-    with pytest.raises(SystemExit):  # the figures alone: no paper
-        pt.main(["--check-figures-only", str(early), str(pdf)])
-    with pytest.raises(SystemExit):  # a paper needs its claims table
-        pt.main([str(pdf)])

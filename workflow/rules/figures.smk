@@ -100,10 +100,6 @@ for _s in SCOPES:
             f"{_s.figdata}/zipf_ccdf.parquet",
         params:
             fof=expand(FIG_FOF, run=_s.traced),
-        # after zipf, the head of the main job's last chain (this, its figure, the paper; and the all_setups
-        # notebook): at priority 0 it waited 57 s behind one-core jobs no one waits for, and the notebook then ran
-        # alone before the paper, which needs both cores (bench/RESULTS.md, 2026-11-29, branch speed)
-        priority: 10
         log:
             f"{_s.logs}/figures/figdata_ccdf.log",
         shell:
@@ -216,7 +212,6 @@ rule figure_zipf_ccdf:
         table=f"{FIGDATA}/zipf_ccdf.parquet",
     output:
         expand(f"{FIGS}/zipf_ccdf.{{ext}}", ext=FORMATS),
-    priority: 10  # on the main job's last chain (figdata_ccdf)
     params:
         prefix=FIG_PREFIX,
         formats=FIG_FORMATS,

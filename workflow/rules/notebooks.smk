@@ -86,7 +86,6 @@ for _s in SCOPES:
             page(_s),
         params:
             figures_dir=lambda w, input: os.path.dirname(os.path.abspath(input.tables[0])),
-        priority: 10  # as soon as the zipf_ccdf table is there: beside other one-core jobs, not alone before the paper
         log:
             f"{_s.logs}/notebooks/all_setups.log",
         shell:

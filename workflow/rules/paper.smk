@@ -188,20 +188,14 @@ rule paper:
     # After: every claim with every printed column in the PDF (each judged row stating its condition, window and
     # n), the abstract's counts, the advice as the verdicts give it, no internal word, at most 14 pages of main
     # text (blkscope.paper.pdf_text); the PDF is kept only when both pass, so `make all` fails otherwise.
-    # threads: the PDF check in parallel processes (pdfminer reading every page and figure); the main job's last job.
-    # The figures' own PDFs are checked in the background while the prose check and LaTeX run (one core each, the
-    # other idle: ~13 s), their problems handed to the paper's check, which reports them last as before.
+    # threads: the PDF check in parallel processes (pdfminer reading every page and figure); the main job's last job
     threads: 2
     shell:
-        "figs=$(mktemp) && {{ python -m blkscope.paper.pdf_text --check-figures-only \"$figs\""
-        " --figures {input.figures} 2> \"$figs.err\" & }} && checking=$!"
-        " && trap 'kill $checking 2> /dev/null || true; rm -f \"$figs\" \"$figs.err\"' EXIT"
-        " && python -m blkscope.paper.prose {input.tex} {input.sections} --words-only {input.figure_tex}"
+        "python -m blkscope.paper.prose {input.tex} {input.sections} --words-only {input.figure_tex}"
         " {input.numbers_advice}"
         " > {log.prose} 2>&1"
         " && cd paper && latexmk -pdf -interaction=nonstopmode -halt-on-error -outdir=generated/build main.tex"
         " > ../{log.latex} 2>&1 && cd .."
-        " && {{ wait $checking || {{ cat \"$figs.err\" > {log.check}; false; }}; }}"
         " && python -m blkscope.paper.pdf_text paper/generated/build/main.pdf --claims {input.claims}"
-        " --layout {output.layout} --figure-problems \"$figs\" -j {threads} > {log.check} 2>&1"
+        " --layout {output.layout} --figures {input.figures} -j {threads} > {log.check} 2>&1"
         " && cp paper/generated/build/main.pdf {output.pdf}"

@@ -15,7 +15,6 @@ import re
 import subprocess
 import sys
 import unicodedata
-from collections.abc import Sequence
 from pathlib import Path
 
 import polars as pl
@@ -277,12 +276,10 @@ def _part(part: tuple):
     return check_figures([part[1]])
 
 
-def check_all(pdf: Path, claims: Path, figures: list[Path], jobs: int = 1,
-              figure_problems: Sequence[str] = ()) -> tuple[list[str], dict]:  # fmt: skip
+def check_all(pdf: Path, claims: Path, figures: list[Path], jobs: int = 1) -> tuple[list[str], dict]:
     """check() of the paper, then check_figures() of its figures, the same problems in the same order, done as
     parts in `jobs` processes: the text checks, the paper's pages a few at a time, each figure. The geometry
-    (pdfminer interpreting every page) is most of the work, and the paper rule ends the main job alone.
-    `figure_problems`: those of figures checked beforehand (`--check-figures-only`), reported after the others'."""
+    (pdfminer interpreting every page) is most of the work, and the paper rule ends the main job alone."""
     from pypdf import PdfReader
 
     from blkscope.parallel import map_runs
@@ -295,7 +292,7 @@ def check_all(pdf: Path, claims: Path, figures: list[Path], jobs: int = 1,
     cost = {p: p[1].stat().st_size if p[0] == "figure" else 2**62 for p in parts}
     (before, after, lay), *rest = map_runs(parts, _part, jobs=jobs, size=cost.__getitem__)
     geometry = [p for done in rest[: len(pages)] for p in done]
-    return before + geometry + after + [p for done in rest[len(pages) :] for p in done] + list(figure_problems), lay
+    return before + geometry + after + [p for done in rest[len(pages) :] for p in done], lay
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -303,27 +300,13 @@ def main(argv: list[str] | None = None) -> int:
     import json
 
     p = argparse.ArgumentParser(prog="python -m blkscope.paper.pdf_text", description=__doc__)
-    p.add_argument("pdf", type=Path, nargs="?", help="the built paper")
-    p.add_argument("--claims", type=Path, help="the claims table (.parquet); required with the paper")
+    p.add_argument("pdf", type=Path, help="the built paper")
+    p.add_argument("--claims", type=Path, required=True, help="the claims table (.parquet)")
     p.add_argument("--layout", type=Path, help="write the measured layout here (.json)")
     p.add_argument("--figures", type=Path, nargs="*", default=[], help="the figures' own PDFs")
     p.add_argument("-j", "--jobs", type=int, default=1, help="parts of the check run in this many processes")
-    p.add_argument("--check-figures-only", type=Path, metavar="OUT",
-                   help="check the --figures alone (no paper) and write their problems here (.json, a list of "
-                   "lines): the paper rule runs this beside LaTeX, on the core LaTeX leaves idle")  # fmt: skip
-    p.add_argument("--figure-problems", type=Path, metavar="JSON",
-                   help="the problems a --check-figures-only run wrote, reported after the paper's (the figures "
-                   "are then not checked again here)")  # fmt: skip
     a = p.parse_args(argv)
-    if a.check_figures_only:
-        if a.pdf or a.figure_problems:
-            p.error("--check-figures-only checks the figures alone: no paper, no --figure-problems")
-        a.check_figures_only.write_text(json.dumps(check_figures(a.figures)) + "\n")
-        return 0
-    if a.pdf is None or a.claims is None:
-        p.error("the paper and --claims are required (but with --check-figures-only)")
-    earlier = json.loads(a.figure_problems.read_text()) if a.figure_problems else []
-    problems, lay = check_all(a.pdf, a.claims, a.figures, a.jobs, earlier)
+    problems, lay = check_all(a.pdf, a.claims, a.figures, a.jobs)
     if a.layout:
         a.layout.write_text(json.dumps(lay, indent=1) + "\n")
     print(json.dumps({k: v for k, v in lay.items() if k != "figure_share_per_main_page"}), file=sys.stderr)
