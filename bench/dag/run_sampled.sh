@@ -17,7 +17,7 @@ echo "ref $ref cores $cores start $(date -u +%T) load $(cut -d' ' -f1-3 /proc/lo
 /usr/bin/time -f '%e %U %S' -o time.all snakemake --cores "$cores" all > all.log 2>&1 &
 timer=$!
 sleep 0.5
-python "$here/bench/dag/sample_cpu.py" "$(pgrep -P "$timer" -f snakemake | head -1)" cpu.json &
+python "$here/bench/dag/sample_cpu.py" "$(pgrep -P "$timer" -f snakemake || echo "$timer")" cpu.json &
 rc=0
 wait "$timer" || rc=$?
 echo "end $(date -u +%T) load $(cut -d' ' -f1-3 /proc/loadavg) exit $rc wall/user/sys $(cat time.all)" >> bench.txt
