@@ -69,7 +69,10 @@ else:
 # The workload's own report.
 
 # %%
-for table in sorted(proc.glob("*/*.parquet")):
-    if table.parent.name not in ("trace", "iostat", "frequency"):
-        print(table.relative_to(proc))
-        display(read_noted(table).head(10))  # noqa: F821
+# only the ingested tables (a folder with an ingest report), which the job reads: the analyses' tables beside them
+# are written by other jobs, so listing them made the page depend on which ran first
+for report in sorted(proc.glob("*/ingest.json")):
+    for table in sorted(report.parent.glob("*.parquet")):
+        if table.parent.name not in ("trace", "iostat"):
+            print(table.relative_to(proc))
+            display(read_noted(table).head(10))  # noqa: F821
