@@ -192,6 +192,9 @@ def test_a_cell_names_no_batch_and_no_issue():
     # the plan's shorthand in words
     assert plain("traced, steady=true, data >= 10x cap") == "traced, steady runs only, data >= 10x cap"
     assert plain("3 s from 150 s (run.yaml tracer.window)") == "3 s from 150 s (the kept trace window)"
+    # not twice where the words already say it
+    assert plain("the trace's kept window of 3 s (run.yaml tracer.window), which") == \
+        "the trace's kept window of 3 s, which"  # fmt: skip
     assert plain("light, confirmatory batches") == "light, planned batches"
     # a word that starts like a batch's name is a word ("saturated" was printed "a batch of its ownd")
     assert plain("aqu-sz from the first saturated report") == "aqu-sz from the first saturated report"

@@ -247,7 +247,7 @@ def test_where_says_where_an_interval_lies_against_the_claimed_size_and_which_wa
     assert where(_row(5.5, 19.5, 10.4, 1.0, float("inf"), "ext4/xfs > 1")) == "inside the claimed ext4/xfs > 1"
     assert where(_row(0.89, 48.9, 6.59, 1.0, float("inf"), "xfs/ext4 > 1")) == (
         "across the end of the claimed xfs/ext4 > 1, estimate as claimed")
-    assert where(_row(0.90, 1.22, 1.05, 0.909, 1.1, "the same")) == "spans all of the margin of 'the same'"
+    assert where(_row(0.90, 1.22, 1.05, 0.909, 1.1, "the same")) == "spans all of the equivalence margin"
     # the advice's short form: the direction only where it is wholly the opposite
     assert where(_row(0.86, 1.19, 1.01, 2.28, 6.85, "2.28-6.85x"), short=True) == "wholly below the claimed 2.28-6.85x"
     assert where(_row(0.3, 0.5, 0.4, 2.0, 3.0, "2-3x"), short=True).endswith("direction opposite")

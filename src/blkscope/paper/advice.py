@@ -42,7 +42,7 @@ from blkscope.paper import headline, table_to_tex
 from blkscope.paper.claims import DECIDED
 from blkscope.paper.latex import counted, escape, join_and, macro_file, macro_name, seconds_unbroken, tidy
 from blkscope.paper.load_numbers import run_length, side
-from blkscope.paper.phrases import k_of_n, plan_status, where
+from blkscope.paper.phrases import band_what, k_of_n, plan_status, where
 
 NO_ADVICE = "no advice on"
 CANNOT_SAY = "this study cannot say"
@@ -135,7 +135,7 @@ def against_band(r: dict) -> str:
         return ""
     lo, hi, blo, bhi = e
     same = (words or "").startswith("the same")
-    what = "the margin of 'the same'" if same else f"the claimed {words}" if words else "the claimed size"
+    what = band_what(words or "")
     if hi < blo or lo > bhi:
         return f"outside {what}" if same else f"{'below' if hi < blo else 'above'} {what}"
     if same or not (math.isfinite(blo) and math.isfinite(bhi) and blo != 0):  # a direction has no size to reach

@@ -69,6 +69,13 @@ def one_sided(r: dict) -> bool:
     return bhi == float("inf") or (no_effect(r) == 1.0 and blo == 0)
 
 
+def band_what(words: str) -> str:
+    """The claimed size a phrase places an interval against: "the equivalence margin" for a claim of "the same",
+    "the claimed <band words>", or "the claimed size" without words."""
+    return "the equivalence margin" if words.startswith("the same") else f"the claimed {words}" if words else (
+        "the claimed size")
+
+
 def where(r: dict, short: bool = False) -> str:
     """Where a judged row's interval lies against the claimed size (band edges claimed_lo, claimed_hi; the claims
     table's words band_words) and which way it points, for every row of Section X and the advice. Against a size:
@@ -84,7 +91,7 @@ def where(r: dict, short: bool = False) -> str:
         return ""
     words = str(r.get("band_words") or "").strip()
     same = words.startswith("the same")
-    what = "the margin of 'the same'" if same else f"the claimed {words}" if words else "the claimed size"
+    what = band_what(words)
     inside = lo >= blo and hi <= bhi
     if hi < blo or lo > bhi:
         pos = f"wholly {'below' if hi < blo else 'above'} {what}"

@@ -48,6 +48,8 @@ def _own(m: re.Match) -> str:
 # the plan's shorthand for a run's fields, in words
 SHORTHAND = (("steady=true", "steady runs only"), ("run.yaml tracer.window", "the kept trace window"),
              ("confirmatory batch", "planned batch"))
+# the field's name after words that already say it: "kept window of 3 s (run.yaml tracer.window)" said it twice
+_KEPT_NAMED = re.compile(r"(kept window[^()]*?) \(run\.yaml tracer\.window\)")
 
 
 def plain(x: object) -> str:
@@ -56,6 +58,7 @@ def plain(x: object) -> str:
     if x is None or x == "":
         return "--"
     text = _BATCH.sub(_own, _PAREN.sub("", str(x)))
+    text = _KEPT_NAMED.sub(r"\1", text)
     for short, words in SHORTHAND:
         text = text.replace(short, words)
     return tidy(text)
@@ -212,10 +215,10 @@ CLAIMS_CAPTION = (
     "S5 MySQL), re-tested on our runs: the quantity measured, the size claimed and the band we read it as, our "
     "estimate with its interval (95\\,\\%; 90\\,\\% for `the same', as TOST reads it), the runs per arm and the "
     "load they ran at, the repeats per arm at which the interval would decide at the spread observed (at the "
-    "level of Holm's family, Bonferroni's; per stratum where strata pool), and the "
+    "level at which Holm's correction decides any row, Bonferroni's; per stratum where strata pool), and the "
     "verdict (rules in Appendix~\\ref{app:claims}). Reasons for \\emph{not tested} and \\emph{not testable here} "
-    "follow the table. A verdict is the plan's; after it, where the runs read are not in the condition the study's "
-    "numbers came from, how they differ, by rule (`unlike the study': in memory where the study's data were much "
+    "follow the table. The verdict follows the plan; where our runs differ from the condition the study's numbers "
+    "came from, the cell then says how, by rule (`unlike the study': in memory where the study's data were much "
     "larger than memory; runs, or a kept trace window, shorter than a steady window of "
     f"{STEADY_MIN_S:.0f}\\,s; a light load where the study's saturated; a load phase from a cold start), and, for "
     "a claim the plan gives no scale row, its measure over the steady runs with data at least ten times the "
