@@ -24,6 +24,9 @@ JOB = "workloada-zipfian-buffered-sat-small"
 needs_memcg = pytest.mark.skipif(
     not Path("/sys/fs/cgroup/memory/memory.limit_in_bytes").exists(), reason="no cgroup v1 memory controller"
 )
+# how far v1's recorded peak may pass the limit: charges the kernel may not fail (page tables, __GFP_NOFAIL) are
+# forced past it; seen once here, one page over (CI of 2df7e6b: 201,330,688 against 201,326,592). A charge batch.
+PEAK_SLACK = 64 * 4096
 
 
 def _sheet(tmp_path: Path, runtime_s: int, traced: bool = True) -> tuple[Path, str]:
@@ -56,7 +59,7 @@ def test_capped_capture_from_an_image_records_the_cap_and_removes_it(tmp_path):
     assert mem["requested"] == CAP and mem["limit_bytes"] == 192 << 20 and mem["removed"]
     assert mem["interface"] == "cgroup-v1-memory" and not Path(mem["group"]).exists()
     # the JVM ran inside: the group's peak is its heap and page cache, and never above the limit
-    assert 32 << 20 < mem["max_usage_bytes"] <= mem["limit_bytes"], mem
+    assert 32 << 20 < mem["max_usage_bytes"] <= mem["limit_bytes"] + PEAK_SLACK, mem
     assert mem["snapshots"]["workload_end"]["stat"]["total_cache"] > 0, mem  # the page cache it faulted in
     img = meta["image"]
     assert img["made_by_this_run"] and img["copy_sha256"] == img["sha256"] and img["copy_matches_image"]
