@@ -149,7 +149,7 @@ def test_every_claim_evaluates_on_an_empty_dataset_and_states_its_size():
 
 def test_band_words_are_the_size_without_its_note_so_no_consumer_parses_the_band():
     """claims.csv band_words: the words of the band before its note ("1.07x" of "1.07x (comparable: ...)"), what a
-    sentence names (advice.against_band reads it), for every claim."""
+    sentence names (phrases.where reads it), for every claim."""
     out = evaluate(_tables(_runs([("x", "fio", "randrw", "ext4", True)])))
     assert out["band_words"].null_count() == 0
     for r in out.iter_rows(named=True):

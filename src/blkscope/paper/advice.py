@@ -31,7 +31,6 @@ AdviceInconclusive, the rows judged inconclusive.
 
 from __future__ import annotations
 
-import math
 import re
 import sys
 from dataclasses import dataclass
@@ -42,7 +41,7 @@ from blkscope.paper import headline, table_to_tex
 from blkscope.paper.claims import DECIDED
 from blkscope.paper.latex import counted, escape, join_and, macro_file, macro_name, seconds_unbroken, tidy
 from blkscope.paper.load_numbers import run_length, side
-from blkscope.paper.phrases import band_what, k_of_n, plan_status, where
+from blkscope.paper.phrases import k_of_n, plan_status, where
 
 NO_ADVICE = "no advice on"
 CANNOT_SAY = "this study cannot say"
@@ -118,38 +117,9 @@ def row_for(claims: pl.DataFrame, ids: tuple[str, ...]) -> dict | None:
     return next((r for r in found if str(r["verdict"]).startswith(DECIDED)), found[0] if found else None)
 
 
-def _edges(r: dict) -> tuple[float, ...] | None:
-    vals = [r.get(k) for k in ("lo", "hi", "claimed_lo", "claimed_hi")]
-    if any(v is None or v != v for v in vals):
-        return None
-    return tuple(float(v) for v in vals)
-
-
-def against_band(r: dict) -> str:
-    """Where an interval lies against the claimed size, for a verdict's words: "below the claimed 24-36 %" (wholly
-    outside it); "at least the claimed size, reaching above its upper end" (or "at most ... below its lower end")
-    for an interval from inside a range with two ends past one of them; "" when that says nothing the verdict does
-    not (a direction's or an equivalence's band), or the row lacks the band's edges."""
-    e, words = _edges(r), r.get("band_words") or None  # the claimed size as the claims table reads it: "24-36 %"
-    if e is None:
-        return ""
-    lo, hi, blo, bhi = e
-    same = (words or "").startswith("the same")
-    what = band_what(words or "")
-    if hi < blo or lo > bhi:
-        return f"outside {what}" if same else f"{'below' if hi < blo else 'above'} {what}"
-    if same or not (math.isfinite(blo) and math.isfinite(bhi) and blo != 0):  # a direction has no size to reach
-        return ""
-    if blo <= lo and hi > bhi:
-        return "at least the claimed size, reaching above its upper end"
-    if hi <= bhi and lo < blo:
-        return "at most the claimed size, reaching below its lower end"
-    return ""
-
-
 def undecided(r: dict) -> str:
     """Why an inconclusive row is not decided, from its fields: "replicates before the multiplicity correction" (Holm's
-    moved it), "at least the claimed size, reaching above its upper end", "37 repeats per arm would decide", else
+    moved it), "37 repeats per arm would decide", else
     "its interval crosses an end of the claimed size" (a row whose strata disagree is `disagree`'s)."""
     before = str(r.get("verdict_unadjusted") or "")
     if before.startswith(DECIDED):
