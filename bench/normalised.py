@@ -69,13 +69,17 @@ _FDB_RUN = re.compile(r'^(\[[^\]]*\]) [\d.]+ (.*) [\d.]+ (\d+)$')  # ["rule"] ti
 _FDB_FILE = re.compile(r'^(\s+"[^"]*") [\d.]+ ')  # "file" mtime size md5 "from"
 # a PDF input's md5 (the figures): its bytes carry its creation date; the PDF itself is compared as a PDF
 _FDB_PDF = re.compile(r'^(\s+"[^"]*\.pdf" - \d+) [0-9a-f]{32} ')
+# a file the run made ("from" names its rule, e.g. the .aux): latexmk keeps a cached md5 while mtime and size are
+# unchanged, so one made twice in the same second may keep the first version's md5; the file is compared itself
+_FDB_MADE = re.compile(r'^(\s+"[^"]*" - \d+) [0-9a-f]{32} ("[^"]+")$')
 
 
 def latexmk(data: bytes) -> bytes:
     lines = []
     for line in data.decode().splitlines():
         line = _FDB_RUN.sub(r"\1 - \2 - \3", line)
-        lines.append(_FDB_PDF.sub(r"\1 - ", _FDB_FILE.sub(r"\1 - ", line)))
+        line = _FDB_PDF.sub(r"\1 - ", _FDB_FILE.sub(r"\1 - ", line))
+        lines.append(_FDB_MADE.sub(r"\1 - \2", line))
     return "\n".join(lines).encode()
 
 

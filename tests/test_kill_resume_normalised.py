@@ -164,6 +164,9 @@ def test_latexmks_record_compares_without_mtimes(tmp_path):
     assert len(fig) == 2 and fig[0].split()[3] != fig[1].split()[3], fig  # the figure's bytes did differ
     md5 = line.split()[3]
     assert nm.same("paper/generated/build/main.fdb_latexmk", a, a.replace(md5.encode(), b"0" * 32))[0] is False
+    aux = next(x for x in a.decode().splitlines() if x.strip().startswith('"doc.aux"'))
+    stale = a.replace(aux.encode(), aux.replace(aux.split()[3], "0" * 32).encode())
+    assert stale != a and nm.same("paper/generated/build/main.fdb_latexmk", a, stale) == (True, "")  # latexmk's cache
 
 
 def test_a_figure_pdf_from_the_same_svg_in_two_processes_compares_equal(tmp_path):
