@@ -84,30 +84,6 @@ for _s in SCOPES:
 
     rule:
         name:
-            f"metadata{_s.suffix}"
-        input:
-            datasets=ingested(_s.traced),
-            parts=split_parts(_s.traced),
-        output:
-            dataset=f"{_s.datasets}/metadata.tsv",
-        params:
-            events=[trace_events(r) for r in _s.traced],
-            files=expand(f"{CHAR}/{{table}}.parquet", run=_s.traced, table=["metadata_hot", "metadata_rank"]),
-            page_kib=config["page_kib"],
-            hot=lambda w: f"{PROC}/{{run}}/characterise/metadata_hot.parquet",
-            rank=lambda w: f"{PROC}/{{run}}/characterise/metadata_rank.parquet",
-        priority: 10  # with characterise_views, they gate characterise_numbers and the all_setups notebook
-        log:
-            f"{_s.logs}/characterise/metadata.log",
-        benchmark:
-            f"{_s.benchmarks}/characterise/metadata.tsv"
-        shell:
-            "blkscope metadata --each {params.events} --page-kib {params.page_kib} -o '{params.hot}'"
-            " --rank '{params.rank}' --check-datasets {input.datasets}"
-            " --record-dataset {output.dataset} --dataset-files {params.files} > {log} 2>&1"
-
-    rule:
-        name:
             f"characterise_views{_s.suffix}"
         input:
             datasets=ingested(_s.traced),
