@@ -10,12 +10,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from blkscope import datasets
 from blkscope.cli import main
 from blkscope.run_logs import outputs, sources
 
 ROOT = Path(__file__).resolve().parents[1]
 RAW = ROOT / "data" / "raw"
 RUNS = ["host-xfs-fio-randrw-r2", "guest-f2fs-sysbench-rndrw-r1"]
+BOTH = "guest-ext4-cassandra-ycsb-workloada-zipfian-small-r1"  # a page counted as metadata and as data
 pytestmark = pytest.mark.skipif(not all((RAW / r).is_dir() for r in RUNS), reason="embedded dataset absent")
 
 
@@ -63,6 +65,40 @@ def test_each_run_equals_one_call_per_run(tmp_path: Path) -> None:
         from blkscope.cli.common import each_run
 
         each_run([Path(e) for e in events], True, fof=tmp_path / "fof.parquet")  # no {run}: would overwrite
+
+
+def test_both_modes_and_the_metadata_in_one_call(tmp_path: Path) -> None:
+    """The workflow's access_frequency job: `access-frequency --mode cover,ssd-study --metadata-hot --metadata-rank`
+    writes, byte for byte, what one call per mode and `metadata` write, and records one manifest per dataset.
+    BOTH has a page counted as metadata and as data (the cover counts are summed from the classes')."""
+    runs = [*RUNS, BOTH] if (RAW / BOTH).is_dir() else RUNS
+    proc = tmp_path / "proc"
+    assert main(["ingest-runs", "--sheet", str(ROOT / "config/runs.tsv"), "--raw", str(RAW), "-o", str(proc),
+                 *runs]) == 0
+    events = [str(proc / r / "trace" / "events.parquet") for r in runs]
+    tables = ["fof", "rank", "pages"]
+    modes = {m: [proc / r / "frequency" / f"{k}.{m}.parquet" for r in runs for k in tables]
+             for m in ("cover", "ssd-study")}  # fmt: skip
+    files = {**modes, "metadata": [proc / r / "characterise" / f"{k}.parquet" for r in runs for k in ("hot", "rank")]}
+    manifests = {m: tmp_path / f"{m}.tsv" for m in files}
+    args = [a for k in tables for a in (f"--{k}", str(proc / "{run}" / "frequency" / f"{k}.{{mode}}.parquet"))]
+    args += [a for k in ("hot", "rank") for a in (f"--metadata-{k}", str(proc / "{run}/characterise" / f"{k}.parquet"))]
+    for m, fs in files.items():
+        args += ["--record-dataset", str(manifests[m]), "--dataset-files", *map(str, fs)]
+    assert main(["access-frequency", "--each", *events, "--mode", "cover,ssd-study", *args]) == 0
+    for m, fs in files.items():
+        assert datasets.verify(manifests[m]) == sorted(fs)
+    for r, ev in zip(runs, events, strict=True):
+        one = tmp_path / "one" / r
+        for m in modes:
+            assert main(["access-frequency", ev, "--mode", m,
+                         *[a for k in tables for a in (f"--{k}", str(one / f"{k}.{m}.parquet"))]]) == 0  # fmt: skip
+        assert main(["metadata", ev, "-o", str(one / "hot.parquet"), "--rank", str(one / "rank.parquet")]) == 0
+        for f in [*modes["cover"], *modes["ssd-study"], *files["metadata"]]:
+            if f.parts[-3] == r:
+                assert (one / f.name).read_bytes() == f.read_bytes(), f
+    # two modes, one path: one would overwrite the other
+    assert main(["access-frequency", events[0], "--mode", "cover,ssd-study", "--fof", str(tmp_path / "f.parquet")]) == 2
 
 
 def test_paper_figure_several_names(tmp_path: Path) -> None:

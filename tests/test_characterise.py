@@ -13,7 +13,7 @@ import pytest
 from blkscope.analysis.characterise import io_map, request_mix
 from blkscope.analysis.popularity.frequency import class_expr, op_expr
 from blkscope.analysis.timing import arrivals
-from blkscope.cli import main
+from blkscope.cli import characterisation, main
 from blkscope.schemas import EVENTS, conform
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -257,8 +257,10 @@ def test_q2q_and_merge_ratio_equal_btts(tmp_path):
     assert round(m["merge_ratio"], 1) == float(merge[3])
 
 
-def test_runs_in_parallel_processes_give_the_same_tables(tmp_path):
-    """`characterise --each -j 2` (the workflow's job) writes every run's tables as one process does."""
+def test_runs_in_parallel_processes_give_the_same_tables(tmp_path, monkeypatch):
+    """`characterise --each -j 2` (the workflow's job) writes every run's tables as one process does; and a trace
+    read once for the views that group its events writes the bytes that one scanned per view does (a trace above
+    READ_ONCE_MAX_BYTES)."""
     runs = {TEXT_RUN: ROOT / "data" / "raw" / TEXT_RUN / "trace.txt.zst", BIN_RUN: ROOT / "data" / "raw" / BIN_RUN
             / "blktrace"}  # fmt: skip
     if not all(p.exists() for p in runs.values()):
@@ -271,10 +273,12 @@ def test_runs_in_parallel_processes_give_the_same_tables(tmp_path):
     names = ("io-map", "throughput", "sizes", "merges", "processes", "arrivals", "dispersion", "latency-windows",
              "latency-hist")  # fmt: skip
     tables = {}
-    for jobs in (1, 2):
+    for jobs in (1, 2, "scanned"):
         out = tmp_path / f"j{jobs}"
         args = [a for n in names for a in (f"--{n}", f"{out}/{{run}}/{n}.parquet")]
-        assert main(["characterise", "--each", *events, *args, "-j", str(jobs)]) == 0
-        tables[jobs] = {p.relative_to(out): pl.read_parquet(p) for p in sorted(out.glob("*/*.parquet"))}
-    assert len(tables[1]) == 2 * len(names) and tables[1].keys() == tables[2].keys()
-    assert all(tables[1][k].equals(tables[2][k]) for k in tables[1])
+        if jobs == "scanned":  # in this process (-j 1): every trace is above the limit
+            monkeypatch.setattr(characterisation, "READ_ONCE_MAX_BYTES", 0)
+        assert main(["characterise", "--each", *events, *args, "-j", "1" if jobs == "scanned" else str(jobs)]) == 0
+        tables[jobs] = {p.relative_to(out): p.read_bytes() for p in sorted(out.glob("*/*.parquet"))}
+    assert len(tables[1]) == 2 * len(names) and tables[1].keys() == tables[2].keys() == tables["scanned"].keys()
+    assert tables[1] == tables[2] == tables["scanned"]

@@ -61,8 +61,8 @@ def test_importing_a_run_plans_its_jobs_alone(built: Path, monkeypatch) -> None:
     assert sorted(others) == ["all", "notebook_run_explorer"], others
     assert others["notebook_run_explorer"] == ["notebooks/executed/run_lab-keks-r1.ipynb"]
     ingest, views = f"ingest{own}", [f"{r}{own}" for r in ("access_frequency", "zipf", "latency", "seek", "reuse",
-                                                              "metadata", "characterise_views", "figdata_mrc",
-                                                              "figdata_rank", "notebook_all_setups")]  # fmt: skip
+                                                              "characterise_views", "figdata_mrc", "figdata_rank",
+                                                              "notebook_all_setups")]  # fmt: skip
     assert {ingest, *views} <= set(plan), sorted(plan)
     assert plan[ingest] == ["data/processed/datasets/ingest_imported_lab_keks_r1.tsv"]
     assert plan[f"notebook_all_setups{own}"] == ["notebooks/executed/imported_lab-keks-r1.ipynb"]

@@ -22,12 +22,16 @@ def _events(rows: list[tuple]) -> pl.LazyFrame:
     return conform(df, EVENTS).lazy()
 
 
-def test_handmade_hot_pages_and_their_metadata_share():
+def _handmade() -> list[tuple]:
     # page 0: 5 metadata reads + 1 data write; page 1: 3 data reads; pages 2..9: one data read each;
     # page 10: two metadata writes (a 2-page request at sector 80 also covers page 11 once)
     rows = [(t, "C", "RM", 0, 8) for t in range(5)] + [(5, "C", "W", 0, 8)]
     rows += [(6 + t, "C", "R", 8, 8) for t in range(3)] + [(10 + p, "C", "RS", 8 * p, 8) for p in range(2, 10)]
-    rows += [(30, "C", "WSM", 80, 16), (31, "C", "WM", 80, 8), (32, "Q", "RM", 0, 8), (33, "C", "FN", 0, 0)]
+    return rows + [(30, "C", "WSM", 80, 16), (31, "C", "WM", 80, 8), (32, "Q", "RM", 0, 8), (33, "C", "FN", 0, 0)]
+
+
+def test_handmade_hot_pages_and_their_metadata_share():
+    rows = _handmade()
     h = {r["op"]: r for r in md.hot(md.counts(_events(rows))).iter_rows(named=True)}
     a = h["all"]  # 12 pages, 20 accesses; top 1 %: ceil(0.12) = 1 page, page 0 (6 accesses, 5 of them metadata)
     assert (a["pages"], a["accesses"], a["meta_accesses"], a["meta_pages"]) == (12, 20, 8, 3)
@@ -41,6 +45,19 @@ def test_handmade_hot_pages_and_their_metadata_share():
     assert (w["hot_accesses"], w["hot_meta_share"], w["data_top_share"]) == (2, 1.0, 1.0)
     rank = md.rank(md.counts(_events(rows)))
     assert rank.filter((pl.col("op") == "all") & (pl.col("class") == "meta"))["count"].to_list() == [5, 2, 1]
+
+
+def test_handmade_cover_counts_are_the_classes_summed():
+    """The workflow's access_frequency job takes the cover mode's counts from the metadata's, summed over the class
+    (frequency.summed_over_class): the table counting again gives. Page 0 has both classes under op all (5 metadata
+    reads, 1 data write: 6); a trace without metadata has nothing to sum."""
+    for rows in (_handmade(), [(1, "C", "W", 0, 8), (2, "C", "W", 8, 16), (3, "C", "R", 8, 8)]):
+        by_class = md.counts(_events(rows))
+        assert frequency.summed_over_class(by_class).equals(frequency.page_counts(_events(rows)))
+        unsorted = frequency.summed_over_class(by_class, sort=False)
+        assert frequency.by_hotness(unsorted).equals(frequency.page_counts(_events(rows)))
+    summed = frequency.summed_over_class(md.counts(_events(_handmade())))
+    assert summed.filter((pl.col("op") == "all") & (pl.col("page") == 0))["count"].to_list() == [6]
 
 
 def test_handmade_no_metadata_and_no_reads_say_why():

@@ -15,7 +15,7 @@ import pytest
 
 from blkscope.paper.claims import CLAIMS
 from blkscope.paper.pdf_geometry import check_paper_pdf
-from blkscope.paper.pdf_text import hyphen_signs, internal_words, missing_claims, pdf_text
+from blkscope.paper.pdf_text import hyphen_signs, internal_words, missing_claims, pages_text, pdf_pages, pdf_text
 from blkscope.paper.tables import claims_columns, claims_parts, claims_table, printed_columns
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,6 +67,13 @@ def test_every_claim_with_every_column_is_in_the_pdf_inside_the_text_block(tmp_p
     assert claims["ours"].str.contains(r"(?:^|\[)-\d").any()
     typeset = pdf_text(pdf, typeset=True)
     assert hyphen_signs(typeset) == [] and "\u22120.6" in typeset
+    # the paper rule's checks read their ranges from one pdftotext run: the text each range's own run gives
+    pages = pdf_pages(pdf)
+    n = len(PdfReader(pdf).pages)
+    assert len(pages) == n
+    for first, last in [(None, None), (1, 1), (2, None), (1, n - 1), (n, n)]:
+        for typeset in (False, True):
+            assert pages_text(pages, first, last, typeset) == pdf_text(pdf, first, last, typeset), (first, last)
 
 
 def test_a_row_cut_from_the_table_is_reported(tmp_path):

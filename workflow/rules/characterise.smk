@@ -1,6 +1,8 @@
 # Characterisation (issue N): reuse distance and LRU miss-ratio curves, metadata against data, and the views of
 # iowatcher, blkiomon and btt, per traced run ({PROC}/<run>/characterise/*.parquet), the metadata table across
 # runs, and their figures. Include after common.smk, stats.smk and figures.smk; add CHARACTERISE_OUTPUTS to `all`.
+# The per-run metadata tables (metadata_hot, metadata_rank) come from stats.smk's access_frequency job, which counts
+# the pages by class for the access frequency anyway.
 
 CHARACTERISE_FIGURES = [
     "miss_ratio_curve",
@@ -70,7 +72,7 @@ for _s in SCOPES:
             page_kib=config["page_kib"],
             shards=SHARDS_SIZE,
             out=lambda w: {t: f"{PROC}/{{run}}/characterise/{t}.parquet" for t in REUSE_TABLES},
-        priority: 10  # with characterise_views, they gate characterise_numbers and the all_setups notebook
+        priority: 10  # with characterise_views and access_frequency, they gate characterise_numbers and all_setups
         log:
             f"{_s.logs}/characterise/reuse.log",
         benchmark:
@@ -80,30 +82,6 @@ for _s in SCOPES:
             " --streams all,read,write --classes all,data,meta"
             " -o '{params.out[reuse]}' --mrc '{params.out[mrc]}' --wss '{params.out[wss]}'"
             " --distance '{params.out[distance]}' --check-datasets {input.datasets}"
-            " --record-dataset {output.dataset} --dataset-files {params.files} > {log} 2>&1"
-
-    rule:
-        name:
-            f"metadata{_s.suffix}"
-        input:
-            datasets=ingested(_s.traced),
-            parts=split_parts(_s.traced),
-        output:
-            dataset=f"{_s.datasets}/metadata.tsv",
-        params:
-            events=[trace_events(r) for r in _s.traced],
-            files=expand(f"{CHAR}/{{table}}.parquet", run=_s.traced, table=["metadata_hot", "metadata_rank"]),
-            page_kib=config["page_kib"],
-            hot=lambda w: f"{PROC}/{{run}}/characterise/metadata_hot.parquet",
-            rank=lambda w: f"{PROC}/{{run}}/characterise/metadata_rank.parquet",
-        priority: 10  # with characterise_views, they gate characterise_numbers and the all_setups notebook
-        log:
-            f"{_s.logs}/characterise/metadata.log",
-        benchmark:
-            f"{_s.benchmarks}/characterise/metadata.tsv"
-        shell:
-            "blkscope metadata --each {params.events} --page-kib {params.page_kib} -o '{params.hot}'"
-            " --rank '{params.rank}' --check-datasets {input.datasets}"
             " --record-dataset {output.dataset} --dataset-files {params.files} > {log} 2>&1"
 
     rule:

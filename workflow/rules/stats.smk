@@ -28,30 +28,44 @@ STATS_OUTPUTS = expand(
 for _s in SCOPES:
 
     rule:
-        # one process per mode for every traced run (--each): per-run tables, listed in one dataset manifest
+        # one process for every traced run (--each) and both modes, with the metadata tables (characterise.smk's
+        # metadata_vs_data reads them): the metadata's per-page counts, by class, give the cover mode's summed over
+        # the class, so each run's events are counted twice (cover by class, ssd-study), not three times, by one
+        # process instead of three (bench/RESULTS.md, 2026-11-29 "One count of each run's events"). Each of the
+        # three manifests lists its own tables, as the three jobs' did
         name:
             f"access_frequency{_s.suffix}"
         input:
             datasets=ingested(_s.traced),
             parts=split_parts(_s.traced),
         output:
-            dataset=f"{_s.datasets}/access_frequency.{{mode}}.tsv",
+            cover=f"{_s.datasets}/access_frequency.cover.tsv",
+            ssd=f"{_s.datasets}/access_frequency.ssd-study.tsv",
+            metadata=f"{_s.datasets}/metadata.tsv",
         params:
             events=[trace_events(r) for r in _s.traced],
-            files=mode_paths(f"{PROC}/{{run}}/frequency/{{t}}.{{mode}}.parquet", _s.traced, t=["fof", "rank"]),
+            modes=",".join(FREQUENCY_MODES),
+            cover=expand(f"{PROC}/{{run}}/frequency/{{t}}.cover.parquet", run=_s.traced, t=["fof", "rank"]),
+            ssd=expand(f"{PROC}/{{run}}/frequency/{{t}}.ssd-study.parquet", run=_s.traced, t=["fof", "rank"]),
+            metadata=expand(f"{PROC}/{{run}}/characterise/{{t}}.parquet", run=_s.traced, t=["metadata_hot", "metadata_rank"]),
             page_kib=config["page_kib"],
-            fof=lambda w: f"{PROC}/{{run}}/frequency/fof.{w.mode}.parquet",
-            rank=lambda w: f"{PROC}/{{run}}/frequency/rank.{w.mode}.parquet",
+            # templates: `--each` fills in {run}, the verb {mode}
+            fof=lambda w: f"{PROC}/{{run}}/frequency/fof.{{mode}}.parquet",
+            rank=lambda w: f"{PROC}/{{run}}/frequency/rank.{{mode}}.parquet",
+            hot=lambda w: f"{PROC}/{{run}}/characterise/metadata_hot.parquet",
+            meta_rank=lambda w: f"{PROC}/{{run}}/characterise/metadata_rank.parquet",
         priority: 10  # the longest chain after ingest: started first, the short jobs fill around it
         log:
-            f"{_s.logs}/stats/access_frequency.{{mode}}.log",
+            f"{_s.logs}/stats/access_frequency.log",
         benchmark:
-            f"{_s.benchmarks}/stats/access_frequency.{{mode}}.tsv"
+            f"{_s.benchmarks}/stats/access_frequency.tsv"
         shell:
-            "blkscope access-frequency --each {params.events} --mode {wildcards.mode} --action C"
+            "blkscope access-frequency --each {params.events} --mode {params.modes} --action C"
             " --page-kib {params.page_kib} --fof '{params.fof}' --rank '{params.rank}'"
-            " --check-datasets {input.datasets} --record-dataset {output.dataset} --dataset-files {params.files}"
-            " > {log} 2>&1"
+            " --metadata-hot '{params.hot}' --metadata-rank '{params.meta_rank}' --check-datasets {input.datasets}"
+            " --record-dataset {output.cover} --dataset-files {params.cover}"
+            " --record-dataset {output.ssd} --dataset-files {params.ssd}"
+            " --record-dataset {output.metadata} --dataset-files {params.metadata} > {log} 2>&1"
 
     rule:
         name:

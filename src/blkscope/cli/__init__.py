@@ -73,23 +73,28 @@ def _dataset_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("dataset manifests (the workflow declares these instead of every per-run table)")
     g.add_argument("--check-datasets", nargs="*", type=Path, default=[], metavar="MANIFEST",
                    help="before reading: every table these manifests list must have its recorded size and sha256")
-    g.add_argument("--record-dataset", type=Path, metavar="MANIFEST",
-                   help="after writing: list --dataset-files in MANIFEST with their sizes and sha256")
-    g.add_argument("--dataset-files", nargs="*", type=Path, default=[], metavar="FILE",
-                   help="the tables this run writes that --record-dataset lists")
+    g.add_argument("--record-dataset", type=Path, action="append", default=[], metavar="MANIFEST",
+                   help="after writing: list --dataset-files in MANIFEST with their sizes and sha256 (repeatable: "
+                   "a verb that writes several datasets gives each its own --record-dataset and --dataset-files)")
+    g.add_argument("--dataset-files", nargs="*", type=Path, action="append", default=[], metavar="FILE",
+                   help="the tables this run writes that the --record-dataset before it lists")
 
 
 def _with_datasets(args: argparse.Namespace) -> int:
-    if args.dataset_files and not args.record_dataset:
+    records, files = args.record_dataset, args.dataset_files
+    if len(files) > len(records):
         raise ValueError("--dataset-files without --record-dataset")
-    if args.check_datasets or args.record_dataset:
+    if len(records) > 1 and len(files) != len(records):
+        raise ValueError("several --record-dataset: each takes its own --dataset-files")
+    if args.check_datasets or records:
         from blkscope import datasets
 
         for m in args.check_datasets:
             datasets.verify(m)
     rc = args._handler(args)
-    if rc == 0 and args.record_dataset:
-        datasets.record(args.record_dataset, args.dataset_files)
+    if rc == 0:
+        for m, fs in zip(records, files or [[]], strict=False):
+            datasets.record(m, fs)
     return rc
 
 

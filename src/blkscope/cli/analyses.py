@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from blkscope.cli.common import EACH_HELP, each_run, jobs_option, runs_option, say, table_options
+from blkscope.cli.common import EACH_HELP, each_run, jobs_option, names, runs_option, say, table_options
 from blkscope.cli.verbs import Handler, verb
 from blkscope.io import write_table
 from blkscope.parallel import map_runs
@@ -54,32 +54,71 @@ def _frequency(p: argparse.ArgumentParser) -> Handler:
 def _access_frequency(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("events", nargs="+", type=Path, help="events.parquet file(s) or parts.json of one run")
     p.add_argument(
-        "--mode", default="cover", choices=["cover", "ssd-study"],
-        help="cover: every page a request touches; ssd-study: one hit per 8-sector step (C only)",
+        "--mode", default="cover",
+        help="cover: every page a request touches; ssd-study: one hit per 8-sector step (C only); comma-separated "
+        "for both, from one process (the output paths then hold {mode})",
     )  # fmt: skip
     p.add_argument("--action", default="C", help="events that count: C (completions, default) or D (issues)")
     p.add_argument("--page-kib", type=int, default=4, help="page size in KiB (default 4)")
     p.add_argument("--pages", type=Path, help="per-page counts (op, page, count)")
     p.add_argument("--rank", type=Path, help="rank-frequency table (op, rank, count)")
     p.add_argument("--fof", type=Path, required=True, help="frequency of frequency (op, count, pages)")
+    p.add_argument("--metadata-hot", type=Path, help="also `blkscope metadata`'s table, counted as --mode cover "
+                   "counts (its per-page counts give the cover mode's, summed over the class: one count of the trace)")
+    p.add_argument("--metadata-rank", type=Path, help="also `blkscope metadata --rank`'s table, as --metadata-hot")
     p.add_argument("--each", action="store_true", help=EACH_HELP)
 
     def run(a: argparse.Namespace) -> int:
-        from blkscope.analysis.popularity.frequency import frequency_of_frequency, noted_page_counts, rank_frequency
+        from blkscope.analysis.popularity.frequency import MODES
 
-        for events, out in each_run(a.events, a.each, pages=a.pages, rank=a.rank, fof=a.fof):
-            # sorted only to be written as they are: rank_frequency sorts them itself (the same order)
-            counts, note = noted_page_counts(events, page_kib=a.page_kib, action=a.action, mode=a.mode,
-                                             sort=bool(out["pages"]))  # fmt: skip
-            if note:
-                say("access-frequency", ", ".join(map(str, events)), f"no page counted: {note}")
-            write_table(counts, out["pages"], note=note)
-            if out["rank"]:
-                write_table(rank_frequency(counts), out["rank"], note=note)
-            write_table(frequency_of_frequency(counts), out["fof"], note=note)
+        modes = names(a.mode)
+        if not modes or len(set(modes)) < len(modes) or not set(modes) <= set(MODES):
+            raise ValueError(f"--mode: one or more of {', '.join(MODES)} (each once), got {a.mode!r}")
+        for name in ("pages", "rank", "fof"):
+            t = getattr(a, name)
+            if len(modes) > 1 and t is not None and "{mode}" not in str(t):
+                raise ValueError(f"--{name}: a table per mode needs a {{mode}} template, got {t}")
+        outs = each_run(a.events, a.each, pages=a.pages, rank=a.rank, fof=a.fof, metadata_hot=a.metadata_hot,
+                        metadata_rank=a.metadata_rank)  # fmt: skip
+        for events, out in outs:
+            _frequency_of_run(events, out, modes, a.action, a.page_kib)
         return 0
 
     return run
+
+
+def _frequency_of_run(events: list[Path], out: dict[str, Path | None], modes: list[str], action: str,
+                      page_kib: int) -> None:  # fmt: skip
+    """access-frequency's tables of one run (an each_run unit) in every mode, and the metadata tables if asked for:
+    the events are counted once per mode, the cover mode's counts summed from the metadata's where both are."""
+    from blkscope.analysis.popularity import frequency as fq
+    from blkscope.parts import events_files
+
+    files = events_files(events)
+    by_class = None
+    if out["metadata_hot"] or out["metadata_rank"]:
+        from blkscope.analysis.characterise import metadata as md
+
+        by_class = md.counts(files, action=action, page_kib=page_kib)
+        hot, rank = md.hot_and_rank(by_class, action)
+        for note in hot["note"].drop_nulls().unique(maintain_order=True):
+            say("metadata", str(events[0]), note)
+        write_table(hot, out["metadata_hot"])
+        write_table(rank, out["metadata_rank"])
+    for mode in modes:
+        at = {k: out[k] and Path(str(out[k]).replace("{mode}", mode)) for k in ("pages", "rank", "fof")}
+        # sorted only to be written as they are: rank_frequency sorts them itself (the same order)
+        if mode == "cover" and by_class is not None:
+            counts = fq.summed_over_class(by_class, sort=bool(at["pages"]))
+        else:
+            counts = fq.page_counts(files, page_kib=page_kib, action=action, mode=mode, sort=bool(at["pages"]))
+        note = None if counts.height else fq.why_no_pages(files, action)
+        if note:
+            say("access-frequency", ", ".join(map(str, events)), f"no page counted: {note}")
+        write_table(counts, at["pages"], note=note)
+        if at["rank"]:
+            write_table(fq.rank_frequency(counts), at["rank"], note=note)
+        write_table(fq.frequency_of_frequency(counts), at["fof"], note=note)
 
 
 @verb("rank-frequency")

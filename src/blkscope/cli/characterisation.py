@@ -78,14 +78,15 @@ def _views_of_run(unit: tuple[list[Path], dict[str, Path | None]], actions: list
 
     events, out = unit
     ev = events_files(events)
+    once = _read_once(ev) if any(out[k] for k in ("io_map", "throughput", "sizes", "merges", "processes")) else ev
     if out["io_map"]:
-        write_table(io_map.io_map(ev, action, time_bins, sector_bins), out["io_map"])
+        write_table(io_map.io_map(once, action, time_bins, sector_bins), out["io_map"])
     if out["throughput"]:
-        write_table(io_map.throughput(ev, actions, bin_s), out["throughput"])
+        write_table(io_map.throughput(once, actions, bin_s), out["throughput"])
     if out["sizes"]:
-        write_table(request_mix.sizes(ev), out["sizes"])
+        write_table(request_mix.sizes(once), out["sizes"])
     if out["merges"] or out["processes"]:
-        counts = request_mix.event_counts(ev)
+        counts = request_mix.event_counts(once)
         write_table(request_mix.merges(ev, counts), out["merges"])
         write_table(request_mix.processes(ev, counts), out["processes"])
     if out["arrivals"] or out["dispersion"]:  # one time-ordered pass gives both
@@ -95,6 +96,25 @@ def _views_of_run(unit: tuple[list[Path], dict[str, Path | None]], actions: list
     if out["latency_windows"] or out["latency_hist"]:
         latency_windows.write(latency_windows.histograms(ev, latency_window_s), out["latency_hist"],
                               out["latency_windows"])
+
+
+# events files up to this size (all of them, a split trace's parts together) are read once for the views that group
+# them (I/O map, throughput, sizes, merges, processes), each of which scanned the files once or twice; larger traces
+# are scanned per view, streaming, as before (the columns kept take at most about the files' size: Parquet without
+# compression, as the ingest writes it)
+READ_ONCE_MAX_BYTES = 256 << 20
+ONCE_COLUMNS = ["time_ns", "pid", "process", "action", "rwbs", "sector", "nsectors"]  # what those views read
+
+
+def _read_once(files: list[Path], max_bytes: int | None = None):
+    """The columns the grouping views read, in memory (a LazyFrame the views take in place of the files), or the
+    files themselves when they are larger than max_bytes (READ_ONCE_MAX_BYTES). The tables are the same either way
+    (tests/test_characterise.py)."""
+    import polars as pl
+
+    if sum(file_size(f) for f in files) > (READ_ONCE_MAX_BYTES if max_bytes is None else max_bytes):
+        return files
+    return pl.scan_parquet([str(f) for f in files]).select(ONCE_COLUMNS).collect().lazy()
 
 
 @verb("reuse")

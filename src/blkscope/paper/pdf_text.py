@@ -38,6 +38,21 @@ def pdf_text(pdf: Path, first: int | None = None, last: int | None = None, types
     return out if typeset else out.translate(_TYPESET)
 
 
+def pdf_pages(pdf: Path) -> list[str]:
+    """pdftotext's text of every page of `pdf` from one run of it, each page with the form feed pdftotext ends it
+    with, typeset (as pdf_text(typeset=True) gives it): pages_text() of a range is pdf_text() of that range."""
+    out = subprocess.run(["pdftotext", "-raw", "-enc", "UTF-8", str(pdf), "-"], check=True, capture_output=True,
+                         text=True).stdout  # fmt: skip
+    return [p + "\f" for p in unicodedata.normalize("NFKC", out).split("\f")[:-1]]
+
+
+def pages_text(pages: list[str], first: int | None = None, last: int | None = None, typeset: bool = False) -> str:
+    """pdf_text(pdf, first, last, typeset) from pdf_pages(pdf): the checks read four ranges of the paper, and each
+    pdftotext run parsed the whole 8 MB PDF again."""
+    out = "".join(pages[(first or 1) - 1 : last])
+    return out if typeset else out.translate(_TYPESET)
+
+
 # a hyphen before a number that follows no letter, digit, point, dash or plus (blkscope.paper.latex.signed's rule)
 _HYPHEN_SIGN = re.compile(r"(?<![\w.\-\u2010\u2013\u2014+])-\.?\d[\d.,]*")
 
@@ -245,17 +260,18 @@ def _text_checks(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], list[str],
         problems.append(f"{lay['main_pages']} pages of main text: more than {MAX_MAIN_PAGES}")
     for n in lay["half_empty_figure_pages"]:
         problems.append(f"page {n}: a page of figures less than half full")
-    appendix = pdf_text(pdf, first=appendix_page(pdf))  # each pdftotext reads the whole PDF: once per range
+    pages = pdf_pages(pdf)  # one pdftotext run: each reads the whole PDF, whatever its range
+    appendix = pages_text(pages, first=appendix_page(pdf))
     for part in claims_parts(claims):  # each part of the table: every row with every column it prints
         problems += missing_claims(appendix, claims, printed_columns(part))
     problems += unstated_runs(claims)
-    typeset = pdf_text(pdf, typeset=True)
+    typeset = pages_text(pages, typeset=True)
     problems += hyphen_signs(typeset)
     text = typeset.translate(_TYPESET)
     problems += internal_words(text)
     problems += disagreeing_run_counts(text)
-    abstract = abstract_text(pdf_text(pdf, 1, 1))
-    after = missing_advice(abstract, pdf_text(pdf, 1, lay["main_pages"]), claims)
+    abstract = abstract_text(pages_text(pages, 1, 1))
+    after = missing_advice(abstract, pages_text(pages, 1, lay["main_pages"]), claims)
     abstract = _unbroken(abstract)
     want = split_sentence(claims)
     if _unbroken(want) not in abstract:

@@ -92,6 +92,24 @@ def page_counts(
     return by_hotness(out, keys) if sort else out
 
 
+def summed_over_class(by_meta: pl.DataFrame, sort: bool = True) -> pl.DataFrame:
+    """page_counts(..., by_meta=False) from page_counts(..., by_meta=True) of the same events: a page's metadata and
+    data accesses summed (one count of the trace gives both tables; the same integers as counting again)."""
+    out = by_meta.select("op", "page", "count")
+    # a page counted in both classes (rare) is the only one to sum: found by one integer key, (op, page), as a
+    # group-by of every row by (op, page) cost as much as counting the events again (bench/RESULTS.md, 2026-11-29)
+    page = out["page"]
+    if out.height and page.min() >= 0 and page.max() < 1 << 60:
+        code = pl.col("op").replace_strict(OPS, list(range(len(OPS))), return_dtype=pl.Int64)
+        both = out.select((pl.col("page") * 4 + code).is_duplicated()).to_series()
+    else:
+        both = out.select(pl.struct("op", "page").is_duplicated()).to_series()
+    if both.any():
+        summed = out.filter(both).group_by("op", "page").agg(pl.col("count").sum().cast(pl.Int64))
+        out = pl.concat([out.filter(~both), summed])
+    return by_hotness(out) if sort else out
+
+
 def by_hotness(df: pl.DataFrame, groups: Sequence[str] = ("op",)) -> pl.DataFrame:
     """df sorted by `groups` ascending, then count descending, then page (one packed key: packed_sort)."""
     cols = [*groups, "count", "page"]
@@ -121,9 +139,11 @@ def why_no_pages(events: Sequence[Path], action: str = "C") -> str:
 
 
 def rank_frequency(counts: pl.DataFrame) -> pl.DataFrame:
-    """Counts sorted in decreasing order per op, with rank 1..n (ties broken by page)."""
+    """Counts sorted in decreasing order per op, with rank 1..n (ties broken by page: which page of a tie takes
+    which rank does not show in the table, so the sort leaves the page out)."""
     return (
-        by_hotness(counts)
+        counts.select("op", "count")
+        .sort("op", "count", descending=[False, True])  # two columns: polars' own sort beat the packed key here
         .with_columns(rank=pl.int_range(1, pl.len() + 1).over("op").cast(pl.Int64))
         .select("op", "rank", "count")
     )
