@@ -213,6 +213,21 @@ def test_the_scale_paragraph_reads_true_with_one_or_two_capped_batches():
         assert "n/a" not in text
 
 
+def test_run_lengths_are_the_measured_ones_and_runs_by_load_sum_to_the_in_memory_runs():
+    # review-q4 N7: one measured range (run_s), not the sheet's set runtime; N12: the runs by load count the same
+    # selection as InMemoryRuns, so that they add up to it
+    from blkscope.paper import load_numbers
+
+    st = _steady(True)
+    m = scale_numbers.macros(st)
+    assert (m["RunMinS"], m["RunMaxS"]) == ("21", "242") and m["InMemoryRunMaxS"] == "242"
+    runs = st.select("run_id", "workload", "job", "batch", "memory_cap").with_columns(
+        load=pl.Series(["light", "saturating", "light", "light", "saturating"]))
+    by = load_numbers.runs_by_load(runs, st["run_id"])
+    assert by == {"RunsLight": "1", "RunsSaturating": "1"}
+    assert sum(int(v) for v in by.values()) == int(m["InMemoryRuns"])
+
+
 def test_the_cache_sweep_is_neither_in_memory_nor_a_capped_batch():
     # the sweep's O_DIRECT runs have no cap, its buffered ones a cap over 10x: neither counts (claim_rows.DESCRIPTIVE)
     base = _steady(True)
