@@ -145,7 +145,7 @@ def test_the_conditions_table_gives_every_condition_its_length_and_window():
         2, 1, "120", "60--105", 1)
     assert by.filter(pl.col("workload") == "fio")["memory_cap"].to_list() == ["none"]
     tex = run_conditions.table(st)
-    assert r"ycsb & j & 320M & 1 & 1 & 180 & 30 & 150 & 1 \\" in tex
+    assert r"RocksDB j & 320M & 1 & 1 & 180 & 30 & 150 & 1 \\" in tex  # an unknown job: after its database
 
 
 def test_a_table_without_the_columns_read_is_one_error_and_no_output(tmp_path, capsys):
