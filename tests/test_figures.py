@@ -465,6 +465,16 @@ def test_row_labels_print_plain_names_that_fit_whole_and_no_two_of_which_print_t
     assert '"ycsb workloada-zipfian-small (guest)": "RocksDB small (guest)"' in vega_lookup()
 
 
+def test_the_strata_that_ran_in_the_guest_are_named_by_rule_in_plain_words():
+    from blkscope.figures.names import guest_strata
+
+    assert guest_strata(["guest ycsb workloada-zipfian-small"], 3) == (
+        "one of the three strata (RocksDB small) ran in the guest")
+    assert guest_strata(["ycsb workloada-zipfian-small", "cassandra-ycsb workloada-zipfian-small"], 2) == (
+        "both strata (RocksDB small and Cassandra YCSB small) ran in the guest")
+    assert guest_strata(["fio append"], 1) == "the stratum (fio appends) ran in the guest"
+
+
 def test_tick_labels_are_formatted_each_alone_no_0k_beside_0k_no_milli_on_an_ms_axis():
     import altair as alt
 
