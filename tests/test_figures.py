@@ -444,17 +444,35 @@ def test_figure_command_renders_once_and_without_pandas(tables, tmp_path):
     assert (int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")) == (round(2 * w), round(2 * h))
 
 
-def test_row_labels_that_do_not_fit_are_shortened_to_labels_no_two_of_which_print_the_same():
-    from blkscope.figures.theme import fit_labels
+def test_row_labels_print_plain_names_that_fit_whole_and_no_two_of_which_print_the_same():
+    # review-q4 N15, Part 1 item 12: no run-config names ("ycsb A-zipf-buf-sat-long") and no label cut mid-word
+    from blkscope.figures.names import JOBS, plain_setup, vega_lookup
+    from blkscope.figures.theme import SETUP_AXIS_PT, fit_labels, label_chars
 
-    jobs = ["ycsb workloada-zipfian-buffered-sat-long", "ycsb workloada-zipfian-buffered-sat",
-            "ycsb workloada-zipfian-buffered-sweep-400k", "ycsb workloada-zipfian-buffered-sweep-40k",
-            "ycsb workloada-zipfian-direct-sweep-4m", "cassandra-ycsb workloada-c-zipfian-sat",
-            "cassandra-ycsb workloada-zipfian-small", "fio append"]
-    short = fit_labels(jobs, 84)
-    assert short["fio append"] == "fio append"  # a label that fits stays whole
-    assert short["ycsb workloada-zipfian-buffered-sat-long"] == "ycsb A-zipf-buf-sat-long"
-    assert len(set(short.values())) == len(jobs) and all(len(s) <= 84 / 3.4 for s in short.values())
+    guest = ["fio append", "fio randrw", "journal none", "journal prealloc", "sysbench rndrw",
+             "ycsb workloada-zipfian-small", "cassandra-ycsb workloada-zipfian-small"]  # the jobs the guest ran
+    setups = [f"{w} {j}" for (w, j) in JOBS] + [f"{g} (guest)" for g in guest]
+    short = fit_labels(setups, SETUP_AXIS_PT)
+    assert len(set(short.values())) == len(setups)
+    assert all("\u2026" not in s and len(s) <= label_chars(SETUP_AXIS_PT) for s in short.values())
+    assert short["ycsb workloada-zipfian-buffered-sat-long"] == "RocksDB capped, long"
+    assert short["cassandra-ycsb workloada-zipfian-small (guest)"] == "Cassandra YCSB small (guest)"
+    # the figures' suffixes (tracing_overhead: device cap, mount option, commitlog) in words
+    assert plain_setup("cassandra write-n 2M lz4") == "Cassandra fixed writes 2 MiB/s LZ4"
+    assert plain_setup("sysbench rndrw data=writeback") == "sysbench r/w writeback"
+    assert plain_setup("cassandra mixed none") == "Cassandra mixed"
+    assert plain_setup("fio newjob (guest)") == "fio newjob (guest)"  # unknown: the sheet's job after the workload
+    assert '"ycsb workloada-zipfian-small (guest)": "RocksDB small (guest)"' in vega_lookup()
+
+
+def test_the_strata_that_ran_in_the_guest_are_named_by_rule_in_plain_words():
+    from blkscope.figures.names import guest_strata
+
+    assert guest_strata(["guest ycsb workloada-zipfian-small"], 3) == (
+        "one of the three strata (RocksDB small) ran in the guest")
+    assert guest_strata(["ycsb workloada-zipfian-small", "cassandra-ycsb workloada-zipfian-small"], 2) == (
+        "both strata (RocksDB small and Cassandra YCSB small) ran in the guest")
+    assert guest_strata(["fio append"], 1) == "the stratum (fio appends) ran in the guest"
 
 
 def test_tick_labels_are_formatted_each_alone_no_0k_beside_0k_no_milli_on_an_ms_axis():

@@ -145,7 +145,7 @@ def test_the_conditions_table_gives_every_condition_its_length_and_window():
         2, 1, "120", "60--105", 1)
     assert by.filter(pl.col("workload") == "fio")["memory_cap"].to_list() == ["none"]
     tex = run_conditions.table(st)
-    assert r"ycsb & j & 320M & 1 & 1 & 180 & 30 & 150 & 1 \\" in tex
+    assert r"RocksDB j & 320M & 1 & 1 & 180 & 30 & 150 & 1 \\" in tex  # an unknown job: after its database
 
 
 def test_a_table_without_the_columns_read_is_one_error_and_no_output(tmp_path, capsys):
@@ -211,6 +211,21 @@ def test_the_scale_paragraph_reads_true_with_one_or_two_capped_batches():
     assert "No run capped the memory its workload could use." in none and "first batch" not in none
     for text in (one, two, none):
         assert "n/a" not in text
+
+
+def test_run_lengths_are_the_measured_ones_and_runs_by_load_sum_to_the_in_memory_runs():
+    # review-q4 N7: one measured range (run_s), not the sheet's set runtime; N12: the runs by load count the same
+    # selection as InMemoryRuns, so that they add up to it
+    from blkscope.paper import load_numbers
+
+    st = _steady(True)
+    m = scale_numbers.macros(st)
+    assert (m["RunMinS"], m["RunMaxS"]) == ("21", "242") and m["InMemoryRunMaxS"] == "242"
+    runs = st.select("run_id", "workload", "job", "batch", "memory_cap").with_columns(
+        load=pl.Series(["light", "saturating", "light", "light", "saturating"]))
+    by = load_numbers.runs_by_load(runs, st["run_id"])
+    assert by == {"RunsLight": "1", "RunsSaturating": "1"}
+    assert sum(int(v) for v in by.values()) == int(m["InMemoryRuns"])
 
 
 def test_the_cache_sweep_is_neither_in_memory_nor_a_capped_batch():

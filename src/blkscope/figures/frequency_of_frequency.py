@@ -3,8 +3,8 @@ accessed that often, on log-log axes; rows are setups (workload and job), column
 per run, coloured by filesystem.
 
 Proposed caption (label fig:fof):
-\\caption{Frequency of frequency of 4\\,KiB page accesses (completions, every page a request covers): the number
-of pages accessed exactly $k$ times against $k$, per setup (rows) and operation (columns), one line per run. A
+\\caption{How many 4\\,KiB pages were accessed exactly $k$ times, against $k$ (completions, every page a
+request covers), per setup (rows) and operation (columns), one line per run. A
 single point at $k=1$ means every page was touched once.}\\label{fig:fof}
 """
 
@@ -26,10 +26,10 @@ from blkscope.figures.theme import (
 )
 
 CAPTION = (
-    r"Frequency of frequency of 4\,KiB page accesses (completions; a request counts every page it covers): the "
-    r"number of pages accessed exactly $k$ times against $k$, per setup (rows) and operation (columns), one line "
-    r"per run, on log--log axes, for the setups of Figure~\ref{fig:rank} and, for contrast, one without skew (a lone "
-    r"point at $k=1$: every page touched once); every setup is in the \texttt{all\_setups} notebook."
+    r"How many 4\,KiB pages were accessed exactly $k$ times, against $k$ (accesses are completions; a request "
+    r"counts every page it covers), per setup (rows) and operation (columns), one line per run, on log--log axes, "
+    r"for the setups of Figure~\ref{fig:rank} and, for contrast, one without skew (a lone point at $k=1$: every "
+    r"page touched once); every setup is in the \texttt{all\_setups} notebook."
 )
 LABEL = "fig:fof"
 WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)

@@ -9,6 +9,7 @@ import altair as alt
 import polars as pl
 
 from blkscope.figures import select
+from blkscope.figures.names import plain_setup
 from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, no_data
 
 CAPTION = (
@@ -53,7 +54,7 @@ def chart(table: pl.DataFrame, setup: str | None = None) -> alt.TopLevelMixin:
             color=alt.Color("requests:Q", scale=alt.Scale(type="log", scheme="greys"), title="requests",
                             legend=alt.Legend(orient="top", gradientLength=80, gradientThickness=6)),
         )
-        .facet(column=alt.Column("fs:N", title=setup, sort=runs["fs"].to_list(),
+        .facet(column=alt.Column("fs:N", title=plain_setup(setup), sort=runs["fs"].to_list(),
                                  header=alt.Header(labelFontSize=8, titleFontSize=8)), spacing=10)
         .resolve_scale(x="independent", y="independent")
     )  # fmt: skip

@@ -9,8 +9,8 @@ import math
 import altair as alt
 import polars as pl
 
+from blkscope.figures.names import NOTE
 from blkscope.figures.theme import (
-    ABBREVIATION_LEGEND,
     SI_LABELS,
     TEXT_WIDTH_PT,
     decades,
@@ -26,14 +26,14 @@ CAPTION = (
     r"and job (rows) and filesystem (colour): writes per second, written kB/s, average queue size (aqu-sz) and "
     r"write await, each with its own scale (symmetric-log where the jobs differ more than tenfold). Host runs on a "
     r"loop device."
-    + f" Labels that do not fit are shortened ({ABBREVIATION_LEGEND})."
+    + f" Setups: {NOTE}."
 )
 LABEL = "fig:iostat"
 WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
 SHOWN = {"w_s": "writes/s", "wkb_s": "written kB/s", "aqu_sz": "aqu-sz", "w_await_ms": "write await (ms)"}
 # SI prefixes for rates (15k); plain significant digits for queue size and await (an SI "m" would read as metres)
 FORMATS = {"w_s": "~s", "wkb_s": "~s", "aqu_sz": "~r", "w_await_ms": "~r"}
-LABEL_PT = 92  # the job names left of the first panel
+LABEL_PT = 102  # the setup names left of the first panel ("RocksDB sweep 400k buffered" whole)
 
 
 def three_ticks(vmax: float) -> list[float]:

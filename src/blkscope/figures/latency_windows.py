@@ -10,7 +10,7 @@ import altair as alt
 import polars as pl
 
 from blkscope.figures import select
-from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, fs_color, log_axis, no_data
+from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, facet_header, fs_color, log_axis, no_data
 
 CAPTION = (
     r"D2C (device service time) 99th percentile per 100\,ms of the run, read from that window's latency "
@@ -44,7 +44,7 @@ def chart(table: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelM
                     axis=log_axis(df["p99_us"].max(), "D2C p99 (µs)", 70, min_gap=10)),
             color=fs_color(df["fs"]), detail="run_id:N",
         )
-        .facet(facet=alt.Facet("setup:N", sort=setups, title=None, header=alt.Header(labelFontSize=7)),
+        .facet(facet=alt.Facet("setup:N", sort=setups, title=None, header=facet_header()),
                columns=ncol, spacing=8)
         .resolve_scale(x="independent", y="independent")
     )  # fmt: skip

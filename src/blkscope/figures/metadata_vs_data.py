@@ -15,7 +15,7 @@ CAPTION = (
     r"marks as metadata (\texttt{M} in \texttt{RWBS}, REQ\_META), among all accesses and among the accesses to the "
     r"hottest 1\,\% of pages, for reads and for all accesses; one point per traced run. \texttt{M} is a lower "
     r"bound: the journal and xfs do not mark all their metadata."
-    + r" Labels shortened as in Figure~\ref{fig:iostat}."
+    + r" Setups named as in Figure~\ref{fig:iostat}."
 )
 LABEL = "fig:metadata"
 WIDTH = COLUMN_WIDTH_PT  # the space the figure is printed in (theme)

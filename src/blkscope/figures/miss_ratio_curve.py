@@ -12,7 +12,7 @@ import altair as alt
 import polars as pl
 
 from blkscope.figures import select
-from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, decades, fs_color, no_data
+from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, decades, facet_header, fs_color, no_data
 from blkscope.paper.latex import fmt_int
 
 CAPTION = (
@@ -99,5 +99,5 @@ def chart(mrc: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMix
         y=alt.Y("miss_ratio:Q", scale=alt.Scale(domain=[0, 1]), title="miss ratio"),
         color=fs_color(df["fs"]), strokeDash=method_dash(df), detail="run_id:N",
     )  # fmt: skip
-    return lines.facet(facet=alt.Facet("setup:N", sort=setups, title=None, header=alt.Header(labelFontSize=7)),
+    return lines.facet(facet=alt.Facet("setup:N", sort=setups, title=None, header=facet_header()),
                        columns=ncol, spacing=8)  # fmt: skip

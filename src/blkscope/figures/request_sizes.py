@@ -9,7 +9,7 @@ import altair as alt
 import polars as pl
 
 from blkscope.figures import select
-from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, fs_color, no_data
+from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, facet_header, fs_color, no_data
 
 CAPTION = (
     r"Sizes of the requests issued to the device (D): the share of a run's reads (dashed) or writes (solid) in "
@@ -54,6 +54,6 @@ def chart(table: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelM
                                       title=None, legend=alt.Legend(orient="top")),
             detail="run_id:N",
         )
-        .facet(facet=alt.Facet("setup:N", sort=setups, title=None, header=alt.Header(labelFontSize=7)),
+        .facet(facet=alt.Facet("setup:N", sort=setups, title=None, header=facet_header()),
                columns=ncol, spacing=8)
     )  # fmt: skip

@@ -10,7 +10,7 @@ import altair as alt
 import polars as pl
 
 from blkscope.figures import select
-from blkscope.figures.theme import TEXT_WIDTH_PT, fitted_axis, fs_color, no_data, small_title
+from blkscope.figures.theme import TEXT_WIDTH_PT, facet_header, fitted_axis, fs_color, no_data, small_title
 
 CAPTION = (
     r"Seek distance of the requests issued to the device (D events, all requests): the share of requests whose "
@@ -18,11 +18,11 @@ CAPTION = (
     r"$2^{b-1} \le |d| < 2^b$; negative: backwards), one setup per workload, one line per traced run (top; "
     r"every setup in the \texttt{all\_setups} notebook); the share of "
     r"sequential requests with its Wilson 95\% interval, per setup and filesystem (bottom)."
-    + r" Labels shortened as in Figure~\ref{fig:iostat}."
+    + r" Setups named as in Figure~\ref{fig:iostat}."
 )
 LABEL = "fig:seek-distance"
 WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
-LABEL_PT = 95
+LABEL_PT = 116  # "Cassandra YCSB small (guest)" whole (Vega measures it wider than fit_labels counts)
 
 
 def chart(seek: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMixin:
@@ -60,7 +60,7 @@ def chart(seek: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
         color=color, detail="run_id:N",
     )  # fmt: skip
     top = lines.facet(
-        facet=alt.Facet("setup:N", sort=shown, title=None, header=alt.Header(labelFontSize=7, labelPadding=2)),
+        facet=alt.Facet("setup:N", sort=shown, title=None, header=facet_header(labelPadding=2)),
         columns=ncol,
         spacing={"row": 4, "column": 6},
     ).properties(title=small_title("share of requests by signed log2 distance from the previous request's end"))

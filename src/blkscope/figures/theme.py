@@ -19,6 +19,7 @@ import vl_convert as vlc
 from altair.utils.display import HTMLRenderer
 from altair.vegalite.v6.display import html_renderer
 
+from blkscope.figures.names import plain_setup, vega_lookup
 from blkscope.io import write_text_atomic
 
 TEXT_WIDTH_PT = 514  # both columns: the widest a figure may be
@@ -102,7 +103,7 @@ def save(chart: alt.TopLevelMixin, prefix: str | Path, formats: list[str]) -> li
 # Shared helpers for the figure modules (added with the study figures; the values above are unchanged).
 FS_ORDER = ["ext4", "ext4 wb", "xfs", "btrfs", "f2fs"]  # `fs` of blkscope.figures.data: " wb" = data=writeback
 VARIANT_COLORS = {"ext4 wb": "#56B4E9"}
-SETUP_AXIS_PT = 90  # a y axis of setup names (dot plots: a row per setup)
+SETUP_AXIS_PT = 96  # a y axis of setup names (dot plots: a row per setup; "Cassandra YCSB light (guest)")
 HEADER_PT = 58  # a facet-row header of horizontal labels, one word a line ("journal" / "prealloc-reader")
 
 
@@ -161,16 +162,22 @@ def log_axis(max_value: float, title: str | None = None, length: float | None = 
     return alt.Axis(values=decades(max_value, length, min_gap), format="~s", title=title, **kw)
 
 
+def facet_header(**kw) -> alt.Header:
+    """A facet's header of setup names, in plain words (names.vega_lookup), 7 pt."""
+    return alt.Header(labelFontSize=7, labelExpr=vega_lookup(), **kw)
+
+
 def row_header() -> alt.Header:
-    """Facet-row labels left of each row, horizontal, one word a line (a hyphenated word broken after its hyphens),
-    so long setup names stay narrow; left-aligned: right-aligned labels made Vega reserve twice their limit."""
+    """Facet-row labels left of each row, horizontal, one word a line of the setup's plain name
+    (names.vega_lookup), so setup names stay narrow; left-aligned: right-aligned labels made Vega reserve twice
+    their limit."""
     return alt.Header(
         labelAngle=0,
         labelOrient="left",
         labelAlign="left",
         labelBaseline="middle",
         labelFontSize=7,
-        labelExpr="split(replace(datum.value, /-/g, '- '), ' ')",
+        labelExpr=f"split({vega_lookup()}, ' ')",
         labelPadding=4,
         labelLimit=HEADER_PT - 4,
     )
@@ -189,8 +196,9 @@ def corner_label(base: alt.Chart, field: str, width: float, facets: list[str], w
     layer = base.transform_filter(where) if where else base
     return (
         layer.transform_aggregate(n="count()", groupby=sorted({field, *facets}))
+        .transform_calculate(plain_label=vega_lookup(f"datum[{field!r}]"))
         .mark_text(align="right", baseline="top", fontSize=6.5, color="#333333", dx=-2, dy=2)
-        .encode(text=f"{field}:N", x=alt.value(width), y=alt.value(0))
+        .encode(text="plain_label:N", x=alt.value(width), y=alt.value(0))
     )
 
 
@@ -238,24 +246,24 @@ def setup_dots(long: pl.DataFrame, setups: list[str], x: alt.X, mark: tuple[str,
     )  # fmt: skip
 
 
-# Row labels (a workload and its job) that do not fit a figure's label column are shortened by these words, in
-# order, until they fit; a label still too long keeps its start and its end (the end tells the YCSB jobs apart). A
-# label cut by labelLimit instead ends in an ellipsis, and jobs that differ only past it print the same.
-ABBREVIATIONS = (("cassandra-ycsb", "cass-ycsb"), ("workloada-c", "A+C"), ("workloada", "A"), ("zipfian", "zipf"),
-                 ("buffered", "buf"), ("direct", "dir"), ("sweep", "sw"), ("reader", "rd"))
-ABBREVIATION_LEGEND = "; ".join(f"{short}: {long}" for long, short in ABBREVIATIONS)
+# Row labels (a workload and its job) print in plain words (blkscope.figures.names: one mapping for every figure
+# and the runs appendix), which fit the label columns whole. A label still too long keeps its start and its end
+# (a label cut by labelLimit instead ends in an ellipsis, and labels that differ only past it print the same).
 CHAR_PT = 3.4  # about the width of a character of a 7-pt label ("ycsb workloada-zipfian-b…" fit 84 pt)
 
 
+def label_chars(limit_pt: float) -> int:
+    """How many characters of a 7-pt label fit `limit_pt`."""
+    return max(8, int(limit_pt / CHAR_PT))
+
+
 def fit_labels(labels: list[str], limit_pt: float) -> dict[str, str]:
-    """Each label as it fits `limit_pt` (ABBREVIATIONS): a label that fits stays whole. A ValueError where two
-    labels would still print the same."""
-    n = max(8, int(limit_pt / CHAR_PT))
+    """Each label as it prints within `limit_pt`: its plain name (names.plain_setup), whole where it fits. A
+    ValueError where two labels would print the same."""
+    n = label_chars(limit_pt)
     out = {}
     for label in labels:
-        s = label
-        for long, short in ABBREVIATIONS if len(label) > n else ():  # all of them: one label, one spelling
-            s = s.replace(long, short)
+        s = plain_setup(label)
         if len(s) > n:
             s = s[: n // 2 - 1] + "\u2026" + s[-(n - n // 2):]
         out[label] = s

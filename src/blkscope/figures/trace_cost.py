@@ -8,7 +8,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from blkscope.figures.theme import COLUMN_WIDTH_PT, fs_color, log_axis, no_data
+from blkscope.figures.theme import COLUMN_WIDTH_PT, fitted_axis, fs_color, log_axis, no_data
 
 CAPTION = (
     r"What a block trace costs to keep: bytes of trace per event (left) and per second of tracing (right), as "
@@ -37,7 +37,7 @@ def chart(cost: pl.DataFrame) -> alt.TopLevelMixin:
     panel_w = (WIDTH - LABEL_PT - 30) / 2
     base = alt.Chart(long, width=panel_w, height=14 * len(setups))
     y = alt.Y(
-        "setup:N", sort=setups, title=None, axis=alt.Axis(labelLimit=LABEL_PT, minExtent=LABEL_PT, maxExtent=LABEL_PT)
+        "setup:N", sort=setups, title=None, axis=fitted_axis(setups, LABEL_PT, minExtent=LABEL_PT, maxExtent=LABEL_PT)
     )
     shapes = alt.Scale(domain=list(FORMS.values()), range=["circle", "triangle-down"])
     # the forms legend below: beside the colours on top it widened the figure past a column

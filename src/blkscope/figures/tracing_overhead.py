@@ -22,15 +22,15 @@ CAPTION = (
     r"second of the workload, per setup and filesystem, host loop devices with the tracefs \texttt{blk} tracer "
     r"(the emulated guest's timings say nothing about overhead). "
     r"Points: the estimate; bars: percentile-bootstrap 95\% intervals resampling the repeats of each arm (a single "
-    r"repeat per arm gives no interval). Positive values: tracing slowed the workload; 2M, 4M: a device cap's write "
-    r"bytes per second. Traced and untraced runs are compared within a capture batch: one point per setup, "
-    r"filesystem and batch that holds both."
-    + r" Labels shortened as in Figure~\ref{fig:iostat}."
+    r"repeat per arm gives no interval). Positive values: tracing slowed the workload; MiB/s: a device cap's write "
+    r"rate; LZ4: a compressed commitlog. Traced and untraced runs are compared within a capture batch: one point "
+    r"per setup, filesystem and batch that holds both."
+    + r" Setups named as in Figure~\ref{fig:iostat}."
 )
 LABEL = "fig:tracing-overhead"
 WIDTH = COLUMN_WIDTH_PT  # the space the figure is printed in (theme)
 NO_PAIRS = "no paired runs: no configuration has both traced and untraced runs"
-LABEL_PT = 105  # the setup labels left of the plot ("cassandra write-n 2M none" whole)
+LABEL_PT = 125  # the setup labels left of the plot ("Cassandra fixed writes 2 MiB/s LZ4" whole)
 
 
 # mount options every run has, or the filesystem's default anyway (ext4 data=ordered, xfs inode64 since Linux 3.7)

@@ -31,6 +31,7 @@ from blkscope.paper.latex import (
     tidy,
 )
 from blkscope.paper.phrases import median_pct, util_pct
+from blkscope.paper.scale_numbers import in_memory_runs
 
 GUARD = "BlkLoadNumbers"
 
@@ -369,8 +370,10 @@ def _cassandra_load(summary: pl.DataFrame, versus: pl.DataFrame, prefix: str) ->
 
 
 def runs_by_load(runs: pl.DataFrame, captured: pl.Series) -> dict[str, str]:
-    """Captured runs per load level (RunsLight, RunsSaturating)."""
-    r = with_groups(runs).filter(pl.col("run_id").is_in(captured))
+    """Captured in-memory runs per load level (RunsLight, RunsSaturating, RunsCapped: under a device cap,
+    RunsCeiling), from the selection InMemoryRuns counts (scale_numbers.in_memory_runs), so that they sum to it."""
+    runs = runs.with_columns(pl.lit(None, pl.Utf8).alias(c) for c in ("memory_cap", "batch") if c not in runs.columns)
+    r = with_groups(runs).filter(pl.col("run_id").is_in(captured.to_list()) & in_memory_runs(runs))
     return {macro_name("runs", load): fmt_int(g.height) for (load,), g in r.group_by("load")}
 
 

@@ -1,4 +1,5 @@
-"""The run-conditions table of the runs appendix: per condition (testbed, workload, job, memory cap), the runs, how
+"""The run-conditions table of the runs appendix: per condition (testbed, workload, job, memory cap; the setup
+printed in plain words, blkscope.figures.names), the runs, how
 long they ran and the measured window (blkscope.analysis.load.steady_state: the warm-up's end, the window after it,
 and how many runs the plan calls steady: steady with a window of at least claim_rows.STEADY_MIN_S), so that every
 run a claim reads has its length and window in the paper.
@@ -12,6 +13,7 @@ import sys
 
 import polars as pl
 
+from blkscope.figures.names import NOTE, plain
 from blkscope.paper import table_to_tex
 from blkscope.paper.claim_rows import STEADY_MIN_S
 from blkscope.paper.latex import fmt_float, fmt_int
@@ -36,6 +38,7 @@ def conditions(st: pl.DataFrame) -> pl.DataFrame:
         start_lo=pl.col("window_start_s").min(), start_hi=pl.col("window_start_s").max(),
         win_lo=pl.col("window_s").min(), win_hi=pl.col("window_s").max(), steady=pl.col("_steady").sum())
     return by.with_columns(
+        setup=pl.struct("workload", "job").map_elements(lambda s: plain(s["workload"], s["job"]), pl.Utf8),
         run=pl.struct("run_lo", "run_hi").map_elements(lambda s: _span(s["run_lo"], s["run_hi"]), pl.Utf8),
         start=pl.struct("start_lo", "start_hi").map_elements(lambda s: _span(s["start_lo"], s["start_hi"]), pl.Utf8),
         window=pl.struct("win_lo", "win_hi").map_elements(lambda s: _span(s["win_lo"], s["win_hi"]), pl.Utf8),
@@ -47,8 +50,7 @@ def conditions(st: pl.DataFrame) -> pl.DataFrame:
 # overrun the one-column appendix (tables._spec counts an `l` column as about 3 % of the line)
 COLUMNS: list[Column] = [
     ("testbed", "testbed", 0.8, cell),
-    ("workload", "workload", 1.5, cell),
-    ("job", "job", 2.8, cell),
+    ("setup", "setup", 4.3, cell),
     ("memory_cap", "memory cap", 0.9, cell),
     ("runs", "runs", 0.6, fmt_int),
     ("traced", "traced", 0.7, fmt_int),
@@ -62,10 +64,11 @@ COLUMNS: list[Column] = [
 def table(st: pl.DataFrame) -> str:
     return longtable(
         conditions(st), COLUMNS,
-        caption="Every condition of the dataset (testbed, workload, job, the memory cap of the workload's cgroup): "
+        caption="Every condition of the dataset (testbed, setup, the memory cap of the workload's cgroup): "
         "its runs (traced), how long they ran, where the warm-up ended and how long the measured window after it "
         "is (the steady-state rule of Section~\\ref{sec:method}; ranges over the runs), and how many runs are "
-        f"steady (a window of at least {fmt_float(STEADY_MIN_S, 0)}\\,s). Only steady runs enter a scale claim.",
+        f"steady (a window of at least {fmt_float(STEADY_MIN_S, 0)}\\,s). Only steady runs enter a scale claim. "
+        f"Setups in plain words ({NOTE}); the runs sheet names each by workload and job.",
         label="tab:conditions", size=r"\footnotesize")  # fmt: skip
 
 

@@ -53,6 +53,20 @@ def _mib(x: pl.Series) -> str:
 HAS_CAP = pl.col("memory_cap").cast(pl.Utf8).fill_null("") != ""  # a run under a memory cap
 
 
+def in_memory_runs(df: pl.DataFrame) -> pl.Expr:
+    """The in-memory runs of `df` (the steady-state table or the runs sheet: memory_cap and batch): no memory cap,
+    not in a descriptive batch. One selection for every count of them the text gives (InMemoryRuns here, the
+    runs by load of load_numbers.runs_by_load)."""
+    return ~HAS_CAP & not_descriptive(df)
+
+
+def run_lengths(st: pl.DataFrame) -> dict[str, str]:
+    """The shortest and longest run of the dataset as measured (run_s, rounded as InMemoryRunMaxS and Table IV's
+    ranges are): RunMinS, RunMaxS."""
+    r = st["run_s"].drop_nulls() if "run_s" in st.columns else pl.Series([], dtype=pl.Float64)
+    return {"RunMinS": fmt_float(r.min(), 0), "RunMaxS": fmt_float(r.max(), 0)} if r.len() else {}
+
+
 def _steady(st: pl.DataFrame) -> pl.Expr:
     """The claims' steady runs (blkscope.paper.claim_rows.steady_runs): steady and a window >= STEADY_MIN_S."""
     return pl.col("steady").fill_null(False) & (pl.col("window_s").fill_null(0) >= STEADY_MIN_S)
@@ -60,7 +74,7 @@ def _steady(st: pl.DataFrame) -> pl.Expr:
 
 def in_memory(st: pl.DataFrame) -> dict[str, str]:
     """The runs without a memory cap: counts, lengths, and which are steady."""
-    r = st.filter(~HAS_CAP & not_descriptive(st))
+    r = st.filter(in_memory_runs(st))
     if r.height == 0:
         return {}
     short = r.filter(pl.col("window_s").fill_null(0) < STEADY_MIN_S).height
@@ -278,7 +292,7 @@ def reuse(st: pl.DataFrame, fof: pl.DataFrame, zipf: pl.DataFrame | None,
 
 def macros(st: pl.DataFrame, fof: pl.DataFrame | None = None, zipf: pl.DataFrame | None = None,
            batches: tuple[str, ...] | None = None, waiting: Waiting | None = None) -> dict[str, str]:
-    m = in_memory(st) | capped(st, waiting)
+    m = run_lengths(st) | in_memory(st) | capped(st, waiting)
     return m | reuse(st, fof, zipf, batches) if fof is not None else m
 
 

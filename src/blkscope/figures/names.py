@@ -1,0 +1,106 @@
+"""Plain names of the runs' setups, for the figures' labels and the runs appendix's conditions table: the runs
+sheet's job names (`workloada-zipfian-buffered-sat-long`) are the capture's, not a reader's. One mapping, here;
+a job it does not know keeps its sheet name after the workload's plain name.
+
+    plain("ycsb", "workloada-zipfian-buffered-sat-long")          -> "RocksDB capped, long"
+    plain_setup("cassandra-ycsb workloada-zipfian-small (guest)")  -> "Cassandra YCSB small (guest)"
+
+NOTE says what the shorter words stand for; a caption that prints the names gives it.
+"""
+
+from __future__ import annotations
+
+import re
+
+# the workload as the figures name it: the database, or the tool where there is none
+WORKLOADS = {"ycsb": "RocksDB", "cassandra-ycsb": "Cassandra YCSB", "cassandra": "Cassandra", "fio": "fio",
+             "sysbench": "sysbench", "journal": "journal"}  # fmt: skip
+
+# (workload, job) -> the setup's plain name (the workload's name included).
+JOBS: dict[tuple[str, str], str] = {
+    ("fio", "append"): "fio appends",
+    ("fio", "randrw"): "fio r/w",
+    ("fio", "randrw-sat"): "fio r/w, saturating",
+    ("fio", "atime"): "fio atime test",
+    ("fio", "ceiling"): "fio device ceiling",
+    ("sysbench", "rndrw"): "sysbench r/w",
+    ("sysbench", "rndrw-max"): "sysbench r/w, saturating",
+    ("sysbench", "rndrw-max-256m"): "sysbench volume test",
+    ("journal", "none"): "journal no prealloc",
+    ("journal", "sparse"): "journal sparse",
+    ("journal", "prealloc"): "journal prefilled",
+    ("journal", "none-reader"): "journal+reader no prealloc",
+    ("journal", "sparse-reader"): "journal+reader sparse",
+    ("journal", "prealloc-reader"): "journal+reader prefilled",
+    ("cassandra", "write"): "Cassandra writes",
+    ("cassandra", "mixed"): "Cassandra mixed",
+    ("cassandra", "write-n"): "Cassandra fixed writes",
+    ("cassandra", "write-threads"): "Cassandra thread sweep",
+    ("cassandra-ycsb", "workloada-zipfian-small"): "Cassandra YCSB small",
+    ("cassandra-ycsb", "workloada-c-zipfian-sat"): "Cassandra YCSB A then C",
+    ("cassandra-ycsb", "workloada-zipfian-capped"): "Cassandra YCSB capped",
+    ("ycsb", "workloada-zipfian"): "RocksDB light",
+    ("ycsb", "workloada-zipfian-small"): "RocksDB small",
+    ("ycsb", "workloada-zipfian-sat"): "RocksDB saturating",
+    ("ycsb", "workloada-c-zipfian-sat"): "RocksDB A then C",
+    ("ycsb", "workloada-zipfian-buffered-sat"): "RocksDB capped",
+    ("ycsb", "workloada-zipfian-buffered-sat-long"): "RocksDB capped, long",
+    **{("ycsb", f"workloada-zipfian-{how}-sweep-{n}"): f"RocksDB sweep {n.upper() if n == '4m' else n} {how}"
+       for how in ("buffered", "direct") for n in ("4m", "400k", "40k")},
+}  # fmt: skip
+
+NOTE = ("RocksDB and Cassandra YCSB run YCSB workload A, or A then C; capped: under a memory cap smaller "
+        "than the data, long: the longer such runs; light: rate-limited; small: fewer records at a lower rate; fixed "
+        "writes: a fixed number of writes; guest: the emulated guest")  # fmt: skip
+
+# the suffixes a figure adds after workload and job (tracing_overhead: the device cap's write rate, mount options,
+# the commitlog's compression), as a reader reads them
+_SUFFIX = [(re.compile(r"^(\d+)M$"), r"\1 MiB/s"), (re.compile(r"^none$"), ""), (re.compile(r"^lz4$"), "LZ4"),
+           (re.compile(r"^data=writeback$"), "writeback")]  # fmt: skip
+
+
+def plain(workload: str, job: str) -> str:
+    """The plain name of a workload's job (JOBS); an unknown one: the workload's plain name and the job."""
+    return JOBS.get((workload, job)) or f"{WORKLOADS.get(workload, workload)} {job}"
+
+
+def _suffix(word: str) -> str:
+    for pat, repl in _SUFFIX:
+        if pat.match(word):
+            return pat.sub(repl, word)
+    return word
+
+
+def plain_setup(setup: str) -> str:
+    """A figure's setup label (`workload job [suffix ...] [(testbed)]`, blkscope.runs.run_meta) in plain words: the
+    workload and job by plain(), each suffix word as a reader reads it, the testbed kept."""
+    m = re.match(r"^(\S+) (\S+)(.*?)( \([^)]*\))?$", setup)
+    if not m:
+        return setup
+    workload, job, rest, testbed = m.group(1), m.group(2), m.group(3), m.group(4) or ""
+    words = [w for w in (_suffix(w) for w in rest.split()) if w]
+    return " ".join([plain(workload, job), *words]) + testbed
+
+
+def vega_lookup(value: str = "datum.value") -> str:
+    """A Vega expression giving the plain name of the setup label `value` (a figure's header, axis or text
+    layer): a lookup in every known setup's plain name, host and guest; an unknown label prints as it is."""
+    import json
+
+    table = {f"{w} {j}{t}": plain(w, j) + t for (w, j) in JOBS for t in ("", " (guest)")}
+    return f"({json.dumps(table, sort_keys=True)})[{value}] || {value}"
+
+
+def guest_strata(guest: list[str], k: int) -> str:
+    """Which of a claim's `k` strata ran in the emulated guest, by rule and in plain words (the strata as the claims
+    table names them, "ycsb workloada-zipfian-small" or with a "guest " prefix): "one of the three strata (RocksDB
+    small) ran in the guest". For blkscope.paper.claims.guest_strata, which said "1 of 3 strata in the emulated
+    guest: ycsb workloada-zipfian-small" (review-q4 Part 1 item 8)."""
+    from blkscope.paper.latex import count_word, join_and
+
+    names = join_and([plain_setup(re.sub(r"^guest\s+", "", g)) for g in guest])
+    n, of = count_word(len(guest)), count_word(k)
+    if len(guest) == k:
+        every = {1: "the stratum", 2: "both strata"}.get(k, f"all {of} strata")
+        return f"{every} ({names}) ran in the guest"
+    return f"{n} of the {of} strata ({names}) ran in the guest"
