@@ -33,7 +33,8 @@ seen: the plan's deviations list it) made `not testable here: <caveat>`: a row r
 was made in, or whose traced arm ran significantly faster than its untraced one (a confound), or that reads journal
 latency from runs under claim_measures.JOURNAL_MIN_S. `same_as` names the earlier row whose runs and throughput a row
 reads (same_runs: counted once in the headline); `measure_changed` marks an in-memory row whose measure a deviation
-dated after the plan changed. `band_words` is the band's size in words without its note ("1.07x" of "1.07x (comparable: 1.03-1.13x)", "xfs/ext4 >
+dated after the plan changed.
+`band_words` is the band's size in words without its note ("1.07x" of "1.07x (comparable: 1.03-1.13x)", "xfs/ext4 >
 1", "the same"), for a sentence that names it (`band` adds the note and the study's words). `confounded` names a
 factor (filesystem, database) that the strata a row compared hold one value of per capture batch, and whether it is
 the comparison's ("compared: database") or the strata's ("strata: filesystem"): there it is confounded with the
