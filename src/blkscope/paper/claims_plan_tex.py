@@ -167,7 +167,8 @@ SAME = "as the first row of this change"
 def _planned(row: dict) -> str:
     """A claims-table row's estimate and planned verdict, as the deviations table prints a before or after."""
     ours = str(row.get("ours") or "--").replace(" (no spread between runs: no interval)", " in every run")
-    return f"{ours} ({row.get('verdict_planned') or row['verdict']})"
+    verdict = str(row.get("verdict_planned") or row["verdict"]).replace(" (exact)", ", exact")  # no nesting
+    return f"{ours} ({verdict})"
 
 
 def rule_rows(d, claims: pl.DataFrame | None) -> list[tuple[str, str, str]]:
