@@ -76,6 +76,9 @@ def test_an_inconclusive_row_gives_no_advice_and_says_why_it_is_not_decided():
         f"no advice on {t.subject} (S4-reader: inconclusive (fewer than 2 repeats per arm); post hoc)")
     assert _phrase("S4-reader", "not tested (no runs)", "--", None, None) == (
         "this study cannot say whether ``a claim'' (S4-reader: not tested: no runs)")
+    # the abstract's brief evidence: the verdict's words without the condition the rule names
+    c = _claims([("S4-reader", "not testable here: runs of 11 s", "6.59x [0.89x, 48.93x]", 0.89, 48.93)])
+    assert advice.phrases(c, brief=True)[t.macro].endswith("(S4-reader, not testable here)")
 
 
 def test_the_evidence_names_the_length_of_short_runs_not_of_steady_windows():

@@ -152,8 +152,8 @@ def evidence(r: dict, stated: bool = False, placed: bool = False, brief: bool = 
     if ours.endswith(_NO_SPREAD):
         ours = ours.removesuffix(_NO_SPREAD) + " in every run"
     v = str(r["verdict"])
-    if v.startswith("not test"):
-        return f"{r['claim_id']}: {verdict_text(r)}"
+    if v.startswith("not test"):  # the abstract's: the verdict's words without the condition it names
+        return f"{r['claim_id']}, {v.split(':')[0].split(' (')[0]}" if brief else f"{r['claim_id']}: {verdict_text(r)}"
     if brief:
         return f"{r['claim_id']}, {plan_status(r)}"
     pooled = r.get("pooling") == "random effects"
@@ -241,7 +241,7 @@ def phrase(t: Topic, r: dict | None, rows: dict[str, dict] | None = None, brief:
         return f"{CANNOT_SAY}: the claims table has no row {' or '.join(t.claims)}"
     v = str(r["verdict"])
     if v.startswith("not test"):
-        return f"{CANNOT_SAY} whether ``{r['claim']}'' ({evidence(r)})"
+        return f"{CANNOT_SAY} whether ``{r['claim']}'' ({evidence(r, brief=brief)})"
     more = [m for c, asks in t.more if (m := more_row(rows or {}, c, asks, brief))]
     beside = "".join(f"; {m}" if not m.startswith("and ") else f" {m}" for m in more)
     if r.get("pooling") == "random effects":
