@@ -55,8 +55,12 @@ def test_every_deviation_names_planned_claims_and_both_estimates(plan):
         assert set(d.claims) <= ids and d.before and d.after
         # one dated after the plan is a deviation from it: it names each claim's new measure, and the paper's table
         # recomputes its estimates before and after (claim_deviations.CHANGES, under the same commit)
-        assert d.date < plan.date or (set(d.fingerprint) == set(d.claims)
-                                      and {(d.commit, c) for c in d.claims} <= recomputed), d
+        assert d.date < plan.date or not d.measure or (set(d.fingerprint) == set(d.claims)
+                                                       and {(d.commit, c) for c in d.claims} <= recomputed), d
+    # after the plan, changes of no measure: the scale rows' selection (the second RocksDB batch), the condition rule
+    assert [(d.kind, d.condition) for d in plan.deviations if not d.measure] == [("selection", "scale"),
+                                                                                ("verdict rule", "in-memory")]
+    assert all(d.short and d.date > plan.date for d in plan.deviations if not d.measure)
 
 
 def test_a_bad_plan_is_refused_with_its_line(tmp_path):
@@ -170,9 +174,21 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
     assert m["ClaimsDeviationsAfterPhrase"] == f"one change came after the plan ({m['ClaimsDeviationsAfterIds']})"
     # the plan's file: S4-reader's reader modes became strata after the plan, S1-cass-write's arms both untraced
     # (deviations from it, each with its measure)
-    after = [x for x in plan.deviations if x.date > plan.date]
+    after = [x for x in plan.deviations if x.date > plan.date and x.measure]
     assert [x.claims for x in after] == [("S4-reader",), ("S1-cass-write",)] and all(x.fingerprint for x in after)
-    assert plan_macros(plan, claims)["ClaimsDeviationsAfterIds"] == "S4-reader, S1-cass-write"
+    # the changes after the plan in the order of their dates, a change of no measure by its short words
+    assert plan_macros(plan, claims)["ClaimsDeviationsAfterIds"] == (
+        "the scale rows' second RocksDB batch, S4-reader, S1-cass-write, the condition rule")
+    # their rows: the selection's scale rows after it, the rule's rows before and after it (from the claims table)
+    table = pl.DataFrame({"claim_id": ["S1-zipf-scale", "S2-aqu-fio-replication", "S2-ops"],
+                          "ours": ["0.07 [0.05, 0.09]", "1.36x [1.08x, 1.71x]", "0.83x [0.35x, 1.98x]"],
+                          "verdict": ["not testable here: a kept trace window of 3 s", "not testable here: light load",
+                                      "inconclusive"],
+                          "verdict_planned": ["does not", "does not", None]})
+    tex = render_deviations(plan, rec, table)
+    assert "S1-zipf-scale & " in tex and "0.07 [0.05, 0.09] (does not)" in tex and "S1-hot-scale" not in tex
+    assert "1.36x [1.08x, 1.71x] (does not) & not testable here: light load" in tex
+    assert "0.83x [0.35x, 1.98x]" not in tex  # a row the rule did not move
 
 
 def test_the_sweep_is_planned_before_its_capture(plan):

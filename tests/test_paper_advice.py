@@ -75,7 +75,10 @@ def test_an_inconclusive_row_gives_no_advice_and_says_why_it_is_not_decided():
     assert _phrase("S4-reader", "inconclusive (fewer than 2 repeats per arm)", "--", None, None) == (
         f"no advice on {t.subject} (S4-reader: inconclusive (fewer than 2 repeats per arm); post hoc)")
     assert _phrase("S4-reader", "not tested (no runs)", "--", None, None) == (
-        "this study cannot say whether ``a claim'' (S4-reader: not tested (no runs))")
+        "this study cannot say whether ``a claim'' (S4-reader: not tested: no runs)")
+    # the abstract's brief evidence: the verdict's words without the condition the rule names
+    c = _claims([("S4-reader", "not testable here: runs of 11 s", "6.59x [0.89x, 48.93x]", 0.89, 48.93)])
+    assert advice.phrases(c, brief=True)[t.macro].endswith("(S4-reader, not testable here)")
 
 
 def test_the_evidence_names_the_length_of_short_runs_not_of_steady_windows():
@@ -208,8 +211,16 @@ def test_the_claims_not_testable_here_are_quoted_in_their_studies_words():
     c = _claims([("S1-f2fs", "not testable here", "--", None, None), ("S2-ops", "does not", "0.9x [0.8x, 1.0x]",
                                                                        0.8, 1.0)]).with_columns(  # fmt: skip
         claim=pl.Series(["f2fs is much faster for RocksDB", "x"]))
+    c = c.with_columns(n_needed_value=pl.lit(float("nan")), n_needed=pl.lit("--"))
     m = advice.macros(c)
     assert m["AdviceNotTestable"] == "whether ``f2fs is much faster for RocksDB'' (S1-f2fs)"
+    # a row the condition rule made not testable is counted, not quoted: the claim may hold in its own condition
+    ruled = pl.concat([c, c.filter(pl.col("claim_id") == "S2-ops").with_columns(
+        claim_id=pl.lit("S2-aqu-fio"), verdict=pl.lit("not testable here: light load"))])
+    m = advice.macros(ruled)
+    assert m["AdviceNotTestable"] == ("whether ``f2fs is much faster for RocksDB'' (S1-f2fs), nor what one row "
+                                      "would show in the condition its claim was made in")
+    assert (m["AdviceNotTestableIds"], m["ClaimsOutsideCondition"]) == ("S1-f2fs", "1")
     assert range_words(m["AdviceNotTestable"]) == []  # the study's words, quoted
     assert advice.macros(c.filter(pl.col("claim_id") == "S2-ops"))["AdviceNotTestable"] == \
         "every claim could be tested here"  # fmt: skip

@@ -253,16 +253,31 @@ def test_where_says_where_an_interval_lies_against_the_claimed_size_and_which_wa
     assert where(_row(2.97, 3.77, 3.35, 2.0, 3.0, "2-3x")) == (
         "overlaps the high end of the claimed 2-3x, direction as claimed")
     assert where(_row(2.1, 2.9, 2.5, 2.0, 3.0, "2-3x")) == "inside the claimed 2-3x, direction as claimed"
+    # an estimate within 5 % of one is near one, not "as claimed" (1.01x against a claimed 2.28x)
     assert where(_row(0.86, 1.19, 1.01, 2.28, 6.85, "2.28-6.85x")) == (
+        "wholly below the claimed 2.28-6.85x, estimate near one, interval across one")
+    assert where(_row(0.86, 1.39, 1.10, 2.28, 6.85, "2.28-6.85x")) == (
         "wholly below the claimed 2.28-6.85x, estimate as claimed, interval across one")
+    pct = "-0.6 % [-3.8 %, 3.0 %]"  # a difference: near zero against the claimed size (5 % of 30 %: 1.5 points)
+    assert where(_row(-0.038, 0.03, -0.006, 0.30, 0.42, "30-42 %", pct)).endswith("estimate near zero, interval "
+                                                                                  "across zero")
+    assert where(_row(-0.10, 0.12, 0.024, 0.24, 0.36, "24-36 %", pct)).endswith("estimate as claimed, interval "
+                                                                                 "across zero")
     assert where(_row(0.3, 0.5, 0.4, 2.0, 3.0, "2-3x")) == "wholly below the claimed 2-3x, direction opposite"
+    # a ratio's interval whose ends are more than ten times apart says little, by rule
     assert where(_row(0.08, 11.5, 0.93, 2.09, 5.36, "3.18x")) == (
-        "spans all of the claimed 3.18x, estimate opposite, interval across one")
+        "spans the whole claimed 3.18x, estimate opposite, interval across one, uninformative: its ends 144 times "
+        "apart")
+    assert where(_row(0.08, 11.5, 0.93, 2.09, 5.36, "3.18x"), short=True) == (
+        "spans the whole claimed 3.18x, uninformative: its ends 144 times apart")
+    # a bare threshold is "the > 0 KiB claimed"
+    assert where(_row(138.5, 143.1, 140.8, 0.0, float("inf"), "> 0 KiB", "140.8 KiB [138.5 KiB, 143.1 KiB]")) == (
+        "inside the > 0 KiB claimed")
     # a direction: inside it, or across its end (which is across one); an equivalence has no direction
     assert where(_row(5.5, 19.5, 10.4, 1.0, float("inf"), "ext4/xfs > 1")) == "inside the claimed ext4/xfs > 1"
-    assert where(_row(0.89, 48.9, 6.59, 1.0, float("inf"), "xfs/ext4 > 1")) == (
+    assert where(_row(0.89, 8.9, 3.59, 1.0, float("inf"), "xfs/ext4 > 1")) == (
         "across the end of the claimed xfs/ext4 > 1, estimate as claimed")
-    assert where(_row(0.90, 1.22, 1.05, 0.909, 1.1, "the same")) == "spans all of the equivalence margin"
+    assert where(_row(0.90, 1.22, 1.05, 0.909, 1.1, "the same")) == "spans the whole equivalence margin"
     # the advice's short form: the direction only where it is wholly the opposite
     assert where(_row(0.86, 1.19, 1.01, 2.28, 6.85, "2.28-6.85x"), short=True) == "wholly below the claimed 2.28-6.85x"
     assert where(_row(0.3, 0.5, 0.4, 2.0, 3.0, "2-3x"), short=True).endswith("direction opposite")
@@ -299,3 +314,25 @@ def test_a_batch_that_repeats_the_one_before_says_only_what_differs():
         "warm-ups of 15--50\\,s, the kept trace inside the steady window in two of the three traced runs.")
     m["MemcapFourthCapMiB"] = "320"
     assert not scale_numbers.same_setup(m, "MemcapThird", "MemcapFourth")
+
+
+def test_a_row_of_the_condition_rule_says_its_condition_and_planned_verdict_in_one_clause():
+    from blkscope.paper.phrases import says, shown, verdict_text
+
+    ruled = _row(-0.119, -0.021, -0.067, 0.24, 0.36, "24-36 %", "-6.7 % [-11.9 %, -2.1 %]",
+                 verdict="not testable here: light load, traced arm faster: a confound", verdict_planned="does not",
+                 caveat="light load, traced arm faster: a confound", verdict_unadjusted="does not")
+    assert says(ruled) == verdict_text(ruled) == ("not testable here: light load, traced arm faster: a confound; "
+                                                  "planned: does not")
+    assert "(" not in says(ruled)  # a sentence quotes it inside a parenthesis
+    assert says({**ruled, "measure_changed": True}).endswith("planned: does not, measure changed after the plan")
+    moved = _row(0.35, 1.98, 0.83, 2.28, 6.85, "2.28-6.85x", verdict="inconclusive", verdict_unadjusted="does not",
+                 measure_changed=True)
+    assert says(moved) == ("inconclusive, does not before Holm, measure changed after the plan; wholly below the "
+                           "claimed 2.28-6.85x")
+    # strata that disagree: their range, not the random-effects mean against the band
+    pooled = _row(2.97, 3.77, 3.35, 2.0, 3.0, "2-3x", verdict="inconclusive", verdict_unadjusted="inconclusive",
+                  per_stratum="per stratum 1.03x to 5.40x, 14 strata disagree")
+    assert (shown(pooled), says(pooled)) == ("per stratum 1.03x to 5.40x", "inconclusive; 14 strata disagree")
+    assert says({"verdict": "not tested (no runs)"}) == "not tested: no runs"
+    assert shown({"ours": "69.3 KiB (no spread between runs: no interval)"}) == "69.3 KiB in every run"

@@ -101,7 +101,7 @@ def _claims_plan_tex(p: argparse.ArgumentParser) -> Handler:
 
         plan = claims_plan.load(a.plan)
         write_text_atomic(render_plan(plan, pl.read_parquet(a.claims)), a.out)
-        write_text_atomic(render_deviations(plan, pl.read_parquet(a.deviations)), a.table)
+        write_text_atomic(render_deviations(plan, pl.read_parquet(a.deviations), pl.read_parquet(a.claims)), a.table)
         return 0
 
     return run

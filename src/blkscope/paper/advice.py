@@ -39,9 +39,9 @@ import polars as pl
 
 from blkscope.paper import headline, table_to_tex
 from blkscope.paper.claims import DECIDED
-from blkscope.paper.latex import counted, escape, join_and, macro_file, macro_name, seconds_unbroken, tidy
-from blkscope.paper.load_numbers import run_length, side
-from blkscope.paper.phrases import k_of_n, plan_status, where
+from blkscope.paper.latex import counted, escape, fmt_int, join_and, macro_file, macro_name, seconds_unbroken, tidy
+from blkscope.paper.load_numbers import DECIDE_WITHIN, run_length, side
+from blkscope.paper.phrases import NEAR, WIDE, k_of_n, plan_status, says, shown, verdict_text, where
 
 NO_ADVICE = "no advice on"
 CANNOT_SAY = "this study cannot say"
@@ -152,8 +152,8 @@ def evidence(r: dict, stated: bool = False, placed: bool = False, brief: bool = 
     if ours.endswith(_NO_SPREAD):
         ours = ours.removesuffix(_NO_SPREAD) + " in every run"
     v = str(r["verdict"])
-    if v.startswith("not test"):
-        return f"{r['claim_id']}: {v}"
+    if v.startswith("not test"):  # the abstract's: the verdict's words without the condition it names
+        return f"{r['claim_id']}, {v.split(':')[0].split(' (')[0]}" if brief else f"{r['claim_id']}: {verdict_text(r)}"
     if brief:
         return f"{r['claim_id']}, {plan_status(r)}"
     pooled = r.get("pooling") == "random effects"
@@ -241,7 +241,7 @@ def phrase(t: Topic, r: dict | None, rows: dict[str, dict] | None = None, brief:
         return f"{CANNOT_SAY}: the claims table has no row {' or '.join(t.claims)}"
     v = str(r["verdict"])
     if v.startswith("not test"):
-        return f"{CANNOT_SAY} whether ``{r['claim']}'' ({evidence(r)})"
+        return f"{CANNOT_SAY} whether ``{r['claim']}'' ({evidence(r, brief=brief)})"
     more = [m for c, asks in t.more if (m := more_row(rows or {}, c, asks, brief))]
     beside = "".join(f"; {m}" if not m.startswith("and ") else f" {m}" for m in more)
     if r.get("pooling") == "random effects":
@@ -280,13 +280,30 @@ def tracing(claims: pl.DataFrame, brief: bool = False) -> str:
     return f"block tracing in production only with its cost measured at its own load: {'; '.join(said)}{pooled}"
 
 
-def not_testable(claims: pl.DataFrame) -> str:
-    """The claims not testable here, in their studies' words (quoted: the words are the studies', not ours)."""
-    rows = claims.filter(pl.col("verdict").str.starts_with("not testable"))
+def decidable_list(claims: pl.DataFrame) -> str:
+    """The inconclusive rows that load_numbers.DECIDE_WITHIN repeats per arm would decide, each with its repeats,
+    without a parenthesis inside a list ("S2-aqu-cap: 6 per stratum; S2-merge: 4"); "none" where none would."""
+    inc = claims.filter(pl.col("verdict").str.starts_with("inconclusive") & pl.col("n_needed_value").is_finite()
+                        & (pl.col("n_needed_value") <= DECIDE_WITHIN))
+    return "; ".join(f"{r['claim_id']}: {r['n_needed']}" for r in inc.iter_rows(named=True)) or "none"
+
+
+def machine_limited(claims: pl.DataFrame) -> pl.DataFrame:
+    """The rows not testable on this machine (f2fs, ...): not those the condition rule made so (their verdict names
+    the condition, "not testable here: light load")."""
+    return claims.filter(pl.col("verdict") == "not testable here")
+
+
+def not_testable(claims: pl.DataFrame, outside: int = 0) -> str:
+    """The claims not testable here, in their studies' words (quoted: the words are the studies', not ours), and
+    how many rows the condition rule made not testable (`outside`: their runs are not in the claim's condition)."""
+    rows = machine_limited(claims)
     said = list(dict.fromkeys(f"``{r['claim']}'' ({r['claim_id']})" for r in rows.iter_rows(named=True)))
+    rest = f"what {counted(outside, 'row', 'rows')} would show in the condition {'its' if outside == 1 else 'their'} " \
+        f"claim was made in" if outside else ""
     if not said:
-        return "every claim could be tested here"
-    return "whether " + join_and(said, "or")
+        return rest or "every claim could be tested here"
+    return "whether " + join_and(said, "or") + (f", nor {rest}" if rest else "")
 
 
 LIST_MAX = 3
@@ -322,12 +339,18 @@ def macros(claims: pl.DataFrame) -> dict[str, str]:
     for r in claims.iter_rows(named=True):  # Section X: where each judged row's interval lies, and its plan status
         if w := where(r):
             m[macro_name("claim", r["claim_id"]) + "Where"] = escape(w)
+        m[macro_name("claim", r["claim_id"]) + "Says"] = escape(tidy(says(r)))  # one clause per row (Section X)
+        m[macro_name("claim", r["claim_id"]) + "Shown"] = escape(tidy(shown(r)))
     # the quotes are LaTeX's own (``...''), escaped only inside
-    rows = claims.filter(pl.col("verdict").str.starts_with("not testable"))
+    rows = machine_limited(claims)
     m["AdviceInconclusive"] = escape(inconclusive(claims))
     m["AdviceNotTestableIds"] = escape(join_and(rows["claim_id"].to_list())) if rows.height else "none"
+    outside = claims.filter(pl.col("verdict").str.starts_with("not testable here: ")).height
     m["AdviceNotTestable"] = not_testable(rows.with_columns(pl.col("claim").map_elements(escape, pl.Utf8),
-                                                            pl.col("claim_id").map_elements(escape, pl.Utf8)))
+                                                            pl.col("claim_id").map_elements(escape, pl.Utf8)), outside)
+    m["ClaimsOutsideCondition"] = fmt_int(outside)
+    m["ClaimsNearPct"], m["ClaimsWideFactor"] = fmt_int(100 * NEAR), fmt_int(WIDE)
+    m["ClaimsDecidableList"] = escape(decidable_list(claims))
     return m
 
 

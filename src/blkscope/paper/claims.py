@@ -28,6 +28,12 @@ the strata's effects where the strata a row pools disagree (the planned random-e
 prints the range beside it); `ours_all` and `verdict_all` give that range and no pooled verdict where the strata of
 all runs disagree (all_runs_text). `ours_scale`, beside an
 in-memory row of a claim the plan gives no scale row, is its measure over its study's scale batches (exploratory).
+`verdict_planned` is the plan's verdict of a row the condition rule (by_condition, set after the estimates were
+seen: the plan's deviations list it) made `not testable here: <caveat>`: a row read outside the condition its claim
+was made in, or whose traced arm ran significantly faster than its untraced one (a confound), or that reads journal
+latency from runs under claim_measures.JOURNAL_MIN_S. `same_as` names the earlier row whose runs and throughput a row
+reads (same_runs: counted once in the headline); `measure_changed` marks an in-memory row whose measure a deviation
+dated after the plan changed.
 `band_words` is the band's size in words without its note ("1.07x" of "1.07x (comparable: 1.03-1.13x)", "xfs/ext4 >
 1", "the same"), for a sentence that names it (`band` adds the note and the study's words). `confounded` names a
 factor (filesystem, database) that the strata a row compared hold one value of per capture batch, and whether it is
@@ -62,7 +68,8 @@ SCHEMA = {"claim_id": pl.Utf8, "study": pl.Utf8, "claim": pl.Utf8, "quantity": p
           "n_all": pl.Utf8, "verdict_all": pl.Utf8, "verdict_unadjusted": pl.Utf8, "p_decide": pl.Float64,
           "p_holm": pl.Float64, "band_words": pl.Utf8, "confounded": pl.Utf8, "run_s_lo": pl.Float64,
           "run_s_hi": pl.Float64, "caveat": pl.Utf8, "ours_scale": pl.Utf8,
-          "per_stratum": pl.Utf8}  # fmt: skip
+          "per_stratum": pl.Utf8, "verdict_planned": pl.Utf8, "same_as": pl.Utf8,
+          "measure_changed": pl.Boolean}  # fmt: skip
 VERDICTS = ("replicates", "does not", "inconclusive", "not tested", NOT_TESTABLE)
 DECIDED = VERDICTS[:2]  # the verdicts that decide a claim (a row's verdict starts with one)
 ABOUT = 0.06  # our reading of "about x %": x +- 6 points
@@ -400,19 +407,33 @@ def kept_window_text(window: str | None, kept: tuple[float, float] | None) -> st
 
 
 COLD = "cold start"  # a quantity read from a cold start (S1-cass-write's load phase), not a steady state
+JOURNAL_LATENCY = "write latency"  # a quantity of the journal writer's latency (S4-*, S3-wb-journal)
+TRACING_COST = "1 - traced/untraced"  # a tracing cost's quantity (S1-trace*)
+TRACED_FASTER = "traced arm faster: a confound"
 
 
 def caveat(regime: Regime | None, condition: str, load: str | None, verdict: str, quantity: str,
-           span: tuple[float, float] | None, kept: tuple[float, float] | None) -> str | None:
+           span: tuple[float, float] | None, kept: tuple[float, float] | None,
+           e: vd.Estimate | None = None) -> str | None:
     """Where a judged row's runs are not in the condition the study's numbers came from (REGIMES), in words:
     "in memory" (the in-memory condition, where the study's data were much larger than memory), "runs of 2-240 s"
     or "a kept trace window of 3 s" (runs read, or a window, shorter than the steady window, STEADY_MIN_S: the
     shortest run read decides), "light load"
     (the study's load saturated), "a load phase from a cold start" (a quantity read from one, where the study's
-    runs were steady); None where the row meets it, or is not judged."""
-    if regime is None or verdict.startswith("not test"):
+    runs were steady); whatever the study: "runs of 11 s, under the 60 s journal latency needs" (the journal
+    writer's latency read from runs shorter than claim_measures.JOURNAL_MIN_S, the paper's own rule: such a run
+    ends before the kernel's and xfs's 30-s clocks), and "traced arm faster: a confound" (a tracing cost whose
+    interval lies wholly below zero: a tracer cannot speed a run up, so the arms differ in something else);
+    None where the row meets it, or is not judged (CONDITION_RULE: such a row is not testable here)."""
+    if verdict.startswith("not test"):
         return None
-    parts = []
+    parts, extra = [], []
+    if JOURNAL_LATENCY in quantity and span is not None and span[0] < cm.JOURNAL_MIN_S:
+        extra.append(f"runs of {run_length(span)}, under the {cm.JOURNAL_MIN_S} s journal latency needs")
+    if quantity.startswith(TRACING_COST) and e is not None and math.isfinite(e.hi) and e.hi < 0:
+        extra.append(TRACED_FASTER)
+    if regime is None:
+        return ", ".join(extra) or None
     if regime.data_over_memory and condition != "scale":
         parts.append("in memory")
     if regime.steady and kept is not None and kept[1] < rw.STEADY_MIN_S:
@@ -423,7 +444,7 @@ def caveat(regime: Regime | None, condition: str, load: str | None, verdict: str
         parts.append(f"a load phase from a {COLD}")
     if regime.saturating and load == LIGHT:
         parts.append("light load")
-    return ", ".join(parts) or None
+    return ", ".join(parts + extra) or None
 
 
 def at_scale(tables: Tables, plan: Plan | None, c: Claim) -> vd.Estimate | None:
@@ -528,7 +549,7 @@ def _row(c: Claim, r, entry, everything, span: tuple[float, float] | None = None
         "condition": cond, "runs_read": runs_read_text(entry.runs if entry else None, guest),
         "window": kept_window_text(window_text(entry.window if entry else None, run_length(span)), kept),
         "caveat": caveat(REGIMES.get(c.study), cond, None if v.startswith("not test") else r.load, v,
-                         entry.quantity if entry else c.quantity, span, kept),
+                         entry.quantity if entry else c.quantity, span, kept, e),
         "ours_scale": ours_text(scale, c.fmt) if scale is not None else None,
         "run_s_lo": span[0] if span else None, "run_s_hi": span[1] if span else None,
         "n_planned": entry.n_per_arm if entry else None,
@@ -537,9 +558,59 @@ def _row(c: Claim, r, entry, everything, span: tuple[float, float] | None = None
         "pooling": None if het is None or het.k < 2 else ("random effects" if het.disagree else "fixed"),
         "ours_all": all_runs_text(everything, c)[0], "n_all": everything.n,
         "verdict_all": all_runs_text(everything, c)[1], "per_stratum": strata_range(r, c.fmt),
+        "verdict_planned": None,
         "confounded": None if v.startswith("not test") else confound,
         "_estimate": e, "_from_interval": in_family(r),
     }  # fmt: skip
+
+
+def by_condition(row: dict) -> None:
+    """The condition rule (set after the runs were seen; the claims plan's deviations list it): a claim is re-tested
+    in the condition it was made in, so a judged row whose runs are not in it (its `caveat`) is `not testable here:
+    <caveat>`, before and after the correction, its planned verdict (Holm's family as planned) kept in
+    `verdict_planned`; no repeats decide it (n_needed "--")."""
+    if not row.get("caveat") or str(row["verdict"]).startswith("not test"):
+        return
+    row["verdict_planned"] = row["verdict"]
+    row["verdict"] = row["verdict_unadjusted"] = f"{RULED}{row['caveat']}"
+    row["n_needed"], row["n_needed_value"], row["reason"] = "--", math.nan, None
+
+
+RULED = f"{NOT_TESTABLE}: "  # the condition rule's verdict, its condition after the colon (no parenthesis: a
+# sentence quotes a verdict inside one)
+
+
+def by_rule(verdict: str | None) -> bool:
+    """A verdict the condition rule gave (`not testable here: <caveat>`), not a machine's limit."""
+    return str(verdict or "").startswith(RULED)
+
+
+def changed_after_plan(plan: Plan | None) -> set[str]:
+    """The claims whose measure a deviation dated after the plan changed (its new fingerprint named)."""
+    if plan is None:
+        return set()
+    return {cid for d in plan.deviations if d.date > plan.date for cid in d.fingerprint}
+
+
+# one run's throughput split by operation (YCSB workload A's reads and updates): the same quantity once the
+# operation's word is dropped
+_OPERATION = re.compile(r"\b(?:read|update|insert|write) (?=ops/s)")
+
+
+def same_runs(rows: list[dict], ids: list[frozenset]) -> None:
+    """`same_as`: a judged row that reads the same runs as an earlier judged row of its condition, and the same
+    quantity but for the operation it counts (a workload's reads and updates share each run's throughput), is
+    not a finding of its own: it names that row, and the headline counts the two once (blkscope.paper.headline)."""
+    seen: dict[tuple, str] = {}
+    for row, read in zip(rows, ids, strict=True):
+        row["same_as"] = None
+        if not read or str(row["verdict"]).startswith("not test") and not by_rule(row["verdict"]):
+            continue
+        key = (row["condition"], read, _OPERATION.sub("", str(row["quantity"])))
+        if key in seen:
+            row["same_as"] = seen[key]
+        else:
+            seen[key] = row["claim_id"]
 
 
 def evaluate(tables: Tables, plan: Plan | None = None) -> pl.DataFrame:
@@ -558,11 +629,17 @@ def evaluate(tables: Tables, plan: Plan | None = None) -> pl.DataFrame:
             beside = at_scale(tables, plan, c) if in_memory and REGIMES.get(c.study, Regime()).steady else None
             results.append((c, r, entry, alls, run_span(tables, ids), confounded(tables, strata),
                             guest_strata(tables, strata, ids),
-                            kept_span(tables, ids) if entry and KEPT in entry.window else None, beside))
+                            kept_span(tables, ids) if entry and KEPT in entry.window else None, beside,
+                            frozenset(ids)))
     family = sum(in_family(x[1]) for x in results)
     rows = [_row(c, r, entry, alls, span, family, confound, guest, kept, beside)
-            for c, r, entry, alls, span, confound, guest, kept, beside in results]
+            for c, r, entry, alls, span, confound, guest, kept, beside, _ in results]
     rw.holm_columns(rows, [x[0].size for x in results])
+    changed = changed_after_plan(plan)
+    for row in rows:
+        by_condition(row)
+        row["measure_changed"] = row["condition"] == "in-memory" and row["claim_id"] in changed
+    same_runs(rows, [x[-1] for x in results])
     odd = [r["claim_id"] for r in rows if not r["verdict"].startswith(VERDICTS)]
     if odd:
         raise ValueError(f"claims {', '.join(odd)}: a verdict outside {VERDICTS}")

@@ -24,6 +24,7 @@ from blkscope.errors import InputError
 CONDITIONS = ("in-memory", "scale", "replication")
 ENTRY_KEYS = ("id", "condition", "measure", "selection", "band", "n_per_arm", "stopping")
 DEVIATION_KEYS = ("date", "commit", "claims", "what", "why", "before", "after")
+DEVIATION_KINDS = ("measure", "selection", "verdict rule")
 DESCRIPTIVE_KEYS = ("id", "fixed", "question", "batches", "measures", "against", "estimator", "runs", "window",
                     "repeats", "bytes", "capture_time", "stopping")  # fmt: skip
 
@@ -77,6 +78,15 @@ class Deviation:
     after: str
     fingerprint: dict  # claim id -> its fingerprint after the change (only for changes after the plan's date)
     line: int
+    # what it changed: a claim's "measure" (recomputed before and after, claim_deviations), the runs a condition's
+    # rows "selection" reads (`condition`: those rows), or a "verdict rule" (the condition rule: the rows it moved)
+    kind: str = "measure"
+    condition: str = "in-memory"
+    short: str = ""  # the change in a few words, for a sentence that lists the changes after the plan
+
+    @property
+    def measure(self) -> bool:
+        return self.kind == "measure"
 
 
 @dataclass(frozen=True)
@@ -163,9 +173,12 @@ def _entry(path: Path, e) -> Entry:
 
 def _deviation(path: Path, x) -> Deviation:
     _need(path, x, DEVIATION_KEYS, "deviation")
+    kind = str(x.get("kind") or "measure")
+    if kind not in DEVIATION_KINDS:
+        raise _error(path, x["__line__"], f"kind {kind!r} not one of {DEVIATION_KINDS}")
     return Deviation(str(x["date"]), str(x["commit"]), tuple(x["claims"]), x["what"], x["why"], str(x["before"]),
                      str(x["after"]), {k: str(v) for k, v in (x.get("fingerprint") or {}).items() if k != "__line__"},
-                     x["__line__"])
+                     x["__line__"], kind, str(x.get("condition") or "in-memory"), str(x.get("short") or ""))
 
 
 def _descriptive(path: Path, x, entries: tuple[Entry, ...]) -> Descriptive:

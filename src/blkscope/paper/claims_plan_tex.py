@@ -57,9 +57,10 @@ def _before(plan: Plan) -> int:
 
 
 def _after_ids(plan: Plan) -> str:
-    """The claims of the deviations dated after the plan, in the order of their dates ("none" when there is none)."""
+    """The deviations dated after the plan, in the order of their dates ("none" when there is none): a measure's by
+    the claims it changed, another by its short words ("the condition rule")."""
     late = sorted((d for d in plan.deviations if _dated(d.date) >= _dated(plan.date)), key=lambda d: d.date)
-    ids = list(dict.fromkeys(c for d in late for c in d.claims))
+    ids = list(dict.fromkeys(x for d in late for x in (d.claims if d.measure or not d.short else (d.short,))))
     return escape(", ".join(ids)) if ids else "none"
 
 
@@ -95,10 +96,16 @@ def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
     family = claims.filter(pl.col("p_holm").is_not_nan() & pl.col("p_holm").is_not_null())
     pooled = claims.filter(pl.col("pooling").is_not_null())
     moved = claims.filter(_decided("verdict_unadjusted") & ~_decided("verdict"))
-    differ = claims.filter(pl.col("condition") == "in-memory").filter(
-        pl.col("verdict_all").str.extract(WORDS) != pl.col("verdict_unadjusted").str.extract(WORDS))
+    # a row the condition rule made not testable is judged over all runs no more than over the planned ones
     judged = claims.filter(~pl.col("verdict").fill_null("").str.starts_with("not test"))
-    exact = claims.filter(pl.col("verdict").fill_null("").str.contains(f"({EXACT})", literal=True))
+    differ = judged.filter(pl.col("condition") == "in-memory").filter(
+        pl.col("verdict_all").str.extract(WORDS) != pl.col("verdict_unadjusted").str.extract(WORDS))
+    planned = pl.col("verdict_planned") if "verdict_planned" in claims.columns else pl.lit(None, pl.Utf8)
+    # the exact rows as planned (outside Holm's family as planned, whatever the condition rule made of them)
+    exact = claims.filter(pl.coalesce(planned, pl.col("verdict")).fill_null("").str.contains(f"({EXACT})",
+                                                                                               literal=True))
+    if "same_as" in judged.columns:  # a row on another's runs and throughput counts with it (headline)
+        judged = judged.filter(pl.col("same_as").is_null())
     confirmatory = judged.filter(pl.col("condition") != "in-memory")
     short = journal_short_run(claims)
     return ({"JournalShortRunS": short} if short else {}) | {
@@ -143,7 +150,8 @@ CAPTION_DEVIATIONS = ("Deviations from the claims plan: each change made to a cl
 CAPTION_ESTIMATES = (
     "and the claim's estimate and verdict before the change and today, both recomputed on today's runs of the "
     "in-memory condition, exploratory repeats included, before the correction for multiplicity (the claims table's "
-    "column `all runs'). A change of several claims says what and why once.")
+    "column `all runs'). A change of no measure (a selection of runs, a rule on verdicts) gives the row's own "
+    "estimate and planned verdict instead. A change of several claims says what and why on each row.")
 
 
 def deviations_caption(plan: Plan) -> str:
@@ -153,15 +161,45 @@ def deviations_caption(plan: Plan) -> str:
         CAPTION_ESTIMATES
 
 
-def render_deviations(plan: Plan, recomputed: pl.DataFrame) -> str:
+SAME = "as the first row of this change"
+
+
+def _planned(row: dict) -> str:
+    """A claims-table row's estimate and planned verdict, as the deviations table prints a before or after."""
+    ours = str(row.get("ours") or "--").replace(" (no spread between runs: no interval)", " in every run")
+    verdict = str(row.get("verdict_planned") or row["verdict"]).replace(" (exact)", ", exact")  # no nesting
+    return f"{ours} ({verdict})"
+
+
+def rule_rows(d, claims: pl.DataFrame | None) -> list[tuple[str, str, str]]:
+    """(row id, before, after) of a deviation that is no measure's: a selection's rows (`condition`), before as the
+    plan's words say, after the row's planned estimate and verdict; the condition rule's rows (the claims table's
+    rows with a planned verdict beside theirs), before their planned verdict, after the rule's."""
+    if claims is None or "verdict_planned" not in claims.columns:
+        return [(cid, escape(d.before), escape(d.after)) for cid in d.claims]
+    by = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
+    if d.kind == "selection":
+        ids = [cid if d.condition == "in-memory" else f"{cid}-{d.condition}" for cid in d.claims]
+        return [(i, escape(d.before), escape(_planned(by[i]))) for i in ids if i in by]
+    moved = claims.filter(pl.col("verdict_planned").is_not_null())
+    return [(r["claim_id"], escape(_planned(r)), escape(str(r["verdict"]))) for r in moved.iter_rows(named=True)]
+
+
+def render_deviations(plan: Plan, recomputed: pl.DataFrame, claims: pl.DataFrame | None = None) -> str:
     """One row per (change, claim): date, claim, what changed and why (the plan's words), the estimate and
-    verdict before the change and today (recomputed)."""
+    verdict before the change and today (recomputed; for a change of no measure, rule_rows from the claims
+    table)."""
     by = {(r["commit"], r["claim_id"]): r for r in recomputed.iter_rows(named=True)}
     rows = []
     for d in sorted(plan.deviations, key=lambda d: d.date):
+        date, what, why = d.date[:10], d.what, d.why
+        if not d.measure:  # one change over many rows: what and why on its first row, the rest point up to it
+            rows += [" & ".join([escape(date), escape(i), escape(what if k == 0 else SAME),
+                                 escape(why if k == 0 else SAME), b, a]) + r" \\"
+                     for k, (i, b, a) in enumerate(rule_rows(d, claims))]
+            continue
         for cid in d.claims:  # a change of many claims says its date, what and why on each of its rows: a row
             r = by.get((d.commit, cid))  # continued on the next page still tells which change it belongs to
-            date, what, why = d.date[:10], d.what, d.why
             before = f"{r['before_estimate']} ({r['before_verdict']})" if r else escape(d.before)
             after = f"{r['after_estimate']} ({r['after_verdict']})" if r else escape(d.after)
             rows.append(" & ".join([escape(date), escape(cid), escape(what), escape(why),

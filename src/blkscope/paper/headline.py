@@ -19,6 +19,7 @@ from blkscope.paper.phrases import plan_status
 _CLOSING = re.compile(r"\s*\([^()]*\)$")
 JUDGED = (("replicates", "replicates", "replicate"), ("does not", "does not", "do not"),
           ("inconclusive", "is inconclusive", "are inconclusive"))
+NONE = {"does not": "none fails to replicate"}  # "none does not" reads as a double negative
 UNJUDGED = (("not tested", "waits for runs", "wait for runs"),
             ("not testable", "is not testable here", "are not testable here"))
 
@@ -38,17 +39,25 @@ def _counts(verdicts: list[str], kinds: tuple, digits: bool, zeros: bool) -> lis
     for key, one, many in kinds:
         n = sum(v.startswith(key) for v in verdicts)
         if n or zeros:
-            out.append(f"none {one}" if n == 0 else f"{_n(n, digits)} {one if n == 1 else many}")
+            out.append(NONE.get(key, f"none {one}") if n == 0 else f"{_n(n, digits)} {one if n == 1 else many}")
     return out
 
 
+def condition_rule(verdict: str) -> bool:
+    """A verdict the condition rule gave ("not testable here: light load", blkscope.paper.claims.by_condition)."""
+    return verdict.startswith("not testable here: ")
+
+
 def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
-    """"47 rows on 30 published claims: of the 9 confirmatory rows, none replicates, 4 do not and 5 are
-    inconclusive; of the 34 post hoc rows, 3 replicate, 8 do not and 23 are inconclusive; 2 wait for runs and 2 are
-    not testable here" (digits throughout once a count is above nine; a group without rows left out)."""
+    """"47 rows on 30 published claims: of the 3 confirmatory rows, none replicates, none fails to replicate and 3 are
+    inconclusive; of the 20 post hoc rows, ...; 2 wait for runs and 21 are not testable here, 19 of them read
+    outside their claim's condition; S1-cass-write-scale counted once with S1-cass-read-scale: the same runs"
+    (digits throughout once a count is above nine; a group without rows left out). A row that reads the runs and
+    throughput of another (claims.csv `same_as`) is counted once, with it."""
     rows = list(claims.iter_rows(named=True))
     v = [str(r.get(column) or "") for r in rows]
-    judged = [(plan_status(r), x) for r, x in zip(rows, v, strict=True) if not x.startswith("not test")]
+    judged = [(plan_status(r), x) for r, x in zip(rows, v, strict=True)
+              if not x.startswith("not test") and not r.get("same_as")]
     digits = len(rows) > 9
     head = (f"{_n(len(rows), digits)} {'row' if len(rows) == 1 else 'rows'} on "
             f"{_n(published(claims), digits)} published claim{'' if published(claims) == 1 else 's'}")
@@ -60,8 +69,13 @@ def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
             parts.append(f"of the {_n(len(these), digits)} {status} {noun}, "
                          f"{join_and(_counts(these, JUDGED, digits, True))}")
     rest = _counts(v, UNJUDGED, digits, False)
+    by_rule = sum(condition_rule(x) for x in v)
+    if rest and by_rule:
+        rest[-1] += f", {_n(by_rule, digits)} of them read outside their claim's condition"
     if rest:
         parts.append(join_and(rest))
+    parts += [f"{r['claim_id']} counted once with {r['same_as']}: the same runs" for r, x in
+              zip(rows, v, strict=True) if r.get("same_as") and not x.startswith("not test")]
     return f"{head}: {'; '.join(parts)}" if parts else head
 
 

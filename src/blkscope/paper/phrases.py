@@ -7,6 +7,7 @@ against a threshold is "at least" or "short of" it, printed with the digits that
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from blkscope.paper.latex import count_word, fmt_float, fmt_int
@@ -71,19 +72,56 @@ def one_sided(r: dict) -> bool:
 
 def band_what(words: str) -> str:
     """The claimed size a phrase places an interval against: "the equivalence margin" for a claim of "the same",
-    "the claimed <band words>", or "the claimed size" without words."""
+    "the > 0 KiB claimed" for a bare threshold, "the claimed <band words>", or "the claimed size" without words."""
+    if re.fullmatch(r"[<>]=? [\d.]+ \S+", words):  # a bare threshold: "the > 0 KiB claimed"
+        return f"the {words} claimed"
     return "the equivalence margin" if words.startswith("the same") else f"the claimed {words}" if words else (
         "the claimed size")
 
 
+NEAR = 0.05  # an estimate within 5 % of no effect (a ratio within 0.05 of one) is "near one"
+WIDE = 10.0  # a ratio's interval whose ends lie more than this factor apart says little: "uninformative"
+
+
+def near_no_effect(r: dict) -> bool:
+    """An estimate near no effect, on the claim's own scale: a ratio within NEAR of one; a difference within NEAR
+    of the claimed size (its smallest finite end other than zero), so that a 0.4-point difference is near zero
+    against a claimed 24-36 % and not against a claimed 0.1-0.9 us; a difference against a bare direction
+    ("> 0 KiB", no size) is never near."""
+    ref, est = no_effect(r), r.get("estimate")
+    if ref is None or not _finite(est):
+        return False
+    if ref == 1.0:
+        return abs(est - 1.0) < NEAR
+    sizes = [abs(e) for e in (r.get("claimed_lo"), r.get("claimed_hi")) if _finite(e) and abs(e) != float("inf")
+             and e != 0]
+    return bool(sizes) and abs(est) < NEAR * min(sizes)
+
+
+def wide(r: dict) -> str:
+    """", uninformative: its ends 55 times apart" for a ratio whose interval's ends lie more than WIDE
+    apart (hi / lo; S4-reader's 0.89x to 48.93x); "" otherwise."""
+    lo, hi = r.get("lo"), r.get("hi")
+    if no_effect(r) != 1.0 or not _finite(lo, hi) or lo <= 0 or hi / lo <= WIDE:
+        return ""
+    return f", uninformative: its ends {hi / lo:.0f} times apart"
+
+
 def where(r: dict, short: bool = False) -> str:
+    """Where a judged row's interval lies against the claimed size (_where), and whether it says little (wide)."""
+    return _where(r, short) + (wide(r) if _where(r, short) else "")
+
+
+def _where(r: dict, short: bool = False) -> str:
     """Where a judged row's interval lies against the claimed size (band edges claimed_lo, claimed_hi; the claims
     table's words band_words) and which way it points, for every row of Section X and the advice. Against a size:
     "inside the claimed 2-3x", "overlaps the low end of the claimed 24-36 %", "wholly below the claimed
-    2.28-6.85x", "spans all of the claimed 3.18x"; against a direction ("ext4/xfs > 1"): "inside" it, "wholly
+    2.28-6.85x", "spans the whole claimed 3.18x"; against a direction ("ext4/xfs > 1"): "inside" it, "wholly
     below" it or "across the end of" it. Then the direction, where the claim has one and the estimate has a value
     of no effect (no_effect): "direction as claimed" or "direction opposite" for an interval on one side of no
-    effect, "estimate as claimed, interval across one" (or "opposite", "across zero") for one spanning it; said
+    effect, "estimate as claimed, interval across one" (or "opposite", "across zero"; "estimate near one" for one
+    near no effect, near_no_effect) for one spanning it; then ", uninformative: ..." for a ratio's interval wider
+    than a factor of WIDE (wide); said
     once (an interval inside a direction is its direction). `short` (the advice's evidence): the position, and the
     direction only where the interval lies wholly opposite. "" for a row without an interval or band."""
     lo, hi, blo, bhi, est = (r.get(k) for k in ("lo", "hi", "claimed_lo", "claimed_hi", "estimate"))
@@ -100,7 +138,7 @@ def where(r: dict, short: bool = False) -> str:
     elif one_sided(r):
         pos = f"across the end of {what}"
     elif lo < blo and hi > bhi:
-        pos = f"spans all of {what}"
+        pos = f"spans the whole {what.removeprefix('the ')}"
     else:
         pos = f"overlaps the {'low' if lo < blo else 'high'} end of {what}"
     ref = no_effect(r)
@@ -113,10 +151,54 @@ def where(r: dict, short: bool = False) -> str:
         return f"{pos}, direction {'as claimed' if (lo > ref) == up else 'opposite'}"
     if est == ref or short:
         return pos
-    way = f"{pos}, estimate {'as claimed' if (est > ref) == up else 'opposite'}"
+    if near_no_effect(r):  # "estimate as claimed" for 1.01x would read as agreement with a claimed 2.28x
+        way = f"{pos}, estimate near {'one' if ref else 'zero'}"
+    else:
+        way = f"{pos}, estimate {'as claimed' if (est > ref) == up else 'opposite'}"
     if one_sided(r):  # across a direction's end is across no effect
         return way
     return f"{way}, interval across {'one' if ref else 'zero'}"
+
+
+def verdict_text(r: dict) -> str:
+    """A row's verdict for a sentence, with no parenthesis inside (the sentence puts it in one): "does not, exact",
+    "not tested: no runs", and a verdict of the condition rule with its condition and planned verdict, "not testable
+    here: light load; planned: does not"."""
+    v = str(r.get("verdict") or "")
+    planned = str(r.get("verdict_planned") or "")
+    if planned and r.get("caveat"):
+        return f"not testable here: {r['caveat']}; planned: {planned.replace(' (exact)', ', exact')}"
+    return re.sub(r" \(([^()]*)\)$", lambda m: (", " if m.group(1) == "exact" else ": ") + m.group(1), v)
+
+
+def says(r: dict) -> str:
+    """One short clause per row for Section X (the full placement is in the claims table): the verdict
+    (verdict_text), with the row's own where Holm's correction moved it, the flag of a measure changed after the
+    plan, and then where its interval lies (where, short); for a row whose strata disagree, that they do, not where
+    the pooled interval lies; for a row counted with another, that it is."""
+    v = verdict_text(r)
+    changed = ", measure changed after the plan" if r.get("measure_changed") else ""
+    if str(r.get("verdict") or "").startswith("not test"):
+        return v + changed
+    before = str(r.get("verdict_unadjusted") or "")
+    if before and before != str(r["verdict"]):
+        v += f", {before.replace(' (exact)', '')} before Holm"
+    v += changed
+    if r.get("same_as"):
+        return f"{v}; counted with {r['same_as']}"
+    if r.get("per_stratum"):
+        return f"{v}; {r['per_stratum'].split(', ')[-1]}"  # "14 strata disagree"
+    w = where(r, short=True)
+    return f"{v}; {w}" if w else v
+
+
+def shown(r: dict) -> str:
+    """A row's estimate for a sentence: its interval, or for a row whose strata disagree their range ("per stratum
+    1.03x to 5.40x"), not the pooled random-effects mean."""
+    if r.get("per_stratum"):
+        return str(r["per_stratum"]).split(", ")[0]
+    ours = str(r.get("ours") or "--")  # an exact value (claims.NO_SPREAD): "69.3 KiB in every run"
+    return ours.replace(" (no spread between runs: no interval)", " in every run")
 
 
 def plan_status(r: dict) -> str:

@@ -15,7 +15,7 @@ from blkscope.analysis.summaries.run_groups import LIGHT, SATURATING, with_group
 from blkscope.paper.claim_measures import VOLUME_JOB  # the volume-size runs: devices of their own
 from blkscope.paper.claim_rows import not_descriptive
 from blkscope.paper.latex import counted, enumerate_counts, fmt_depth, fmt_float, fmt_int, fmt_pct, macro_name
-from blkscope.paper.phrases import k_of_n, where
+from blkscope.paper.phrases import k_of_n, says, shown
 
 LOADS = (LIGHT, SATURATING)
 
@@ -279,24 +279,24 @@ def estimate_clause(r: dict, base: str) -> str:
     if base in ZERO_CLAUSES and all(v is not None and v == 0 for v in spread):
         n = str(r.get("n") or "")
         return ZERO_CLAUSES[base].format(counted(int(n), "run", "runs") if n.isdigit() else f"runs ({escape(n)})")
-    if base in CLAUSES:
-        below = BELOW_ZERO if base in TRACING_COSTS and r.get("hi") is not None and r["hi"] < 0 else ""
-        return CLAUSES[base].format(escape(tidy(r["ours"]))) + below
-    return f"{escape(r['quantity'])} {escape(tidy(r['ours']))}"
+    if base in CLAUSES:  # a verdict of the condition rule names the confound itself (phrases.says)
+        below = BELOW_ZERO if base in TRACING_COSTS and r.get("hi") is not None and r["hi"] < 0 and not \
+            r.get("verdict_planned") else ""
+        return CLAUSES[base].format(escape(tidy(shown(r)))) + below
+    return f"{escape(r['quantity'])} {escape(tidy(shown(r)))}"
 
 
 def condition_sentence(rows: pl.DataFrame) -> str:
     """The rows of one condition in a sentence: each row with an estimate as a clause, then its id, verdict and
-    where its interval lies against the claimed size (phrases.where: "tracing costs 23.9 % [19.0 %, 28.2 %] of
-    throughput (S1-trace-scale: inconclusive, overlaps the low end of the claimed 24-36 %, direction as claimed)";
-    an exact verdict "does not, exact", no parenthesis inside the parenthesis), the rows without one by
+    where its interval lies against the claimed size in one clause (phrases.says: "tracing costs 23.9 % [19.0 %,
+    28.2 %] of throughput (S1-trace-scale: inconclusive; overlaps the low end of the claimed 24-36 %)"; an exact
+    verdict "does not, exact", no parenthesis inside the parenthesis), the rows without one by
     their verdict ("S1-cass-read-scale and S1-cass-write-scale wait for runs"); never a bare "--"."""
-    from blkscope.paper.latex import escape
+    from blkscope.paper.latex import escape, tidy
 
     est = rows.filter(pl.col("ours").fill_null("--") != "--")
     bases = claim_ids(est).to_list()
-    parts = [f"{estimate_clause(r, b)} ({escape(r['claim_id'])}: {escape(r['verdict'].replace(' (exact)', ', exact'))}"
-             f"{', ' + escape(where(r)) if where(r) else ''})"
+    parts = [f"{estimate_clause(r, b)} ({escape(r['claim_id'])}: {escape(tidy(says(r)))})"
              for r, b in zip(est.iter_rows(named=True), bases, strict=True)]  # fmt: skip
     rest = rows.filter(pl.col("ours").fill_null("--") == "--")
     for key, (_, one, many) in VERDICT_WORDS.items():

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 import polars as pl
 
+from blkscope.paper.claim_measures import JOURNAL_MIN_S
 from blkscope.paper.claim_rows import STEADY_MIN_S
 from blkscope.paper.latex import count_word, escape, fmt_depth, fmt_int, fmt_pct, tidy
 
@@ -214,15 +215,16 @@ CLAIMS_CAPTION = (
     "Every claim of the five studies (the id names the study: S1 SSD, S2 commitlog, S3 Cassandra guide, S4 journal, "
     "S5 MySQL), re-tested on our runs: the quantity measured, the size claimed and the band we read it as, our "
     "estimate with its interval (95\\,\\%; 90\\,\\% for `the same', as TOST reads it), the runs per arm and the "
-    "load they ran at, the repeats per arm at which the interval would decide at the spread observed (at the "
-    "level at which Holm's correction decides any row, Bonferroni's; per stratum where strata pool), and the "
+    "load they ran at, the repeats per arm at which the interval would decide at the spread observed (at "
+    "Bonferroni's level, at which Holm's correction decides any row; per stratum where strata pool), and the "
     "verdict (rules in Appendix~\\ref{app:claims}). Reasons for \\emph{not tested} and \\emph{not testable here} "
-    "follow the table. The verdict follows the plan; where our runs differ from the condition the study's numbers "
-    "came from, the cell then says how, by rule (`unlike the study': in memory where the study's data were much "
-    "larger than memory; runs, or a kept trace window, shorter than a steady window of "
-    f"{STEADY_MIN_S:.0f}\\,s; a light load where the study's saturated; a load phase from a cold start), and, for "
-    "a claim the plan gives no scale row, its measure over the steady runs with data at least ten times the "
-    "memory cap (exploratory)."
+    "follow the table. The verdict follows the plan, but where our runs are not in the condition the claim was made "
+    "in, by rule, it is \\emph{not testable here} with the condition named and the planned verdict beside it (in "
+    "memory where the study's data were much larger than memory; runs, or a kept trace window, shorter than a "
+    f"steady window of {STEADY_MIN_S:.0f}\\,s; a light load where the study's saturated; a load phase from a cold "
+    f"start; journal latency from runs under {JOURNAL_MIN_S}\\,s; a traced arm faster than the untraced: a "
+    "confound), and, for a claim the plan gives no scale row, its measure over the steady runs with data at least "
+    "ten times the memory cap (exploratory)."
 )
 
 
@@ -284,9 +286,15 @@ def verdict_cell(r: dict) -> str | None:
     `per_stratum`), the condition its runs are not in, against the study's (`caveat`), and the exploratory
     estimate in the study's regime beside it (`ours_scale`)."""
     v = r.get("verdict")
+    if r.get("verdict_planned"):  # not testable by the condition rule, which names the condition in the verdict
+        v = f"{v}; planned: {r['verdict_planned']}"
+    if r.get("measure_changed"):
+        v = f"{v}; measure changed after the plan"
+    if r.get("same_as"):
+        v = f"{v}; counted with {r['same_as']}: the same runs and throughput"
     if r.get("per_stratum"):
         v = f"{v}; {r['per_stratum']}"
-    if r.get("caveat"):
+    if r.get("caveat") and not r.get("verdict_planned"):
         v = f"{v}; unlike the study: {r['caveat']}"
     if r.get("ours_scale"):
         v = f"{v}; steady, data >= 10x cap (exploratory): {r['ours_scale']}"
