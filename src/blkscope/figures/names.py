@@ -94,8 +94,7 @@ def vega_lookup(value: str = "datum.value") -> str:
 def guest_strata(guest: list[str], k: int) -> str:
     """Which of a claim's `k` strata ran in the emulated guest, by rule and in plain words (the strata as the claims
     table names them, "ycsb workloada-zipfian-small" or with a "guest " prefix): "one of the three strata (RocksDB
-    small) ran in the guest". For blkscope.paper.claims.guest_strata, which said "1 of 3 strata in the emulated
-    guest: ycsb workloada-zipfian-small" (review-q4 Part 1 item 8)."""
+    small) ran in the guest", as the claims table's runs-read cells say it (blkscope.paper.claims.guest_strata)."""
     from blkscope.paper.latex import count_word, join_and
 
     names = join_and([plain_setup(re.sub(r"^guest\s+", "", g)) for g in guest])

@@ -50,6 +50,7 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from blkscope.analysis.summaries.run_groups import CAPPED, LIGHT
+from blkscope.figures import names as setup_names
 from blkscope.paper import claim_measures as cm
 from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper import claim_rows as rw
@@ -467,8 +468,8 @@ def at_scale(tables: Tables, plan: Plan | None, c: Claim) -> vd.Estimate | None:
 
 def guest_strata(tables: Tables, strata: list[pl.DataFrame], ids: set[str]) -> str | None:
     """Where a row's runs read, in the plan's words, are host runs but strata it compared ran in the emulated
-    guest: those of the strata its estimate read (runs in `ids`) named ("1 of 3 strata in the emulated guest: ycsb
-    workloada-zipfian-small"); None otherwise."""
+    guest: those of the strata its estimate read (runs in `ids`) named in plain words ("one of the three strata
+    (RocksDB small) ran in the guest"); None otherwise."""
     r = tables["runs"]
     if not strata or "testbed" not in r.columns:
         return None
@@ -477,8 +478,7 @@ def guest_strata(tables: Tables, strata: list[pl.DataFrame], ids: set[str]) -> s
     guest = s.filter(pl.col("testbed") == "guest")["stratum"].unique(maintain_order=True).to_list()
     if not guest:
         return None
-    names = ", ".join(re.sub(r"^guest\s+", "", g) for g in guest)
-    return f"{len(guest)} of {k} strata in the emulated guest: {names}"
+    return setup_names.guest_strata(guest, k)
 
 
 def runs_read_text(runs: str | None, guest: str | None) -> str | None:
