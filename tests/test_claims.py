@@ -739,8 +739,8 @@ def test_a_row_outside_its_claims_condition_is_not_testable_and_keeps_its_planne
         {**row, "study": "s", "claim": "c", "same_as": None}], infer_schema_length=None)
     assert split_sentence(df.select("claim_id", "study", "claim", "condition", "verdict", "same_as")) == (
         "four rows on four published claims: of the two confirmatory rows, none replicates, none fails to replicate "
-        "and two are inconclusive; one is not testable here, one of them read outside their claim's condition; "
-        "S1-update-scale counted once with S1-read-scale: the same runs")
+        "and two are inconclusive; one is not testable here, read outside its claim's condition; "
+        "one row that reads another's runs counted with it")
 
 
 def test_the_verdict_cell_prints_the_caveat_and_the_estimate_at_scale_beside_the_plans_verdict():

@@ -51,7 +51,7 @@ def condition_rule(verdict: str) -> bool:
 def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
     """"47 rows on 30 published claims: of the 3 confirmatory rows, none replicates, none fails to replicate and 3 are
     inconclusive; of the 20 post hoc rows, ...; 2 wait for runs and 21 are not testable here, 19 of them read
-    outside their claim's condition; S1-cass-write-scale counted once with S1-cass-read-scale: the same runs"
+    outside their claim's condition; one row that reads another's runs counted with it"
     (digits throughout once a count is above nine; a group without rows left out). A row that reads the runs and
     throughput of another (claims.csv `same_as`) is counted once, with it."""
     rows = list(claims.iter_rows(named=True))
@@ -71,11 +71,15 @@ def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
     rest = _counts(v, UNJUDGED, digits, False)
     by_rule = sum(condition_rule(x) for x in v)
     if rest and by_rule:
-        rest[-1] += f", {_n(by_rule, digits)} of them read outside their claim's condition"
+        n = sum(x.startswith("not test") for x in v)
+        rest[-1] += (", read outside its claim's condition" if n == 1 else
+                     f", {'all' if by_rule == n else _n(by_rule, digits)} of them read outside their claim's condition")
     if rest:
         parts.append(join_and(rest))
-    parts += [f"{r['claim_id']} counted once with {r['same_as']}: the same runs" for r, x in
-              zip(rows, v, strict=True) if r.get("same_as") and not x.startswith("not test")]
+    same = sum(bool(r.get("same_as")) and not x.startswith("not test") for r, x in zip(rows, v, strict=True))
+    if same:  # ids stay out of the abstract: the claims table names the pair
+        parts.append(f"{_n(same, digits)} " + ("row that reads another's runs counted with it" if same == 1 else
+                                               "rows that read others' runs counted with them"))
     return f"{head}: {'; '.join(parts)}" if parts else head
 
 
