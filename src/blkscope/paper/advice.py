@@ -191,6 +191,19 @@ def stratum_ratios(r: dict) -> list[float]:
     return [float(m.group(1)) / float(m.group(2)) for m in pairs if m and float(m.group(2)) > 0]
 
 
+_SPAN = re.compile(r"per stratum (\d+(?:\.\d+)?)x to (\d+(?:\.\d+)?)x, (\d+) strata")
+
+
+def stratum_span(r: dict) -> tuple[float, float, int] | None:
+    """A ratio row's per-stratum (lowest, highest, count): claims.csv `per_stratum`, from the strata's unrounded
+    values, where its strata disagree (the measurement's arms are rounded: 5.41/1.00 for a stratum at 5.39x), else
+    from the measurement; None for a row of another kind."""
+    if m := _SPAN.match(str(r.get("per_stratum") or "")):
+        return float(m[1]), float(m[2]), int(m[3])
+    ratios = stratum_ratios(r)
+    return (min(ratios), max(ratios), len(ratios)) if ratios else None
+
+
 def disagree(r: dict) -> str:
     """Why a row whose strata disagree gives no advice: "its 14 strata disagree (per stratum 1.03x to 5.41x), so the
     effect's size depends on the stratum" (every stratum on one side of no effect), "..., their estimates on both
@@ -198,9 +211,8 @@ def disagree(r: dict) -> str:
     26.6 %") says which, unprinted (a minus sign would not survive the PDF check); neither: "so one pooled figure
     describes none of them"."""
     what = _strata(r)
-    ratios = stratum_ratios(r)
-    if ratios:
-        lo, hi, ref, shown = min(ratios), max(ratios), 1.0, f" (per stratum {min(ratios):.2f}x to {max(ratios):.2f}x)"
+    if span := stratum_span(r):
+        lo, hi, ref, shown = span[0], span[1], 1.0, f" (per stratum {span[0]:.2f}x to {span[1]:.2f}x)"
     elif m := _EACH.search(str(r.get("measurement") or "")):
         lo, hi, ref, shown = float(m.group(1)), float(m.group(2)), 0.0, ""
     else:
@@ -213,11 +225,11 @@ def disagree(r: dict) -> str:
 def strata_side(r: dict) -> tuple[str, str, str] | None:
     """For a ratio row whose strata disagree but all lie on one side of one: ("above" or "below", "in all 14
     strata", "1.03x to 5.41x per stratum"); None otherwise (strata on both sides, or no per-stratum values)."""
-    ratios = stratum_ratios(r)
-    if not ratios or not (min(ratios) > 1 or max(ratios) < 1):
+    span = stratum_span(r)
+    if not span or not (span[0] > 1 or span[1] < 1):
         return None
-    return ("above" if min(ratios) > 1 else "below", f"in {k_of_n(len(ratios), len(ratios), 'strata')}",
-            f"{min(ratios):.2f}x to {max(ratios):.2f}x per stratum")
+    lo, hi, k = span
+    return ("above" if lo > 1 else "below", f"in {k_of_n(k, k, 'strata')}", f"{lo:.2f}x to {hi:.2f}x per stratum")
 
 
 def more_row(rows: dict[str, dict], claim: str, asks: str, brief: bool = False) -> str:
