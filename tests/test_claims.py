@@ -783,3 +783,15 @@ def test_the_runs_length_is_as_long_as_they_ran_where_the_steady_state_table_mea
     st = pl.DataFrame({"run_id": ["a", "b"], "run_s": [20.6, 44.2]})
     assert run_length(run_span({"runs": runs}, {"a", "b"})) == "20-60 s"  # as the sheet set them
     assert run_length(run_span({"runs": runs, "steady_state": st}, {"a", "b"})) == "21-44 s"  # as they ran
+
+
+def test_a_row_judged_against_another_workloads_band_says_so_in_its_verdict_cell():
+    """Review-q5 N9: S1-trace-scale (RocksDB) is judged against the study's Cassandra 24-36 %; the plan keeps the
+    band, the cell says whose it is."""
+    from blkscope.paper.claims import band_note
+    from blkscope.paper.tables import verdict_cell
+
+    assert "Cassandra figure" in band_note("S1-trace-scale") and band_note("S1-trace-cass") is None
+    assert verdict_cell({"claim_id": "S1-trace-scale", "verdict": "inconclusive"}).startswith(
+        "inconclusive; the band is the study's Cassandra figure")
+    assert "Cassandra figure" not in verdict_cell({"claim_id": "S1-trace", "verdict": "not testable here: in memory"})

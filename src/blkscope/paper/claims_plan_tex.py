@@ -29,7 +29,7 @@ import polars as pl
 from blkscope.paper import claim_heterogeneity as hg
 from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
-from blkscope.paper.claims import DECIDED, EXACT, condition_rule_words
+from blkscope.paper.claims import BAND_END, DECIDED, EXACT, condition_rule_words
 from blkscope.paper.claims_plan import Plan
 from blkscope.paper.latex import count_word, counted, escape, fmt_int, macro_file, seconds_unbroken
 
@@ -121,6 +121,7 @@ def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
         "ClaimsFamilyDecidedUnadjusted": fmt_int(family.filter(_decided("verdict_unadjusted")).height),
         "ClaimsFamilyDecidedAdjusted": fmt_int(family.filter(_decided("verdict")).height),
         "ClaimsConditionRule": seconds_unbroken(escape(condition_rule_words())),
+        "ClaimsBandEndPct": fmt_int(100 * BAND_END),
         "ClaimsExact": fmt_int(exact.height),
         "ClaimsExactIds": _ids(exact),
         "ClaimsPostHoc": fmt_int(judged.height - confirmatory.height),

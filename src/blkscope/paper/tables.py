@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 import polars as pl
 
-from blkscope.paper.claims import condition_rule_words
+from blkscope.paper.claims import band_note, condition_rule_words
 from blkscope.paper.latex import count_word, escape, fmt_depth, fmt_int, fmt_pct, seconds_unbroken, tidy
 
 Column = tuple[str, str, float, Callable[[object], str]]  # (field, header, weight, formatter)
@@ -295,6 +295,8 @@ def verdict_cell(r: dict) -> str | None:
         v = f"{v}; unlike the study: {r['caveat']}"
     if r.get("ours_scale"):
         v = f"{v}; steady, data >= 10x cap (exploratory): {r['ours_scale']}"
+    if (note := band_note(str(r.get("claim_id") or ""))) and not str(r.get("verdict") or "").startswith("not test"):
+        v = f"{v}; {note}"
     return v
 
 
