@@ -795,3 +795,14 @@ def test_a_row_judged_against_another_workloads_band_says_so_in_its_verdict_cell
     assert verdict_cell({"claim_id": "S1-trace-scale", "verdict": "inconclusive"}).startswith(
         "inconclusive; the band is the study's Cassandra figure")
     assert "Cassandra figure" not in verdict_cell({"claim_id": "S1-trace", "verdict": "not testable here: in memory"})
+
+
+def test_the_condition_rule_is_printed_per_study_as_caveat_applies_it():
+    """Review-q5 N1: the rule's words name each study's condition (REGIMES) and the studies that state none, not one
+    steady window for every row."""
+    from blkscope.paper.claims import CL, GUIDE, JNL, MYSQL, SSD, condition_rule_words
+
+    w = condition_rule_words()
+    assert w.startswith(f"the {SSD}'s rows need steady runs") and f"the {CL}'s a saturating load" in w
+    assert "runs of at least 60 s" in w and "data at least 10 times the memory" in w
+    assert f"The {GUIDE}, the {JNL} and the {MYSQL} state no condition" in w

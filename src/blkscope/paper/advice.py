@@ -336,7 +336,7 @@ def not_testable(claims: pl.DataFrame, outside: int = 0) -> str:
     rows = machine_limited(claims)
     said = list(dict.fromkeys(f"``{r['claim']}'' ({r['claim_id']})" for r in rows.iter_rows(named=True)))
     rest = f"what {counted(outside, 'row', 'rows')} would show in the condition {'its' if outside == 1 else 'their'} " \
-        f"claim was made in" if outside else ""
+        f"study states" if outside else ""
     if not said:
         return rest or "every claim could be tested here"
     return "whether " + join_and(said, "or") + (f", nor {rest}" if rest else "")
