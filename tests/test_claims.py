@@ -228,12 +228,17 @@ def test_an_estimate_on_the_band_edge_is_decided_by_no_number_of_repeats():
     same = np.array([10.0, 20.0, 40.0])
     est = vd.log_ratio(same, same.copy())  # ratio exactly 1: the edge of "ext4 merges more"
     assert est.value == 1.0 and math.isinf(vd.n_needed(est, vd.more()))
-    assert vd.n_needed_text(vd.n_needed(est, vd.more())) == "none (estimate on the band edge)"
+    assert vd.n_needed_text(vd.n_needed(est, vd.more())) == "--"
     ids = [(f"{fs}{i}", "cassandra", "write", fs, False) for fs in ("ext4", "xfs") for i in range(3)]
     io = [(r[0], "wrqm_s", float(same[int(r[0][-1])])) for r in ids]
     row = _row(evaluate(_tables(_runs(ids), iostat=io)), "S2-merge")
-    assert planned(row) == "inconclusive" and row["n_needed"].startswith("none")
-    assert "no number of repeats decides" in row["reason"]
+    assert planned(row) == "inconclusive" and row["n_needed"] == "--"
+    assert "number of repeats decides" in row["reason"]
+    # an estimate at a band's end (S1-trace-scale's 23.9 % against 24-36 %) asks for no number: a dash
+    from blkscope.paper.claims import at_band_end
+    band = vd.Size("range", 0.24, 0.36, "24-36 %")
+    assert at_band_end(0.2386, band) and at_band_end(0.359, band) and not at_band_end(0.30, band)
+    assert not at_band_end(1.0, vd.Size("range", 1.0, math.inf, "> 1"))
 
 
 def test_n_needed_in_the_table_says_how_many_repeats_an_inconclusive_claim_wants():
@@ -713,7 +718,7 @@ def test_a_row_outside_its_claims_condition_is_not_testable_and_keeps_its_planne
     under 60 s, and a traced arm significantly faster (a confound) make a judged row not testable here."""
     from blkscope.analysis.stats.estimates import Estimate
     from blkscope.paper.claims import REGIMES, SSD, by_condition, caveat, same_runs
-    from blkscope.paper.headline import split_sentence
+    from blkscope.paper.headline import rule_moved, split_sentence
 
     faster = Estimate(-0.067, -0.119, -0.021, math.nan, "bootstrap")
     assert caveat(REGIMES[SSD], "scale", "light", "does not", "1 - traced/untraced ops/s", (242.0, 242.0), None,
@@ -738,9 +743,15 @@ def test_a_row_outside_its_claims_condition_is_not_testable_and_keeps_its_planne
     df = pl.DataFrame([{**r, "study": "s", "claim": r["claim_id"]} for r in rows] + [
         {**row, "study": "s", "claim": "c", "same_as": None}], infer_schema_length=None)
     assert split_sentence(df.select("claim_id", "study", "claim", "condition", "verdict", "same_as")) == (
-        "four rows on four published claims: of the two confirmatory rows, none replicates, none fails to replicate "
-        "and two are inconclusive; one is not testable here, read outside its claim's condition; "
-        "one row that reads another's runs counted with it")
+        "of the four rows, two could be judged in the studies' conditions: none replicates, none fails to replicate "
+        "and two are inconclusive (both confirmatory rows among them are inconclusive); one is not testable here "
+        "(by a rule set after the estimates); one more row reads another's runs and counts with it")
+    moved = df.with_columns(verdict_planned=pl.Series([None, None, None, "does not"], dtype=pl.Utf8))
+    assert rule_moved(moved) == ("as planned, of this one row, one does not; the one confirmatory row among them "
+                                 "does not")
+    assert rule_moved(moved, short=True) == ("a rule set after the estimates were seen makes one row (one "
+                                             "confirmatory) not testable here; as planned, one does not "
+                                             "(confirmatory: one does not)")
 
 
 def test_the_verdict_cell_prints_the_caveat_and_the_estimate_at_scale_beside_the_plans_verdict():
@@ -772,3 +783,26 @@ def test_the_runs_length_is_as_long_as_they_ran_where_the_steady_state_table_mea
     st = pl.DataFrame({"run_id": ["a", "b"], "run_s": [20.6, 44.2]})
     assert run_length(run_span({"runs": runs}, {"a", "b"})) == "20-60 s"  # as the sheet set them
     assert run_length(run_span({"runs": runs, "steady_state": st}, {"a", "b"})) == "21-44 s"  # as they ran
+
+
+def test_a_row_judged_against_another_workloads_band_says_so_in_its_verdict_cell():
+    """Review-q5 N9: S1-trace-scale (RocksDB) is judged against the study's Cassandra 24-36 %; the plan keeps the
+    band, the cell says whose it is."""
+    from blkscope.paper.claims import band_note
+    from blkscope.paper.tables import verdict_cell
+
+    assert "Cassandra figure" in band_note("S1-trace-scale") and band_note("S1-trace-cass") is None
+    assert verdict_cell({"claim_id": "S1-trace-scale", "verdict": "inconclusive"}).startswith(
+        "inconclusive; the band is the study's Cassandra figure")
+    assert "Cassandra figure" not in verdict_cell({"claim_id": "S1-trace", "verdict": "not testable here: in memory"})
+
+
+def test_the_condition_rule_is_printed_per_study_as_caveat_applies_it():
+    """Review-q5 N1: the rule's words name each study's condition (REGIMES) and the studies that state none, not one
+    steady window for every row."""
+    from blkscope.paper.claims import CL, GUIDE, JNL, MYSQL, SSD, condition_rule_words
+
+    w = condition_rule_words()
+    assert w.startswith(f"the {SSD}'s rows need steady runs") and f"the {CL}'s a saturating load" in w
+    assert "runs of at least 60 s" in w and "data at least 10 times the memory" in w
+    assert f"The {GUIDE}, the {JNL} and the {MYSQL} state no condition" in w

@@ -157,7 +157,7 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
     assert "1.00x (does not)" in tex and "2.00x (replicates)" in tex and "S9-none" not in tex
     assert tex.count(r"\begin{longtable}") == 1 and tex.rstrip().endswith(r"\end{longtable}")
     # a numbered table that says its estimates are over all runs, unadjusted: not the claims table's verdicts
-    assert r"\label{tab:deviations}" in tex and "Before (all runs) & Today (all runs)" in tex
+    assert r"\label{tab:deviations}" in tex and "Before (all runs) & After (all runs)" in tex
     # titled by the plan's dates: every change made before the plan was fixed, or deviations from it once one is not
     assert "Changes made before the claims plan was fixed, after estimates were seen" in tex
     e = plan_macros(early, claims)
@@ -187,8 +187,10 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
                           "verdict_planned": ["does not", "does not", None]})
     tex = render_deviations(plan, rec, table)
     assert "S1-zipf-scale & " in tex and "0.07 [0.05, 0.09] (does not)" in tex and "S1-hot-scale" not in tex
-    assert "1.36x [1.08x, 1.71x] (does not) & not testable here: light load" in tex
-    assert "0.83x [0.35x, 1.98x]" not in tex  # a row the rule did not move
+    # the rule's row: its claims, their planned verdicts counted (each is in the claims table)
+    assert "S1-zipf-scale, S2-aqu-fio-replication & " in tex and "as planned, two do not" in tex
+    rule = next(line for line in tex.splitlines() if "as planned, two do not" in line)
+    assert "S2-ops" not in rule  # a row the rule did not move
 
 
 def test_the_sweep_is_planned_before_its_capture(plan):
@@ -243,14 +245,17 @@ def test_the_short_journal_runs_length_is_a_macro_from_the_runs_the_claims_read(
     assert "JournalShortRunS" not in plan_macros(plan, claims.drop("run_s_lo", "run_s_hi"))
 
 
-def test_every_row_of_a_change_of_many_claims_repeats_its_date_what_and_why(plan):
-    # a row continued on the next page still says which change it belongs to
+def test_a_change_of_many_claims_is_one_row_listing_its_claims(plan):
+    # one row per change: its date, its claims, what and why once (review-q5 N10)
     from blkscope.paper.claims_plan_tex import render_deviations
     from blkscope.paper.latex import escape
 
     d = next(x for x in plan.deviations if len(x.claims) > 1)
     tex = render_deviations(plan, pl.DataFrame(schema={"commit": pl.Utf8, "claim_id": pl.Utf8}))
     rows = [line for line in tex.splitlines() if escape(d.what) in line]
-    assert len(rows) == len(d.claims)
-    assert all(r.startswith(f"{d.date[:10]} & {escape(c)} &") and escape(d.why) in r
-               for r, c in zip(rows, d.claims, strict=True))
+    assert len(rows) == 1 and rows[0].startswith(f"{d.date[:10]} & {escape(', '.join(d.claims))} &")
+    assert rows[0].count(escape(d.why)) == 1
+    assert "as the first row of this change" not in tex and "Today" not in tex
+    assert sum(line.endswith(r"\\") for line in tex.splitlines() if line[:4].isdigit()) == len(plan.deviations)
+
+

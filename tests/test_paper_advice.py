@@ -222,7 +222,7 @@ def test_the_claims_not_testable_here_are_quoted_in_their_studies_words():
         claim_id=pl.lit("S2-aqu-fio"), verdict=pl.lit("not testable here: light load"))])
     m = advice.macros(ruled)
     assert m["AdviceNotTestable"] == ("whether ``f2fs is much faster for RocksDB'' (S1-f2fs), nor what one row "
-                                      "would show in the condition its claim was made in")
+                                      "would show in the condition its study states")
     assert (m["AdviceNotTestableIds"], m["ClaimsOutsideCondition"]) == ("S1-f2fs", "1")
     assert range_words(m["AdviceNotTestable"]) == []  # the study's words, quoted
     assert advice.macros(c.filter(pl.col("claim_id") == "S2-ops"))["AdviceNotTestable"] == \

@@ -265,11 +265,12 @@ def test_where_says_where_an_interval_lies_against_the_claimed_size_and_which_wa
                                                                                  "across zero")
     assert where(_row(0.3, 0.5, 0.4, 2.0, 3.0, "2-3x")) == "wholly below the claimed 2-3x, direction opposite"
     # a ratio's interval whose ends are more than ten times apart says little, by rule
+    # one claimed ratio read as a band names the band (review-q5 N7: S5-volume "spans the whole claimed 1.22x")
     assert where(_row(0.08, 11.5, 0.93, 2.09, 5.36, "3.18x")) == (
-        "spans the whole claimed 3.18x, estimate opposite, interval across one, uninformative: its ends 144 times "
-        "apart")
+        "spans the whole band 2.09-5.36x around the claimed 3.18x, estimate opposite, interval across one, "
+        "uninformative: its ends 144 times apart")
     assert where(_row(0.08, 11.5, 0.93, 2.09, 5.36, "3.18x"), short=True) == (
-        "spans the whole claimed 3.18x, uninformative: its ends 144 times apart")
+        "spans the whole band 2.09-5.36x around the claimed 3.18x, uninformative: its ends 144 times apart")
     # a bare threshold is "the > 0 KiB claimed"
     assert where(_row(138.5, 143.1, 140.8, 0.0, float("inf"), "> 0 KiB", "140.8 KiB [138.5 KiB, 143.1 KiB]")) == (
         "inside the > 0 KiB claimed")
@@ -285,7 +286,7 @@ def test_where_says_where_an_interval_lies_against_the_claimed_size_and_which_wa
 
 
 def test_the_headline_splits_confirmatory_from_post_hoc_rows_and_counts_published_statements():
-    from blkscope.paper.headline import published, split_sentence
+    from blkscope.paper.headline import published, rows_on_published, split_sentence
 
     c = pl.DataFrame({
         "claim_id": ["A", "A-scale", "A-cap", "B", "C", "D"],
@@ -295,9 +296,10 @@ def test_the_headline_splits_confirmatory_from_post_hoc_rows_and_counts_publishe
         "verdict": ["replicates", "does not", "inconclusive", "does not", "not tested (no runs)", "inconclusive"]})
     assert published(c) == 3  # a closing parenthesis naming our condition or workload: the same statement
     assert split_sentence(c) == (
-        "six rows on three published claims: of the two confirmatory rows, none replicates, one does not and one "
-        "is inconclusive; of the three post hoc rows, one replicates, one does not and one is inconclusive; one "
-        "waits for runs")
+        "of the six rows, five could be judged in the studies' conditions: one replicates, two do not and two are "
+        "inconclusive (of the two confirmatory rows among them, one does not and one is inconclusive; the other "
+        "three are post hoc); one awaits runs")
+    assert rows_on_published(c) == "six rows on three published claims"
 
 
 def test_a_batch_that_repeats_the_one_before_says_only_what_differs():
@@ -336,3 +338,33 @@ def test_a_row_of_the_condition_rule_says_its_condition_and_planned_verdict_in_o
     assert (shown(pooled), says(pooled)) == ("per stratum 1.03x to 5.40x", "inconclusive; 14 strata disagree")
     assert says({"verdict": "not tested (no runs)"}) == "not tested: no runs"
     assert shown({"ours": "69.3 KiB (no spread between runs: no interval)"}) == "69.3 KiB in every run"
+
+
+def test_no_cell_or_sentence_of_the_claims_prints_a_clause_twice():
+    """Review-q5 N6: "(not testable here: in memory, runs of 2 s; in memory, runs of 2 s)" printed a reason twice.
+    The detector bites, and no verdict cell, Section X clause or advice phrase of the built claims table repeats
+    one."""
+    from pathlib import Path
+
+    from blkscope.paper.advice import phrases as advice_phrases
+    from blkscope.paper.phrases import repeated_clause, says
+    from blkscope.paper.tables import verdict_cell
+
+    assert repeated_clause("not testable here: in memory, runs of 2 s; in memory, runs of 2 s") == (
+        "in memory, runs of 2 s")
+    assert repeated_clause("not testable here: in memory, a load phase from a cold start; in memory, a load phase "
+                           "from a cold start") is not None
+    assert repeated_clause("does not; planned: does not") is None  # short verdict words may recur
+    assert repeated_clause("inconclusive; 14 strata disagree; post hoc") is None
+    rows = [{"verdict": "not testable here: in memory, runs of 2 s", "verdict_planned": "does not",
+             "caveat": "in memory, runs of 2 s", "claim_id": "S1-x"}]
+    assert all(repeated_clause(verdict_cell(r)) is None and repeated_clause(says(r)) is None for r in rows)
+    csv = Path(__file__).resolve().parents[1] / "data/processed/analysis/claims.csv"
+    if not csv.exists():
+        return
+    claims = pl.read_csv(csv, infer_schema_length=None)
+    for r in claims.iter_rows(named=True):
+        for text in (verdict_cell(r), says(r)):
+            assert repeated_clause(str(text or "")) is None, (r["claim_id"], text)
+    for k, v in advice_phrases(claims).items():
+        assert repeated_clause(v) is None, (k, v)

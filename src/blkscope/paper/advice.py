@@ -56,6 +56,7 @@ class Topic:
     spans: str  # ... when it spans no effect under a decided verdict
     subject: str  # what no advice is given on, when none follows ("the commitlog directory")
     more: tuple[tuple[str, str], ...] = ()  # rows cited beside it: (claim id, what it asks), by more_row's rule
+    bound: str = ""  # an inconclusive ratio whose interval ends within BOUND_MAX above one: the gain it bounds
 
 
 TOPICS = (
@@ -77,7 +78,9 @@ TOPICS = (
           "ext4 for a low-latency journal read while written, as xfs stalled its writer longer",
           "xfs for a low-latency journal read while written, as ext4 stalled its writer longer",
           "either ext4 or xfs for a low-latency journal read while written: neither was shown to stall it longer",
-          "a low-latency journal read while written"),
+          "a low-latency journal read while written",
+          (("S4-ms", "on our loop device, that ext4 stalls a journal written alone for a millisecond or more in "
+            "every run"),)),
     Topic("AdviceAtime", ("S3-relatime",),
           "noatime, as the default relatime wrote more per read",
           "relatime, as noatime wrote more per read",
@@ -87,12 +90,12 @@ TOPICS = (
           "ext4's data=writeback for speed, faster than data=ordered",
           "ext4's data=ordered, faster than data=writeback here",
           "ext4's data=ordered, as data=writeback was not shown faster",
-          "data=writeback against data=ordered"),
+          "data=writeback against data=ordered", bound="data=writeback gained at most {pct} over data=ordered here"),
     Topic("AdviceInodeSixtyFour", ("S5-inode64",),
           "xfs's inode64 on a large volume, faster than inode32",
           "xfs's inode32 on a large volume, faster than inode64",
           "xfs's default inode64 on a large volume, as inode32 was not shown faster",
-          "inode64 against inode32"),
+          "inode64 against inode32", bound="inode64 gained at most {pct} over inode32 here"),
 )
 # block tracing rests on the rows whose workload the study's 24-36 % came from (Cassandra) and on the scale
 # condition's RocksDB row; our pooled row over every workload (S1-trace) is exploratory (tracing())
@@ -252,10 +255,10 @@ def phrase(t: Topic, r: dict | None, rows: dict[str, dict] | None = None, brief:
     if r is None:
         return f"{CANNOT_SAY}: the claims table has no row {' or '.join(t.claims)}"
     v = str(r["verdict"])
-    if v.startswith("not test"):
-        return f"{CANNOT_SAY} whether ``{r['claim']}'' ({evidence(r, brief=brief)})"
     more = [m for c, asks in t.more if (m := more_row(rows or {}, c, asks, brief))]
     beside = "".join(f"; {m}" if not m.startswith("and ") else f" {m}" for m in more)
+    if v.startswith("not test"):
+        return f"{CANNOT_SAY} whether ``{r['claim']}'' ({evidence(r, brief=brief)}){beside}"
     if r.get("pooling") == "random effects":
         if s := strata_side(r):  # the strata disagree on the size only: the direction they share is advice
             words = t.above if s[0] == "above" else t.below
@@ -268,7 +271,28 @@ def phrase(t: Topic, r: dict | None, rows: dict[str, dict] | None = None, brief:
         stated = "{lo}" in words
         words = words.format(lo=lo_hi[0], hi=lo_hi[1], band=str(r.get("band_words") or "claimed size"))
         return f"{words} ({evidence(r, stated, stated, brief)}){beside}"
+    if t.bound and (pct := gain_bound(r)):
+        return f"{t.bound.format(pct=pct)} ({evidence(r, brief=brief)}){beside}"
     return f"{NO_ADVICE} {t.subject} ({evidence(r, brief=brief)}){beside}"
+
+
+BOUND_MAX = 0.10  # an inconclusive ratio whose interval's upper end lies less than this above one bounds the gain
+
+
+def gain_bound(r: dict) -> str | None:
+    """The most an undecided ratio's interval allows the claimed side to gain, from its printed upper end ("1.04x"
+    -> "4 %"), where the interval spans one and that end lies within BOUND_MAX of it; None otherwise (no bound an
+    engineer can use)."""
+    e = ends(r)
+    if e is None or not e[1].endswith("x") or not e[0].endswith("x"):
+        return None
+    try:
+        lo, hi = float(e[0][:-1]), float(e[1][:-1])
+    except ValueError:
+        return None
+    if not lo <= 1.0 < hi or hi - 1.0 >= BOUND_MAX:
+        return None
+    return f"{round(100 * (hi - 1.0)):.0f} %"
 
 
 def tracing(claims: pl.DataFrame, brief: bool = False) -> str:
@@ -312,7 +336,7 @@ def not_testable(claims: pl.DataFrame, outside: int = 0) -> str:
     rows = machine_limited(claims)
     said = list(dict.fromkeys(f"``{r['claim']}'' ({r['claim_id']})" for r in rows.iter_rows(named=True)))
     rest = f"what {counted(outside, 'row', 'rows')} would show in the condition {'its' if outside == 1 else 'their'} " \
-        f"claim was made in" if outside else ""
+        f"study states" if outside else ""
     if not said:
         return rest or "every claim could be tested here"
     return "whether " + join_and(said, "or") + (f", nor {rest}" if rest else "")

@@ -168,6 +168,6 @@ def n_needed_text(n: float, cap: int = N_CAP) -> str:
     """n_needed as the claims table prints it."""
     if math.isnan(n):
         return "--"
-    if math.isinf(n):
-        return "none (estimate on the band edge)"
+    if math.isinf(n):  # an estimate at the band's end: no practical number of repeats decides
+        return "--"
     return f"> {cap:,}" if n > cap else f"{n:.0f}"

@@ -14,6 +14,8 @@ all runs, exploratory ones included, differs), \\ClaimsDeviations (changes liste
 \\ClaimsExploratoryBatches (batches the plan sets aside as added after a look), \\ClaimsDeviationsBefore (changes
 dated before the plan), \\ClaimsDeviationsAfter and \\ClaimsDeviationsAfterIds (deviations dated after it, and the
 claims they changed, or `none`; \\ClaimsDeviationsAfterPhrase: that count and those ids in words);
+\\ClaimsFamilyDecidedUnadjusted and \\ClaimsFamilyDecidedAdjusted (decided rows of Holm's family before and
+after the correction), \\ClaimsConditionRule (the condition rule per study, as applied);
 \\JournalShortRunS (s: the length of the journal runs S4-reader and S3-wb-journal read, shorter than the journal
 claims' JOURNAL_MIN_S).
 """
@@ -27,9 +29,9 @@ import polars as pl
 from blkscope.paper import claim_heterogeneity as hg
 from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
-from blkscope.paper.claims import DECIDED, EXACT
+from blkscope.paper.claims import BAND_END, DECIDED, EXACT, condition_rule_words
 from blkscope.paper.claims_plan import Plan
-from blkscope.paper.latex import counted, escape, fmt_int, macro_file
+from blkscope.paper.latex import count_word, counted, escape, fmt_int, macro_file, seconds_unbroken
 
 WORDS = r"^(replicates|does not|inconclusive|not tested|not testable)"  # a verdict's words, less its parentheses
 
@@ -115,6 +117,11 @@ def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
         "ClaimsAlpha": f"{mt.ALPHA:g}",
         "ClaimsDecidedUnadjusted": fmt_int(claims.filter(_decided("verdict_unadjusted")).height),
         "ClaimsDecidedAdjusted": fmt_int(claims.filter(_decided("verdict")).height),
+        # within Holm's family alone (the exact rows and S4-ms's rule are outside it)
+        "ClaimsFamilyDecidedUnadjusted": fmt_int(family.filter(_decided("verdict_unadjusted")).height),
+        "ClaimsFamilyDecidedAdjusted": fmt_int(family.filter(_decided("verdict")).height),
+        "ClaimsConditionRule": seconds_unbroken(escape(condition_rule_words())),
+        "ClaimsBandEndPct": fmt_int(100 * BAND_END),
         "ClaimsExact": fmt_int(exact.height),
         "ClaimsExactIds": _ids(exact),
         "ClaimsPostHoc": fmt_int(judged.height - confirmatory.height),
@@ -148,10 +155,10 @@ CAPTION_BEFORE = ("Changes made before the claims plan was fixed, after estimate
 CAPTION_DEVIATIONS = ("Deviations from the claims plan: each change made to a claim's measure or selection after its "
                       "estimate had been seen ({before} of {n} before the plan of {date} was fixed), why, ")
 CAPTION_ESTIMATES = (
-    "and the claim's estimate and verdict before the change and today, both recomputed on today's runs of the "
-    "in-memory condition, exploratory repeats included, before the correction for multiplicity (the claims table's "
-    "column `all runs'). A change of no measure (a selection of runs, a rule on verdicts) gives the row's own "
-    "estimate and planned verdict instead. A change of several claims says what and why on each row.")
+    "and the claims' estimates and verdicts before the change and after it, both recomputed on the current runs of "
+    "the in-memory condition, exploratory repeats included, before the correction for multiplicity (the claims "
+    "table's column `all runs'). A change of no measure (a selection of runs, a rule on verdicts) gives the rows' "
+    "own estimates and planned verdicts instead. One row per change, its claims listed.")
 
 
 def deviations_caption(plan: Plan) -> str:
@@ -161,9 +168,6 @@ def deviations_caption(plan: Plan) -> str:
         CAPTION_ESTIMATES
 
 
-SAME = "as the first row of this change"
-
-
 def _planned(row: dict) -> str:
     """A claims-table row's estimate and planned verdict, as the deviations table prints a before or after."""
     ours = str(row.get("ours") or "--").replace(" (no spread between runs: no interval)", " in every run")
@@ -171,42 +175,66 @@ def _planned(row: dict) -> str:
     return f"{ours} ({verdict})"
 
 
-def rule_rows(d, claims: pl.DataFrame | None) -> list[tuple[str, str, str]]:
-    """(row id, before, after) of a deviation that is no measure's: a selection's rows (`condition`), before as the
-    plan's words say, after the row's planned estimate and verdict; the condition rule's rows (the claims table's
-    rows with a planned verdict beside theirs), before their planned verdict, after the rule's."""
+MANY = 4  # a change of more claims prints those whose verdict it moved, and counts the rest
+
+
+def _named(pairs: list[tuple[str, str]]) -> str:
+    """One cell for a change of several claims: "S2-ops: 0.83x (...); S2-lz4: ..."; a claim's alone, unnamed."""
+    if not pairs:
+        return ""
+    if len(pairs) == 1:
+        return pairs[0][1]
+    return "; ".join(f"{escape(i)}: {x}" for i, x in pairs)
+
+
+def rule_cells(d, claims: pl.DataFrame | None) -> tuple[list[str], str, str]:
+    """(claims, before, after) of a deviation that is no measure's, in one row: a selection's rows (`condition`),
+    before as the plan's words say, after each row's planned estimate and verdict; the condition rule's rows (the
+    claims table's rows with a planned verdict beside theirs), before their planned verdicts counted (each is in
+    the claims table), after the rule's verdict."""
     if claims is None or "verdict_planned" not in claims.columns:
-        return [(cid, escape(d.before), escape(d.after)) for cid in d.claims]
+        return list(d.claims), escape(d.before), escape(d.after)
     by = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
     if d.kind == "selection":
         ids = [cid if d.condition == "in-memory" else f"{cid}-{d.condition}" for cid in d.claims]
-        return [(i, escape(d.before), escape(_planned(by[i]))) for i in ids if i in by]
+        ids = [i for i in ids if i in by]
+        return ids, escape(d.before), _named([(i, escape(_planned(by[i]))) for i in ids])
+    from blkscope.paper.headline import rule_moved
+
     moved = claims.filter(pl.col("verdict_planned").is_not_null())
-    return [(r["claim_id"], escape(_planned(r)), escape(str(r["verdict"]))) for r in moved.iter_rows(named=True)]
+    planned = rule_moved(claims, short=True).split("; ", 1)[-1]  # "as planned, 1 replicates, ... (confirmatory: ...)"
+    return (moved["claim_id"].to_list(), escape(planned),
+            escape("not testable here, each row's condition named in the claims table"))
 
 
 def render_deviations(plan: Plan, recomputed: pl.DataFrame, claims: pl.DataFrame | None = None) -> str:
-    """One row per (change, claim): date, claim, what changed and why (the plan's words), the estimate and
-    verdict before the change and today (recomputed; for a change of no measure, rule_rows from the claims
-    table)."""
+    """One row per change: date, the claims it changed, what changed and why (the plan's words), the estimates and
+    verdicts before the change and after it (recomputed, each claim named where there are several; for a change of
+    no measure, rule_cells from the claims table)."""
     by = {(r["commit"], r["claim_id"]): r for r in recomputed.iter_rows(named=True)}
     rows = []
     for d in sorted(plan.deviations, key=lambda d: d.date):
-        date, what, why = d.date[:10], d.what, d.why
-        if not d.measure:  # one change over many rows: what and why on its first row, the rest point up to it
-            rows += [" & ".join([escape(date), escape(i), escape(what if k == 0 else SAME),
-                                 escape(why if k == 0 else SAME), b, a]) + r" \\"
-                     for k, (i, b, a) in enumerate(rule_rows(d, claims))]
-            continue
-        for cid in d.claims:  # a change of many claims says its date, what and why on each of its rows: a row
-            r = by.get((d.commit, cid))  # continued on the next page still tells which change it belongs to
-            before = f"{r['before_estimate']} ({r['before_verdict']})" if r else escape(d.before)
-            after = f"{r['after_estimate']} ({r['after_verdict']})" if r else escape(d.after)
-            rows.append(" & ".join([escape(date), escape(cid), escape(what), escape(why),
-                                    escape(before) if r else before, escape(after) if r else after]) + r" \\")
-    head = r"Date & Claim & What changed & Why & Before (all runs) & Today (all runs) \\"
+        if not d.measure:
+            ids, before, after = rule_cells(d, claims)
+        else:
+            ids, b, a = list(d.claims), [], []
+            kept = 0  # of a change of more than MANY claims, those whose verdict it left as it was
+            for cid in d.claims:
+                r = by.get((d.commit, cid))
+                if r and len(d.claims) > MANY and r["before_verdict"] == r["after_verdict"]:
+                    kept += 1
+                    continue
+                b.append((cid, escape(f"{r['before_estimate']} ({r['before_verdict']})") if r else escape(d.before)))
+                a.append((cid, escape(f"{r['after_estimate']} ({r['after_verdict']})") if r else escape(d.after)))
+            before, after = _named(b), _named(a)
+            if kept:
+                rest = f"the other {count_word(kept)} keep their verdict"
+                before, after = (f"{x}; {rest}" if x else rest for x in (before, after))
+        rows.append(" & ".join([escape(d.date[:10]), escape(", ".join(ids)), escape(d.what), escape(d.why), before,
+                                after]) + r" \\")
+    head = r"Date & Claims & What changed & Why & Before (all runs) & After (all runs) \\"
     # 0.82 of the line, and 12 column gaps of 6 pt: within it
-    cols = r"p{0.07\linewidth}p{0.09\linewidth}p{0.22\linewidth}p{0.22\linewidth}p{0.11\linewidth}p{0.11\linewidth}"
+    cols = r"p{0.07\linewidth}p{0.10\linewidth}p{0.21\linewidth}p{0.20\linewidth}p{0.12\linewidth}p{0.12\linewidth}"
     return "\n".join([
         "% Generated by `blkscope claims-plan-tex`; do not edit.",
         r"\begin{longtable}{" + cols + "}",

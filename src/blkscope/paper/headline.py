@@ -48,39 +48,94 @@ def condition_rule(verdict: str) -> bool:
     return verdict.startswith("not testable here: ")
 
 
+def _all_of(these: list[str], noun: str, digits: bool) -> str:
+    """A group's verdicts after "among them": "all three confirmatory rows among them are inconclusive", "the one
+    confirmatory row among them replicates", "of the three confirmatory rows among them, one replicates and two are
+    inconclusive"."""
+    n = len(these)
+    kinds = [(key, one, many) for key, one, many in JUDGED if any(v.startswith(key) for v in these)]
+    if len(kinds) == 1:
+        _, one, many = kinds[0]
+        return (f"the one {noun} row among them {one}" if n == 1 else f"both {noun} rows among them {many}" if n == 2
+                else f"all {_n(n, digits)} {noun} rows among them {many}")
+    return f"of the {_n(n, digits)} {noun} rows among them, {join_and(_counts(these, JUDGED, digits, False))}"
+
+
 def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
-    """"47 rows on 30 published claims: of the 3 confirmatory rows, none replicates, none fails to replicate and 3 are
-    inconclusive; of the 20 post hoc rows, ...; 2 wait for runs and 21 are not testable here, 19 of them read
-    outside their claim's condition; one row that reads another's runs counted with it"
-    (digits throughout once a count is above nine; a group without rows left out). A row that reads the runs and
-    throughput of another (claims.csv `same_as`) is counted once, with it."""
+    """"of the 47 rows, 23 could be judged in the studies' conditions: 2 replicate, 2 do not and 19 are
+    inconclusive (all 3 confirmatory rows among them are inconclusive; the other 20 are post hoc); 21 are not
+    testable here (19 by a rule set after the estimates) and 2 await runs; one more row reads another's runs and
+    counts with it" (digits throughout once a count is above nine; a group without rows left out). A row that
+    reads the runs and throughput of another (claims.csv `same_as`) is counted once, with it."""
     rows = list(claims.iter_rows(named=True))
     v = [str(r.get(column) or "") for r in rows]
     judged = [(plan_status(r), x) for r, x in zip(rows, v, strict=True)
               if not x.startswith("not test") and not r.get("same_as")]
     digits = len(rows) > 9
-    head = (f"{_n(len(rows), digits)} {'row' if len(rows) == 1 else 'rows'} on "
-            f"{_n(published(claims), digits)} published claim{'' if published(claims) == 1 else 's'}")
     parts = []
-    for status in ("confirmatory", "post hoc"):
-        these = [x for s, x in judged if s == status]
-        if these:
-            noun = "row" if len(these) == 1 else "rows"
-            parts.append(f"of the {_n(len(these), digits)} {status} {noun}, "
-                         f"{join_and(_counts(these, JUDGED, digits, True))}")
-    rest = _counts(v, UNJUDGED, digits, False)
+    if judged:
+        verdicts = [x for _, x in judged]
+        confirmatory = [x for s, x in judged if s == "confirmatory"]
+        post_hoc = len(judged) - len(confirmatory)
+        split = ""
+        if confirmatory:
+            split = f" ({_all_of(confirmatory, 'confirmatory', digits)}"
+            split += f"; the other {_n(post_hoc, digits)} {'is' if post_hoc == 1 else 'are'} post hoc)" if post_hoc \
+                else ")"
+        elif post_hoc:
+            split = " (all post hoc)"
+        could = f"{_n(len(judged), digits)} could be judged in the studies' conditions"
+        parts.append(f"{could}: {join_and(_counts(verdicts, JUDGED, digits, True))}{split}")
+    waits = sum(x.startswith("not tested") for x in v)
+    untestable = sum(x.startswith("not testable") for x in v)
     by_rule = sum(condition_rule(x) for x in v)
-    if rest and by_rule:
-        n = sum(x.startswith("not test") for x in v)
-        rest[-1] += (", read outside its claim's condition" if n == 1 else
-                     f", {'all' if by_rule == n else _n(by_rule, digits)} of them read outside their claim's condition")
+    rest = []
+    if untestable:
+        rule = ("" if not by_rule else " (by a rule set after the estimates)" if untestable == 1 else
+                f" ({'all' if by_rule == untestable else _n(by_rule, digits)} by a rule set after the estimates)")
+        rest.append(f"{_n(untestable, digits)} {'is' if untestable == 1 else 'are'} not testable here{rule}")
+    if waits:
+        rest.append(f"{_n(waits, digits)} {'awaits' if waits == 1 else 'await'} runs")
     if rest:
         parts.append(join_and(rest))
     same = sum(bool(r.get("same_as")) and not x.startswith("not test") for r, x in zip(rows, v, strict=True))
     if same:  # ids stay out of the abstract: the claims table names the pair
-        parts.append(f"{_n(same, digits)} " + ("row that reads another's runs counted with it" if same == 1 else
-                                               "rows that read others' runs counted with them"))
-    return f"{head}: {'; '.join(parts)}" if parts else head
+        parts.append("one more row reads another's runs and counts with it" if same == 1 else
+                     f"{_n(same, digits)} more rows read others' runs and count with them")
+    head = f"of the {_n(len(rows), digits)} {'row' if len(rows) == 1 else 'rows'}"
+    return f"{head}, {'; '.join(parts)}" if parts else head
+
+
+def rows_on_published(claims: pl.DataFrame) -> str:
+    """"47 rows on 30 published claims"."""
+    n, k = claims.height, published(claims)
+    digits = n > 9
+    return f"{_n(n, digits)} {'row' if n == 1 else 'rows'} on {_n(k, digits)} published claim{'' if k == 1 else 's'}"
+
+
+def rule_moved(claims: pl.DataFrame, short: bool = False) -> str:
+    """The condition rule's rows (claims.csv `verdict_planned`) and their verdicts as planned: "as planned, of these 19
+    rows, 1 replicates, 10 do not and 8 are inconclusive; of the 5 confirmatory rows among them, 4 do not and
+    1 is inconclusive"; short (the abstract): "a rule set after the estimates were seen makes 19 rows (5
+    confirmatory) not testable here; as planned, 1 replicates, 10 do not and 8 are inconclusive (confirmatory: 4
+    do not and 1 is inconclusive)". "" where the rule moved no row."""
+    if "verdict_planned" not in claims.columns:
+        return ""
+    rows = [r for r in claims.iter_rows(named=True) if r.get("verdict_planned")]
+    if not rows:
+        return ""
+    digits = len(rows) > 9 or claims.height > 9
+    planned = [str(r["verdict_planned"]) for r in rows]
+    conf = [str(r["verdict_planned"]) for r in rows if plan_status(r) == "confirmatory"]
+    counts = join_and(_counts(planned, JUDGED, digits, False))
+    rows_word, these = ("row", "this") if len(rows) == 1 else ("rows", "these")
+    if short:
+        c = f" (confirmatory: {join_and(_counts(conf, JUDGED, digits, False))})" if conf else ""
+        return (f"a rule set after the estimates were seen makes {_n(len(rows), digits)} {rows_word}"
+                f"{f' ({_n(len(conf), digits)} confirmatory)' if conf else ''} not testable here; as planned, "
+                f"{counts}{c}")
+    c = f"; {_all_of(conf, 'confirmatory', digits)}" if conf else ""
+    return f"as planned, of {these} {_n(len(rows), digits)} {rows_word}, {counts}{c}"
 
 
 def moved(claims: pl.DataFrame) -> str:
@@ -103,11 +158,15 @@ def moved(claims: pl.DataFrame) -> str:
 
 
 def macros(claims: pl.DataFrame) -> dict[str, str]:
-    """ClaimsSplitSentence (after Holm's correction), ClaimsSplitSentenceUnadjusted (each interval alone, where
+    """ClaimsSplitSentence (after Holm's correction), ClaimsRuleMovedPlanned and ClaimsRuleMovedShort (the rows the
+    condition rule made not testable, by planned verdict), ClaimsSplitSentenceUnadjusted (each interval alone, where
     claims.csv has verdict_unadjusted; and the rows Holm's correction moved, ClaimsHolmMoved), ClaimsPublished and
     its head alone, ClaimsRowsOnPublished."""
     m = {"ClaimsSplitSentence": split_sentence(claims), "ClaimsPublished": fmt_int(published(claims)),
-         "ClaimsRowsOnPublished": split_sentence(claims).split(": ", 1)[0]}  # "47 rows on 30 published claims"
+         "ClaimsRowsOnPublished": rows_on_published(claims)}  # "47 rows on 30 published claims"
+    if rule_moved(claims):  # the condition rule's rows as planned (Sec. X, Appendix A; the abstract's short form)
+        m["ClaimsRuleMovedPlanned"] = rule_moved(claims)
+        m["ClaimsRuleMovedShort"] = rule_moved(claims, short=True)
     if "verdict_unadjusted" in claims.columns:
         m["ClaimsSplitSentenceUnadjusted"] = split_sentence(claims, "verdict_unadjusted")
         m["ClaimsHolmMoved"] = moved(claims)

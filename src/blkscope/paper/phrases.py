@@ -130,6 +130,8 @@ def _where(r: dict, short: bool = False) -> str:
     words = str(r.get("band_words") or "").strip()
     same = words.startswith("the same")
     what = band_what(words)
+    if re.fullmatch(r"[\d.]+x", words) and _finite(bhi):  # one claimed ratio read as a band: name the band
+        what = f"the band {blo:.2f}-{bhi:.2f}x around the claimed {words}"
     inside = lo >= blo and hi <= bhi
     if hi < blo or lo > bhi:
         pos = f"wholly {'below' if hi < blo else 'above'} {what}"
@@ -223,3 +225,19 @@ def util_pct(x: float) -> str:
     from blkscope.paper.latex import fmt_float
 
     return fmt_float(x, 1 if abs(x) < 10 else 0)
+
+
+def repeated_clause(text: str, words: int = 3) -> str | None:
+    """A clause a sentence or cell prints twice ("in memory, runs of 2 s; in memory, runs of 2 s"; "not testable
+    here: in memory, a cold start; in memory, a cold start"): of its "; "-separated parts (their text after a
+    label's colon too), one of at least `words` words that another part repeats or ends with; None where none."""
+    parts = [p.strip() for p in re.split(r";\s+", text) if p.strip()]
+    seen: list[str] = []
+    for p in parts:
+        tails = {p, p.split(": ", 1)[-1]}
+        for q in seen:
+            for t in tails:
+                if len(t.split()) >= words and (q == t or q.endswith(t) or t.endswith(q) and len(q.split()) >= words):
+                    return t
+        seen.extend(tails)
+    return None

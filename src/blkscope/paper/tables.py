@@ -14,9 +14,8 @@ from collections.abc import Callable, Sequence
 
 import polars as pl
 
-from blkscope.paper.claim_measures import JOURNAL_MIN_S
-from blkscope.paper.claim_rows import STEADY_MIN_S
-from blkscope.paper.latex import count_word, escape, fmt_depth, fmt_int, fmt_pct, tidy
+from blkscope.paper.claims import band_note, condition_rule_words
+from blkscope.paper.latex import count_word, escape, fmt_depth, fmt_int, fmt_pct, seconds_unbroken, tidy
 
 Column = tuple[str, str, float, Callable[[object], str]]  # (field, header, weight, formatter)
 
@@ -218,13 +217,11 @@ CLAIMS_CAPTION = (
     "load they ran at, the repeats per arm at which the interval would decide at the spread observed (at "
     "Bonferroni's level, at which Holm's correction decides any row; per stratum where strata pool), and the "
     "verdict (rules in Appendix~\\ref{app:claims}). Reasons for \\emph{not tested} and \\emph{not testable here} "
-    "follow the table. The verdict follows the plan, but where our runs are not in the condition the claim was made "
-    "in, by rule, it is \\emph{not testable here} with the condition named and the planned verdict beside it (in "
-    "memory where the study's data were much larger than memory; runs, or a kept trace window, shorter than a "
-    f"steady window of {STEADY_MIN_S:.0f}\\,s; a light load where the study's saturated; a load phase from a cold "
-    f"start; journal latency from runs under {JOURNAL_MIN_S}\\,s; a traced arm faster than the untraced: a "
-    "confound), and, for a claim the plan gives no scale row, its measure over the steady runs with data at least "
-    "ten times the memory cap (exploratory)."
+    "follow the table. The verdict follows the plan, but where our runs are not in the condition the claim's study "
+    "states, by a rule set after the estimates had been seen (Table~\\ref{tab:deviations}), it is \\emph{not "
+    "testable here} with the condition named and the planned verdict beside it. The rule reads only what each study "
+    f"states: {seconds_unbroken(escape(condition_rule_words()))}. For a claim the plan gives no scale row, its "
+    "measure over the steady runs with data at least ten times the memory cap is beside the verdict (exploratory)."
 )
 
 
@@ -298,6 +295,8 @@ def verdict_cell(r: dict) -> str | None:
         v = f"{v}; unlike the study: {r['caveat']}"
     if r.get("ours_scale"):
         v = f"{v}; steady, data >= 10x cap (exploratory): {r['ours_scale']}"
+    if (note := band_note(str(r.get("claim_id") or ""))) and not str(r.get("verdict") or "").startswith("not test"):
+        v = f"{v}; {note}"
     return v
 
 
