@@ -313,8 +313,8 @@ def test_a_batch_that_repeats_the_one_before_says_only_what_differs():
           "MemcapFourthTraceInWindowPhrase": "two of the three traced runs"}
     assert scale_numbers.same_setup(m, "MemcapThird", "MemcapFourth")
     assert scale_numbers.repeat_sentence(m, "MemcapFourth", "fourth", "third") == (
-        "The fourth batch repeated the third: five of the six runs are steady, with windows of 190--225\\,s after "
-        "warm-ups of 15--50\\,s, the kept trace inside the steady window in two of the three traced runs.")
+        "The fourth batch repeated the third: five of the six runs are steady, with windows of 190--225\\,s, "
+        "the kept trace inside the steady window in two of the three traced runs.")
     m["MemcapFourthCapMiB"] = "320"
     assert not scale_numbers.same_setup(m, "MemcapThird", "MemcapFourth")
 

@@ -74,7 +74,7 @@ def test_skew_phrase_branches(table):
 
 def test_reuse_phrase_branches(table):
     real = table.filter(pl.col("batch") == SWEEP)["miss_10pct"]
-    assert "the window, not only the cache, limits" in reuse_phrase(real, 0.1, "1")
+    assert "the 1\\,s window, not only the cache, limits" in reuse_phrase(real, 0.1, "1")
     assert "at least half of the accesses in every run" in reuse_phrase(real / 2, 0.1, "1")  # hand-scaled
     spread = reuse_phrase(pl.concat([real, real / 2]), 0.1, "1")
     assert "differs between runs within the 1\\,s window" in spread

@@ -64,6 +64,11 @@ def claims(c: pl.DataFrame, before: pl.DataFrame | None = None) -> dict[str, str
             m[f"{k}RunLength"] = seconds_unbroken(escape(length))
         if r.get("caveat"):  # the condition its runs are not in, against the study's ("in memory, runs of 2 s")
             m[f"{k}Caveat"] = seconds_unbroken(escape(r["caveat"]))
+        # the verdict with its caveat, the caveat once: a row not testable for that condition already names it
+        # (review-q5 N6: "not testable here: in memory, runs of 2 s; in memory, runs of 2 s")
+        words = verdict_words(r)
+        both = f"{words}; {r['caveat']}" if r.get("caveat") and r["caveat"] not in words else words
+        m[f"{k}VerdictCaveat"] = seconds_unbroken(escape(both))
         if r.get("ours_scale"):  # its measure at scale where the plan gives it no scale row (exploratory)
             m[f"{k}AtScale"] = escape(tidy(r["ours_scale"]))
         if r.get("ours_all"):  # over all the condition's runs, exploratory ones included (as a mean beside it)

@@ -169,7 +169,7 @@ def batch_sentence(m: dict[str, str], k: str, ordinal: str) -> str:
     steady = int(m[f"{k}Steady"].replace(",", ""))
     out += f". Its runs last {m[f'{k}RunS']}\\,s; {m[f'{k}SteadyPhrase']} {'is' if steady == 1 else 'are'} steady"
     if steady:
-        out += f", with windows of {m[f'{k}WindowS']}\\,s after warm-ups of {m[f'{k}WindowStartS']}\\,s"
+        out += f", with windows of {m[f'{k}WindowS']}\\,s"  # the warm-ups are Table IV's (WindowStartS)
     if f"{k}TraceS" in m:
         out += (f"; a traced run keeps {m[f'{k}TraceS']}\\,s of its trace from {m[f'{k}TraceStartS']}\\,s on, "
                 f"inside the steady window in {m[f'{k}TraceInWindowPhrase']}")
@@ -193,7 +193,7 @@ def repeat_sentence(m: dict[str, str], k: str, ordinal: str, before: str) -> str
     steady = int(m[f"{k}Steady"].replace(",", ""))
     out = f"The {ordinal} batch repeated the {before}: {m[f'{k}SteadyPhrase']} {'is' if steady == 1 else 'are'} steady"
     if steady:
-        out += f", with windows of {m[f'{k}WindowS']}\\,s after warm-ups of {m[f'{k}WindowStartS']}\\,s"
+        out += f", with windows of {m[f'{k}WindowS']}\\,s"  # the warm-ups are Table IV's (WindowStartS)
     if f"{k}TraceInWindowPhrase" in m:
         out += f", the kept trace inside the steady window in {m[f'{k}TraceInWindowPhrase']}"
     return out + "."

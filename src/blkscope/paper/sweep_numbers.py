@@ -73,8 +73,7 @@ def reuse_phrase(miss: pl.Series, cache: float, window: str) -> str:
     m = miss.drop_nulls()
     at = f"a cache of {fmt_pct(cache, 0)} of the touched pages"
     if m.len() and m.min() >= NEAR_ONE:
-        return (f"near 1 even at {at}: in a {window}\\,s window few pages are re-accessed soon enough for it to "
-                "hold them, so the window, not only the cache, limits the reuse these runs show")
+        return f"near 1 even at {at}: the {window}\\,s window, not only the cache, limits the reuse these runs show"
     if m.len() and m.max() <= FAR_BELOW:
         return f"{at} serves at least half of the accesses in every run: pages are re-accessed within the window"
     return f"{at} serves a share of the accesses that differs between runs within the {window}\\,s window"
