@@ -161,6 +161,19 @@ def test_every_figure_has_a_caption_and_label():
         assert m.CAPTION and m.LABEL.startswith("fig:"), name
 
 
+def test_captions_point_to_the_artifact_for_what_they_do_not_draw():
+    # review-q5 N11: "the all_setups notebook" and "the characterisation table" are the artifact's (Appendix D),
+    # not the paper's: every caption that names them says where they are
+    import inspect
+
+    for mod in FIGURES.values():
+        src = inspect.getsource(importlib.import_module(f"blkscope.figures.{mod}"))
+        for m in re.finditer(r"all\\\\?_setups\}+ notebook", src):
+            said = src[max(0, m.start() - 120):m.end() + 80]
+            assert "artifact" in said and "app:data" in said, (mod, said)
+        assert "in the characterisation table" not in src, mod
+
+
 @pytest.mark.parametrize("name", list(FIGURES))
 def test_figure_from_real_runs(tables, name, tmp_path):
     table = pl.read_parquet(tables[name])

@@ -335,12 +335,26 @@ def test_a_claim_rows_run_length_and_strata_are_macros_and_the_scale_rows_are_co
     # the condition unlike the study's, and the estimate at scale beside it, for prose that names them
     assert m["ClaimSOneZipfCaveat"] == r"in memory, runs of 2\,s" and "ClaimSThreeCowXfsCaveat" not in m
     assert m["ClaimSOneZipfAtScale"] == "0.10 [0.05, 0.15]"
+    # the verdict with its caveat, the caveat printed once (review-q5 N6)
+    assert m["ClaimSOneZipfVerdictCaveat"] == r"does not; in memory, runs of 2\,s"
+    untestable = ln.claims(c.with_columns(verdict=pl.Series(["not testable here: in memory, runs of 2 s", "does not",
+                                                             "inconclusive", "not testable here"])))
+    assert untestable["ClaimSOneZipfVerdictCaveat"] == r"not testable here: in memory, runs of 2\,s"
     # the length of the runs the measure read (run_s_lo, run_s_hi), not the plan's words in the window
     assert m["ClaimSOneZipfRunLength"] == r"2\,s"  # a number and its unit on one line
     assert m["ClaimSThreeCowXfsRunLength"] == r"3-60\,s"
     assert "ClaimSOneZipfScaleRunLength" not in m  # a scale row reads steady windows: no short-run length
     assert m["ClaimSThreeCowXfsStrata"].startswith("disagree") and "ClaimSOneZipfStrata" not in m
     assert (m["ScaleRowsJudged"], m["ScaleRowsJudgedIds"]) == ("1", "S1-zipf-scale")  # the judged scale rows
+    # every row whose id ends in -scale, by the window it reads (review-q5 N5: "only the 3 rows ... read steady
+    # windows" where four did and three read a 3-s trace inside one)
+    assert m["ScaleRowsPhrase"] == ("of the two rows whose id ends in -scale, one reads a kept trace window inside one "
+                                    "and one has no runs")
+    four = c.with_columns(window=pl.Series(["w", "the trace's kept window of 3 s inside the steady window", "w",
+                                            "steady window (>= 90 s; runs of 180 s)"]),
+                        n=pl.Series(["9", "8", "4", "6"]))
+    assert ln.scale_rows_phrase(four) == ("of the two rows whose id ends in -scale, one reads a steady window of "
+                                          "memory-capped runs and one reads a kept 3-s trace window inside one")
     assert ln.run_length({"window": "steady window (>= 90 s; runs of 180 s)"}) == ""
     assert ln.run_length({"window": "the run's iostat window"}) == ""  # no run of known length
     assert ln.run_length({"window": "whole run (20-60 s)", "run_s_lo": 10.0, "run_s_hi": 20.0}) == "10-20 s"

@@ -29,7 +29,8 @@ CAPTION = (
     r"How many 4\,KiB pages were accessed exactly $k$ times, against $k$ (accesses are completions; a request "
     r"counts every page it covers), per setup (rows) and operation (columns), one line per run, on log--log axes, "
     r"for the setups of Figure~\ref{fig:rank} and, for contrast, one without skew (a lone point at $k=1$: every "
-    r"page touched once); every setup is in the \texttt{all\_setups} notebook."
+    r"page touched once); every setup is in the \texttt{all\_setups} notebook of the artifact "
+    r"(Appendix~\ref{app:data})."
 )
 LABEL = "fig:fof"
 WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)

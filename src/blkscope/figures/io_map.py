@@ -16,7 +16,7 @@ CAPTION = (
     r"I/O map: the block address (GiB from the start of the device) of the requests issued to the device (D) "
     r"against time, reads and writes, data and metadata together, in 40 by 32 cells of each run's own span; "
     r"darker cells hold more requests. The first repeat of one setup on each filesystem; every setup is in the "
-    r"\texttt{all\_setups} notebook."
+    r"\texttt{all\_setups} notebook of the artifact (Appendix~\ref{app:data})."
 )
 LABEL = "fig:io-map"
 WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)

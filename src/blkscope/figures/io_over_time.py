@@ -25,8 +25,8 @@ CAPTION = (
     r"Throughput and latency over time on the host loop devices: iostat writes per second and write await "
     r"(\texttt{w\_await}, ms) per 1\,s report over the elapsed time of each run (solid: traced, dashed: untraced), "
     r"one row per setup with its own scales (time in seconds; one setup per workload; every setup in the "
-    r"\texttt{all\_setups} "
-    r"notebook). Bottom: the YCSB run phase, overall operations per second and the "
+    r"\texttt{all\_setups} notebook of the artifact, Appendix~\ref{app:data}). Bottom: the YCSB run phase, "
+    r"overall operations per second and the "
     r"99th percentile latency of each operation type as YCSB reports them every second."
 )
 LABEL = "fig:io-over-time"

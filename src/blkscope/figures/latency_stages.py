@@ -8,6 +8,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+from blkscope.figures.names import WORKLOADS
 from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, complete_cells, fs_color, log_axis, no_data, small_title
 
 CAPTION = (
@@ -32,9 +33,9 @@ def chart(latency: pl.DataFrame) -> alt.TopLevelMixin:
     if df.is_empty():
         return no_data("no traced host runs: no latency stages")
     long = df.unpivot(index=["run_id", "fs", "workload", "stage", "n"], on=list(STATS), variable_name="stat")
-    long = long.with_columns(pl.col("stat").replace(STATS), pl.col("stage").str.to_uppercase()).filter(
-        pl.col("value") > 0
-    )
+    # columns headed by the workload's plain name (names.WORKLOADS: RocksDB, Cassandra YCSB), not its id
+    long = long.with_columns(pl.col("stat").replace(STATS), pl.col("stage").str.to_uppercase(),
+                             pl.col("workload").replace(WORKLOADS)).filter(pl.col("value") > 0)
     workloads = sorted(long["workload"].unique().to_list())
     ncol = len(workloads)
     panel_w = (WIDTH - Y_AXIS_PT - 24 - 10 - (ncol - 1) * 6) / ncol

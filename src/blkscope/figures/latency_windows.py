@@ -16,7 +16,8 @@ CAPTION = (
     r"D2C (device service time) 99th percentile per 100\,ms of the run, read from that window's latency "
     r"histogram (all requests completed in it; windows with fewer than 100 completions left out); one line per "
     r"traced host run, coloured by filesystem, one panel per workload. Percentiles of longer windows are read "
-    r"from the summed histograms, not averaged. Every setup is in the \texttt{all\_setups} notebook."
+    r"from the summed histograms, not averaged. Every setup is in the \texttt{all\_setups} notebook of the "
+    r"artifact (Appendix~\ref{app:data})."
 )
 LABEL = "fig:latency-windows"
 WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)

@@ -26,7 +26,8 @@ CAPTION = (
     r"without the metadata mark) and metadata (\texttt{{M}} in \texttt{{RWBS}}, REQ\_META), each its own sequence "
     r"of pages; one setup per workload (rows), one line per traced host run, coloured by filesystem. {record} A "
     r"panel without a filesystem's line: that filesystem marked none of the run's requests as metadata (the mark "
-    r"is a lower bound). Every setup is in the \texttt{{all\_setups}} notebook."
+    r"is a lower bound). Every setup is in the \texttt{{all\_setups}} notebook of the artifact "
+    r"(Appendix~\ref{{app:data}})."
 )
 LABEL = "fig:mrc-class"
 WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)

@@ -18,7 +18,7 @@ from blkscope.paper.latex import fmt_int
 CAPTION = (
     r"LRU miss ratio of 4\,KiB page accesses (completions; a request counts every page it covers) against the "
     r"cache size, for one setup per workload; one line per traced run, coloured by filesystem. {record} Every "
-    r"setup is drawn in the \texttt{{all\_setups}} notebook."
+    r"setup is drawn in the \texttt{{all\_setups}} notebook of the artifact (Appendix~\ref{{app:data}})."
 )
 LABEL = "fig:mrc"
 WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)

@@ -64,7 +64,8 @@ def caption(rank: pl.DataFrame) -> str:
         parts.append(f"{n} whose median run's hottest page is accessed {times}")
     if not parts:
         return CAPTION + " Every setup of the traced runs is drawn."
-    return f"{CAPTION} Not drawn here: {join_and(parts)}; the \\texttt{{all\\_setups}} notebook draws every setup."
+    return (f"{CAPTION} Not drawn here: {join_and(parts)}; the \\texttt{{all\\_setups}} notebook of the artifact "
+            "(Appendix~\\ref{app:data}) draws every setup.")
 
 
 def chart(rank: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMixin:

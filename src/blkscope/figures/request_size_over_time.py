@@ -18,7 +18,7 @@ CAPTION = (
     r"of the run, as the filesystem queued them (Q, dashed) and as they were issued to the device (D, solid), "
     r"reads and writes apart; one line per traced host run, coloured by filesystem, one row per workload. D above "
     r"Q: the block layer merged requests; D below Q: it split them. Metadata requests and every setup are in the "
-    r"\texttt{all\_setups} notebook."
+    r"\texttt{all\_setups} notebook of the artifact (Appendix~\ref{app:data})."
 )
 LABEL = "fig:size-over-time"
 WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)

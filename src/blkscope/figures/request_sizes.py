@@ -15,7 +15,7 @@ CAPTION = (
     r"Sizes of the requests issued to the device (D): the share of a run's reads (dashed) or writes (solid) in "
     r"each power-of-two size class (4\,KiB stands for 4 to 8\,KiB), data and metadata together; one line per "
     r"traced host run, coloured by filesystem, one panel per workload. Every setup is in the "
-    r"\texttt{all\_setups} notebook."
+    r"\texttt{all\_setups} notebook of the artifact (Appendix~\ref{app:data})."
 )
 LABEL = "fig:request-sizes"
 WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)

@@ -16,7 +16,7 @@ CAPTION = (
     r"Seek distance of the requests issued to the device (D events, all requests): the share of requests whose "
     r"start lies $d$ sectors from the end of the previous one, in signed $\log_2$ buckets ($0$: sequential; $\pm b$: "
     r"$2^{b-1} \le |d| < 2^b$; negative: backwards), one setup per workload, one line per traced run (top; "
-    r"every setup in the \texttt{all\_setups} notebook); the share of "
+    r"every setup in the \texttt{all\_setups} notebook of the artifact (Appendix~\ref{app:data})); the share of "
     r"sequential requests with its Wilson 95\% interval, per setup and filesystem (bottom)."
     + r" Setups named as in Figure~\ref{fig:iostat}."
 )

@@ -8,6 +8,7 @@ give a number), so the paper builds from any subset of the runs.
 from __future__ import annotations
 
 import math
+import re
 
 import polars as pl
 
@@ -63,6 +64,11 @@ def claims(c: pl.DataFrame, before: pl.DataFrame | None = None) -> dict[str, str
             m[f"{k}RunLength"] = seconds_unbroken(escape(length))
         if r.get("caveat"):  # the condition its runs are not in, against the study's ("in memory, runs of 2 s")
             m[f"{k}Caveat"] = seconds_unbroken(escape(r["caveat"]))
+        # the verdict with its caveat, the caveat once: a row not testable for that condition already names it
+        # (review-q5 N6: "not testable here: in memory, runs of 2 s; in memory, runs of 2 s")
+        words = verdict_words(r)
+        both = f"{words}; {r['caveat']}" if r.get("caveat") and r["caveat"] not in words else words
+        m[f"{k}VerdictCaveat"] = seconds_unbroken(escape(both))
         if r.get("ours_scale"):  # its measure at scale where the plan gives it no scale row (exploratory)
             m[f"{k}AtScale"] = escape(tidy(r["ours_scale"]))
         if r.get("ours_all"):  # over all the condition's runs, exploratory ones included (as a mean beside it)
@@ -71,12 +77,46 @@ def claims(c: pl.DataFrame, before: pl.DataFrame | None = None) -> dict[str, str
         if "condition" in c.columns else c.clear()  # fmt: skip
     m["ScaleRowsJudged"] = fmt_int(scale.height)
     m["ScaleRowsJudgedIds"] = escape(join_and(scale["claim_id"].to_list())) if scale.height else "none"
+    if "condition" in c.columns and "window" in c.columns:
+        m["ScaleRowsPhrase"] = scale_rows_phrase(c)
     # verdict counts (ClaimsTested, ClaimsReplicated, ...) are study_numbers.claims's, in runs.tex
     if before is not None:
         m |= moved(c, before)
     if "n_needed_value" in c.columns:
         m |= decidable(c)
     return m
+
+
+def _scale_window(r: dict) -> str:
+    """What a scale row's window is (claims.csv window, n): "steady", "trace" (a kept trace window inside the
+    steady one), "none" (no run), else "other"."""
+    w = str(r.get("window") or "")
+    if str(r.get("n") or "0") in ("0", "--") or w in ("", "--"):
+        return "none"
+    if w.startswith("steady window"):
+        return "steady"
+    return "trace" if "kept window" in w else "other"
+
+
+def scale_rows_phrase(c: pl.DataFrame) -> str:
+    """The rows whose condition is the scale regime (the ids ending in -scale) by what window they read, by rule
+    from claims.csv: "of the 8 rows whose id ends in -scale, 4 read steady windows of memory-capped runs, 3 read a
+    kept 3-s trace window inside one and one has no runs" (a count of zero left out)."""
+    rows = c.filter(pl.col("condition") == "scale").to_dicts()
+    if not rows:
+        return "no row reads the scale regime"
+    kinds = [_scale_window(r) for r in rows]
+    secs = {m.group(1) for r, k in zip(rows, kinds, strict=True) if k == "trace"
+            and (m := re.search(r"kept window of (\d+(?:\.\d+)?) s", str(r["window"])))}  # fmt: skip
+    trace = f"a kept {secs.pop()}-s trace window" if len(secs) == 1 else "a kept trace window"
+    words = {"steady": ("reads a steady window of memory-capped runs", "read steady windows of memory-capped runs"),
+             "trace": (f"reads {trace} inside one", f"read {trace} inside one"),
+             "none": ("has no runs", "have no runs"),
+             "other": ("reads another window (Appendix~\\ref{app:claims})",
+                       "read other windows (Appendix~\\ref{app:claims})")}
+    parts = [f"{count_word(n)} {words[k][0] if n == 1 else words[k][1]}"
+             for k in ("steady", "trace", "none", "other") if (n := kinds.count(k))]  # fmt: skip
+    return f"of the {count_word(len(rows))} rows whose id ends in -scale, " + join_and(parts)
 
 
 def verdict_words(r: dict) -> str:
@@ -336,11 +376,26 @@ def cassandra(summary: pl.DataFrame, versus: pl.DataFrame) -> dict[str, str]:
         vc = versus.filter((pl.col("load") == CAPPED) & (pl.col("cap") == cap)) if versus.height else versus
         m |= _cassandra_load(c, vc, f"cass capped {cap}")
         m[macro_name("cass capped", cap, "repeats min")] = fmt_int(c.filter(pl.col("metric") == "ops_s")["n"].min())
+    m |= capped_onset(capped)
     runs = summary.filter(pl.col("metric") == "ops_s")
     m["CassRuns"] = fmt_int(runs["n"].sum())
     m["CassConfigs"] = fmt_int(runs.height)
     m["CassFilesystems"] = fmt_int(runs["filesystem"].n_unique())
     m["CassRepeatsMin"] = fmt_int(runs["n"].min())
+    return m
+
+
+def capped_onset(capped: pl.DataFrame) -> dict[str, str]:
+    """How long the device idles below saturation at the start of the runs S2-ops-cap reads whole (uncompressed
+    writes on ext4 and xfs under every device cap, untraced): the range over those configurations of the mean
+    seconds to the first saturated report, CassCappedOnsetMin/Max (the abstract says the ratio reads runs whose
+    first seconds leave the device unsaturated)."""
+    if capped.height == 0:
+        return {}
+    on = capped.filter((pl.col("metric") == "sat_onset_s") & ~pl.col("traced") & (pl.col("mode") == "write")
+                       & (pl.col("commitlog") == "none") & pl.col("filesystem").is_in(["ext4", "xfs"]))
+    m = _range("CassCappedOnset", on["mean"], lambda x: fmt_float(x, 0))
+    m.pop("CassCappedOnsetMedian", None)
     return m
 
 
