@@ -83,3 +83,30 @@ def _obj(content: bytes = LINE, dic: bytes = b"/Type /XObject /Subtype /Form /BB
 def test_only_what_the_bytes_settle_is_known(data, known):
     assert _Textless([_XRef()], data)(7) is known
     assert _Textless([_XRef()], data)(9) is False  # not in the table
+
+
+def _strip(data: bytes) -> bytes:
+    from blkscope.paper.pdf_geometry import _without_textless_blocks
+
+    return _without_textless_blocks(data, {"cs0": 3}.get, {"x0"}.__contains__)
+
+
+@pytest.mark.parametrize(
+    ("block", "removed"),
+    [
+        (b"q /cs0 CS 0.5 0.5 0.5 SCN 0.5 w [] 0 d 0 0 m 9 0 l h S Q", True),  # a path
+        (b"q /gs0 gs 1 0 0 1 5 5 cm /x0 Do Q", True),  # a mark's form that draws no text
+        (b"q q 0 0 m 1 1 l S Q 1 0 0 RG 0 0 5 5 re f Q", True),  # blocks inside a block
+        (b"q /x1 Do Q", False),  # a form not known to draw no text
+        (b"q BT /F1 9 Tf (a) Tj ET Q", False),  # text
+        (b"q 0 0 1 1 m Q", False),  # an operand left on the stack after Q
+        (b"q 0.5 0.5 0.5 scn Q", False),  # components of a colour space not known here
+        (b"q /cs1 cs 0.5 scn Q", False),  # a colour space not in the resources
+        (b"q 1 0 0 1 0 0 cm BDC Q", False),  # marked content
+        (b"q 0 0 m % a comment\n 1 1 l S Q", False),  # a comment: the stream as it is
+    ],
+)
+def test_a_block_is_left_out_only_when_it_cannot_change_the_characters(block, removed):
+    data = b"BT (x) Tj ET\n" + block + b"\nBT (y) Tj ET\n"
+    assert (_strip(data) == b"BT (x) Tj ET\n\nBT (y) Tj ET\n") is removed
+    assert removed or _strip(data) == data

@@ -265,6 +265,104 @@ class _Textless:
 _TEXTLESS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+_WS = b"\x00\t\n\x0c\r "
+_LEX = re.compile(rb"""(?P<ws>[\x00\t\n\x0c\r ]+)
+    |(?P<num>[-+]?(?:\d+\.?\d*|\.\d+)(?![^\x00\t\n\x0c\r ()<>\[\]{}/%]))
+    |(?P<name>/[^\x00\t\n\x0c\r ()<>\[\]{}/%]*)
+    |(?P<str>\((?:[^()\\]|\\.)*\))
+    |(?P<open>\[|<<)|(?P<close>\]|>>)
+    |(?P<hex><[0-9A-Fa-f\x00\t\n\x0c\r ]*>)
+    |(?P<op>[^\x00\t\n\x0c\r ()<>\[\]{}/%]+)""", re.X | re.S)  # fmt: skip
+# operators that change no text state outside their q ... Q and add no character, with their operands
+_PATHS = {op: ("num",) * n for ops, n in (((b"h", b"S", b"s", b"f", b"F", b"f*", b"B", b"B*", b"b", b"b*", b"n",
+                                            b"W", b"W*"), 0), ((b"w", b"J", b"j", b"M", b"i"), 1),
+                                          ((b"m", b"l"), 2), ((b"v", b"y", b"re"), 4), ((b"c", b"cm"), 6))
+          for op in ops} | {b"gs": ("name",), b"ri": ("name",), b"d": ("arr", "num")}  # fmt: skip
+_DEVICE = {b"g": 1, b"G": 1, b"rg": 3, b"RG": 3, b"k": 4, b"K": 4}
+
+
+def _without_textless_blocks(data: bytes, colour_components, textless_xobject) -> bytes:
+    """A content stream without its q ... Q blocks that cannot add a character or change what follows them:
+    each operator in the block paths, paints, clips or sets graphics state (line width, colour, the matrix, an
+    ExtGState) with exactly the operands pdfminer pops for it, or draws an XObject `textless_xobject(name)` knows
+    cannot draw text; Q restores all of it. The characters pdfminer finds are the same; the figures' marks and
+    paths (most of their content streams, each operand tokenized by pdfminer in Python) are not read. The stream as
+    it is wherever the lexer is not sure of a token (a comment, an inline image, a string with parentheses)."""
+    # open blocks: [start, removable, fill colour's components, stroke colour's] (the first: outside any block)
+    stack: list[list] = [[-1, False, None, None]]
+    spans: list[tuple[int, int]] = []
+    operands: list[str] = []
+    depth = pos = 0
+    for m in _LEX.finditer(data):
+        if m.start() != pos:
+            return data
+        pos, kind = m.end(), m.lastgroup
+        if kind == "ws":
+            continue
+        if kind in ("open", "close"):
+            depth += 1 if kind == "open" else -1
+            if depth < 0:
+                return data
+            if depth == 0:
+                operands.append("arr")
+            continue
+        if depth or kind != "op":
+            if depth and kind == "op":
+                return data
+            if not depth:  # a name with an escape (#20) is not looked up as written
+                name = kind == "name" and b"#" not in m.group()
+                operands.append("name:" + m.group()[1:].decode("latin-1") if name else kind)
+            continue
+        op = m.group()
+        if op in (b"BI", b"ID", b"EI"):
+            return data
+        blk = stack[-1]
+        if op == b"q":
+            if operands:
+                blk[1] = False
+            stack.append([m.start(), True, blk[2], blk[3]])
+        elif op == b"Q":
+            if len(stack) > 1:
+                stack.pop()
+                whole = m.start() > 0 and blk[0] > 0 and data[blk[0] - 1] in _WS and pos < len(data) \
+                    and data[pos] in _WS  # fmt: skip
+                if blk[1] and not operands and whole:
+                    spans.append((blk[0], pos))
+                else:
+                    stack[-1][1] = False
+            else:  # restores a state saved before this stream: its colour spaces are not known here
+                blk[2] = blk[3] = None
+        else:  # colour spaces are followed in every block (a block inside starts with them)
+            kinds = [k.split(":")[0] for k in operands]
+            names = [k[5:] for k in operands if k.startswith("name:")]
+            if op in _PATHS:
+                ok = tuple(kinds) == _PATHS[op]
+            elif op in _DEVICE:
+                ok = kinds == ["num"] * _DEVICE[op]
+                blk[2 if op.islower() else 3] = _DEVICE[op]
+            elif op in (b"cs", b"CS"):
+                n = colour_components(names[0]) if kinds == ["name"] else None
+                ok = n is not None
+                blk[2 if op == b"cs" else 3] = n
+            elif op in (b"sc", b"scn", b"SC", b"SCN"):
+                n = blk[2 if op.islower() else 3]
+                ok = n is not None and kinds == ["num"] * n
+            elif op == b"Do":
+                ok = kinds == ["name"] and textless_xobject(names[0])
+            else:
+                ok = False
+            blk[1] = blk[1] and ok
+        operands = []
+    if pos != len(data) or not spans:
+        return data
+    out, at = [], 0
+    for a, b in sorted(spans):
+        if a >= at:  # an outer block's span covers the blocks inside it
+            out.append(data[at:a])
+            at = b
+    return b"".join(out) + data[at:]
+
+
 def _text_interpreter():
     """pdfminer's page interpreter, but a form XObject whose content cannot add a character is not run. The
     figures draw each mark with opacity as a form of its own (~1,700-3,700 per figure, no text in any), and
@@ -275,15 +373,37 @@ def _text_interpreter():
     from pdfminer.psparser import literal_name
 
     class TextInterpreter(PDFPageInterpreter):
+        def _textless(self, name: str) -> bool:
+            ref = self.xobjmap.get(name)
+            if not isinstance(ref, PDFObjRef) or ref.doc is None:
+                return False
+            textless = _TEXTLESS.get(ref.doc)
+            if textless is None:
+                textless = _TEXTLESS[ref.doc] = _Textless.of(ref.doc)
+            return textless(ref.objid)
+
+        def _components(self, name: str) -> int | None:
+            cs = self.csmap.get(name)
+            return cs.ncomponents if cs is not None and cs.name != "Pattern" else None
+
+        def execute(self, streams) -> None:
+            kept = []
+            for obj in streams:
+                strm = resolve1(obj)
+                if isinstance(strm, PDFStream) and strm.objid is not None:
+                    data = strm.get_data()
+                    less = _without_textless_blocks(data, self._components, self._textless)
+                    if less is not data:
+                        copy = PDFStream({}, less)
+                        copy.set_objid(strm.objid, strm.genno)
+                        strm = copy
+                kept.append(strm)
+            super().execute(kept)
+
         def do_Do(self, xobjid_arg) -> None:
-            ref = self.xobjmap.get(literal_name(xobjid_arg))
-            if isinstance(ref, PDFObjRef) and ref.doc is not None:
-                textless = _TEXTLESS.get(ref.doc)
-                if textless is None:
-                    textless = _TEXTLESS[ref.doc] = _Textless.of(ref.doc)
-                if textless(ref.objid):
-                    return
-            xobj = resolve1(ref)
+            if self._textless(literal_name(xobjid_arg)):
+                return
+            xobj = resolve1(self.xobjmap.get(literal_name(xobjid_arg)))
             form = isinstance(xobj, PDFStream) and xobj.get("Subtype") is LITERAL_FORM
             if form and not _may_draw_text(xobj.get_data()):
                 return
