@@ -9,6 +9,9 @@ height in TeX points from the page's top-left corner), so the check does not gue
 
 from __future__ import annotations
 
+import functools
+import re
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -147,7 +150,10 @@ def form_boxes(page) -> list[Box]:
     xobjects = xobjects.get_object() if hasattr(xobjects, "get_object") else xobjects
     height = float(page.mediabox.height)
     ctm, stack, boxes = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0], [], []
-    for operands, op in ContentStream(page.get_contents(), page.pdf).operations:
+    contents = page.get_contents()
+    if contents is None or b"Do" not in contents.get_data():
+        return []  # draws no XObject: pypdf's parse of a page of text was most of this function's time
+    for operands, op in ContentStream(contents, page.pdf).operations:
         if op == b"q":
             stack.append(ctm)
         elif op == b"Q":
@@ -174,16 +180,229 @@ def _may_draw_text(content: bytes) -> bool:
     return b"BT" in content or b"Do" in content
 
 
+_OBJ_HEAD = re.compile(rb"(\d+)\s+\d+\s+obj\s*<<")
+_DICT_END = re.compile(rb">>\s*stream(?:\r\n|\n|\r)")
+_ENDSTREAM = re.compile(rb"\s*endstream")
+_SUBTYPE = re.compile(rb"/Subtype\s*/([A-Za-z]+)")
+_FILTER = re.compile(rb"/Filter\s*(\[\s*/[A-Za-z]+\s*\]|/[A-Za-z]+)")
+_LENGTH = re.compile(rb"/Length(?![A-Za-z0-9])\s*(\d+)(\s+\d+\s+R)?")
+_EXTERNAL = re.compile(rb"/F(?:Filter|DecodeParms)?(?![A-Za-z0-9])")  # stream data in another file
+_FLATE = (b"/FlateDecode", b"[/FlateDecode]")
+
+
+class _Textless:
+    """Which form XObjects of a pdfminer document cannot add a character (_may_draw_text of their content),
+    read from the file's bytes at the object's offset in the cross-reference table: a regular expression over
+    the stream's dictionary and zlib, not pdfminer's tokenizer (resolving the figures' ~1,700-3,700 mark forms
+    each, one by one, was most of the check after they were no longer interpreted: bench/RESULTS.md). An object
+    this reading is not sure of (an indirect /Length, another filter, decode parameters, a string or a comment in
+    the dictionary, the object inside an object stream, an encrypted file) is not known here: the interpreter
+    resolves it as before."""
+
+    def __init__(self, xrefs: list, data: bytes) -> None:
+        self.xrefs, self.data, self.known = xrefs, data, {}
+
+    @classmethod
+    def of(cls, doc) -> _Textless:
+        """For a pdfminer PDFDocument: its cross-reference tables and its file's bytes (none when encrypted or
+        when pdfminer rebuilt the tables by scanning the file: nothing is known then)."""
+        from pdfminer.pdfdocument import PDFXRefFallback
+
+        fp = doc._parser.fp if doc._parser is not None else None
+        if fp is None or doc.decipher or any(isinstance(x, PDFXRefFallback) for x in doc.xrefs):
+            return cls([], b"")
+        pos = fp.tell()
+        fp.seek(0)
+        data = fp.read()
+        fp.seek(pos)  # pdfminer's parser seeks before each object it reads; left where it was all the same
+        return cls(doc.xrefs, data)
+
+    def __call__(self, objid: int) -> bool:
+        if objid not in self.known:
+            self.known[objid] = self._read(objid)
+        return self.known[objid]
+
+    def _pos(self, objid: int) -> int | None:
+        for xref in self.xrefs:  # the first table that has it, as PDFDocument.getobj reads it
+            try:
+                strmid, pos, _ = xref.get_pos(objid)
+            except KeyError:
+                continue
+            return pos if strmid is None else None
+        return None
+
+    def _read(self, objid: int) -> bool:
+        import zlib
+
+        pos = self._pos(objid)
+        head = _OBJ_HEAD.match(self.data, pos) if pos is not None else None
+        if head is None or int(head.group(1)) != objid:
+            return False
+        end = _DICT_END.search(self.data, head.end())
+        if end is None:
+            return False
+        dic = self.data[head.end() : end.start()]
+        bare = dic.replace(b"<<", b"").replace(b">>", b"")
+        odd = (b"<", b">", b"(", b")", b"%", b"/DecodeParms", b"stream", b"endobj")  # the last two: past its end
+        if any(c in bare for c in odd) or _EXTERNAL.search(dic):
+            return False
+        subtype, filters, length = _SUBTYPE.findall(dic), _FILTER.findall(dic), _LENGTH.findall(dic)
+        if subtype != [b"Form"] or len(length) != 1 or length[0][1] or len(filters) > 1:
+            return False
+        if filters and re.sub(rb"\s", b"", filters[0]) not in _FLATE:
+            return False
+        n = int(length[0][0])
+        raw = self.data[end.end() : end.end() + n]
+        if len(raw) != n or not _ENDSTREAM.match(self.data, end.end() + n):
+            return False
+        try:
+            content = zlib.decompress(raw) if filters else raw
+        except zlib.error:
+            return False
+        return not _may_draw_text(content)
+
+
+_TEXTLESS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+_WS = b"\x00\t\n\x0c\r "
+_LEX = re.compile(rb"""(?P<ws>[\x00\t\n\x0c\r ]+)
+    |(?P<num>[-+]?(?:\d+\.?\d*|\.\d+)(?![^\x00\t\n\x0c\r ()<>\[\]{}/%]))
+    |(?P<name>/[^\x00\t\n\x0c\r ()<>\[\]{}/%]*)
+    |(?P<str>\((?:[^()\\]|\\.)*\))
+    |(?P<open>\[|<<)|(?P<close>\]|>>)
+    |(?P<hex><[0-9A-Fa-f\x00\t\n\x0c\r ]*>)
+    |(?P<op>[^\x00\t\n\x0c\r ()<>\[\]{}/%]+)""", re.X | re.S)  # fmt: skip
+# operators that change no text state outside their q ... Q and add no character, with their operands
+_PATHS = {op: ("num",) * n for ops, n in (((b"h", b"S", b"s", b"f", b"F", b"f*", b"B", b"B*", b"b", b"b*", b"n",
+                                            b"W", b"W*"), 0), ((b"w", b"J", b"j", b"M", b"i"), 1),
+                                          ((b"m", b"l"), 2), ((b"v", b"y", b"re"), 4), ((b"c", b"cm"), 6))
+          for op in ops} | {b"gs": ("name",), b"ri": ("name",), b"d": ("arr", "num")}  # fmt: skip
+_DEVICE = {b"g": 1, b"G": 1, b"rg": 3, b"RG": 3, b"k": 4, b"K": 4}
+
+
+def _without_textless_blocks(data: bytes, colour_components, textless_xobject) -> bytes:
+    """A content stream without its q ... Q blocks that cannot add a character or change what follows them:
+    each operator in the block paths, paints, clips or sets graphics state (line width, colour, the matrix, an
+    ExtGState) with exactly the operands pdfminer pops for it, or draws an XObject `textless_xobject(name)` knows
+    cannot draw text; Q restores all of it. The characters pdfminer finds are the same; the figures' marks and
+    paths (most of their content streams, each operand tokenized by pdfminer in Python) are not read. The stream as
+    it is wherever the lexer is not sure of a token (a comment, an inline image, a string with parentheses)."""
+    # open blocks: [start, removable, fill colour's components, stroke colour's] (the first: outside any block)
+    stack: list[list] = [[-1, False, None, None]]
+    spans: list[tuple[int, int]] = []
+    operands: list[str] = []
+    depth = pos = 0
+    for m in _LEX.finditer(data):
+        if m.start() != pos:
+            return data
+        pos, kind = m.end(), m.lastgroup
+        if kind == "ws":
+            continue
+        if kind in ("open", "close"):
+            depth += 1 if kind == "open" else -1
+            if depth < 0:
+                return data
+            if depth == 0:
+                operands.append("arr")
+            continue
+        if depth or kind != "op":
+            if depth and kind == "op":
+                return data
+            if not depth:  # a name with an escape (#20) is not looked up as written
+                name = kind == "name" and b"#" not in m.group()
+                operands.append("name:" + m.group()[1:].decode("latin-1") if name else kind)
+            continue
+        op = m.group()
+        if op in (b"BI", b"ID", b"EI"):
+            return data
+        blk = stack[-1]
+        if op == b"q":
+            if operands:
+                blk[1] = False
+            stack.append([m.start(), True, blk[2], blk[3]])
+        elif op == b"Q":
+            if len(stack) > 1:
+                stack.pop()
+                whole = m.start() > 0 and blk[0] > 0 and data[blk[0] - 1] in _WS and pos < len(data) \
+                    and data[pos] in _WS  # fmt: skip
+                if blk[1] and not operands and whole:
+                    spans.append((blk[0], pos))
+                else:
+                    stack[-1][1] = False
+            else:  # restores a state saved before this stream: its colour spaces are not known here
+                blk[2] = blk[3] = None
+        else:  # colour spaces are followed in every block (a block inside starts with them)
+            kinds = [k.split(":")[0] for k in operands]
+            names = [k[5:] for k in operands if k.startswith("name:")]
+            if op in _PATHS:
+                ok = tuple(kinds) == _PATHS[op]
+            elif op in _DEVICE:
+                ok = kinds == ["num"] * _DEVICE[op]
+                blk[2 if op.islower() else 3] = _DEVICE[op]
+            elif op in (b"cs", b"CS"):
+                n = colour_components(names[0]) if kinds == ["name"] else None
+                ok = n is not None
+                blk[2 if op == b"cs" else 3] = n
+            elif op in (b"sc", b"scn", b"SC", b"SCN"):
+                n = blk[2 if op.islower() else 3]
+                ok = n is not None and kinds == ["num"] * n
+            elif op == b"Do":
+                ok = kinds == ["name"] and textless_xobject(names[0])
+            else:
+                ok = False
+            blk[1] = blk[1] and ok
+        operands = []
+    if pos != len(data) or not spans:
+        return data
+    out, at = [], 0
+    for a, b in sorted(spans):
+        if a >= at:  # an outer block's span covers the blocks inside it
+            out.append(data[at:a])
+            at = b
+    return b"".join(out) + data[at:]
+
+
 def _text_interpreter():
     """pdfminer's page interpreter, but a form XObject whose content cannot add a character is not run. The
     figures draw each mark with opacity as a form of its own (~1,700-3,700 per figure, no text in any), and
-    interpreting them was most of what the checks spent (bench/RESULTS.md)."""
+    interpreting them was most of what the checks spent (bench/RESULTS.md). A form _Textless knows is skipped
+    before pdfminer resolves it."""
     from pdfminer.pdfinterp import LITERAL_FORM, PDFPageInterpreter
-    from pdfminer.pdftypes import PDFStream, resolve1
+    from pdfminer.pdftypes import PDFObjRef, PDFStream, resolve1
     from pdfminer.psparser import literal_name
 
     class TextInterpreter(PDFPageInterpreter):
+        def _textless(self, name: str) -> bool:
+            ref = self.xobjmap.get(name)
+            if not isinstance(ref, PDFObjRef) or ref.doc is None:
+                return False
+            textless = _TEXTLESS.get(ref.doc)
+            if textless is None:
+                textless = _TEXTLESS[ref.doc] = _Textless.of(ref.doc)
+            return textless(ref.objid)
+
+        def _components(self, name: str) -> int | None:
+            cs = self.csmap.get(name)
+            return cs.ncomponents if cs is not None and cs.name != "Pattern" else None
+
+        def execute(self, streams) -> None:
+            kept = []
+            for obj in streams:
+                strm = resolve1(obj)
+                if isinstance(strm, PDFStream) and strm.objid is not None:
+                    data = strm.get_data()
+                    less = _without_textless_blocks(data, self._components, self._textless)
+                    if less is not data:
+                        copy = PDFStream({}, less)
+                        copy.set_objid(strm.objid, strm.genno)
+                        strm = copy
+                kept.append(strm)
+            super().execute(kept)
+
         def do_Do(self, xobjid_arg) -> None:
+            if self._textless(literal_name(xobjid_arg)):
+                return
             xobj = resolve1(self.xobjmap.get(literal_name(xobjid_arg)))
             form = isinstance(xobj, PDFStream) and xobj.get("Subtype") is LITERAL_FORM
             if form and not _may_draw_text(xobj.get_data()):
@@ -207,11 +426,23 @@ def text_page(page):
     return page
 
 
-def text_block(pdf: Path) -> Box:
-    """The text block main.tex records in the document info (left top width height, bp)."""
+@functools.lru_cache(maxsize=4)
+def _cached_reader(path: str, mtime_ns: int, size: int):
     from pypdf import PdfReader
 
-    info = PdfReader(pdf).metadata or {}
+    return PdfReader(path)
+
+
+def reader(pdf: Path):
+    """A pypdf PdfReader of `pdf`, one per process while the file is unchanged: the checks read its document info,
+    its pages and their forms in several places, and each PdfReader parsed the whole 8 MB paper again."""
+    st = Path(pdf).stat()
+    return _cached_reader(str(pdf), st.st_mtime_ns, st.st_size)
+
+
+def text_block(pdf: Path) -> Box:
+    """The text block main.tex records in the document info (left top width height, bp)."""
+    info = reader(pdf).metadata or {}
     if INFO_KEY not in info:
         raise ValueError(f"{pdf}: no {INFO_KEY} in the document info (main.tex writes it)")
     # TeX points (1/72.27 in) -> PDF points (1/72 in)
@@ -240,16 +471,14 @@ def check_paper_pdf(pdf: Path, every_page: bool = False, pages: range | None = N
     caption pushed into the footer, a table row below the block), or overlapping text. `pages` (1-based): only
     those, so that parts of the paper can be checked in parallel processes."""
     import pdfplumber
-    from pypdf import PdfReader
 
     block = text_block(pdf)
     problems = []
-    reader = PdfReader(pdf)
-    with pdfplumber.open(pdf) as doc:
-        for i, (page, ppage) in enumerate(zip(reader.pages, doc.pages, strict=True), start=1):
-            if pages is not None and i not in pages:
-                continue
-            figs = form_boxes(page)
+    every = reader(pdf).pages
+    with pdfplumber.open(pdf, pages=list(pages) if pages is not None else None) as doc:
+        for ppage in doc.pages:  # only those of `pages`: pdfplumber makes a Page of no other
+            i = ppage.page_number
+            figs = form_boxes(every[i - 1])
             if not figs and not every_page:
                 continue
             for box in figs:

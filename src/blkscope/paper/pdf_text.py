@@ -101,9 +101,9 @@ def missing_claims(text: str, claims: pl.DataFrame, columns: list[str]) -> list[
 
 
 def _info_page(pdf: Path, key: str) -> int:
-    from pypdf import PdfReader
+    from blkscope.paper.pdf_geometry import reader
 
-    info = PdfReader(pdf).metadata or {}
+    info = reader(pdf).metadata or {}
     if key not in info:
         raise ValueError(f"{pdf}: no {key} in the document info (main.tex writes it)")
     return int(str(info[key]))
@@ -128,25 +128,24 @@ def layout(pdf: Path) -> dict:
     references start on), of references, and of appendices; per page of main text, the share of
     the text block its figures cover, and the pages of figures only that they leave less than half full."""
     import pdfplumber
-    from pypdf import PdfReader
 
-    from blkscope.paper.pdf_geometry import form_boxes, text_block, text_page
+    from blkscope.paper.pdf_geometry import form_boxes, reader, text_block, text_page
 
-    reader = PdfReader(pdf)
+    pages = reader(pdf).pages
     block = text_block(pdf)
     area = (block.x1 - block.x0) * (block.bottom - block.top)
     refs, app = references_page(pdf), appendix_page(pdf)
     shares, lone = [], []
     with pdfplumber.open(pdf) as doc:
-        for i, page in enumerate(reader.pages[: refs - 1], start=1):
+        for i, page in enumerate(pages[: refs - 1], start=1):
             boxes = form_boxes(page)
             covered = sum((b.x1 - b.x0) * (b.bottom - b.top) for b in boxes)
             shares.append(round(covered / area, 3))
             half_empty = boxes and covered < LONE_FIGURE_SHARE * area
             if half_empty and _words_outside(text_page(doc.pages[i - 1]), boxes) < FLOAT_WORDS:
                 lone.append(i)  # a float page (captions only) its figures leave half empty
-    return {"pages": len(reader.pages), "main_pages": refs - 1, "reference_pages": app - refs,
-            "appendix_pages": len(reader.pages) - app + 1, "figure_share_per_main_page": shares,
+    return {"pages": len(pages), "main_pages": refs - 1, "reference_pages": app - refs,
+            "appendix_pages": len(pages) - app + 1, "figure_share_per_main_page": shares,
             "figure_share_main": round(sum(shares) / len(shares), 3) if shares else 0.0,
             "half_empty_figure_pages": lone}  # fmt: skip
 
@@ -298,11 +297,10 @@ def check_all(pdf: Path, claims: Path, figures: list[Path], jobs: int = 1) -> tu
     """check() of the paper, then check_figures() of its figures, the same problems in the same order, done as
     parts in `jobs` processes: the text checks, the paper's pages a few at a time, each figure. The geometry
     (pdfminer interpreting every page) is most of the work, and the paper rule ends the main job alone."""
-    from pypdf import PdfReader
-
+    from blkscope.paper.pdf_geometry import reader
     from blkscope.parallel import map_runs
 
-    n = len(PdfReader(pdf).pages)
+    n = len(reader(pdf).pages)
     pages = [("pages", pdf, first, min(n, first + PAGES_PER_PART - 1)) for first in range(1, n + 1, PAGES_PER_PART)]
     figs = [("figure", f) for f in figures]
     parts = [("text", pdf, claims), *pages, *figs]
