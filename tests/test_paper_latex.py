@@ -17,6 +17,12 @@ def test_escape_and_number_formats():
     assert fmt_pct(0.1234) == r"12.3\,\%"
 
 
+def test_an_opening_single_quote_is_set_as_one_and_apostrophes_and_closing_quotes_stay():
+    assert escape("1.22x for '1.22x better'") == "1.22x for `1.22x better'"
+    assert escape("('x' and 'y')") == "(`x' and `y')"
+    assert escape("xfs's advantage, ''quoted''") == "xfs's advantage, ''quoted''"
+
+
 def test_render_and_longtable():
     tex = render({"NumRuns": "12"})
     assert r"\newcommand{\NumRuns}{12}" in tex

@@ -10,9 +10,15 @@ _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": 
 _DIGITS = ["Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine"]
 
 
+# An opening single quote (after a space, a bracket or the start, before a character): LaTeX sets ' as a closing
+# quote, so "for '1.22x better'" would print with two closing quotes; "xfs's" and "''" are left alone.
+_OPEN_QUOTE = re.compile(r"(?<![\w.,;:!?)\]'`])'(?=[^\s'])")
+
+
 def escape(text: object) -> str:
-    """`text` for LaTeX: special characters escaped, a number's sign set as a minus (signed)."""
-    return signed("".join(_SPECIAL.get(ch, ch) for ch in str(text)))
+    """`text` for LaTeX: special characters escaped, an opening single quote as `, a number's sign set as a minus
+    (signed)."""
+    return signed(_OPEN_QUOTE.sub("`", "".join(_SPECIAL.get(ch, ch) for ch in str(text))))
 
 
 # A sign is a hyphen before a digit that follows no letter, digit, point or dash ("-0.5", "[-3.8 %", "=-1"): in

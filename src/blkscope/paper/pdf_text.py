@@ -72,25 +72,30 @@ def squash(text: str) -> str:
     return re.sub(r"\s+", "", unicodedata.normalize("NFKC", str(text)).translate(_TYPESET))
 
 
+def squash_quotes(text: str) -> str:
+    """squash, with quotes compared without their side: a cell's 'x' prints with an opening quote (latex.escape)."""
+    return squash(text).replace("`", "'")
+
+
 def missing_claims(text: str, claims: pl.DataFrame, columns: list[str]) -> list[str]:
     """Every claim whose row is not in `text` with each printed column's value, in order: the claim id, then its
     cells one after the other (a row may break across pages between rows, never inside one)."""
-    flat = squash(text)
+    flat = squash_quotes(text)
     problems = []
     rest = [c for c in columns if c != "claim_id"]
     pos = 0  # rows in table order: a claim judged under two conditions has two rows with one id
     for row in claims.iter_rows(named=True):
         cid = row["claim_id"]
         # the id with the cell after it: S1-trace is also the start of S1-trace-cass
-        anchor = squash(plain(cid)) + (squash(plain(row.get(rest[0]))) if rest else "")
+        anchor = squash_quotes(plain(cid)) + (squash_quotes(plain(row.get(rest[0]))) if rest else "")
         at = flat.find(anchor, pos)
         if at < 0:
             problems.append(f"claim {cid}: not in the PDF")
             continue
-        at += len(squash(plain(cid)))
+        at += len(squash_quotes(plain(cid)))
         for col in rest:
             value = row.get(col)
-            want = squash(plain(value))
+            want = squash_quotes(plain(value))
             found = flat.find(want, at)
             if found < 0:
                 problems.append(f"claim {cid}: column {col} ({value!r}) not in the PDF after its id")
