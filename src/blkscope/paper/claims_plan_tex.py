@@ -199,10 +199,10 @@ def rule_cells(d, claims: pl.DataFrame | None) -> tuple[list[str], str, str]:
         ids = [cid if d.condition == "in-memory" else f"{cid}-{d.condition}" for cid in d.claims]
         ids = [i for i in ids if i in by]
         return ids, escape(d.before), _named([(i, escape(_planned(by[i]))) for i in ids])
-    from blkscope.paper.headline import rule_moved
+    from blkscope.paper.headline import planned_tally
 
     moved = claims.filter(pl.col("verdict_planned").is_not_null())
-    planned = rule_moved(claims, short=True).split("; ", 1)[-1]  # "as planned, 1 replicates, ... (confirmatory: ...)"
+    planned = planned_tally(claims)
     return (moved["claim_id"].to_list(), escape(planned),
             escape("not testable here, each row's condition named in the claims table"))
 

@@ -113,6 +113,19 @@ def rows_on_published(claims: pl.DataFrame) -> str:
     return f"{_n(n, digits)} {'row' if n == 1 else 'rows'} on {_n(k, digits)} published claim{'' if k == 1 else 's'}"
 
 
+def planned_tally(claims: pl.DataFrame) -> str:
+    """The condition rule's rows by planned verdict (claims.csv `verdict_planned`), in short: "as planned, 1
+    replicates, 10 do not and 8 are inconclusive (confirmatory: 4 do not and 1 is inconclusive)"; "" for none."""
+    rows = [r for r in claims.iter_rows(named=True) if r.get("verdict_planned")] \
+        if "verdict_planned" in claims.columns else []
+    if not rows:
+        return ""
+    digits = len(rows) > 9 or claims.height > 9
+    conf = [str(r["verdict_planned"]) for r in rows if plan_status(r) == "confirmatory"]
+    c = f" (confirmatory: {join_and(_counts(conf, JUDGED, digits, False))})" if conf else ""
+    return f"as planned, {join_and(_counts([str(r['verdict_planned']) for r in rows], JUDGED, digits, False))}{c}"
+
+
 def rule_moved(claims: pl.DataFrame, short: bool = False) -> str:
     """The condition rule's rows (claims.csv `verdict_planned`) and their verdicts as planned: "as planned, of these 19
     rows, 1 replicates, 10 do not and 8 are inconclusive; of the 5 confirmatory rows among them, 4 do not and
@@ -130,10 +143,9 @@ def rule_moved(claims: pl.DataFrame, short: bool = False) -> str:
     counts = join_and(_counts(planned, JUDGED, digits, False))
     rows_word, these = ("row", "this") if len(rows) == 1 else ("rows", "these")
     if short:
-        c = f" (confirmatory: {join_and(_counts(conf, JUDGED, digits, False))})" if conf else ""
         return (f"a rule set after the estimates were seen makes {_n(len(rows), digits)} {rows_word}"
-                f"{f' ({_n(len(conf), digits)} confirmatory)' if conf else ''} not testable here; as planned, "
-                f"{counts}{c}")
+                f"{f' ({_n(len(conf), digits)} confirmatory)' if conf else ''} not testable here; "
+                f"{planned_tally(claims)}")
     c = f"; {_all_of(conf, 'confirmatory', digits)}" if conf else ""
     return f"as planned, of {these} {_n(len(rows), digits)} {rows_word}, {counts}{c}"
 
