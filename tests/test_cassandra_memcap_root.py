@@ -79,7 +79,14 @@ def test_capped_node_from_an_image_records_the_cap_and_removes_it(capped):
     assert img["made_by_this_run"] and img["copy_sha256"] == img["sha256"] and img["copy_matches_image"]
     load = img["load"]
     assert load["insert_operations"] == 20_000 and load["node"]["pending_compactions_at_drain"] == 0, load
-    assert meta["cassandra-ycsb"]["overall_throughput"] > 0 and meta["tracer"]["window"]["kept"] > 0
+    assert meta["cassandra-ycsb"]["overall_throughput"] > 0
+    # the node's I/O was traced and the window cut from it: the 2-s window may fall where the capped node did no
+    # device I/O (the client's JVM still starting, reads from the page cache, commitlog syncs every 10 s), but the
+    # sync after the run writes its updates back while the tracer is on
+    w = meta["tracer"]["window"]
+    assert w["kept"] + w["before"] + w["after"] + sum(w["lines_read_outside_margin"].values()) > 0, w
+    kept = zstandard.ZstdDecompressor().stream_reader((out / "trace.txt.zst").open("rb")).read()
+    assert kept.count(b"\n") == w["kept"], w
 
     # a second run copies the same image, and its node reads every record the load wrote
     again = subprocess.run(_command(tmp_path, _sheet(tmp_path, "t-cap-2", 8, traced=False), "t-cap-2"),
