@@ -718,7 +718,7 @@ def test_a_row_outside_its_claims_condition_is_not_testable_and_keeps_its_planne
     under 60 s, and a traced arm significantly faster (a confound) make a judged row not testable here."""
     from blkscope.analysis.stats.estimates import Estimate
     from blkscope.paper.claims import REGIMES, SSD, by_condition, caveat, same_runs
-    from blkscope.paper.headline import rule_moved, split_sentence
+    from blkscope.paper.headline import abstract_counts, rule_moved, split_sentence
 
     faster = Estimate(-0.067, -0.119, -0.021, math.nan, "bootstrap")
     assert caveat(REGIMES[SSD], "scale", "light", "does not", "1 - traced/untraced ops/s", (242.0, 242.0), None,
@@ -749,9 +749,12 @@ def test_a_row_outside_its_claims_condition_is_not_testable_and_keeps_its_planne
     moved = df.with_columns(verdict_planned=pl.Series([None, None, None, "does not"], dtype=pl.Utf8))
     assert rule_moved(moved) == ("as planned, of this one row, one does not; the one confirmatory row among them "
                                  "does not")
-    assert rule_moved(moved, short=True) == ("a rule set after the estimates were seen makes one row (one "
-                                             "confirmatory) not testable here; as planned, one does not "
-                                             "(confirmatory: one does not)")
+    # the abstract's counts: shorter, with the rule's planned tally
+    assert abstract_counts(moved) == (
+        "of four rows, two could be judged in the studies' conditions: none replicates, none fails to replicate and "
+        "two are inconclusive (both confirmatory rows among them); one could not be tested here (one more reads "
+        "another's runs). A rule set after the estimates were seen made that row not testable; as planned, one does "
+        "not (confirmatory: one does not)")
 
 
 def test_the_verdict_cell_prints_the_caveat_and_the_estimate_at_scale_beside_the_plans_verdict():
@@ -806,3 +809,16 @@ def test_the_condition_rule_is_printed_per_study_as_caveat_applies_it():
     assert w.startswith(f"the {SSD}'s rows need steady runs") and f"the {CL}'s a saturating load" in w
     assert "runs of at least 60 s" in w and "data at least 10 times the memory" in w
     assert f"The {GUIDE}, the {JNL} and the {MYSQL} state no condition" in w
+
+
+def test_the_published_claims_are_the_studies_statements():
+    """review-q5 N9: the claims we split from one statement (by comparator, workload, condition, proxy or mount
+    option) count as one published claim, as Section II states them."""
+    from blkscope.paper.claims import CLAIMS, SAME_STATEMENT, statement_of
+
+    ids = {c.claim_id for c in CLAIMS}
+    assert set(SAME_STATEMENT) <= ids and set(SAME_STATEMENT.values()) <= ids
+    assert not set(SAME_STATEMENT.values()) & set(SAME_STATEMENT)  # each statement stands for itself
+    assert all(SAME_STATEMENT[c][:2] == c[:2] for c in SAME_STATEMENT)  # within one study
+    assert statement_of("S2-aqu-fio-replication") == statement_of("S2-aqu-cap") == "S2-aqu"
+    assert len({statement_of(i) for i in ids}) == len(ids) - len(SAME_STATEMENT)

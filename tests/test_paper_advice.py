@@ -76,9 +76,6 @@ def test_an_inconclusive_row_gives_no_advice_and_says_why_it_is_not_decided():
         f"no advice on {t.subject} (S4-reader: inconclusive (fewer than 2 repeats per arm); post hoc)")
     assert _phrase("S4-reader", "not tested (no runs)", "--", None, None) == (
         "this study cannot say whether ``a claim'' (S4-reader: not tested: no runs)")
-    # the abstract's brief evidence: the verdict's words without the condition the rule names
-    c = _claims([("S4-reader", "not testable here: runs of 11 s", "6.59x [0.89x, 48.93x]", 0.89, 48.93)])
-    assert advice.phrases(c, brief=True)[t.macro].endswith("(S4-reader, not testable here)")
 
 
 def test_the_evidence_names_the_length_of_short_runs_not_of_steady_windows():
@@ -223,25 +220,22 @@ def test_the_claims_not_testable_here_are_quoted_in_their_studies_words():
     m = advice.macros(ruled)
     assert m["AdviceNotTestable"] == ("whether ``f2fs is much faster for RocksDB'' (S1-f2fs), nor what one row "
                                       "would show in the condition its study states")
-    assert (m["AdviceNotTestableIds"], m["ClaimsOutsideCondition"]) == ("S1-f2fs", "1")
     assert range_words(m["AdviceNotTestable"]) == []  # the study's words, quoted
     assert advice.macros(c.filter(pl.col("claim_id") == "S2-ops"))["AdviceNotTestable"] == \
         "every claim could be tested here"  # fmt: skip
 
 
-def test_the_pdf_check_finds_the_advice_of_todays_table_in_the_abstract_and_the_conclusion():
+def test_the_pdf_check_finds_the_advice_of_todays_table_in_the_conclusion():
     c = _claims([("S2-ops", "does not", "0.95x [0.83x, 1.10x]", 0.83, 1.10)])
     body = "; ".join(advice.phrases(c).values())  # the conclusion's: the full evidence
-    brief = "; ".join(advice.phrases(c, brief=True).values())  # the abstract's: each row's id and plan status
-    assert "(S2-ops, post hoc)" in brief and "(S2-ops: does not; post hoc)" in body
+    assert "(S2-ops: does not; post hoc)" in body
     # pdftotext breaks lines (and hyphenates) anywhere: the check ignores both
-    broken = brief.replace(" ", "\n", 3).replace("Cassandra's", "Cas-\nsandra's")
-    assert missing_advice(broken, broken + "\n" + body, c) == []
-    # the verdict moved on (new runs), the abstract and the conclusion kept the old words
+    broken = body.replace(" ", "\n", 3).replace("Cassandra's", "Cas-\nsandra's")
+    assert missing_advice(broken, c) == []
+    # the verdict moved on (new runs), the conclusion kept the old words
     now = _claims([("S2-ops", "replicates", "3.60x [3.10x, 4.20x]", 3.1, 4.2)])
-    problems = missing_advice(brief, brief + body, now)
-    assert len(problems) == 2 and "AdviceCommitlog" in problems[0] and "abstract" in problems[0]
-    assert "conclusion" in missing_advice(brief, brief, c)[0]  # the brief form alone: no conclusion
+    problems = missing_advice(body, now)
+    assert len(problems) == 1 and "AdviceCommitlog" in problems[0] and "conclusion" in problems[0]
 
 
 def test_a_whole_run_window_without_its_length_is_reported():
@@ -293,15 +287,3 @@ def test_scale_numbers_refuses_an_unreadable_fof_file_by_name(tmp_path, capsys, 
     assert rc == 1 and not out.exists()
     err = capsys.readouterr().err
     assert str(fof) in err and ("no column(s) pages" in err if bad == "columns" else True), err
-
-
-def test_the_inconclusive_rows_are_named_by_rule():
-    rows = [("S2-lz4", "inconclusive", "1.05x [0.90x, 1.22x]", 0.9, 1.22), ("S2-ops", "does not", "--", None, None)]
-    assert advice.inconclusive(_claims(rows)) == "whether the row judged inconclusive holds (S2-lz4)"
-    rows.append(("S4-mean", "inconclusive (fewer than 2 repeats per arm)", "--", None, None))
-    assert advice.inconclusive(_claims(rows)) == "whether the two rows judged inconclusive hold (S2-lz4 and S4-mean)"
-    assert advice.inconclusive(_claims(rows[1:2])) == "no claim row is inconclusive"
-    more = [(f"S5-x{i}", "inconclusive", "--", None, None) for i in range(advice.LIST_MAX)]
-    many = advice.inconclusive(_claims(rows + more))
-    assert many == f"whether the {advice.counted(2 + advice.LIST_MAX, 'row', 'rows')} judged inconclusive hold " \
-                   "(the claims table names each)" and "S2-lz4" not in many

@@ -195,7 +195,7 @@ def test_a_cell_names_no_batch_and_no_issue():
     assert plain("batches round4-rocksdb-capped and round4-rocksdb-capped-2: traced") == "its own two batches: traced"
     assert plain("YCSB, saturating, round3-ycsb-cass-<fs>") == "YCSB, saturating, its own batch per filesystem"
     assert plain("write-n, confirmatory batches round3-capped, round3-capped-2m") == \
-        "write-n, its own two planned batches"  # fmt: skip
+        "Cassandra fixed writes, its own two planned batches"  # fmt: skip
     # the plan's shorthand in words
     assert plain("traced, steady=true, data >= 10x cap") == "traced, steady runs only, data >= 10x cap"
     assert plain("3 s from 150 s (run.yaml tracer.window)") == "3 s from 150 s (the kept trace window)"
@@ -270,3 +270,34 @@ def test_the_check_in_parallel_parts_finds_what_it_finds_in_one_process(tmp_path
     assert any("half full" in p for p in problems)
     monkeypatch.setattr(pt, "PAGES_PER_PART", 1)  # a part per page
     assert pt.check_all(pdf, claims, figs, jobs=2) == (problems, lay)
+
+
+def test_a_cell_names_setups_in_plain_words_not_by_the_run_sheets_job_ids():
+    from blkscope.paper.tables import plain
+
+    # review-q5 N10/N15: the one mapping of plain names (blkscope.figures.names) for every setup the PDF shows
+    assert plain("untraced host cassandra-stress write-n, uncompressed") == \
+        "untraced host Cassandra fixed writes, uncompressed"  # fmt: skip
+    assert plain("untraced capped write-n uncompressed") == "untraced capped Cassandra fixed writes uncompressed"
+    assert plain("untraced sysbench rndrw-max-256m on 16 TiB") == "untraced sysbench volume test on 16 TiB"
+    assert plain("writer alone, job prealloc, ext4") == "writer alone, the journal prefilled setup, ext4"
+    # words that are no job id stay: "cassandra-stress write ops/s", "write-back", "a job"
+    kept = "ext4/xfs cassandra-stress write ops/s; write-back of a job"
+    assert plain(kept) == kept
+
+
+def test_the_unadjusted_verdict_prints_once_and_the_reason_once():
+    from blkscope.paper.tables import AS_ADJUSTED, claims_table, unadjusted_cell
+
+    ruled = "not testable here: runs of 11 s, under the 60 s journal latency needs"
+    assert unadjusted_cell({"verdict_unadjusted": ruled, "verdict": ruled}) == AS_ADJUSTED
+    assert unadjusted_cell({"verdict_unadjusted": "does not", "verdict": "inconclusive"}) == "does not"
+    assert unadjusted_cell({"verdict_unadjusted": None, "verdict": "inconclusive"}) is None
+    claims = _claims().head(2).with_columns(verdict_unadjusted=pl.Series([ruled, "does not"]),
+                                            verdict=pl.Series([ruled, "inconclusive"]))
+    tex = claims_table(claims)
+    assert tex.count("under the 60 s journal latency needs") == 1 and f"& {AS_ADJUSTED} &" in tex
+    # the check looks for the cell as printed: the reason once, after "as adjusted"
+    text = " ".join(f"{r['claim_id']} {AS_ADJUSTED if r['verdict'] == ruled else 'does not'} {r['verdict']}"
+                    for r in claims.iter_rows(named=True))
+    assert missing_claims(text, claims, ["claim_id", "verdict_unadjusted", "verdict"]) == []

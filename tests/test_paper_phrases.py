@@ -289,20 +289,23 @@ def test_where_says_where_an_interval_lies_against_the_claimed_size_and_which_wa
 
 
 def test_the_headline_splits_confirmatory_from_post_hoc_rows_and_counts_published_statements():
-    from blkscope.paper.headline import published, rows_on_published, split_sentence
+    from blkscope.paper.headline import published, published_map, rows_on_published, split_sentence
 
     c = pl.DataFrame({
-        "claim_id": ["A", "A-scale", "A-cap", "B", "C", "D"],
+        "claim_id": ["S2-ops", "S2-ops-scale", "S2-ops-cap", "S3-wb-sysbench", "S3-wb-journal", "S4-ms"],
         "study": ["s"] * 6,
         "claim": ["x holds", "x holds", "x holds (device the limit)", "y (sysbench)", "y (journal writer)", "z"],
         "condition": ["in-memory", "scale", "in-memory", "in-memory", "in-memory", "scale"],
         "verdict": ["replicates", "does not", "inconclusive", "does not", "not tested (no runs)", "inconclusive"]})
-    assert published(c) == 3  # a closing parenthesis naming our condition or workload: the same statement
+    assert published(c) == 3  # a claim's rows, and the claims split from one statement (SAME_STATEMENT): one
     assert split_sentence(c) == (
         "of the six rows, five could be judged in the studies' conditions: one replicates, two do not and two are "
         "inconclusive (of the two confirmatory rows among them, one does not and one is inconclusive; the other "
         "three are post hoc); one awaits runs")
     assert rows_on_published(c) == "six rows on three published claims"
+    assert published_map(c) == (
+        "three published claims: we judge two of them as four claims, by comparator, workload, condition, "
+        "proxy or mount option (five claims in all), and one more row re-tests a claim at scale or in a replication")
 
 
 def test_a_batch_that_repeats_the_one_before_says_only_what_differs():

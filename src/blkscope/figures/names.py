@@ -82,6 +82,30 @@ def plain_setup(setup: str) -> str:
     return " ".join([plain(workload, job), *words]) + testbed
 
 
+# the tool a run sheet's job follows in a cell's words ("cassandra-stress write-n", "sysbench rndrw-max-256m"): it
+# goes with the job, whose plain name names the workload already
+_TOOLS = {"cassandra": "cassandra-stress", "sysbench": "sysbench", "fio": "fio", "journal": "journal"}
+# jobs whose id is no word (a hyphen in it): a cell's words never mean anything else by them
+_JOB_IDS = sorted(((w, j) for w, j in JOBS if "-" in j), key=lambda k: -len(k[1]))
+_JOB_WORD = re.compile(r"\bjob ([a-z][\w-]*)")
+
+
+def plain_jobs(text: str) -> str:
+    """A sentence's (a claims-table cell's) job ids in plain words: "cassandra-stress write-n" and "capped write-n"
+    -> "Cassandra fixed writes", "sysbench rndrw-max-256m" -> "sysbench volume test" (a job id with a hyphen, with
+    its tool's name before it where there is one), "job prealloc" -> "the journal prefilled setup" (a job named as
+    one, of exactly one workload)."""
+    for w, j in _JOB_IDS:
+        tool = re.escape(_TOOLS.get(w, w))
+        text = re.sub(rf"(?<![\w-])(?:{tool} )?{re.escape(j)}(?![\w-])", plain(w, j), text)
+
+    def named(m: re.Match) -> str:
+        owners = [w for w, j in JOBS if j == m.group(1)]
+        return f"the {plain(owners[0], m.group(1))} setup" if len(owners) == 1 else m.group()
+
+    return _JOB_WORD.sub(named, text)
+
+
 def vega_lookup(value: str = "datum.value") -> str:
     """A Vega expression giving the plain name of the setup label `value` (a figure's header, axis or text
     layer): a lookup in every known setup's plain name, host and guest; an unknown label prints as it is."""

@@ -1,6 +1,6 @@
 """What an engineer choosing a filesystem for a database can take from the claims table, in words picked from each
-claim row's verdict, interval and strata by a stated rule (the abstract and the conclusion print them; the PDF
-check, blkscope.paper.pdf_text, finds each phrase as computed from claims.parquet in both).
+claim row's verdict, interval and strata by a stated rule (the conclusion prints them; the PDF check,
+blkscope.paper.pdf_text, finds each phrase there as computed from claims.parquet).
 
 Each piece of advice (a `Topic`) rests on one row of the claims table: of the claims it lists, in order (the
 condition closest to the engineer's first: S2-ops-cap, the device the limit, before S2-ops), the first whose row is
@@ -23,8 +23,7 @@ judged alone), else its in-memory row. The rule:
 Each phrase ends with its evidence: the row's id, estimate [interval] and verdict, all from claims.csv, and the
 length of the runs it read where they are not the steady-state runs (the row's window: "runs of 10 s"). A `does
 not` row says on which side of the claimed size its interval lies ("below the claimed 24-36 %"). Also what the
-study cannot say: AdviceNotTestable, the claims it cannot test here in the studies' own (quoted) words, and
-AdviceInconclusive, the rows judged inconclusive.
+study cannot say: AdviceNotTestable, the claims it cannot test here in the studies' own (quoted) words.
 
     python -m blkscope.paper.advice --claims data/processed/analysis/claims.parquet -o advice.tex
 """
@@ -143,22 +142,19 @@ def ends(r: dict) -> tuple[str, str] | None:
     return (m.group(1), m.group(2)) if m else None
 
 
-def evidence(r: dict, stated: bool = False, placed: bool = False, brief: bool = False) -> str:
+def evidence(r: dict, stated: bool = False, placed: bool = False) -> str:
     """"S2-ops-cap: 1.01x [0.86x, 1.19x], does not, wholly below the claimed 2.28-6.85x, estimate as claimed,
     interval across one; post hoc; runs of 60 s": the row's id, estimate [interval] (an exact one "in every run"; none
     for strata that disagree, whose pooled figure describes none of them), verdict (an inconclusive one with why it
     is not decided), where its interval lies (phrases.where), whether the plan came before its runs
     (phrases.plan_status) and the length of the runs it read where they are not the steady-state runs; `stated`:
-    the words before it give the estimate already (no interval repeated); `placed`: they say where it lies too;
-    `brief` (the abstract's): the row's id and whether it is post hoc alone ("S2-ops-cap, post hoc")."""
+    the words before it give the estimate already (no interval repeated); `placed`: they say where it lies too."""
     ours = tidy(str(r.get("ours") or "--"))
     if ours.endswith(_NO_SPREAD):
         ours = ours.removesuffix(_NO_SPREAD) + " in every run"
     v = str(r["verdict"])
-    if v.startswith("not test"):  # the abstract's: the verdict's words without the condition it names
-        return f"{r['claim_id']}, {v.split(':')[0].split(' (')[0]}" if brief else f"{r['claim_id']}: {verdict_text(r)}"
-    if brief:
-        return f"{r['claim_id']}, {plan_status(r)}"
+    if v.startswith("not test"):
+        return f"{r['claim_id']}: {verdict_text(r)}"
     pooled = r.get("pooling") == "random effects"
     why = undecided(r) if v == "inconclusive" and not pooled else ""
     why = why if "multiplicity" in why else ""  # the repeats that would decide: the claims table gives them
@@ -235,7 +231,7 @@ def strata_side(r: dict) -> tuple[str, str, str] | None:
     return ("above" if lo > 1 else "below", f"in {k_of_n(k, k, 'strata')}", f"{lo:.2f}x to {hi:.2f}x per stratum")
 
 
-def more_row(rows: dict[str, dict], claim: str, asks: str, brief: bool = False) -> str:
+def more_row(rows: dict[str, dict], claim: str, asks: str) -> str:
     """A row cited beside a topic's: its strata's common side ("than ext4 in all 14 strata (per stratum ...)"), or
     its question and verdict ("whether LZ4 commitlogs make them equal is undecided"), with its evidence."""
     r = claim_row(rows, claim)
@@ -243,37 +239,37 @@ def more_row(rows: dict[str, dict], claim: str, asks: str, brief: bool = False) 
         return ""
     v = str(r["verdict"])
     if r.get("pooling") == "random effects" and (s := strata_side(r)):
-        return f"and {asks} {s[1]} ({evidence(r, brief=brief)})"
+        return f"and {asks} {s[1]} ({evidence(r)})"
     said = ("is undecided" if v.startswith("inconclusive") else "is untested" if v.startswith("not test")
             else "holds" if v.startswith("replicates") else "does not hold")
-    return f"{asks} {said} ({evidence(r, brief=brief)})"
+    return f"{asks} {said} ({evidence(r)})"
 
 
-def phrase(t: Topic, r: dict | None, rows: dict[str, dict] | None = None, brief: bool = False) -> str:
+def phrase(t: Topic, r: dict | None, rows: dict[str, dict] | None = None) -> str:
     """The advice of topic `t` from its claim row `r`, by the module's rule (plain text, not yet escaped); `rows`
-    (every row by id) for the rows it cites beside (t.more); `brief`: the abstract's evidence (evidence())."""
+    (every row by id) for the rows it cites beside (t.more)."""
     if r is None:
         return f"{CANNOT_SAY}: the claims table has no row {' or '.join(t.claims)}"
     v = str(r["verdict"])
-    more = [m for c, asks in t.more if (m := more_row(rows or {}, c, asks, brief))]
+    more = [m for c, asks in t.more if (m := more_row(rows or {}, c, asks))]
     beside = "".join(f"; {m}" if not m.startswith("and ") else f" {m}" for m in more)
     if v.startswith("not test"):
-        return f"{CANNOT_SAY} whether ``{r['claim']}'' ({evidence(r, brief=brief)}){beside}"
+        return f"{CANNOT_SAY} whether ``{r['claim']}'' ({evidence(r)}){beside}"
     if r.get("pooling") == "random effects":
         if s := strata_side(r):  # the strata disagree on the size only: the direction they share is advice
             words = t.above if s[0] == "above" else t.below
-            return f"{words} {s[1]} ({evidence(r, brief=brief)}){beside}, the size depending on the workload"
-        return f"{NO_ADVICE} {t.subject}: {disagree(r)} ({evidence(r, brief=brief)}){beside}"
+            return f"{words} {s[1]} ({evidence(r)}){beside}, the size depending on the workload"
+        return f"{NO_ADVICE} {t.subject}: {disagree(r)} ({evidence(r)}){beside}"
     if v.startswith(DECIDED):
         where_ = side(r)
         words = t.above if where_.startswith("above") else t.below if where_.startswith("below") else t.spans
         lo_hi = ends(r) or ("", "")
         stated = "{lo}" in words
         words = words.format(lo=lo_hi[0], hi=lo_hi[1], band=str(r.get("band_words") or "claimed size"))
-        return f"{words} ({evidence(r, stated, stated, brief)}){beside}"
+        return f"{words} ({evidence(r, stated, stated)}){beside}"
     if t.bound and (pct := gain_bound(r)):
-        return f"{t.bound.format(pct=pct)} ({evidence(r, brief=brief)}){beside}"
-    return f"{NO_ADVICE} {t.subject} ({evidence(r, brief=brief)}){beside}"
+        return f"{t.bound.format(pct=pct)} ({evidence(r)}){beside}"
+    return f"{NO_ADVICE} {t.subject} ({evidence(r)}){beside}"
 
 
 BOUND_MAX = 0.10  # an inconclusive ratio whose interval's upper end lies less than this above one bounds the gain
@@ -295,7 +291,7 @@ def gain_bound(r: dict) -> str | None:
     return f"{round(100 * (hi - 1.0)):.0f} %"
 
 
-def tracing(claims: pl.DataFrame, brief: bool = False) -> str:
+def tracing(claims: pl.DataFrame) -> str:
     """Block tracing in production, from the rows whose workload and regime the study's claim came from
     (TRACING_ROWS): a row decided below the claimed size by the upper end of its interval ("cost at most 11.6 %"),
     any other by its estimate [interval]; our pooled row over every workload (S1-trace) named as exploratory."""
@@ -309,7 +305,7 @@ def tracing(claims: pl.DataFrame, brief: bool = False) -> str:
         who = who.format(k=k.group(1) if k else "ten")
         below = str(r["verdict"]).startswith("does not") and where(r).startswith("wholly below")
         cost = f"at most {ends(r)[1]}" if below else tidy(str(r["ours"]))
-        said.append(f"tracing {who} cost {cost} ({evidence(r, True, brief=brief)})")
+        said.append(f"tracing {who} cost {cost} ({evidence(r, True)})")
     if not said:
         return f"{CANNOT_SAY} what block tracing costs in production: the claims table has none of its rows"
     pooled = f"; our row pooling every workload ({TRACING_POOLED}) is exploratory" if TRACING_POOLED in rows else ""
@@ -342,27 +338,10 @@ def not_testable(claims: pl.DataFrame, outside: int = 0) -> str:
     return "whether " + join_and(said, "or") + (f", nor {rest}" if rest else "")
 
 
-LIST_MAX = 3
-
-
-def inconclusive(claims: pl.DataFrame) -> str:
-    """The rows judged inconclusive, by id: what more runs (or another condition) would have to decide."""
-    ids = claims.filter(pl.col("verdict").str.starts_with("inconclusive"))["claim_id"].to_list()
-    if not ids:
-        return "no claim row is inconclusive"
-    # a few by id; more than LIST_MAX only counted: the claims table names each, and the conclusion's page is full
-    listed = join_and(ids) if len(ids) <= LIST_MAX else "the claims table names each"
-    if len(ids) == 1:
-        return f"whether the row judged inconclusive holds ({listed})"
-    return f"whether the {counted(len(ids), 'row', 'rows')} judged inconclusive hold ({listed})"
-
-
-def phrases(claims: pl.DataFrame, brief: bool = False) -> dict[str, str]:
-    """Each topic's advice as plain text (the PDF check looks for these words); `brief`: the abstract's, whose
-    evidence is each row's id and whether it is post hoc (the conclusion gives the rest)."""
+def phrases(claims: pl.DataFrame) -> dict[str, str]:
+    """Each topic's advice as plain text (the PDF check looks for these words in the conclusion)."""
     rows = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
-    return ({t.macro: phrase(t, row_for(claims, t.claims), rows, brief) for t in TOPICS}
-            | {TRACING: tracing(claims, brief)})
+    return {t.macro: phrase(t, row_for(claims, t.claims), rows) for t in TOPICS} | {TRACING: tracing(claims)}
 
 
 def macros(claims: pl.DataFrame) -> dict[str, str]:
@@ -370,21 +349,15 @@ def macros(claims: pl.DataFrame) -> dict[str, str]:
         return re.sub(r"(\d) \\%", r"\1\\,\\%", seconds_unbroken(escape(v)))
 
     m = {k: tex(v) for k, v in phrases(claims).items()}
-    m |= {f"{k}Brief": tex(v) for k, v in phrases(claims, brief=True).items()}
     m |= {k: escape(v) for k, v in headline.macros(claims).items()}
-    for r in claims.iter_rows(named=True):  # Section X: where each judged row's interval lies, and its plan status
-        if w := where(r):
-            m[macro_name("claim", r["claim_id"]) + "Where"] = escape(w)
+    for r in claims.iter_rows(named=True):  # Section X: what each row's estimate says, and the estimate
         m[macro_name("claim", r["claim_id"]) + "Says"] = escape(tidy(says(r)))  # one clause per row (Section X)
         m[macro_name("claim", r["claim_id"]) + "Shown"] = escape(tidy(shown(r)))
     # the quotes are LaTeX's own (``...''), escaped only inside
     rows = machine_limited(claims)
-    m["AdviceInconclusive"] = escape(inconclusive(claims))
-    m["AdviceNotTestableIds"] = escape(join_and(rows["claim_id"].to_list())) if rows.height else "none"
     outside = claims.filter(pl.col("verdict").str.starts_with("not testable here: ")).height
     m["AdviceNotTestable"] = not_testable(rows.with_columns(pl.col("claim").map_elements(escape, pl.Utf8),
                                                             pl.col("claim_id").map_elements(escape, pl.Utf8)), outside)
-    m["ClaimsOutsideCondition"] = fmt_int(outside)
     m["ClaimsNearPct"], m["ClaimsWideFactor"] = fmt_int(100 * NEAR), fmt_int(WIDE)
     m["ClaimsDecidableList"] = escape(decidable_list(claims))
     return m

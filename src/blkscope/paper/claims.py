@@ -142,9 +142,30 @@ BAND_NOTES = {"S1-trace": f"the band is the study's Cassandra figure; it gave Ro
                           f"{100 * _TR_BTRFS:.0f} %"}
 
 
+def claim_of(row_id: str) -> str:
+    """A row's claim: its id less a condition's suffix (S1-trace-scale -> S1-trace)."""
+    return re.sub(r"-(scale|replication)$", "", row_id)
+
+
 def band_note(row_id: str) -> str | None:
-    """BAND_NOTES of a row's claim (its id less a condition's suffix: S1-trace-scale -> S1-trace)."""
-    return BAND_NOTES.get(re.sub(r"-(scale|replication)$", "", row_id))
+    """BAND_NOTES of a row's claim (claim_of)."""
+    return BAND_NOTES.get(claim_of(row_id))
+
+
+# The studies' claims as they state them (Section II): where we judge one statement as several claims, by
+# comparator (btrfs against ext4 and against xfs), workload (tracing Cassandra, RocksDB on btrfs), a condition
+# (the device the limit), a proxy (fio appends) or a mount option (strictatime, relatime), each claim of it -> the
+# claim that stands for the statement (blkscope.paper.headline.published counts the statements)
+SAME_STATEMENT = {"S1-hot-f2fs": "S1-hot", "S1-trace-cass": "S1-trace", "S1-trace-ycsb-cass": "S1-trace",
+                  "S1-trace-btrfs": "S1-trace", "S2-ops-cap": "S2-ops", "S2-lz4-cap": "S2-lz4",
+                  "S2-aqu-cap": "S2-aqu", "S2-aqu-fio": "S2-aqu", "S2-merge-cap": "S2-merge",
+                  "S3-cow-xfs": "S3-cow-ext4", "S3-wb-journal": "S3-wb-sysbench", "S3-relatime": "S3-strictatime"}
+
+
+def statement_of(row_id: str) -> str:
+    """The published claim a row tests, named by the claim that stands for it (SAME_STATEMENT)."""
+    c = claim_of(row_id)
+    return SAME_STATEMENT.get(c, c)
 
 
 _TRACE = vd.within(_TR_LO, _TR_HI, f"{100 * _TR_LO:.0f}-{100 * _TR_HI:.0f} %")

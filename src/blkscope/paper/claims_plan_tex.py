@@ -4,7 +4,7 @@ recomputed deviations (blkscope.paper.claim_deviations); words from the plan. No
 plan file in the repository carries them.
 
 Macros of claims_plan.tex: \\ClaimsPlanDate, \\ClaimsPlanRows (rows of the claims table), \\ClaimsHolmFamily (rows
-in the Holm family), \\ClaimsAlpha, \\ClaimsDecidedUnadjusted, \\ClaimsDecidedAdjusted, \\ClaimsMovedByHolm (ids
+in the Holm family), \\ClaimsAlpha, \\ClaimsMovedByHolm (ids
 whose verdict Holm turned inconclusive, or `none`), \\ClaimsPooled (rows pooling strata), \\ClaimsHeterogeneous
 (their ids whose strata disagree), \\ClaimsIsquaredMax (%), \\ClaimsExploratoryDiffer (ids whose verdict over
 all runs, exploratory ones included, differs), \\ClaimsDeviations (changes listed), \\ClaimsIsquaredCut (%),
@@ -13,7 +13,7 @@ all runs, exploratory ones included, differs), \\ClaimsDeviations (changes liste
 \\ClaimsConfirmatory and \\ClaimsConfirmatoryIds (judged scale and replication rows: runs captured after it),
 \\ClaimsExploratoryBatches (batches the plan sets aside as added after a look), \\ClaimsDeviationsBefore (changes
 dated before the plan), \\ClaimsDeviationsAfter and \\ClaimsDeviationsAfterIds (deviations dated after it, and the
-claims they changed, or `none`; \\ClaimsDeviationsAfterPhrase: that count and those ids in words);
+claims they changed, or `none`);
 \\ClaimsFamilyDecidedUnadjusted and \\ClaimsFamilyDecidedAdjusted (decided rows of Holm's family before and
 after the correction), \\ClaimsConditionRule (the condition rule per study, as applied);
 \\JournalShortRunS (s: the length of the journal runs S4-reader and S3-wb-journal read, shorter than the journal
@@ -31,7 +31,7 @@ from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
 from blkscope.paper.claims import BAND_END, DECIDED, EXACT, condition_rule_words
 from blkscope.paper.claims_plan import Plan
-from blkscope.paper.latex import count_word, counted, escape, fmt_int, macro_file, seconds_unbroken
+from blkscope.paper.latex import count_word, escape, fmt_int, macro_file, seconds_unbroken
 
 WORDS = r"^(replicates|does not|inconclusive|not tested|not testable)"  # a verdict's words, less its parentheses
 
@@ -64,13 +64,6 @@ def _after_ids(plan: Plan) -> str:
     late = sorted((d for d in plan.deviations if _dated(d.date) >= _dated(plan.date)), key=lambda d: d.date)
     ids = list(dict.fromkeys(x for d in late for x in (d.claims if d.measure or not d.short else (d.short,))))
     return escape(", ".join(ids)) if ids else "none"
-
-
-def _after_phrase(plan: Plan) -> str:
-    """ "one change came after the plan (S4-reader)", "no changes came after the plan": by rule, for any count."""
-    after = len(plan.deviations) - _before(plan)
-    came = f"{counted(after, 'change', 'changes')} came after the plan"
-    return f"{came} ({_after_ids(plan)})" if after else came
 
 
 # the claims that read the journal writer's runs shorter than claim_measures.JOURNAL_MIN_S (with a reader, and under
@@ -115,8 +108,6 @@ def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
         "ClaimsPlanRows": fmt_int(claims.height),
         "ClaimsHolmFamily": fmt_int(family.height),
         "ClaimsAlpha": f"{mt.ALPHA:g}",
-        "ClaimsDecidedUnadjusted": fmt_int(claims.filter(_decided("verdict_unadjusted")).height),
-        "ClaimsDecidedAdjusted": fmt_int(claims.filter(_decided("verdict")).height),
         # within Holm's family alone (the exact rows and S4-ms's rule are outside it)
         "ClaimsFamilyDecidedUnadjusted": fmt_int(family.filter(_decided("verdict_unadjusted")).height),
         "ClaimsFamilyDecidedAdjusted": fmt_int(family.filter(_decided("verdict")).height),
@@ -131,7 +122,6 @@ def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
         "ClaimsDeviationsBefore": fmt_int(_before(plan)),
         "ClaimsDeviationsAfter": fmt_int(len(plan.deviations) - _before(plan)),
         "ClaimsDeviationsAfterIds": _after_ids(plan),
-        "ClaimsDeviationsAfterPhrase": _after_phrase(plan),
         "ClaimsMovedByHolm": _ids(moved),
         "ClaimsPooled": fmt_int(pooled.height),
         "ClaimsHeterogeneous": _ids(pooled.filter(pl.col("pooling") == "random effects")),

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import polars as pl
 
+from blkscope.figures.names import WORKLOADS
 from blkscope.paper.latex import escape, fmt_int
 
 _START = re.compile(r"^start_utc:\s*'?([0-9T:.\-]+)", re.M)
@@ -41,7 +42,7 @@ def batches(runs: pl.DataFrame, dates: pl.DataFrame) -> pl.DataFrame:
         .agg(
             first=pl.col("date").min(), last=pl.col("date").max(), runs=pl.len(),
             testbeds=pl.col("testbed").unique().sort().str.join(", "),
-            workloads=pl.col("workload").unique().sort().str.join(", "),
+            workloads=pl.col("workload").replace(WORKLOADS).unique().sort().str.join(", "),
         )  # fmt: skip
         .sort("first", "last", "batch")
     )

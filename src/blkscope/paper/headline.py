@@ -3,8 +3,9 @@
 published claims they test (the abstract, the introduction, Section X and the conclusion print it; the PDF check,
 blkscope.paper.pdf_text, finds it in the abstract).
 
-A published claim is one of the studies' statements: the claims table's claim sentences, counted once where they
-differ only in a closing parenthesis that names our condition or workload ("(device the limit)", "(sysbench)").
+A published claim is one of the studies' statements as Section II gives them: the rows of one claim (its in-memory,
+scale and replication rows) and the claims we split from one statement (blkscope.paper.claims.SAME_STATEMENT: by
+comparator, workload, condition, proxy or mount option) count once.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 
 import polars as pl
 
+from blkscope.paper.claims import claim_of, statement_of
 from blkscope.paper.latex import count_word, fmt_int, join_and
 from blkscope.paper.phrases import plan_status
 
@@ -26,8 +28,30 @@ UNJUDGED = (("not tested", "waits for runs", "wait for runs"),
 
 def published(claims: pl.DataFrame) -> int:
     """How many published statements the rows test (the module's rule)."""
-    said = {(r.get("study"), _CLOSING.sub("", str(r["claim"])).strip()) for r in claims.iter_rows(named=True)}
-    return len(said)
+    return len({statement_of(str(r["claim_id"])) for r in claims.iter_rows(named=True)})
+
+
+def published_map(claims: pl.DataFrame) -> str:
+    """How the rows map onto the studies' statements: "23 published claims: we judge 9 of them as 21 claims,
+    by comparator, workload, condition, proxy or mount option (35 claims in all), and 12 more rows re-test a claim
+    at scale or in a replication" (claims.SAME_STATEMENT, claims.claim_of)."""
+    ids = [str(i) for i in claims["claim_id"]]
+    ours = sorted(set(map(claim_of, ids)))
+    by = {}
+    for c in ours:
+        by.setdefault(statement_of(c), []).append(c)
+    split = [v for v in by.values() if len(v) > 1]
+    digits = len(ids) > 9
+    out = f"{_n(len(by), digits)} published claim{'' if len(by) == 1 else 's'}"
+    if split:
+        n_split = sum(len(v) for v in split)
+        out += (f": we judge {_n(len(split), digits)} of them as {_n(n_split, digits)} claims, by comparator, "
+                f"workload, condition, proxy or mount option ({_n(len(ours), digits)} claims in all)")
+    more = len(ids) - len(ours)
+    if more:
+        out += (f"{',' if split else ':'} and {_n(more, digits)} more {'row re-tests' if more == 1 else 'rows re-test'}"
+                " a claim at scale or in a replication")
+    return out
 
 
 def _n(n: int, digits: bool) -> str:
@@ -106,6 +130,51 @@ def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
     return f"{head}, {'; '.join(parts)}" if parts else head
 
 
+def _among(these: list[str], digits: bool) -> str:
+    """The confirmatory rows among a group, without a verb where they share one verdict ("all 3 confirmatory rows
+    among them"), else counted ("of the 3 confirmatory rows among them, 1 replicates and 2 are inconclusive")."""
+    if len({next((k for k, _, _ in JUDGED if v.startswith(k)), v) for v in these}) > 1:
+        return _all_of(these, "confirmatory", digits)
+    n = len(these)
+    return ("the one confirmatory row among them" if n == 1 else "both confirmatory rows among them" if n == 2
+            else f"all {_n(n, digits)} confirmatory rows among them")
+
+
+def abstract_counts(claims: pl.DataFrame) -> str:
+    """The abstract's counts, shorter than split_sentence and with the condition rule's planned tally: "of 47 rows,
+    23 could be judged in the studies' conditions: 2 replicate, 2 do not and 19 are inconclusive (all 3
+    confirmatory rows among them); 21 could not be tested here and 2 await runs (one more reads another's runs). A
+    rule set after the estimates were seen made 19 of these 21 not testable; as planned, 1 of them replicates, 10 do
+    not and 8 are inconclusive (confirmatory: 4 do not and 1 is inconclusive)"."""
+    rows = list(claims.iter_rows(named=True))
+    v = [str(r.get("verdict") or "") for r in rows]
+    judged = [(plan_status(r), x) for r, x in zip(rows, v, strict=True)
+              if not x.startswith("not test") and not r.get("same_as")]
+    digits = len(rows) > 9
+    parts = []
+    if judged:
+        conf = [x for s, x in judged if s == "confirmatory"]
+        among = f" ({_among(conf, digits)})" if conf else ""
+        parts.append(f"{_n(len(judged), digits)} could be judged in the studies' conditions: "
+                     f"{join_and(_counts([x for _, x in judged], JUDGED, digits, True))}{among}")
+    untestable = sum(x.startswith("not testable") for x in v)
+    waits = sum(x.startswith("not tested") for x in v)
+    rest = ([f"{_n(untestable, digits)} could not be tested here"] if untestable else []) + (
+        [f"{_n(waits, digits)} {'awaits' if waits == 1 else 'await'} runs"] if waits else [])
+    if rest:
+        parts.append(join_and(rest))
+    same = sum(bool(r.get("same_as")) and not x.startswith("not test") for r, x in zip(rows, v, strict=True))
+    tail = "" if not same else " (one more reads another's runs)" if same == 1 else \
+        f" ({_n(same, digits)} more read others' runs)"
+    out = f"of {_n(len(rows), digits)} {'row' if len(rows) == 1 else 'rows'}, {'; '.join(parts)}{tail}"
+    by_rule = sum(condition_rule(x) for x in v)
+    if by_rule and (tally := planned_tally(claims)):
+        which = (f"{_n(by_rule, digits)} of these {_n(untestable, digits)}" if by_rule < untestable else
+                 "that row" if by_rule == 1 else "both" if by_rule == 2 else f"all {_n(by_rule, digits)}")
+        out += f". A rule set after the estimates were seen made {which} not testable; {tally}"
+    return out
+
+
 def rows_on_published(claims: pl.DataFrame) -> str:
     """"47 rows on 30 published claims"."""
     n, k = claims.height, published(claims)
@@ -126,12 +195,10 @@ def planned_tally(claims: pl.DataFrame) -> str:
     return f"as planned, {join_and(_counts([str(r['verdict_planned']) for r in rows], JUDGED, digits, False))}{c}"
 
 
-def rule_moved(claims: pl.DataFrame, short: bool = False) -> str:
+def rule_moved(claims: pl.DataFrame) -> str:
     """The condition rule's rows (claims.csv `verdict_planned`) and their verdicts as planned: "as planned, of these 19
     rows, 1 replicates, 10 do not and 8 are inconclusive; of the 5 confirmatory rows among them, 4 do not and
-    1 is inconclusive"; short (the abstract): "a rule set after the estimates were seen makes 19 rows (5
-    confirmatory) not testable here; as planned, 1 replicates, 10 do not and 8 are inconclusive (confirmatory: 4
-    do not and 1 is inconclusive)". "" where the rule moved no row."""
+    1 is inconclusive". "" where the rule moved no row."""
     if "verdict_planned" not in claims.columns:
         return ""
     rows = [r for r in claims.iter_rows(named=True) if r.get("verdict_planned")]
@@ -142,10 +209,6 @@ def rule_moved(claims: pl.DataFrame, short: bool = False) -> str:
     conf = [str(r["verdict_planned"]) for r in rows if plan_status(r) == "confirmatory"]
     counts = join_and(_counts(planned, JUDGED, digits, False))
     rows_word, these = ("row", "this") if len(rows) == 1 else ("rows", "these")
-    if short:
-        return (f"a rule set after the estimates were seen makes {_n(len(rows), digits)} {rows_word}"
-                f"{f' ({_n(len(conf), digits)} confirmatory)' if conf else ''} not testable here; "
-                f"{planned_tally(claims)}")
     c = f"; {_all_of(conf, 'confirmatory', digits)}" if conf else ""
     return f"as planned, of {these} {_n(len(rows), digits)} {rows_word}, {counts}{c}"
 
@@ -170,16 +233,15 @@ def moved(claims: pl.DataFrame) -> str:
 
 
 def macros(claims: pl.DataFrame) -> dict[str, str]:
-    """ClaimsSplitSentence (after Holm's correction), ClaimsRuleMovedPlanned and ClaimsRuleMovedShort (the rows the
-    condition rule made not testable, by planned verdict), ClaimsSplitSentenceUnadjusted (each interval alone, where
-    claims.csv has verdict_unadjusted; and the rows Holm's correction moved, ClaimsHolmMoved), ClaimsPublished and
-    its head alone, ClaimsRowsOnPublished."""
-    m = {"ClaimsSplitSentence": split_sentence(claims), "ClaimsPublished": fmt_int(published(claims)),
-         "ClaimsRowsOnPublished": rows_on_published(claims)}  # "47 rows on 30 published claims"
-    if rule_moved(claims):  # the condition rule's rows as planned (Sec. X, Appendix A; the abstract's short form)
+    """ClaimsSplitSentence (after Holm's correction), ClaimsAbstractCounts (the abstract's, abstract_counts),
+    ClaimsRuleMovedPlanned (the rows the condition rule made not testable, by planned verdict), ClaimsHolmMoved (the
+    rows Holm's correction moved, where claims.csv has verdict_unadjusted), ClaimsRowsOnPublished and
+    ClaimsPublishedMap (how the rows map onto the studies' claims)."""
+    m = {"ClaimsSplitSentence": split_sentence(claims), "ClaimsAbstractCounts": abstract_counts(claims),
+         "ClaimsRowsOnPublished": rows_on_published(claims),  # "47 rows on 23 published claims"
+         "ClaimsPublishedMap": published_map(claims)}
+    if rule_moved(claims):  # the condition rule's rows as planned (Sec. X, Appendix A)
         m["ClaimsRuleMovedPlanned"] = rule_moved(claims)
-        m["ClaimsRuleMovedShort"] = rule_moved(claims, short=True)
     if "verdict_unadjusted" in claims.columns:
-        m["ClaimsSplitSentenceUnadjusted"] = split_sentence(claims, "verdict_unadjusted")
         m["ClaimsHolmMoved"] = moved(claims)
     return m

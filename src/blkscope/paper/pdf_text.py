@@ -79,7 +79,11 @@ def squash_quotes(text: str) -> str:
 
 def missing_claims(text: str, claims: pl.DataFrame, columns: list[str]) -> list[str]:
     """Every claim whose row is not in `text` with each printed column's value, in order: the claim id, then its
-    cells one after the other (a row may break across pages between rows, never inside one)."""
+    cells one after the other (a row may break across pages between rows, never inside one); the verdict before
+    Holm's correction as the table prints it (blkscope.paper.tables.unadjusted_cell)."""
+    from blkscope.paper.tables import printed_unadjusted
+
+    claims = printed_unadjusted(claims)
     flat = squash_quotes(text)
     problems = []
     rest = [c for c in columns if c != "claim_id"]
@@ -226,22 +230,15 @@ def disagreeing_run_counts(text: str) -> list[str]:
     return [f"the PDF gives {len(said)} counts of captured runs: {', '.join(said)}"] if len(said) > 1 else []
 
 
-def missing_advice(abstract: str | None, main: str, claims: pl.DataFrame) -> list[str]:
+def missing_advice(main: str, claims: pl.DataFrame) -> list[str]:
     """Each piece of advice (blkscope.paper.advice) as the claims table gives it today, in the conclusion (its full
-    evidence) and, where `abstract` is given, in the abstract (its brief form: each row's id and whether it is post
-    hoc): words that follow the verdicts, never left behind by them. The paper's abstract gives headline findings
-    and the counts, not the advice (review-q4 N14): the paper's check passes None."""
+    evidence): words that follow the verdicts, never left behind by them. The abstract gives headline findings and
+    the counts, not the advice."""
     from blkscope.paper.advice import phrases
 
     m = _unbroken(main)
-    out = []
-    for macro, words in phrases(claims, brief=True).items() if abstract is not None else ():
-        if _unbroken(words) not in _unbroken(abstract):
-            out.append(f"the abstract does not give the advice {macro} as the claims table has it ({words!r})")
-    for macro, words in phrases(claims).items():
-        if _unbroken(words) not in m:
-            out.append(f"the conclusion does not give the advice {macro} as the claims table has it ({words!r})")
-    return out
+    return [f"the conclusion does not give the advice {macro} as the claims table has it ({words!r})"
+            for macro, words in phrases(claims).items() if _unbroken(words) not in m]
 
 
 def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
@@ -256,7 +253,7 @@ def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
 def _text_checks(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], list[str], dict]:
     """check() but the pages' geometry: the problems it reports before the geometry's and after them, and the
     layout."""
-    from blkscope.paper.headline import split_sentence
+    from blkscope.paper.headline import abstract_counts
     from blkscope.paper.tables import claims_parts, printed_columns
 
     problems = []
@@ -276,9 +273,9 @@ def _text_checks(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], list[str],
     problems += internal_words(text)
     problems += disagreeing_run_counts(text)
     abstract = abstract_text(pages_text(pages, 1, 1))
-    after = missing_advice(None, pages_text(pages, 1, lay["main_pages"]), claims)
+    after = missing_advice(pages_text(pages, 1, lay["main_pages"]), claims)
     abstract = _unbroken(abstract)
-    want = split_sentence(claims)
+    want = abstract_counts(claims)
     if _unbroken(want) not in abstract:
         after.append(f"the abstract does not give the claims table's counts ({want!r})")
     return problems, after, lay

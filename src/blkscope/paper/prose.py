@@ -97,6 +97,26 @@ def check(paths: list[Path], words_only: bool = False) -> list[str]:
     return problems
 
 
+# the generated files whose macros are composed for the paper's text (phrases, counts, the plan's figures): each is
+# printed somewhere, or it is dead output that tests keep alive. The files of per-setup numbers (runs.tex, load.tex,
+# characterise.tex, ...) are tables of values the text picks from, as are the per-row clauses of the claims table
+# (Claim<Id>Says, Claim<Id>Shown: Section X names the rows it discusses).
+COMPOSED = ("advice.tex", "claims_plan.tex")
+PER_ROW = re.compile(r"^Claim(?!s[A-Z])[A-Za-z]+(?:Says|Shown)$")
+_DEFINED = re.compile(r"\\(?:re)?newcommand\{?\\([A-Za-z]+)\}?")
+
+
+def unused_macros(generated: list[Path], sources: list[Path]) -> list[str]:
+    """The macros `generated` defines that no file of `sources` (nor another generated file) uses, per-row
+    clauses (PER_ROW) aside: "advice.tex: AdviceInconclusive is printed nowhere"."""
+    used = ""
+    for f in [*sources, *generated]:
+        used += _DEFINED.sub("", f.read_text()) + "\n"
+    names = set(re.findall(r"\\blk\{([A-Za-z]+)\}", used)) | set(re.findall(r"\\([A-Za-z]+)", used))
+    return [f"{f.name}: {m} is printed nowhere" for f in generated for m in _DEFINED.findall(f.read_text())
+            if m not in names and not PER_ROW.match(m)]
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(argv if argv is not None else sys.argv[1:])
     generated = args[args.index("--words-only") + 1:] if "--words-only" in args else []

@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 
 import polars as pl
 
+from blkscope.figures.names import plain as plain_job
+from blkscope.figures.names import plain_jobs
 from blkscope.paper.claims import band_note, condition_rule_words
 from blkscope.paper.latex import count_word, escape, fmt_depth, fmt_int, fmt_pct, seconds_unbroken, tidy
 
@@ -54,14 +56,15 @@ _KEPT_NAMED = re.compile(r"(kept window[^()]*?) \(run\.yaml tracer\.window\)")
 
 def plain(x: object) -> str:
     """The text a cell prints (before escaping): "--" for nothing, negative zero as zero (latex.tidy), a batch's
-    name as "its own batch" (a parenthesis that names one, or an issue: dropped), the plan's shorthand in words."""
+    name as "its own batch" (a parenthesis that names one, or an issue: dropped), the plan's shorthand and the run
+    sheet's job ids in words (blkscope.figures.names.plain_jobs)."""
     if x is None or x == "":
         return "--"
     text = _BATCH.sub(_own, _PAREN.sub("", str(x)))
     text = _KEPT_NAMED.sub(r"\1", text)
     for short, words in SHORTHAND:
         text = text.replace(short, words)
-    return tidy(text)
+    return tidy(plain_jobs(text))
 
 
 def _spec(columns: Sequence[Column]) -> str:
@@ -117,7 +120,7 @@ def printed_columns(columns: Sequence[Column]) -> list[str]:
 
 RUNS_COLUMNS: list[Column] = [
     ("filesystem", "FS", 0, escape),
-    ("job", "job", 0, escape),
+    ("job", "setup", 0, escape),
     ("repeat", "r", 0, fmt_int),
     ("events", "events", 0, fmt_int),
     ("completions", "C events", 0, fmt_int),
@@ -133,17 +136,20 @@ RUNS_COLUMNS: list[Column] = [
 def with_variants(df: pl.DataFrame) -> pl.DataFrame:
     """Rows that share filesystem, job and repeat (fio atime: one job under three mount options, a repeat number
     per option) name what sets them apart in `job`, from the run id between the job and the repeat
-    ("host-ext4-fio-atime-relatime-r1": "atime relatime"); a table of them otherwise prints the same row thrice."""
+    ("host-ext4-fio-atime-relatime-r1": "fio atime test, relatime"); a table of them otherwise prints the same row
+    thrice. The job is its setup's plain name (blkscope.figures.names.plain) where the table has the workload."""
     keys = ["filesystem", "job", "repeat"]
     if "run_id" not in df.columns or not set(keys) <= set(df.columns):
         return df
     same = df.select(pl.struct(keys).is_duplicated())[:, 0].to_list()
 
-    def label(run_id: str, job: str, repeat: int, dup: bool) -> str:
+    def label(run_id: str, workload: str, job: str, repeat: int, dup: bool) -> str:
         m = re.search(rf"-{re.escape(job)}-(.+)-r{repeat}$", run_id) if dup else None
-        return f"{job} {m.group(1)}" if m else job
+        name = plain_job(workload, job) if workload else job
+        return f"{name}, {m.group(1)}" if m else name
 
-    rows = zip(df["run_id"], df["job"], df["repeat"], same, strict=True)
+    workloads = df["workload"] if "workload" in df.columns else [None] * df.height
+    rows = zip(df["run_id"], workloads, df["job"], df["repeat"], same, strict=True)
     return df.with_columns(job=pl.Series([label(*r) for r in rows], dtype=pl.Utf8))
 
 
@@ -154,7 +160,8 @@ def runs_table(summary: pl.DataFrame) -> str:
     return longtable(
         df,
         [c for c in RUNS_COLUMNS if c[0] in df.columns],
-        caption="The traced host fio runs: tracefs blk events, completions (C), 4\\,KiB pages touched, share of "
+        caption="The traced host fio runs (setups named as in Table~\\ref{tab:conditions}): tracefs blk events, "
+        "completions (C), 4\\,KiB pages touched, share of "
         "accesses to the hottest 1\\,\\% of pages, fio IOPS, mean iostat queue size, and events the tracer lost "
         "(dropped or overrun; -- where the capture recorded no count).",
         label="tab:runs",
@@ -300,6 +307,28 @@ def verdict_cell(r: dict) -> str | None:
     return v
 
 
+AS_ADJUSTED = "as adjusted"
+
+
+def unadjusted_cell(r: dict) -> str | None:
+    """The verdict before Holm's correction as the table prints it: "as adjusted" where it is the adjusted verdict
+    (a row the condition rule made not testable among them: the adjusted cell gives its reason, once), else the
+    unadjusted verdict alone ("does not" beside an adjusted "inconclusive")."""
+    before = r.get("verdict_unadjusted")
+    if before is None or before == "":
+        return before
+    return AS_ADJUSTED if str(before) == str(r.get("verdict") or "") else str(before)
+
+
+def printed_unadjusted(claims: pl.DataFrame) -> pl.DataFrame:
+    """The claims with `verdict_unadjusted` as unadjusted_cell prints it (as they are without the column): what the
+    claims table prints and the PDF check (blkscope.paper.pdf_text.missing_claims) looks for."""
+    if "verdict_unadjusted" not in claims.columns:
+        return claims
+    cells = [unadjusted_cell(r) for r in claims.iter_rows(named=True)]
+    return claims.with_columns(verdict_unadjusted=pl.Series(cells, dtype=pl.Utf8))
+
+
 def caveated(claims: pl.DataFrame) -> pl.DataFrame:
     """The claims with each verdict cell as verdict_cell prints it (claims.csv as it is without `caveat`)."""
     if "caveat" not in claims.columns:
@@ -314,7 +343,7 @@ def claims_table(claims: pl.DataFrame) -> str:
     why = claims.filter(pl.col("verdict").str.starts_with("not test") & pl.col("reason").is_not_null())
     rows = why.iter_rows(named=True)
     notes = "; ".join(f"{escape(r['claim_id'])}: {escape(plain(public(r['reason'])))}" for r in rows)
-    marks, claims = confound_notes(claims), caveated(confound_marked(claims))
+    marks, claims = confound_notes(claims), caveated(confound_marked(printed_unadjusted(claims)))
     parts = claims_parts(claims)
     if len(parts) == 1:
         notes = " ".join(x for x in (marks, r"\emph{Not tested, not testable:} " + notes + "." if notes else "") if x)
@@ -323,6 +352,7 @@ def claims_table(claims: pl.DataFrame) -> str:
         longtable(claims, parts[0], CLAIMS_CAPTION + " Part 1 of 2: what is claimed and the runs read; part 2 "
                   "(Table~\\ref{tab:claims-found}): what we found.", "tab:claims", notes=marks),
         longtable(claims, parts[1], "Every claim, part 2 of 2 (part 1: Table~\\ref{tab:claims}): our estimate, the "
-                  "runs per arm, and the verdicts.", "tab:claims-found",
+                  "runs per arm, and the verdicts (before Holm's correction: `as adjusted' where the correction "
+                  "leaves the verdict as it is).", "tab:claims-found",
                   notes=r"\emph{Not tested, not testable:} " + notes + "." if notes else ""),
     ])  # fmt: skip
