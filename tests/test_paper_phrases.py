@@ -304,8 +304,8 @@ def test_the_headline_splits_confirmatory_from_post_hoc_rows_and_counts_publishe
         "three are post hoc); one awaits runs")
     assert rows_on_published(c) == "six rows on three published claims"
     assert published_map(c) == (
-        "three published claims: we judge two of them as four claims, by comparator, workload, condition, "
-        "proxy or mount option (five claims in all), and one more row re-tests a claim at scale or in a replication")
+        "three published claims, two of them split into four claims by comparator, workload, condition, proxy or "
+        "mount option (five in all), with one more row at scale or in a replication")
 
 
 def test_a_batch_that_repeats_the_one_before_says_only_what_differs():

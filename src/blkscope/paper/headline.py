@@ -32,25 +32,23 @@ def published(claims: pl.DataFrame) -> int:
 
 
 def published_map(claims: pl.DataFrame) -> str:
-    """How the rows map onto the studies' statements: "23 published claims: we judge 9 of them as 21 claims,
-    by comparator, workload, condition, proxy or mount option (35 claims in all), and 12 more rows re-test a claim
-    at scale or in a replication" (claims.SAME_STATEMENT, claims.claim_of)."""
+    """How the rows map onto the studies' statements: "23 published claims, 9 of them split into 21 claims by
+    comparator, workload, condition, proxy or mount option (35 in all), with 12 more rows at scale or in a
+    replication" (claims.SAME_STATEMENT, claims.claim_of)."""
     ids = [str(i) for i in claims["claim_id"]]
     ours = sorted(set(map(claim_of, ids)))
-    by = {}
+    by: dict[str, list[str]] = {}
     for c in ours:
         by.setdefault(statement_of(c), []).append(c)
     split = [v for v in by.values() if len(v) > 1]
     digits = len(ids) > 9
     out = f"{_n(len(by), digits)} published claim{'' if len(by) == 1 else 's'}"
     if split:
-        n_split = sum(len(v) for v in split)
-        out += (f": we judge {_n(len(split), digits)} of them as {_n(n_split, digits)} claims, by comparator, "
-                f"workload, condition, proxy or mount option ({_n(len(ours), digits)} claims in all)")
+        out += (f", {_n(len(split), digits)} of them split into {_n(sum(len(v) for v in split), digits)} claims by "
+                f"comparator, workload, condition, proxy or mount option ({_n(len(ours), digits)} in all)")
     more = len(ids) - len(ours)
     if more:
-        out += (f"{',' if split else ':'} and {_n(more, digits)} more {'row re-tests' if more == 1 else 'rows re-test'}"
-                " a claim at scale or in a replication")
+        out += f", with {_n(more, digits)} more {'row' if more == 1 else 'rows'} at scale or in a replication"
     return out
 
 
