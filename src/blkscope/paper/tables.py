@@ -188,7 +188,7 @@ CLAIMS_COLUMNS: list[Column] = [
     ("ours_all", "all runs [interval]", 1.8, cell),
     ("n_needed", "n to decide", 0.8, cell),
     ("verdict_unadjusted", "verdict, unadjusted", 1.0, cell),  # "as adjusted" or a verdict alone
-    ("verdict", "verdict", 2.4, cell),  # with the condition unlike the study's (verdict_cell)
+    ("verdict", "verdict", 2.2, cell),  # with the condition unlike the study's (verdict_cell)
 ]
 
 
