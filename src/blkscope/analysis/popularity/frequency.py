@@ -63,6 +63,9 @@ def page_counts(
         from blkscope.parts import events_files
 
         events = events_files(events)
+        native = native_page_counts(events, page_kib, action, [(mode, by_meta)])
+        if native is not None:
+            return native[0]  # sorted as by_hotness sorts
     keys = ["op", "meta"] if by_meta else ["op"]
     page_sectors = page_kib * 1024 // 512
     first = pl.col("sector") // page_sectors
@@ -90,6 +93,45 @@ def page_counts(
     out = pl.concat([by_op, both.select(*keys, "page", "count")]).collect(engine="streaming")
     out = out.with_columns(pl.col("count").cast(pl.Int64))
     return by_hotness(out, keys) if sort else out
+
+
+NATIVE_REFUSED = 3  # blkscope-native pages: a file or request it does not count as polars does (native/src/pages.rs)
+
+
+def native_page_counts(files: Sequence[Path], page_kib: int, action: str,
+                       counts: Sequence[tuple[str, bool]]) -> list[pl.DataFrame] | None:  # fmt: skip
+    """page_counts(files, page_kib, action, mode, by_meta) for each (mode, by_meta) of `counts`, from one read of
+    the files by `blkscope-native pages`, sorted as by_hotness sorts them; None when it does not take a file
+    (not its own Parquet) or a request (then page_counts counts in polars). Its explode and group-by of every
+    page access cost most of the access-frequency job (bench/RESULTS.md, 2026-11-29 (4))."""
+    import subprocess
+    import tempfile
+
+    from blkscope import native
+
+    if not files:
+        return None
+    with tempfile.NamedTemporaryFile(prefix="blkscope-pages-") as out:
+        cmd = [str(native.program()), "pages", "--out", out.name, "--page-sectors", str(page_kib * 1024 // 512),
+               "--action", action, *(a for m, c in counts for a in ("--count", f"{m}:class" if c else m)),
+               *(a for f in files for a in ("--events", str(f)))]  # fmt: skip
+        proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if proc.returncode == NATIVE_REFUSED:
+            return None
+        if proc.returncode != 0:
+            raise RuntimeError(f"blkscope-native pages failed (exit {proc.returncode}): {proc.stderr.decode().strip()}")
+        buf = Path(out.name).read_bytes()
+    tables, at = [], 0
+    for _, by_meta in counts:
+        n = int(np.frombuffer(buf, "<u8", 1, at)[0])
+        op, meta = (np.frombuffer(buf, np.uint8, n, at + 8 + k * n) for k in range(2))
+        page, count = (np.frombuffer(buf, "<i8", n, at + 8 + 2 * n + k * 8 * n) for k in range(2))
+        at += 8 + 18 * n
+        cols = {"op": pl.Series("op", sorted(OPS)).gather(op), "meta": pl.Series(meta.astype(bool))}
+        cols.update(page=pl.Series(page), count=pl.Series(count))
+        tables.append(pl.DataFrame(cols).select("op", "meta", "page", "count") if by_meta else
+                      pl.DataFrame(cols).select("op", "page", "count"))  # fmt: skip
+    return tables
 
 
 def summed_over_class(by_meta: pl.DataFrame, sort: bool = True) -> pl.DataFrame:
