@@ -180,12 +180,13 @@ def why_no_pages(events: Sequence[Path], action: str = "C") -> str:
     return f"the trace's {action} events carry no read or write data (flushes or zero-length; events: {held})"
 
 
-def rank_frequency(counts: pl.DataFrame) -> pl.DataFrame:
+def rank_frequency(counts: pl.DataFrame, presorted: bool = False) -> pl.DataFrame:
     """Counts sorted in decreasing order per op, with rank 1..n (ties broken by page: which page of a tie takes
-    which rank does not show in the table, so the sort leaves the page out)."""
+    which rank does not show in the table, so the sort leaves the page out); `presorted`: counts are sorted by op
+    and count descending already (by_hotness, blkscope-native pages)."""
+    c = counts.select("op", "count")
     return (
-        counts.select("op", "count")
-        .sort("op", "count", descending=[False, True])  # two columns: polars' own sort beat the packed key here
+        (c if presorted else c.sort("op", "count", descending=[False, True]))  # polars' own sort beat a packed key
         .with_columns(rank=pl.int_range(1, pl.len() + 1).over("op").cast(pl.Int64))
         .select("op", "rank", "count")
     )
