@@ -20,6 +20,9 @@ use crate::parquet_read::Error;
 use crate::reuse::parquet_in::{Req, Source};
 use crate::reuse::stack::PageMap;
 
+/// One (op, meta) class's rows: op, meta, (page, count) pairs.
+type Table = (u8, u8, Vec<(u64, i64)>);
+
 struct Count {
     study: bool,
     by_class: bool,
@@ -42,7 +45,7 @@ impl Count {
     /// The rows (op, meta, page, count) in by_hotness order.
     fn write(self, out: &mut impl Write) -> std::io::Result<()> {
         let [rd, wd, rm, wm] = self.maps;
-        let mut tables: Vec<(u8, u8, Vec<(u64, i64)>)> = vec![];
+        let mut tables: Vec<Table> = vec![];
         for (meta, r, w) in [(0u8, rd, wd), (1, rm, wm)] {
             let mut all: PageMap<i64> = r.clone();
             for (&p, &n) in &w {
@@ -146,5 +149,39 @@ pub fn main(args: Vec<String>) -> ExitCode {
             eprintln!("blkscope-native pages: {e}");
             ExitCode::from(if matches!(e, Error::Unsupported(_)) { 3 } else { 2 })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(b: &[u8]) -> Vec<(u8, u8, i64, i64)> {
+        let n = u64::from_le_bytes(b[..8].try_into().unwrap()) as usize;
+        let int = |k: usize, i: usize| i64::from_le_bytes(b[8 + 2 * n + k * 8 * n + 8 * i..][..8].try_into().unwrap());
+        (0..n).map(|i| (b[8 + i], b[8 + n + i], int(0, i), int(1, i))).collect()
+    }
+
+    #[test]
+    fn all_sums_read_and_write_and_rows_sort_by_op_meta_count_page() {
+        let mut c = Count { study: false, by_class: true, maps: Default::default() };
+        // page 0 read twice, page 1 written once, page 2 read as metadata; sector 7 + 2 sectors: pages 0 and 1
+        for (s, n, cls) in [(0, 8, 0), (0, 8, 0), (8, 8, 1), (16, 8, 2), (7, 2, 1)] {
+            c.add(&Req { t: 0, s, n, c: cls }, 8);
+        }
+        let mut b = vec![];
+        c.write(&mut b).unwrap();
+        assert_eq!(rows(&b), vec![
+            (0, 0, 0, 3), (0, 0, 1, 2), (0, 1, 2, 1), (1, 0, 0, 2), (1, 1, 2, 1), (2, 0, 1, 2), (2, 0, 0, 1),
+        ]);
+    }
+
+    #[test]
+    fn ssd_study_counts_ceil_n_over_s_pages_from_the_first() {
+        let mut c = Count { study: true, by_class: false, maps: Default::default() };
+        c.add(&Req { t: 0, s: 7, n: 2, c: 3 }, 8); // one page (0), metadata summed into data
+        let mut b = vec![];
+        c.write(&mut b).unwrap();
+        assert_eq!(rows(&b), vec![(0, 0, 0, 1), (2, 0, 0, 1)]);
     }
 }
