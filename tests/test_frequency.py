@@ -104,6 +104,8 @@ def test_native_page_counts_equal_polars(tmp_path):
             assert ref.height > 0 and g.equals(ref), (name, mode, by_meta)
             assert page_counts(files, mode=mode, by_meta=by_meta).equals(ref)  # the native path, through page_counts
         assert native_page_counts(files, 4, "D", [("cover", True)])[0].equals(page_counts(lf, action="D", by_meta=True))
+        with pytest.raises(ValueError, match="completions only"):  # as page_counts
+            native_page_counts(files, 4, "D", [("ssd-study", False)])
 
 
 def test_native_page_counts_refuse_other_parquet(tmp_path):

@@ -55,10 +55,7 @@ def page_counts(
     """Per-page access counts with columns op (read/write/all), page, count (rules: module docstring); with
     `by_meta` also meta (the request's RWBS has M, REQ_META): a page's metadata and data accesses apart. Sorted by
     op (meta), count descending, page; `sort=False`: in no order (for a caller that sorts them its own way)."""
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-    if mode == "ssd-study" and action != "C":
-        raise ValueError("the ssd-study mode counts completions only (action C)")
+    _check_mode(mode, action)
     if not isinstance(events, pl.LazyFrame):
         from blkscope.parts import events_files
 
@@ -109,6 +106,8 @@ def native_page_counts(files: Sequence[Path], page_kib: int, action: str,
 
     from blkscope import native
 
+    for mode, _ in counts:
+        _check_mode(mode, action)
     if not files:
         return None
     with tempfile.NamedTemporaryFile(prefix="blkscope-pages-") as out:
@@ -132,6 +131,13 @@ def native_page_counts(files: Sequence[Path], page_kib: int, action: str,
         tables.append(pl.DataFrame(cols).select("op", "meta", "page", "count") if by_meta else
                       pl.DataFrame(cols).select("op", "page", "count"))  # fmt: skip
     return tables
+
+
+def _check_mode(mode: str, action: str) -> None:
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if mode == "ssd-study" and action != "C":
+        raise ValueError("the ssd-study mode counts completions only (action C)")
 
 
 def summed_over_class(by_meta: pl.DataFrame, sort: bool = True) -> pl.DataFrame:
