@@ -73,3 +73,46 @@ def test_hot_share_of_skewed_counts():
     hs = hot_share(counts, top_fraction=0.01).row(0, named=True)
     assert hs["pages"] == 100 and hs["accesses"] == 1000
     assert hs["top_share"] == pytest.approx(0.901)
+
+
+def _native_events(tmp_path) -> dict[str, list]:
+    """Events files blkscope-native wrote (the reader `blkscope-native pages` takes): the tracefs fixture whole and
+    in three parts, and the embedded YCSB run of test_reuse where this checkout has it."""
+    from test_reuse import FIXTURE, ROOT, YCSB_RUN, _ingest, _split
+
+    from blkscope.parts import events_files
+
+    out = {"fixture": [_ingest(FIXTURE, tmp_path / "fx")], "parts": events_files([_split(tmp_path)])}
+    ycsb = ROOT / "data" / "raw" / YCSB_RUN / "trace.txt.zst"
+    if ycsb.exists():
+        out["ycsb"] = [_ingest(ycsb, tmp_path / "ycsb")]
+    return out
+
+
+def test_native_page_counts_equal_polars(tmp_path):
+    """blkscope-native pages counts as page_counts does in polars, every mode, by class or not, and sorts its
+    rows as by_hotness does: equal tables, row for row (a trace in parts: the parts' counts summed)."""
+    from blkscope.analysis.popularity.frequency import MODES, native_page_counts
+
+    want = [(m, by_meta) for m in MODES for by_meta in (False, True)]
+    for name, files in _native_events(tmp_path).items():
+        got = native_page_counts(files, 4, "C", want)
+        assert got is not None, name
+        lf = pl.concat([pl.scan_parquet(str(f)) for f in files])
+        for (mode, by_meta), g in zip(want, got, strict=True):
+            ref = page_counts(lf, mode=mode, by_meta=by_meta)
+            assert ref.height > 0 and g.equals(ref), (name, mode, by_meta)
+            assert page_counts(files, mode=mode, by_meta=by_meta).equals(ref)  # the native path, through page_counts
+        assert native_page_counts(files, 4, "D", [("cover", True)])[0].equals(page_counts(lf, action="D", by_meta=True))
+        with pytest.raises(ValueError, match="completions only"):  # as page_counts
+            native_page_counts(files, 4, "D", [("ssd-study", False)])
+
+
+def test_native_page_counts_refuse_other_parquet(tmp_path):
+    """A file blkscope-native did not write: the program refuses it, and page_counts counts in polars."""
+    from blkscope.analysis.popularity.frequency import native_page_counts
+
+    df = _events(np.random.default_rng(2), 500)
+    df.write_parquet(tmp_path / "events.parquet")
+    assert native_page_counts([tmp_path / "events.parquet"], 4, "C", [("cover", False)]) is None
+    assert page_counts([tmp_path / "events.parquet"]).equals(page_counts(df.lazy()))

@@ -4,6 +4,7 @@
 //! Usage: blkscope-native KIND --out EVENTS.parquet --report REPORT.json [--progress] [PART OPTIONS] INPUT...
 //! (part options: part.rs), or blkscope-native replay ... (replay.rs: latency stages and queue depth), or
 //! blkscope-native reuse ... (reuse/: reuse distance, miss-ratio curves, working set), or
+//! blkscope-native pages ... (pages.rs: per-page access counts), or
 //! blkscope-native boot-means (boot.rs: a co-process computing bootstrap replicate means).
 //! Exit 0: table and report written. Exit 2: bad input; the report holds {"error": {path, where, message}}
 //! and the table is removed. src/blkscope/native.py runs this and merges the report into ingest.json.
@@ -14,6 +15,7 @@ mod chunks;
 mod encode;
 mod events;
 mod input;
+mod pages;
 mod parquet;
 mod parquet_read;
 mod part;
@@ -119,6 +121,9 @@ fn main() -> ExitCode {
     }
     if std::env::args().nth(1).as_deref() == Some("reuse") {
         return reuse::main(std::env::args().skip(2).collect());
+    }
+    if std::env::args().nth(1).as_deref() == Some("pages") {
+        return pages::main(std::env::args().skip(2).collect());
     }
     let a = match parse_args() {
         Ok(a) => a,

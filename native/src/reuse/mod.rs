@@ -20,9 +20,9 @@
 //! reuse --mrc` writes); with it --out may be left out (no reuse.json then).
 
 mod mrc;
-mod parquet_in;
+pub(crate) mod parquet_in;
 mod profile;
-mod stack;
+pub(crate) mod stack;
 
 use std::collections::HashSet;
 use std::fs::File;

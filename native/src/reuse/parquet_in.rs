@@ -40,6 +40,8 @@ pub struct Source {
     t1: i64,
     rows: usize,
     group_rows: usize,
+    /// rows of the row groups without a time (left out of `groups`)
+    pub untimed_rows: usize,
 }
 
 #[derive(Default)]
@@ -51,13 +53,16 @@ struct Scratch {
     a: Keys,
     r: Keys,
     idx: Vec<u32>,
+    /// requests the pass leaves out that `page_counts` (src/blkscope/analysis/popularity/frequency.py) counts:
+    /// of the action, with data, but without a time or with a negative sector
+    odd: usize,
 }
 
 impl Source {
     /// Open every file (footers checked before any data is read: a refusal comes first).
     pub fn open(paths: &[PathBuf]) -> Result<Source, Error> {
         let files = paths.iter().map(|p| ParquetFile::open(p, &COLS)).collect::<Result<Vec<_>, _>>()?;
-        let mut src = Source { files, groups: vec![], t0: 0, t1: 0, rows: 0, group_rows: 0 };
+        let mut src = Source { files, groups: vec![], t0: 0, t1: 0, rows: 0, group_rows: 0, untimed_rows: 0 };
         let mut sc = Scratch::default();
         for (k, f) in src.files.iter().enumerate() {
             for (g, (rows, chunks)) in f.groups.iter().enumerate() {
@@ -73,8 +78,9 @@ impl Source {
                     }
                     None => None,
                 };
-                if let Some((lo, hi)) = mm {
-                    src.groups.push((k, g, lo, hi));
+                match mm {
+                    Some((lo, hi)) => src.groups.push((k, g, lo, hi)),
+                    None => src.untimed_rows += rows,
                 }
             }
         }
@@ -124,19 +130,33 @@ impl Source {
         unsafe { idx.set_len(m) };
         out.reserve(m);
         let dst = out.spare_capacity_mut();
-        let mut len = 0;
+        let (mut len, mut odd) = (0, 0);
         for &i in idx.iter() {
             let i = i as usize;
             let c = cls[(rk[i] as usize).min(nr)];
             let (s, n) = (sv[i], nv[i]);
-            let keep = (c != NO_DATA) & to[i] & so[i] & no[i] & (n > 0) & (s >= 0);
+            let data = (c != NO_DATA) & so[i] & no[i] & (n > 0);
+            let keep = data & to[i] & (s >= 0);
+            odd += (data & !keep) as usize;
             // len <= the rows seen < m <= dst.len()
             dst[len].write(Req { t: tv[i], s, n, c });
             len += keep as usize;
         }
+        sc.odd += odd;
         // SAFETY: the first len slots of the spare capacity were written above
         unsafe { out.set_len(len) };
         Ok(())
+    }
+
+    /// The requests of every row group in file order, a group at a time, to `each`; and how many requests of
+    /// the action with data it left out for a missing time or a negative sector (Scratch::odd).
+    pub fn requests_unordered(&self, action: &[u8], mut each: impl FnMut(&[Req])) -> Result<usize, Error> {
+        let (mut sc, mut reqs) = (Scratch::default(), vec![]);
+        for g in 0..self.groups.len() {
+            self.decode(g, action, &mut sc, &mut reqs)?;
+            each(&reqs);
+        }
+        Ok(sc.odd)
     }
 
     /// Every request in time order, a window at a time, to `emit`.

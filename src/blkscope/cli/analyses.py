@@ -90,17 +90,24 @@ def _access_frequency(p: argparse.ArgumentParser) -> Handler:
 def _frequency_of_run(events: list[Path], out: dict[str, Path | None], modes: list[str], action: str,
                       page_kib: int) -> None:  # fmt: skip
     """access-frequency's tables of one run (an each_run unit) in every mode, and the metadata tables if asked for:
-    the events are counted once per mode, the cover mode's counts summed from the metadata's where both are."""
+    every count from one read of the events by blkscope-native pages, sorted as the tables need them; for files it
+    does not take, counted in polars once per mode, the cover mode's counts summed from the metadata's where both
+    are (the same tables: tests/test_batch_verbs.py)."""
     from blkscope.analysis.popularity import frequency as fq
     from blkscope.parts import events_files
 
     files = events_files(events)
+    # every table's counts from one read by blkscope-native pages, sorted already; else counted in polars below
+    wanted = [("cover", True)] * bool(out["metadata_hot"] or out["metadata_rank"]) + [(m, False) for m in modes]
+    counted = dict(zip(wanted, fq.native_page_counts(files, page_kib, action, wanted) or [], strict=False))
     by_class = None
     if out["metadata_hot"] or out["metadata_rank"]:
         from blkscope.analysis.characterise import metadata as md
 
-        by_class = md.counts(files, action=action, page_kib=page_kib)
-        hot, rank = md.hot_and_rank(by_class, action)
+        by_class = counted.get(("cover", True))
+        if by_class is None:
+            by_class = md.counts(files, action=action, page_kib=page_kib)
+        hot, rank = md.hot_and_rank(by_class, action, presorted=bool(counted))
         for note in hot["note"].drop_nulls().unique(maintain_order=True):
             say("metadata", str(events[0]), note)
         write_table(hot, out["metadata_hot"])
@@ -108,7 +115,9 @@ def _frequency_of_run(events: list[Path], out: dict[str, Path | None], modes: li
     for mode in modes:
         at = {k: out[k] and Path(str(out[k]).replace("{mode}", mode)) for k in ("pages", "rank", "fof")}
         # sorted only to be written as they are: rank_frequency sorts them itself (the same order)
-        if mode == "cover" and by_class is not None:
+        if counted:  # by_hotness's order
+            counts = counted[(mode, False)]
+        elif mode == "cover" and by_class is not None:
             counts = fq.summed_over_class(by_class, sort=bool(at["pages"]))
         else:
             counts = fq.page_counts(files, page_kib=page_kib, action=action, mode=mode, sort=bool(at["pages"]))
@@ -117,7 +126,7 @@ def _frequency_of_run(events: list[Path], out: dict[str, Path | None], modes: li
             say("access-frequency", ", ".join(map(str, events)), f"no page counted: {note}")
         write_table(counts, at["pages"], note=note)
         if at["rank"]:
-            write_table(fq.rank_frequency(counts), at["rank"], note=note)
+            write_table(fq.rank_frequency(counts, presorted=bool(counted)), at["rank"], note=note)
         write_table(fq.frequency_of_frequency(counts), at["fof"], note=note)
 
 

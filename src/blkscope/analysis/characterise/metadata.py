@@ -38,16 +38,17 @@ def hot(c: pl.DataFrame, action: str = "C") -> pl.DataFrame:
     return _hot(_by_class(c), action)
 
 
-def hot_and_rank(c: pl.DataFrame, action: str = "C") -> tuple[pl.DataFrame, pl.DataFrame]:
-    """hot(c, action) and rank(c), each class ranked once for both."""
-    by_class = _by_class(c)
+def hot_and_rank(c: pl.DataFrame, action: str = "C", presorted: bool = False) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """hot(c, action) and rank(c), each class ranked once for both; `presorted`: c is sorted by op, meta, count
+    descending, page already (as blkscope-native pages writes it)."""
+    by_class = _by_class(c, presorted)
     return _hot(by_class, action), _rank(by_class)
 
 
-def _by_class(c: pl.DataFrame) -> pl.DataFrame:
+def _by_class(c: pl.DataFrame, presorted: bool = False) -> pl.DataFrame:
     """c sorted by op, meta, count descending, page, with rank 1.. within each (op, meta) class (numbered in numpy
     from where the class changes: cheaper than a window expression)."""
-    df = by_hotness(c, ["op", "meta"])
+    df = c if presorted else by_hotness(c, ["op", "meta"])
     cls = df.select(pl.col("op").rank("dense") * 2 + pl.col("meta")).to_series().to_numpy()
     start = np.flatnonzero(np.r_[True, cls[1:] != cls[:-1]])
     rank = np.arange(1, cls.size + 1) - np.repeat(start, np.diff(np.r_[start, cls.size]))

@@ -55,14 +55,14 @@ def page_counts(
     """Per-page access counts with columns op (read/write/all), page, count (rules: module docstring); with
     `by_meta` also meta (the request's RWBS has M, REQ_META): a page's metadata and data accesses apart. Sorted by
     op (meta), count descending, page; `sort=False`: in no order (for a caller that sorts them its own way)."""
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-    if mode == "ssd-study" and action != "C":
-        raise ValueError("the ssd-study mode counts completions only (action C)")
+    _check_mode(mode, action)
     if not isinstance(events, pl.LazyFrame):
         from blkscope.parts import events_files
 
         events = events_files(events)
+        native = native_page_counts(events, page_kib, action, [(mode, by_meta)])
+        if native is not None:
+            return native[0]  # sorted as by_hotness sorts
     keys = ["op", "meta"] if by_meta else ["op"]
     page_sectors = page_kib * 1024 // 512
     first = pl.col("sector") // page_sectors
@@ -90,6 +90,54 @@ def page_counts(
     out = pl.concat([by_op, both.select(*keys, "page", "count")]).collect(engine="streaming")
     out = out.with_columns(pl.col("count").cast(pl.Int64))
     return by_hotness(out, keys) if sort else out
+
+
+NATIVE_REFUSED = 3  # blkscope-native pages: a file or request it does not count as polars does (native/src/pages.rs)
+
+
+def native_page_counts(files: Sequence[Path], page_kib: int, action: str,
+                       counts: Sequence[tuple[str, bool]]) -> list[pl.DataFrame] | None:  # fmt: skip
+    """page_counts(files, page_kib, action, mode, by_meta) for each (mode, by_meta) of `counts`, from one read of
+    the files by `blkscope-native pages`, sorted as by_hotness sorts them; None when it does not take a file
+    (not its own Parquet) or a request (then page_counts counts in polars). Its explode and group-by of every
+    page access cost most of the access-frequency job (bench/RESULTS.md, 2026-11-29 (4))."""
+    import subprocess
+    import tempfile
+
+    from blkscope import native
+
+    for mode, _ in counts:
+        _check_mode(mode, action)
+    if not files:
+        return None
+    with tempfile.NamedTemporaryFile(prefix="blkscope-pages-") as out:
+        cmd = [str(native.program()), "pages", "--out", out.name, "--page-sectors", str(page_kib * 1024 // 512),
+               "--action", action, *(a for m, c in counts for a in ("--count", f"{m}:class" if c else m)),
+               *(a for f in files for a in ("--events", str(f)))]  # fmt: skip
+        proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if proc.returncode == NATIVE_REFUSED:
+            return None
+        if proc.returncode != 0:
+            raise RuntimeError(f"blkscope-native pages failed (exit {proc.returncode}): {proc.stderr.decode().strip()}")
+        buf = Path(out.name).read_bytes()
+    tables, at = [], 0
+    for _, by_meta in counts:
+        n = int(np.frombuffer(buf, "<u8", 1, at)[0])
+        op, meta = (np.frombuffer(buf, np.uint8, n, at + 8 + k * n) for k in range(2))
+        page, count = (np.frombuffer(buf, "<i8", n, at + 8 + 2 * n + k * 8 * n) for k in range(2))
+        at += 8 + 18 * n
+        cols = {"op": pl.Series("op", sorted(OPS)).gather(op), "meta": pl.Series(meta.astype(bool))}
+        cols.update(page=pl.Series(page), count=pl.Series(count))
+        tables.append(pl.DataFrame(cols).select("op", "meta", "page", "count") if by_meta else
+                      pl.DataFrame(cols).select("op", "page", "count"))  # fmt: skip
+    return tables
+
+
+def _check_mode(mode: str, action: str) -> None:
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if mode == "ssd-study" and action != "C":
+        raise ValueError("the ssd-study mode counts completions only (action C)")
 
 
 def summed_over_class(by_meta: pl.DataFrame, sort: bool = True) -> pl.DataFrame:
@@ -138,12 +186,13 @@ def why_no_pages(events: Sequence[Path], action: str = "C") -> str:
     return f"the trace's {action} events carry no read or write data (flushes or zero-length; events: {held})"
 
 
-def rank_frequency(counts: pl.DataFrame) -> pl.DataFrame:
+def rank_frequency(counts: pl.DataFrame, presorted: bool = False) -> pl.DataFrame:
     """Counts sorted in decreasing order per op, with rank 1..n (ties broken by page: which page of a tie takes
-    which rank does not show in the table, so the sort leaves the page out)."""
+    which rank does not show in the table, so the sort leaves the page out); `presorted`: counts are sorted by op
+    and count descending already (by_hotness, blkscope-native pages)."""
+    c = counts.select("op", "count")
     return (
-        counts.select("op", "count")
-        .sort("op", "count", descending=[False, True])  # two columns: polars' own sort beat the packed key here
+        (c if presorted else c.sort("op", "count", descending=[False, True]))  # polars' own sort beat a packed key
         .with_columns(rank=pl.int_range(1, pl.len() + 1).over("op").cast(pl.Int64))
         .select("op", "rank", "count")
     )
