@@ -2,6 +2,7 @@
 teardown, one TSV line per test. Load it with `-p pytest_cpu` and bench/ on PYTHONPATH; the lines go to
 $PYTEST_CPU_OUT.<worker> (nodeid, wall s, self CPU s, children CPU s). Summed per module by
 bench/pytest_cpu_sum.py. A session or module fixture's cost falls on the first test that uses it."""
+
 import os
 import resource
 import time

@@ -1,5 +1,6 @@
 """Sum bench/pytest_cpu.py's lines per module (or per test with --tests): CPU s, wall s, tests; largest first.
 Usage: python bench/pytest_cpu_sum.py OUT_PREFIX [--tests] [N]"""
+
 import collections
 import glob
 import sys
@@ -11,8 +12,10 @@ def main() -> None:
     n = int(next((a for a in args if a.isdigit()), "40"))
     cpu: dict[str, list[float]] = collections.defaultdict(lambda: [0.0, 0.0, 0.0, 0])
     for path in glob.glob(f"{prefix}.*"):
-        for line in open(path):
-            nodeid, wall, self_, child = line.rstrip("\n").split("\t")
+        with open(path) as f:
+            lines = f.read().splitlines()
+        for line in lines:
+            nodeid, wall, self_, child = line.split("\t")
             key = nodeid if per_test else nodeid.split("::")[0]
             row = cpu[key]
             row[0] += float(self_) + float(child)
