@@ -124,12 +124,9 @@ def mini(tmp_path_factory) -> tuple[Path, pl.DataFrame]:
         shutil.copytree(ROOT / "data/raw" / r, work / "data/raw" / r)
     sub.write_csv(work / "config/runs.tsv", separator="\t")
     _import_samples(work)
-    # umask 002 (a lab group's): the outputs must be 0664 / 0775, not mkstemp's 0600 nor a fixed 0644.
-    # --scheduler greedy: Snakemake's default ILP scheduler builds and solves a linear program (pulp, cbc) at
-    # each of the ~90 job selections of this run, in Snakemake's own process; the outputs do not depend on the
-    # order of the jobs (test_notebooks_executed_without_errors checks a case that did)
-    proc = subprocess.run(["snakemake", "--cores", "2", "--scheduler", "greedy", "all"], cwd=work,
-                          capture_output=True, text=True, umask=UMASK)  # fmt: skip
+    # umask 002 (a lab group's): the outputs must be 0664 / 0775, not mkstemp's 0600 nor a fixed 0644
+    proc = subprocess.run(["snakemake", "--cores", "2", "all"], cwd=work, capture_output=True, text=True,
+                          umask=UMASK)  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-4000:]
     return work, sub
 
