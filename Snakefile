@@ -62,3 +62,13 @@ rule all:
         CHARACTERISE_OUTPUTS,
         STEADY_OUTPUTS,
         IMPORTED_OUTPUTS,
+
+
+# A rule reruns when the source its command can import changes, not only its command (blkscope.code_hash): a
+# built tree would otherwise keep figures and numbers made by older code.
+from blkscope import code_hash
+
+for _rule in workflow.rules:
+    _scripts = [f for f in _rule.input if isinstance(f, str) and f.endswith(".py")]  # notebooks it executes
+    if _rule.shellcmd and (_code := code_hash.of_command(_rule.shellcmd, _scripts)):
+        _rule.set_params(code=_code)

@@ -24,6 +24,7 @@ import samples
 import zstandard
 from modes import off_umask
 from plans import planned
+from test_code_hash import package_copy
 
 ROOT = Path(__file__).resolve().parents[1]
 UMASK = 0o002
@@ -342,6 +343,21 @@ def test_imported_runs_are_analysed_in_tables_of_their_own(mini):
     assert "other iostatplot (external)" in (work / "notebooks/executed/imported_imported-iostatplot.ipynb").read_text()
     # a workload log alone: its tables in its run explorer
     assert "ycsb_summary" in (work / "notebooks/executed/run_imported-redis-ycsb.ipynb").read_text()
+
+
+def test_an_edit_of_the_code_reruns_the_rules_that_run_it(mini, tmp_path, monkeypatch):
+    """Snakemake reads the package's copy (PYTHONPATH): the same source plans nothing; an edited figure module
+    plans the figures (their verb imports every figure's module) and what shows them, no analysis. Needs the
+    records of a real run (`snakemake --touch` records no params), hence here (blkscope.code_hash)."""
+    work, _ = mini
+    src = package_copy(tmp_path) / "src"
+    monkeypatch.setenv("PYTHONPATH", str(src))
+    assert planned(work) == {}
+    f = src / "blkscope/figures/rank_frequency.py"
+    f.write_text(f.read_text() + "\n# an edit\n")
+    plan = planned(work)
+    assert {"figure_rank_frequency", "figure_io_map", "paper_figure", "paper"} <= set(plan), sorted(plan)
+    assert not [r for r in plan if r.startswith(("ingest", "access_frequency", "zipf", "latency", "figdata"))], plan
 
 
 def test_importing_a_run_plans_its_jobs_alone(mini, tmp_path):
