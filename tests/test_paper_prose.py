@@ -57,21 +57,6 @@ def test_a_generated_macro_printed_nowhere_is_reported(tmp_path):
     assert unused_macros([gen], [sec]) == ["advice.tex: ClaimsDead is printed nowhere"]
 
 
-def test_every_composed_macro_of_the_built_paper_is_printed():
-    """review-q5: the abstract's advice and the brief phrases were generated and tested but printed nowhere."""
-    import pytest
-
-    from blkscope.paper.prose import COMPOSED, unused_macros
-
-    gen = ROOT / "paper/generated"
-    composed = [p for p in sorted(gen.rglob("*.tex")) if p.name in COMPOSED]
-    if len(composed) < len(COMPOSED):
-        pytest.skip("the paper is not built (paper/generated)")
-    sources = [ROOT / "paper/main.tex", *sorted((ROOT / "paper/sections").glob("*.tex")),
-               *[p for p in sorted(gen.rglob("*.tex")) if p.name not in COMPOSED]]
-    assert unused_macros(composed, sources) == []
-
-
 def test_generated_text_is_checked_for_range_words_alone(tmp_path, capsys):
     cap = tmp_path / "figure.tex"
     cap.write_text("\\caption{12 runs; most pages were read once.}\n")

@@ -290,6 +290,19 @@ def test_report_builds(mini):
     assert "main.pdf" in html and "claims.csv" in html
 
 
+def test_every_composed_macro_of_the_paper_is_printed(mini):
+    """review-q5: the abstract's advice and the brief phrases were generated and tested but printed nowhere."""
+    from blkscope.paper.prose import COMPOSED, unused_macros
+
+    work, _ = mini
+    gen = work / "paper/generated"
+    composed = [p for p in sorted(gen.rglob("*.tex")) if p.name in COMPOSED]
+    assert len(composed) == len(COMPOSED), composed
+    sources = [work / "paper/main.tex", *sorted((work / "paper/sections").glob("*.tex")),
+               *[p for p in sorted(gen.rglob("*.tex")) if p.name not in COMPOSED]]  # fmt: skip
+    assert unused_macros(composed, sources) == []
+
+
 def test_second_run_has_nothing_to_do(mini):
     work, _ = mini
     proc = subprocess.run(["snakemake", "--cores", "2", "-n", "all"], cwd=work, capture_output=True, text=True)

@@ -40,7 +40,8 @@ def of_command(shellcmd: str, scripts: list[Path] = ()) -> str | None:
     a hardware run (and the builds it runs on) is the dataset, not a product of the code, never redone for it."""
     parts = [f"verb {v}" for v in VERB_CMD.findall(shellcmd)]
     parts += [f"module {m}" for m in MODULE_CMD.findall(shellcmd)]
-    parts += [f"module {m}" for s in scripts for m in _imports("__main__", Path(s).read_text(encoding="utf-8"))]
+    scripts = [Path(s) for s in scripts if Path(s).is_file()]  # one absent: the rule cannot run, Snakemake says so
+    parts += [f"module {m}" for s in scripts for m in _imports("__main__", s.read_text(encoding="utf-8"))]
     if not parts or any(p in CAPTURES or p.startswith("module blkscope.capture") for p in parts):
         return None
     h = hashlib.sha1()
@@ -52,12 +53,10 @@ def of_command(shellcmd: str, scripts: list[Path] = ()) -> str | None:
 
 @cache
 def _verb(verb: str) -> bytes:
-    from blkscope.cli.verbs import TOPIC_OF  # stdlib only
-
-    topic = TOPIC_OF.get(verb)
-    if topic is None:
+    # the topic module that registers the verb, found by its text (the layers: nothing outside cli/ imports it)
+    name = next((m for m in _cli_modules() if f'@verb("{verb}")' in _text(m)), None)
+    if name is None:
         return f"unknown verb {verb}".encode()  # the command fails when it runs; nothing to follow
-    name = f"blkscope.cli.{topic}"
     text = _text(name)
     chunks: list[str] = []
     for c in TOP.split(text):  # a decorator's line starts the definition it decorates
@@ -82,6 +81,11 @@ def _used(chunks: list[str], verb: str) -> list[str]:
         for name in [n for n in named if n in words]:
             todo.append(named.pop(name))
     return out
+
+
+@cache
+def _cli_modules() -> tuple[str, ...]:
+    return tuple(f"blkscope.cli.{p.stem}" for p in sorted((PKG / "cli").glob("*.py")))
 
 
 @cache
