@@ -2,9 +2,10 @@
 under a memory cap or in the sweep's batch, the fitted rank exponent, the hottest 1 % of pages' share of reads and of
 writes, the metadata share and the LRU miss ratio at caches of 1 % and 10 % of the touched pages (rows), against the
 cache-to-data ratio, the data's size in 4 KiB pages (the key count) and the distinct pages the kept trace touched
-(columns, log scales); a point per run, coloured by the records loaded, shaped by the cache (memory cap or RocksDB's
-block cache under O_DIRECT) and the kept trace window, whose length the counts depend on. Runs of the sweep that are
-not captured yet are said in the title (never left out silently); a table without a captured run draws its note.
+(columns, log scales); a point per run, coloured by the database and the records loaded, shaped by the cache
+(memory cap or RocksDB's block cache under O_DIRECT) and the kept trace window, whose length the counts depend on.
+Runs of the sweep that are not captured yet are said in the title (never left out silently); a table without a
+captured run draws its note.
 Caption: caption(table), CAPTION and the runs drawn (how many, their batches and configurations, the kept trace
 windows) and that the figure is descriptive (no claim reads it); label: LABEL. """
 
@@ -51,6 +52,7 @@ QUANTITIES = {"s": "rank exponent", "hot1_read": "hot-1% reads", "hot1_write": "
               "meta_share": "metadata share", "miss_1pct": "miss ratio at 1%",
               "miss_10pct": "miss ratio at 10%"}  # fmt: skip
 XS = {"cache_to_data": "cache / data", "data_pages": "data (4 KiB pages)", "touched_pages": "distinct pages traced"}
+DATABASES = {"rocksdb": "RocksDB", "cassandra": "Cassandra"}
 KINDS = {"memory cap": "memory cap", "RocksDB block cache (O_DIRECT reads)": "block cache"}
 ROW_PT = 48  # six rows, a legend above and one below: within MAX_FIGURE_HEIGHT_PT
 # labels at powers of ten only (a log axis over less than a decade crowds its labels), ratios below 1 as decimals
@@ -63,7 +65,9 @@ def _labels(table: pl.DataFrame) -> pl.DataFrame:
     """Colour (records) and shape (cache, window) labels of each run."""
     window = pl.col("window_s") if "window_s" in table.columns else pl.lit(None, pl.Float64)
     return table.with_columns(
-        records=pl.col("recordcount").map_elements(lambda n: f"{n:,} records", return_dtype=pl.Utf8),
+        # the database first: both databases' sweeps share the axes (RocksDB 4 M/400 k/40 k, Cassandra 7 M/700 k/70 k)
+        records=pl.col("database").replace_strict(DATABASES, default=pl.col("database")) + pl.lit(", ")
+        + pl.col("recordcount").map_elements(lambda n: f"{n:,} records", return_dtype=pl.Utf8),
         cache=pl.col("cache_kind").replace(KINDS) + pl.lit(", ")
         + pl.when(window.is_null()).then(pl.lit("whole run")).otherwise(window.round(1).cast(pl.Utf8) + " s window"),
     )  # fmt: skip

@@ -47,6 +47,8 @@ JOBS: dict[tuple[str, str], str] = {
     ("ycsb", "workloada-zipfian-buffered-sat-long"): "RocksDB capped, long",
     **{("ycsb", f"workloada-zipfian-{how}-sweep-{n}"): f"RocksDB sweep {n.upper() if n == '4m' else n} {how}"
        for how in ("buffered", "direct") for n in ("4m", "400k", "40k")},
+    **{("cassandra-ycsb", f"workloada-zipfian-capped-sweep-{n}"): f"Cassandra sweep {n.upper() if n == '7m' else n}"
+       for n in ("7m", "700k", "70k")},
 }  # fmt: skip
 
 NOTE = ("RocksDB and Cassandra YCSB run YCSB workload A, or A then C; capped: under a memory cap smaller "

@@ -73,6 +73,13 @@ CAPPED = {"load_once": True, "recordcount": 7_000_000, "read_s": 0, "node_heap_m
                         "file_cache_enabled": False, "disk_access_mode": "standard"},
           "warmup_s": {"run": 60}, "trace_window_s": [150, 3], "max_failed_fraction": 0.01,
           "node_memlock": False}  # fmt: skip
+# The cache sweep on Cassandra (issue P item 3, batch round4-sweep-cassandra; config/claims_plan.yaml `descriptive`
+# P-sweep-cassandra), as RocksDB's (ycsb.SWEEP): CAPPED's node and heap in 180-s runs, the cap set by the runs
+# sheet's memory_cap, at 7 M, 700 k and 70 k records. The node's JVM holds ~550 MiB of a 640 MiB cap (the pilots),
+# so only 7 M records reach under 1/10 of the cap. The trace keeps 2 s at 120 s: Cassandra reads 16 KiB chunks,
+# ~15-22 k events/s at 640 MiB (the capped batches), ~0.6 MB of zstd a run.
+SWEEP = {**CAPPED, "trace_window_s": [120, 2]}
+SWEEP_RECORDS = {"7m": 7_000_000, "700k": 700_000, "70k": 70_000}
 JOBS = {
     "workloada-c-zipfian-sat": {},
     # the lifecycle test's (tests/test_cassandra_root.py): every operation the binding has that CoreWorkload
@@ -88,6 +95,7 @@ JOBS = {
     "workloada-zipfian-capped": CAPPED,
     # the same over 20,000 records with a 2-s trace window: the root tests' size (not the dataset's)
     "workloada-zipfian-capped-small": {**CAPPED, "recordcount": 20_000, "trace_window_s": [3, 2]},
+    **{f"workloada-zipfian-capped-sweep-{n}": {**SWEEP, "recordcount": r} for n, r in SWEEP_RECORDS.items()},
 }
 # the client beside the node (-Xmx1g) on two cores; slf4j-simple prints the driver's warnings into the log
 JAVA_OPTS = ("-Xmx512m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
