@@ -7,6 +7,7 @@ an empty table without crashing."""
 from __future__ import annotations
 
 import importlib
+import json
 import re
 import subprocess
 import sys
@@ -499,3 +500,30 @@ def test_tick_labels_are_formatted_each_alone_no_0k_beside_0k_no_milli_on_an_ms_
     svg = vlc.vegalite_to_svg(c.to_dict())
     labels = re.findall(r">([^<>]+)</text>", svg)
     assert {"0", "0.2", "1", "10k"} <= set(labels) and "0k" not in labels and "200m" not in labels
+
+
+def test_the_per_setup_figures_leave_the_cache_sweeps_setups_to_the_notebook(tables):
+    # a copy of one traced run's rows as a sweep point: the paper's figure draws neither its histogram nor its
+    # sequential share (a row per sweep point would hold the main text a page too long); the notebook's call does
+    seek = pl.read_parquet(tables["seek-distance"])
+    one = seek.filter(pl.col("run_id") == seek["run_id"][0])
+    sweep = one.with_columns(run_id=pl.lit("host-ext4-ycsb-sweep-point-r1"),
+                             job=pl.lit("workloada-zipfian-buffered-sweep-4m"),
+                             setup=pl.lit("RocksDB sweep 4M buffered"))  # fmt: skip
+    both = pl.concat([seek, sweep])
+
+    def drawn(chart) -> str:  # the rows the figure draws (its spec also maps every setup name to its label)
+        return json.dumps(chart.to_dict()["datasets"])
+
+    assert "host-ext4-ycsb-sweep-point-r1" not in drawn(_chart("seek-distance", both))
+    assert seek["run_id"][0] in drawn(_chart("seek-distance", both))
+    setups = sorted(both["setup"].unique().to_list())
+    assert "host-ext4-ycsb-sweep-point-r1" in drawn(
+        importlib.import_module("blkscope.figures.seek_distance").chart(both, setups))
+    # iostat per run likewise
+    io = pl.read_parquet(tables["iostat-compare"])
+    run = io.filter(pl.col("testbed") == "loop")["run_id"][0]
+    point = io.filter(pl.col("run_id") == run).with_columns(run_id=pl.lit("host-ext4-ycsb-sweep-point-r1"),
+                                                            job=pl.lit("workloada-zipfian-buffered-sweep-4m"))
+    assert "host-ext4-ycsb-sweep-point-r1" not in drawn(_chart("iostat-compare", pl.concat([io, point])))
+    assert run in drawn(_chart("iostat-compare", pl.concat([io, point])))

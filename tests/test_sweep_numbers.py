@@ -102,6 +102,27 @@ def test_command_line_writes_the_macros_and_refuses_a_table_without_its_columns(
     assert not out2.exists()
 
 
+def test_each_sweep_batch_writes_its_own_prefix_and_two_batches_on_one_prefix_are_refused(table, tmp_path):
+    # a second sweep (Cassandra's) beside RocksDB's: the fixture's capped batch stands in for it
+    other = sorted(set(table["batch"].drop_nulls()) - {SWEEP})[0]
+    out = tmp_path / "sweep.tex"
+    argv = ["--sweep", str(TABLE), "--batch", SWEEP, "--batch", f"{other}=SweepCass", "-o", str(out)]
+    assert sweep_numbers.main(argv) == 0
+    text = out.read_text()
+    runs = table.filter((pl.col("batch") == other) & pl.col("captured")).height
+    assert "\\newcommand{\\SweepRuns}{30}" in text and f"\\newcommand{{\\SweepCassRuns}}{{{runs}}}" in text
+    assert macros(table, other, "SweepCass") == {k.replace("Sweep", "SweepCass", 1): v
+                                                  for k, v in macros(table, other).items()}  # fmt: skip
+    m = macros(table, SWEEP)  # a span is one value where every run gives it, else its two ends
+    lo, hi = m["SweepHotReadMin"], m["SweepHotReadMax"]
+    assert m["SweepHotReadSpan"] == (lo if lo == hi else f"{lo} to {hi}") and lo != hi
+    one = macros(table.filter(pl.col("run_id") == table.filter(pl.col("batch") == SWEEP)["run_id"][0]), SWEEP)
+    assert one["SweepHotReadSpan"] == one["SweepHotReadMin"] == one["SweepHotReadMax"]
+    clash = tmp_path / "clash.tex"
+    assert sweep_numbers.main(["--sweep", str(TABLE), "--batch", SWEEP, "--batch", other, "-o", str(clash)]) == 1
+    assert not clash.exists()
+
+
 def test_the_figure_caption_says_what_it_draws_and_that_no_claim_reads_it(table):
     cap = figure.caption(table)
     # the sweep's 30 runs and the two earlier capped batches' 3 each; 320 MiB at 4 M records is in both

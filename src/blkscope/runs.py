@@ -204,9 +204,10 @@ def run_id_of(path: str | Path) -> str:
     return Path(path).parent.parent.name
 
 
-def uncaptured_note(table: pl.DataFrame) -> str | None:
+def uncaptured_note(table: pl.DataFrame, name_batches: bool = True) -> str | None:
     """What a table's rows with `captured` false are (runs of a planned batch without raw data yet), for the
-    table's note and its figure; None when there are none."""
+    table's note and its figure; None when there are none. A figure (`name_batches` false) counts the batches
+    instead of naming them: a batch's name is internal and stays out of the paper (pdf_text)."""
     import polars as pl
 
     if "captured" not in table.columns:
@@ -214,7 +215,11 @@ def uncaptured_note(table: pl.DataFrame) -> str | None:
     gone = table.filter(~pl.col("captured"))
     if gone.is_empty():
         return None
-    batches = ", ".join(sorted(set(gone["batch"].drop_nulls()))) if "batch" in gone.columns else "?"
+    names = sorted(set(gone["batch"].drop_nulls())) if "batch" in gone.columns else []
+    if name_batches:
+        batches = f"batch {', '.join(names) or '?'}"
+    else:
+        batches = f"{len(names)} planned batch" + ("" if len(names) == 1 else "es")
     configs = gone.select([c for c in ("job", "memory_cap") if c in gone.columns]).unique().height
-    return (f"not captured yet: {gone.height} run(s) of batch {batches} ({configs} configuration(s)); "
+    return (f"not captured yet: {gone.height} run(s) of {batches} ({configs} configuration(s)); "
             "their points are missing")

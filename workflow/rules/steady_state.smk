@@ -32,9 +32,10 @@ rule steady_state:
 # and the runs of the sweep's batch (config/claims_plan.yaml `descriptive`: its O_DIRECT runs have RocksDB's block
 # cache as their cache); the sweep's runs without raw data yet are rows that say so, and its figure says which
 # points are missing
-SWEEP_BATCH = "round4-sweep"
+# the sweeps' batches (RocksDB's, Cassandra's) and the prefix of each one's paper macros (paper/sweep_numbers.py)
+SWEEP_BATCHES = {"round4-sweep": "Sweep", "round4-sweep-cassandra": "SweepCass"}
 SWEEP_RUNS = [r for r in TRACED if _row[r]["workload"] in ("ycsb", "cassandra-ycsb") and _row[r]["filesystem"] == "ext4"
-              and (_row[r].get("memory_cap") or _row[r].get("batch") == SWEEP_BATCH)]  # fmt: skip
+              and (_row[r].get("memory_cap") or _row[r].get("batch") in SWEEP_BATCHES)]  # fmt: skip
 STEADY_OUTPUTS += [
     *expand(f"{ANALYSIS}/cache_sweep.{{ext}}", ext=["parquet", "csv"]),
     *expand(f"{FIGS}/cache_sweep.{{ext}}", ext=FORMATS),
@@ -58,14 +59,14 @@ rule cache_sweep:
         csv=f"{ANALYSIS}/cache_sweep.csv",
     params:
         runs=SWEEP_RUNS,
-        planned=SWEEP_BATCH,
+        planned=" ".join(f"--planned {b}" for b in SWEEP_BATCHES),
         raw=lambda w, input: Path(input.meta[0]).parents[1] if input.meta else RAW,
         processed=lambda w, input: Path(input.datasets).parents[1],
     log:
         "logs/analysis/cache_sweep.log",
     shell:
         "blkscope cache-sweep --runs {input.runs} --raw {params.raw} --processed {params.processed}"
-        " --zipf {input.zipf} --metadata {input.metadata} --planned {params.planned}"
+        " --zipf {input.zipf} --metadata {input.metadata} {params.planned}"
         " -o {output.table} --csv {output.csv} {params.runs}"
         " --check-datasets {input.datasets} > {log} 2>&1"
 
@@ -91,8 +92,8 @@ rule paper_sweep_numbers:
     output:
         "paper/generated/numbers/sweep.tex",
     params:
-        batch=SWEEP_BATCH,
+        batches=" ".join(f"--batch {b}={prefix}" for b, prefix in SWEEP_BATCHES.items()),
     log:
         "logs/paper/sweep_numbers.log",
     shell:
-        "python -m blkscope.paper.sweep_numbers --sweep {input.sweep} --batch {params.batch} -o {output} > {log} 2>&1"
+        "python -m blkscope.paper.sweep_numbers --sweep {input.sweep} {params.batches} -o {output} > {log} 2>&1"

@@ -54,7 +54,7 @@ QUANTITIES = {"s": "rank exponent", "hot1_read": "hot-1% reads", "hot1_write": "
 XS = {"cache_to_data": "cache / data", "data_pages": "data (4 KiB pages)", "touched_pages": "distinct pages traced"}
 DATABASES = {"rocksdb": "RocksDB", "cassandra": "Cassandra"}
 KINDS = {"memory cap": "memory cap", "RocksDB block cache (O_DIRECT reads)": "block cache"}
-ROW_PT = 48  # six rows, a legend above and one below: within MAX_FIGURE_HEIGHT_PT
+ROW_PT = 46  # six rows, a legend of two rows above and one below: within MAX_FIGURE_HEIGHT_PT
 # labels at powers of ten only (a log axis over less than a decade crowds its labels), ratios below 1 as decimals
 # (0.01), sizes with SI prefixes (10k): one axis for both facet columns; `nice` takes each domain out to decades
 LOG_LABEL = ("abs(log(datum.value) / LN10 - round(log(datum.value) / LN10)) > 1e-6 ? '' : "
@@ -74,7 +74,7 @@ def _labels(table: pl.DataFrame) -> pl.DataFrame:
 
 
 def chart(table: pl.DataFrame) -> alt.TopLevelMixin:
-    missing = uncaptured_note(table)
+    missing = uncaptured_note(table, name_batches=False)
     done = table.filter(pl.col("captured")) if "captured" in table.columns else table
     if done.is_empty():
         return no_data(f"no sweep run captured yet ({missing})" if missing else
@@ -97,7 +97,7 @@ def chart(table: pl.DataFrame) -> alt.TopLevelMixin:
                         axis=alt.Axis(labelExpr=LOG_LABEL, tickCount=4)),
                 y=alt.Y("y:Q", title=None, axis=alt.Axis(tickCount=3)),
                 # the two legends side by side are wider than the text: records above, caches below
-                color=alt.Color("records:N", title=None, legend=alt.Legend(orient="top")),
+                color=alt.Color("records:N", title=None, legend=alt.Legend(orient="top", columns=3)),
                 shape=alt.Shape("cache:N", title=None, legend=alt.Legend(orient="bottom")))
         .facet(row=alt.Row("q:N", sort=list(QUANTITIES.values()), title=None, header=row_header()),
                column=alt.Column("x_of:N", sort=[XS[x] for x in xs], title=None), spacing=8)

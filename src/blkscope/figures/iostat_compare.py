@@ -9,6 +9,7 @@ import math
 import altair as alt
 import polars as pl
 
+from blkscope.figures import select
 from blkscope.figures.names import NOTE
 from blkscope.figures.theme import (
     SI_LABELS,
@@ -25,7 +26,8 @@ CAPTION = (
     r"iostat per run (points: circles traced, triangles untraced) and its mean over runs (ticks), by workload "
     r"and job (rows) and filesystem (colour): writes per second, written kB/s, average queue size (aqu-sz) and "
     r"write await, each with its own scale (symmetric-log where the jobs differ more than tenfold). Host runs on a "
-    r"loop device."
+    r"loop device; the cache sweeps' setups (descriptive) only in the \texttt{all\_setups} notebook of the "
+    r"artifact (Appendix~\ref{app:data})."
     + f" Setups: {NOTE}."
 )
 LABEL = "fig:iostat"
@@ -70,7 +72,7 @@ def _x_axis(d: pl.DataFrame, metric: str, title: str, width: float) -> alt.X:
 
 def chart(summary: pl.DataFrame) -> alt.TopLevelMixin:
     """`summary` is the iostat_summary analysis table (host runs)."""
-    df = summary.filter(pl.col("metric").is_in(list(SHOWN)) & (pl.col("testbed") == "loop"))
+    df = select.without_sweeps(summary.filter(pl.col("metric").is_in(list(SHOWN)) & (pl.col("testbed") == "loop")))
     if df.is_empty():
         return no_data("no host runs: no iostat summary")
     mount = pl.col("mount_options").fill_null("") if "mount_options" in df.columns else pl.lit("")

@@ -17,7 +17,8 @@ CAPTION = (
     r"start lies $d$ sectors from the end of the previous one, in signed $\log_2$ buckets ($0$: sequential; $\pm b$: "
     r"$2^{b-1} \le |d| < 2^b$; negative: backwards), one setup per workload, one line per traced run (top; "
     r"every setup in the \texttt{all\_setups} notebook of the artifact (Appendix~\ref{app:data})); the share of "
-    r"sequential requests with its Wilson 95\% interval, per setup and filesystem (bottom)."
+    r"sequential requests with its Wilson 95\% interval, per setup and filesystem (bottom; the cache sweeps' "
+    r"setups, descriptive, only in that notebook)."
     + r" Setups named as in Figure~\ref{fig:iostat}."
 )
 LABEL = "fig:seek-distance"
@@ -28,7 +29,8 @@ LABEL_PT = 116  # "Cassandra YCSB small (guest)" whole (Vega measures it wider t
 def chart(seek: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMixin:
     """`seek` is the figdata-seek table: META columns, op, kind (hist / seq), bucket, share, n, lo, hi.
     `setups`: the histograms to draw (default: select.representative); the sequential shares show every setup."""
-    seek = select.ours(seek) if setups is None else seek  # the paper's: the embedded dataset's setups
+    # the paper's: the embedded dataset's setups, less the descriptive cache sweeps'
+    seek = select.without_sweeps(select.ours(seek)) if setups is None else seek
     if seek.is_empty():
         return no_data("no traced runs: no seek distances")
     allops = seek.filter(pl.col("op") == "all")

@@ -27,6 +27,8 @@ SATURATING = r"-(sat|max)$"
 PREFERRED_JOB = {"cassandra": "write"}
 EXTERNAL = "external"  # the testbed of imported runs
 
+SWEEP_JOB = r"-sweep-"  # the cache sweeps' jobs (without_sweeps)
+
 
 def _order(workload: str) -> int:
     return WORKLOAD_ORDER.index(workload) if workload in WORKLOAD_ORDER else len(WORKLOAD_ORDER)
@@ -61,6 +63,13 @@ def representative(meta: pl.DataFrame, limit: int = MAX_SETUPS) -> list[str]:
 def ours(df: pl.DataFrame) -> pl.DataFrame:
     """The rows of the embedded dataset: without the runs a user imported (what a paper figure draws)."""
     return df.filter(pl.col("testbed") != EXTERNAL) if "testbed" in df.columns else df
+
+
+def without_sweeps(df: pl.DataFrame) -> pl.DataFrame:
+    """The rows of every setup but the descriptive cache sweeps' (jobs `*-sweep-*`: capture.workloads ycsb.SWEEP_JOBS,
+    cassandra_ycsb.SWEEP_RECORDS): their own figure (cache_sweep) draws them, and the main text's per-setup panels
+    would grow a row per sweep point (the all_setups notebook shows them)."""
+    return df.filter(~pl.col("job").str.contains(SWEEP_JOB)) if "job" in df.columns else df
 
 
 def keep(df: pl.DataFrame, setups: list[str] | None) -> pl.DataFrame:

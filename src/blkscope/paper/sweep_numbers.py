@@ -5,7 +5,8 @@ figure (appendix) with these, and no claim reads it.
 Sweep...: the captured runs and their configurations (cache kind, cache size, records) with the runs of each, the
 kept trace window, the cache-to-data range, the records range; the hottest pages' share of reads (the fraction of
 pages: metadata.TOP_FRACTION) and the LRU miss ratios at caches of 1 % and 10 % of the touched pages, each as a
-min--max range over the runs; and, by rule, two phrases:
+min--max range over the runs (...Min, ...Max, and ...Span: "a to b", or "a" where every run gives a); and, by
+rule, two phrases:
 
 - SweepSkewPhrase (skew_phrase): the hot pages' share of reads as a multiple of the share a uniform spread gives
   them (the fraction itself), min to max over the runs: under NEAR_UNIFORM times it in every run is "near
@@ -15,7 +16,7 @@ min--max range over the runs; and, by rule, two phrases:
   window; else the spread.
 
     python -m blkscope.paper.sweep_numbers --sweep data/processed/analysis/cache_sweep.parquet \\
-        --batch round4-sweep -o sweep.tex
+        --batch round4-sweep --batch round4-sweep-cassandra=SweepCass -o sweep.tex
 """
 
 from __future__ import annotations
@@ -84,8 +85,9 @@ def _range(x: pl.Series, fmt) -> tuple[str, str]:
     return (fmt(x.min()), fmt(x.max())) if x.len() else ("--", "--")
 
 
-def macros(table: pl.DataFrame, batch: str) -> dict[str, str]:
-    """Sweep... macros of the captured runs of `batch`; none when it has no captured run (the text is guarded)."""
+def macros(table: pl.DataFrame, batch: str, prefix: str = "Sweep") -> dict[str, str]:
+    """`prefix`... macros (Sweep...) of the captured runs of `batch`; none when it has no captured run (the text
+    is guarded)."""
     s = table.filter((pl.col("batch") == batch) & pl.col("captured").fill_null(False))
     if s.height == 0:
         return {}
@@ -101,8 +103,9 @@ def macros(table: pl.DataFrame, batch: str) -> dict[str, str]:
                           ("HotRead", "hot1_read", lambda x: fmt_pct(x, 1)),
                           ("MissOne", f"miss_{round(one * 100)}pct", lambda x: fmt_float(x, 2)),
                           ("MissTen", f"miss_{round(ten * 100)}pct", lambda x: fmt_float(x, 2))):  # fmt: skip
-        m[f"Sweep{key}Min"], m[f"Sweep{key}Max"] = _range(s[col], fmt)
-    return m
+        lo, hi = m[f"Sweep{key}Min"], m[f"Sweep{key}Max"] = _range(s[col], fmt)
+        m[f"Sweep{key}Span"] = lo if lo == hi else f"{lo} to {hi}"  # one value when every run gives it
+    return {prefix + k.removeprefix("Sweep"): v for k, v in m.items()}
 
 
 def render(m: dict[str, str]) -> str:
@@ -115,12 +118,28 @@ NEED = ("batch", "captured", "cache_kind", "cache_bytes", "recordcount", "window
 
 
 def _options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--batch", required=True, help="the sweep's batch (runs-sheet batch)")
+    p.add_argument("--batch", action="append", required=True, metavar="BATCH[=PREFIX]",
+                   help="a sweep's batch (runs-sheet batch) and its macros' prefix (default Sweep); repeatable")
+
+
+def _batches(specs: list[str]) -> dict[str, str]:
+    """`round4-sweep`, `round4-sweep-cassandra=SweepCass` -> {batch: prefix}; two batches on one prefix refused."""
+    out = dict(spec.split("=", 1) if "=" in spec else (spec, "Sweep") for spec in specs)
+    prefixes = list(out.values())
+    if len(set(prefixes)) < len(prefixes) or not all(p.isalpha() for p in prefixes):
+        raise ValueError(f"--batch {' '.join(specs)}: each batch needs a prefix of its own, in letters")
+    return out
+
+
+def _render(table: pl.DataFrame, a: argparse.Namespace) -> str:
+    m: dict[str, str] = {}
+    for batch, prefix in _batches(a.batch).items():
+        m |= macros(table, batch, prefix)
+    return render(m)
 
 
 def main(argv: list[str] | None = None) -> int:
-    return table_to_tex.main(argv, "blkscope.paper.sweep_numbers", __doc__, "sweep", NEED,
-                             lambda t, a: render(macros(t, a.batch)), _options)  # fmt: skip
+    return table_to_tex.main(argv, "blkscope.paper.sweep_numbers", __doc__, "sweep", NEED, _render, _options)
 
 
 if __name__ == "__main__":
