@@ -132,7 +132,8 @@ def test_the_checks_characters_are_pdfplumbers_without_the_marks_forms(tmp_path)
     paper that includes it (there the figure is a form that draws text, and its marks are forms inside it)."""
     import pdfplumber
 
-    from blkscope.paper.pdf_geometry import text_page
+    from blkscope.paper.pdf_geometry import _CHAR_KEYS, text_page
+    from blkscope.paper.pdf_geometry import chars as page_chars
 
     points = pd.DataFrame({"x": range(300), "y": [(i * 37) % 101 for i in range(300)]})
     chart = alt.Chart(points, width=280, height=200).mark_circle(opacity=0.4).encode(x="x:Q", y="y:Q")
@@ -145,5 +146,7 @@ def test_the_checks_characters_are_pdfplumbers_without_the_marks_forms(tmp_path)
             for whole, skipped in zip(full.pages, fast.pages, strict=True):
                 chars = whole.chars
                 assert len(chars) > 20 and text_page(skipped).chars == chars, pdf.name
+                # the checks' own reading of them (pdf_geometry.chars): the keys they read, the same values
+                assert page_chars(skipped) == [{k: c[k] for k in _CHAR_KEYS} for c in chars], pdf.name
                 assert skipped.extract_words() == whole.extract_words()
                 assert len(skipped.curves) < len(whole.curves)  # the marks were not interpreted

@@ -11,7 +11,7 @@ import altair as alt
 import pandas as pd
 import pytest
 import vl_convert as vlc
-from test_figure_geometry import _paper
+from test_figure_geometry import _forms, _paper
 
 from blkscope.paper.pdf_geometry import _may_draw_text, _Textless
 
@@ -110,3 +110,48 @@ def test_a_block_is_left_out_only_when_it_cannot_change_the_characters(block, re
     data = b"BT (x) Tj ET\n" + block + b"\nBT (y) Tj ET\n"
     assert (_strip(data) == b"BT (x) Tj ET\n\nBT (y) Tj ET\n") is removed
     assert removed or _strip(data) == data
+
+
+MARKS = [
+    b"q /gs0 gs /x0 Do Q",  # a mark: left out
+    b"q\n/gs0 gs\n/x1 Do\nQ",  # a form not known to draw no text
+    b"1 q /gs0 gs /x0 Do Q",  # an operand before q: the block around it stays
+    b"q q /gs0 gs /x0 Do Q Q",  # inside a block
+    b"q /gs0 gs /x0 Do Q 0 0 m Q",  # an operand left after a block
+    b"[q /gs0 gs /x0 Do Q]",  # inside an array: the stream as it is
+    b"q /g#20s gs /x0 Do Q",  # a name with an escape
+    b"q /gs0 gs /x0 Do Qq",  # not the operator Q
+    b"q /gs0 gs /x0 Do Q\nq /gs0 gs /x0 Do Q",  # one after the other
+]
+
+
+@pytest.mark.parametrize("mark", MARKS)
+@pytest.mark.parametrize(("before", "after"), [(b"", b""), (b"BT (x) Tj ET\n", b"\nBT (y) Tj ET\n")])
+def test_a_mark_read_whole_leaves_the_stream_the_tokens_leave(mark, before, after):
+    """_LEX reads a mark block (q, gs, Do, Q) in one match: the same stream as _LEX_TOKENS reading it token by
+    token, also where the block is not left out (the stream's first or last bytes, an operand around it)."""
+    from blkscope.paper.pdf_geometry import _LEX, _LEX_TOKENS, _without_textless_blocks
+
+    data = before + mark + after
+    textless = {"x0"}.__contains__
+    whole = _without_textless_blocks(data, {"cs0": 3}.get, textless, _LEX)
+    assert whole == _without_textless_blocks(data, {"cs0": 3}.get, textless, _LEX_TOKENS)
+
+
+def test_a_figure_s_streams_read_with_marks_whole_are_those_read_token_by_token(tmp_path):
+    from blkscope.paper.pdf_geometry import _LEX, _LEX_TOKENS, _without_textless_blocks
+
+    points = pd.DataFrame({"x": range(200), "y": [(i * 37) % 101 for i in range(200)]})
+    chart = alt.Chart(points, width=280, height=200).mark_circle(opacity=0.4).encode(x="x:Q", y="y:Q")
+    fig = tmp_path / "marks.pdf"
+    fig.write_bytes(vlc.vegalite_to_pdf(chart.to_dict()))
+    from pypdf import PdfReader
+
+    cut = 0
+    for pdf in (fig, _paper(tmp_path, fig)):
+        for data in [p.get_contents().get_data() for p in PdfReader(pdf).pages] + _forms(pdf):
+            for textless in ({f"xo{i}" for i in range(0, 400, 2)}.__contains__, lambda name: True):
+                whole = _without_textless_blocks(data, {"cs0": 3}.get, textless, _LEX)
+                assert whole == _without_textless_blocks(data, {"cs0": 3}.get, textless, _LEX_TOKENS), pdf.name
+                cut += whole is not data
+    assert cut >= 2

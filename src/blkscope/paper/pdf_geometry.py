@@ -266,13 +266,20 @@ _TEXTLESS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 _WS = b"\x00\t\n\x0c\r "
-_LEX = re.compile(rb"""(?P<ws>[\x00\t\n\x0c\r ]+)
+_TOKENS = rb"""(?P<ws>[\x00\t\n\x0c\r ]+)
     |(?P<num>[-+]?(?:\d+\.?\d*|\.\d+)(?![^\x00\t\n\x0c\r ()<>\[\]{}/%]))
     |(?P<name>/[^\x00\t\n\x0c\r ()<>\[\]{}/%]*)
     |(?P<str>\((?:[^()\\]|\\.)*\))
     |(?P<open>\[|<<)|(?P<close>\]|>>)
     |(?P<hex><[0-9A-Fa-f\x00\t\n\x0c\r ]*>)
-    |(?P<op>[^\x00\t\n\x0c\r ()<>\[\]{}/%]+)""", re.X | re.S)  # fmt: skip
+    |(?P<op>[^\x00\t\n\x0c\r ()<>\[\]{}/%]+)"""
+# a figure's mark, `q /gs12 gs /xo12 Do Q` (most of vl-convert's content streams), as one match: the lexer's loop
+# takes it as the six tokens and five spaces it is (_without_textless_blocks), in one step instead of eleven
+_MARK = rb"""(?P<mark>q[\x00\t\n\x0c\r ]+/[^\x00\t\n\x0c\r ()<>\[\]{}/%\#]*[\x00\t\n\x0c\r ]+gs[\x00\t\n\x0c\r ]+
+    /(?P<xo>[^\x00\t\n\x0c\r ()<>\[\]{}/%\#]*)[\x00\t\n\x0c\r ]+Do[\x00\t\n\x0c\r ]+Q(?![^\x00\t\n\x0c\r ()<>\[\]{}/%]))
+    |"""
+_LEX_TOKENS = re.compile(_TOKENS, re.X | re.S)  # token by token (the tests' reference)
+_LEX = re.compile(_MARK + _TOKENS, re.X | re.S)
 # operators that change no text state outside their q ... Q and add no character, with their operands
 _PATHS = {op: ("num",) * n for ops, n in (((b"h", b"S", b"s", b"f", b"F", b"f*", b"B", b"B*", b"b", b"b*", b"n",
                                             b"W", b"W*"), 0), ((b"w", b"J", b"j", b"M", b"i"), 1),
@@ -281,23 +288,37 @@ _PATHS = {op: ("num",) * n for ops, n in (((b"h", b"S", b"s", b"f", b"F", b"f*",
 _DEVICE = {b"g": 1, b"G": 1, b"rg": 3, b"RG": 3, b"k": 4, b"K": 4}
 
 
-def _without_textless_blocks(data: bytes, colour_components, textless_xobject) -> bytes:
+def _without_textless_blocks(data: bytes, colour_components, textless_xobject, lex: re.Pattern = _LEX) -> bytes:
     """A content stream without its q ... Q blocks that cannot add a character or change what follows them:
     each operator in the block paths, paints, clips or sets graphics state (line width, colour, the matrix, an
     ExtGState) with exactly the operands pdfminer pops for it, or draws an XObject `textless_xobject(name)` knows
     cannot draw text; Q restores all of it. The characters pdfminer finds are the same; the figures' marks and
     paths (most of their content streams, each operand tokenized by pdfminer in Python) are not read. The stream as
-    it is wherever the lexer is not sure of a token (a comment, an inline image, a string with parentheses)."""
+    it is wherever the lexer is not sure of a token (a comment, an inline image, a string with parentheses).
+    `lex`: _LEX takes a mark block as one match, _LEX_TOKENS token by token; the result is the same."""
     # open blocks: [start, removable, fill colour's components, stroke colour's] (the first: outside any block)
     stack: list[list] = [[-1, False, None, None]]
     spans: list[tuple[int, int]] = []
     operands: list[str] = []
     depth = pos = 0
-    for m in _LEX.finditer(data):
+    for m in lex.finditer(data):
         if m.start() != pos:
             return data
         pos, kind = m.end(), m.lastgroup
         if kind == "ws":
+            continue
+        if kind == "mark":  # a mark (_MARK): q, then gs with its name, Do with its name, Q, as the loop takes them
+            if depth:
+                return data
+            blk = stack[-1]
+            if operands:  # q: an operand before it
+                blk[1] = False
+            whole = m.start() > 0 and data[m.start() - 1] in _WS and pos < len(data) and data[pos] in _WS
+            if textless_xobject(m.group("xo").decode("latin-1")) and whole:
+                spans.append((m.start(), pos))
+            else:
+                blk[1] = False
+            operands = []
             continue
         if kind in ("open", "close"):
             depth += 1 if kind == "open" else -1
@@ -440,6 +461,52 @@ def reader(pdf: Path):
     return _cached_reader(str(pdf), st.st_mtime_ns, st.st_size)
 
 
+@functools.lru_cache(maxsize=2)
+def _cached_plumber(path: str, mtime_ns: int, size: int):
+    import pdfplumber
+
+    return pdfplumber.open(path)
+
+
+def plumber_pages(pdf: Path, pages=None) -> list:
+    """pdfplumber pages of `pdf` (1-based numbers `pages`, or all), from one pdfplumber document per process while
+    the file is unchanged: every open parsed the paper's object streams and page tree again (a part of the check
+    opened it once, its layout once more; ~1 CPU-s each, bench/RESULTS.md). Close each page after use (its
+    layout is cached on it). A page's `doctop` is that of the whole document's, which no check reads."""
+    st = Path(pdf).stat()
+    every = _cached_plumber(str(pdf), st.st_mtime_ns, st.st_size).pages
+    return every if pages is None else [every[n - 1] for n in pages]
+
+
+def chars(page) -> list[dict]:
+    """The characters of a pdfplumber page laid out by text_page, each with the keys the checks read (text, x0, x1,
+    y0, y1, top, bottom, matrix, adv), their values as in `page.chars`: pdfplumber's conversion of every attribute
+    of each of ~100,000 characters (its colours resolved, its font name decoded) was a sixth of the check."""
+    from pdfminer.layout import LTChar, LTContainer
+
+    if page.pdf.laparams is not None or page.pdf.unicode_norm is not None:
+        return [{k: c[k] for k in _CHAR_KEYS} for c in page.chars]  # as pdfplumber gives them, not derived here
+    height = page.height
+    mb_x0, mb_top = page.mediabox[:2]
+    out: list[dict] = []
+
+    def walk(objs) -> None:
+        for o in objs:
+            if isinstance(o, LTContainer):
+                walk(o._objs)
+            elif isinstance(o, LTChar):
+                x0, x1 = (o.x0 + mb_x0, o.x1 + mb_x0) if mb_x0 != 0 else (o.x0, o.x1)
+                out.append({"text": o.get_text(), "x0": x0, "x1": x1, "y0": o.y0, "y1": o.y1,
+                            "top": (height - o.y1) + mb_top, "bottom": (height - o.y0) + mb_top,
+                            "matrix": o.matrix, "adv": o.adv})  # fmt: skip
+
+    walk(text_page(page).layout._objs)
+    return out
+
+
+_CHAR_KEYS = ("text", "x0", "x1", "y0", "y1", "top", "bottom", "matrix", "adv")
+
+
 def text_block(pdf: Path) -> Box:
     """The text block main.tex records in the document info (left top width height, bp)."""
     info = reader(pdf).metadata or {}
@@ -460,7 +527,7 @@ def check_figure_pdf(pdf: Path, max_width: float, max_height: float) -> list[str
         if page.width > max_width + TOL or page.height > max_height + TOL:
             problems.append(f"{pdf.name}: {page.width:.0f} x {page.height:.0f} bp exceeds "
                             f"{max_width:.0f} x {max_height:.0f} bp")  # fmt: skip
-        for a, b in overlapping_labels(page.chars):
+        for a, b in overlapping_labels(chars(page)):
             problems.append(f"{pdf.name}: text {a.text!r} overlaps {b.text!r} at x={a.box.x0:.0f}, y={a.box.top:.0f}")
     return problems
 
@@ -470,31 +537,29 @@ def check_paper_pdf(pdf: Path, every_page: bool = False, pages: range | None = N
     table could run off the page): a figure outside the text block, text other than the page number outside it (a
     caption pushed into the footer, a table row below the block), or overlapping text. `pages` (1-based): only
     those, so that parts of the paper can be checked in parallel processes."""
-    import pdfplumber
-
     block = text_block(pdf)
     problems = []
     every = reader(pdf).pages
-    with pdfplumber.open(pdf, pages=list(pages) if pages is not None else None) as doc:
-        for ppage in doc.pages:  # only those of `pages`: pdfplumber makes a Page of no other
-            i = ppage.page_number
-            figs = form_boxes(every[i - 1])
-            if not figs and not every_page:
-                continue
-            for box in figs:
-                if not box.inside(block):
-                    problems.append(f"page {i}: a figure at ({box.x0:.0f}, {box.top:.0f})-({box.x1:.0f}, "
-                                    f"{box.bottom:.0f}) leaves the text block ({block.x0:.0f}, {block.top:.0f})-"
-                                    f"({block.x1:.0f}, {block.bottom:.0f})")  # fmt: skip
-            ppage = text_page(ppage)
-            for lb in labels(ppage.chars):
-                if lb.text.isdigit() and lb.baseline > block.bottom + TOL:
-                    continue  # the page number, in the footer
-                # a line of text is inside when its glyphs are within the block's sides and top and its baseline
-                # above the block's bottom (descenders of the last line hang below, as LaTeX sets them)
-                text_box = Box(lb.box.x0, lb.box.top, lb.box.x1, lb.baseline)
-                if not text_box.inside(block):
-                    problems.append(f"page {i}: text {lb.text!r} outside the text block")
-            for a, b in overlapping_labels(ppage.chars):
-                problems.append(f"page {i}: text {a.text!r} overlaps {b.text!r}")
+    for ppage in plumber_pages(pdf, pages):
+        i = ppage.page_number
+        figs = form_boxes(every[i - 1])
+        if not figs and not every_page:
+            continue
+        for box in figs:
+            if not box.inside(block):
+                problems.append(f"page {i}: a figure at ({box.x0:.0f}, {box.top:.0f})-({box.x1:.0f}, "
+                                f"{box.bottom:.0f}) leaves the text block ({block.x0:.0f}, {block.top:.0f})-"
+                                f"({block.x1:.0f}, {block.bottom:.0f})")  # fmt: skip
+        page_chars = chars(ppage)
+        ppage.close()  # its layout: the document stays open for the next part (plumber_pages)
+        for lb in labels(page_chars):
+            if lb.text.isdigit() and lb.baseline > block.bottom + TOL:
+                continue  # the page number, in the footer
+            # a line of text is inside when its glyphs are within the block's sides and top and its baseline
+            # above the block's bottom (descenders of the last line hang below, as LaTeX sets them)
+            text_box = Box(lb.box.x0, lb.box.top, lb.box.x1, lb.baseline)
+            if not text_box.inside(block):
+                problems.append(f"page {i}: text {lb.text!r} outside the text block")
+        for a, b in overlapping_labels(page_chars):
+            problems.append(f"page {i}: text {a.text!r} overlaps {b.text!r}")
     return problems

@@ -136,23 +136,23 @@ def layout(pdf: Path) -> dict:
     """The paper's length and layout, measured from the PDF: pages in all, of main text (before the page the
     references start on), of references, and of appendices; per page of main text, the share of
     the text block its figures cover, and the pages of figures only that they leave less than half full."""
-    import pdfplumber
-
-    from blkscope.paper.pdf_geometry import form_boxes, reader, text_block, text_page
+    from blkscope.paper.pdf_geometry import form_boxes, plumber_pages, reader, text_block, text_page
 
     pages = reader(pdf).pages
     block = text_block(pdf)
     area = (block.x1 - block.x0) * (block.bottom - block.top)
     refs, app = references_page(pdf), appendix_page(pdf)
     shares, lone = [], []
-    with pdfplumber.open(pdf) as doc:
-        for i, page in enumerate(pages[: refs - 1], start=1):
-            boxes = form_boxes(page)
-            covered = sum((b.x1 - b.x0) * (b.bottom - b.top) for b in boxes)
-            shares.append(round(covered / area, 3))
-            half_empty = boxes and covered < LONE_FIGURE_SHARE * area
-            if half_empty and _words_outside(text_page(doc.pages[i - 1]), boxes) < FLOAT_WORDS:
+    for i, page in enumerate(pages[: refs - 1], start=1):
+        boxes = form_boxes(page)
+        covered = sum((b.x1 - b.x0) * (b.bottom - b.top) for b in boxes)
+        shares.append(round(covered / area, 3))
+        half_empty = boxes and covered < LONE_FIGURE_SHARE * area
+        if half_empty:
+            (ppage,) = plumber_pages(pdf, [i])
+            if _words_outside(text_page(ppage), boxes) < FLOAT_WORDS:
                 lone.append(i)  # a float page (captions only) its figures leave half empty
+            ppage.close()
     return {"pages": len(pages), "main_pages": refs - 1, "reference_pages": app - refs,
             "appendix_pages": len(pages) - app + 1, "figure_share_per_main_page": shares,
             "figure_share_main": round(sum(shares) / len(shares), 3) if shares else 0.0,
