@@ -44,6 +44,13 @@ LONGEST_FIRST = ("hardware", "tests/test_workflow_e2e.py", "tests/test_slurm.py"
                  "tests/test_parquet_readers.py", "tests/test_guest_java_payload.py", "tests/test_empty_answers.py",
                  "tests/test_workflow_parts.py")  # fmt: skip
 
+# The JVMs of the suite's captures (Cassandra nodes, nodetool, YCSB and CQL clients): C1 only, one compiler thread,
+# the serial collector (after the node's own G1 flags: -UseG1GC first). The captures take them from the environment
+# (`blkscope capture` reads $BLKSCOPE_JVM_OPTS) and record them in run.yaml; the root tests check that record.
+# A user's own $BLKSCOPE_JVM_OPTS wins (empty: the JVMs as the dataset's captures run them).
+TEST_JVM_OPTS = "-XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:-UseG1GC -XX:+UseSerialGC"
+os.environ.setdefault("BLKSCOPE_JVM_OPTS", TEST_JVM_OPTS)
+
 try:
     from xdist.scheduler import LoadScopeScheduling
 except ImportError:  # pytest without xdist: nothing to schedule

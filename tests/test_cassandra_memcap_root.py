@@ -19,7 +19,7 @@ import polars as pl
 import pytest
 import yaml
 import zstandard
-from test_cassandra_root import _command, _nothing_left, pytestmark  # noqa: F401 - same skips
+from test_cassandra_root import _command, _jvm_options_recorded, _nothing_left, pytestmark  # noqa: F401 - same skips
 from test_memory_cap_root import PEAK_SLACK, _no_groups, needs_memcg
 
 from blkscope.capture import memcap
@@ -66,6 +66,8 @@ def test_capped_node_from_an_image_records_the_cap_and_removes_it(capped):
     wl = meta["workload"]
     assert wl["node"]["command"].startswith("sh -c") and "-Xmx192m" in wl["node"]["command"]
     assert "sh -c" not in wl["commands"]["run"] and wl["node"]["exit_code"] is not None
+    # the suite's JVM options on the capped node and the client, and on the image's load (its key's command)
+    _jvm_options_recorded(meta, [wl["node"]["command"], wl["commands"]["run"], meta["image"]["key"]["load_command"]])
     # the node cannot lock its memory, as in a container (cassandra.NO_MEMLOCK): its mlockall fails and it goes on
     assert " ".join(NO_MEMLOCK) in wl["node"]["command"]
     log = zstandard.ZstdDecompressor().stream_reader((out / "cassandra-node.log.zst").open("rb")).read()

@@ -7,6 +7,7 @@ otherwise). Each waits for /tmp/blkscope-hw.lock like every hardware run."""
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -59,6 +60,14 @@ def _nothing_left(work: Path) -> None:
     assert (TRACEFS / "current_tracer").read_text().strip() == "nop"
 
 
+def _jvm_options_recorded(meta: dict, commands: list[str]) -> None:
+    """The suite's JVM options (tests/conftest.py: $BLKSCOPE_JVM_OPTS) in run.yaml and on each JVM's command."""
+    opts = shlex.split(os.environ.get("BLKSCOPE_JVM_OPTS", ""))
+    assert meta["workload"]["jvm_options"] == opts
+    for cmd in commands:
+        assert shlex.join(opts) in cmd, cmd
+
+
 def _cmdline(proc: Path) -> str:
     try:
         return (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
@@ -86,6 +95,7 @@ def test_cql_client_run_traced_ingested_torn_down(tmp_path):
     assert node["exit_code"] is not None and node["start_s"] > 0
     assert any("resolved to: standard" in line for line in node["commitlog_access"])  # LZ4: standard I/O
     assert meta["workload"]["version"]["cassandra"].startswith("5.0.")
+    _jvm_options_recorded(meta, [node["command"], meta["workload"]["commands"]["run"]])
     assert meta["loadavg"]["before"]["1min"] >= 0 and meta["loadavg"]["after"]["utc"]
     assert meta["tracer"]["events"] > 0 and meta["tracer"]["overruns_total"] == 0
     conf = yaml.safe_load((out / "cassandra.yaml").read_text())
@@ -118,6 +128,7 @@ def test_ycsb_binding_against_a_real_node(tmp_path):
     assert meta["teardown"] == "complete" and meta["workload"]["version"]["ycsb_java_driver"].startswith("4.")
     assert meta["workload"]["load"]["insert_operations"] == 2000 and meta["cassandra-ycsb"]["overall_throughput"] > 0
     assert meta["workload"]["read"]["read_operations"] > 0 and meta["tracer"]["events"] > 0
+    _jvm_options_recorded(meta, [meta["workload"]["node"]["command"], *meta["workload"]["commands"].values()])
     run_ingest("ycsb", [out / n for n in ("ycsb-load.txt", "ycsb-run.txt", "ycsb-read.txt")], tmp_path / "ycsb")
     summary = pl.read_parquet(tmp_path / "ycsb" / "ycsb_summary.parquet")
     ok = summary.filter(pl.col("metric") == "Return=OK").select("phase", "section", "value")

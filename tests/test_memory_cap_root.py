@@ -15,6 +15,7 @@ import pytest
 import yaml
 import zstandard
 from test_capture_root import ROOT, _assert_clean, _cmd, pytestmark  # noqa: F401 - same skips
+from test_cassandra_root import _jvm_options_recorded
 
 from blkscope.capture import memcap
 from blkscope.runs import load_runs
@@ -64,6 +65,7 @@ def test_capped_capture_from_an_image_records_the_cap_and_removes_it(tmp_path):
     img = meta["image"]
     assert img["made_by_this_run"] and img["copy_sha256"] == img["sha256"] and img["copy_matches_image"]
     assert (out / "ycsb-load.txt").read_text().count("[INSERT], Operations") == 1  # the image's load log
+    _jvm_options_recorded(meta, [meta["workload"]["commands"]["run"], img["key"]["load_command"]])
     w = meta["tracer"]["window"]
     lines = zstandard.ZstdDecompressor().stream_reader((out / "trace.txt.zst").open("rb")).read().splitlines()
     times = [float(ln.split()[2]) for ln in lines]

@@ -4,10 +4,14 @@ dataset's manifest of raw files."""
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import sys
 from pathlib import Path
 
 from blkscope.cli.verbs import Handler, verb
+
+JVM_OPTS_ENV = "BLKSCOPE_JVM_OPTS"
 
 
 def _config_capture(path: Path) -> dict:
@@ -36,11 +40,20 @@ def _capture(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--tools-dir", type=Path, default=Path("tools"), help="journal and ycsb-rocksdb sources")
     p.add_argument("--buffer-size-kb", type=int, default=65536, help="tracefs ring buffer per CPU (default 65536)")
     p.add_argument("--force", action="store_true", help="replace a non-empty OUTDIR")
+    p.add_argument(
+        "--jvm-options",
+        default=os.environ.get(JVM_OPTS_ENV),
+        metavar="OPTS",
+        help=f"extra options for every JVM the run starts on the host, after the workload's own (default "
+        f"${JVM_OPTS_ENV}, else config capture: jvm_options, else none); recorded in run.yaml's workload: block",
+    )
 
     def run(a: argparse.Namespace) -> int:
         from blkscope.capture.run import capture_run, describe, make_plan
 
         cfg = _config_capture(a.config)
+        if a.jvm_options is not None:
+            cfg["jvm_options"] = shlex.split(a.jvm_options)
         workdir = a.workdir or Path(cfg.get("workdir") or "/var/tmp/blkscope")
         plan = make_plan(
             a.runs,

@@ -52,6 +52,9 @@ BASE_LIBS = frozenset({"libc.so.6", "libm.so.6", "ld-linux-x86-64.so.2", "linux-
 # Modules beyond what jdeps reports; none needed so far (jdeps names only java.base for rocksdbjni 9.10.0, and
 # the chroot test of tests/test_guest_java_payload.py runs YCSB load and run on the image without jdk.unsupported).
 EXTRA_MODULES: tuple[str, ...] = ()
+# jdeps' and jlink's own JVMs (-J): C1 only and the serial collector, as Maven's (workloads/base.MAVEN_OPTS); the
+# payload's bytes do not depend on them
+TOOL_JVM = ("-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC")
 JLINK_OPTIONS = (
     "--strip-debug",
     "--no-header-files",
@@ -91,7 +94,8 @@ def _tool(name: str) -> str:
 def module_deps(jars: list[Path]) -> list[str]:
     """The JDK modules the jars use, as jdeps prints them."""
     cp = os.pathsep.join(str(j) for j in jars)
-    cmd = [_tool("jdeps"), "--print-module-deps", "--ignore-missing-deps", "--multi-release", "17", "-cp", cp]
+    cmd = [_tool("jdeps"), *TOOL_JVM, "--print-module-deps", "--ignore-missing-deps", "--multi-release", "17",
+           "-cp", cp]  # fmt: skip
     out = subprocess.run([*cmd, *map(str, jars)], capture_output=True, text=True, check=True).stdout
     lines = [ln.strip() for ln in out.splitlines() if ln.strip()]
     if not lines or not re.fullmatch(r"[\w.]+(,[\w.]+)*", lines[-1]):
@@ -188,7 +192,8 @@ def assemble(
         shutil.rmtree(tmp)
     tmp.mkdir()
     try:
-        jlink = [_tool("jlink"), "--add-modules", ",".join(modules), *JLINK_OPTIONS, "--output", str(tmp / "jre")]
+        jlink = [_tool("jlink"), *TOOL_JVM, "--add-modules", ",".join(modules), *JLINK_OPTIONS,
+                 "--output", str(tmp / "jre")]  # fmt: skip
         subprocess.run(jlink, check=True, capture_output=True, text=True)
         # the CDS archive for heaps of 32 GB and more (no compressed oops): never used in the guest
         (tmp / "jre" / "lib" / "server" / "classes_nocoops.jsa").unlink(missing_ok=True)

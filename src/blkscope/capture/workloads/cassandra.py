@@ -108,7 +108,7 @@ class _Node(Workload):
     def new_node(self, out: Path, log: str = NODE_LOG) -> Node:
         """A node whose cassandra.yaml goes into `out` and whose log is `out/log`."""
         logback, tools = (self.project / f"logback-{n}.xml" for n in ("node", "tools"))
-        return Node(self.lib, logback.resolve(), out.resolve(), out / log, tools.resolve())
+        return Node(self.lib, logback.resolve(), out.resolve(), out / log, tools.resolve(), self.jvm_options)
 
     def start_node(self, mnt: Path, out: Path) -> None:
         """The run's node: inside the run's memory cap when it has one (the client stays outside), with the
@@ -161,6 +161,8 @@ class Cassandra(_Node):
         super().build()
         binary, source = cassandra_stress.configured(self.settings)
         if binary:
+            if self.jvm_options:  # its own script starts its JVM
+                raise RuntimeError("jvm_options do not reach a configured cassandra-stress binary's JVM")
             self.stress = [str(Path(binary).resolve())]
             self.info["cassandra_stress"] = {"binary": str(Path(binary).resolve())}
             return
@@ -173,6 +175,7 @@ class Cassandra(_Node):
             "-cp",
             f"{built.resolve()}/classes:{self.lib}/*",
             f"-Dlogback.configurationFile={(self.project / 'logback-tools.xml').resolve()}",
+            *self.jvm_options,
             cassandra_stress.MAIN,
         ]
         self.info["cassandra_stress"] = {
@@ -266,7 +269,7 @@ class CassandraCql(_Node):
         cp = f"{(self.project / 'target' / 'cql-load.jar').resolve()}:{self.lib}/*"
         logback = f"-Dlogback.configurationFile={(self.project / 'logback-tools.xml').resolve()}"
         args = ["127.0.0.1", str(port), str(o["duration_s"]), str(o["in_flight"]), str(self.row["repeat"])]
-        return ["java", "-Xmx256m", logback, "-cp", cp, "org.blkscope.cassandra.CqlLoad", *args]
+        return ["java", "-Xmx256m", logback, *self.jvm_options, "-cp", cp, "org.blkscope.cassandra.CqlLoad", *args]
 
     def prepare(self, mnt: Path, out: Path) -> None:
         self.start_node(mnt, out)

@@ -147,9 +147,11 @@ def yaml_text(cfg: dict) -> str:
 
 
 class Node:
-    def __init__(self, lib: Path, logback: Path, conf_dir: Path, log: Path, tools_logback: Path | None = None) -> None:
+    def __init__(self, lib: Path, logback: Path, conf_dir: Path, log: Path, tools_logback: Path | None = None,
+                 jvm_options: tuple[str, ...] = ()) -> None:  # fmt: skip
         self.lib, self.logback, self.conf_dir, self.log = lib, logback, conf_dir, log
         self.tools_logback = tools_logback  # nodetool's (warnings on stderr only)
+        self.jvm_options = tuple(jvm_options)  # the capture's extra options, last (after the node's, nodetool's)
         self.proc: subprocess.Popen | None = None
         self.ports: dict[str, int] = {}
         self.started_s: float | None = None
@@ -167,6 +169,7 @@ class Node:
             f"-Dcassandra.jmx.local.port={jmx_port}",
             "-Dcassandra.skip_wait_for_gossip_to_settle=0",
             f"-Dlogback.configurationFile={self.logback}",
+            *self.jvm_options,
             "-cp",
             f"{self.lib}/*",
             MAIN,
@@ -213,7 +216,8 @@ class Node:
         """Cassandra's nodetool (cassandra-all's NodeTool with the module flags its bin/nodetool gives Java 17)
         against this node's JMX; `home`: where it writes its history (~/.cassandra/nodetool.history)."""
         logback = [f"-Dlogback.configurationFile={self.tools_logback}"] if self.tools_logback else []
-        return [java, "-Xmx128m", *MODULES, f"-Duser.home={home}", *logback, "-cp", f"{self.lib}/*", NODETOOL,
+        return [java, "-Xmx128m", *MODULES, f"-Duser.home={home}", *logback, *self.jvm_options, "-cp",
+                f"{self.lib}/*", NODETOOL,
                 "-h", "127.0.0.1", "-p", str(self.ports.get("jmx", "JMX")), *args]  # fmt: skip
 
     def quiesce(self, compaction_timeout_s: float = COMPACTION_WAIT_S) -> dict:

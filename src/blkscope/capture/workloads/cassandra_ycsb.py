@@ -153,7 +153,7 @@ class CassandraYcsb(_Node):
         o = self.options
         props = {**ycsb.core_properties(o), "hosts": "127.0.0.1", "port": port,
                  **{k: v for k, v in o.items() if k.startswith("cassandra.")}}  # fmt: skip
-        jvm = jvm or ["java", *JAVA_OPTS, "-cp", self.classpath]
+        jvm = jvm or ["java", *JAVA_OPTS, *self.jvm_options, "-cp", self.classpath]
         return ycsb.client_command(o, phase, BINDING, props, jvm)
 
     def prepare(self, mnt: Path, out: Path) -> None:

@@ -148,7 +148,7 @@ class Ycsb(Workload):
         self, mnt: Path | str, phase: str, java: str = "java", classpath: str | None = None, opts=None
     ) -> list[str]:
         heap = self.options["heap_mb"]
-        opts = opts or ((f"-Xms{heap}m", f"-Xmx{heap}m") if heap else JAVA_OPTS)
+        opts = opts or ((f"-Xms{heap}m", f"-Xmx{heap}m") if heap else JAVA_OPTS) + self.jvm_options
         jvm = [java, *opts, "-cp", classpath or self.classpath]
         cmd = client_command(self.options, phase, BINDING, self.properties(mnt), jvm)
         if phase == "load" and self.options["flush_after_load"]:
