@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 import yaml
 
-from blkscope.analysis.characterise.cache_sweep import EMPTY_NOTE, MIB, cache_facts, miss_at
+from blkscope.analysis.characterise.cache_sweep import EMPTY_NOTE, MIB, MIN_HOT_PAGES, cache_facts, miss_at
 from blkscope.cli import main
 from blkscope.io import table_note
 
@@ -25,16 +25,16 @@ CAPPED = "host-ext4-ycsb-workloada-zipfian-buffered-sat-mem384m-r1"
 CAPPED_2 = "host-ext4-ycsb-workloada-zipfian-buffered-sat-long-mem320m-r1"
 CASSANDRA = "host-xfs-cassandra-ycsb-workloada-c-zipfian-sat-r1"
 GUEST = "guest-f2fs-cassandra-ycsb-workloada-zipfian-small-r1"
+SMALL = "host-ext4-cassandra-ycsb-workloada-zipfian-capped-sweep-70k-mem640m-r3"
 TRACED = (ROCKSDB, CAPPED, CAPPED_2)
 SWEEP = "round4-sweep"
 
 
-@pytest.fixture(scope="module")
-def tables(tmp_path_factory) -> dict[str, Path]:
-    proc = tmp_path_factory.mktemp("processed")
+def _build(proc: Path, runs: tuple[str, ...]) -> dict[str, Path]:
+    """The tables the cache-sweep verb reads, made from `runs`' raw traces by the workflow's verbs."""
     a = proc / "analysis"
     fofs, hots = [], []
-    for run in TRACED:
+    for run in runs:
         ev, char = proc / run / "trace" / "events.parquet", proc / run / "characterise"
         fofs.append(proc / run / "frequency" / "fof.cover.parquet")
         hots.append(char / "metadata_hot.parquet")
@@ -51,6 +51,11 @@ def tables(tmp_path_factory) -> dict[str, Path]:
     md = ["metadata-vs-data", "--runs", str(RUNS), *map(str, hots), "-o", str(a / "metadata_vs_data.parquet")]
     assert main(md) == 0
     return {"processed": proc, "zipf": a / "zipf.parquet", "metadata": a / "metadata_vs_data.parquet"}
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory) -> dict[str, Path]:
+    return _build(tmp_path_factory.mktemp("processed"), TRACED)
 
 
 def _sweep(tables, out: Path, *runs: str, planned: tuple[str, ...] = (), sheet: Path = RUNS) -> int:
@@ -87,6 +92,18 @@ def test_miss_ratio_at_a_cache_is_the_curve_at_or_below_it(tables):
     at = curve.filter(pl.col("cache_pages") <= 0.05 * got["touched_pages"]).sort("cache_pages")["miss_ratio"][-1]
     assert got["miss_5pct"] == at
     assert miss_at(mrc, reuse.clear())["miss_10pct"] is None  # no profile of record: nothing to read
+
+
+def test_a_window_of_too_few_pages_has_no_hottest_one_percent(tmp_path):
+    # a Cassandra sweep run at 70,000 records: its 2-s window read 4 pages, so its "hottest 1 %" would be one page
+    # (25 % of the reads); the metadata table keeps that share, the sweep's table leaves it out
+    t = _build(tmp_path / "processed", (SMALL,))
+    assert _sweep(t, tmp_path / "sweep.parquet", SMALL) == 0
+    row = pl.read_parquet(tmp_path / "sweep.parquet").row(0, named=True)
+    read = pl.read_parquet(t["metadata"]).filter(pl.col("op") == "read").row(0, named=True)
+    assert 0 < read["pages"] < MIN_HOT_PAGES and read["hot_share"] is not None
+    assert row["captured"] and row["hot1_read"] is None and row["hot1_write"] is None and row["hot_meta_share"] is None
+    assert row["meta_share"] is not None and row["touched_pages"] < MIN_HOT_PAGES
 
 
 def test_what_caches_a_run_without_a_memory_cap():

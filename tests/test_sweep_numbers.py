@@ -10,12 +10,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from blkscope.analysis.characterise.cache_sweep import CONFIGURATION, EMPTY_NOTE, configurations
+from blkscope.analysis.characterise.cache_sweep import CONFIGURATION, EMPTY_NOTE, MIN_HOT_PAGES, configurations
 from blkscope.figures import cache_sweep as figure
 from blkscope.paper import sweep_numbers
 from blkscope.paper.bookkeeping import internal_words
 from blkscope.paper.prose import range_words
-from blkscope.paper.sweep_numbers import macros, reuse_phrase, sig, skew_phrase
+from blkscope.paper.sweep_numbers import few_pages_phrase, macros, reuse_phrase, sig, skew_phrase
 
 TABLE = Path(__file__).resolve().parent / "fixtures" / "cache_sweep" / "cache_sweep.parquet"
 SWEEP = "round4-sweep"
@@ -81,6 +81,17 @@ def test_reuse_phrase_branches(table):
     assert "differs" in reuse_phrase(pl.Series([0.9, 0.89]), 0.1, "1")  # one run under NEAR_ONE: not near 1
 
 
+def test_runs_without_a_hot_share_are_said(table):
+    real = table.filter(pl.col("batch") == SWEEP)["hot1_read"]
+    assert few_pages_phrase(real) == "" and real.null_count() == 0  # every RocksDB sweep run has one
+    two = pl.concat([real, pl.Series([None, None], dtype=pl.Float64)])  # two runs without, by hand
+    assert few_pages_phrase(two) == (" (not in 2 of the 32 runs: their windows read fewer than 100 pages, too few "
+                                     "for a hottest 1\\,\\%)")
+    assert macros(table, SWEEP)["SweepHotFewPhrase"] == ""
+    # the skew phrase then speaks of the runs that have a share, not of every ratio and record count
+    assert skew_phrase(two / 3).endswith("near uniform in every run that has one")
+
+
 def test_sig_keeps_two_significant_digits():
     assert [sig(x) for x in (0.0786432, 8.388608, 0.402653, 1.6777216, 0.0)] == ["0.079", "8.4", "0.40", "1.7", "0"]
 
@@ -129,6 +140,10 @@ def test_the_figure_caption_says_what_it_draws_and_that_no_claim_reads_it(table)
     assert "36 runs of three batches in 11 configurations of cache, cache size and records" in cap
     # the figure counts configurations by the analysis' columns without importing it (the layers)
     assert figure.CONFIGURATION == CONFIGURATION and configurations(table).height == 11
+    assert figure.MIN_HOT_PAGES == MIN_HOT_PAGES and "no point in the hot-1" not in cap  # every run has a share
+    few = figure.caption(table.with_columns(hot1_read=pl.when(pl.col("run_id") == table["run_id"][0])
+                                            .then(None).otherwise(pl.col("hot1_read"))))  # one run without, by hand
+    assert "1 of them read fewer than 100 pages in their window" in few and range_words(few) == []
     assert "round4" not in cap  # a batch's name is internal
     assert "each keeps 1 to 3\\,s of its trace" in cap and cap.endswith("Descriptive: no claim reads this figure.")
     assert range_words(cap) == [] and internal_words(cap) == []

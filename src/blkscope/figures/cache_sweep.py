@@ -30,6 +30,7 @@ LABEL = "fig:cache-sweep"
 # the table's configuration columns (analysis.characterise.cache_sweep.CONFIGURATION, which a figure may not import:
 # the layers of docs/ARCHITECTURE.md; tests/test_sweep_numbers.py checks the two agree)
 CONFIGURATION = ["cache_kind", "cache_bytes", "recordcount"]
+MIN_HOT_PAGES = 100  # the table's cache_sweep.MIN_HOT_PAGES (the same test checks it): fewer read pages, no hot share
 
 
 def caption(table: pl.DataFrame) -> str:
@@ -44,9 +45,12 @@ def caption(table: pl.DataFrame) -> str:
     windows = "" if w.is_empty() else (
         f"; each keeps {fmt_float(w.min(), 0)}" + ("" if w.min() == w.max() else f" to {fmt_float(w.max(), 0)}")
         + "\\,s of its trace")  # fmt: skip
+    few = done["hot1_read"].null_count() if "hot1_read" in done.columns else 0
+    few = "" if not few else (f" {fmt_int(few)} of them read fewer than {MIN_HOT_PAGES} pages in their window, too few for a "
+                              "hottest 1\\,\\%: they have no point in the hot-1\\,\\% rows.")  # fmt: skip
     return (f"{CAPTION} {fmt_int(done.height)} runs of {count_word(batches)} batches in "
             f"{count_word(done.select(CONFIGURATION).n_unique())} "
-            f"configurations of cache, cache size and records{windows}. Descriptive: no claim reads this figure.")
+            f"configurations of cache, cache size and records{windows}.{few} Descriptive: no claim reads this figure.")
 # short row labels: the row header puts each word on a line of its own
 QUANTITIES = {"s": "rank exponent", "hot1_read": "hot-1% reads", "hot1_write": "hot-1% writes",
               "meta_share": "metadata share", "miss_1pct": "miss ratio at 1%",

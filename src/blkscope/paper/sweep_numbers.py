@@ -6,7 +6,11 @@ Sweep...: the captured runs and their configurations (cache kind, cache size, re
 kept trace window, the cache-to-data range, the records range; the hottest pages' share of reads (the fraction of
 pages: metadata.TOP_FRACTION) and the LRU miss ratios at caches of 1 % and 10 % of the touched pages, each as a
 min--max range over the runs (...Min, ...Max, and ...Span: "a to b", or "a" where every run gives a); and, by
-rule, two phrases:
+rule, three phrases:
+
+- SweepHotFewPhrase (few_pages_phrase): the runs without a hot share (their window read fewer than
+  cache_sweep.MIN_HOT_PAGES pages, too few for a hottest 1 %), as " (not in k of the n runs: ...)"; empty when
+  every run has one.
 
 - SweepSkewPhrase (skew_phrase): the hot pages' share of reads as a multiple of the share a uniform spread gives
   them (the fraction itself), min to max over the runs: under NEAR_UNIFORM times it in every run is "near
@@ -27,7 +31,7 @@ import sys
 
 import polars as pl
 
-from blkscope.analysis.characterise.cache_sweep import MISS_FRACTIONS, configurations
+from blkscope.analysis.characterise.cache_sweep import MIN_HOT_PAGES, MISS_FRACTIONS, configurations
 from blkscope.analysis.characterise.metadata import TOP_FRACTION
 from blkscope.paper import table_to_tex
 from blkscope.paper.latex import count_word, fmt_float, fmt_int, fmt_pct, macro_file, span
@@ -56,7 +60,8 @@ def skew_phrase(shares: pl.Series, fraction: float = TOP_FRACTION) -> str:
     r = s / fraction
     uniform = f"the {fmt_pct(fraction, 0)} a uniform spread gives them"
     near, skewed = int((r < NEAR_UNIFORM).sum()), int((r >= SKEWED).sum())
-    every = "at every cache-to-data ratio and record count"
+    # runs without a share (few_pages_phrase) leave some points unmeasured: then "every" is every run that has one
+    every = "at every cache-to-data ratio and record count" if not shares.null_count() else "in every run that has one"
     if near == s.len():
         return f"at most {sig(r.max())} times {uniform}: near uniform {every}"
     if skewed == s.len():
@@ -66,6 +71,16 @@ def skew_phrase(shares: pl.Series, fraction: float = TOP_FRACTION) -> str:
     if skewed:
         parts.append(f"{fmt_float(SKEWED, 0)} times it or more, skewed, in {k_of_n(skewed, s.len(), 'runs')}")
     return f"at most {sig(r.max())} times {uniform}" + (f" ({' and '.join(parts)})" if parts else "")
+
+
+def few_pages_phrase(shares: pl.Series) -> str:
+    """The runs whose hot share is null (cache_sweep: fewer than MIN_HOT_PAGES read pages in the window), said
+    after the hot share's range; empty when there is none."""
+    k = shares.null_count()
+    if not k:
+        return ""
+    return (f" (not in {k_of_n(k, shares.len(), 'runs')}: their windows read fewer than {fmt_int(MIN_HOT_PAGES)} "
+            f"pages, too few for a hottest {fmt_pct(TOP_FRACTION, 0)})")
 
 
 def reuse_phrase(miss: pl.Series, cache: float, window: str) -> str:
@@ -97,7 +112,7 @@ def macros(table: pl.DataFrame, batch: str, prefix: str = "Sweep") -> dict[str, 
     m = {"SweepRuns": fmt_int(s.height), "SweepConfigs": count_word(conf.height),
          "SweepRepeats": span(conf["runs"].cast(pl.Float64)), "SweepWindowS": window,
          "SweepHotPct": fmt_pct(TOP_FRACTION, 0), "SweepOnePct": fmt_pct(one, 0), "SweepTenPct": fmt_pct(ten, 0),
-         "SweepSkewPhrase": skew_phrase(s["hot1_read"]),
+         "SweepSkewPhrase": skew_phrase(s["hot1_read"]), "SweepHotFewPhrase": few_pages_phrase(s["hot1_read"]),
          "SweepReusePhrase": reuse_phrase(s[f"miss_{round(ten * 100)}pct"], ten, window)}  # fmt: skip
     for key, col, fmt in (("CacheToData", "cache_to_data", sig), ("Records", "recordcount", fmt_int),
                           ("HotRead", "hot1_read", lambda x: fmt_pct(x, 1)),

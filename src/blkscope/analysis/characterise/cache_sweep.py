@@ -17,7 +17,9 @@ Per run (one row):
   counts below grow with it, so points of different windows are not alike.
 - the skew: the fitted rank exponent `s` (with its interval and goodness-of-fit p) of all accesses (zipf table,
   op all); the hottest 1 % of touched pages' share of read and of write accesses (`hot1_read`, `hot1_write`) and
-  the metadata (REQ_META) share of all accesses (`meta_share`) and of the hot pages' accesses (`hot_meta_share`),
+  the metadata (REQ_META) share of all accesses (`meta_share`) and of the hot pages' accesses (`hot_meta_share`);
+  null where the op touched fewer than MIN_HOT_PAGES pages (its "hottest 1 %" would be one page holding more than
+  1 % of them: 25 % of the reads over 8 pages says nothing of skew),
   from the metadata-vs-data table; the LRU miss ratio of all accesses (the profile of record: exact or SHARDS) at
   caches of 1 % and 10 % of the pages the run touched (`miss_1pct`, `miss_10pct`), with `touched_pages`.
 The zipf and metadata tables count pages as `cover` does (every 4 KiB page a completion covers).
@@ -35,6 +37,7 @@ from pathlib import Path
 import polars as pl
 
 from blkscope import yamlio
+from blkscope.analysis.characterise.metadata import TOP_FRACTION
 from blkscope.analysis.popularity.skew import requested
 
 PAGE = 4096
@@ -53,6 +56,7 @@ SCHEMA = {
 # a configuration of the sweep: which cache stood in front of the data, how large, over how many records (its
 # repeats share all three)
 CONFIGURATION = ["cache_kind", "cache_bytes", "recordcount"]
+MIN_HOT_PAGES = round(1 / TOP_FRACTION)  # pages an op must touch for its hottest 1 % to be 1 % of them
 MISS_FRACTIONS = (0.01, 0.10)  # the caches (of the touched pages) miss_<pct>pct reads the miss ratio at
 # drawn in the paper's figure when the dataset has no sweep: no internal word (an issue letter, a batch name)
 EMPTY_NOTE = ("no sweep runs in the dataset yet: no traced YCSB run has a memory cap (runs-sheet memory_cap; the "
@@ -112,6 +116,8 @@ def _skew(zipf: pl.DataFrame, meta: pl.DataFrame, run_id: str) -> dict:
 
     def one(op: str, col: str) -> float | None:
         r = m.filter(pl.col("op") == op)
+        if col.startswith("hot") and r.height and r["pages"][0] < MIN_HOT_PAGES:
+            return None
         return float(r[col][0]) if r.height and r[col][0] is not None else None
 
     return out | {"hot1_read": one("read", "hot_share"), "hot1_write": one("write", "hot_share"),
