@@ -73,13 +73,27 @@ def quantile_ranks(n: int, qs, level: float = LEVEL) -> tuple[np.ndarray, np.nda
     """0-based ranks of each quantile q in qs of n values (inverted CDF: the ceil(q n)-th smallest) and of its
     distribution-free interval's ends from the binomial distribution of order statistics (outside 0..n-1: too
     few values to bound it). One binom.ppf call for every end: scipy's per-call overhead was ~10 s of `latency`."""
-    from scipy import stats
-
     qs = np.asarray(qs, np.float64)
     k = np.maximum(np.ceil(qs * n).astype(np.int64) - 1, 0)
-    ends = stats.binom.ppf(np.r_[np.full(qs.size, (1 - level) / 2), np.full(qs.size, 0.5 + level / 2)], n,
-                           np.r_[qs, qs]).astype(np.int64)  # fmt: skip
+    ends = binom_ppf(np.r_[np.full(qs.size, (1 - level) / 2), np.full(qs.size, 0.5 + level / 2)], n,
+                     np.r_[qs, qs]).astype(np.int64)  # fmt: skip
     return k, ends[: qs.size] - 1, ends[qs.size :]
+
+
+def binom_ppf(q: np.ndarray, n: int, p: np.ndarray) -> np.ndarray:
+    """scipy.stats.binom.ppf(q, n, p), without importing scipy.stats (~1.3 CPU-s a process, paid by every `-j`
+    worker of latency and seek for this one call). Where every q is inside (0, 1), n a whole number >= 0 and
+    every p in [0, 1], binom.ppf returns its `_ppf`, scipy.special's `_binom_ppf` ufunc (plus a location of 0),
+    which is called here; anything else goes to binom.ppf itself. tests/test_uncertainty_ppf.py compares both."""
+    q, p = np.asarray(q, np.float64), np.asarray(p, np.float64)
+    whole = float(n) == int(n) and n >= 0
+    if whole and np.all((q > 0) & (q < 1)) and np.all((p >= 0) & (p <= 1)):
+        from scipy.special import _ufuncs
+
+        return np.asarray(_ufuncs._binom_ppf(q, n, p) + 0.0, np.float64)
+    from scipy import stats
+
+    return np.asarray(stats.binom.ppf(q, n, p), np.float64)
 
 
 def quantile_cis(sorted_x: np.ndarray, qs, level: float = LEVEL) -> list[tuple[float, float, float]]:
