@@ -161,15 +161,18 @@ def test_maven_runs_c1_only_unless_told_otherwise(monkeypatch):
 def test_the_cassandra_stress_rule_runs_maven_c1_only_unless_told_otherwise(tmp_path):
     """The workflow's Maven build (rule cassandra_stress) gives Maven's JVM the options maven_env gives the
     captures' builds, and keeps a MAVEN_OPTS the environment sets."""
-    for item in ["Snakefile", "workflow", "config", "profiles"]:
-        src = ROOT / item
-        (shutil.copytree if src.is_dir() else shutil.copy2)(src, tmp_path / item)
+    for item in ["Snakefile", "workflow", "config", "profiles", "tools/cassandra/pom.xml",
+                 "tools/cassandra/stress-snakeyaml2.patch"]:  # fmt: skip
+        src, dst = ROOT / item, tmp_path / item
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree if src.is_dir() else shutil.copy2)(src, dst)
     snakemake = str(Path(sys.executable).with_name("snakemake"))
     p = subprocess.run([snakemake, "-n", "-p", "--cores", "1", "build/cassandra-stress/build-dir.txt"], cwd=tmp_path,
                        capture_output=True, text=True, timeout=300)  # fmt: skip
-    assert p.returncode == 0, p.stderr[-3000:]
+    assert p.returncode == 0, (p.stdout + p.stderr)[-3000:]
     # the rule's command up to mvn, with mvn replaced by a command that prints what Maven's JVM would be given
-    prefix = next(ln for ln in p.stdout.splitlines() if " mvn -q -B " in ln).split(" mvn ", 1)[0]
+    line = next(ln for ln in p.stdout.splitlines() if " mvn -q -B " in ln)  # "Shell command: MAVEN_OPTS=... mvn ..."
+    prefix = line.split("Shell command: ", 1)[-1].split(" mvn ", 1)[0]
     env = {k: v for k, v in os.environ.items() if k != "MAVEN_OPTS"}
 
     def given(**more: str) -> str:
