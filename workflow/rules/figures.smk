@@ -74,12 +74,16 @@ for _v in figdata_views(STUDY):
             tables=_v.inputs,
         output:
             _v.out,
+        params:
+            # a param, not the shell's text: Snakemake evaluates a rule's `shell:` again when the job runs, where
+            # the loop's variable is its last value (the Snakefile hashes the code it runs from the params too)
+            cmd=_v.cmd,
         log:
             f"logs/figures/{_v.rule}.log",
         benchmark:
             f"benchmarks/figures/{_v.rule}.tsv"
         shell:
-            f"{_v.cmd} > {{log}} 2>&1"
+            "{params.cmd} > {log} 2>&1"
 
 
 # An imported run's figure data (what its page draws, view_tables): one job, `blkscope figdata-views` running each
@@ -89,7 +93,6 @@ for _s in SCOPES[1:]:
     _views = [v for v in figdata_views(_s) if v.table in view_tables(_s)]
     if not _views:
         continue
-    _commands = " ".join(shlex.quote(v.cmd) for v in _views)
 
     rule:
         name:
@@ -100,12 +103,14 @@ for _s in SCOPES[1:]:
             tables=[t for v in _views for t in v.inputs],
         output:
             [v.out for v in _views],
+        params:
+            commands=" ".join(shlex.quote(v.cmd) for v in _views),
         log:
             f"{_s.logs}/figures/figdata_views.log",
         benchmark:
             f"{_s.benchmarks}/figures/figdata_views.tsv"
         shell:
-            f"blkscope figdata-views {_commands} > {{log}} 2>&1"
+            "blkscope figdata-views {params.commands} > {log} 2>&1"
 
 
 rule figdata_queue_depth:
