@@ -35,12 +35,8 @@ from blkscope.capture.hwlock import build_lock
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# the niceness of the other scopes' tests beside the two long chains (pytest_runtest_protocol)
+# the niceness of the other scopes' tests beside the hardware chain (pytest_runtest_protocol)
 NICE_OTHERS = 10
-# the scopes at full priority: the hardware chain, and the miniature main job (test_workflow_e2e's module fixture,
-# the longest unit outside it). At NICE_OTHERS the miniature took the CPU the hardware chain left, and ended last
-# (644 s of a 742-s run, bench/RESULTS.md r-speed): the suite's tail; the short modules fill around both
-FULL_PRIORITY = ("hardware", "tests/test_workflow_e2e.py")
 # `*_root` modules that touch no host-wide state: the node and YCSB in a chroot in namespaces of their own
 OWN_NAMESPACES = ("test_cassandra_guest_root",)
 # the longest scopes (seconds of a 2-worker run), handed out first
@@ -94,13 +90,13 @@ if LoadScopeScheduling is not None:
 
 
 def pytest_runtest_protocol(item, nextitem) -> None:
-    """Under xdist, a test outside FULL_PRIORITY's scopes (with its fixtures and the processes it starts) runs at
-    NICE_OTHERS: the hardware chain's captures (a TCG guest, JVMs) and the miniature main job are CPU-bound and the
-    critical paths, and the other workers take what CPU they leave."""
+    """Under xdist, a test outside the hardware scope (with its fixtures and the processes it starts) runs at
+    NICE_OTHERS: the hardware chain's captures (a TCG guest, JVMs) are CPU-bound and the critical path, and the
+    other workers take what CPU it leaves."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         # back from NICE_OTHERS needs root, as the hardware tests do
         with contextlib.suppress(PermissionError):
-            os.setpriority(os.PRIO_PROCESS, 0, 0 if scope(item.nodeid) in FULL_PRIORITY else NICE_OTHERS)
+            os.setpriority(os.PRIO_PROCESS, 0, 0 if scope(item.nodeid) == "hardware" else NICE_OTHERS)
 
 
 @pytest.fixture(scope="session")

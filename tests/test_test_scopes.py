@@ -1,7 +1,7 @@
 """The scopes tests/conftest.py gives pytest-xdist: the hardware modules share one, the rest are their own, and
-the long ones start first, the two longest at full priority."""
+the long ones start first."""
 
-from conftest import FULL_PRIORITY, LONGEST_FIRST, ROOT, rank, scope
+from conftest import LONGEST_FIRST, ROOT, rank, scope
 
 
 def test_hardware_modules_share_one_scope():
@@ -24,8 +24,3 @@ def test_long_scopes_rank_first_in_their_order_and_exist():
     assert rank(scope("tests/test_capture_root.py::t")) == 0
     for s in LONGEST_FIRST[1:]:
         assert (ROOT / s).is_file(), s
-
-
-def test_the_two_longest_chains_run_at_full_priority():
-    """The hardware chain and the miniature main job: the rest run niced beside them (pytest_runtest_protocol)."""
-    assert FULL_PRIORITY == LONGEST_FIRST[:2] == ("hardware", "tests/test_workflow_e2e.py")
