@@ -68,7 +68,10 @@ rule all:
 # built tree would otherwise keep figures and numbers made by older code.
 from blkscope import code_hash
 
+# The command: the shell's text and the rule's fixed string params (a rule defined in a loop passes its command as
+# a param: figures.smk's figure data).
 for _rule in workflow.rules:
     _scripts = [f for f in _rule.input if isinstance(f, str) and f.endswith(".py")]  # notebooks it executes
-    if _rule.shellcmd and (_code := code_hash.of_command(_rule.shellcmd, _scripts)):
+    _command = " ".join([_rule.shellcmd or "", *(p for p in _rule.params if isinstance(p, str))])
+    if _rule.shellcmd and (_code := code_hash.of_command(_command, _scripts)):
         _rule.set_params(code=_code)

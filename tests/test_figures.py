@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -188,6 +189,33 @@ def test_figure_from_real_runs(tables, name, tmp_path):
 @pytest.mark.parametrize("name", list(FIGURES))
 def test_figure_from_an_empty_table(tables, name):
     _check(_chart(name, pl.read_parquet(tables[name]).clear()), space=COLUMN_WIDTH_PT)
+
+
+def test_figure_data_of_several_tables_in_one_process_is_each_verbs_own(tables, tmp_path, capsys):
+    """`blkscope figdata-views` (an imported run's figure data, one job: figures.smk) writes each table byte for
+    byte as its verb alone does, checks each command's manifests as that verb does, and runs figdata verbs only."""
+    from blkscope import datasets
+
+    f = tables["frequency-of-frequency"].parent
+    fof = [tmp_path / "proc" / r / "frequency" / "fof.cover.parquet" for r in (YCSB, FIO)]  # copies: one is changed
+    for copy in fof:
+        copy.parent.mkdir(parents=True)
+        shutil.copy2(f.parent / copy.relative_to(tmp_path / "proc"), copy)
+    datasets.record(manifest := tmp_path / "fof.tsv", fof)
+    mrc = " ".join(str(f.parent / r / "characterise" / "mrc.parquet") for r in (YCSB, FIO))
+    head, fofs = f"--runs {RUNS} -o {tmp_path}", f"{' '.join(map(str, fof))} --check-datasets {manifest}"
+    lines = [f"blkscope figdata-fof {head}/fof.parquet {fofs}", f"blkscope figdata-rank {head}/rank.parquet {fofs}",
+             f"blkscope figdata-mrc {head}/mrc_by_class.parquet --classes all,data,meta --of-record {mrc}"]
+    assert main(["figdata-views", *lines]) == 0
+    for name in ("fof", "rank", "mrc_by_class"):
+        assert (tmp_path / f"{name}.parquet").read_bytes() == (f / f"{name}.parquet").read_bytes(), name
+    with open(fof[0], "ab") as out:  # a table its manifest lists, changed since: refused, nothing written
+        out.write(b"\0")
+    (tmp_path / "fof.parquet").unlink()
+    capsys.readouterr()
+    assert main(["figdata-views", *lines[:1]]) == 2
+    assert "fof.tsv" in capsys.readouterr().err and not (tmp_path / "fof.parquet").exists()
+    assert main(["figdata-views", f"blkscope zipf {fofs}"]) == 2  # not a figure-data verb
 
 
 def test_overhead_without_pairs_says_so(tables):

@@ -61,10 +61,13 @@ def test_importing_a_run_plans_its_jobs_alone(built: Path, monkeypatch) -> None:
     assert sorted(others) == ["all", "notebook_run_explorer"], others
     assert others["notebook_run_explorer"] == ["notebooks/executed/run_lab-keks-r1.ipynb"]
     ingest, views = f"ingest{own}", [f"{r}{own}" for r in ("access_frequency", "zipf", "latency", "seek", "reuse",
-                                                              "characterise_views", "figdata_mrc", "figdata_rank",
+                                                              "characterise_views", "figdata_views",
                                                               "notebook_all_setups")]  # fmt: skip
     assert {ingest, *views} <= set(plan), sorted(plan)
     assert plan[ingest] == ["data/processed/datasets/ingest_imported_lab_keks_r1.tsv"]
+    # its figure data, all of it in one job: the miss-ratio curve and the rank-frequency among them
+    figdata = "data/processed/imported/lab-keks-r1/figures"
+    assert {f"{figdata}/miss_ratio_curve.parquet", f"{figdata}/rank_frequency.parquet"} <= set(plan[views[6]])
     assert plan[f"notebook_all_setups{own}"] == ["notebooks/executed/imported_lab-keks-r1.ipynb"]
     # its tables in a directory of its own; none in the study's
     assert all(f.startswith(("data/processed/imported/lab-keks-r1/", "notebooks/executed/"))

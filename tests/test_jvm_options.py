@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -155,3 +156,27 @@ def test_maven_runs_c1_only_unless_told_otherwise(monkeypatch):
     assert base.maven_env()["MAVEN_OPTS"] == base.MAVEN_OPTS == "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
     monkeypatch.setenv("MAVEN_OPTS", "-Xmx1g")
     assert base.maven_env()["MAVEN_OPTS"] == "-Xmx1g"
+
+
+def test_the_cassandra_stress_rule_runs_maven_c1_only_unless_told_otherwise(tmp_path):
+    """The workflow's Maven build (rule cassandra_stress) gives Maven's JVM the options maven_env gives the
+    captures' builds, and keeps a MAVEN_OPTS the environment sets."""
+    for item in ["Snakefile", "workflow", "config", "profiles", "tools/cassandra/pom.xml",
+                 "tools/cassandra/stress-snakeyaml2.patch"]:  # fmt: skip
+        src, dst = ROOT / item, tmp_path / item
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        (shutil.copytree if src.is_dir() else shutil.copy2)(src, dst)
+    snakemake = str(Path(sys.executable).with_name("snakemake"))
+    p = subprocess.run([snakemake, "-n", "-p", "--cores", "1", "build/cassandra-stress/build-dir.txt"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert p.returncode == 0, (p.stdout + p.stderr)[-3000:]
+    # the rule's command up to mvn, with mvn replaced by a command that prints what Maven's JVM would be given
+    line = next(ln for ln in p.stdout.splitlines() if " mvn -q -B " in ln)  # "Shell command: MAVEN_OPTS=... mvn ..."
+    prefix = line.split("Shell command: ", 1)[-1].split(" mvn ", 1)[0]
+    env = {k: v for k, v in os.environ.items() if k != "MAVEN_OPTS"}
+
+    def given(**more: str) -> str:
+        cmd = f"{prefix} sh -c 'echo \"$MAVEN_OPTS\"'"
+        return subprocess.run(["bash", "-c", cmd], env={**env, **more}, capture_output=True, text=True).stdout.strip()
+
+    assert given() == base.MAVEN_OPTS and given(MAVEN_OPTS="-Xmx1g") == "-Xmx1g"

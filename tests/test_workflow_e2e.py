@@ -392,5 +392,6 @@ def test_importing_a_run_plans_its_jobs_alone(mini, tmp_path):
     own = "_imported_imported_keks_again"
     assert {r for r in plan if not r.endswith(own)} == {"all", "notebook_run_explorer"}, plan
     assert {f"ingest{own}", f"access_frequency{own}", f"reuse{own}", f"characterise_views{own}",
-            f"figdata_mrc{own}", f"notebook_all_setups{own}"} <= set(plan), plan  # fmt: skip
+            f"figdata_views{own}", f"notebook_all_setups{own}"} <= set(plan), plan  # fmt: skip
+    assert "data/processed/imported/imported-keks-again/figures/miss_ratio_curve.parquet" in plan[f"figdata_views{own}"]
     assert planned(copy, "paper/main.pdf") == {}

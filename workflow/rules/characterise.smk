@@ -34,25 +34,18 @@ FIGURE_TABLES |= {name: f"{FIGDATA}/{name}.parquet" for name in ["miss_ratio_cur
 
 localrules:
     characterise_numbers,
-    figdata_mrc,
-    figdata_io_map,
     figure_io_map,
-    figdata_latency_windows,
     figure_latency_windows,
-    figdata_request_sizes,
     figure_request_sizes,
-    figdata_arrivals,
     figure_arrivals,
     figure_miss_ratio_curve,
     figure_metadata_vs_data,
-    figdata_request_size_over_time,
     figure_request_size_over_time,
-    figdata_mrc_by_class,
     figure_miss_ratio_by_class,
 
 
-# the per-run analyses and their figure data, once per scope (common.smk, SCOPES): the study's traced runs, and
-# each imported traced run alone
+# the per-run analyses, once per scope (common.smk, SCOPES): the study's traced runs, and each imported traced run
+# alone; their figure data: figures.smk (figdata_views)
 for _s in SCOPES:
 
     rule:
@@ -124,125 +117,6 @@ for _s in SCOPES:
             f"{_s.logs}/characterise/metadata_vs_data.log",
         shell:
             "blkscope metadata-vs-data --runs {input.runs} -o {output.table} --csv {output.csv} {params.hot}"
-            " --check-datasets {input.datasets} > {log} 2>&1"
-
-    rule:
-        name:
-            f"figdata_mrc{_s.suffix}"
-        input:
-            runs=_s.sheet,
-            datasets=f"{_s.datasets}/reuse.tsv",
-        output:
-            f"{_s.figdata}/miss_ratio_curve.parquet",
-        params:
-            mrc=expand(f"{CHAR}/mrc.parquet", run=_s.traced),
-            classes="all",  # exact and SHARDS curves of every request; the summary beside each says which is of record
-        log:
-            f"{_s.logs}/figures/figdata_mrc.log",
-        shell:
-            "blkscope figdata-mrc --runs {input.runs} -o {output} --classes {params.classes} {params.mrc}"
-            " --check-datasets {input.datasets} > {log} 2>&1"
-
-    rule:
-        name:
-            f"figdata_io_map{_s.suffix}"
-        input:
-            runs=_s.sheet,
-            datasets=f"{_s.datasets}/characterise_views.tsv",
-        output:
-            f"{_s.figdata}/io_map.parquet",
-        params:
-            maps=expand(f"{CHAR}/io_map.parquet", run=_s.traced),
-        log:
-            f"{_s.logs}/figures/figdata_io_map.log",
-        shell:
-            "blkscope figdata-io-map --runs {input.runs} -o {output} {params.maps}"
-            " --check-datasets {input.datasets} > {log} 2>&1"
-
-    rule:
-        name:
-            f"figdata_latency_windows{_s.suffix}"
-        input:
-            runs=_s.sheet,
-            datasets=f"{_s.datasets}/latency_windows.tsv",
-        output:
-            f"{_s.figdata}/latency_windows.parquet",
-        params:
-            tables=expand(f"{CHAR}/latency_windows.parquet", run=_s.traced),
-        log:
-            f"{_s.logs}/figures/figdata_latency_windows.log",
-        shell:
-            "blkscope figdata-latency-windows --runs {input.runs} -o {output} {params.tables}"
-            " --check-datasets {input.datasets} > {log} 2>&1"
-
-    rule:
-        name:
-            f"figdata_request_sizes{_s.suffix}"
-        input:
-            runs=_s.sheet,
-            datasets=f"{_s.datasets}/characterise_views.tsv",
-        output:
-            f"{_s.figdata}/request_sizes.parquet",
-        params:
-            tables=expand(f"{CHAR}/sizes.parquet", run=_s.traced),
-        log:
-            f"{_s.logs}/figures/figdata_request_sizes.log",
-        shell:
-            "blkscope figdata-request-sizes --runs {input.runs} -o {output} {params.tables}"
-            " --check-datasets {input.datasets} > {log} 2>&1"
-
-    rule:
-        name:
-            f"figdata_arrivals{_s.suffix}"
-        input:
-            runs=_s.sheet,
-            datasets=f"{_s.datasets}/characterise_views.tsv",
-        output:
-            f"{_s.figdata}/arrivals.parquet",
-        params:
-            tables=expand(f"{CHAR}/arrivals.parquet", run=_s.traced),
-        log:
-            f"{_s.logs}/figures/figdata_arrivals.log",
-        shell:
-            "blkscope figdata-arrivals --runs {input.runs} -o {output} {params.tables}"
-            " --check-datasets {input.datasets} > {log} 2>&1"
-
-    rule:
-        name:
-            f"figdata_request_size_over_time{_s.suffix}"
-        input:
-            runs=_s.sheet,
-            datasets=f"{_s.datasets}/characterise_views.tsv",
-        output:
-            f"{_s.figdata}/request_size_over_time.parquet",
-        params:
-            tables=expand(f"{CHAR}/throughput.parquet", run=_s.traced),
-        log:
-            f"{_s.logs}/figures/figdata_request_size_over_time.log",
-        benchmark:
-            f"{_s.benchmarks}/figures/figdata_request_size_over_time.tsv"
-        shell:
-            "blkscope figdata-request-size-over-time --runs {input.runs} -o {output} {params.tables}"
-            " --check-datasets {input.datasets} > {log} 2>&1"
-
-    rule:
-        name:
-            f"figdata_mrc_by_class{_s.suffix}"
-        # each run's miss-ratio curve of record (exact, or SHARDS above --auto's limit) of every class, op all
-        input:
-            runs=_s.sheet,
-            datasets=f"{_s.datasets}/reuse.tsv",
-        output:
-            f"{_s.figdata}/miss_ratio_by_class.parquet",
-        params:
-            mrc=expand(f"{CHAR}/mrc.parquet", run=_s.traced),
-            classes="all,data,meta",
-        log:
-            f"{_s.logs}/figures/figdata_mrc_by_class.log",
-        benchmark:
-            f"{_s.benchmarks}/figures/figdata_mrc_by_class.tsv"
-        shell:
-            "blkscope figdata-mrc --runs {input.runs} -o {output} --classes {params.classes} --of-record {params.mrc}"
             " --check-datasets {input.datasets} > {log} 2>&1"
 
 

@@ -3,6 +3,7 @@
 import re
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 from blkscope import run_logs
 from blkscope.runs import rows as sheet_rows
@@ -238,7 +239,8 @@ NOTEBOOK = "blkscope notebook --cwd notebooks"
 class Scope:
     """Runs analysed together into tables of their own: the rules behind the per-run views (access frequency, Zipf
     fits, seeks, latency windows, reuse, metadata, the characterisation views and their figure data) are defined
-    once per scope, in loops. The study (run=None): the embedded runs sheet's runs, its tables at {PROC}/datasets,
+    once per scope, in loops (the figure data: a job per table for the study, one for an imported run's page;
+    figures.smk). The study (run=None): the embedded runs sheet's runs, its tables at {PROC}/datasets,
     {PROC}/analysis and {PROC}/figures, which the claims, the paper and the study notebooks read. An imported run:
     its own tables at {PROC}/imported/<run>/..., drawn by its own page (notebooks/executed/imported_<run>.ipynb),
     its sheet an ancient() input: importing one more run adds that run's jobs and reruns nothing else."""
@@ -269,7 +271,14 @@ def mode_paths(path, runs, **more):
     return lambda wildcards: expand(path, run=runs, mode=wildcards.mode, **more)
 
 
-# the notebooks' pages (notebooks.smk): which figure tables a scope's page draws, and where the page goes
+# the notebooks' pages (notebooks.smk): which figure tables a scope's page draws, and where the page goes. Every
+# figure of the per-run views for every run of a scope: the study's (all_setups.ipynb), and each imported run's
+# page of its own (imported_<run>.ipynb), from its own tables
+VIEW_TABLES_TRACED = ["rank_frequency", "frequency_of_frequency", "zipf_ccdf", "seek_distance", "miss_ratio_curve",
+                      "io_map", "latency_windows", "request_sizes", "arrivals", "request_size_over_time",
+                      "miss_ratio_by_class"]  # fmt: skip
+
+
 def view_tables(scope):
     """The figure tables a scope's page draws: io_over_time where it has iostat, the others where it is traced."""
     return (["io_over_time"] if scope.iostat else []) + (VIEW_TABLES_TRACED if scope.traced else [])
@@ -277,3 +286,46 @@ def view_tables(scope):
 
 def page(scope):
     return f"notebooks/executed/imported_{scope.run}.ipynb" if scope.run else "notebooks/executed/all_setups.ipynb"
+
+
+# The figure data of a scope's per-run views: the study's a job per table (its figures are drawn one by one), an
+# imported run's one job for its page (figures.smk)
+def figdata_view(s, short, table, args, datasets, inputs=(), verb=None):
+    """One figure-data table of scope `s`: its rule (figdata_<short>), its path, the tables it reads beside its
+    manifests, and the `blkscope figdata-<verb or short>` command that writes it, paths filled in, its manifests
+    checked (no log: the rule adds it)."""
+    out = f"{s.figdata}/{table}.parquet"
+    cmd = ["blkscope", f"figdata-{(verb or short).replace('_', '-')}", "--runs", str(s.sheet), "-o", out, *args]
+    cmd += ["--check-datasets", *datasets] if datasets else []
+    return SimpleNamespace(rule=f"figdata_{short}{s.suffix}", table=table, out=out, datasets=list(datasets),
+                           inputs=list(inputs), cmd=" ".join(cmd))  # fmt: skip
+
+
+def figdata_views(s):
+    """The figure data of scope `s`'s per-run views, one table each (figdata_view); figures.smk defines their rules
+    (and FIG_MODE, FIG_FOF: called there)."""
+    fof = expand(FIG_FOF, run=s.traced)
+    char = lambda table: expand(f"{PROC}/{{run}}/characterise/{table}.parquet", run=s.traced)
+    cover, reuse = f"{s.datasets}/access_frequency.{FIG_MODE}.tsv", f"{s.datasets}/reuse.tsv"
+    views = f"{s.datasets}/characterise_views.tsv"
+    zipf, seek, hist = (f"{s.analysis}/{t}.parquet" for t in (f"zipf_{FIG_MODE}", "seek", "seek_hist"))
+    iostat = expand(f"{PROC}/{{run}}/iostat/iostat.parquet", run=s.iostat)
+    ycsb = expand(f"{PROC}/{{run}}/ycsb/ycsb_series.parquet", run=s.ycsb)
+    return [
+        figdata_view(s, "fof", "frequency_of_frequency", fof, [cover]),
+        figdata_view(s, "rank", "rank_frequency", fof, [cover]),
+        figdata_view(s, "ccdf", "zipf_ccdf", ["--zipf", zipf, *fof], [cover], [zipf]),
+        figdata_view(s, "series", "io_over_time", [*iostat, "--ycsb", *ycsb], ingested(s.iostat + s.ycsb)),
+        figdata_view(s, "seek", "seek_distance", ["--seek", seek, "--hist", hist], [], [seek, hist]),
+        # exact and SHARDS curves of every request; the summary beside each says which is of record
+        figdata_view(s, "mrc", "miss_ratio_curve", ["--classes", "all", *char("mrc")], [reuse]),
+        figdata_view(s, "io_map", "io_map", char("io_map"), [views]),
+        figdata_view(s, "latency_windows", "latency_windows", char("latency_windows"),
+                     [f"{s.datasets}/latency_windows.tsv"]),
+        figdata_view(s, "request_sizes", "request_sizes", char("sizes"), [views]),
+        figdata_view(s, "arrivals", "arrivals", char("arrivals"), [views]),
+        figdata_view(s, "request_size_over_time", "request_size_over_time", char("throughput"), [views]),
+        # each run's miss-ratio curve of record (exact, or SHARDS above --auto's limit) of every class, op all
+        figdata_view(s, "mrc_by_class", "miss_ratio_by_class",
+                     ["--classes", "all,data,meta", "--of-record", *char("mrc")], [reuse], verb="mrc"),
+    ]

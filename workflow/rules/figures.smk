@@ -1,6 +1,7 @@
 # Analysis tables -> one figure per rule (paper/generated/figures/<name>.{pdf,png,svg}).
 # Figures that need run metadata or thinning read a small figure-data table ({PROC}/figures/<name>.parquet,
 # written by a `blkscope figdata-*` verb); the others read their analysis table directly.
+import shlex
 
 # Every figure of the study: `all` builds them and the paper rule depends on their PDFs.
 FIGURE_NAMES = [
@@ -39,8 +40,15 @@ localrules:
     figdata_rank,
     figdata_ccdf,
     figdata_series,
-    figdata_queue_depth,
     figdata_seek,
+    figdata_mrc,
+    figdata_io_map,
+    figdata_latency_windows,
+    figdata_request_sizes,
+    figdata_arrivals,
+    figdata_request_size_over_time,
+    figdata_mrc_by_class,
+    figdata_queue_depth,
     figdata_join,
     figure_rank_frequency,
     figure_iostat_compare,
@@ -54,88 +62,55 @@ localrules:
     figure_seek_distance,
 
 
-# the figure data of the per-run views, once per scope (common.smk, SCOPES)
-for _s in SCOPES:
+# The study's figure data of the per-run views: a job each, as its figures are drawn one by one
+for _v in figdata_views(STUDY):
 
     rule:
         name:
-            f"figdata_fof{_s.suffix}"
+            _v.rule
         input:
-            runs=_s.sheet,
-            datasets=f"{_s.datasets}/access_frequency.{FIG_MODE}.tsv",
+            runs=STUDY.sheet,
+            datasets=_v.datasets,
+            tables=_v.inputs,
         output:
-            f"{_s.figdata}/frequency_of_frequency.parquet",
+            _v.out,
         params:
-            fof=expand(FIG_FOF, run=_s.traced),
+            # a param, not the shell's text: Snakemake evaluates a rule's `shell:` again when the job runs, where
+            # the loop's variable is its last value (the Snakefile hashes the code it runs from the params too)
+            cmd=_v.cmd,
         log:
-            f"{_s.logs}/figures/figdata_fof.log",
+            f"logs/figures/{_v.rule}.log",
+        benchmark:
+            f"benchmarks/figures/{_v.rule}.tsv"
         shell:
-            "blkscope figdata-fof --runs {input.runs} -o {output} {params.fof} --check-datasets {input.datasets}"
-            " > {log} 2>&1"
+            "{params.cmd} > {log} 2>&1"
+
+
+# An imported run's figure data (what its page draws, view_tables): one job, `blkscope figdata-views` running each
+# table's command in one process, where a job per table started a Python with polars eleven times for tables of a
+# few KB (bench/RESULTS.md, 2026-11-29 "testfast")
+for _s in SCOPES[1:]:
+    _views = [v for v in figdata_views(_s) if v.table in view_tables(_s)]
+    if not _views:
+        continue
 
     rule:
         name:
-            f"figdata_rank{_s.suffix}"
+            f"figdata_views{_s.suffix}"
         input:
             runs=_s.sheet,
-            datasets=f"{_s.datasets}/access_frequency.{FIG_MODE}.tsv",
+            datasets=sorted({d for v in _views for d in v.datasets}),
+            tables=[t for v in _views for t in v.inputs],
         output:
-            f"{_s.figdata}/rank_frequency.parquet",
+            [v.out for v in _views],
         params:
-            fof=expand(FIG_FOF, run=_s.traced),
+            commands=" ".join(shlex.quote(v.cmd) for v in _views),
         log:
-            f"{_s.logs}/figures/figdata_rank.log",
+            f"{_s.logs}/figures/figdata_views.log",
+        benchmark:
+            f"{_s.benchmarks}/figures/figdata_views.tsv"
         shell:
-            "blkscope figdata-rank --runs {input.runs} -o {output} {params.fof} --check-datasets {input.datasets}"
-            " > {log} 2>&1"
-
-    rule:
-        name:
-            f"figdata_ccdf{_s.suffix}"
-        input:
-            runs=_s.sheet,
-            zipf=f"{_s.analysis}/zipf_{FIG_MODE}.parquet",
-            datasets=f"{_s.datasets}/access_frequency.{FIG_MODE}.tsv",
-        output:
-            f"{_s.figdata}/zipf_ccdf.parquet",
-        params:
-            fof=expand(FIG_FOF, run=_s.traced),
-        log:
-            f"{_s.logs}/figures/figdata_ccdf.log",
-        shell:
-            "blkscope figdata-ccdf --runs {input.runs} --zipf {input.zipf} -o {output} {params.fof}"
-            " --check-datasets {input.datasets} > {log} 2>&1"
-
-    rule:
-        name:
-            f"figdata_series{_s.suffix}"
-        input:
-            runs=_s.sheet,
-            datasets=ingested(_s.iostat + _s.ycsb),
-        output:
-            f"{_s.figdata}/io_over_time.parquet",
-        params:
-            iostat=expand(f"{PROC}/{{run}}/iostat/iostat.parquet", run=_s.iostat),
-            ycsb=expand(f"{PROC}/{{run}}/ycsb/ycsb_series.parquet", run=_s.ycsb),
-        log:
-            f"{_s.logs}/figures/figdata_series.log",
-        shell:
-            "blkscope figdata-series --runs {input.runs} -o {output} --ycsb {params.ycsb}"
-            " --check-datasets {input.datasets} -- {params.iostat} > {log} 2>&1"
-
-    rule:
-        name:
-            f"figdata_seek{_s.suffix}"
-        input:
-            runs=_s.sheet,
-            seek=f"{_s.analysis}/seek.parquet",
-            hist=f"{_s.analysis}/seek_hist.parquet",
-        output:
-            f"{_s.figdata}/seek_distance.parquet",
-        log:
-            f"{_s.logs}/figures/figdata_seek.log",
-        shell:
-            "blkscope figdata-seek --runs {input.runs} --seek {input.seek} --hist {input.hist} -o {output} > {log} 2>&1"
+            "blkscope figdata-views {params.commands} > {log} 2>&1"
 
 
 rule figdata_queue_depth:

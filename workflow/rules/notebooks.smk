@@ -56,13 +56,6 @@ rule notebook_run_explorer:
         " -p raw_dir {params.raw_dir} -p processed_dir {params.processed_dir} > {log} 2>&1"
 
 
-# every figure of the per-run views for every run of a scope (common.smk, SCOPES): the study's
-# (all_setups.ipynb), and each imported run's page of its own (imported_<run>.ipynb), from its own tables
-VIEW_TABLES_TRACED = ["rank_frequency", "frequency_of_frequency", "zipf_ccdf", "seek_distance", "miss_ratio_curve",
-                      "io_map", "latency_windows", "request_sizes", "arrivals", "request_size_over_time",
-                      "miss_ratio_by_class"]  # fmt: skip
-
-
 # each imported run's pages: its run explorer, and its views where it has any (an imported workload log alone has
 # only the explorer)
 IMPORTED_OUTPUTS = [

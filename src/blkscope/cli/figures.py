@@ -277,3 +277,36 @@ _runs_table_verb("figdata-latency-windows", "latency_windows.parquet",
 _runs_table_verb("figdata-request-sizes", "sizes.parquet", lambda: _pl().col("action") == "D")
 _runs_table_verb("figdata-arrivals", "arrivals.parquet")
 _runs_table_verb("figdata-request-size-over-time", "throughput.parquet", lambda: _pl().col("requests") > 0)
+
+
+@verb("figdata-views")
+def _views(p: argparse.ArgumentParser) -> Handler:
+    p.add_argument("commands", nargs="+", help="`blkscope figdata-VERB ...` command lines, one argument each, as "
+                   "their own jobs would run them (--check-datasets too)")  # fmt: skip
+
+    def run(a: argparse.Namespace) -> int:
+        """An imported run's page draws eleven tables of a few KB: one process for them instead of one each (a
+        Python start with polars per table; bench/RESULTS.md, 2026-11-29 "testfast"). Each command is parsed as its
+        own verb's and writes what it writes alone."""
+        import shlex
+
+        from blkscope import datasets
+        from blkscope.cli.verbs import VERBS
+
+        for line in a.commands:
+            argv = shlex.split(line)
+            name = argv[1] if len(argv) > 1 and argv[0] == "blkscope" else ""
+            if not name.startswith("figdata-") or name == a.verb or name not in VERBS:
+                raise ValueError(f"not a `blkscope figdata-...` command line: {line!r}")
+            sub = argparse.ArgumentParser(prog=f"blkscope {name}")
+            VERBS[name](sub)
+            sub.add_argument("--check-datasets", nargs="*", type=Path, default=[], metavar="MANIFEST")
+            args = sub.parse_args(argv[2:])
+            args.verb = name
+            for m in args.check_datasets:
+                datasets.verify(m)
+            if (rc := args._handler(args)) != 0:
+                return rc
+        return 0
+
+    return run

@@ -84,6 +84,9 @@ TOPICS: dict[str, tuple[str, dict[str, str]]] = {
         "figdata-request-size-over-time": (
             "figure data: every run's median request size per time bin, as queued (Q) and as issued (D), per op and "
             "class (the bins with requests), with run metadata"),
+        "figdata-views": (
+            "figure data of several tables in one process: each argument one `blkscope figdata-...` command line "
+            "(with its --check-datasets), run in order"),
     }),
     "paper": ("paper: claims, macros and LaTeX tables", {
         "claims": "re-test the claims of the studies we build on: measurement, CI, n, verdict per claim",
