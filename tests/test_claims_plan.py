@@ -187,7 +187,8 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
     # the secondary measure's row: its claim, the recomputed planned estimate before and the secondary one after
     sec = next(x for x in plan.deviations if x.kind == "secondary")
     rec2 = pl.DataFrame({"commit": [sec.commit], "claim_id": ["S2-ops-cap"],
-                         "before_estimate": ["1.00x [0.88x, 1.13x]"], "before_n": ["11 vs 11"], "before_verdict": ["does not"],
+                         "before_estimate": ["1.00x [0.88x, 1.13x]"], "before_n": ["11 vs 11"],
+                         "before_verdict": ["does not"],
                          "after_estimate": ["0.97x [0.80x, 1.16x]"], "after_n": ["11 vs 11"],
                          "after_verdict": ["does not"], "moved": [True]})
     row = next(x for x in render_deviations(plan, rec2).splitlines() if x.startswith("2026-11-29 & S2-ops-cap &"))
