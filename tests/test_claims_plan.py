@@ -57,10 +57,15 @@ def test_every_deviation_names_planned_claims_and_both_estimates(plan):
         # recomputes its estimates before and after (claim_deviations.CHANGES, under the same commit)
         assert d.date < plan.date or not d.measure or (set(d.fingerprint) == set(d.claims)
                                                        and {(d.commit, c) for c in d.claims} <= recomputed), d
-    # after the plan, changes of no measure: the scale rows' selection (the second RocksDB batch), the condition rule
-    assert [(d.kind, d.condition) for d in plan.deviations if not d.measure] == [("selection", "scale"),
-                                                                                ("verdict rule", "in-memory")]
+    # after the plan, changes of no measure: the scale rows' selection (the second RocksDB batch), the condition
+    # rule, and S2-ops-cap's secondary measure over the saturated part of each run (its planned verdict stays)
+    assert [(d.kind, d.condition) for d in plan.deviations if not d.measure] == [
+        ("selection", "scale"), ("verdict rule", "in-memory"), ("secondary", "in-memory")]
     assert all(d.short and d.date > plan.date for d in plan.deviations if not d.measure)
+    # a secondary measure changes no fingerprint, and the paper's table recomputes both its estimates
+    second = [d for d in plan.deviations if d.kind == "secondary"]
+    assert [d.claims for d in second] == [("S2-ops-cap",)] and all(d.recomputed and not d.fingerprint for d in second)
+    assert all({(d.commit, c) for c in d.claims} <= recomputed for d in second)
 
 
 def test_a_bad_plan_is_refused_with_its_line(tmp_path):
@@ -177,7 +182,17 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
     assert [x.claims for x in after] == [("S4-reader",), ("S1-cass-write",)] and all(x.fingerprint for x in after)
     # the changes after the plan in the order of their dates, a change of no measure by its short words
     assert plan_macros(plan, claims)["ClaimsDeviationsAfterIds"] == (
-        "the scale rows' second RocksDB batch, S4-reader, S1-cass-write, the condition rule")
+        "the scale rows' second RocksDB batch, S4-reader, S1-cass-write, the condition rule, a secondary measure of "
+        "S2-ops-cap over the saturated part of each run")
+    # the secondary measure's row: its claim, the recomputed planned estimate before and the secondary one after
+    sec = next(x for x in plan.deviations if x.kind == "secondary")
+    rec2 = pl.DataFrame({"commit": [sec.commit], "claim_id": ["S2-ops-cap"],
+                         "before_estimate": ["1.00x [0.88x, 1.13x]"], "before_n": ["11 vs 11"],
+                         "before_verdict": ["does not"],
+                         "after_estimate": ["0.97x [0.80x, 1.16x]"], "after_n": ["11 vs 11"],
+                         "after_verdict": ["does not"], "moved": [True]})
+    row = next(x for x in render_deviations(plan, rec2).splitlines() if x.startswith("2026-11-29 & S2-ops-cap &"))
+    assert "1.00x [0.88x, 1.13x] (does not) & 0.97x [0.80x, 1.16x] (does not)" in row
     # their rows: the selection's scale rows after it, the rule's rows before and after it (from the claims table)
     table = pl.DataFrame({"claim_id": ["S1-zipf-scale", "S2-aqu-fio-replication", "S2-ops"],
                           "ours": ["0.07 [0.05, 0.09]", "1.36x [1.08x, 1.71x]", "0.83x [0.35x, 1.98x]"],

@@ -35,8 +35,8 @@ def test_a_decided_verdict_chooses_by_the_side_of_no_effect_its_interval_lies_on
     # the reported gap absent and neither filesystem shown faster: no choice made, and no equality claimed; the
     # words give the interval's ends, the evidence does not repeat them
     assert _phrase("S2-ops", "does not", "0.95x [0.83x, 1.10x]", 0.83, 1.10) == (
-        "either ext4 or xfs for Cassandra's commitlog when the device is the limit: their rates were within 0.83x "
-        "to 1.10x of each other, which rules out the study's claimed size but does not show them equal "
+        "either ext4 or xfs for Cassandra's commitlog when the device is the limit: over whole runs their rates were "
+        "within 0.83x to 1.10x of each other, which rules out the study's claimed size but does not show them equal "
         "(S2-ops: does not; post hoc)")
     # a difference (device KiB per 1,000 reads) lies against zero, not one
     atime = next(t for t in advice.TOPICS if "S3-relatime" in t.claims)

@@ -4,6 +4,8 @@
 
 TRACED_HOST = runs_where(traced=True, testbed="loop")
 CASSANDRA_HOST = runs_where(workload="cassandra", testbed="loop")
+# under a device cap: S2-ops-cap's secondary measure reads their ops/s over the saturated window
+CASSANDRA_CAPPED = [r for r in CASSANDRA_HOST if _row[r].get("device_cap")]
 LOAD_OUTPUTS = [
     *expand(f"{ANALYSIS}/{{name}}.{{ext}}", name=["cassandra_summary", "cassandra_versus"], ext=["parquet", "csv"]),
     *([f"{ANALYSIS}/tracer_load.parquet", f"{ANALYSIS}/tracer_load_by_load.parquet"] if TRACED_HOST else []),
@@ -31,9 +33,13 @@ rule claims_deviations:
         datasets=[f"{DATASETS}/access_frequency.ssd-study.tsv", *ingested(EXTENT_RUNS)],
         metadata=f"{ANALYSIS}/metadata_vs_data.parquet",
         phases=f"{ANALYSIS}/ycsb_phases.parquet",
+        saturated=f"{ANALYSIS}/cassandra_saturated.parquet",
     output:
         table=f"{ANALYSIS}/claims_deviations.parquet",
         csv=f"{ANALYSIS}/claims_deviations.csv",
+        # the secondary measures (S2-ops-cap over the saturated window) beside the planned ones
+        secondary=f"{ANALYSIS}/claims_secondary.parquet",
+        secondary_csv=f"{ANALYSIS}/claims_secondary.csv",
     params:
         fof=expand(f"{PROC}/{{run}}/frequency/fof.ssd-study.parquet", run=TRACED),
         extents=expand(f"{PROC}/{{run}}/extents/extents.parquet", run=EXTENT_RUNS),
@@ -43,7 +49,8 @@ rule claims_deviations:
         "blkscope claims-deviations --runs {input.runs} --iostat {input.iostat} --metrics {input.metrics}"
         " --overhead {input.overhead} --zipf {input.zipf} --fof {params.fof} --extents {params.extents}"
         " --metadata {input.metadata} --ycsb-phases {input.phases} --plan {input.plan} -o {output.table}"
-        " --csv {output.csv} --check-datasets {input.datasets} > {log} 2>&1"
+        " --csv {output.csv} --saturated {input.saturated} --secondary {output.secondary}"
+        " --secondary-csv {output.secondary_csv} --check-datasets {input.datasets} > {log} 2>&1"
 
 
 rule claims_plan_tex:
@@ -51,6 +58,7 @@ rule claims_plan_tex:
         plan="config/claims_plan.yaml",
         claims=f"{ANALYSIS}/claims.parquet",
         deviations=f"{ANALYSIS}/claims_deviations.parquet",
+        secondary=f"{ANALYSIS}/claims_secondary.parquet",
     output:
         macros="paper/generated/tables/claims_plan.tex",
         table="paper/generated/tables/deviations.tex",
@@ -58,7 +66,29 @@ rule claims_plan_tex:
         "logs/paper/claims_plan_tex.log",
     shell:
         "blkscope claims-plan-tex --plan {input.plan} --claims {input.claims} --deviations {input.deviations}"
-        " -o {output.macros} --table {output.table} > {log} 2>&1"
+        " --secondary {input.secondary} -o {output.macros} --table {output.table} > {log} 2>&1"
+
+
+rule cassandra_saturated:
+    # each capped Cassandra run's ops/s from the device's saturation onset (iostat_summary's sat_onset_s, S2-aqu-cap's
+    # window) to the run's end, cassandra-stress's clock placed by run.yaml's workload end
+    input:
+        iostat=f"{ANALYSIS}/iostat_summary.parquet",
+        datasets=ingested(CASSANDRA_CAPPED),  # each run's iostat reports and cassandra-stress intervals
+        meta=[raw(r, "run.yaml") for r in CASSANDRA_CAPPED],
+    output:
+        table=f"{ANALYSIS}/cassandra_saturated.parquet",
+        csv=f"{ANALYSIS}/cassandra_saturated.csv",
+    params:
+        runs=CASSANDRA_CAPPED,
+        processed=lambda w, input: Path(input.iostat).parents[1],
+        raw=lambda w, input: Path(input.meta[0]).parents[1] if input.meta else RAW,
+    log:
+        "logs/analysis/cassandra_saturated.log",
+    shell:
+        "python -m blkscope.analysis.summaries.cassandra_saturated --iostat-summary {input.iostat}"
+        " --processed {params.processed} --raw {params.raw} -o {output.table} --csv {output.csv} {params.runs}"
+        " > {log} 2>&1"
 
 
 rule cassandra_summary:

@@ -73,12 +73,23 @@ def _claims_deviations(p: argparse.ArgumentParser) -> Handler:
     table_options(p)
 
     p.add_argument("--plan", type=Path, help="the claims plan: its in-memory runs only, as the claims table's ours_all")
+    p.add_argument("--saturated", type=Path,
+                   help="per capped Cassandra run: ops/s over the saturated window (.parquet), a secondary measure")
+    p.add_argument("--secondary", type=Path, help="the secondary measures beside the planned ones (.parquet)")
+    p.add_argument("--secondary-csv", type=Path)
 
     def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
         from blkscope.paper import claims_plan
         from blkscope.paper.claim_deviations import recompute
+        from blkscope.paper.claim_secondary import SATURATED, estimates
 
-        write_table(recompute(_claims_tables(a), claims_plan.load(a.plan) if a.plan else None), a.out, a.csv)
+        plan = claims_plan.load(a.plan) if a.plan else None
+        tables = _claims_tables(a) | {SATURATED: pl.read_parquet(a.saturated) if a.saturated else None}
+        write_table(recompute(tables, plan), a.out, a.csv)
+        if a.secondary or a.secondary_csv:
+            write_table(estimates(tables, plan), a.secondary, a.secondary_csv)
         return 0
 
     return run
@@ -91,6 +102,7 @@ def _claims_plan_tex(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--deviations", type=Path, required=True, help="blkscope claims-deviations' table (.parquet)")
     p.add_argument("-o", "--out", type=Path, required=True, help="the macros (.tex)")
     p.add_argument("--table", type=Path, required=True, help="the deviations table (.tex)")
+    p.add_argument("--secondary", type=Path, help="claims-deviations' secondary measures (.parquet): their macros")
 
     def run(a: argparse.Namespace) -> int:
         import polars as pl
@@ -100,7 +112,8 @@ def _claims_plan_tex(p: argparse.ArgumentParser) -> Handler:
         from blkscope.paper.claims_plan_tex import render_deviations, render_plan
 
         plan = claims_plan.load(a.plan)
-        write_text_atomic(render_plan(plan, pl.read_parquet(a.claims)), a.out)
+        secondary = pl.read_parquet(a.secondary) if a.secondary else None
+        write_text_atomic(render_plan(plan, pl.read_parquet(a.claims), secondary), a.out)
         write_text_atomic(render_deviations(plan, pl.read_parquet(a.deviations), pl.read_parquet(a.claims)), a.table)
         return 0
 

@@ -62,8 +62,8 @@ TOPICS = (
     Topic("AdviceCommitlog", ("S2-ops-cap", "S2-ops"),
           "ext4 for Cassandra's commitlog, where it wrote faster than xfs",
           "xfs for Cassandra's commitlog, where it wrote faster than ext4",
-          "either ext4 or xfs for Cassandra's commitlog when the device is the limit: their rates were within "
-          "{lo} to {hi} of each other, which rules out the study's {band} but does not show them equal",
+          "either ext4 or xfs for Cassandra's commitlog when the device is the limit: over whole runs their rates were "
+          "within {lo} to {hi} of each other, which rules out the study's {band} but does not show them equal",
           "the commitlog directory",
           (("S2-lz4-cap", "whether LZ4 commitlogs make them equal"),)),
     Topic("AdviceDataDir", ("S3-cow-xfs",),

@@ -6,7 +6,8 @@ A change is undone either by a module constant of claim_measures (the workloads 
 stratum, the shortest journal run, how S4-sparse-max picks its best pair), set back for the one evaluation, or by
 the estimator the claim had before (an evaluator built from the same factories with the old arguments). The
 estimates run on every run of the in-memory condition, exploratory batches included: the table the change was made
-on.
+on. A secondary measure (claim_secondary) changes no measure: its row gives the planned estimate before and the
+secondary one after (Change.after).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from blkscope.paper import claim_measures as cm
 from blkscope.paper import claim_rows as rw
 from blkscope.paper import claim_verdict as vd
 from blkscope.paper.claim_runs import Tables, canonical
+from blkscope.paper.claim_secondary import SECONDARY
+from blkscope.paper.claim_secondary import claim as secondary_claim
 from blkscope.paper.claims import CLAIMS, Claim, all_runs_text
 from blkscope.paper.claims_plan import Plan
 
@@ -31,6 +34,8 @@ class Change:
     commit: str
     claim_id: str
     before: dict | Callable[[Claim], Claim]  # claim_measures constants as they were, or the claim as it was
+    # a secondary measure (claim_secondary): `after` is the claim as it reads it, `before` the planned claim as it is
+    after: Callable[[Claim], Claim] | None = None
 
 
 def _evaluator(ev) -> Callable[[Claim], Claim]:
@@ -42,6 +47,7 @@ def _band(size: vd.Size) -> Callable[[Claim], Claim]:
 
 
 S4_READER_STRATA = "d2b98c2"  # the commit that made S4-reader's reader modes strata
+SATURATED_WINDOW = "8c3ade3"  # the commit that added S2-ops-cap's saturated-window secondary measure
 NO_BATCH = {"BATCH": ["testbed"]}  # one stratum for every host run: batches pooled, as before 2f88df5
 CHANGES = [
     Change("ebedc21", "S2-ops", _band(vd.comparable_ratio(4.0))),
@@ -68,6 +74,9 @@ CHANGES = [
     Change(S4_READER_STRATA, "S4-reader", _evaluator(cm.metric_ratio(
         "workload_metrics", lambda t: t.filter((pl.col("workload") == "journal") & pl.col("job").str.ends_with(
             "-reader")), "write_max_us", ("xfs", "ext4"), False, False, "us", digits=0))),
+    # after the plan, no measure changed: S2-ops-cap's ops/s over the saturated part of each run beside the planned
+    # whole-run ratio (its verdict stays the planned one)
+    *[Change(SATURATED_WINDOW, s.claim_id, lambda c: c, after=lambda c, s=s: secondary_claim(s)) for s in SECONDARY],
 ]
 
 
@@ -98,7 +107,7 @@ def recompute(tb: Tables, plan: Plan | None = None, changes: list[Change] = CHAN
     rows = []
     for ch in changes:
         c = by_id[ch.claim_id]
-        after = _text(c, tb)
+        after = _text(ch.after(c) if ch.after else c, tb)
         if isinstance(ch.before, dict):
             with constants(ch.before):
                 before = _text(c, tb)

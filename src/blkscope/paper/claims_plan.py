@@ -24,7 +24,7 @@ from blkscope.errors import InputError
 CONDITIONS = ("in-memory", "scale", "replication")
 ENTRY_KEYS = ("id", "condition", "measure", "selection", "band", "n_per_arm", "stopping")
 DEVIATION_KEYS = ("date", "commit", "claims", "what", "why", "before", "after")
-DEVIATION_KINDS = ("measure", "selection", "verdict rule")
+DEVIATION_KINDS = ("measure", "selection", "verdict rule", "secondary")
 DESCRIPTIVE_KEYS = ("id", "fixed", "question", "batches", "measures", "against", "estimator", "runs", "window",
                     "repeats", "bytes", "capture_time", "stopping")  # fmt: skip
 
@@ -79,7 +79,9 @@ class Deviation:
     fingerprint: dict  # claim id -> its fingerprint after the change (only for changes after the plan's date)
     line: int
     # what it changed: a claim's "measure" (recomputed before and after, claim_deviations), the runs a condition's
-    # rows "selection" reads (`condition`: those rows), or a "verdict rule" (the condition rule: the rows it moved)
+    # rows "selection" reads (`condition`: those rows), a "verdict rule" (the condition rule: the rows it moved), or
+    # none: a "secondary" measure beside a planned one, whose verdict stays (claim_secondary; recomputed, the planned
+    # estimate before and the secondary one after)
     kind: str = "measure"
     condition: str = "in-memory"
     short: str = ""  # the change in a few words, for a sentence that lists the changes after the plan
@@ -87,6 +89,11 @@ class Deviation:
     @property
     def measure(self) -> bool:
         return self.kind == "measure"
+
+    @property
+    def recomputed(self) -> bool:
+        """Its estimates before and after come from claim_deviations.recompute (a measure's, a secondary's)."""
+        return self.kind in ("measure", "secondary")
 
 
 @dataclass(frozen=True)
