@@ -138,3 +138,15 @@ def test_the_saturated_window_ratio_of_the_real_runs_beside_the_planned_one(real
     # over every run, the exploratory repeats included (the deviations table's numbers)
     a = est.filter(pl.col("runs") == "all").row(0, named=True)
     assert a["secondary_n"] == "6 vs 6 in 2 strata"  # the fixture holds the confirmatory runs alone
+
+
+def test_the_command_names_a_run_without_its_tables_and_writes_nothing(real, tmp_path, capsys):
+    _, io, _, _ = real
+    summary, out = tmp_path / "iostat_summary.parquet", tmp_path / "sat.parquet"
+    io.write_parquet(summary)
+    # a processed folder without the run's tables: one line, rc 1, no table
+    rc = cs.main(["--iostat-summary", str(summary), "--processed", str(tmp_path / "empty"), "--raw", str(RAW),
+                  "-o", str(out), CONFIRMATORY[0]])  # fmt: skip
+    err = capsys.readouterr().err
+    assert rc == 1 and not out.exists()
+    assert err.startswith("blkscope: cassandra_saturated:") and CONFIRMATORY[0] in err and err.count("\n") == 1

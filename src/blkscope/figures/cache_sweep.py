@@ -46,8 +46,8 @@ def caption(table: pl.DataFrame) -> str:
         f"; each keeps {fmt_float(w.min(), 0)}" + ("" if w.min() == w.max() else f" to {fmt_float(w.max(), 0)}")
         + "\\,s of its trace")  # fmt: skip
     few = done["hot1_read"].null_count() if "hot1_read" in done.columns else 0
-    few = "" if not few else (f" {fmt_int(few)} of them read fewer than {MIN_HOT_PAGES} pages in their window, too few for a "
-                              "hottest 1\\,\\%: they have no point in the hot-1\\,\\% rows.")  # fmt: skip
+    few = "" if not few else (f" {fmt_int(few)} of them read fewer than {MIN_HOT_PAGES} pages in their window, too "
+                              "few for a hottest 1\\,\\%: they have no point in the hot-1\\,\\% rows.")  # fmt: skip
     return (f"{CAPTION} {fmt_int(done.height)} runs of {count_word(batches)} batches in "
             f"{count_word(done.select(CONFIGURATION).n_unique())} "
             f"configurations of cache, cache size and records{windows}.{few} Descriptive: no claim reads this figure.")

@@ -147,7 +147,12 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     from blkscope.io import write_table
 
-    write_table(table(a.run_ids, a.processed, a.raw, pl.read_parquet(a.iostat_summary)), a.out, a.csv)
+    try:  # one line naming what is wrong, no table: a run's tables or run.yaml missing or inconsistent
+        out = table(a.run_ids, a.processed, a.raw, pl.read_parquet(a.iostat_summary))
+    except (OSError, ValueError, pl.exceptions.PolarsError) as e:
+        print(f"blkscope: cassandra_saturated: {e}", file=sys.stderr)
+        return 1
+    write_table(out, a.out, a.csv)
     return 0
 
 
