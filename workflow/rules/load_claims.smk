@@ -81,14 +81,11 @@ rule cassandra_saturated:
         csv=f"{ANALYSIS}/cassandra_saturated.csv",
     params:
         runs=CASSANDRA_CAPPED,
-        processed=lambda w, input: Path(input.iostat).parents[1],
-        raw=lambda w, input: Path(input.meta[0]).parents[1] if input.meta else RAW,
     log:
         "logs/analysis/cassandra_saturated.log",
     shell:
         "python -m blkscope.analysis.summaries.cassandra_saturated --iostat-summary {input.iostat}"
-        " --processed {params.processed} --raw {params.raw} -o {output.table} --csv {output.csv} {params.runs}"
-        " > {log} 2>&1"
+        f" --processed {PROC} --raw {RAW} -o {{output.table}} --csv {{output.csv}} {{params.runs}} > {{log}} 2>&1"
 
 
 rule cassandra_summary:

@@ -94,9 +94,7 @@ def run_row(run_id: str, onset: int | None, device: str | None, reports: pl.Data
         raise ValueError(f"{run_id}: run.yaml has no workload_end_utc")
     end = utc(str(meta["workload_end_utc"]))
     if onset is None:  # the device never stayed saturated: the whole run's rate alone
-        t = totals["time_s"].to_list()
-        row["ops_s_intervals"] = float(totals["total_ops"][-1]) / t[-1] if t and t[-1] > 0 else None
-        return row
+        return row | {"ops_s_intervals": saturated_rate(totals, end, end)["ops_s_intervals"]}
     first = onset_utc(reports, 0)
     if first is not None and meta.get("workload_start_utc"):
         apart = abs((first - utc(str(meta["workload_start_utc"]))).total_seconds())
