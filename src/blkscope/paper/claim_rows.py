@@ -95,15 +95,18 @@ def other_condition(tb: Tables, e: Entry, evaluate, size) -> Result:
     mine = with_runs(tb, _batch().is_in(list(e.batches)))
     if mine["runs"].height == 0:
         return Result(None, "--", "0", None, NO_RUNS, f"batch {', '.join(e.batches)} not captured yet")
+    if tb.get("steady_state") is not None:
+        missing = uncaptured(tb, e.batches)
+        if missing:  # one planned look: the row waits for every run of every batch it lists, not for the first
+            what = f"batch {missing[0]} is" if len(missing) == 1 else f"batches {', '.join(missing)} are"
+            ids = mine["runs"]["run_id"]
+            have = tb["steady_state"]["run_id"].is_in(ids.implode()).sum()
+            return Result(None, "--", "0", None, NO_RUNS, f"{what} not captured yet ({have} of the {ids.len()} runs "
+                          "the row lists are in; the plan judges it once, when every one is)")  # fmt: skip
     if e.condition == "scale":
         steady = steady_runs(tb)
         if steady is None:
             return Result(None, "--", "0", None, NO_RUNS, "no steady_state table: no run's window is known")
-        missing = uncaptured(tb, e.batches)
-        if missing:  # one planned look: the row waits for every batch it lists, not for the first to arrive
-            what = f"batch {missing[0]} is" if len(missing) == 1 else f"batches {', '.join(missing)} are"
-            return Result(None, "--", "0", None, NO_RUNS, f"{what} not captured yet (the plan judges this row once, "
-                          "when every batch it lists is)")  # fmt: skip
         mine = with_runs(mine, pl.col("run_id").is_in(steady["run_id"].to_list()))
         big, small = in_regime(tb, mine["runs"]["run_id"].to_list())
         if small:
