@@ -89,7 +89,7 @@ def _tables(batches: list[str]) -> dict:
 
 def test_rows_read_the_runs_the_plan_says(plan):
     tb = _tables(["", "saturate-2", "round3-decide-2", "round3-journal-60s-2", "round4-rocksdb-capped",
-                  "round4-decide-hot", "round4-sweep", "round4-rocksdb-capped-2"])
+                  "round4-decide-lz4-cap", "round4-sweep", "round4-rocksdb-capped-2"])
     confirm = in_memory(tb, plan, confirmatory=True)["runs"]["batch"].to_list()
     assert confirm == ["", "saturate-2"]
     everything = in_memory(tb, plan, confirmatory=False)["runs"]["batch"].to_list()
@@ -236,8 +236,8 @@ def test_a_bad_descriptive_entry_is_refused_with_its_line(tmp_path):
     with pytest.raises(InputError, match=rf"line {text[:start].count(chr(10)) + 1}: repeats of P-sweep"):
         claims_plan.load(bad)
     # a batch a claim judges cannot also be described
-    bad.write_text(text.replace("    batches: [round4-sweep]", "    batches: [round4-decide-hot]", 1))
-    with pytest.raises(InputError, match="round4-decide-hot are read by a claim"):
+    bad.write_text(text.replace("    batches: [round4-sweep]", "    batches: [round4-decide-lz4-cap]", 1))
+    with pytest.raises(InputError, match="round4-decide-lz4-cap are read by a claim"):
         claims_plan.load(bad)
 
 
