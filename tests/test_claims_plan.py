@@ -80,6 +80,10 @@ def test_a_bad_plan_is_refused_with_its_line(tmp_path):
     bad.write_text(text.replace("  - id: S2-ops\n    condition: in-memory\n", "  - id: S2-ops\n", 1))
     with pytest.raises(InputError, match="lacks condition"):
         claims_plan.load(bad)
+    # a replication with planned runs must name its batch; a withdrawn one (n_per_arm 0) names none
+    bad.write_text(text.replace("batches: [round4-decide-lz4-cap], runs:", "runs:", 1))
+    with pytest.raises(InputError, match=r"S2-lz4-cap \(replication\) names no batches"):
+        claims_plan.load(bad)
 
 
 def _tables(batches: list[str]) -> dict:
@@ -100,8 +104,17 @@ def test_rows_read_the_runs_the_plan_says(plan):
         seen["runs"] = t["runs"]["run_id"].to_list()
         return "judged"
 
-    rep = plan.entry("S1-hot", "replication")
+    rep = plan.entry("S2-lz4-cap", "replication")
     assert other_condition(tb, rep, ev, None) == "judged" and seen["runs"] == ["r5"]
+    # a replication has one look too: while a run of its batch lacks a steady_state row (not captured), it waits
+    half = _tables(["round4-decide-lz4-cap"] * 4)
+    seen.clear()
+    res = other_condition(half | {"steady_state": pl.DataFrame({"run_id": ["r0", "r2"]})}, rep, ev, None)
+    assert seen == {} and res.verdict.startswith("not tested")
+    assert "round4-decide-lz4-cap is not captured yet (2 of the 4 runs the row lists are in" in res.reason
+    every = pl.DataFrame({"run_id": ["r0", "r1", "r2", "r3"]})
+    assert other_condition(half | {"steady_state": every}, rep, ev, None) == "judged" and len(seen["runs"]) == 4
+    assert other_condition(tb, plan.entry("S1-hot", "replication"), ev, None).verdict == "not testable here"
     scale = plan.entry("S1-hot", "scale")
     assert other_condition(tb, scale, ev, None).verdict.startswith("not tested")  # no steady_state table
     # one planned look: a row waits until every batch it lists is captured (each captured run has a steady_state row)

@@ -171,7 +171,7 @@ def _entry(path: Path, e) -> Entry:
     if not isinstance(e["n_per_arm"], int) or e["n_per_arm"] < 0:
         raise _error(path, e['__line__'], f"n_per_arm of {e['id']} is not a count")
     batches = e["selection"].get("batches") or ()
-    if e["condition"] != "in-memory" and not batches:
+    if e["condition"] != "in-memory" and not batches and e["n_per_arm"]:  # a withdrawn entry (0) reads none
         raise _error(path, e['__line__'], f"{e['id']} ({e['condition']}) names no batches")
     return Entry(str(e["id"]), e["condition"], e["measure"]["quantity"], e["measure"]["estimator"],
                  e["selection"]["runs"], e["selection"]["window"], str(e["band"]), e["n_per_arm"],
