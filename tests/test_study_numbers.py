@@ -185,7 +185,10 @@ def test_readme_repeats_sentence_is_true_of_the_runs_sheet():  # data/raw/README
     decide3 = decide3.join(pl.concat([decide, decide2]), on=cfg, how="anti")
     assert "over btrfs and ext4, repeated in batch `round3-decide-3`, which have 6;" in readme
     assert set(n.join(decide3, on=cfg)["repeats"]) == {6} and decide3.height == 2
-    more = pl.concat([more, decide, decide2, decide3])
+    lz4 = runs.filter(pl.col("batch") == "round4-decide-lz4-cap").select(cfg).unique()
+    assert "capped, untraced, on ext4 and xfs, which have 24 (21 more in batch `round4-decide-lz4-cap`);" in readme
+    assert set(n.join(lz4, on=cfg)["repeats"]) == {24} and lz4.height == 2
+    more = pl.concat([more, decide, decide2, decide3, lz4])
     assert "YCSB on a Cassandra node in the emulated guest (batches `round3-guest-cass-trial`," in readme
     assert "one run on ext4 and on xfs, three on btrfs and four on f2fs, for the access pattern only" in readme
     guest = runs.filter(pl.col("batch").str.starts_with("round3-guest-cass")).select(cfg).unique()
