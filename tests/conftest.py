@@ -37,11 +37,6 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # the niceness of the other scopes' tests beside the hardware chain (pytest_runtest_protocol)
 NICE_OTHERS = 10
-# ... but for the miniature main job, the last scope to end in a quiet clean-clone CI (pytest-204 of 59dfceb: its
-# fixture 0-679 s and its tests to ~810 s at nice 10, the hardware chain 12-723 s): between the two, each of its
-# jobs' threads weighs 3x another scope's (CFS: nice 5 = 335, nice 10 = 110) and a third of the chain's (nice 0 =
-# 1024), which keeps its core. (At nice 0, under load, it had slowed the chain by 300 s: bench/RESULTS.md.)
-NICE = {"hardware": 0, "tests/test_workflow_e2e.py": 5}
 # `*_root` modules that touch no host-wide state: the node and YCSB in a chroot in namespaces of their own
 OWN_NAMESPACES = ("test_cassandra_guest_root",)
 # the longest scopes (seconds of a 2-worker run), handed out first
@@ -94,18 +89,14 @@ if LoadScopeScheduling is not None:
         return ModuleScheduling(config, log)
 
 
-def nice(scope_: str) -> int:
-    return NICE.get(scope_, NICE_OTHERS)
-
-
 def pytest_runtest_protocol(item, nextitem) -> None:
     """Under xdist, a test outside the hardware scope (with its fixtures and the processes it starts) runs at
-    NICE_OTHERS (the miniature main job at NICE's): the hardware chain's captures (a TCG guest, JVMs) are CPU-bound
-    and a critical path, and the other workers take what CPU it leaves."""
+    NICE_OTHERS: the hardware chain's captures (a TCG guest, JVMs) are CPU-bound and the critical path, and the
+    other workers take what CPU it leaves."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
-        # back to a lower niceness needs root, as the hardware tests do
+        # back from NICE_OTHERS needs root, as the hardware tests do
         with contextlib.suppress(PermissionError):
-            os.setpriority(os.PRIO_PROCESS, 0, nice(scope(item.nodeid)))
+            os.setpriority(os.PRIO_PROCESS, 0, 0 if scope(item.nodeid) == "hardware" else NICE_OTHERS)
 
 
 @pytest.fixture(scope="session")

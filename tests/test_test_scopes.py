@@ -1,7 +1,7 @@
 """The scopes tests/conftest.py gives pytest-xdist: the hardware modules share one, the rest are their own, and
 the long ones start first."""
 
-from conftest import LONGEST_FIRST, NICE_OTHERS, ROOT, nice, rank, scope
+from conftest import LONGEST_FIRST, ROOT, rank, scope
 
 
 def test_hardware_modules_share_one_scope():
@@ -24,9 +24,3 @@ def test_long_scopes_rank_first_in_their_order_and_exist():
     assert rank(scope("tests/test_capture_root.py::t")) == 0
     for s in LONGEST_FIRST[1:]:
         assert (ROOT / s).is_file(), s
-
-
-def test_the_hardware_chain_first_then_the_miniature_then_the_rest():
-    assert nice(scope("tests/test_cassandra_root.py::t")) == 0
-    assert 0 < nice(scope("tests/test_workflow_e2e.py::test_a")) < NICE_OTHERS
-    assert nice(scope("tests/test_slurm.py::t")) == nice(scope("tests/test_cassandra_guest_root.py::t")) == NICE_OTHERS
