@@ -110,6 +110,32 @@ def test_guest_params_reach_init_intact(tmp_path):
     ]
 
 
+@pytest.mark.requires("busybox")
+def test_the_guest_reads_the_input_tar_and_no_further(tmp_path):
+    """The exchange disk holds the input tar at its start (640 MiB in all): its length reaches init.sh (IN_BYTES),
+    whose `head -c "$IN_BYTES" /dev/vdb | tar -xf -` takes every input from those bytes alone (busybox tar reads a
+    file to its end after the archive's end: the whole disk, 512 bytes at a time, under TCG)."""
+    job = tmp_path / "job.fio"
+    job.write_text("[randrw]\nrw=randrw\n")
+    steps = {"prepare.sh": "true\n", "run.sh": "echo run\n"}
+    with grun.Images(tmp_path / "work", 8, {"job.fio": job}, steps) as img:
+        assert 0 < img.in_bytes < img.exchange.stat().st_size and img.in_bytes % 512 == 0
+        sheet, run_id = _sheet(tmp_path)
+        plan = make_plan(sheet, run_id, tmp_path / "o", fio_dir=FIO, workdir=tmp_path, allowed=[])
+        cmd = plan.qemu_command(img.scratch, img.exchange, img.in_bytes)
+        params = base64.b64decode(cmd[cmd.index("-append") + 1].split("blkscope=")[1].split()[0]).decode()
+        assert f"IN_BYTES={img.in_bytes}\n" in params
+        assert "IN_BYTES" not in plan.params()  # the dry run's (no images yet): init.sh then reads the whole disk
+        dest = tmp_path / "in"
+        dest.mkdir()
+        # init.sh's line, by the busybox the guest runs (build.BUSYBOX)
+        line = 'busybox head -c "$IN_BYTES" "$0" | busybox tar -xf - -C "$1"'
+        env = {**os.environ, "IN_BYTES": str(img.in_bytes)}
+        subprocess.run(["sh", "-c", line, img.exchange, dest], check=True, env=env)
+        assert sorted(p.name for p in dest.iterdir()) == ["job.fio", "prepare.sh", "run.sh"]
+        assert (dest / "job.fio").read_text() == job.read_text() and (dest / "run.sh").read_text() == "echo run\n"
+
+
 def test_guest_refuses_other_tracers_and_workloads(tmp_path):
     sheet, run_id = _sheet(tmp_path, tracer="tracefs-blk")
     with pytest.raises(ValueError, match="blktrace only"):
@@ -290,7 +316,7 @@ def test_guest_timeout_kills_qemu_and_removes_images(tmp_path, monkeypatch):
     plan.build_dir = bd
     marker = f"blkscope-test-{os.getpid()}"
     stand_in = [PY, "-c", "import time; time.sleep(60)", marker]
-    monkeypatch.setattr(grun.GuestPlan, "qemu_command", lambda self, a, b: stand_in)
+    monkeypatch.setattr(grun.GuestPlan, "qemu_command", lambda self, *images: stand_in)
     monkeypatch.setattr(grun, "BOOT_BUDGET_S", -8)  # timeout = -8 + 3 * 3 s = 1 s
     monkeypatch.setattr(run_guest.hwlock, "hardware_lock", _private_lock)
     monkeypatch.setattr(grun.shutil, "which", lambda name: "/usr/bin/true")

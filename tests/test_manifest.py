@@ -6,6 +6,7 @@ import polars as pl
 import pytest
 import yaml
 
+from blkscope import yamlio
 from blkscope.capture.manifest import build
 from blkscope.runs import load_runs
 
@@ -125,7 +126,7 @@ def _captured_in_the_recorded_order(batch: str, captured: set[str]) -> list[dict
 
     ids = read(ROOT / "config/capture_order.tsv").filter(pl.col("batch") == batch).sort("position")["run_id"]
     assert set(ids) == captured
-    meta = [yaml.safe_load((RAW / r / "run.yaml").read_text()) for r in ids]
+    meta = [yamlio.load((RAW / r / "run.yaml").read_text()) for r in ids]
     for before, after in zip(meta, meta[1:], strict=False):
         assert before["end_utc"] < after["lock"]["acquired_utc"], after["run_id"]
     assert all(m["loadavg"]["before"]["1min"] >= 0 and m["loadavg"]["after"]["utc"] for m in meta)
@@ -164,7 +165,7 @@ def test_capped_commitlog_grid_covered_capped_and_in_order(manifest, batch):
         assert cap["removed"] and cap["limits"] == parse(caps[m["run_id"]]), m["run_id"]
         assert cap["device"] == m["testbed"]["medium"] != m["testbed"]["device"]
         if timeouts[m["run_id"]] is not None:
-            node = yaml.safe_load((RAW / m["run_id"] / "cassandra.yaml").read_text())
+            node = yamlio.load((RAW / m["run_id"] / "cassandra.yaml").read_text())
             assert node["write_request_timeout"] == f"{timeouts[m['run_id']]}ms", m["run_id"]
             assert (RAW / m["run_id"] / "filefrag.txt").exists(), m["run_id"]
 
@@ -318,7 +319,7 @@ def test_memory_capped_batch_captured(manifest):
     captured = set(runs["run_id"])
     first = [r for r in order["run_id"] if r in captured]
     assert first == list(order["run_id"][: len(first)]), "a partial batch is a prefix of its order"
-    meta = [yaml.safe_load((RAW / r / "run.yaml").read_text()) for r in first]
+    meta = [yamlio.load((RAW / r / "run.yaml").read_text()) for r in first]
     for before, after in zip(meta, meta[1:], strict=False):
         assert before["end_utc"] < after["lock"]["acquired_utc"], after["run_id"]
     images: dict[str, str] = {}
@@ -361,7 +362,7 @@ def _sweep_rows() -> pl.DataFrame:
 
 
 def _capped_2_ext4() -> list[dict]:
-    return [yaml.safe_load((RAW / CAPPED_2_EXT4.format(k) / "run.yaml").read_text()) for k in (1, 2, 3)]
+    return [yamlio.load((RAW / CAPPED_2_EXT4.format(k) / "run.yaml").read_text()) for k in (1, 2, 3)]
 
 
 def test_cache_sweep_in_the_sheet():
@@ -429,7 +430,7 @@ def test_cache_sweep_captured_runs_are_whole(manifest):
     for r in sweep.filter(pl.col("run_id").is_in(runs["run_id"].unique().to_list())).iter_rows(named=True):
         need = ("run.yaml", "iostat.json", "ycsb-load.txt", "ycsb-run.txt", "trace.txt.zst")
         assert all(f"{r['run_id']}/{n}" in files for n in need), r["run_id"]
-        m = yaml.safe_load((RAW / r["run_id"] / "run.yaml").read_text())
+        m = yamlio.load((RAW / r["run_id"] / "run.yaml").read_text())
         w = m["tracer"]["window"]
         assert (w["offset_s"], w["length_s"]) == (120, 1) and w["kept"] == m["tracer"]["events"] > 0, r["run_id"]
         assert m["tracer"]["dropped_total"] == 0 and m["image"]["copy_sha256"] == m["image"]["sha256"], r["run_id"]

@@ -207,12 +207,21 @@ def test_tables_hold_counts_from_raw_text(mini):
         assert r["sectors_completed"] == sectors, r["run_id"]
 
 
-def test_pdf_holds_figure_and_generated_numbers(mini):
+@pytest.fixture(scope="module")
+def paper_text(mini) -> str:
+    """pypdf's text of the miniature's paper, every page, whitespace runs as one space (read once for the tests
+    below: each read of the whole paper is seconds of pypdf)."""
+    from pypdf import PdfReader
+
+    work, _ = mini
+    return re.sub(r"\s+", " ", " ".join(p.extract_text() for p in PdfReader(work / "paper/main.pdf").pages))
+
+
+def test_pdf_holds_figure_and_generated_numbers(mini, paper_text):
     from pypdf import PdfReader
 
     work, sub = mini
-    text = " ".join(p.extract_text() for p in PdfReader(work / "paper/main.pdf").pages)
-    text = re.sub(r"\s+", " ", text)
+    text = paper_text
     assert "??" not in text
     # completions counted here are those with data; the macro counts every C event, so check the table instead
     summary = pl.read_parquet(work / "data/processed/analysis/run_summary.parquet")
@@ -231,11 +240,9 @@ def test_pdf_holds_figure_and_generated_numbers(mini):
     assert any("/XObject" in str(p.get("/Resources", {})) for p in PdfReader(work / "paper/main.pdf").pages)
 
 
-def test_pdf_has_every_section_and_numbers_from_other_tables(mini):
-    from pypdf import PdfReader
-
+def test_pdf_has_every_section_and_numbers_from_other_tables(mini, paper_text):
     work, _ = mini
-    text = re.sub(r"\s+", " ", " ".join(p.extract_text() for p in PdfReader(work / "paper/main.pdf").pages))
+    text = paper_text
     titles = [
         "Abstract",
         "Introduction",

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-import yaml
 
+from blkscope import yamlio
 from blkscope.capture import workloads
 from blkscope.capture.order import waiting_runs
 from blkscope.runs import load_runs
@@ -55,7 +55,7 @@ def _check_output(d: Path, workload: str) -> None:
 def test_run_complete(run_id):
     row = OURS.filter(pl.col("run_id") == run_id).row(0, named=True)
     d = RAW / run_id
-    m = yaml.safe_load((d / "run.yaml").read_text())
+    m = yamlio.load((d / "run.yaml").read_text())
     # the job's (a read-only phase adds its log); fio has no Workload class
     outputs = workloads.outputs("fio") if row["workload"] == "fio" else workloads.load(row, ROOT / "tools").outputs
     expected = {"iostat.json", "run.yaml", *outputs} | ({"trace.txt.zst"} if row["traced"] else set())

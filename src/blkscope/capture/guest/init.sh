@@ -36,7 +36,13 @@ for i in $(seq 50); do [ -b /dev/vda ] && [ -b /dev/vdb ] && break; sleep 0.1; d
 sed -n 's/.*blkscope=\([^ ]*\).*/\1/p' /proc/cmdline | base64 -d > /params.sh || finish 12
 . /params.sh
 cp /params.sh $OUT/params.sh
-tar -xf /dev/vdb -C /in || { log "no input tar on /dev/vdb"; finish 13; }
+# The input tar's own length (IN_BYTES, from the host): busybox tar reads its input to the end after the archive's
+# end, which on the whole 640 MiB disk is 1.3 M reads of 512 bytes, some 18 s of an emulated CPU's boot
+if [ -n "$IN_BYTES" ]; then
+    head -c "$IN_BYTES" /dev/vdb | tar -xf - -C /in || { log "no input tar on /dev/vdb"; finish 13; }
+else
+    tar -xf /dev/vdb -C /in || { log "no input tar on /dev/vdb"; finish 13; }
+fi
 stamp boot
 
 log "+ mkfs.$FS $MKFS_OPTS /dev/vda"

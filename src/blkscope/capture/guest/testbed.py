@@ -84,8 +84,9 @@ class GuestPlan:
         """What the exchange disk carries into the guest's /in, besides the two steps."""
         return self.workload.guest_files() if self.workload else {"job.fio": self.jobfile}
 
-    def params(self) -> str:
-        """Shell assignments init.sh sources (base64 on the kernel command line)."""
+    def params(self, in_bytes: int | None = None) -> str:
+        """Shell assignments init.sh sources (base64 on the kernel command line); `in_bytes`: the length of the
+        input tar at the start of the exchange disk (Images.in_bytes), which init.sh reads and no further."""
         r = self.row
         vals = {
             "FS": r["filesystem"],
@@ -97,11 +98,12 @@ class GuestPlan:
             "SETTLE_S": self.settle_s,
             "BT_BUF_KB": self.bt_buf_kb,
             "BT_NBUF": self.bt_nbuf,
+            **({"IN_BYTES": in_bytes} if in_bytes is not None else {}),
         }
         return "".join(f"{k}={shlex.quote(str(v))}\n" for k, v in vals.items())
 
-    def qemu_command(self, scratch: Path, exchange: Path) -> list[str]:
-        b64 = base64.b64encode(self.params().encode()).decode()
+    def qemu_command(self, scratch: Path, exchange: Path, in_bytes: int | None = None) -> list[str]:
+        b64 = base64.b64encode(self.params(in_bytes).encode()).decode()
         append = f"console=ttyS0 panic=-1 quiet blkscope={b64}"
         return qemu.command(
             self.build_dir / "vmlinuz",
@@ -139,6 +141,7 @@ class Images:
         self.console = self.dir / "console.txt"
         self.created: list[Path] = []
         self.scratch_mb, self.inputs, self.steps = scratch_mb, inputs, steps
+        self.in_bytes = 0  # the input tar's length, end-of-archive blocks included (__enter__)
 
     def __enter__(self) -> Images:
         with open(self.scratch, "xb") as f:  # x: never reuse a file someone else made
@@ -153,6 +156,7 @@ class Images:
                     t.addfile(info, io.BytesIO(text.encode()))
                 for name, path in self.inputs.items():
                     t.add(path, arcname=name)
+            self.in_bytes = f.tell()
             f.truncate(EXCHANGE_MB << 20)
         return self
 
@@ -187,7 +191,7 @@ def boot(plan: GuestPlan, out: Path, manifest: dict) -> tuple[dict, dict]:
     and the testbed's block of run.yaml.
     Raises RuntimeError, with the failing step's own words, when the guest did not finish its run."""
     with Images(plan.workdir, plan.row["device_mb"], plan.inputs(), scripts(plan)) as img:
-        cmd = plan.qemu_command(img.scratch, img.exchange)
+        cmd = plan.qemu_command(img.scratch, img.exchange, img.in_bytes)
         times = {"qemu_start_utc": utc()}
         with qemu.Guest(cmd, img.console) as g:
             rc = g.wait(plan.timeout_s)
