@@ -343,10 +343,6 @@ impl Stream {
         let buf = &self.buf[..self.n];
         self.n_rec += recs.len() as u64;
         let mut unknown: BTreeMap<usize, i64> = BTreeMap::new();
-        // the window's events are written into reserved room (fill cleared the three vectors), lengths set once
-        debug_assert!(self.offs.is_empty() && self.codes.is_empty() && self.times.is_empty());
-        let (offs, codes, times) = (self.offs.spare(recs.len()), self.codes.spare(recs.len()), self.times.spare(recs.len()));
-        let (mut m, mut sorted, mut prev_t) = (0usize, true, 0u64);
         for &o in recs {
             let r = f.rec(buf, o);
             let cat = ((r.action >> 16) & 0xFFFF) as u32;
@@ -408,24 +404,17 @@ impl Stream {
                     self.last_seq.insert(key, r.seq);
                 }
             }
-            sorted &= m == 0 || r.time >= prev_t;
-            prev_t = r.time;
-            offs[m].write(o);
-            codes[m].write(code as u16);
-            times[m].write(r.time);
-            m += 1;
-        }
-        // SAFETY: the loop wrote the first m reserved slots of each (from length 0: fill cleared them)
-        unsafe {
-            self.offs.set_len(m);
-            self.codes.set_len(m);
-            self.times.set_len(m);
-        }
-        if m > 0 {
-            self.sorted = sorted;
+            if let Some(&prev) = self.times.last() {
+                self.sorted &= r.time >= prev;
+            } else {
+                self.sorted = true;
+            }
+            self.offs.push(o);
+            self.codes.push(code as u16);
+            self.times.push(r.time);
         }
         if !unknown.is_empty() {
-            // (257 strings made on demand: they were made once per window, ~500 times on the bench set)
+            // 257 strings, made only when needed (they were made for every window, ~500 times on the bench set)
             let names_tbl = super::codes::action_names();
             for (c, k) in unknown {
                 rep.count_unknown(&format!("action {}", names_tbl[c]), k);
@@ -469,10 +458,6 @@ impl Stream {
             let row0 = ev.row();
             let n = idx.len();
             let mut has_sector = vec![false; n];
-            // the chunk's records that carry a payload (cgroup id, remap, split, unplug, SCSI command, message),
-            // found in the column pass (a second pass tested every record)
-            let mut pay = vec![0u32; n];
-            let mut n_pay = 0usize;
             // one pass over the records, each read once into every column (a gather pass per column re-read
             // the chunk's records a dozen times; thin-LTO build 10% less CPU, bench/RESULTS.md session 4)
             {
@@ -503,8 +488,6 @@ impl Stream {
                     sector[k].write(f.u64(buf, o + 16) as i64);
                     nsec[k].write((bytes >> 9) as i64);
                     has_sector[k] = !(no_sector(c) || cat & TC_PC != 0);
-                    pay[n_pay] = k as u32;
-                    n_pay += (f.pdu_len(buf, o) > 0 || cat & TC_PC != 0 || c == MSG) as usize;
                     err[k].write(f.u16(buf, o + f.err_at()) as i32);
                     proc_[k].write(match tbl {
                         Some(tb) if cp == cpu0 => tb.get(p as usize).copied().unwrap_or(NONE),
@@ -523,10 +506,12 @@ impl Stream {
                 }
                 ev.error.v.set_len(ev.error.v.len() + n);
             }
-            for &k in &pay[..n_pay] {
-                let (o, code) = (idx[k as usize], codes[k as usize] as usize);
+            for (k, (&o, &c)) in idx.iter().zip(codes).enumerate() {
+                let code = c as usize;
                 let pc = f.cat(buf, o) & TC_PC != 0;
-                payload(ev, row0 + k as usize, buf, o, &f.rec(buf, o), code, pc, f);
+                if f.pdu_len(buf, o) > 0 || pc || code == MSG {
+                    payload(ev, row0 + k, buf, o, &f.rec(buf, o), code, pc, f);
+                }
             }
             ev.sector.extend_valid(&has_sector);
             ev.nsectors.extend_valid(&has_sector);
