@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$W"
 seed=${SEED:-$RANDOM}; echo "seed $seed; load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%FT%TZ)"
 RANDOM=$seed
-key() { echo "$(basename "$(dirname "$1")")-$(basename "$1")"; }  # runs name their sets alike (vda)
+key() { local d; d=$(dirname "$1"); echo "$(basename "$(dirname "$d")")-$(basename "$d")-$(basename "$1")"; }  # asis/RUN/vda and tiled/RUN/vda apart
 step() {  # set step -> one timed run
   local set=$1 s=$2 out=$W/out-$(key "$1")-$2 t
   rm -rf "$out"; sync

@@ -1,6 +1,7 @@
 """Ratios from ab_binary.sh's log: per set, blkparse's median wall over each step's median, and the worst
 pairing (blkparse's fastest run over the step's slowest). One table per run of ab_binary.sh in the log (each
-starts with its `seed` line). Usage: python ab_summary.py LOG"""
+starts with its `seed` line). `--cpu`: CPU seconds (user + sys) instead of wall, for a loaded machine, where wall
+follows the other work on the core (blkparse's 25 s of system calls most). Usage: python ab_summary.py LOG [--cpu]"""
 
 import statistics
 import sys
@@ -10,8 +11,12 @@ from pathlib import Path
 STEPS = ["before1", "after1", "before2", "after2"]
 
 
+CPU = "--cpu" in sys.argv[2:]
+WHAT = "CPU" if CPU else "wall"
+
+
 def table(runs: dict[str, dict[str, list[float]]]) -> None:
-    print("| set | blkparse wall (s) | " + " | ".join(f"{s} wall (s): ratio median / worst" for s in STEPS) + " |")
+    print(f"| set | blkparse {WHAT} (s) | " + " | ".join(f"{s} {WHAT} (s): ratio median / worst" for s in STEPS) + " |")
     print("|---|---|" + "---|" * len(STEPS))
     for name, r in runs.items():
         bp = r["blkparse"]
@@ -29,7 +34,7 @@ for line in Path(sys.argv[1]).read_text().splitlines():
     if t and t[0] == "seed":
         sections.append(defaultdict(lambda: defaultdict(list)))
     elif t and t[0] == "TIME":
-        sections[-1][t[1]][t[2]].append(float(t[3]))
+        sections[-1][t[1]][t[2]].append(float(t[4]) + float(t[5]) if CPU else float(t[3]))
 for runs in sections:
     print(f"\n{len(runs)} sets")
     table(runs)

@@ -2,7 +2,7 @@
 # Per-action counts and D sectors of ab_binary.sh's AFTER tables (2 cores) against blkparse's text of each set.
 # Usage: bench/trace_readers/counts.sh OUTDIR SET_PREFIX...
 set -euo pipefail
-key() { echo "$(basename "$(dirname "$1")")-$(basename "$1")"; }
+key() { local d; d=$(dirname "$1"); echo "$(basename "$(dirname "$d")")-$(basename "$d")-$(basename "$1")"; }  # asis/RUN/vda and tiled/RUN/vda apart
 W=$1; shift; here=$(cd "$(dirname "$0")" && pwd)
 for set in "$@"; do
   b=$(key "$set")

@@ -8,14 +8,11 @@
 # follows the other load: compare CPU seconds (user + sys).
 set -euo pipefail
 N=${1:-10500000}; W=${2:-/tmp/blkscope-bench}; BIG=${3:-0}
-here=$(cd "$(dirname "$0")" && pwd); fix=$here/../../tests/fixtures/trace/tracefs_blk_classic_pipe.txt.zst
+here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p $W; cd $W
 one() { sync; taskset -c 0 /usr/bin/time -f "%e s wall, %U s user, %S s sys, %M KiB max RSS" "$@"; }
 three() { local out=$1; shift; for i in 1 2 3; do rm -rf "$out"; one "$@" -o "$out"; done; }
-blkscope ingest --kind ftrace $fix -o src
-python $here/make_tiled.py src/events.parquet $N tiled.parquet
-rm -rf bin; echo "== blkscope export-blktrace"; one blkscope export-blktrace tiled.parquet -o bin/tiled
-du -cb bin/tiled.blktrace.* | tail -1
+"$here/bench_set.sh" "$N" "$W"  # bin/tiled: the binary set
 cat bin/tiled.blktrace.* > /dev/null  # warm: whoever reads a just-written file first pays ~0.4 s of sys time
 echo "== blkparse -i (text to /dev/null, 2 runs)"; for i in 1 2; do one blkparse -i bin/tiled -o /dev/null; done
 echo "== blkscope ingest binary (3 runs)"; three ing_bin blkscope ingest --kind blktrace bin/tiled

@@ -413,9 +413,12 @@ impl Stream {
             self.codes.push(code as u16);
             self.times.push(r.time);
         }
-        let names_tbl = super::codes::action_names();
-        for (c, k) in unknown {
-            rep.count_unknown(&format!("action {}", names_tbl[c]), k);
+        if !unknown.is_empty() {
+            // 257 strings, made only when needed (they were made for every window, ~500 times on the bench set)
+            let names_tbl = super::codes::action_names();
+            for (c, k) in unknown {
+                rep.count_unknown(&format!("action {}", names_tbl[c]), k);
+            }
         }
         if !self.times.is_empty() && self.first_time.is_none() {
             self.first_time = self.times.iter().min().copied();
