@@ -97,8 +97,54 @@ fn pack32(out: &mut Vec<u8>, vals: &[u64; 32], w: u32) {
 /// RLE/bit-packed hybrid of `vals` with bit width `w` (no length prefix). Uniform groups of 8 become
 /// RLE runs, the rest bit-packed runs; only the last group may be short (padded; readers count values).
 /// Runs start and end on multiples of 8, so the scans below step a group at a time.
+#[cfg(test)]
 pub fn rle_hybrid(out: &mut Vec<u8>, vals: &[u32], w: u32) {
+    rle_hybrid_keys(out, vals, w, None)
+}
+
+/// `rle_hybrid` of `remap[v]` for each v of `vals` (of `vals` itself without `remap`). The runs are found
+/// on `vals`: a remap is one-to-one on the keys present (a row group's keys renumbered into the ones it
+/// uses), so a group is uniform before it exactly when after it, and each value is remapped as it is
+/// written (no remapped copy of the column). Keys of up to 8 bits (action, rwbs, most process columns) go
+/// through a packer specialised for their width: a group of 8 keys is one u64 of W bytes, no widening to
+/// u64 arrays of 32 (what `pack` does for the integer columns).
+/// `remap` is a power of two long (looked up at `k & (len - 1)`, which is k: no bounds check per key).
+pub fn rle_hybrid_keys(out: &mut Vec<u8>, vals: &[u32], w: u32, remap: Option<&[u32]>) {
+    let remap = remap.map(|m| {
+        assert!(m.len().is_power_of_two(), "remap of {} keys", m.len());
+        let mask = m.len() - 1;
+        // SAFETY: k & mask <= mask < m.len()
+        move |k: u32| unsafe { *m.get_unchecked(k as usize & mask) }
+    });
+    macro_rules! narrow {
+        ($($n:literal)*) => {
+            match (w, remap) {
+                $(($n, Some(m)) => return runs(out, vals, ($n as usize).min(1), m, |o, s| pack_narrow::<$n>(o, s, m)),
+                  ($n, None) => return runs(out, vals, ($n as usize).min(1), |k| k, |o, s| pack_narrow::<$n>(o, s, |k| k)),)*
+                _ => {}
+            }
+        };
+    }
+    narrow!(0 1 2 3 4 5 6 7 8);
     let vbytes = w.div_ceil(8) as usize;
+    let map = |k: u32| remap.map_or(k, |m| m(k));
+    runs(out, vals, vbytes, map, |o, s| {
+        let groups = s.len().div_ceil(8);
+        if remap.is_none() && s.len() == groups * 8 {
+            pack(o, s, w);
+        } else {
+            let mut last: Vec<u32> = s.iter().map(|&k| map(k)).collect();
+            last.resize(groups * 8, 0);
+            pack(o, &last, w);
+        }
+    })
+}
+
+/// The runs of the hybrid: `map(v)` of an RLE run's value in `vbytes` bytes; `packed` writes the groups
+/// of a bit-packed run (`vals[i..j]`, the last group zero-padded when short).
+#[inline(always)]
+fn runs(out: &mut Vec<u8>, vals: &[u32], vbytes: usize, map: impl Fn(u32) -> u32,
+        mut packed: impl FnMut(&mut Vec<u8>, &[u32])) {
     let n = vals.len();
     let full = n / 8; // groups of 8 (a shorter last one is never uniform)
     let uniform = |g: usize| g < full && group_uniform(&vals[g * 8..g * 8 + 8]);
@@ -121,7 +167,7 @@ pub fn rle_hybrid(out: &mut Vec<u8>, vals: &[u32], w: u32) {
                 }
             }
             varint(out, ((j - i) as u64) << 1);
-            out.extend_from_slice(&v.to_le_bytes()[..vbytes]);
+            out.extend_from_slice(&map(v).to_le_bytes()[..vbytes]);
         } else {
             while h * 8 < n && !uniform(h) {
                 h += 1;
@@ -129,16 +175,36 @@ pub fn rle_hybrid(out: &mut Vec<u8>, vals: &[u32], w: u32) {
             let j = (h * 8).min(n);
             let groups = (j - i).div_ceil(8);
             varint(out, ((groups as u64) << 1) | 1);
-            if j - i == groups * 8 {
-                pack(out, &vals[i..j], w);
-            } else {
-                let mut last = vals[i..j].to_vec();
-                last.resize(groups * 8, 0);
-                pack(out, &last, w);
-            }
+            packed(out, &vals[i..j]);
         }
         g = h;
     }
+}
+
+/// Bit-pack `s` (each `map(k)` < 2^W, W <= 8) in groups of 8, the last one zero-padded: each group is
+/// the low W bytes of one u64.
+#[inline(always)]
+fn pack_narrow<const W: usize>(out: &mut Vec<u8>, s: &[u32], map: impl Fn(u32) -> u32) {
+    let group = |g: &[u32]| g.iter().enumerate().fold(0u64, |acc, (i, &k)| acc | ((map(k) as u64) << (i * W)));
+    let groups = s.len().div_ceil(8);
+    out.reserve(groups * W + 8);
+    let mut p = out.len();
+    let base = out.as_mut_ptr();
+    let mut put = |acc: u64| {
+        // SAFETY: p + 8 <= out.len() + groups * W + 8, within the room reserved above (each group moves
+        // p on by W; the 8-byte store's last 8 - W bytes are overwritten by the next group or cut below)
+        unsafe { (base.add(p) as *mut [u8; 8]).write_unaligned(acc.to_le_bytes()) };
+        p += W;
+    };
+    let mut it = s.chunks_exact(8);
+    for g in it.by_ref() {
+        put(group(g));
+    }
+    if !it.remainder().is_empty() {
+        put(group(it.remainder())); // padding: the missing keys are 0, not map(0)
+    }
+    // SAFETY: the bytes up to p were written above
+    unsafe { out.set_len(p) };
 }
 
 /// All 8 values equal: a fold without early exit, which compiles to two vector compares.
@@ -369,6 +435,34 @@ mod tests {
             assert_eq!(unhybrid(&out, 2, n), vals);
         }
     }
+    #[test]
+    fn remapped_keys_are_the_hybrid_of_the_remapped_column() {
+        // keys of a large dictionary, a row group using every 7th: renumbered as they are packed, against
+        // the hybrid of the renumbered copy (the writer's former path) decoded back; widths 0-10
+        let mut x = 99u64;
+        for t in 0..3000 {
+            let used = [1usize, 2, 3, 5, 9, 17, 60, 130, 256, 300, 1000][t % 11];
+            let n = (t * 13) % 301 + 1;
+            let mut keys = Vec::new();
+            while keys.len() < n {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let k = ((x >> 33) % used as u64) as u32 * 7;
+                let r = ((x >> 45) % 20) as usize + 1;
+                keys.extend(std::iter::repeat_n(k, r));
+            }
+            keys.truncate(n);
+            let remap: Vec<u32> = (0..(used * 7).next_power_of_two() as u32).map(|k| k / 7).collect();
+            let mapped: Vec<u32> = keys.iter().map(|&k| remap[k as usize]).collect();
+            let w = bit_width(used as u64 - 1);
+            let mut a = Vec::new();
+            rle_hybrid_keys(&mut a, &keys, w, Some(&remap));
+            assert_eq!(unhybrid(&a, w, n), mapped, "{used} keys, {n} rows");
+            let mut b = Vec::new();
+            rle_hybrid(&mut b, &mapped, w);
+            assert_eq!(a, b, "{used} keys, {n} rows");
+        }
+    }
+
     #[test]
     fn fast_and_slow_packers_agree() {
         for w in 1..=64u32 {

@@ -66,7 +66,6 @@ pub trait Layout: Copy {
         Rec {
             seq: self.u32(b, o + 4),
             time: self.u64(b, o + 8),
-            bytes: self.u32(b, o + 24),
             action: self.action(b, o),
             pid: self.u32(b, o + self.pid_at()),
             device: self.u32(b, o + self.dev_at()),
@@ -87,7 +86,6 @@ impl<const B: bool, const V: bool> Layout for Fixed<B, V> {
 pub struct Rec {
     pub seq: u32,
     pub time: u64,
-    pub bytes: u32,
     pub action: u64,
     pub pid: u32,
     pub device: u32,

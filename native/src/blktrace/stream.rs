@@ -11,7 +11,7 @@ use memchr::memmem;
 use serde_json::{json, Value};
 
 use super::codes::*;
-use super::layout::{with_layout, Layout, Rec};
+use super::layout::{with_layout, Layout};
 use super::names::{Names, NONE};
 use crate::input::{self, Progress};
 use crate::report::{Fail, Report};
@@ -101,11 +101,17 @@ impl Ahead {
 }
 
 
-/// Tables shared by all streams: code -> no sector, category -> rwbs key.
+/// Tables shared by all streams: category -> rwbs key; by action code (and MSG): not known to blkparse,
+/// has a sector (not `no_sector`: a lookup instead of four compares per event). Fixed sizes, indexed by
+/// a 16-bit category and a 9-bit code: lookups without a bounds check.
 pub struct Tables {
-    pub cat_key: Vec<u8>,
-    pub unknown: Vec<bool>,
+    pub cat_key: Box<[u8; 1 << 16]>,
+    pub unknown: [bool; CODES],
+    pub sector: [bool; CODES],
 }
+
+/// Table size for action codes and MSG (a code is < 257).
+pub const CODES: usize = 512;
 
 pub struct Stream {
     pub path: PathBuf,
@@ -275,75 +281,47 @@ impl Stream {
             self.done = true;
             return Ok(());
         }
-        let recs = self.walk(last, rep);
+        self.walk_decode(last, names, sink, rep, t);
         bar.add((if last { self.n } else { self.consumed } - self.start) as u64);
-        self.decode(&recs, names, sink, rep, t);
         self.done = last;
         Ok(())
     }
 
     /// Offsets of the complete records in buf[..n]; sets `consumed` (where the next window starts).
+    #[cfg(test)]
     fn walk(&mut self, last: bool, rep: &mut Report) -> Vec<usize> {
-        with_layout!(self.fmt, l => self.walk_as(l, last, rep))
-    }
-
-    fn walk_as<L: Layout>(&mut self, f: L, last: bool, rep: &mut Report) -> Vec<usize> {
-        let (buf, n, fm) = (&self.buf[..self.n], self.n, self.fmt);
-        let magic = MAGIC | fm.version;
-        let pat = if fm.big { magic.to_be_bytes() } else { magic.to_le_bytes() };
-        let hdr = f.hdr();
-        let mut offs = Vec::with_capacity(n / hdr + 1);
-        let mut pos = self.start;
-        while pos + 4 <= n {
-            if buf[pos..pos + 4] == pat {
-                if pos + hdr > n {
-                    break;
-                }
-                let end = pos + hdr + f.pdu_len(buf, pos) as usize;
-                if end > n {
-                    break;
-                }
-                offs.push(pos);
-                pos = end;
-                continue;
-            }
-            // not a record here: skip to the next magic word at any byte
-            let to = match memmem::find(&buf[pos + 1..], &pat) {
-                Some(k) => pos + 1 + k,
-                None if last => n,
-                None => n.saturating_sub(3).max(pos), // a magic may straddle the cut
-            };
-            if to > pos {
-                let off = self.base + (pos - self.start) as u64;
-                rep.trace_list("resyncs").push(json!({"file": self.path.display().to_string(), "byte_offset": off,
-                                                     "bytes_skipped": to - pos}));
-                rep.warn(format!("{}: byte offset {off}: no valid record (bad magic or version); skipped {} bytes to \
-                                  the next record", self.path.display(), to - pos));
-            }
-            if to == pos {
-                break;
-            }
-            pos = to;
-        }
-        if last && pos < n {
-            let off = self.base + (pos - self.start) as u64;
-            rep.warn(format!("{}: byte offset {off}: truncated last record ({} bytes) ignored", self.path.display(), n - pos));
-            rep.trace_list("truncated").push(json!({"file": self.path.display().to_string(), "byte_offset": off}));
-        }
-        self.consumed = pos;
+        let mut offs = Vec::new();
+        self.consumed = with_layout!(self.fmt, l => walk_records(l, self.fmt, &self.buf[..self.n], self.start, self.base,
+                                                                 &self.path, last, rep, |o| offs.push(o)));
         offs
     }
 
-    fn decode(&mut self, recs: &[usize], names: &mut Names, sink: &mut Sink, rep: &mut Report, t: &Tables) {
-        with_layout!(self.fmt, l => self.decode_as(l, recs, names, sink, rep, t))
+    /// Locate the window's records and decode each as it is found, while its bytes are in L1 (a walk
+    /// writing the offsets and a decode pass reading them back were two passes over the window).
+    fn walk_decode(&mut self, last: bool, names: &mut Names, sink: &mut Sink, rep: &mut Report, t: &Tables) {
+        with_layout!(self.fmt, l => self.walk_decode_as(l, last, names, sink, rep, t))
     }
 
-    fn decode_as<L: Layout>(&mut self, f: L, recs: &[usize], names: &mut Names, sink: &mut Sink, rep: &mut Report,
-                            t: &Tables) {
+    fn walk_decode_as<L: Layout>(&mut self, f: L, last: bool, names: &mut Names, sink: &mut Sink, rep: &mut Report,
+                                 t: &Tables) {
         let buf = &self.buf[..self.n];
-        self.n_rec += recs.len() as u64;
+        // every record is at least a header long: room for all the events of the window, written below
+        // without a capacity check per push
+        let cap = (self.n - self.start) / f.hdr() + 1;
+        self.offs.reserve(cap);
+        self.codes.reserve(cap);
+        self.times.reserve(cap);
+        let (offs, codes, times) = (self.offs.as_mut_ptr(), self.codes.as_mut_ptr(), self.times.as_mut_ptr());
+        let mut k = 0usize; // events so far
+        let mut recs = 0u64;
+        let (mut sorted, mut prev_time) = (true, 0u64);
         let mut unknown: BTreeMap<usize, i64> = BTreeMap::new();
-        for &o in recs {
+        // the per-record state in locals (registers), written back after the window: through &mut fields of
+        // the stream each record loaded and stored them again (the raw stores below may alias them)
+        let (name_cpu, mut other_cpu, mut cur) = (self.name_cpu, 0u64, self.cur);
+        let (last_seq, gaps, devices) = (&mut self.last_seq, &mut self.gaps, &mut self.devices);
+        self.consumed = walk_records(f, self.fmt, buf, self.start, self.base, &self.path, last, rep, |o| {
+            recs += 1;
             let r = f.rec(buf, o);
             let cat = ((r.action >> 16) & 0xFFFF) as u32;
             let mut code = (r.action & 0xFF) as usize;
@@ -355,42 +333,42 @@ impl Stream {
                     NOTIFY_PROCESS => {
                         let end = memchr::memchr(0, data).unwrap_or(data.len());
                         names.add(r.pid, r.cpu, &String::from_utf8_lossy(&data[..end]), &mut sink.ev.process.dict);
-                        continue;
+                        return;
                     }
                     NOTIFY_TIMESTAMP => {
                         if names.wall.is_none() && data.len() >= 8 {
                             names.wall = Some((f.u32(data, 0), f.u32(data, 4), r.time));
                         }
-                        continue;
+                        return;
                     }
                     NOTIFY_MESSAGE => code = MSG,
-                    _ => continue,
+                    _ => return,
                 }
             }
-            if t.unknown[code] {
+            if t.unknown[code & (CODES - 1)] {
                 *unknown.entry(code).or_insert(0) += 1;
             }
-            if let Some(c) = self.name_cpu {
-                self.other_cpu += (r.cpu != c) as u64;
+            if let Some(c) = name_cpu {
+                other_cpu += (r.cpu != c) as u64;
             }
             if code != MSG {
                 let key = (r.device, r.cpu);
                 // the usual per-CPU file has one key: skip the map while it stays the same
-                let prev = if self.cur.0 == key {
-                    let p = self.cur.1;
-                    self.cur.1 = r.seq;
+                let prev = if cur.0 == key {
+                    let p = cur.1;
+                    cur.1 = r.seq;
                     Some(p)
                 } else {
-                    if self.cur.0 != NO_KEY {
-                        self.last_seq.insert(self.cur.0, self.cur.1);
+                    if cur.0 != NO_KEY {
+                        last_seq.insert(cur.0, cur.1);
                     }
-                    self.cur = (key, r.seq);
-                    self.last_seq.get(&key).copied()
+                    cur = (key, r.seq);
+                    last_seq.get(&key).copied()
                 };
                 if let Some(prev) = prev {
                     let d = r.seq as i64 - prev as i64;
                     if d > 1 || d <= 0 {
-                        let g = self.gaps.entry(key).or_insert((0, 0));
+                        let g = gaps.entry(key).or_insert((0, 0));
                         if d > 1 {
                             g.0 += d - 1;
                         } else {
@@ -398,21 +376,36 @@ impl Stream {
                         }
                     }
                 } else {
-                    self.devices.insert(r.device);
+                    devices.insert(r.device);
                 }
-                if self.cur.0 == key && prev.is_none() {
-                    self.last_seq.insert(key, r.seq);
+                if cur.0 == key && prev.is_none() {
+                    last_seq.insert(key, r.seq);
                 }
             }
-            if let Some(&prev) = self.times.last() {
-                self.sorted &= r.time >= prev;
-            } else {
-                self.sorted = true;
+            // (times are unsigned: the first event of the window compares with 0 and keeps `sorted`)
+            sorted &= r.time >= prev_time;
+            prev_time = r.time;
+            // SAFETY: k < cap, the room reserved above (one event per record at most, each record at least
+            // a header long, all of them inside buf[start..n])
+            unsafe {
+                offs.add(k).write(o);
+                codes.add(k).write(code as u16);
+                times.add(k).write(r.time);
             }
-            self.offs.push(o);
-            self.codes.push(code as u16);
-            self.times.push(r.time);
+            k += 1;
+        });
+        self.other_cpu += other_cpu;
+        self.cur = cur;
+        // SAFETY: the first k slots of each were written above (the vectors were cleared in `fill`)
+        unsafe {
+            self.offs.set_len(k);
+            self.codes.set_len(k);
+            self.times.set_len(k);
         }
+        if k > 0 {
+            self.sorted = sorted;
+        }
+        self.n_rec += recs;
         if !unknown.is_empty() {
             // 257 strings, made only when needed (they were made for every window, ~500 times on the bench set)
             let names_tbl = super::codes::action_names();
@@ -484,10 +477,10 @@ impl Stream {
                     time[k].write(f.u64(buf, o + 8).wrapping_sub(origin) as i64);
                     pid[k].write(p);
                     act[k].write(c as u32);
-                    rwbs[k].write((t.cat_key[cat as usize] | (((bytes > 0) as u8) << 3)) as u32);
+                    rwbs[k].write((t.cat_key[cat as u16 as usize] | (((bytes > 0) as u8) << 3)) as u32);
                     sector[k].write(f.u64(buf, o + 16) as i64);
                     nsec[k].write((bytes >> 9) as i64);
-                    has_sector[k] = !(no_sector(c) || cat & TC_PC != 0);
+                    has_sector[k] = t.sector[c & (CODES - 1)] & (cat & TC_PC == 0);
                     err[k].write(f.u16(buf, o + f.err_at()) as i32);
                     proc_[k].write(match tbl {
                         Some(tb) if cp == cpu0 => tb.get(p as usize).copied().unwrap_or(NONE),
@@ -508,9 +501,11 @@ impl Stream {
             }
             for (k, (&o, &c)) in idx.iter().zip(codes).enumerate() {
                 let code = c as usize;
-                let pc = f.cat(buf, o) & TC_PC != 0;
-                if f.pdu_len(buf, o) > 0 || pc || code == MSG {
-                    payload(ev, row0 + k, buf, o, &f.rec(buf, o), code, pc, f);
+                let action = f.action(buf, o);
+                let pc = (action >> 16) as u32 & TC_PC != 0;
+                let pdu = f.pdu_len(buf, o);
+                if pdu > 0 || pc || code == MSG {
+                    payload(ev, row0 + k, buf, o, action, pdu, code, pc, f);
                 }
             }
             ev.sector.extend_valid(&has_sector);
@@ -556,11 +551,12 @@ impl Stream {
 /// host — and the texts of SCSI commands (hex) and messages.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-fn payload<L: Layout>(ev: &mut crate::events::Events, row: usize, buf: &[u8], o: usize, r: &Rec, code: usize, pc: bool,
-                      f: L) {
-    let cg = r.action & CGROUP_BIT != 0;
+fn payload<L: Layout>(ev: &mut crate::events::Events, row: usize, buf: &[u8], o: usize, action: u64, pdu: u16, code: usize,
+                      pc: bool, f: L) {
+    // (the header fields it needs, not a whole Rec: that was read at the call for every record with a payload)
+    let cg = action & CGROUP_BIT != 0;
     let skip = if cg { 8 } else { 0 };
-    let pdu = r.pdu_len as usize;
+    let pdu = pdu as usize;
     let avail = pdu as i64 - skip as i64;
     let start = o + f.hdr() + skip;
     let be64 = |at: usize| u64::from_be_bytes(buf[at..at + 8].try_into().unwrap());
@@ -581,7 +577,7 @@ fn payload<L: Layout>(ev: &mut crate::events::Events, row: usize, buf: &[u8], o:
         }
     }
     if pc && code != MSG {
-        ev.pc_bytes.set(row, r.bytes as i64);
+        ev.pc_bytes.set(row, f.u32(buf, o + 24) as i64);
     }
     if pc || code == MSG {
         let raw = if avail > 0 { &buf[start..o + f.hdr() + pdu] } else { &[][..] };
@@ -598,6 +594,56 @@ fn payload<L: Layout>(ev: &mut crate::events::Events, row: usize, buf: &[u8], o:
 pub fn files_entry<'a>(rep: &'a mut Report, path: &Path) -> &'a mut serde_json::Map<String, Value> {
     let files = rep.trace.entry("files").or_insert_with(|| json!({})).as_object_mut().unwrap();
     files.entry(path.display().to_string()).or_insert_with(|| json!({})).as_object_mut().unwrap()
+}
+
+/// Walk the complete records of `buf[start..]` (magic and version checked per record, resynchronising past
+/// garbage with a warning), calling `rec` with each one's offset; returns where the next window starts.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn walk_records<L: Layout>(f: L, fm: Fmt, buf: &[u8], start: usize, base: u64, path: &Path, last: bool,
+                           rep: &mut Report, mut rec: impl FnMut(usize)) -> usize {
+    let n = buf.len();
+    let magic = MAGIC | fm.version;
+    let pat = if fm.big { magic.to_be_bytes() } else { magic.to_le_bytes() };
+    let hdr = f.hdr();
+    let mut pos = start;
+    while pos + 4 <= n {
+        if buf[pos..pos + 4] == pat {
+            if pos + hdr > n {
+                break;
+            }
+            let end = pos + hdr + f.pdu_len(buf, pos) as usize;
+            if end > n {
+                break;
+            }
+            rec(pos);
+            pos = end;
+            continue;
+        }
+        // not a record here: skip to the next magic word at any byte
+        let to = match memmem::find(&buf[pos + 1..], &pat) {
+            Some(k) => pos + 1 + k,
+            None if last => n,
+            None => n.saturating_sub(3).max(pos), // a magic may straddle the cut
+        };
+        if to > pos {
+            let off = base + (pos - start) as u64;
+            rep.trace_list("resyncs").push(json!({"file": path.display().to_string(), "byte_offset": off,
+                                                 "bytes_skipped": to - pos}));
+            rep.warn(format!("{}: byte offset {off}: no valid record (bad magic or version); skipped {} bytes to \
+                              the next record", path.display(), to - pos));
+        }
+        if to == pos {
+            break;
+        }
+        pos = to;
+    }
+    if last && pos < n {
+        let off = base + (pos - start) as u64;
+        rep.warn(format!("{}: byte offset {off}: truncated last record ({} bytes) ignored", path.display(), n - pos));
+        rep.trace_list("truncated").push(json!({"file": path.display().to_string(), "byte_offset": off}));
+    }
+    pos
 }
 
 #[cfg(test)]
