@@ -283,6 +283,30 @@ def test_a_change_of_many_claims_is_one_row_listing_its_claims(plan):
     assert len(rows) == 1 and rows[0].startswith(f"{d.date[:10]} & {escape(', '.join(d.claims))} &")
     assert rows[0].count(escape(d.why)) == 1
     assert "as the first row of this change" not in tex and "Today" not in tex
-    assert sum(line.endswith(r"\\") for line in tex.splitlines() if line[:4].isdigit()) == len(plan.deviations)
+    rows = len(plan.deviations) + sum(not a.listed for a in plan.amendments)  # an amendment's row, unless listed
+    assert sum(line.endswith(r"\\") for line in tex.splitlines() if line[:4].isdigit()) == rows
+
+
+def test_every_amendment_of_the_plan_has_a_row_and_the_text_counts_them(plan, tmp_path):
+    """Each amendment (withdrawals too) is a row of the deviations table, or names the deviation whose row it is;
+    the text's count and phrase come from the plan's amendments, not from words written once."""
+    from blkscope.paper.claims_plan_tex import amended_phrase, render_deviations
+    from blkscope.paper.latex import escape
+
+    assert len(plan.amendments) >= 4 and any(a.withdrawn for a in plan.amendments)
+    tex = render_deviations(plan, pl.DataFrame(schema={"commit": pl.Utf8, "claim_id": pl.Utf8}))
+    commits = {d.commit for d in plan.deviations}
+    for a in plan.amendments:
+        assert (a.listed in commits) if a.listed else escape(a.what) in tex
+    withdrawn = next(a for a in plan.amendments if a.withdrawn)
+    assert f"withdrew {escape(', '.join(withdrawn.claims))}" in amended_phrase(plan)
+    assert amended_phrase(plan).startswith("amended four times")
+    one = replace(plan, amendments=plan.amendments[:1])
+    assert amended_phrase(one) == "amended once, before the runs the amendment concerns were captured"
+    assert amended_phrase(replace(plan, amendments=())) == "never amended"
+    text = PLAN.read_text().replace("amendments:\n", "amendments:\n  - {date: x}\n", 1)
+    (tmp_path / "plan.yaml").write_text(text)
+    with pytest.raises(InputError, match="amendment"):
+        claims_plan.load(tmp_path / "plan.yaml")
 
 
