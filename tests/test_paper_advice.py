@@ -287,3 +287,15 @@ def test_scale_numbers_refuses_an_unreadable_fof_file_by_name(tmp_path, capsys, 
     assert rc == 1 and not out.exists()
     err = capsys.readouterr().err
     assert str(fof) in err and ("no column(s) pages" in err if bad == "columns" else True), err
+
+
+def test_a_throughput_ratio_from_fixed_rate_runs_bounds_no_gain():
+    """A bounded topic (data=writeback's gain) read from runs at a light load, whose jobs fix their request rate:
+    both arms meet the rate, so the ratio is near one by design; no 'gained at most' bound, no advice."""
+    t = next(t for t in advice.TOPICS if "S3-wb-sysbench" in t.claims)
+    c = _claims([("S3-wb-sysbench", "inconclusive", "1.00x [0.97x, 1.04x]", 0.97, 1.04)])
+    light = advice.phrases(c.with_columns(load=pl.lit("light")))[t.macro]
+    assert light.startswith(f"no advice on {t.subject}: {advice.RATE_FIXED} (S3-wb-sysbench: 1.00x")
+    assert "at most" not in light
+    # unthrottled runs (inode64's are) still bound the gain
+    assert advice.phrases(c.with_columns(load=pl.lit("saturating")))[t.macro].startswith(t.bound.format(pct="4 %"))

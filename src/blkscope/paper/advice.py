@@ -14,7 +14,9 @@ judged alone), else its in-memory row. The rule:
 - a decided verdict (`replicates`, `does not`): the choice follows where the interval lies against no effect (one
   for a ratio, zero for a difference): above it, the topic's `above` words; below it, `below`; spanning it, `spans`
   (no choice is shown better);
-- `inconclusive`: "no advice on" the topic's `subject`, and why the row is not decided (`undecided`): decided before
+- `inconclusive`: a topic that bounds a gain (`bound`) read from runs at a light load, whose jobs fix their request
+  rate: "no advice on" its subject, as a throughput at a fixed rate cannot show a gain (RATE_FIXED); else
+  "no advice on" the topic's `subject`, and why the row is not decided (`undecided`): decided before
   the correction for multiplicity, not after it (verdict_unadjusted), an interval from within a claimed range past
   one of its ends ("at least the claimed size, reaching above its upper end"; band edges claimed_lo, claimed_hi),
   the repeats per arm that would decide (n_needed), or else an interval across an end of the claimed size;
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from blkscope.analysis.summaries.run_groups import LIGHT
 from blkscope.paper import headline, table_to_tex
 from blkscope.paper.claims import DECIDED
 from blkscope.paper.latex import counted, escape, fmt_int, join_and, macro_file, macro_name, seconds_unbroken, tidy
@@ -267,11 +270,16 @@ def phrase(t: Topic, r: dict | None, rows: dict[str, dict] | None = None) -> str
         stated = "{lo}" in words
         words = words.format(lo=lo_hi[0], hi=lo_hi[1], band=str(r.get("band_words") or "claimed size"))
         return f"{words} ({evidence(r, stated, stated)}){beside}"
+    if t.bound and str(r.get("load") or "") == LIGHT:  # fixed-rate runs: their throughput is the rate, no bound
+        return f"{NO_ADVICE} {t.subject}: {RATE_FIXED} ({evidence(r)}){beside}"
     if t.bound and (pct := gain_bound(r)):
         return f"{t.bound.format(pct=pct)} ({evidence(r)}){beside}"
     return f"{NO_ADVICE} {t.subject} ({evidence(r)}){beside}"
 
 
+# a throughput ratio read from runs at a light load, whose jobs fix their request rate (run_groups.with_groups): both
+# arms meet the rate, so the ratio is near one by design and bounds no gain
+RATE_FIXED = "its runs ran at a fixed request rate, which both met, so their throughput cannot show a gain"
 BOUND_MAX = 0.10  # an inconclusive ratio whose interval's upper end lies less than this above one bounds the gain
 
 
