@@ -310,3 +310,22 @@ def test_every_amendment_of_the_plan_has_a_row_and_the_text_counts_them(plan, tm
         claims_plan.load(tmp_path / "plan.yaml")
 
 
+
+
+def test_a_secondary_measures_row_prints_the_planned_runs_estimates_the_text_prints_labelled(plan):
+    """The text prints the secondary measure on the planned runs; its deviations row gives those and the all-runs
+    estimates, each labelled, so the two agree."""
+    from blkscope.paper.claims_plan_tex import render_deviations
+
+    d = next(x for x in plan.deviations if x.kind == "secondary")
+    row = {"claim_id": d.claims[0], "measure": "m", "planned_n": "6 vs 6", "secondary_n": "6 vs 6"}
+    secondary = pl.DataFrame([
+        row | {"runs": "planned", "planned": "1.01x [0.86x, 1.19x]", "planned_verdict": "does not",
+               "secondary": "0.97x [0.75x, 1.26x]", "secondary_verdict": "does not"},
+        row | {"runs": "all", "planned": "1.00x [0.88x, 1.13x]", "planned_verdict": "does not",
+               "secondary": "0.97x [0.80x, 1.16x]", "secondary_verdict": "does not"}])  # fmt: skip
+    tex = render_deviations(plan, pl.DataFrame(schema={"commit": pl.Utf8, "claim_id": pl.Utf8}), None, secondary)
+    line = next(x for x in tex.splitlines() if x.startswith(d.date[:10]) and d.claims[0] in x and "saturated" in x)
+    assert line.endswith("& the planned runs: 1.01x [0.86x, 1.19x] (does not); all runs: 1.00x [0.88x, 1.13x] "
+                         "(does not) & the planned runs: 0.97x [0.75x, 1.26x] (does not); all runs: 0.97x [0.80x, "
+                         r"1.16x] (does not) \\")

@@ -177,7 +177,8 @@ CAPTION_ESTIMATES = (
     "the in-memory condition, exploratory repeats included, before the correction for multiplicity (the claims "
     "table's column `all runs'). A change of no measure (a selection of runs, a rule on verdicts) gives the rows' "
     "own estimates and planned verdicts instead; a secondary measure, added beside a planned one whose verdict stays, "
-    "the planned estimate before and the secondary one after; a correction of how runs were labelled, the rows' "
+    "the planned estimate before and the secondary one after, each on the runs the planned verdict reads and on all "
+    "runs; a correction of how runs were labelled, the rows' "
     "values before and after it. Each amendment of the plan, made before the runs it concerns were captured, is a "
     "row too, with the plan's words before and after in place of estimates. One row per change, its claims listed.")
 
@@ -228,15 +229,34 @@ def rule_cells(d, claims: pl.DataFrame | None) -> tuple[list[str], str, str]:
             escape("not testable here, each row's condition named in the claims table"))
 
 
-def render_deviations(plan: Plan, recomputed: pl.DataFrame, claims: pl.DataFrame | None = None) -> str:
+def secondary_cells(d, secondary: pl.DataFrame | None) -> tuple[str, str] | None:
+    """A secondary measure's (before, after): the planned estimate and the secondary one, each on the runs the
+    planned verdict reads and on all runs, labelled (the text prints the planned runs'); None without its table."""
+    if secondary is None or d.kind != "secondary" or len(d.claims) != 1:
+        return None
+    rows = {r["runs"]: r for r in secondary.filter(pl.col("claim_id") == d.claims[0]).iter_rows(named=True)}
+    if set(rows) != {"planned", "all"}:
+        return None
+
+    def cell(est: str, verdict: str) -> str:
+        return "; ".join(f"{label}: {rows[k][est]} ({rows[k][verdict]})"
+                         for k, label in (("planned", "the planned runs"), ("all", "all runs")))
+    return escape(cell("planned", "planned_verdict")), escape(cell("secondary", "secondary_verdict"))
+
+
+def render_deviations(plan: Plan, recomputed: pl.DataFrame, claims: pl.DataFrame | None = None,
+                      secondary: pl.DataFrame | None = None) -> str:
     """One row per change: date, the claims it changed, what changed and why (the plan's words), the estimates and
     verdicts before the change and after it (recomputed, each claim named where there are several; for a change of
-    no measure, rule_cells from the claims table)."""
+    no measure, rule_cells from the claims table; a secondary measure's on the planned runs and on all runs, labelled,
+    from the `secondary` table where given)."""
     by = {(r["commit"], r["claim_id"]): r for r in recomputed.iter_rows(named=True)}
     rows = []
     amendments = [a for a in plan.amendments if not a.listed]  # a listed one's row is its deviation's
     for d in sorted([*plan.deviations, *amendments], key=lambda d: d.date):
-        if not d.recomputed:
+        if cells := secondary_cells(d, secondary):
+            ids, (before, after) = list(d.claims), cells
+        elif not d.recomputed:
             ids, before, after = rule_cells(d, claims)
         else:
             ids, b, a = list(d.claims), [], []
