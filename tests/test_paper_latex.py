@@ -95,3 +95,11 @@ def test_queue_depth_and_lost_events_in_words_from_the_counts():
     assert above_one_phrase(3, 24).startswith("3 of the 24 runs") and above_one_phrase(2, 2).startswith("all 2")
     assert lost_phrase(0) == "the tracer lost no events in any of them"
     assert lost_phrase(1) == "the tracer lost at most 1 event in any of them"
+
+
+def test_equal_values_per_place_are_said_once():
+    from blkscope.paper.latex import on_each
+
+    assert on_each([("1.0 %", "ext4"), ("1.0 %", "xfs"), ("1.0 %", "btrfs")]) == "1.0 % on each of ext4, xfs and btrfs"
+    assert on_each([("1.1 %", "ext4"), ("4.5 %", "xfs")]) == "1.1 % on ext4 and 4.5 % on xfs"
+    assert on_each([("1.1 %", "ext4")]) == "1.1 % on ext4"

@@ -122,6 +122,14 @@ def join_and(items: list[str], last: str = "and") -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {last} " + items[-1]
 
 
+def on_each(pairs: list[tuple[str, str]]) -> str:
+    """Values per place, an equal value said once: [("1.0 %", "ext4"), ("1.0 %", "xfs")] -> "1.0 % on each of ext4
+    and xfs"; [("1.1 %", "ext4"), ("4.5 %", "xfs")] -> "1.1 % on ext4 and 4.5 % on xfs"; one pair: "1.1 % on ext4"."""
+    if len(pairs) > 1 and len({v for v, _ in pairs}) == 1:
+        return f"{pairs[0][0]} on each of {join_and([w for _, w in pairs])}"
+    return join_and([f"{v} on {w}" for v, w in pairs])
+
+
 def enumerate_counts(parts: list[tuple[int, str, str]]) -> str:
     """Counts with their predicates in agreement, the zero ones left out: [(12, 'replicates', 'replicate'),
     (0, ...), (1, 'is inconclusive', 'are inconclusive')] -> "12 replicate and 1 is inconclusive" (digits
