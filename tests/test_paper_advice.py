@@ -47,7 +47,12 @@ def test_a_decided_verdict_chooses_by_the_side_of_no_effect_its_interval_lies_on
 def test_each_piece_of_evidence_says_whether_its_row_is_post_hoc_and_has_no_parenthesis_inside():
     c = _claims([("S3-relatime", "replicates (exact)", "69.3 KiB (no spread between runs: no interval)", 69.3, 69.3)])
     said = advice.phrases(c.with_columns(condition=pl.lit("in-memory")))["AdviceAtime"]
-    assert said.endswith("(S3-relatime: 69.3 KiB in every run, replicates; post hoc)")
+    assert said.endswith("(S3-relatime: 69.3 KiB, the same in every run, replicates; post hoc)")
+    # the unit the quantity counts per, once, before the words that say every run gave it
+    per = c.with_columns(condition=pl.lit("in-memory"), quantity=pl.lit("relatime - noatime device KiB written per "
+                                                                          "1,000 reads"))
+    assert advice.phrases(per)["AdviceAtime"].endswith(
+        "(S3-relatime: 69.3 KiB per 1,000 reads, the same in every run, replicates; post hoc)")
     c = _claims([("S5-inode64-replication", "inconclusive", "1.03x [0.98x, 1.09x]", 0.98, 1.09)])
     said = advice.phrases(c.with_columns(condition=pl.lit("replication")))["AdviceInodeSixtyFour"]
     assert said.endswith("(S5-inode64-replication: 1.03x [0.98x, 1.09x], inconclusive; confirmatory)")

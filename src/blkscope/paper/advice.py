@@ -43,7 +43,7 @@ from blkscope.paper import headline, literature, table_to_tex
 from blkscope.paper.claims import DECIDED
 from blkscope.paper.latex import counted, escape, fmt_int, join_and, macro_file, macro_name, seconds_unbroken, tidy
 from blkscope.paper.load_numbers import DECIDE_WITHIN, run_length, side
-from blkscope.paper.phrases import NEAR, WIDE, k_of_n, plan_status, says, shown, verdict_text, where
+from blkscope.paper.phrases import NEAR, WIDE, k_of_n, per_what, plan_status, says, shown, verdict_text, where
 
 NO_ADVICE = "no advice on"
 CANNOT_SAY = "this study cannot say"
@@ -157,8 +157,11 @@ def evidence(r: dict, stated: bool = False, placed: bool = False) -> str:
     (phrases.plan_status) and the length of the runs it read where they are not the steady-state runs; `stated`:
     the words before it give the estimate already (no interval repeated); `placed`: they say where it lies too."""
     ours = tidy(str(r.get("ours") or "--"))
+    per = f" {per_what(r)}" if per_what(r) else ""  # "69.3 KiB per 1,000 reads"
     if ours.endswith(_NO_SPREAD):
-        ours = ours.removesuffix(_NO_SPREAD) + " in every run"
+        ours = ours.removesuffix(_NO_SPREAD) + f"{per}, the same in every run"
+    elif ours != "--":
+        ours += per
     v = str(r["verdict"])
     if v.startswith("not test"):
         return f"{r['claim_id']}: {verdict_text(r)}"
