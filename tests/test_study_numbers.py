@@ -327,3 +327,16 @@ def test_a_verdict_macro_labels_a_wide_interval_as_its_says_words_do():
     assert verdict_words(row) == "inconclusive, uninformative: its ends 152 times apart"
     assert verdict_words(row | {"lo": 0.9, "hi": 1.2}) == "inconclusive"
     assert "uninformative" not in verdict_words(row | {"verdict": "not testable here: light load"})
+
+
+def test_the_commitlog_rows_run_lengths_are_said_once_when_equal():
+    import polars as pl
+
+    from blkscope.paper.load_numbers import claims
+
+    base = {"claim": "c", "claimed": "c", "ours": "1.0x [0.9x, 1.1x]", "n": "3 vs 3", "verdict": "inconclusive",
+            "condition": "in-memory", "window": "whole run", "run_s_lo": 20.1, "run_s_hi": 20.8}
+    rows = pl.DataFrame([base | {"claim_id": "S2-ops"}, base | {"claim_id": "S2-lz4"}])
+    assert claims(rows)["ClaimSTwoRunLengthPhrase"] == r"runs of 20--21\,s, with LZ4 too"
+    rows = pl.DataFrame([base | {"claim_id": "S2-ops"}, base | {"claim_id": "S2-lz4", "run_s_hi": 30.0}])
+    assert claims(rows)["ClaimSTwoRunLengthPhrase"] == r"runs of 20--21\,s; with LZ4 20--30\,s"

@@ -74,6 +74,11 @@ def claims(c: pl.DataFrame, before: pl.DataFrame | None = None) -> dict[str, str
             m[f"{k}AtScale"] = escape(tidy(r["ours_scale"]))
         if r.get("ours_all"):  # over all the condition's runs, exploratory ones included (as a mean beside it)
             m[f"{k}All"] = escape(tidy(r["ours_all"]))
+    # the uncompressed and the LZ4 commitlog rows' run lengths, one length said once where both read it
+    ops, lz4 = (m.get(f"{macro_name('claim', x)}RunLength") for x in ("S2-ops", "S2-lz4"))
+    if ops and lz4:
+        m["ClaimSTwoRunLengthPhrase"] = f"runs of {ops}, with LZ4 too" if ops == lz4 else \
+            f"runs of {ops}; with LZ4 {lz4}"
     scale = c.filter((pl.col("condition") == "scale") & ~pl.col("verdict").str.starts_with("not test")) \
         if "condition" in c.columns else c.clear()  # fmt: skip
     m["ScaleRowsJudged"] = fmt_int(scale.height)
