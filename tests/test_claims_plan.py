@@ -60,7 +60,7 @@ def test_every_deviation_names_planned_claims_and_both_estimates(plan):
     # after the plan, changes of no measure: the scale rows' selection (the second RocksDB batch), the condition
     # rule, and S2-ops-cap's secondary measure over the saturated part of each run (its planned verdict stays)
     assert [(d.kind, d.condition) for d in plan.deviations if not d.measure] == [
-        ("selection", "scale"), ("verdict rule", "in-memory"), ("secondary", "in-memory")]
+        ("selection", "scale"), ("verdict rule", "in-memory"), ("secondary", "in-memory"), ("correction", "scale")]
     assert all(d.short and d.date > plan.date for d in plan.deviations if not d.measure)
     # a secondary measure changes no fingerprint, and the paper's table recomputes both its estimates
     second = [d for d in plan.deviations if d.kind == "secondary"]
@@ -196,7 +196,7 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
     # the changes after the plan in the order of their dates, a change of no measure by its short words
     assert plan_macros(plan, claims)["ClaimsDeviationsAfterIds"] == (
         "the scale rows' second RocksDB batch, S4-reader, S1-cass-write, the condition rule, a secondary measure of "
-        "S2-ops-cap over the saturated part of each run")
+        "S2-ops-cap over the saturated part of each run, the load label of unthrottled jobs")
     # the secondary measure's row: its claim, the recomputed planned estimate before and the secondary one after
     sec = next(x for x in plan.deviations if x.kind == "secondary")
     rec2 = pl.DataFrame({"commit": [sec.commit], "claim_id": ["S2-ops-cap"],
@@ -331,3 +331,19 @@ def test_a_secondary_measures_row_prints_the_planned_runs_estimates_the_text_pri
     assert line.endswith("& the planned runs: 1.01x [0.86x, 1.19x] (does not); all runs: 1.00x [0.88x, 1.13x] "
                          "(does not) & the planned runs: 0.97x [0.75x, 1.26x] (does not); all runs: 0.97x [0.80x, "
                          r"1.16x] (does not) \\")
+
+
+def test_a_correction_gives_the_rows_before_in_the_plans_words_and_after_as_the_claims_table_has_them(plan):
+    """The load label's correction: its rows' verdicts before it (the plan's words) and as they stand now (the
+    claims table), each named, then what else it moved."""
+    from blkscope.paper.claims_plan_tex import render_deviations
+
+    d = next(x for x in plan.deviations if x.kind == "correction")
+    table = pl.DataFrame({"claim_id": ["S1-trace-ycsb-cass-scale"], "ours": ["-6.7 % [-11.9 %, -2.1 %]"],
+                          "verdict": ["not testable here: traced arm faster: a confound"],
+                          "verdict_planned": ["does not"]})
+    tex = render_deviations(plan, pl.DataFrame(schema={"commit": pl.Utf8, "claim_id": pl.Utf8}), table)
+    row = next(x for x in tex.splitlines() if x.startswith(f"{d.date[:10]} & S1-trace-ycsb-cass-scale &"))
+    assert "light load, traced arm faster" in row.split(" & ")[4]  # before: as the plan says it was
+    assert row.split(" & ")[5].startswith(r"S1-trace-ycsb-cass-scale: \ensuremath{-}6.7 \% [")
+    assert "(not testable here: traced arm faster: a confound)" in row.split(" & ")[5]

@@ -197,6 +197,12 @@ def _planned(row: dict) -> str:
     return f"{ours} ({verdict})"
 
 
+def _current(row: dict) -> str:
+    """A claims-table row's estimate and verdict as it stands (a correction's after)."""
+    ours = str(row.get("ours") or "--").replace(" (no spread between runs: no interval)", " in every run")
+    return f"{ours} ({row['verdict']})"
+
+
 MANY = 4  # a change of more claims prints those whose verdict it moved, and counts the rest
 
 
@@ -214,9 +220,14 @@ def rule_cells(d, claims: pl.DataFrame | None) -> tuple[list[str], str, str]:
     before as the plan's words say, after each row's planned estimate and verdict; the condition rule's rows (the
     claims table's rows with a planned verdict beside theirs), before their planned verdicts counted (each is in
     the claims table), after the rule's verdict."""
-    if claims is None or "verdict_planned" not in claims.columns or d.kind in (AMENDMENT, "correction"):
+    if claims is None or "verdict_planned" not in claims.columns or d.kind == AMENDMENT:
         return list(d.claims), escape(d.before), escape(d.after)
     by = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
+    if d.kind == "correction":  # before: the plan's words (the rows as they were); after: the rows as they are now
+        ids = [i for i in (cid if d.condition == "in-memory" else f"{cid}-{d.condition}" for cid in d.claims)
+               if i in by]
+        now = "; ".join(f"{escape(i)}: {escape(_current(by[i]))}" for i in ids)  # named: the before names them
+        return ids or list(d.claims), escape(d.before), "; ".join(x for x in (now, escape(d.after)) if x)
     if d.kind == "selection":
         ids = [cid if d.condition == "in-memory" else f"{cid}-{d.condition}" for cid in d.claims]
         ids = [i for i in ids if i in by]
