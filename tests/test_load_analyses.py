@@ -364,7 +364,7 @@ def test_a_claim_rows_run_length_and_strata_are_macros_and_the_scale_rows_are_co
     assert untestable["ClaimSOneZipfVerdictCaveat"] == r"not testable here: in memory, runs of 2\,s"
     # the length of the runs the measure read (run_s_lo, run_s_hi), not the plan's words in the window
     assert m["ClaimSOneZipfRunLength"] == r"2\,s"  # a number and its unit on one line
-    assert m["ClaimSThreeCowXfsRunLength"] == r"3-60\,s"
+    assert m["ClaimSThreeCowXfsRunLength"] == r"3--60\,s"  # a range: an en dash (latex.ranged)
     assert "ClaimSOneZipfScaleRunLength" not in m  # a scale row reads steady windows: no short-run length
     assert m["ClaimSThreeCowXfsStrata"].startswith("disagree") and "ClaimSOneZipfStrata" not in m
     assert (m["ScaleRowsJudged"], m["ScaleRowsJudgedIds"]) == ("1", "S1-zipf-scale")  # the judged scale rows
