@@ -134,7 +134,7 @@ def test_the_saturated_window_ratio_of_the_real_runs_beside_the_planned_one(real
     m = macros(est, claims)
     assert m == {"SecondarySTwoOpsCapOurs": "0.97x [0.75x, 1.26x]", "SecondarySTwoOpsCapWindowMin": "4",
                  "SecondarySTwoOpsCapWindowMax": "57",
-                 "SecondarySTwoOpsCapWhere": "wholly below the claimed 2.28-6.85x"}
+                 "SecondarySTwoOpsCapWhere": "wholly below the claimed 2.28--6.85x"}  # en dash: latex.ranged
     # over every run, the exploratory repeats included (the deviations table's numbers)
     a = est.filter(pl.col("runs") == "all").row(0, named=True)
     assert a["secondary_n"] == "6 vs 6 in 2 strata"  # the fixture holds the confirmatory runs alone

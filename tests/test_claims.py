@@ -182,7 +182,7 @@ def test_claims_table_shows_the_claimed_size_beside_ours():
     tex = claims_table(evaluate(_tables(_runs(ids), m)))
     # a table of more columns than a page holds prints in two parts, each row led by the id: the claim, then ours
     claim, found = [line for line in tex.splitlines() if line.startswith("S2-ops &")]
-    assert "2.28-6.85x" in claim and "& 4.00x [" in found
+    assert "2.28--6.85x" in claim and "& 4.00x [" in found  # a range: an en dash (latex.ranged)
     assert found.rstrip(" \\").endswith("replicates")
     assert r"\label{tab:claims}" in tex and r"\begin{longtable}" in tex  # tables that break across pages
     # why S1-f2fs is not testable is printed under the table

@@ -60,7 +60,7 @@ def test_every_deviation_names_planned_claims_and_both_estimates(plan):
     # after the plan, changes of no measure: the scale rows' selection (the second RocksDB batch), the condition
     # rule, and S2-ops-cap's secondary measure over the saturated part of each run (its planned verdict stays)
     assert [(d.kind, d.condition) for d in plan.deviations if not d.measure] == [
-        ("selection", "scale"), ("verdict rule", "in-memory"), ("secondary", "in-memory")]
+        ("selection", "scale"), ("verdict rule", "in-memory"), ("secondary", "in-memory"), ("correction", "scale")]
     assert all(d.short and d.date > plan.date for d in plan.deviations if not d.measure)
     # a secondary measure changes no fingerprint, and the paper's table recomputes both its estimates
     second = [d for d in plan.deviations if d.kind == "secondary"]
@@ -196,7 +196,7 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
     # the changes after the plan in the order of their dates, a change of no measure by its short words
     assert plan_macros(plan, claims)["ClaimsDeviationsAfterIds"] == (
         "the scale rows' second RocksDB batch, S4-reader, S1-cass-write, the condition rule, a secondary measure of "
-        "S2-ops-cap over the saturated part of each run")
+        "S2-ops-cap over the saturated part of each run, the load label of unthrottled jobs")
     # the secondary measure's row: its claim, the recomputed planned estimate before and the secondary one after
     sec = next(x for x in plan.deviations if x.kind == "secondary")
     rec2 = pl.DataFrame({"commit": [sec.commit], "claim_id": ["S2-ops-cap"],
@@ -213,7 +213,9 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
                                       "inconclusive"],
                           "verdict_planned": ["does not", "does not", None]})
     tex = render_deviations(plan, rec, table)
-    assert "S1-zipf-scale & " in tex and "0.07 [0.05, 0.09] (does not)" in tex and "S1-hot-scale" not in tex
+    selection = next(x for x in tex.splitlines() if "the scale rows also select" in x)  # rows not in the table: out
+    assert "S1-zipf-scale & " in selection and "0.07 [0.05, 0.09] (does not)" in tex
+    assert "S1-hot-scale" not in selection
     # the rule's row: its claims, their planned verdicts counted (each is in the claims table)
     assert "S1-zipf-scale, S2-aqu-fio-replication & " in tex and "as planned, two do not" in tex
     rule = next(line for line in tex.splitlines() if "as planned, two do not" in line)
@@ -283,6 +285,65 @@ def test_a_change_of_many_claims_is_one_row_listing_its_claims(plan):
     assert len(rows) == 1 and rows[0].startswith(f"{d.date[:10]} & {escape(', '.join(d.claims))} &")
     assert rows[0].count(escape(d.why)) == 1
     assert "as the first row of this change" not in tex and "Today" not in tex
-    assert sum(line.endswith(r"\\") for line in tex.splitlines() if line[:4].isdigit()) == len(plan.deviations)
+    rows = len(plan.deviations) + sum(not a.listed for a in plan.amendments)  # an amendment's row, unless listed
+    assert sum(line.endswith(r"\\") for line in tex.splitlines() if line[:4].isdigit()) == rows
 
 
+def test_every_amendment_of_the_plan_has_a_row_and_the_text_counts_them(plan, tmp_path):
+    """Each amendment (withdrawals too) is a row of the deviations table, or names the deviation whose row it is;
+    the text's count and phrase come from the plan's amendments, not from words written once."""
+    from blkscope.paper.claims_plan_tex import amended_phrase, render_deviations
+    from blkscope.paper.latex import escape
+
+    assert len(plan.amendments) >= 4 and any(a.withdrawn for a in plan.amendments)
+    tex = render_deviations(plan, pl.DataFrame(schema={"commit": pl.Utf8, "claim_id": pl.Utf8}))
+    commits = {d.commit for d in plan.deviations}
+    for a in plan.amendments:
+        assert (a.listed in commits) if a.listed else escape(a.what) in tex
+    withdrawn = next(a for a in plan.amendments if a.withdrawn)
+    assert f"withdrew {escape(', '.join(withdrawn.claims))}" in amended_phrase(plan)
+    assert amended_phrase(plan).startswith("amended four times")
+    one = replace(plan, amendments=plan.amendments[:1])
+    assert amended_phrase(one) == "amended once, before the runs the amendment concerns were captured"
+    assert amended_phrase(replace(plan, amendments=())) == "never amended"
+    text = PLAN.read_text().replace("amendments:\n", "amendments:\n  - {date: x}\n", 1)
+    (tmp_path / "plan.yaml").write_text(text)
+    with pytest.raises(InputError, match="amendment"):
+        claims_plan.load(tmp_path / "plan.yaml")
+
+
+
+
+def test_a_secondary_measures_row_prints_the_planned_runs_estimates_the_text_prints_labelled(plan):
+    """The text prints the secondary measure on the planned runs; its deviations row gives those and the all-runs
+    estimates, each labelled, so the two agree."""
+    from blkscope.paper.claims_plan_tex import render_deviations
+
+    d = next(x for x in plan.deviations if x.kind == "secondary")
+    row = {"claim_id": d.claims[0], "measure": "m", "planned_n": "6 vs 6", "secondary_n": "6 vs 6"}
+    secondary = pl.DataFrame([
+        row | {"runs": "planned", "planned": "1.01x [0.86x, 1.19x]", "planned_verdict": "does not",
+               "secondary": "0.97x [0.75x, 1.26x]", "secondary_verdict": "does not"},
+        row | {"runs": "all", "planned": "1.00x [0.88x, 1.13x]", "planned_verdict": "does not",
+               "secondary": "0.97x [0.80x, 1.16x]", "secondary_verdict": "does not"}])  # fmt: skip
+    tex = render_deviations(plan, pl.DataFrame(schema={"commit": pl.Utf8, "claim_id": pl.Utf8}), None, secondary)
+    line = next(x for x in tex.splitlines() if x.startswith(d.date[:10]) and d.claims[0] in x and "saturated" in x)
+    assert line.endswith("& the planned runs: 1.01x [0.86x, 1.19x] (does not); all runs: 1.00x [0.88x, 1.13x] "
+                         "(does not) & the planned runs: 0.97x [0.75x, 1.26x] (does not); all runs: 0.97x [0.80x, "
+                         r"1.16x] (does not) \\")
+
+
+def test_a_correction_gives_the_rows_before_in_the_plans_words_and_after_as_the_claims_table_has_them(plan):
+    """The load label's correction: its rows' verdicts before it (the plan's words) and as they stand now (the
+    claims table), each named, then what else it moved."""
+    from blkscope.paper.claims_plan_tex import render_deviations
+
+    d = next(x for x in plan.deviations if x.kind == "correction")
+    table = pl.DataFrame({"claim_id": ["S1-trace-ycsb-cass-scale"], "ours": ["-6.7 % [-11.9 %, -2.1 %]"],
+                          "verdict": ["not testable here: traced arm faster: a confound"],
+                          "verdict_planned": ["does not"]})
+    tex = render_deviations(plan, pl.DataFrame(schema={"commit": pl.Utf8, "claim_id": pl.Utf8}), table)
+    row = next(x for x in tex.splitlines() if x.startswith(f"{d.date[:10]} & S1-trace-ycsb-cass-scale &"))
+    assert "light load, traced arm faster" in row.split(" & ")[4]  # before: as the plan says it was
+    assert row.split(" & ")[5].startswith(r"S1-trace-ycsb-cass-scale: \ensuremath{-}6.7 \% [")
+    assert "(not testable here: traced arm faster: a confound)" in row.split(" & ")[5]

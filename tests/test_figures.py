@@ -170,6 +170,7 @@ def test_captions_point_to_the_artifact_for_what_they_do_not_draw():
 
     for mod in FIGURES.values():
         src = inspect.getsource(importlib.import_module(f"blkscope.figures.{mod}"))
+        assert "characterisation.csv" not in src, mod  # a file name: Appendix D's, not a caption's
         for m in re.finditer(r"all\\\\?_setups\}+ notebook", src):
             said = src[max(0, m.start() - 120):m.end() + 80]
             assert "artifact" in said and "app:data" in said, (mod, said)

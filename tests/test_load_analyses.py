@@ -71,6 +71,28 @@ def test_run_groups_from_columns_or_job_names():
     assert capped["load"].to_list() == ["light", "saturating", "capped", "saturating", "capped", "ceiling"]
 
 
+def test_run_groups_read_the_jobs_rate_setting(tmp_path):
+    """The load is the job's own rate setting, not its name: the memory-capped YCSB-on-Cassandra job runs
+    unthrottled (YCSB's target_ops_s 0) and is saturating though its name says neither `sat` nor `max`; jobs that
+    fix a rate are light; only a job defined nowhere falls back to its name."""
+    from blkscope.capture.fio import job_rate
+    from blkscope.capture.workloads import rate
+
+    r = pl.DataFrame({"run_id": list("abcdefgh"),
+                      "workload": ["cassandra-ycsb", "cassandra-ycsb", "ycsb", "ycsb", "sysbench", "journal",
+                                   "ycsb", "ycsb"],
+                      "job": ["workloada-zipfian-capped", "workloada-zipfian-small",
+                              "workloada-zipfian-buffered-sweep-4m", "workloada-zipfian", "rndrw", "none",
+                              "unknown-sat", "unknown"]})  # fmt: skip
+    assert with_groups(r)["load"].to_list() == ["saturating", "light", "saturating", "light", "light", "light",
+                                                "saturating", "light"]  # fmt: skip
+    assert rate("cassandra-ycsb", "workloada-zipfian-capped") == 0 and rate("sysbench", "rndrw") == 300
+    assert rate("ycsb", "unknown") is None and rate("fio", "randrw-sat") == 0 and rate("fio", "append") == 100
+    job = tmp_path / "j.fio"
+    job.write_text("; rate=5 in a comment\n[global]\nrate_iops=100,200\n[x]\nrw=write\n")
+    assert job_rate(job) == 200 and job_rate(tmp_path / "none.fio") is None
+
+
 def test_cassandra_summary_and_ratio_to_xfs():
     runs = _cass_runs()
     s = cassandra.summary(_metrics(runs), _iostat(runs), runs)
@@ -342,7 +364,7 @@ def test_a_claim_rows_run_length_and_strata_are_macros_and_the_scale_rows_are_co
     assert untestable["ClaimSOneZipfVerdictCaveat"] == r"not testable here: in memory, runs of 2\,s"
     # the length of the runs the measure read (run_s_lo, run_s_hi), not the plan's words in the window
     assert m["ClaimSOneZipfRunLength"] == r"2\,s"  # a number and its unit on one line
-    assert m["ClaimSThreeCowXfsRunLength"] == r"3-60\,s"
+    assert m["ClaimSThreeCowXfsRunLength"] == r"3--60\,s"  # a range: an en dash (latex.ranged)
     assert "ClaimSOneZipfScaleRunLength" not in m  # a scale row reads steady windows: no short-run length
     assert m["ClaimSThreeCowXfsStrata"].startswith("disagree") and "ClaimSOneZipfStrata" not in m
     assert (m["ScaleRowsJudged"], m["ScaleRowsJudgedIds"]) == ("1", "S1-zipf-scale")  # the judged scale rows

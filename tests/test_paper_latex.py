@@ -48,8 +48,9 @@ def test_negative_numbers_carry_a_minus_sign_and_hyphens_between_words_stay():
     assert fmt_pct(-0.021) == minus + r"2.1\,\%" and fmt_float(0.5) == "0.5"
     assert escape("-0.6 % [-3.8 %, 3.0 %]") == minus + r"0.6 \% [" + minus + r"3.8 \%, 3.0 \%]"
     assert escape("within +-10 %") == r"within \ensuremath{\pm}10 \%"
-    words = "S1-hot, 2-3x, round3-claims, p=1.4e-05, 95--115, runs of 2-20 s, -F -q, 2026-11-27, x-0.5"
-    assert escape(words) == words  # hyphens that join words or numbers stay hyphens
+    words = "S1-hot, round3-claims, p=1.4e-05, 95--115, -F -q, 2026-11-27, x-0.5"
+    assert escape(words) == words  # hyphens that join words stay hyphens
+    assert escape("2-3x, runs of 2-20 s") == "2--3x, runs of 2--20 s"  # a range of two numbers: an en dash
     assert signed(signed("-1")) == signed("-1") == minus + "1"  # once set, a sign is not set again
 
 
@@ -95,3 +96,23 @@ def test_queue_depth_and_lost_events_in_words_from_the_counts():
     assert above_one_phrase(3, 24).startswith("3 of the 24 runs") and above_one_phrase(2, 2).startswith("all 2")
     assert lost_phrase(0) == "the tracer lost no events in any of them"
     assert lost_phrase(1) == "the tracer lost at most 1 event in any of them"
+
+
+def test_equal_values_per_place_are_said_once():
+    from blkscope.paper.latex import on_each
+
+    assert on_each([("1.0 %", "ext4"), ("1.0 %", "xfs"), ("1.0 %", "btrfs")]) == "1.0 % on each of ext4, xfs and btrfs"
+    assert on_each([("1.1 %", "ext4"), ("4.5 %", "xfs")]) == "1.1 % on ext4 and 4.5 % on xfs"
+    assert on_each([("1.1 %", "ext4")]) == "1.1 % on ext4"
+
+
+def test_a_range_of_two_numbers_gets_an_en_dash_and_nothing_else_does():
+    from blkscope.paper.latex import escape
+    from blkscope.paper.pdf_text import squash
+
+    assert escape("runs of 2-242 s; 24-36 %; 2.28-6.85x") == r"runs of 2--242 s; 24--36 \%; 2.28--6.85x"
+    for same in ("2026-11-29", "x86-64", "1.4e-05", "S1-hot-f2fs", "round3-decide-2", "95--115", "a 2-s run"):
+        assert escape(same) == same
+    assert escape("-3.2 % to 1.5 %").startswith(r"\ensuremath{-}3.2")
+    # the PDF check compares a plain-text cell ("2-242 s") with the en dash the PDF prints
+    assert squash("runs of 2-242 s") == squash("runs of 2\u2013242 s")

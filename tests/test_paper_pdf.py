@@ -116,6 +116,7 @@ def test_internal_words_are_found():
     found = internal_words(text)
     assert any("round3-decide-2" in f for f in found) and any("issue L" in f for f in found)
     assert any("19e2942" in f for f in found) and any("Round 4" in f for f in found)
+    assert internal_words("(after an internal review, once the estimates had been seen)")  # the project's process
     assert internal_words("ext4, f2fs, S1-zipf, p99, inode64, 2026-11-27, 0.95x [0.83x, 1.10x]") == []
 
 

@@ -343,7 +343,7 @@ def test_a_row_of_the_condition_rule_says_its_condition_and_planned_verdict_in_o
                   per_stratum="per stratum 1.03x to 5.40x, 14 strata disagree")
     assert (shown(pooled), says(pooled)) == ("per stratum 1.03x to 5.40x", "inconclusive; 14 strata disagree")
     assert says({"verdict": "not tested (no runs)"}) == "not tested: no runs"
-    assert shown({"ours": "69.3 KiB (no spread between runs: no interval)"}) == "69.3 KiB in every run"
+    assert shown({"ours": "69.3 KiB (no spread between runs: no interval)"}) == "69.3 KiB, the same in every run"
 
 
 def test_no_cell_or_sentence_of_the_claims_prints_a_clause_twice():

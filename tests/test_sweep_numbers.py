@@ -70,6 +70,16 @@ def test_skew_phrase_branches(table):
                                        "in 30 of the 60 runs)")
     assert skew_phrase(pl.Series([0.02, 0.03])) == "at most 3.0 times the 1\\,\\% a uniform spread gives them"
     assert skew_phrase(pl.Series([], dtype=pl.Float64)).startswith("no run")
+    # a largest multiple that rounds to one is the uniform share itself, not "at most 1.0 times" it
+    assert skew_phrase(pl.Series([0.0098, 0.0101])) == ("no more than the 1\\,\\% a uniform spread gives them: "
+                                                         "near uniform at every cache-to-data ratio and record count")
+
+
+def test_two_equal_miss_ratios_are_said_once():
+    from blkscope.paper.sweep_numbers import miss_phrase
+
+    assert miss_phrase("1.00", "1.00") == "each miss 1.00 of the accesses"
+    assert miss_phrase("0.41 to 0.90", "0.12 to 0.80") == "miss 0.41 to 0.90 and 0.12 to 0.80 of the accesses"
 
 
 def test_reuse_phrase_branches(table):

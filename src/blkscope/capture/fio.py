@@ -17,6 +17,30 @@ def env(directory: Path, runtime_s: int, seed: int) -> dict[str, str]:
     return {"BLKSCOPE_DIR": str(directory), "BLKSCOPE_RUNTIME": str(runtime_s), "BLKSCOPE_SEED": str(seed)}
 
 
+# the options that cap a job's rate (fio's HOWTO: rate=, rate_iops=; a value per direction, "100,100")
+RATE_OPTIONS = ("rate", "rate_iops")
+
+
+def job_rate(jobfile: Path) -> float | None:
+    """The rate a job file fixes (the largest rate= or rate_iops= value it sets, in its own unit), 0 when it sets
+    none (fio runs unthrottled); None when the file is absent."""
+    if not jobfile.is_file():
+        return None
+    rates = [0.0]
+    for line in jobfile.read_text().splitlines():
+        key, eq, value = line.split(";")[0].split("#")[0].partition("=")
+        if eq and key.strip() in RATE_OPTIONS:
+            rates += [_size(v) for v in value.split(",") if v.strip()]
+    return max(rates)
+
+
+def _size(value: str) -> float:
+    """A fio number with an optional k/m/g suffix ("100", "4m")."""
+    v = value.strip().lower()
+    mult = {"k": 1024, "m": 1024**2, "g": 1024**3}.get(v[-1:], 1)
+    return float(v.rstrip("kmgib") or 0) * mult
+
+
 def prepare(jobfile: Path, job_env: dict[str, str], cap=None) -> None:
     """Lay out the job's files before tracing starts, so the trace holds the workload, not its set-up. `cap`: the
     run's memory cap (memcap.MemCap), which fio starts inside, so the page cache it faults in is charged there."""

@@ -114,7 +114,8 @@ def _claims_plan_tex(p: argparse.ArgumentParser) -> Handler:
         plan = claims_plan.load(a.plan)
         secondary = pl.read_parquet(a.secondary) if a.secondary else None
         write_text_atomic(render_plan(plan, pl.read_parquet(a.claims), secondary), a.out)
-        write_text_atomic(render_deviations(plan, pl.read_parquet(a.deviations), pl.read_parquet(a.claims)), a.table)
+        write_text_atomic(render_deviations(plan, pl.read_parquet(a.deviations), pl.read_parquet(a.claims),
+                                            secondary), a.table)
         return 0
 
     return run

@@ -16,8 +16,8 @@ CAPTION = (
     r"Inter-arrival and idle times: the median (circles) and 99th percentile (triangles) of the time between "
     r"consecutive queued requests (Q2Q, reads and writes) and of the periods the device had nothing in flight, "
     r"per setup; one point per traced run, coloured by filesystem. The Q2Q coefficient of variation and the "
-    r"index of dispersion (burstiness) are in the artifact's characterisation table "
-    r"(\texttt{characterisation.csv}) and \texttt{all\_setups} notebook (Appendix~\ref{app:data})."
+    r"index of dispersion (burstiness) are in the artifact's characterisation table and \texttt{all\_setups} "
+    r"notebook (Appendix~\ref{app:data})."
 )
 LABEL = "fig:arrivals"
 WIDTH = COLUMN_WIDTH_PT  # the space the figure is printed in (theme)

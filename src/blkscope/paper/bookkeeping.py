@@ -11,7 +11,7 @@ INTERNAL = [
     (re.compile(r"\bissues?\s+#?\d+\b", re.I), "an issue number"),
     (re.compile(r"\bcommit\s+[0-9a-f]{7,40}\b", re.I), "a commit hash"),
     (re.compile(r"(?<![0-9A-Za-z])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![0-9A-Za-z])"), "a commit hash"),
-    (re.compile(r"\bhelper\b|\bcoordinator\b", re.I), "a word of the project's process"),
+    (re.compile(r"\bhelper\b|\bcoordinator\b|\binternal review\b", re.I), "a word of the project's process"),
 ]
 
 

@@ -24,7 +24,8 @@ from blkscope.errors import InputError
 CONDITIONS = ("in-memory", "scale", "replication")
 ENTRY_KEYS = ("id", "condition", "measure", "selection", "band", "n_per_arm", "stopping")
 DEVIATION_KEYS = ("date", "commit", "claims", "what", "why", "before", "after")
-DEVIATION_KINDS = ("measure", "selection", "verdict rule", "secondary")
+DEVIATION_KINDS = ("measure", "selection", "verdict rule", "secondary", "correction")
+AMENDMENT = "amendment"  # an entry of the plan's `amendments` (a Deviation of this kind)
 DESCRIPTIVE_KEYS = ("id", "fixed", "question", "batches", "measures", "against", "estimator", "runs", "window",
                     "repeats", "bytes", "capture_time", "stopping")  # fmt: skip
 
@@ -81,10 +82,14 @@ class Deviation:
     # what it changed: a claim's "measure" (recomputed before and after, claim_deviations), the runs a condition's
     # rows "selection" reads (`condition`: those rows), a "verdict rule" (the condition rule: the rows it moved), or
     # none: a "secondary" measure beside a planned one, whose verdict stays (claim_secondary; recomputed, the planned
-    # estimate before and the secondary one after)
+    # estimate before and the secondary one after); a "correction" of an error in how runs were labelled (the
+    # plan's words before and after); an "amendment" of the plan before the runs it concerns were captured
     kind: str = "measure"
     condition: str = "in-memory"
     short: str = ""  # the change in a few words, for a sentence that lists the changes after the plan
+    # an amendment's: the deviation (its commit) whose row is the amendment's already, and whether it withdrew rows
+    listed: str = ""
+    withdrawn: bool = False
 
     @property
     def measure(self) -> bool:
@@ -119,6 +124,7 @@ class Plan:
     entries: tuple[Entry, ...]
     deviations: tuple[Deviation, ...]
     descriptive: tuple[Descriptive, ...] = ()
+    amendments: tuple[Deviation, ...] = ()  # kind AMENDMENT: changes made before the runs they concern existed
 
     def entry(self, claim_id: str, condition: str = "in-memory") -> Entry | None:
         return next((e for e in self.entries if e.claim_id == claim_id and e.condition == condition), None)
@@ -150,7 +156,9 @@ def load(path: str | Path) -> Plan:
         seen[e.claim_id, e.condition] = e.line
     devs = tuple(_deviation(path, x) for x in d.get("deviations") or [])
     desc = tuple(_descriptive(path, x, entries) for x in d.get("descriptive") or [])
-    return Plan(path, str(d["date"]), tuple(rules.get("exploratory_batches") or ()), rules, entries, devs, desc)
+    amend = tuple(_deviation(path, x, AMENDMENT) for x in d.get("amendments") or [])
+    return Plan(path, str(d["date"]), tuple(rules.get("exploratory_batches") or ()), rules, entries, devs, desc,
+                amend)
 
 
 def _need(path: Path, d, keys: tuple[str, ...], what: str) -> None:
@@ -178,14 +186,15 @@ def _entry(path: Path, e) -> Entry:
                  str(e["stopping"]), tuple(batches), str(e["measure"].get("fingerprint", "")), e["__line__"])
 
 
-def _deviation(path: Path, x) -> Deviation:
-    _need(path, x, DEVIATION_KEYS, "deviation")
-    kind = str(x.get("kind") or "measure")
-    if kind not in DEVIATION_KINDS:
+def _deviation(path: Path, x, amendment: str = "") -> Deviation:
+    _need(path, x, DEVIATION_KEYS, amendment or "deviation")
+    kind = amendment or str(x.get("kind") or "measure")
+    if not amendment and kind not in DEVIATION_KINDS:
         raise _error(path, x["__line__"], f"kind {kind!r} not one of {DEVIATION_KINDS}")
     return Deviation(str(x["date"]), str(x["commit"]), tuple(x["claims"]), x["what"], x["why"], str(x["before"]),
                      str(x["after"]), {k: str(v) for k, v in (x.get("fingerprint") or {}).items() if k != "__line__"},
-                     x["__line__"], kind, str(x.get("condition") or "in-memory"), str(x.get("short") or ""))
+                     x["__line__"], kind, str(x.get("condition") or "in-memory"), str(x.get("short") or ""),
+                     str(x.get("listed") or ""), bool(x.get("withdrawn")))
 
 
 def _descriptive(path: Path, x, entries: tuple[Entry, ...]) -> Descriptive:

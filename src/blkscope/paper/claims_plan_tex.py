@@ -13,7 +13,8 @@ all runs, exploratory ones included, differs), \\ClaimsDeviations (changes liste
 \\ClaimsConfirmatory and \\ClaimsConfirmatoryIds (judged scale and replication rows: runs captured after it),
 \\ClaimsExploratoryBatches (batches the plan sets aside as added after a look), \\ClaimsDeviationsBefore (changes
 dated before the plan), \\ClaimsDeviationsAfter and \\ClaimsDeviationsAfterIds (deviations dated after it, and the
-claims they changed, or `none`);
+claims they changed, or `none`); \\ClaimsAmendments (the plan's amendments, each before the runs it concerns were
+captured) and \\ClaimsAmendedPhrase ("amended four times, each time before ...; one of them withdrew ...");
 \\ClaimsFamilyDecidedUnadjusted and \\ClaimsFamilyDecidedAdjusted (decided rows of Holm's family before and
 after the correction), \\ClaimsConditionRule (the condition rule per study, as applied);
 \\JournalShortRunS (s: the length of the journal runs S4-reader and S3-wb-journal read, shorter than the journal
@@ -30,7 +31,7 @@ from blkscope.paper import claim_heterogeneity as hg
 from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
 from blkscope.paper.claims import BAND_END, DECIDED, EXACT, condition_rule_words
-from blkscope.paper.claims_plan import Plan
+from blkscope.paper.claims_plan import AMENDMENT, Plan
 from blkscope.paper.latex import count_word, escape, fmt_int, macro_file, seconds_unbroken
 
 WORDS = r"^(replicates|does not|inconclusive|not tested|not testable)"  # a verdict's words, less its parentheses
@@ -87,6 +88,27 @@ def journal_short_run(claims: pl.DataFrame) -> str | None:
     return fmt_int(lo) if fmt_int(lo) == fmt_int(hi) else f"{fmt_int(lo)}--{fmt_int(hi)}"
 
 
+TIMES = {1: "once", 2: "twice"}
+
+
+def amended_phrase(plan: Plan) -> str:
+    """How often the plan was amended, and what its withdrawals withdrew: "amended four times, each time before the
+    runs the amendment concerns were captured; one amendment withdrew S1-hot-replication before its runs were
+    captured" ("never amended" when it never was)."""
+    n = len(plan.amendments)
+    if n == 0:
+        return "never amended"
+    times = TIMES.get(n, f"{count_word(n)} times")
+    out = f"amended {times}, " + ("before the runs the amendment concerns were captured" if n == 1 else
+                                  "each time before the runs the amendment concerns were captured")
+    gone = [x for a in plan.amendments if a.withdrawn for x in a.claims]
+    if gone:
+        k = sum(a.withdrawn for a in plan.amendments)
+        who = "the amendment" if n == 1 else ("one amendment" if k == 1 else f"{count_word(k)} amendments")
+        out += f"; {who} withdrew {', '.join(gone)} before {'its' if len(gone) == 1 else 'their'} runs were captured"
+    return escape(out)
+
+
 def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
     family = claims.filter(pl.col("p_holm").is_not_nan() & pl.col("p_holm").is_not_null())
     pooled = claims.filter(pl.col("pooling").is_not_null())
@@ -130,6 +152,8 @@ def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
         "ClaimsPqCut": f"{hg.P_Q_MIN:g}",
         "ClaimsExploratoryDiffer": _ids(differ),
         "ClaimsDeviations": fmt_int(len(plan.deviations)),
+        "ClaimsAmendments": fmt_int(len(plan.amendments)),
+        "ClaimsAmendedPhrase": amended_phrase(plan),
     }
 
 
@@ -153,7 +177,10 @@ CAPTION_ESTIMATES = (
     "the in-memory condition, exploratory repeats included, before the correction for multiplicity (the claims "
     "table's column `all runs'). A change of no measure (a selection of runs, a rule on verdicts) gives the rows' "
     "own estimates and planned verdicts instead; a secondary measure, added beside a planned one whose verdict stays, "
-    "the planned estimate before and the secondary one after. One row per change, its claims listed.")
+    "the planned estimate before and the secondary one after, each on the runs the planned verdict reads and on all "
+    "runs; a correction of how runs were labelled, the rows' "
+    "values before and after it. Each amendment of the plan, made before the runs it concerns were captured, is a "
+    "row too, with the plan's words before and after in place of estimates. One row per change, its claims listed.")
 
 
 def deviations_caption(plan: Plan) -> str:
@@ -168,6 +195,12 @@ def _planned(row: dict) -> str:
     ours = str(row.get("ours") or "--").replace(" (no spread between runs: no interval)", " in every run")
     verdict = str(row.get("verdict_planned") or row["verdict"]).replace(" (exact)", ", exact")  # no nesting
     return f"{ours} ({verdict})"
+
+
+def _current(row: dict) -> str:
+    """A claims-table row's estimate and verdict as it stands (a correction's after)."""
+    ours = str(row.get("ours") or "--").replace(" (no spread between runs: no interval)", " in every run")
+    return f"{ours} ({row['verdict']})"
 
 
 MANY = 4  # a change of more claims prints those whose verdict it moved, and counts the rest
@@ -187,9 +220,14 @@ def rule_cells(d, claims: pl.DataFrame | None) -> tuple[list[str], str, str]:
     before as the plan's words say, after each row's planned estimate and verdict; the condition rule's rows (the
     claims table's rows with a planned verdict beside theirs), before their planned verdicts counted (each is in
     the claims table), after the rule's verdict."""
-    if claims is None or "verdict_planned" not in claims.columns:
+    if claims is None or "verdict_planned" not in claims.columns or d.kind == AMENDMENT:
         return list(d.claims), escape(d.before), escape(d.after)
     by = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
+    if d.kind == "correction":  # before: the plan's words (the rows as they were); after: the rows as they are now
+        ids = [i for i in (cid if d.condition == "in-memory" else f"{cid}-{d.condition}" for cid in d.claims)
+               if i in by]
+        now = "; ".join(f"{escape(i)}: {escape(_current(by[i]))}" for i in ids)  # named: the before names them
+        return ids or list(d.claims), escape(d.before), "; ".join(x for x in (now, escape(d.after)) if x)
     if d.kind == "selection":
         ids = [cid if d.condition == "in-memory" else f"{cid}-{d.condition}" for cid in d.claims]
         ids = [i for i in ids if i in by]
@@ -202,14 +240,34 @@ def rule_cells(d, claims: pl.DataFrame | None) -> tuple[list[str], str, str]:
             escape("not testable here, each row's condition named in the claims table"))
 
 
-def render_deviations(plan: Plan, recomputed: pl.DataFrame, claims: pl.DataFrame | None = None) -> str:
+def secondary_cells(d, secondary: pl.DataFrame | None) -> tuple[str, str] | None:
+    """A secondary measure's (before, after): the planned estimate and the secondary one, each on the runs the
+    planned verdict reads and on all runs, labelled (the text prints the planned runs'); None without its table."""
+    if secondary is None or d.kind != "secondary" or len(d.claims) != 1:
+        return None
+    rows = {r["runs"]: r for r in secondary.filter(pl.col("claim_id") == d.claims[0]).iter_rows(named=True)}
+    if set(rows) != {"planned", "all"}:
+        return None
+
+    def cell(est: str, verdict: str) -> str:
+        return "; ".join(f"{label}: {rows[k][est]} ({rows[k][verdict]})"
+                         for k, label in (("planned", "the planned runs"), ("all", "all runs")))
+    return escape(cell("planned", "planned_verdict")), escape(cell("secondary", "secondary_verdict"))
+
+
+def render_deviations(plan: Plan, recomputed: pl.DataFrame, claims: pl.DataFrame | None = None,
+                      secondary: pl.DataFrame | None = None) -> str:
     """One row per change: date, the claims it changed, what changed and why (the plan's words), the estimates and
     verdicts before the change and after it (recomputed, each claim named where there are several; for a change of
-    no measure, rule_cells from the claims table)."""
+    no measure, rule_cells from the claims table; a secondary measure's on the planned runs and on all runs, labelled,
+    from the `secondary` table where given)."""
     by = {(r["commit"], r["claim_id"]): r for r in recomputed.iter_rows(named=True)}
     rows = []
-    for d in sorted(plan.deviations, key=lambda d: d.date):
-        if not d.recomputed:
+    amendments = [a for a in plan.amendments if not a.listed]  # a listed one's row is its deviation's
+    for d in sorted([*plan.deviations, *amendments], key=lambda d: d.date):
+        if cells := secondary_cells(d, secondary):
+            ids, (before, after) = list(d.claims), cells
+        elif not d.recomputed:
             ids, before, after = rule_cells(d, claims)
         else:
             ids, b, a = list(d.claims), [], []

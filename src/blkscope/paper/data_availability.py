@@ -74,10 +74,12 @@ def render(by: pl.DataFrame, total: int) -> str:
             r"Every number, table and figure of this paper is regenerated from these files by "
             # -{}-: the typewriter font joins "--" into one dash, and a reader copying the command gets "-cores"
             r"\texttt{make all} (Snakemake: \texttt{snakemake -{}-cores 8 all}); the analysis tables it writes "
-            r"(\texttt{data/processed/analysis/*.csv}, among them \texttt{claims.csv}) are the tables of this paper "
-            r"in machine-readable form, and the notebook \texttt{notebooks/all\_setups.py} (executed to "
+            r"(\texttt{data/processed/analysis/*.csv}, among them \texttt{claims.csv} and the characterisation "
+            r"table \texttt{characterisation.csv}) are the tables of this paper in machine-readable form, and the "
+            r"notebook \texttt{notebooks/all\_setups.py} (executed to "
             r"\texttt{notebooks/executed/all\_setups.ipynb}) draws every setup of the figures, which the "
-            r"captions call the all\_setups notebook.",
+            r"captions call the all\_setups notebook. The claims plan, with its amendments and the deviations "
+            r"from it, is \texttt{config/claims\_plan.yaml}.",
             "",
         ]
     )

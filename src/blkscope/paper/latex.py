@@ -16,13 +16,25 @@ _OPEN_QUOTE = re.compile(r"(?<![\w.,;:!?)\]'`])'(?=[^\s'])")
 
 
 def escape(text: object) -> str:
-    """`text` for LaTeX: special characters escaped, an opening single quote as `, a number's sign set as a minus
+    """`text` for LaTeX: special characters escaped, an opening single quote as `, a range of two numbers set with
+    an en dash as the paper's own ranges are (ranged: "2-242 s" -> "2--242 s"), a number's sign set as a minus
     (signed)."""
-    return signed(_OPEN_QUOTE.sub("`", "".join(_SPECIAL.get(ch, ch) for ch in str(text))))
+    return signed(ranged(_OPEN_QUOTE.sub("`", "".join(_SPECIAL.get(ch, ch) for ch in str(text)))))
+
+
+# A range is two numbers joined by one hyphen, the first after no letter, digit, point or dash and the second
+# followed by no digit, point or further "-digit": "2-242 s", "24-36 %", "2.28-6.85x" are ranges; "2026-11-29" (a
+# date), "x86-64", "1.4e-05", "S1-hot", "round3-claims" and "95--115" are not.
+_RANGE = re.compile(r"(?<![\w.\-])(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)(?![\d.]|-\d)")
+
+
+def ranged(tex: str) -> str:
+    """Number ranges with an en dash ("--"), as the text's own ranges: one rule for a range in the PDF."""
+    return _RANGE.sub(r"\1--\2", tex)
 
 
 # A sign is a hyphen before a digit that follows no letter, digit, point or dash ("-0.5", "[-3.8 %", "=-1"): in
-# "S1-hot", "2-3x", "round3-claims", "1.4e-05", "95--115" the hyphen joins and stays one; "+-" before a digit is
+# "S1-hot", "2--3x", "round3-claims", "1.4e-05", "95--115" the hyphen joins and stays one; "+-" before a digit is
 # plus-or-minus. \ensuremath: the same minus in prose and inside $...$ (pdftotext reads it as U+2212).
 _MINUS = re.compile(r"(?<![\w.\-+])-(?=\.?\d)")
 _PLUS_MINUS = re.compile(r"\+-(?=\.?\d)")
@@ -120,6 +132,14 @@ def counted(n: int, singular: str, plural: str, zero: str = "no") -> str:
 def join_and(items: list[str], last: str = "and") -> str:
     """"a", "a and b", "a, b and c" (or `last`: "a, b or c")."""
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {last} " + items[-1]
+
+
+def on_each(pairs: list[tuple[str, str]]) -> str:
+    """Values per place, an equal value said once: [("1.0 %", "ext4"), ("1.0 %", "xfs")] -> "1.0 % on each of ext4
+    and xfs"; [("1.1 %", "ext4"), ("4.5 %", "xfs")] -> "1.1 % on ext4 and 4.5 % on xfs"; one pair: "1.1 % on ext4"."""
+    if len(pairs) > 1 and len({v for v, _ in pairs}) == 1:
+        return f"{pairs[0][0]} on each of {join_and([w for _, w in pairs])}"
+    return join_and([f"{v} on {w}" for v, w in pairs])
 
 
 def enumerate_counts(parts: list[tuple[int, str, str]]) -> str:

@@ -15,6 +15,7 @@ import polars as pl
 from blkscope.analysis.load.overhead import BOTH, CONFIG
 from blkscope.analysis.popularity.skew import scrambled_head
 from blkscope.analysis.summaries.run_groups import CAPPED, SATURATING, with_groups
+from blkscope.paper import phrases
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
 from blkscope.paper.claims import run_length as run_span_text
 from blkscope.paper.latex import (
@@ -73,6 +74,11 @@ def claims(c: pl.DataFrame, before: pl.DataFrame | None = None) -> dict[str, str
             m[f"{k}AtScale"] = escape(tidy(r["ours_scale"]))
         if r.get("ours_all"):  # over all the condition's runs, exploratory ones included (as a mean beside it)
             m[f"{k}All"] = escape(tidy(r["ours_all"]))
+    # the uncompressed and the LZ4 commitlog rows' run lengths, one length said once where both read it
+    ops, lz4 = (m.get(f"{macro_name('claim', x)}RunLength") for x in ("S2-ops", "S2-lz4"))
+    if ops and lz4:
+        m["ClaimSTwoRunLengthPhrase"] = f"runs of {ops}, with LZ4 too" if ops == lz4 else \
+            f"runs of {ops}; with LZ4 {lz4}"
     scale = c.filter((pl.col("condition") == "scale") & ~pl.col("verdict").str.starts_with("not test")) \
         if "condition" in c.columns else c.clear()  # fmt: skip
     m["ScaleRowsJudged"] = fmt_int(scale.height)
@@ -124,7 +130,9 @@ def verdict_words(r: dict) -> str:
     ("inconclusive; does not before Holm": an interval wholly off the band, told as inconclusive alone, read as a
     contradiction of the interval printed beside it)."""
     v, before = str(r["verdict"]), r.get("verdict_unadjusted")
-    return f"{v}; {before} before Holm" if before and str(before) != v else v
+    said = f"{v}; {before} before Holm" if before and str(before) != v else v
+    # a ratio's interval wider than phrases.WIDE is labelled as the ...Says words label it (S2-aqu's 0.08x-11.48x)
+    return said if v.startswith("not test") else said + phrases.wide(r)
 
 
 # a pooled row's strata in words, from its pooling

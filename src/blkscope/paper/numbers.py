@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from blkscope.paper.latex import fmt_depth, fmt_float, fmt_int, fmt_pct, macro_file, macro_name
+from blkscope.paper.latex import fmt_depth, fmt_float, fmt_int, fmt_pct, macro_file, macro_name, on_each
+
+FS_ORDER = {"ext4": 0, "xfs": 1, "btrfs": 2, "f2fs": 3}  # the order the text names filesystems in
 
 
 def render(macros: dict[str, str]) -> str:
@@ -67,6 +69,10 @@ def skeleton_numbers(summary: pl.DataFrame) -> dict[str, str]:
         )
         .sort("filesystem", "job")
     )
+    for (job,), g in by.group_by("job", maintain_order=True):  # "1.0 % on each of ext4, xfs and btrfs"
+        g = g.sort(pl.col("filesystem").replace_strict(FS_ORDER, default=len(FS_ORDER), return_dtype=pl.Int64))
+        m[macro_name("top share phrase", job)] = on_each([(fmt_pct(r["share"]), r["filesystem"])
+                                                          for r in g.iter_rows(named=True)])
     for r in by.iter_rows(named=True):
         m[macro_name("top share", r["job"], r["filesystem"])] = fmt_pct(r["share"])
         m[macro_name("completions", r["job"], r["filesystem"])] = fmt_int(r["completions"])

@@ -68,8 +68,11 @@ def hyphen_signs(typeset: str) -> list[str]:
 
 
 def squash(text: str) -> str:
-    """Without whitespace and typeset characters: where TeX broke a line does not matter."""
-    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", str(text)).translate(_TYPESET))
+    """Without whitespace and typeset characters: where TeX broke a line does not matter; a range of two numbers
+    with its en dash, as latex.escape sets a plain text's "2-242 s" (latex.ranged)."""
+    from blkscope.paper.latex import ranged
+
+    return re.sub(r"\s+", "", ranged(unicodedata.normalize("NFKC", str(text)).translate(_TYPESET)))
 
 
 def squash_quotes(text: str) -> str:

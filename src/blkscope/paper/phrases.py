@@ -199,8 +199,17 @@ def shown(r: dict) -> str:
     1.03x to 5.40x"), not the pooled random-effects mean."""
     if r.get("per_stratum"):
         return str(r["per_stratum"]).split(", ")[0]
-    ours = str(r.get("ours") or "--")  # an exact value (claims.NO_SPREAD): "69.3 KiB in every run"
-    return ours.replace(" (no spread between runs: no interval)", " in every run")
+    ours = str(r.get("ours") or "--")  # an exact value (claims.NO_SPREAD): "69.3 KiB, the same in every run"
+    return ours.replace(" (no spread between runs: no interval)", ", the same in every run")
+
+
+_PER = re.compile(r"\b(per [\d,]+ \w+)$")
+
+
+def per_what(r: dict) -> str:
+    """The unit a row's quantity counts per ("per 1,000 reads" of "... KiB written per 1,000 reads"), "" if none."""
+    m = _PER.search(str(r.get("quantity") or ""))
+    return m.group(1) if m else ""
 
 
 def plan_status(r: dict) -> str:

@@ -72,7 +72,8 @@ def table(st: pl.DataFrame) -> str:
         conditions(st), COLUMNS,
         caption="Every condition of the dataset (testbed, setup, the memory cap of the workload's cgroup; "
         f"``{SWEEP_NO_CAP}'': the cache sweep's O\\_DIRECT runs, limited by RocksDB's block cache, not in memory): "
-        "its runs (traced), how long they ran, where the warm-up ended and how long the measured window after it "
+        "its runs (traced), how long they ran (the measured phase, as the workload's log times it; a trace can span "
+        "less), where the warm-up ended and how long the measured window after it "
         "is (the steady-state rule of Section~\\ref{sec:method}; ranges over the runs), and how many runs are "
         f"steady (a window of at least {fmt_float(STEADY_MIN_S, 0)}\\,s). Only steady runs enter a scale claim. "
         f"Setups in plain words ({NOTE}); the runs sheet names each by workload and job.",

@@ -18,6 +18,7 @@ rule, three phrases:
 - SweepReusePhrase (reuse_phrase): the miss ratio at the larger cache: at least NEAR_ONE in every run is "near 1:
   the window limits what reuse can show"; at most FAR_BELOW in every run says pages are re-read within the
   window; else the spread.
+- SweepMissPhrase (miss_phrase): the miss ratios at the two caches, one value said once where both give it.
 
     python -m blkscope.paper.sweep_numbers --sweep data/processed/analysis/cache_sweep.parquet \\
         --batch round4-sweep --batch round4-sweep-cassandra=SweepCass -o sweep.tex
@@ -62,8 +63,9 @@ def skew_phrase(shares: pl.Series, fraction: float = TOP_FRACTION) -> str:
     near, skewed = int((r < NEAR_UNIFORM).sum()), int((r >= SKEWED).sum())
     # runs without a share (few_pages_phrase) leave some points unmeasured: then "every" is every run that has one
     every = "at every cache-to-data ratio and record count" if not shares.null_count() else "in every run that has one"
-    if near == s.len():
-        return f"at most {sig(r.max())} times {uniform}: near uniform {every}"
+    if near == s.len():  # a largest multiple that rounds to one: the uniform share itself, no multiple printed
+        most = f"no more than {uniform}" if float(sig(r.max())) <= 1 else f"at most {sig(r.max())} times {uniform}"
+        return f"{most}: near uniform {every}"
     if skewed == s.len():
         return f"at least {sig(r.min())} times {uniform}: skewed {every}"
     parts = [f"under {fmt_float(NEAR_UNIFORM, 1)} times it, near uniform, in {k_of_n(near, s.len(), 'runs')}"] \
@@ -95,6 +97,12 @@ def reuse_phrase(miss: pl.Series, cache: float, window: str) -> str:
     return f"{at} serves a share of the accesses that differs between runs within the {window}\\,s window"
 
 
+def miss_phrase(one: str, ten: str) -> str:
+    """The two caches' miss ratios (each a run's value or a span), said once where they are the same: "miss 0.41
+    and 0.12 of the accesses", "each miss 1.00 of the accesses"."""
+    return f"each miss {one} of the accesses" if one == ten else f"miss {one} and {ten} of the accesses"
+
+
 def _range(x: pl.Series, fmt) -> tuple[str, str]:
     x = x.drop_nulls()
     return (fmt(x.min()), fmt(x.max())) if x.len() else ("--", "--")
@@ -120,6 +128,7 @@ def macros(table: pl.DataFrame, batch: str, prefix: str = "Sweep") -> dict[str, 
                           ("MissTen", f"miss_{round(ten * 100)}pct", lambda x: fmt_float(x, 2))):  # fmt: skip
         lo, hi = m[f"Sweep{key}Min"], m[f"Sweep{key}Max"] = _range(s[col], fmt)
         m[f"Sweep{key}Span"] = lo if lo == hi else f"{lo} to {hi}"  # one value when every run gives it
+    m["SweepMissPhrase"] = miss_phrase(m["SweepMissOneSpan"], m["SweepMissTenSpan"])
     return {prefix + k.removeprefix("Sweep"): v for k, v in m.items()}
 
 

@@ -45,3 +45,19 @@ def load(row: dict, tools_dir: Path, settings: dict | None = None) -> Workload:
 def outputs(workload: str) -> tuple[str, ...]:
     """Raw files a workload writes into the run directory (besides iostat.json, run.yaml and the trace)."""
     return ("fio.json",) if workload == "fio" else _class(workload).outputs
+
+
+FIO_DIR = Path("config/fio")
+
+
+def rate(workload: str, job: str, fio_dir: Path = FIO_DIR) -> float | None:
+    """The request rate a runs-sheet job fixes, from its own definition (fio: its job file's rate=/rate_iops=; the
+    others: the job's rate option over the workload's defaults, Workload.job_rate), 0 when it runs unthrottled;
+    None for a job not defined here (an unknown workload or job, a missing job file)."""
+    if workload == "fio":
+        from blkscope.capture.fio import job_rate
+
+        return job_rate(fio_dir / f"{job}.fio")
+    if workload not in _CLASSES:
+        return None
+    return _class(workload).job_rate(job)

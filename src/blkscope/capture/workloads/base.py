@@ -30,6 +30,10 @@ class Workload:
     guest_versions: tuple[str, ...] = ()
     guest_inputs = "nothing else"
     guest_refused = ""  # why this workload does not run in the emulated guest (empty: it does)
+    # the option that fixes a job's request rate over the defaults (0: as fast as it can go); "" for a workload
+    # with no rate setting (it always runs as fast as it can)
+    rate_key = ""
+    defaults: dict = {}
 
     def __init__(self, row: dict, tools_dir: Path, settings: dict | None = None) -> None:
         job = row["job"]
@@ -42,6 +46,16 @@ class Workload:
         if "java" in self.tools and row.get("testbed") != "guest":  # they change its timings: in run.yaml
             self.info["jvm_options"] = list(self.jvm_options)
         self.cap = None  # the run's memory cap (memcap.MemCap), set by the orchestrator while it holds
+
+    @classmethod
+    def job_rate(cls, job: str) -> float | None:
+        """The request rate `job` fixes (its rate option over the defaults), 0 when it runs unthrottled; None for
+        a job this workload does not define."""
+        if not cls.rate_key:
+            return 0.0
+        if job not in cls.jobs:
+            return None
+        return float({**cls.defaults, **cls.jobs[job]}.get(cls.rate_key) or 0)
 
     @property
     def jvm_options(self) -> tuple[str, ...]:

@@ -108,6 +108,7 @@ LOAD_NODE_LOG, LOAD_YAML = "cassandra-load-node.log", "cassandra-load.yaml"
 class CassandraYcsb(_Node):
     name = "cassandra-ycsb"
     jobs = JOBS
+    rate_key, defaults = "target_ops_s", DEFAULTS  # the load level: job_rate
     outputs = (*ycsb.OUTPUTS, ycsb.READ_LOG, "cassandra.yaml", NODE_LOG + ".zst", extents.LOG)
     guest_refused = ""  # the node and the client from one Java payload (cassandra_guest.py)
     # the node's heap (768 MiB) and off-heap memory, the client's 256 MiB, the payload (~200 MiB) in the guest's

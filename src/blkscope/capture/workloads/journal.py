@@ -30,6 +30,7 @@ class Journal(Workload):
     name = "journal"
     tools = ("gcc",)
     jobs = JOBS
+    rate_key, defaults = "rate", DEFAULTS  # the load level: job_rate
     outputs = OUTPUTS
     guest_prepare_s = 120
     guest_versions = ("journal",)

@@ -36,6 +36,7 @@ class Sysbench(Workload):
     name = "sysbench"
     tools = ("sysbench",)
     jobs = JOBS
+    rate_key, defaults = "rate", DEFAULTS  # the load level: job_rate
     outputs = OUTPUTS
     guest_prepare_s = 300
     guest_versions = ("sysbench",)

@@ -116,6 +116,7 @@ class Ycsb(Workload):
     name = "ycsb"
     tools = ("java", "mvn")
     jobs = JOBS
+    rate_key, defaults = "target_ops_s", DEFAULTS  # the load level: job_rate
     outputs = OUTPUTS  # every job's; a job with a read-only phase adds its log (__init__)
     guest_memory_mb = 3072  # the JVM (-Xmx1g), RocksDB and the Java payload in the guest's RAM
     guest_prepare_s = 1500
