@@ -1,4 +1,4 @@
-"""The CPU of Snakemake's own process, apart from its jobs': python bench/dag/master_cpu.py PID OUT.json (ends with PID).
+"""The CPU of Snakemake's own process apart from its jobs': python bench/dag/master_cpu.py PID OUT.json (ends with PID).
 
 Every 0.5 s it reads /proc/PID/stat: the process's own user and sys time (all its threads, those that have ended
 included) and its reaped children's (cutime, cstime: every job's `bash -c` and what ran under it, once waited for),
