@@ -31,6 +31,14 @@ onstart:
 
     compileall.compile_dir(Path(blkscope.__file__).parent, quiet=1)
 
+    # Snakemake's job rate limit (--max-jobs-per-timespan, 100 a second by default) re-runs its scheduler every
+    # second while any job waits for a core, and each pass stats every input of every waiting job and solves the
+    # ILP again: most of Snakemake's own CPU in a local run (bench/RESULTS.md, "Snakemake's own CPU, profiled").
+    # A local run has no submission rate to limit, and a job that ends wakes the scheduler anyway: no limiter
+    # here (the scheduler is built before onstart runs). A cluster's executor (profiles/slurm) keeps it.
+    if workflow.local_exec and hasattr(getattr(workflow, "scheduler", None), "job_rate_limiter"):
+        workflow.scheduler.job_rate_limiter = None
+
 
 wildcard_constraints:
     run=RUN_PATTERN,
