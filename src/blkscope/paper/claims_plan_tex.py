@@ -190,17 +190,12 @@ def deviations_caption(plan: Plan) -> str:
         CAPTION_ESTIMATES
 
 
-def _planned(row: dict) -> str:
-    """A claims-table row's estimate and planned verdict, as the deviations table prints a before or after."""
+def _planned(row: dict, planned: bool = True) -> str:
+    """A claims-table row's estimate and planned verdict, as the deviations table prints a before or after;
+    `planned` False: its verdict as it stands (a correction's after)."""
     ours = str(row.get("ours") or "--").replace(" (no spread between runs: no interval)", " in every run")
-    verdict = str(row.get("verdict_planned") or row["verdict"]).replace(" (exact)", ", exact")  # no nesting
-    return f"{ours} ({verdict})"
-
-
-def _current(row: dict) -> str:
-    """A claims-table row's estimate and verdict as it stands (a correction's after)."""
-    ours = str(row.get("ours") or "--").replace(" (no spread between runs: no interval)", " in every run")
-    return f"{ours} ({row['verdict']})"
+    verdict = str((planned and row.get("verdict_planned")) or row["verdict"]).replace(" (exact)", ", exact")
+    return f"{ours} ({verdict})"  # (", exact": no nesting)
 
 
 MANY = 4  # a change of more claims prints those whose verdict it moved, and counts the rest
@@ -226,7 +221,8 @@ def rule_cells(d, claims: pl.DataFrame | None) -> tuple[list[str], str, str]:
     if d.kind == "correction":  # before: the plan's words (the rows as they were); after: the rows as they are now
         ids = [i for i in (cid if d.condition == "in-memory" else f"{cid}-{d.condition}" for cid in d.claims)
                if i in by]
-        now = "; ".join(f"{escape(i)}: {escape(_current(by[i]))}" for i in ids)  # named: the before names them
+        # named: the before names them
+        now = "; ".join(f"{escape(i)}: {escape(_planned(by[i], planned=False))}" for i in ids)
         return ids or list(d.claims), escape(d.before), "; ".join(x for x in (now, escape(d.after)) if x)
     if d.kind == "selection":
         ids = [cid if d.condition == "in-memory" else f"{cid}-{d.condition}" for cid in d.claims]
