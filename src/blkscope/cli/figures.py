@@ -74,36 +74,29 @@ def _write_figdata(df, out: Path, verb_: str = "figdata", notes: list[str] = ())
     write_table(df, out, note=note)
 
 
-@verb("figdata-fof")
-def _fof(p: argparse.ArgumentParser) -> Handler:
-    _common(p)
-    p.add_argument("--points", type=int, default=60, help="log-spaced counts kept per run and op (default 60)")
-    p.add_argument("fof", nargs="*", type=Path, help="<processed>/<run_id>/frequency/fof.<mode>.parquet files")
+def _thinned(name: str, points: int, what: str) -> None:
+    """figdata-fof and figdata-rank: a frequency table per run, thinned to `points` log-spaced values of `what`."""
 
-    def run(a: argparse.Namespace) -> int:
-        from blkscope.figures.data import fof_table
-        from blkscope.runs import load_runs
+    @verb(f"figdata-{name}")
+    def _define(p: argparse.ArgumentParser) -> Handler:
+        _common(p)
+        help_ = f"log-spaced {what} kept per run and op (default {points})"
+        p.add_argument("--points", type=int, default=points, help=help_)
+        p.add_argument("fof", nargs="*", type=Path, help="<processed>/<run_id>/frequency/fof.<mode>.parquet files")
 
-        _write_figdata(fof_table(_per_run(a.fof), load_runs(a.runs), a.points), a.out, a.verb, _notes(a.fof))
-        return 0
+        def run(a: argparse.Namespace) -> int:
+            from blkscope.figures import data
+            from blkscope.runs import load_runs
 
-    return run
+            table = getattr(data, f"{name}_table")(_per_run(a.fof), load_runs(a.runs), a.points)
+            _write_figdata(table, a.out, a.verb, _notes(a.fof))
+            return 0
+
+        return run
 
 
-@verb("figdata-rank")
-def _rank(p: argparse.ArgumentParser) -> Handler:
-    _common(p)
-    p.add_argument("--points", type=int, default=80, help="log-spaced ranks kept per run and op (default 80)")
-    p.add_argument("fof", nargs="*", type=Path, help="<processed>/<run_id>/frequency/fof.<mode>.parquet files")
-
-    def run(a: argparse.Namespace) -> int:
-        from blkscope.figures.data import rank_table
-        from blkscope.runs import load_runs
-
-        _write_figdata(rank_table(_per_run(a.fof), load_runs(a.runs), a.points), a.out, a.verb, _notes(a.fof))
-        return 0
-
-    return run
+_thinned("fof", 60, "counts")
+_thinned("rank", 80, "ranks")
 
 
 @verb("figdata-ccdf")
