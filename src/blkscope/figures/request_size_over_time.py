@@ -26,6 +26,8 @@ ACTIONS = {"Q": "queued (Q)", "D": "issued (D)"}
 ACTION_DASH = {"issued (D)": [1, 0], "queued (Q)": [3, 2]}
 OPS = ["read", "write"]
 KIB_TICKS = [1, 8, 64, 512, 4096]
+# a row's height: four ticks of a log axis legible, and the figure on one appendix page with the I/O map
+ROW_PT = 36
 
 
 def chart(table: pl.DataFrame, setups: list[str] | None = None, cls: str = "data") -> alt.TopLevelMixin:
@@ -44,7 +46,7 @@ def chart(table: pl.DataFrame, setups: list[str] | None = None, cls: str = "data
     data = complete_cells(df.select("run_id", "fs", "setup", "op", "what", "start_s", "median_kib"), "setup", "op")
     top = float(df["median_kib"].max())
     return (
-        alt.Chart(data, width=w, height=45)
+        alt.Chart(data, width=w, height=ROW_PT)
         .mark_line(strokeWidth=0.8, opacity=0.8, point=alt.OverlayMarkDef(size=4))
         .encode(
             x=alt.X("start_s:Q", title="time (s)", axis=alt.Axis(tickCount=4, labelOverlap=True)),

@@ -138,7 +138,8 @@ MAX_MAIN_PAGES = 14  # the venue's limit: pages of main text, references and app
 def layout(pdf: Path) -> dict:
     """The paper's length and layout, measured from the PDF: pages in all, of main text (before the page the
     references start on), of references, and of appendices; per page of main text, the share of
-    the text block its figures cover, and the pages of figures only that they leave less than half full."""
+    the text block its figures cover; and the pages of figures only that they leave less than half full, in the main
+    text and in the appendices alike (Q review: two appendix figures stood each alone on a half-empty page)."""
     from blkscope.paper.pdf_geometry import form_boxes, plumber_pages, reader, text_block, text_page
 
     pages = reader(pdf).pages
@@ -146,10 +147,11 @@ def layout(pdf: Path) -> dict:
     area = (block.x1 - block.x0) * (block.bottom - block.top)
     refs, app = references_page(pdf), appendix_page(pdf)
     shares, lone = [], []
-    for i, page in enumerate(pages[: refs - 1], start=1):
+    for i, page in enumerate(pages, start=1):
         boxes = form_boxes(page)
         covered = sum((b.x1 - b.x0) * (b.bottom - b.top) for b in boxes)
-        shares.append(round(covered / area, 3))
+        if i < refs:
+            shares.append(round(covered / area, 3))
         half_empty = boxes and covered < LONE_FIGURE_SHARE * area
         if half_empty:
             (ppage,) = plumber_pages(pdf, [i])
