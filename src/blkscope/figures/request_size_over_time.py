@@ -16,8 +16,10 @@ from blkscope.figures.theme import HEADER_PT, TEXT_WIDTH_PT, Y_AXIS_PT, complete
 CAPTION = (
     r"Request sizes over time: the median size of the data requests (without the metadata mark) of each second "
     r"of the run, as the filesystem queued them (Q, dashed) and as they were issued to the device (D, solid), "
-    r"reads and writes apart; one line per traced host run, coloured by filesystem, one row per workload. D above "
-    r"Q: the block layer merged requests; D below Q: it split them. Metadata requests and every setup are in the "
+    r"reads and writes apart; one line per traced host run, coloured by filesystem, one row per workload. A median "
+    r"counts requests, not bytes: D above Q can be merging, or large queued writes, each split into more issued "
+    r"ones, among small queued ones; \#Q/\#D of the same writes tells which (Section~\ref{sec:characterisation}). "
+    r"Metadata requests and every setup are in the "
     r"\texttt{all\_setups} notebook of the artifact (Appendix~\ref{app:data})."
 )
 LABEL = "fig:size-over-time"
