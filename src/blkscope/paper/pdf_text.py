@@ -258,6 +258,7 @@ def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
 def _text_checks(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], list[str], dict]:
     """check() but the pages' geometry: the problems it reports before the geometry's and after them, and the
     layout."""
+    from blkscope.paper.advice import abstract_advice
     from blkscope.paper.headline import abstract_counts
     from blkscope.paper.tables import claims_parts, printed_columns
 
@@ -279,11 +280,25 @@ def _text_checks(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], list[str],
     problems += disagreeing_run_counts(text)
     abstract = abstract_text(pages_text(pages, 1, 1))
     after = missing_advice(pages_text(pages, 1, lay["main_pages"]), claims)
+    if (n := abstract_words(abstract)) > ABSTRACT_WORDS:
+        problems.append(f"the abstract has {n} words: more than {ABSTRACT_WORDS}")
     abstract = _unbroken(abstract)
     want = abstract_counts(claims)
     if _unbroken(want) not in abstract:
         after.append(f"the abstract does not give the claims table's counts ({want!r})")
+    if _unbroken(advice := abstract_advice(claims)) not in abstract:  # what to choose, as the verdicts give it today
+        after.append(f"the abstract does not give the advice as the claims table has it ({advice!r})")
     return problems, after, lay
+
+
+ABSTRACT_WORDS = 200  # the venue's limit on the abstract (IEEE: 150 to 250 words; ours the middle of it)
+
+
+def abstract_words(abstract: str) -> int:
+    """The abstract's words as pdftotext gives them (abstract_text), its heading not counted and a word hyphenated
+    across a line end counted once."""
+    body = re.sub(r"^Abstract\W*", "", abstract.strip())
+    return len(re.sub(r"-\n", "", body).split())
 
 
 PAGES_PER_PART = 7  # the paper's geometry is checked in parts of this many pages, each opening the PDF once
