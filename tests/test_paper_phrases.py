@@ -326,7 +326,7 @@ def test_the_headline_splits_confirmatory_from_post_hoc_rows_and_counts_publishe
         "verdict": ["replicates", "does not", "inconclusive", "does not", "not tested (no runs)", "inconclusive"]})
     assert published(c) == 3  # a claim's rows, and the claims split from one statement (SAME_STATEMENT): one
     assert split_sentence(c) == (
-        "of the six rows, five could be judged in the studies' conditions: one replicates, two do not and two are "
+        "of the six rows, five are judged as planned: one replicates, two do not and two are "
         "inconclusive (of the two confirmatory rows among them, one does not and one is inconclusive; the other "
         "three are post hoc); one awaits runs")
     assert rows_on_published(c) == "six rows on three published claims"

@@ -224,7 +224,8 @@ CAPTION_ESTIMATES = (
     "own estimates and planned verdicts instead; a secondary measure, added beside a planned one whose verdict stays, "
     "the planned estimate before and the secondary one after, each on the runs the planned verdict reads and on all "
     "runs; a correction of how runs were labelled, the rows' "
-    "values before and after it. Each amendment of the plan, made before the runs it concerns were captured, is a "
+    "values before and after it; a change of what the headline counts, its counts before and as they are now. "
+    "Each amendment of the plan, made before the runs it concerns were captured, is a "
     "row too, with the plan's words before and after in place of estimates. One row per change, its claims listed.")
 
 
@@ -263,11 +264,15 @@ def rule_cells(d, claims: pl.DataFrame | None) -> tuple[list[str], str, str]:
     if claims is None or "verdict_planned" not in claims.columns or d.kind == AMENDMENT:
         return list(d.claims), escape(d.before), escape(d.after)
     by = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
-    if d.kind == "correction":  # before: the plan's words (the rows as they were); after: the rows as they are now
+    if d.kind in ("correction", "headline"):  # before: the plan's words (as they were); after: as they are now
         ids = [i for i in (cid if d.condition == "in-memory" else f"{cid}-{d.condition}" for cid in d.claims)
                if i in by]
         # named: the before names them
         now = "; ".join(f"{escape(i)}: {escape(_planned(by[i], planned=False))}" for i in ids)
+        if d.kind == "headline":  # the headline's counts as the abstract prints them today, before the rows
+            from blkscope.paper.headline import abstract_counts
+
+            now = "; ".join(x for x in (escape(f"the headline: {abstract_counts(claims)}"), now) if x)
         return ids or list(d.claims), escape(d.before), "; ".join(x for x in (now, escape(d.after)) if x)
     if d.kind == "selection":
         ids = [cid if d.condition == "in-memory" else f"{cid}-{d.condition}" for cid in d.claims]
