@@ -60,7 +60,8 @@ def test_every_deviation_names_planned_claims_and_both_estimates(plan):
     # after the plan, changes of no measure: the scale rows' selection (the second RocksDB batch), the condition
     # rule, and S2-ops-cap's secondary measure over the saturated part of each run (its planned verdict stays)
     assert [(d.kind, d.condition) for d in plan.deviations if not d.measure] == [
-        ("selection", "scale"), ("verdict rule", "in-memory"), ("secondary", "in-memory"), ("correction", "scale")]
+        ("selection", "scale"), ("verdict rule", "in-memory"), ("secondary", "in-memory"), ("correction", "scale"),
+        ("headline", "scale")]
     assert all(d.short and d.date > plan.date for d in plan.deviations if not d.measure)
     # a secondary measure changes no fingerprint, and the paper's table recomputes both its estimates
     second = [d for d in plan.deviations if d.kind == "secondary"]
@@ -196,7 +197,19 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
     # the changes after the plan in the order of their dates, a change of no measure by its short words
     assert plan_macros(plan, claims)["ClaimsDeviationsAfterIds"] == (
         "the scale rows' second RocksDB batch, S4-reader, S1-cass-write, the condition rule, a secondary measure of "
-        "S2-ops-cap over the saturated part of each run, the load label of unthrottled jobs")
+        "S2-ops-cap over the saturated part of each run, the load label of unthrottled jobs, the headline's planned "
+        "verdicts")
+    # what the headline counts (issue Q review): the plan's words before, and after the counts as the abstract gives
+    # them today with the row as it stands
+    head = next(x for x in plan.deviations if x.kind == "headline")
+    now = pl.DataFrame({"claim_id": ["S1-trace-ycsb-cass-scale"], "condition": ["scale"], "study": ["s"],
+                        "claim": ["c"], "ours": ["-6.7 % [-11.9 %, -2.1 %]"], "verdict": ["does not"],
+                        "verdict_planned": [None]}, schema_overrides={"verdict_planned": pl.Utf8})
+    line = next(x for x in render_deviations(plan, rec, now).splitlines() if x.startswith(head.date[:10])
+                and "headline" in x)
+    cells = line.split(" & ")
+    assert "24 could be judged" in cells[4] and "the headline: of one row, one is judged as planned" in cells[5]
+    assert "S1-trace-ycsb-cass-scale: \\ensuremath{-}6.7" in cells[5] and "(does not)" in cells[5]
     # the secondary measure's row: its claim, the recomputed planned estimate before and the secondary one after
     sec = next(x for x in plan.deviations if x.kind == "secondary")
     rec2 = pl.DataFrame({"commit": [sec.commit], "claim_id": ["S2-ops-cap"],
