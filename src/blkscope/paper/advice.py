@@ -376,9 +376,9 @@ _ROW = re.compile(r"\b(S\d-[a-z0-9-]+): ")  # a claim row cited with its evidenc
 
 def short(topic: str, text: str, claims: pl.DataFrame) -> str:
     """A piece of advice as the abstract gives it: its choice, the words before their reason (": ", ", as ") or
-    evidence (" (S2-..."),
-    and the row it rests on, the first it cites ("either ext4 or xfs for Cassandra's commitlog when the device is
-    the limit (S2-ops-cap)"); a row not testable here: no choice on the topic's subject, and its row."""
+    evidence (" (S2-..."), and the row it rests on, the first it cites ("either ext4 or xfs for Cassandra's
+    commitlog when the device is the limit (S2-ops-cap)"); a row not testable here: no choice on the topic's
+    subject, and its row."""
     t = next((x for x in TOPICS if x.macro == topic), None)
     ids = list(dict.fromkeys(_ROW.findall(text)))
     rows = {r["claim_id"]: r for r in claims.iter_rows(named=True)}

@@ -65,11 +65,6 @@ def _counts(verdicts: list[str], kinds: tuple, digits: bool, zeros: bool) -> lis
     return out
 
 
-def condition_rule(verdict: str) -> bool:
-    """A verdict the condition rule gave ("not testable here: light load", blkscope.paper.claims.by_condition)."""
-    return verdict.startswith("not testable here: ")
-
-
 def _all_of(these: list[str], noun: str, digits: bool) -> str:
     """A group's verdicts after "among them": "all three confirmatory rows among them are inconclusive", "the one
     confirmatory row among them replicates", "of the three confirmatory rows among them, one replicates and two are
