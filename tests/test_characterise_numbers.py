@@ -180,6 +180,9 @@ def test_characterise_numbers_on_a_real_run(tmp_path):
     assert t["map_gib"] > 0 and 0 < t["map_fill"] <= 1
     # 4 KiB writes, queued and issued as such (no merging): the median second's median size is 4 KiB both ways
     assert (t["q_write_median_kib"], t["d_write_median_kib"]) == (4.0, 4.0)
+    # the same data writes over the whole run: their #Q/#D and mean sizes agree (bytes over requests)
+    assert t["data_write_merge_ratio"] == pytest.approx(t["d_write_mean_kib"] / t["q_write_mean_kib"], rel=0.01)
+    assert t["q_write_mean_kib"] == pytest.approx(4.0, abs=0.1)
     assert t["data_cold_miss"] > 0.9 and (t["exact_runs"], t["shards_runs"]) == (1, 0)
     # ~200 requests a second: no 100-ms window holds the 100 completions a spread needs
     assert t["d2c_p99_spread"] is None

@@ -714,8 +714,10 @@ def test_a_row_read_outside_the_studys_condition_says_so_by_rule():
 
 
 def test_a_row_outside_its_claims_condition_is_not_testable_and_keeps_its_planned_verdict():
-    """The condition rule (set after the estimates were seen): the caveat's conditions, journal latency from runs
-    under 60 s, and a traced arm significantly faster (a confound) make a judged row not testable here."""
+    """The condition rule (set after the estimates were seen): the caveat's conditions and journal latency from runs
+    under 60 s make a judged row not testable here; a traced arm significantly faster (a confound) is stated beside
+    the planned verdict and overturns none (issue Q review). The headline counts each row by its planned verdict,
+    the rule's rows beside them."""
     from blkscope.analysis.stats.estimates import Estimate
     from blkscope.paper.claims import REGIMES, SSD, by_condition, caveat, same_runs
     from blkscope.paper.headline import abstract_counts, rule_moved, split_sentence
@@ -734,6 +736,15 @@ def test_a_row_outside_its_claims_condition_is_not_testable_and_keeps_its_planne
     by_condition(row)
     assert (row["verdict"], row["verdict_unadjusted"], row["verdict_planned"], row["n_needed"]) == (
         "not testable here: light load", "not testable here: light load", "does not", "--")
+    # the sign of the estimate alone rules on nothing: the planned verdict stands, the caveat beside it
+    signed = {**row, "verdict": "does not", "verdict_unadjusted": "does not", "verdict_planned": None,
+              "caveat": "traced arm faster: a confound", "n_needed": "4"}
+    by_condition(signed)
+    assert (signed["verdict"], signed["verdict_planned"], signed["n_needed"]) == ("does not", None, "4")
+    both = {**signed, "caveat": "light load, traced arm faster: a confound"}
+    by_condition(both)
+    assert (both["verdict"], both["verdict_planned"]) == ("not testable here: light load, traced arm faster: a "
+                                                          "confound", "does not")
     # two rows on the same runs and the same throughput split by operation count once
     rows = [{"claim_id": f"S1-{op}-scale", "condition": "scale", "verdict": "inconclusive",
              "quantity": f"Cassandra/RocksDB YCSB {op} ops/s over the steady window"} for op in ("read", "update")]
@@ -743,18 +754,25 @@ def test_a_row_outside_its_claims_condition_is_not_testable_and_keeps_its_planne
     df = pl.DataFrame([{**r, "study": "s", "claim": r["claim_id"]} for r in rows] + [
         {**row, "study": "s", "claim": "c", "same_as": None}], infer_schema_length=None)
     assert split_sentence(df.select("claim_id", "study", "claim", "condition", "verdict", "same_as")) == (
-        "of the four rows, two could be judged in the studies' conditions: none replicates, none fails to replicate "
-        "and two are inconclusive (both confirmatory rows among them are inconclusive); one is not testable here "
-        "(by a rule set after the estimates); one more row reads another's runs and counts with it")
+        "of the four rows, two are judged as planned: none replicates, none fails to replicate and two are "
+        "inconclusive (both confirmatory rows among them are inconclusive); one is not testable here; one more row "
+        "reads another's runs and counts with it")
     moved = df.with_columns(verdict_planned=pl.Series([None, None, None, "does not"], dtype=pl.Utf8))
     assert rule_moved(moved) == ("as planned, of this one row, one does not; the one confirmatory row among them "
                                  "does not")
-    # the abstract's counts: shorter, with the rule's planned tally
+    # the headline counts each row by its planned verdict, the rule's rows as the caveat beside them
+    assert split_sentence(moved.select("claim_id", "study", "claim", "condition", "verdict", "same_as",
+                                       "verdict_planned")) == (
+        "of the four rows, three are judged as planned: none replicates, one does not and two are inconclusive (of "
+        "the three confirmatory rows among them, one does not and two are inconclusive); a rule set after the "
+        "estimates were seen makes one of the three not testable here, as run outside the condition their study "
+        "states; one more row reads another's runs and counts with it")
+    # the abstract's counts: shorter
     assert abstract_counts(moved) == (
-        "of four rows, two could be judged in the studies' conditions: none replicates, none fails to replicate and "
-        "two are inconclusive (both confirmatory rows among them); one could not be tested here (one more reads "
-        "another's runs). A rule set after the estimates were seen made that row not testable; as planned, one does "
-        "not (confirmatory: one does not)")
+        "of four rows, three are judged as planned: none replicates, one does not and two are inconclusive (of the "
+        "three confirmatory rows among them, one does not and two are inconclusive); one more reads another's runs. "
+        "A rule set after the estimates were seen makes one of the three not testable here, as run outside the "
+        "condition their study states")
 
 
 def test_the_verdict_cell_prints_the_caveat_and_the_estimate_at_scale_beside_the_plans_verdict():

@@ -60,7 +60,8 @@ def test_every_deviation_names_planned_claims_and_both_estimates(plan):
     # after the plan, changes of no measure: the scale rows' selection (the second RocksDB batch), the condition
     # rule, and S2-ops-cap's secondary measure over the saturated part of each run (its planned verdict stays)
     assert [(d.kind, d.condition) for d in plan.deviations if not d.measure] == [
-        ("selection", "scale"), ("verdict rule", "in-memory"), ("secondary", "in-memory"), ("correction", "scale")]
+        ("selection", "scale"), ("verdict rule", "in-memory"), ("secondary", "in-memory"), ("correction", "scale"),
+        ("headline", "scale")]
     assert all(d.short and d.date > plan.date for d in plan.deviations if not d.measure)
     # a secondary measure changes no fingerprint, and the paper's table recomputes both its estimates
     second = [d for d in plan.deviations if d.kind == "secondary"]
@@ -196,7 +197,19 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
     # the changes after the plan in the order of their dates, a change of no measure by its short words
     assert plan_macros(plan, claims)["ClaimsDeviationsAfterIds"] == (
         "the scale rows' second RocksDB batch, S4-reader, S1-cass-write, the condition rule, a secondary measure of "
-        "S2-ops-cap over the saturated part of each run, the load label of unthrottled jobs")
+        "S2-ops-cap over the saturated part of each run, the load label of unthrottled jobs, the headline's planned "
+        "verdicts")
+    # what the headline counts (issue Q review): the plan's words before, and after the counts as the abstract gives
+    # them today with the row as it stands
+    head = next(x for x in plan.deviations if x.kind == "headline")
+    now = pl.DataFrame({"claim_id": ["S1-trace-ycsb-cass-scale"], "condition": ["scale"], "study": ["s"],
+                        "claim": ["c"], "ours": ["-6.7 % [-11.9 %, -2.1 %]"], "verdict": ["does not"],
+                        "verdict_planned": [None]}, schema_overrides={"verdict_planned": pl.Utf8})
+    line = next(x for x in render_deviations(plan, rec, now).splitlines() if x.startswith(head.date[:10])
+                and "headline" in x)
+    cells = line.split(" & ")
+    assert "24 could be judged" in cells[4] and "the headline: of one row, one is judged as planned" in cells[5]
+    assert "S1-trace-ycsb-cass-scale: \\ensuremath{-}6.7" in cells[5] and "(does not)" in cells[5]
     # the secondary measure's row: its claim, the recomputed planned estimate before and the secondary one after
     sec = next(x for x in plan.deviations if x.kind == "secondary")
     rec2 = pl.DataFrame({"commit": [sec.commit], "claim_id": ["S2-ops-cap"],
@@ -347,3 +360,36 @@ def test_a_correction_gives_the_rows_before_in_the_plans_words_and_after_as_the_
     assert "light load, traced arm faster" in row.split(" & ")[4]  # before: as the plan says it was
     assert row.split(" & ")[5].startswith(r"S1-trace-ycsb-cass-scale: \ensuremath{-}6.7 \% [")
     assert "(not testable here: traced arm faster: a confound)" in row.split(" & ")[5]
+
+
+def test_a_narrowed_claim_says_so_beside_its_number_with_the_estimates_before_and_after(plan):
+    """review: S1-frag's and S4-sparse-max's runs were narrowed after their estimates were seen, and the text that
+    prints their numbers did not say so; the words come from the plan's deviations (`short`) and the recomputed
+    estimates of the deviations table, each narrowing in the order of its date."""
+    from blkscope.paper.claims_plan_tex import narrowed, render_plan
+
+    devs = {d.commit: d for d in plan.deviations if d.short and d.measure}
+    assert {"3618dea", "e0c2130", "242e04b"} <= set(devs)
+    rec = pl.DataFrame({"commit": ["242e04b", "e0c2130", "3618dea"], "claim_id": ["S4-sparse-max"] * 2 + ["S1-frag"],
+                        "before_estimate": ["2.13x [0.64x, 7.13x]", "1.71x [0.92x, 3.18x]",
+                                            "per stratum 0.80x to 1.13x"],
+                        "before_verdict": ["inconclusive", "inconclusive", "none: strata disagree"],
+                        "after_estimate": ["3.46x [1.27x, 9.39x]"] * 2 + ["0.80x [0.65x, 0.99x]"],
+                        "after_verdict": ["does not"] * 3})  # fmt: skip
+    m = narrowed(plan, rec)
+    assert set(m) == {"ClaimSFourSparseMaxNarrowed", "ClaimSOneFragNarrowed"}  # S4-ms: no recomputed row given
+    sparse = m["ClaimSFourSparseMaxNarrowed"]
+    assert sparse.startswith("narrowed twice after its estimate was seen, ")
+    first, second = sparse.index(devs["e0c2130"].short.replace(" s", r"\,s")), sparse.index(devs["242e04b"].short)
+    assert first < second and sparse.endswith(r"Table~\ref{tab:deviations}") and "(" not in sparse
+    # the estimates before each change in the same order, a verdict they share said once
+    assert "before each, over all runs: 1.71x [0.92x, 3.18x] and 2.13x [0.64x, 7.13x], both inconclusive;" in sparse
+    # a verdict of strata that disagree is the estimate's words already: not repeated
+    frag = m["ClaimSOneFragNarrowed"]
+    assert frag.startswith("narrowed after its estimate was seen, " + devs["3618dea"].short + "; before, over all")
+    assert "runs: per stratum 0.80x to 1.13x; Table" in frag and "none" not in frag
+    claims = pl.DataFrame({"claim_id": ["A"], "condition": ["in-memory"], "verdict_unadjusted": ["replicates"],
+                           "verdict": ["replicates"], "verdict_all": ["replicates"], "p_holm": [0.01],
+                           "pooling": [None], "i2": [None]}, schema_overrides={"pooling": pl.Utf8, "i2": pl.Float64})
+    assert r"\newcommand{\ClaimSOneFragNarrowed}" in render_plan(plan, claims, recomputed=rec)
+    assert "Narrowed" not in render_plan(plan, claims)

@@ -312,3 +312,24 @@ def test_a_throughput_ratio_from_fixed_rate_runs_bounds_no_gain():
     assert "at most" not in light
     # unthrottled runs (inode64's are) still bound the gain
     assert advice.phrases(c.with_columns(load=pl.lit("saturating")))[t.macro].startswith(t.bound.format(pct="4 %"))
+
+
+def test_the_abstract_gives_each_choice_in_short_with_the_row_it_rests_on_and_stays_within_its_word_limit():
+    """Q item 5: the abstract says what to choose (commitlog, data directories, a low-latency journal, a mount
+    option, tracing in production), each with its claim row, in the words the conclusion's advice starts with."""
+    from blkscope.paper.pdf_text import abstract_words
+
+    c = _claims([("S2-ops", "does not", "0.95x [0.83x, 1.10x]", 0.83, 1.10),
+                 ("S4-reader", "not testable here: runs of 11 s", "6.59x [0.89x, 48.93x]", 0.89, 48.93),
+                 ("S3-relatime", "replicates", "4.1 KiB [2.0 KiB, 6.2 KiB]", 2.0, 6.2)])
+    said = advice.abstract_advice(c).split("; ")
+    full = advice.phrases(c)
+    assert said[0] == "either ext4 or xfs for Cassandra's commitlog when the device is the limit (S2-ops)"
+    assert full["AdviceCommitlog"].startswith(said[0].removesuffix(" (S2-ops)") + ":")
+    # a row not testable here makes no choice, and names its row
+    assert "no choice on a low-latency journal read while written (S4-reader)" in said
+    assert "noatime, not the default relatime (S3-relatime)" in said
+    # topics outside ABSTRACT_TOPICS are the conclusion's alone
+    assert not any("inode64" in s or "writeback" in s for s in said)
+    # the word count as pdftotext gives the abstract: its heading out, a word hyphenated at a line end once
+    assert abstract_words("Abstract---We re-test five write-\nups on ext4.") == 6

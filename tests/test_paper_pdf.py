@@ -136,12 +136,14 @@ References.
 \appendices
 \section{Every claim}
 An appendix.
+\begin{figure}[p]\centering\includegraphics{fig.pdf}\caption{An appendix figure alone on a page.}\end{figure}
 \end{document}
 """
 
 
 def test_layout_counts_pages_and_finds_a_lone_half_empty_figure_page(tmp_path):
-    """A figure a third of a page high, alone on a float page: the length check reports that page."""
+    """A figure a third of a page high, alone on a float page: the length check reports that page, in the main text
+    and in the appendices alike."""
     import altair as alt
     import vl_convert as vlc
 
@@ -155,8 +157,9 @@ def test_layout_counts_pages_and_finds_a_lone_half_empty_figure_page(tmp_path):
     subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "p.tex"], cwd=tmp_path, check=True,
                    capture_output=True)  # fmt: skip
     lay = layout(tmp_path / "p.pdf")
-    assert (lay["pages"], lay["main_pages"], lay["reference_pages"], lay["appendix_pages"]) == (4, 2, 1, 1)
-    assert lay["half_empty_figure_pages"] == [2] and 0 < lay["figure_share_per_main_page"][1] < 0.5
+    assert (lay["pages"], lay["main_pages"], lay["reference_pages"], lay["appendix_pages"]) == (5, 2, 1, 2)
+    assert lay["half_empty_figure_pages"] == [2, 5] and 0 < lay["figure_share_per_main_page"][1] < 0.5
+    assert len(lay["figure_share_per_main_page"]) == 2  # the share is the main text's
 
 
 def test_a_claim_under_two_conditions_needs_both_rows():

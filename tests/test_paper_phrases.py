@@ -57,6 +57,27 @@ def test_the_metadata_sentence_names_whichever_filesystem_leads():
     assert characterise_phrases.halves({"xfs": float("nan")}) == "no LRU cache on the curve halves the misses on xfs"
 
 
+def test_the_merge_words_read_the_data_writes_that_the_median_sizes_read_and_say_why_the_medians_disagree():
+    """review: Cassandra on xfs printed a #Q/#D below one (all its writes) beside a median issued size above the
+    queued one (its data writes), and called the latter merging. Both now read the data writes of the same runs: a
+    #Q/#D below one is splitting, and where the medians point the other way the means (bytes over requests) say
+    why."""
+    def row(ratio, q_med, d_med, q_mean, d_mean):
+        return {"data_write_merge_ratio": ratio, "q_write_median_kib": q_med, "d_write_median_kib": d_med,
+                "q_write_mean_kib": q_mean, "d_write_mean_kib": d_mean}
+    words = characterise_phrases.split_words({"xfs": row(0.27, 12.0, 1280.0, 3772.0, 990.0),
+                                              "ext4": row(0.39, 376.0, 1280.0, 2545.0, 940.0)})
+    assert words == (r"of these data writes, \#Q/\#D is 0.39 on ext4 and 0.27 on xfs: the block layer splits them; "
+                     "the medians point the other way on ext4 and xfs, as a median counts requests, not bytes: the "
+                     r"mean data write is 2{,}545 and 3{,}772\,KiB as queued and 940 and 990\,KiB as issued")
+    # medians and #Q/#D agree: no explanation; each filesystem by what the block layer does
+    agree = characterise_phrases.split_words({"ext4": row(2.0, 4.0, 8.0, 4.0, 8.0), "xfs": row(1.0, 4.0, 4.0, 4.0, 4.0),
+                                              "btrfs": row(0.5, 8.0, 4.0, 8.0, 4.0)})
+    assert agree == (r"of these data writes, \#Q/\#D is 2.00 on ext4, 1.00 on xfs and 0.50 on btrfs: the block layer "
+                     "merges them on ext4, issues them as queued on xfs and splits them on btrfs")
+    assert characterise_phrases.split_words({"xfs": row(None, 4.0, 4.0, 4.0, 4.0)}) == ""
+
+
 def _steady(batch2: bool) -> pl.DataFrame:
     """A steady-state table as blkscope.analysis.load.steady_state writes it: two in-memory runs (one steady) and one
     or two memory-capped batches, the first short of 10x its cap, the second over it."""
@@ -189,8 +210,14 @@ def _typeset(tex: str, macros: dict[str, str]) -> str:
 def test_the_scale_paragraph_reads_true_with_one_or_two_capped_batches():
     from pathlib import Path
 
-    tex = (Path(__file__).resolve().parents[1] / "paper/sections/discussion.tex").read_text()
+    sections = Path(__file__).resolve().parents[1] / "paper/sections"
+    tex = (sections / "discussion.tex").read_text()
     scale = tex[tex.index(r"\paragraph{Scale}"):tex.index(r"\paragraph{Kernel")]
+    # each capped batch in turn: in the appendix of the runs, which the paragraph names
+    runs = (sections / "appendix.tex").read_text()
+    runs = runs[runs.index(r"\label{app:runs}"):runs.index(r"\input{generated/tables/conditions.tex}")]
+    assert r"Appendix~\ref{app:runs}" in scale
+    scale += runs
     import re
 
     # the other sections' macros (record counts, device sizes) stand in as "X": the scale macros must do the rest
@@ -299,7 +326,7 @@ def test_the_headline_splits_confirmatory_from_post_hoc_rows_and_counts_publishe
         "verdict": ["replicates", "does not", "inconclusive", "does not", "not tested (no runs)", "inconclusive"]})
     assert published(c) == 3  # a claim's rows, and the claims split from one statement (SAME_STATEMENT): one
     assert split_sentence(c) == (
-        "of the six rows, five could be judged in the studies' conditions: one replicates, two do not and two are "
+        "of the six rows, five are judged as planned: one replicates, two do not and two are "
         "inconclusive (of the two confirmatory rows among them, one does not and one is inconclusive; the other "
         "three are post hoc); one awaits runs")
     assert rows_on_published(c) == "six rows on three published claims"

@@ -113,9 +113,9 @@ def _claims_plan_tex(p: argparse.ArgumentParser) -> Handler:
 
         plan = claims_plan.load(a.plan)
         secondary = pl.read_parquet(a.secondary) if a.secondary else None
-        write_text_atomic(render_plan(plan, pl.read_parquet(a.claims), secondary), a.out)
-        write_text_atomic(render_deviations(plan, pl.read_parquet(a.deviations), pl.read_parquet(a.claims),
-                                            secondary), a.table)
+        recomputed = pl.read_parquet(a.deviations)
+        write_text_atomic(render_plan(plan, pl.read_parquet(a.claims), secondary, recomputed), a.out)
+        write_text_atomic(render_deviations(plan, recomputed, pl.read_parquet(a.claims), secondary), a.table)
         return 0
 
     return run

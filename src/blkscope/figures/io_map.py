@@ -21,6 +21,9 @@ CAPTION = (
 LABEL = "fig:io-map"
 WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
 MAX_PANELS = 3  # runs side by side at 345 bp (and 3 x 40 x 32 cells stay within Altair's 5,000 rows)
+# the colour legend beside the panels, not above them: the figure then shares an appendix page with the one before it
+# (Q review: each stood alone on a page, 17 pt too tall for two)
+LEGEND_PT = 56
 
 
 def _setup(table: pl.DataFrame) -> str | None:
@@ -43,7 +46,7 @@ def chart(table: pl.DataFrame, setup: str | None = None) -> alt.TopLevelMixin:
     runs = df.sort("repeat", "fs").unique("fs", keep="first", maintain_order=True).head(MAX_PANELS)
     df = df.filter(pl.col("run_id").is_in(runs["run_id"].implode()))
     n = runs.height
-    w = (WIDTH - n * (Y_AXIS_PT + 26)) / n  # each panel has its own address axis
+    w = (WIDTH - LEGEND_PT - n * (Y_AXIS_PT + 26)) / n  # each panel has its own address axis
     data = df.select("fs", "t_lo_s", "t_hi_s", "gib_lo", "gib_hi", "requests")
     return (
         alt.Chart(data, width=w, height=90)
@@ -52,7 +55,7 @@ def chart(table: pl.DataFrame, setup: str | None = None) -> alt.TopLevelMixin:
             x=alt.X("t_lo_s:Q", title="time (s)", axis=alt.Axis(tickCount=3, labelOverlap=True)), x2="t_hi_s:Q",
             y=alt.Y("gib_lo:Q", title="address (GiB)", axis=alt.Axis(tickCount=4, labelOverlap=True)), y2="gib_hi:Q",
             color=alt.Color("requests:Q", scale=alt.Scale(type="log", scheme="greys"), title="requests",
-                            legend=alt.Legend(orient="top", gradientLength=80, gradientThickness=6)),
+                            legend=alt.Legend(orient="right", gradientLength=70, gradientThickness=6)),
         )
         .facet(column=alt.Column("fs:N", title=plain_setup(setup), sort=runs["fs"].to_list(),
                                  header=alt.Header(labelFontSize=8, titleFontSize=8)), spacing=10)

@@ -16,8 +16,10 @@ from blkscope.figures.theme import HEADER_PT, TEXT_WIDTH_PT, Y_AXIS_PT, complete
 CAPTION = (
     r"Request sizes over time: the median size of the data requests (without the metadata mark) of each second "
     r"of the run, as the filesystem queued them (Q, dashed) and as they were issued to the device (D, solid), "
-    r"reads and writes apart; one line per traced host run, coloured by filesystem, one row per workload. D above "
-    r"Q: the block layer merged requests; D below Q: it split them. Metadata requests and every setup are in the "
+    r"reads and writes apart; one line per traced host run, coloured by filesystem, one row per workload. A median "
+    r"counts requests, not bytes: D above Q can be merging, or large queued writes, each split into more issued "
+    r"ones, among small queued ones; \#Q/\#D of the same writes tells which (Section~\ref{sec:characterisation}). "
+    r"Metadata requests and every setup are in the "
     r"\texttt{all\_setups} notebook of the artifact (Appendix~\ref{app:data})."
 )
 LABEL = "fig:size-over-time"
@@ -26,6 +28,8 @@ ACTIONS = {"Q": "queued (Q)", "D": "issued (D)"}
 ACTION_DASH = {"issued (D)": [1, 0], "queued (Q)": [3, 2]}
 OPS = ["read", "write"]
 KIB_TICKS = [1, 8, 64, 512, 4096]
+# a row's height: four ticks of a log axis legible, and the figure on one appendix page with the I/O map
+ROW_PT = 36
 
 
 def chart(table: pl.DataFrame, setups: list[str] | None = None, cls: str = "data") -> alt.TopLevelMixin:
@@ -44,7 +48,7 @@ def chart(table: pl.DataFrame, setups: list[str] | None = None, cls: str = "data
     data = complete_cells(df.select("run_id", "fs", "setup", "op", "what", "start_s", "median_kib"), "setup", "op")
     top = float(df["median_kib"].max())
     return (
-        alt.Chart(data, width=w, height=45)
+        alt.Chart(data, width=w, height=ROW_PT)
         .mark_line(strokeWidth=0.8, opacity=0.8, point=alt.OverlayMarkDef(size=4))
         .encode(
             x=alt.X("start_s:Q", title="time (s)", axis=alt.Axis(tickCount=4, labelOverlap=True)),

@@ -70,9 +70,9 @@ TOPICS = (
           "the commitlog directory",
           (("S2-lz4-cap", "whether LZ4 commitlogs make them equal"),)),
     Topic("AdviceDataDir", ("S3-cow-xfs",),
-          "copy-on-write (btrfs) only where its extra device writes are affordable: it wrote more device bytes per "
-          "byte written than xfs",
-          "copy-on-write (btrfs) over xfs, as it wrote fewer device bytes per byte written",
+          "copy-on-write (btrfs) for data directories only where its extra device writes are affordable: it wrote more "
+          "device bytes per byte written than xfs",
+          "copy-on-write (btrfs) over xfs for data directories, as it wrote fewer device bytes per byte written",
           "either btrfs or xfs: neither was shown to write more device bytes",
           "copy-on-write (btrfs) against xfs",
           (("S3-cow-ext4", "than ext4"),)),
@@ -84,8 +84,8 @@ TOPICS = (
           (("S4-ms", "on our loop device, that ext4 stalls a journal written alone for a millisecond or more in "
             "every run"),)),
     Topic("AdviceAtime", ("S3-relatime",),
-          "noatime, as the default relatime wrote more per read",
-          "relatime, as noatime wrote more per read",
+          "noatime, not the default relatime, as relatime wrote more per read",
+          "relatime, not noatime, as noatime wrote more per read",
           "relatime or noatime: neither was shown to write more per read",
           "relatime against noatime"),
     Topic("AdviceWriteback", ("S3-wb-sysbench",),
@@ -371,11 +371,41 @@ def phrases(claims: pl.DataFrame) -> dict[str, str]:
     return {t.macro: phrase(t, row_for(claims, t.claims), rows) for t in TOPICS} | {TRACING: tracing(claims)}
 
 
+_ROW = re.compile(r"\b(S\d-[a-z0-9-]+): ")  # a claim row cited with its evidence ("(S2-ops-cap: 1.01x ...")
+
+
+def short(topic: str, text: str, claims: pl.DataFrame) -> str:
+    """A piece of advice as the abstract gives it: its choice, the words before their reason (": ", ", as ") or
+    evidence (" (S2-..."), and the row it rests on, the first it cites ("either ext4 or xfs for Cassandra's
+    commitlog when the device is the limit (S2-ops-cap)"); a row not testable here: no choice on the topic's
+    subject, and its row."""
+    t = next((x for x in TOPICS if x.macro == topic), None)
+    ids = list(dict.fromkeys(_ROW.findall(text)))
+    rows = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
+    if t is not None and ids and str(rows[ids[0]]["verdict"]).startswith("not test"):
+        return f"no choice on {t.subject} ({ids[0]})"
+    head = re.split(r": |, as | \((?=S\d)", text, maxsplit=1)[0]
+    return f"{head} ({ids[0]})" if ids else head
+
+
+# the abstract's choices (issue Q item 5: commitlog and data directories, a low-latency journal, mount options,
+# tracing in production), within its word limit (blkscope.paper.pdf_text.ABSTRACT_WORDS); the conclusion gives every
+# topic
+ABSTRACT_TOPICS = ("AdviceCommitlog", "AdviceDataDir", "AdviceJournal", "AdviceAtime", TRACING)
+
+
+def abstract_advice(claims: pl.DataFrame) -> str:
+    """The abstract's advice: the short form (short) of each of ABSTRACT_TOPICS, in the conclusion's order, as plain
+    text."""
+    return "; ".join(short(k, v, claims) for k, v in phrases(claims).items() if k in ABSTRACT_TOPICS)
+
+
 def macros(claims: pl.DataFrame) -> dict[str, str]:
     def tex(v: str) -> str:  # a number and its unit of seconds or per cent on one line
         return re.sub(r"(\d) \\%", r"\1\\,\\%", seconds_unbroken(escape(v)))
 
     m = {k: tex(v) for k, v in phrases(claims).items()}
+    m["AdviceAbstract"] = tex(abstract_advice(claims))
     m |= {k: escape(v) for k, v in headline.macros(claims).items()}
     for r in claims.iter_rows(named=True):  # Section X: what each row's estimate says, and the estimate
         m[macro_name("claim", r["claim_id"]) + "Says"] = escape(tidy(says(r)))  # one clause per row (Section X)

@@ -15,7 +15,8 @@ PCT = {"meta_requests", "meta_share", "hot_meta_share", "idle_share", "cold_miss
        "meta_cold_miss"}  # fmt: skip
 DIGITS = {"read_kib": 1, "write_kib": 0, "write_merge_ratio": 2, "q2q_cv": 1, "idc_1s": 0, "map_gib": 1,
           "distinct_mib": 0, "half_mib": 0, "wss_mib": 1, "d2c_p99_us": 0, "d2c_p99_spread": 1,
-          "q_write_median_kib": 0, "d_write_median_kib": 0}  # fmt: skip
+          "q_write_median_kib": 0, "d_write_median_kib": 0, "data_write_merge_ratio": 2, "q_write_mean_kib": 0,
+          "d_write_mean_kib": 0}  # fmt: skip
 
 
 # metric -> the words of its macro name (macro names hold letters only)

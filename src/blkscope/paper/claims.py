@@ -611,12 +611,21 @@ def _row(c: Claim, r, entry, everything, span: tuple[float, float] | None = None
     }  # fmt: skip
 
 
+def ruling(caveat: str | None) -> str | None:
+    """The part of a caveat the condition rule rules on: all but TRACED_FASTER, a sign the interval shows, which is
+    stated beside the verdict and overturns none (issue Q review: a rule on the estimate's own sign, set after it
+    was seen, decided the row it read); None where nothing else is left."""
+    parts = [x for x in str(caveat or "").split(", ") if x and x != TRACED_FASTER]
+    return ", ".join(parts) or None
+
+
 def by_condition(row: dict) -> None:
     """The condition rule (set after the runs were seen; the claims plan's deviations list it): a claim is re-tested
-    in the condition it was made in, so a judged row whose runs are not in it (its `caveat`) is `not testable here:
-    <caveat>`, before and after the correction, its planned verdict (Holm's family as planned) kept in
-    `verdict_planned`; no repeats decide it (n_needed "--")."""
-    if not row.get("caveat") or str(row["verdict"]).startswith("not test"):
+    in the condition it was made in, so a judged row whose runs are not in it (its `caveat`, ruling's part of it) is
+    `not testable here: <caveat>`, before and after the correction, its planned verdict (Holm's family as planned)
+    kept in `verdict_planned`; no repeats decide it (n_needed "--"). A caveat of a traced arm faster alone leaves
+    the verdict as planned, the caveat beside it."""
+    if not ruling(row.get("caveat")) or str(row["verdict"]).startswith("not test"):
         return
     row["verdict_planned"] = row["verdict"]
     row["verdict"] = row["verdict_unadjusted"] = f"{RULED}{row['caveat']}"
@@ -624,10 +633,12 @@ def by_condition(row: dict) -> None:
 
 
 def condition_rule_words() -> str:
-    """The condition rule per study, exactly as `caveat` applies it (REGIMES, the journal writer's latency rule, the
-    tracing confound), for the claims table's caption and Appendix A: "the SSD study's rows need steady runs (...),
-    a saturating load and data at least 10 times the memory; the commitlog study's a saturating load; ...; the
-    Cassandra guide, the journal study and the MySQL study state no condition: their rows are judged as run"."""
+    """The condition rule per study, exactly as `caveat` and `ruling` apply it (REGIMES, the journal writer's latency
+    rule; the tracing confound stated, not ruled on), for the claims table's caption and Appendix A: "the SSD
+    study's rows need steady runs (...), a saturating load and data at least 10 times the memory; the commitlog
+    study's a saturating load; ...; the Cassandra guide, the journal study and the MySQL study state no condition:
+    their rows are judged as run (...). A tracing cost whose traced arm ran faster ... is marked a confound beside its
+    verdict, which stands"."""
     def needs(r: Regime) -> str:
         out = []
         if r.steady:
@@ -642,12 +653,12 @@ def condition_rule_words() -> str:
     said = [f"the {study}'s rows need {needs(r)}" if k == 0 else f"the {study}'s {needs(r)}"
             for k, (study, r) in enumerate(REGIMES.items())]
     said.append(f"a row of the journal writer's latency, in any study, runs of at least {cm.JOURNAL_MIN_S} s")
-    said.append("a tracing cost, a traced arm no faster than the untraced one (else a confound)")
     silent = list(dict.fromkeys(c.study for c in CLAIMS if c.study not in REGIMES))
     names = [f"the {s}" for s in silent]
     names = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
     return (f"{'; '.join(said)}. {names[0].upper()}{names[1:]} state no condition: their rows are judged as run "
-            f"(but for the journal writer's latency)")
+            f"(but for the journal writer's latency). A tracing cost whose traced arm ran faster than its untraced one "
+            f"is marked a confound beside its verdict, which stands")
 
 
 RULED = f"{NOT_TESTABLE}: "  # the condition rule's verdict, its condition after the colon (no parenthesis: a

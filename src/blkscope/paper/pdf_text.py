@@ -138,7 +138,8 @@ MAX_MAIN_PAGES = 14  # the venue's limit: pages of main text, references and app
 def layout(pdf: Path) -> dict:
     """The paper's length and layout, measured from the PDF: pages in all, of main text (before the page the
     references start on), of references, and of appendices; per page of main text, the share of
-    the text block its figures cover, and the pages of figures only that they leave less than half full."""
+    the text block its figures cover; and the pages of figures only that they leave less than half full, in the main
+    text and in the appendices alike (Q review: two appendix figures stood each alone on a half-empty page)."""
     from blkscope.paper.pdf_geometry import form_boxes, plumber_pages, reader, text_block, text_page
 
     pages = reader(pdf).pages
@@ -146,10 +147,11 @@ def layout(pdf: Path) -> dict:
     area = (block.x1 - block.x0) * (block.bottom - block.top)
     refs, app = references_page(pdf), appendix_page(pdf)
     shares, lone = [], []
-    for i, page in enumerate(pages[: refs - 1], start=1):
+    for i, page in enumerate(pages, start=1):
         boxes = form_boxes(page)
         covered = sum((b.x1 - b.x0) * (b.bottom - b.top) for b in boxes)
-        shares.append(round(covered / area, 3))
+        if i < refs:
+            shares.append(round(covered / area, 3))
         half_empty = boxes and covered < LONE_FIGURE_SHARE * area
         if half_empty:
             (ppage,) = plumber_pages(pdf, [i])
@@ -256,6 +258,7 @@ def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
 def _text_checks(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], list[str], dict]:
     """check() but the pages' geometry: the problems it reports before the geometry's and after them, and the
     layout."""
+    from blkscope.paper.advice import abstract_advice
     from blkscope.paper.headline import abstract_counts
     from blkscope.paper.tables import claims_parts, printed_columns
 
@@ -277,11 +280,25 @@ def _text_checks(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], list[str],
     problems += disagreeing_run_counts(text)
     abstract = abstract_text(pages_text(pages, 1, 1))
     after = missing_advice(pages_text(pages, 1, lay["main_pages"]), claims)
+    if (n := abstract_words(abstract)) > ABSTRACT_WORDS:
+        problems.append(f"the abstract has {n} words: more than {ABSTRACT_WORDS}")
     abstract = _unbroken(abstract)
     want = abstract_counts(claims)
     if _unbroken(want) not in abstract:
         after.append(f"the abstract does not give the claims table's counts ({want!r})")
+    if _unbroken(advice := abstract_advice(claims)) not in abstract:  # what to choose, as the verdicts give it today
+        after.append(f"the abstract does not give the advice as the claims table has it ({advice!r})")
     return problems, after, lay
+
+
+ABSTRACT_WORDS = 200  # the venue's limit on the abstract (IEEE: 150 to 250 words; ours the middle of it)
+
+
+def abstract_words(abstract: str) -> int:
+    """The abstract's words as pdftotext gives them (abstract_text), its heading not counted and a word hyphenated
+    across a line end counted once."""
+    body = re.sub(r"^Abstract\W*", "", abstract.strip())
+    return len(re.sub(r"-\n", "", body).split())
 
 
 PAGES_PER_PART = 7  # the paper's geometry is checked in parts of this many pages, each opening the PDF once

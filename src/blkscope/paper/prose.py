@@ -100,9 +100,10 @@ def check(paths: list[Path], words_only: bool = False) -> list[str]:
 # the generated files whose macros are composed for the paper's text (phrases, counts, the plan's figures): each is
 # printed somewhere, or it is dead output that tests keep alive. The files of per-setup numbers (runs.tex, load.tex,
 # characterise.tex, ...) are tables of values the text picks from, as are the per-row clauses of the claims table
-# (Claim<Id>Says, Claim<Id>Shown: Section X names the rows it discusses).
+# (Claim<Id>Says, Claim<Id>Shown, and Claim<Id>Narrowed beside a narrowed claim's number: Section X names the rows
+# it discusses).
 COMPOSED = ("advice.tex", "claims_plan.tex")
-PER_ROW = re.compile(r"^Claim(?!s[A-Z])[A-Za-z]+(?:Says|Shown)$")
+PER_ROW = re.compile(r"^Claim(?!s[A-Z])[A-Za-z]+(?:Says|Shown|Narrowed)$")
 _DEFINED = re.compile(r"\\(?:re)?newcommand\{?\\([A-Za-z]+)\}?")
 
 

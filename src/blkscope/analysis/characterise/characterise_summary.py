@@ -4,6 +4,9 @@ median over a setup's repeats: what the paper's Characterisation section compare
 Per run (null where the table or the requests are absent):
 - read_kib, write_kib: mean size of the issued (D) requests; meta_requests: share of D requests marked `M`;
 - write_merge_ratio: btt's #Q/#D of the writes (class all);
+- data_write_merge_ratio: #Q/#D of the data writes alone (class data), the requests q_write_median_kib and
+  d_write_median_kib describe; q_write_mean_kib, d_write_mean_kib: the mean size of those writes as queued and as
+  issued over the whole run (bytes over requests: their ratio is that #Q/#D, where every byte queued is issued);
 - meta_share: share of page accesses (C) that are metadata; hot_meta_share: of the hottest 1 % of pages';
 - q2q_cv: coefficient of variation of the Q2Q times (1 for Poisson arrivals); idc_1s: index of dispersion of the
   Q counts in 1-s windows (class all); idle_share: the share of the trace's span the device had nothing in flight;
@@ -39,7 +42,7 @@ SETUP = ["testbed", "workload", "job", "filesystem"]
 METRICS = ["read_kib", "write_kib", "meta_requests", "write_merge_ratio", "meta_share", "hot_meta_share", "q2q_cv",
            "idc_1s", "idle_share", "map_gib", "map_fill", "distinct_mib", "cold_miss", "half_mib", "wss_mib",
            "d2c_p99_us", "d2c_p99_spread", "q_write_median_kib", "d_write_median_kib", "data_cold_miss",
-           "meta_cold_miss"]  # fmt: skip
+           "meta_cold_miss", "data_write_merge_ratio", "q_write_mean_kib", "d_write_mean_kib"]  # fmt: skip
 ALL_CLASSES = pl.col("class") == "all"
 # the views read here that sum over requests, and the reuse tables: class all rows
 BY_CLASS = {"arrivals", "merges", "dispersion", "reuse", "mrc", "wss"}
@@ -72,7 +75,12 @@ def _sizes(s: pl.DataFrame | None) -> dict:
         mean[op] = float((x["size_kib"] * x["requests"]).sum() / n_op) if n_op else None
     n = d["requests"].sum()
     meta = d.filter(pl.col("class") == "meta")["requests"].sum() / n if n else None
-    return {"read_kib": mean["read"], "write_kib": mean["write"], "meta_requests": meta}
+    data = {}  # the data writes as queued and as issued
+    for a in "QD":
+        x = s.filter((pl.col("action") == a) & (pl.col("op") == "write") & (pl.col("class") == "data"))
+        n_a = x["requests"].sum()
+        data[f"{a.lower()}_write_mean_kib"] = float((x["size_kib"] * x["requests"]).sum() / n_a) if n_a else None
+    return {"read_kib": mean["read"], "write_kib": mean["write"], "meta_requests": meta, **data}
 
 
 def _over_time(t: pl.DataFrame | None) -> dict:
@@ -152,12 +160,14 @@ def per_run(dirs: Mapping[str, Path], jobs: int = 1) -> pl.DataFrame:
 
 def _run_row(item: tuple[str, Path]) -> dict:
     run_id, d = item
-    io_map, arr, disp, hot = (_read(d, t) for t in ("io_map", "arrivals", "dispersion", "metadata_hot"))
+    io_map, arr, disp, hot, merges = (_read(d, t) for t in ("io_map", "arrivals", "dispersion", "metadata_hot",
+                                                            "merges"))
     span = float(io_map["t_hi_s"].max()) if io_map is not None and io_map.height else None
     idle = _one(arr, (pl.col("op") == "all") & (pl.col("what") == "idle"), "total_s")
     return {
         "run_id": run_id, **_sizes(_read(d, "sizes")), **_over_time(_read(d, "throughput")),
-        "write_merge_ratio": _one(_read(d, "merges"), (pl.col("op") == "write") & ALL_CLASSES, "merge_ratio"),
+        "write_merge_ratio": _one(merges, (pl.col("op") == "write") & ALL_CLASSES, "merge_ratio"),
+        "data_write_merge_ratio": _one(merges, (pl.col("op") == "write") & (pl.col("class") == "data"), "merge_ratio"),
         "meta_share": _one(hot, pl.col("op") == "all", "meta_share"),
         "hot_meta_share": _one(hot, pl.col("op") == "all", "hot_meta_share"),
         "q2q_cv": _one(arr, (pl.col("op") == "all") & ALL_CLASSES & (pl.col("what") == "q2q"), "cv"),
