@@ -137,13 +137,17 @@ References.
 \section{Every claim}
 An appendix.
 \begin{figure}[p]\centering\includegraphics{fig.pdf}\caption{An appendix figure alone on a page.}\end{figure}
+\clearpage
+\section{Data}
+More text.
+\begin{figure}[p]\centering\includegraphics{fig.pdf}\caption{The last page: left to the end.}\end{figure}
 \end{document}
 """
 
 
 def test_layout_counts_pages_and_finds_a_lone_half_empty_figure_page(tmp_path):
     """A figure a third of a page high, alone on a float page: the length check reports that page, in the main text
-    and in the appendices alike."""
+    and in the appendices alike, but on the last page (the floats left at the end, where nothing could share it)."""
     import altair as alt
     import vl_convert as vlc
 
@@ -157,7 +161,7 @@ def test_layout_counts_pages_and_finds_a_lone_half_empty_figure_page(tmp_path):
     subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "p.tex"], cwd=tmp_path, check=True,
                    capture_output=True)  # fmt: skip
     lay = layout(tmp_path / "p.pdf")
-    assert (lay["pages"], lay["main_pages"], lay["reference_pages"], lay["appendix_pages"]) == (5, 2, 1, 2)
+    assert (lay["pages"], lay["main_pages"], lay["reference_pages"], lay["appendix_pages"]) == (7, 2, 1, 4)
     assert lay["half_empty_figure_pages"] == [2, 5] and 0 < lay["figure_share_per_main_page"][1] < 0.5
     assert len(lay["figure_share_per_main_page"]) == 2  # the share is the main text's
 
