@@ -140,12 +140,12 @@ impl Stream {
             info.insert("byte_order".into(), json!(if w.fmt.big { "big" } else { "little" }));
         }
         let mut from = 0;
-        for &(pid, cpu, end) in &w.names {
-            names.add(pid, cpu, &String::from_utf8_lossy(&w.name_bytes[from..end]), &mut sink.ev.process.dict);
+        for &(pid, cpu, end) in &w.notes.names {
+            names.add(pid, cpu, &String::from_utf8_lossy(&w.notes.name_bytes[from..end]), &mut sink.ev.process.dict);
             from = end;
         }
         if names.wall.is_none() {
-            names.wall = w.wall;
+            names.wall = w.notes.wall;
         }
         rep.warnings.append(&mut w.rep.warnings);
         for (what, k) in std::mem::take(&mut w.rep.unknown) {
