@@ -85,6 +85,8 @@ pub struct Window {
     pub last: bool,
     /// input bytes this window accounts for (the progress meter)
     pub bytes: u64,
+    /// bytes read into buf[HEAD..] (set by `read_window`)
+    pub got: usize,
     pub notes: Notes,
     /// warnings, resyncs, truncation and unknown actions, in the order found
     pub rep: Report,
@@ -105,11 +107,22 @@ impl Default for Window {
             first: false,
             last: false,
             bytes: 0,
+            got: 0,
             notes: Notes::default(),
             rep: Report::default(),
             state: None,
         }
     }
+}
+
+/// Read the next window's bytes into buf[HEAD..HEAD + got] (got < window: the end of the input).
+pub fn read_window(input: &mut dyn Read, path: &Path, window: usize, w: &mut Window) -> Result<usize, Fail> {
+    if w.buf.len() < HEAD + window {
+        // zeroed by the allocator (calloc: pages untouched until read into), not by a memset of 1 MB
+        w.buf = vec![0; HEAD + window];
+    }
+    w.got = input::fill(input, &mut w.buf[HEAD..HEAD + window], path)?;
+    Ok(w.got)
 }
 
 /// What a window's notify records said, for the decoder thread to replay.
@@ -161,7 +174,7 @@ impl Notes {
 /// Reads one file's windows and decodes them (on the decoder thread, or on a read-ahead thread).
 pub struct Reader {
     path: PathBuf,
-    input: Box<dyn Read + Send>,
+    input: Option<Box<dyn Read + Send>>, // None: a read-ahead thread has it
     window: usize,
     name_cpu: Option<u32>,
     t: Arc<Tables>,
@@ -176,17 +189,25 @@ pub struct Reader {
 impl Reader {
     pub fn new(path: &Path, input: Box<dyn Read + Send>, base: u64, window: usize, name_cpu: Option<u32>,
                t: Arc<Tables>) -> Reader {
-        Reader { path: path.to_owned(), input, window, name_cpu, t, fmt: None, base, carry: Vec::new(),
+        Reader { path: path.to_owned(), input: Some(input), window, name_cpu, t, fmt: None, base, carry: Vec::new(),
                  last_seq: HashMap::new(), cur: (NO_KEY, 0), state: FileState::default() }
     }
 
     /// Read and decode the next window into `w` (its buffers reused).
     pub fn next(&mut self, w: &mut Window) -> Result<(), Fail> {
-        if w.buf.len() < HEAD + self.window {
-            // zeroed by the allocator (calloc: pages untouched until read into), not by a memset of 1 MB
-            w.buf = vec![0; HEAD + self.window];
-        }
-        let got = input::fill(self.input.as_mut(), &mut w.buf[HEAD..HEAD + self.window], &self.path)?;
+        let input = self.input.as_mut().expect("the input is read here");
+        read_window(input.as_mut(), &self.path, self.window, w)?;
+        self.decode_window(w)
+    }
+
+    /// The input, for a thread that reads windows (`read_window`) for `decode_window` here.
+    pub fn take_input(&mut self) -> Box<dyn Read + Send> {
+        self.input.take().expect("the input, taken once")
+    }
+
+    /// Decode a window read by `read_window`: the cut record of the last window put in front first.
+    pub fn decode_window(&mut self, w: &mut Window) -> Result<(), Fail> {
+        let got = w.got;
         // the walk leaves at most one cut record (or 3 bytes of a cut magic), shorter than HEAD
         let c = self.carry.len();
         assert!(c <= HEAD, "carry of {c} bytes");

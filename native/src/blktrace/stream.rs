@@ -8,7 +8,7 @@ use std::sync::{mpsc, Arc};
 use serde_json::{json, Value};
 
 use super::codes::*;
-use super::decode::{FileState, Reader, Tables, Window, CODES};
+use super::decode::{read_window, FileState, Reader, Tables, Window, CODES};
 use super::layout::{with_layout, Layout};
 use super::names::{Names, NONE};
 use crate::events::Spare;
@@ -22,31 +22,38 @@ const CHUNK: usize = 4096; // records per column pass: ~200 KB of headers, cache
 enum Src {
     /// read and decoded on this thread
     Here(Box<Reader>),
-    /// a thread reading and decoding one window ahead
-    Ahead(Ahead),
+    /// a thread reading one window ahead, and decoding it too unless the Reader is here (then it decodes
+    /// each window on this thread)
+    Ahead(Ahead, Option<Box<Reader>>),
     /// the last window was handed out
     Done,
 }
 
-/// A read-ahead thread: windows go to it to be reused and come back read and decoded (the last one with
-/// `last` set; the thread then stops). On two cores the read() copies, any decompression and the walk and
-/// decode run beside the column pass (sink.rs has the writer thread).
+/// A read-ahead thread: windows go to it to be reused and come back read, and decoded when it has the
+/// Reader (the last one with `last` set, or got < window when only read; the thread then stops). On two
+/// cores the read() copies, any decompression and the walk and decode run beside the column pass (sink.rs
+/// has the writer thread).
 struct Ahead {
     empty: mpsc::Sender<Window>,
     full: mpsc::Receiver<Result<Window, Fail>>,
 }
 
 impl Ahead {
-    fn start(mut reader: Reader) -> Ahead {
+    fn start(mut job: Job) -> Ahead {
         let (empty, empty_rx) = mpsc::channel::<Window>();
         let (full_tx, full) = mpsc::channel();
         std::thread::Builder::new()
             .name("blktrace-read".into())
             .spawn(move || {
                 for mut w in empty_rx {
-                    let r = reader.next(&mut w);
-                    let end = r.is_err() || w.last;
-                    if full_tx.send(r.map(|()| w)).is_err() || end {
+                    let r = match &mut job {
+                        Job::Decode(reader) => reader.next(&mut w).map(|()| w.last),
+                        Job::Read(input, path, window) => {
+                            read_window(input.as_mut(), path, *window, &mut w).map(|got| got < *window)
+                        }
+                    };
+                    let end = !matches!(r, Ok(false));
+                    if full_tx.send(r.map(|_| w)).is_err() || end {
                         break;
                     }
                 }
@@ -66,6 +73,12 @@ impl Ahead {
     }
 }
 
+/// What a read-ahead thread does with each window.
+enum Job {
+    Decode(Reader),
+    Read(Box<dyn Read + Send>, PathBuf, usize),
+}
+
 pub struct Stream {
     pub path: PathBuf,
     pub name_cpu: Option<u32>,
@@ -80,8 +93,9 @@ pub struct Stream {
 }
 
 impl Stream {
-    /// `ahead`: a thread reads (and decompresses) and decodes the next window while this one is handed out.
-    pub fn open(path: &Path, name_cpu: Option<u32>, window: usize, ahead: bool, t: &Arc<Tables>)
+    /// `ahead`: a thread reads (and decompresses) the next window while this one is handed out, and
+    /// decodes it too when `decode_ahead`.
+    pub fn open(path: &Path, name_cpu: Option<u32>, window: usize, ahead: bool, decode_ahead: bool, t: &Arc<Tables>)
         -> Result<Stream, Fail> {
         let (input, base): (Box<dyn Read + Send>, u64) = match crate::part::get().range {
             // a part of one big file: bytes [a, b), a at a record start (src/blkscope/parts.py finds it)
@@ -96,8 +110,15 @@ impl Stream {
             }
             None => (input::open(path)?, 0),
         };
-        let reader = Reader::new(path, input, base, window, name_cpu, t.clone());
-        let src = if ahead { Src::Ahead(Ahead::start(reader)) } else { Src::Here(Box::new(reader)) };
+        let mut reader = Reader::new(path, input, base, window, name_cpu, t.clone());
+        let src = match (ahead, decode_ahead) {
+            (false, _) => Src::Here(Box::new(reader)),
+            (true, true) => Src::Ahead(Ahead::start(Job::Decode(reader)), None),
+            (true, false) => {
+                let job = Job::Read(reader.take_input(), path.to_owned(), window);
+                Src::Ahead(Ahead::start(job), Some(Box::new(reader)))
+            }
+        };
         Ok(Stream { path: path.to_owned(), name_cpu, src, win: Window::default(), done: false, at: 0,
                     first_time: None, before_origin: 0, n_ev: 0, state: FileState::default() })
     }
@@ -117,8 +138,11 @@ impl Stream {
         -> Result<(), Fail> {
         match &mut self.src {
             Src::Here(r) => r.next(&mut self.win)?,
-            Src::Ahead(a) => {
-                let next = a.next(&self.path)?;
+            Src::Ahead(a, here) => {
+                let mut next = a.next(&self.path)?;
+                if let Some(r) = here {
+                    r.decode_window(&mut next)?;
+                }
                 let old = std::mem::replace(&mut self.win, next);
                 if !self.win.last {
                     a.refill(old);
