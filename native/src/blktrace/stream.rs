@@ -212,7 +212,7 @@ impl Stream {
         }
         let buf = &self.win.buf[..self.win.n];
         let cpu0 = f.rec(buf, self.win.offs[self.at]).cpu;
-        names.build(cpu0);
+        names.build(cpu0, (end - self.at) as u64);
         let names = &*names;
         let tbl = names.table(cpu0);
         let mut i = self.at;
