@@ -4,9 +4,9 @@
 //! files such as a merged `blkparse -d` dump; .zst/.gz/.xz read transparently. Unlike blkparse, a gap in the
 //! CPU list does not stop reading; it is reported, like per-CPU sequence gaps and resynchronisations.
 //!
-//! One pass, bounded memory: each file of a set is read() in windows of about 1 MB (stream.rs; walked,
-//! decoded and copied into columns while in cache), and the files advance
-//! together up to a common time horizon, so a process name (a notify record, written on whichever CPU
+//! One pass, bounded memory: each file of a set is read() in windows of about 1 MB, walked and decoded
+//! (decode.rs; on the file's read-ahead thread when there are CPUs for them) and copied into columns
+//! (stream.rs), and the files advance together up to a common time horizon, so a process name (a notify record, written on whichever CPU
 //! first saw the pid) is known before that pid's events on other CPUs are written, and time_ns counts from
 //! the earliest first event (blkparse's genesis).
 //!
