@@ -1,0 +1,474 @@
+//! One blktrace file read and decoded window by window: records located (magic and version checked per
+//! record, resynchronising past garbage), each event's offset, code and time noted, notify records kept.
+//! With a second CPU this runs on a read-ahead thread per file (stream.rs), a window ahead of the column
+//! pass; what a window tells the decoder thread (process names, the wall clock, warnings, unknown actions)
+//! travels with it and is replayed there at the window's turn, so names are interned and messages written
+//! in the order the one-thread path gives.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use memchr::memmem;
+use serde_json::json;
+
+use super::codes::*;
+use super::layout::{with_layout, Layout, Rec};
+use crate::input;
+use crate::report::{Fail, Report};
+
+/// Record layout of one file: version 7 (48-byte header) or 8 (64), byte order from its first magic.
+#[derive(Clone, Copy)]
+pub struct Fmt {
+    pub version: u32,
+    pub big: bool,
+}
+
+impl Fmt {
+    pub fn detect(head: &[u8]) -> Option<Fmt> {
+        if head.len() < 4 {
+            return None;
+        }
+        let b: [u8; 4] = head[..4].try_into().unwrap();
+        for big in [false, true] {
+            let m = if big { u32::from_be_bytes(b) } else { u32::from_le_bytes(b) };
+            let v = m & 0xFF;
+            if m & 0xFFFF_FF00 == MAGIC && (v == 7 || v == 8) {
+                return Some(Fmt { version: v, big });
+            }
+        }
+        None
+    }
+}
+
+/// Tables shared by all streams: category -> rwbs key; by action code (and MSG): not known to blkparse,
+/// has a sector (not `no_sector`: a lookup instead of four compares per event). Fixed sizes, indexed by
+/// a 16-bit category and a 9-bit code: lookups without a bounds check.
+pub struct Tables {
+    pub cat_key: Box<[u8; 1 << 16]>,
+    pub unknown: [bool; CODES],
+    pub sector: [bool; CODES],
+}
+
+/// Table size for action codes and MSG (a code is < 257).
+pub const CODES: usize = 512;
+
+const NO_KEY: (u32, u32) = (u32::MAX, u32::MAX);
+
+/// Room kept in front of each window for the record cut at the end of the last one (a record is at most a
+/// 64-byte header and a 65,535-byte payload).
+const HEAD: usize = 1 << 17;
+
+/// What the decode counts per file, handed to the stream with the file's last window.
+#[derive(Default)]
+pub struct FileState {
+    pub n_rec: u64,
+    pub other_cpu: u64,
+    pub devices: BTreeSet<u32>,
+    pub gaps: BTreeMap<(u32, u32), (i64, i64)>,
+}
+
+/// One decoded window: its bytes (buf[start..n], the cut record of the last window in front), its events
+/// (notify records removed, messages kept), and what the decode found for the decoder thread to replay.
+pub struct Window {
+    pub buf: Vec<u8>,
+    pub start: usize,
+    pub n: usize,
+    pub offs: Vec<usize>,
+    pub codes: Vec<u16>,
+    pub times: Vec<u64>,
+    pub sorted: bool,
+    pub fmt: Fmt,
+    /// the file's first window (its format is new) and its last (then `state` is set)
+    pub first: bool,
+    pub last: bool,
+    /// input bytes this window accounts for (the progress meter)
+    pub bytes: u64,
+    /// bytes read into buf[HEAD..] (set by `read_window`)
+    pub got: usize,
+    pub notes: Notes,
+    /// warnings, resyncs, truncation and unknown actions, in the order found
+    pub rep: Report,
+    pub state: Option<FileState>,
+}
+
+impl Default for Window {
+    fn default() -> Window {
+        Window {
+            buf: Vec::new(),
+            start: 0,
+            n: 0,
+            offs: Vec::new(),
+            codes: Vec::new(),
+            times: Vec::new(),
+            sorted: true,
+            fmt: Fmt { version: 7, big: false },
+            first: false,
+            last: false,
+            bytes: 0,
+            got: 0,
+            notes: Notes::default(),
+            rep: Report::default(),
+            state: None,
+        }
+    }
+}
+
+/// Read the next window's bytes into buf[HEAD..HEAD + got] (got < window: the end of the input).
+pub fn read_window(input: &mut dyn Read, path: &Path, window: usize, w: &mut Window) -> Result<usize, Fail> {
+    if w.buf.len() < HEAD + window {
+        // zeroed by the allocator (calloc: pages untouched until read into), not by a memset of 1 MB
+        w.buf = vec![0; HEAD + window];
+    }
+    w.got = input::fill(input, &mut w.buf[HEAD..HEAD + window], path)?;
+    Ok(w.got)
+}
+
+/// What a window's notify records said, for the decoder thread to replay.
+#[derive(Default)]
+pub struct Notes {
+    /// process notify records in record order: (pid, cpu, end of the name in `name_bytes`)
+    pub names: Vec<(u32, u32, usize)>,
+    pub name_bytes: Vec<u8>,
+    /// the window's first timestamp notify: sec, nsec, at (trace time)
+    pub wall: Option<(u32, u32, u64)>,
+    /// notify records that are not events (all but messages)
+    skipped: u64,
+}
+
+impl Notes {
+    fn clear(&mut self) {
+        self.names.clear();
+        self.name_bytes.clear();
+        self.wall = None;
+        self.skipped = 0;
+    }
+
+    /// A notify record: true when it is a message (an event). Out of the walk's loop (notify records are
+    /// rare), which then keeps its state in fewer registers.
+    #[cold]
+    #[inline(never)]
+    fn note<L: Layout>(&mut self, f: L, buf: &[u8], o: usize, r: &Rec) -> bool {
+        let skip = if r.action & CGROUP_BIT != 0 { 8 } else { 0 };
+        let data = &buf[(o + f.hdr() + skip).min(o + f.hdr() + r.pdu_len as usize)..o + f.hdr() + r.pdu_len as usize];
+        match r.action & 0xFF {
+            NOTIFY_PROCESS => {
+                let end = memchr::memchr(0, data).unwrap_or(data.len());
+                self.name_bytes.extend_from_slice(&data[..end]);
+                self.names.push((r.pid, r.cpu, self.name_bytes.len()));
+            }
+            NOTIFY_TIMESTAMP => {
+                if self.wall.is_none() && data.len() >= 8 {
+                    self.wall = Some((f.u32(data, 0), f.u32(data, 4), r.time));
+                }
+            }
+            NOTIFY_MESSAGE => return true,
+            _ => {}
+        }
+        self.skipped += 1;
+        false
+    }
+}
+
+/// Reads one file's windows and decodes them (on the decoder thread, or on a read-ahead thread).
+pub struct Reader {
+    path: PathBuf,
+    input: Option<Box<dyn Read + Send>>, // None: a read-ahead thread has it
+    window: usize,
+    name_cpu: Option<u32>,
+    t: Arc<Tables>,
+    fmt: Option<Fmt>,
+    base: u64, // file offset of the next window's first unconsumed byte
+    carry: Vec<u8>,
+    last_seq: HashMap<(u32, u32), u32>,
+    cur: ((u32, u32), u32), // the (device, cpu) of the last record and its sequence number
+    state: FileState,
+}
+
+impl Reader {
+    pub fn new(path: &Path, input: Box<dyn Read + Send>, base: u64, window: usize, name_cpu: Option<u32>,
+               t: Arc<Tables>) -> Reader {
+        Reader { path: path.to_owned(), input: Some(input), window, name_cpu, t, fmt: None, base, carry: Vec::new(),
+                 last_seq: HashMap::new(), cur: (NO_KEY, 0), state: FileState::default() }
+    }
+
+    /// Read and decode the next window into `w` (its buffers reused).
+    pub fn next(&mut self, w: &mut Window) -> Result<(), Fail> {
+        let input = self.input.as_mut().expect("the input is read here");
+        read_window(input.as_mut(), &self.path, self.window, w)?;
+        self.decode_window(w)
+    }
+
+    /// The input, for a thread that reads windows (`read_window`) for `decode_window` here.
+    pub fn take_input(&mut self) -> Box<dyn Read + Send> {
+        self.input.take().expect("the input, taken once")
+    }
+
+    /// Decode a window read by `read_window`: the cut record of the last window put in front first.
+    pub fn decode_window(&mut self, w: &mut Window) -> Result<(), Fail> {
+        let got = w.got;
+        // the walk leaves at most one cut record (or 3 bytes of a cut magic), shorter than HEAD
+        let c = self.carry.len();
+        assert!(c <= HEAD, "carry of {c} bytes");
+        w.buf[HEAD - c..HEAD].copy_from_slice(&self.carry);
+        (w.start, w.n) = (HEAD - c, HEAD + got);
+        w.last = got < self.window;
+        w.first = self.fmt.is_none();
+        w.offs.clear();
+        w.codes.clear();
+        w.times.clear();
+        w.sorted = true;
+        w.notes.clear();
+        w.bytes = 0;
+        w.rep = Report::default();
+        w.state = None;
+        if w.first {
+            if w.n == w.start {
+                return Err(Fail::new(&self.path, None, "empty file: expected blktrace binary records"));
+            }
+            let data = &w.buf[w.start..w.n];
+            self.fmt = Some(Fmt::detect(data).ok_or_else(|| {
+                let h: String = data[..data.len().min(4)].iter().map(|b| format!("{b:02x}")).collect();
+                Fail::offset(&self.path, self.base, format!("not a blktrace file (magic {h}, expected 0x656174 with version 7 or 8)"))
+            })?);
+        }
+        let fmt = self.fmt.expect("detected above");
+        w.fmt = fmt;
+        if w.n > w.start {
+            let consumed = with_layout!(fmt, l => self.decode(l, w));
+            w.bytes = (if w.last { w.n } else { consumed } - w.start) as u64;
+            self.base += (consumed - w.start) as u64;
+            self.carry.clear();
+            self.carry.extend_from_slice(&w.buf[consumed..w.n]);
+        }
+        if w.last {
+            w.state = Some(std::mem::take(&mut self.state));
+        }
+        Ok(())
+    }
+
+    /// Locate the window's records and decode each as it is found, while its bytes are in L1 (a walk
+    /// writing the offsets and a decode pass reading them back were two passes over the window); returns
+    /// where the next window starts. Not inlined into `next`: there the loop's state spilled to the stack
+    /// (+170 M instructions on the bench set).
+    #[inline(never)]
+    fn decode<L: Layout>(&mut self, f: L, w: &mut Window) -> usize {
+        let t = &*self.t;
+        let buf = &w.buf[..w.n];
+        // every record is at least a header long: room for all the events of the window, written below
+        // without a capacity check per push
+        let cap = (w.n - w.start) / f.hdr() + 1;
+        w.offs.reserve(cap);
+        w.codes.reserve(cap);
+        w.times.reserve(cap);
+        let (offs, codes, times) = (w.offs.as_mut_ptr(), w.codes.as_mut_ptr(), w.times.as_mut_ptr());
+        let mut k = 0usize; // events so far
+        let (mut sorted, mut prev_time) = (true, 0u64);
+        let mut unknown: BTreeMap<usize, i64> = BTreeMap::new();
+        let notes = &mut w.notes;
+        // the per-record state in locals (registers), written back after the window: through &mut fields
+        // each record loaded and stored them again (the raw stores below may alias them)
+        let (name_cpu, mut other_cpu, mut cur) = (self.name_cpu, 0u64, self.cur);
+        let (last_seq, gaps, devices) = (&mut self.last_seq, &mut self.state.gaps, &mut self.state.devices);
+        let fmt = self.fmt.expect("detected");
+        let consumed = walk_records(f, fmt, buf, w.start, self.base, &self.path, w.last, &mut w.rep, |o| {
+            let r = f.rec(buf, o);
+            let cat = ((r.action >> 16) & 0xFFFF) as u32;
+            let mut code = (r.action & 0xFF) as usize;
+            if cat & TC_NOTIFY != 0 {
+                if !notes.note(f, buf, o, &r) {
+                    return;
+                }
+                code = MSG;
+            }
+            if t.unknown[code & (CODES - 1)] {
+                *unknown.entry(code).or_insert(0) += 1;
+            }
+            if let Some(c) = name_cpu {
+                other_cpu += (r.cpu != c) as u64;
+            }
+            if code != MSG {
+                let key = (r.device, r.cpu);
+                // the usual per-CPU file has one key: skip the map while it stays the same
+                let prev = if cur.0 == key {
+                    let p = cur.1;
+                    cur.1 = r.seq;
+                    Some(p)
+                } else {
+                    if cur.0 != NO_KEY {
+                        last_seq.insert(cur.0, cur.1);
+                    }
+                    cur = (key, r.seq);
+                    last_seq.get(&key).copied()
+                };
+                if let Some(prev) = prev {
+                    let d = r.seq as i64 - prev as i64;
+                    if d > 1 || d <= 0 {
+                        let g = gaps.entry(key).or_insert((0, 0));
+                        if d > 1 {
+                            g.0 += d - 1;
+                        } else {
+                            g.1 += 1;
+                        }
+                    }
+                } else {
+                    devices.insert(r.device);
+                }
+                if cur.0 == key && prev.is_none() {
+                    last_seq.insert(key, r.seq);
+                }
+            }
+            // (times are unsigned: the first event of the window compares with 0 and keeps `sorted`)
+            sorted &= r.time >= prev_time;
+            prev_time = r.time;
+            // SAFETY: k < cap, the room reserved above (one event per record at most, each record at least
+            // a header long, all of them inside buf[start..n])
+            unsafe {
+                offs.add(k).write(o);
+                codes.add(k).write(code as u16);
+                times.add(k).write(r.time);
+            }
+            k += 1;
+        });
+        self.state.other_cpu += other_cpu;
+        self.state.n_rec += k as u64 + w.notes.skipped;
+        self.cur = cur;
+        // SAFETY: the first k slots of each were written above (the vectors were cleared in `next`)
+        unsafe {
+            w.offs.set_len(k);
+            w.codes.set_len(k);
+            w.times.set_len(k);
+        }
+        w.sorted = sorted;
+        if !unknown.is_empty() {
+            // 257 strings, made only when needed (they were made for every window, ~500 times on the bench set)
+            let names_tbl = action_names();
+            for (c, k) in unknown {
+                w.rep.count_unknown(&format!("action {}", names_tbl[c]), k);
+            }
+        }
+        consumed
+    }
+}
+
+/// Walk the complete records of `buf[start..]` (magic and version checked per record, resynchronising past
+/// garbage with a warning), calling `rec` with each one's offset; returns where the next window starts.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn walk_records<L: Layout>(f: L, fm: Fmt, buf: &[u8], start: usize, base: u64, path: &Path, last: bool,
+                           rep: &mut Report, mut rec: impl FnMut(usize)) -> usize {
+    let n = buf.len();
+    let magic = MAGIC | fm.version;
+    let pat = if fm.big { magic.to_be_bytes() } else { magic.to_le_bytes() };
+    let hdr = f.hdr();
+    let mut pos = start;
+    while pos + 4 <= n {
+        if buf[pos..pos + 4] == pat {
+            if pos + hdr > n {
+                break;
+            }
+            let end = pos + hdr + f.pdu_len(buf, pos) as usize;
+            if end > n {
+                break;
+            }
+            rec(pos);
+            pos = end;
+            continue;
+        }
+        // not a record here: skip to the next magic word at any byte
+        let to = match memmem::find(&buf[pos + 1..], &pat) {
+            Some(k) => pos + 1 + k,
+            None if last => n,
+            None => n.saturating_sub(3).max(pos), // a magic may straddle the cut
+        };
+        if to > pos {
+            let off = base + (pos - start) as u64;
+            rep.trace_list("resyncs").push(json!({"file": path.display().to_string(), "byte_offset": off,
+                                                 "bytes_skipped": to - pos}));
+            rep.warn(format!("{}: byte offset {off}: no valid record (bad magic or version); skipped {} bytes to \
+                              the next record", path.display(), to - pos));
+        }
+        if to == pos {
+            break;
+        }
+        pos = to;
+    }
+    if last && pos < n {
+        let off = base + (pos - start) as u64;
+        rep.warn(format!("{}: byte offset {off}: truncated last record ({} bytes) ignored", path.display(), n - pos));
+        rep.trace_list("truncated").push(json!({"file": path.display().to_string(), "byte_offset": off}));
+    }
+    pos
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A v7 little-endian record: header fields that matter to the walk, then `pdu` payload bytes.
+    fn rec(seq: u32, pdu: &[u8]) -> Vec<u8> {
+        let mut r = Vec::with_capacity(48 + pdu.len());
+        r.extend_from_slice(&(MAGIC | 7).to_le_bytes());
+        r.extend_from_slice(&seq.to_le_bytes());
+        r.extend_from_slice(&(1000 + seq as u64).to_le_bytes()); // time
+        r.extend_from_slice(&[0; 8 + 4]); // sector, bytes
+        r.extend_from_slice(&(1u32 | (1 << 16)).to_le_bytes()); // action Q, READ
+        r.extend_from_slice(&[0; 4 * 3 + 2]); // pid, device, cpu, error
+        r.extend_from_slice(&(pdu.len() as u16).to_le_bytes());
+        r.extend_from_slice(pdu);
+        r
+    }
+
+    fn walk(data: &[u8], last: bool) -> (Vec<usize>, usize, Report) {
+        let (mut offs, mut rep) = (Vec::new(), Report::default());
+        let f = super::super::layout::Fixed::<false, false>;
+        let consumed = walk_records(f, Fmt { version: 7, big: false }, data, 0, 0, Path::new("t.blktrace.0"), last,
+                                    &mut rep, |o| offs.push(o));
+        (offs, consumed, rep)
+    }
+
+    #[test]
+    fn records_with_payloads_and_a_magic_inside_one_are_walked_in_order() {
+        // the payload of record 1 holds a magic word: a look-alike, not a record
+        let fake = (MAGIC | 7).to_le_bytes();
+        let parts = [rec(0, &[]), rec(1, &[fake.as_slice(), &[9; 13]].concat()), rec(2, &[1; 3]), rec(3, &[])];
+        let data = parts.concat();
+        let (offs, consumed, rep) = walk(&data, true);
+        assert_eq!(offs, vec![0, 48, 48 + 65, 48 + 65 + 51]);
+        assert_eq!(consumed, data.len());
+        assert!(rep.warnings.is_empty());
+    }
+
+    #[test]
+    fn garbage_between_records_is_skipped_and_reported_with_its_offset() {
+        let data = [rec(0, &[]), b"garbage!!".to_vec(), rec(1, &[7; 8])].concat();
+        let (offs, _, mut rep) = walk(&data, true);
+        assert_eq!(offs, vec![0, 57]);
+        assert_eq!(rep.trace_list("resyncs").clone(),
+                   vec![json!({"file": "t.blktrace.0", "byte_offset": 48, "bytes_skipped": 9})]);
+        assert!(rep.warnings[0].contains("byte offset 48"));
+    }
+
+    #[test]
+    fn a_record_cut_at_the_window_end_waits_for_the_next_window_or_is_reported_truncated() {
+        let data = [rec(0, &[]), rec(1, &[5; 16])].concat();
+        let cut = &data[..48 + 30];
+        let (offs, consumed, rep) = walk(cut, false);
+        assert_eq!((offs, consumed), (vec![0], 48)); // carried over, no warning yet
+        assert!(rep.warnings.is_empty());
+        let (offs, consumed, rep) = walk(cut, true);
+        assert_eq!((offs, consumed), (vec![0], 48));
+        assert!(rep.warnings[0].contains("byte offset 48: truncated last record (30 bytes)"));
+    }
+
+    #[test]
+    fn a_magic_straddling_the_window_end_is_not_skipped() {
+        // garbage, then a record whose magic is cut by the window end: only the garbage is skipped
+        let data = [b"xx".to_vec(), rec(0, &[])].concat();
+        let (offs, consumed, rep) = walk(&data[..4], false);
+        assert!(offs.is_empty());
+        assert_eq!(consumed, 1); // the last 3 bytes may start a magic
+        assert_eq!(rep.warnings.len(), 1);
+    }
+}
