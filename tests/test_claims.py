@@ -789,6 +789,10 @@ def test_the_headlines_caveat_gives_each_rules_reason_its_count():
     assert _ruled([short], 4, False) == ("a rule set after the estimates were seen makes one of the four not "
                                          "testable here, as journal latency read from runs under 60 s")
     assert _ruled([{"verdict_planned": None, "verdict": "replicates"}], 1, False) == ""
+    # the abstract's: both reasons in one
+    assert _ruled([outside] * 3 + [short] * 2, 9, True, brief=True) == (
+        "a rule set after the estimates were seen makes 5 of the 9 not testable here, as run outside their study's "
+        "condition or too short")
 
 
 def test_the_verdict_cell_prints_the_caveat_and_the_estimate_at_scale_beside_the_plans_verdict():
