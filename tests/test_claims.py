@@ -775,6 +775,26 @@ def test_a_row_outside_its_claims_condition_is_not_testable_and_keeps_its_planne
         "condition their study states")
 
 
+def test_the_headlines_caveat_gives_each_rules_reason_its_count():
+    """The rule's rows outside their study's condition and the journal-latency rows read from runs under 60 s (the
+    paper's own rule, whatever the study states) are counted apart; one reason alone is said without its count."""
+    from blkscope.paper.headline import _ruled
+
+    outside = {"verdict_planned": "does not", "verdict": "not testable here: in memory"}
+    short = {"verdict_planned": "inconclusive",
+             "verdict": "not testable here: runs of 11 s, under the 60 s journal latency needs"}
+    assert _ruled([outside] * 3 + [short] * 2, 9, True) == (
+        "a rule set after the estimates were seen makes 5 of the 9 not testable here: 3 as run outside the condition "
+        "their study states, 2 as journal latency read from runs under 60 s")
+    assert _ruled([short], 4, False) == ("a rule set after the estimates were seen makes one of the four not "
+                                         "testable here, as journal latency read from runs under 60 s")
+    assert _ruled([{"verdict_planned": None, "verdict": "replicates"}], 1, False) == ""
+    # the abstract's: both reasons in one
+    assert _ruled([outside] * 3 + [short] * 2, 9, True, brief=True) == (
+        "a rule set after the estimates were seen makes 5 of the 9 not testable here, as run outside their study's "
+        "condition or too short")
+
+
 def test_the_verdict_cell_prints_the_caveat_and_the_estimate_at_scale_beside_the_plans_verdict():
     from blkscope.paper.tables import verdict_cell
 

@@ -382,12 +382,13 @@ def test_a_narrowed_claim_says_so_beside_its_number_with_the_estimates_before_an
     assert sparse.startswith("narrowed twice after its estimate was seen, ")
     first, second = sparse.index(devs["e0c2130"].short.replace(" s", r"\,s")), sparse.index(devs["242e04b"].short)
     assert first < second and sparse.endswith(r"Table~\ref{tab:deviations}") and "(" not in sparse
-    # the estimates before each change in the same order, a verdict they share said once
-    assert "before each, over all runs: 1.71x [0.92x, 3.18x] and 2.13x [0.64x, 7.13x], both inconclusive;" in sparse
+    # the estimates with each change alone undone (the second's runs are still the first's), in the same order, a
+    # verdict they share said once
+    assert "with each alone undone: 1.71x [0.92x, 3.18x] and 2.13x [0.64x, 7.13x], both inconclusive;" in sparse
     # a verdict of strata that disagree is the estimate's words already: not repeated
     frag = m["ClaimSOneFragNarrowed"]
-    assert frag.startswith("narrowed after its estimate was seen, " + devs["3618dea"].short + "; before, over all")
-    assert "runs: per stratum 0.80x to 1.13x; Table" in frag and "none" not in frag
+    assert frag.startswith("narrowed after its estimate was seen, " + devs["3618dea"].short + "; with it undone: ")
+    assert "undone: per stratum 0.80x to 1.13x; Table" in frag and "none" not in frag
     claims = pl.DataFrame({"claim_id": ["A"], "condition": ["in-memory"], "verdict_unadjusted": ["replicates"],
                            "verdict": ["replicates"], "verdict_all": ["replicates"], "p_holm": [0.01],
                            "pooling": [None], "i2": [None]}, schema_overrides={"pooling": pl.Utf8, "i2": pl.Float64})

@@ -35,9 +35,12 @@ def test_a_decided_verdict_chooses_by_the_side_of_no_effect_its_interval_lies_on
     # the reported gap absent and neither filesystem shown faster: no choice made, and no equality claimed; the
     # words give the interval's ends, the evidence does not repeat them
     assert _phrase("S2-ops", "does not", "0.95x [0.83x, 1.10x]", 0.83, 1.10) == (
-        "either ext4 or xfs for Cassandra's commitlog when the device is the limit: over whole runs their rates were "
+        "either ext4 or xfs for Cassandra's commitlog: over whole runs their rates were "
         "within 0.83x to 1.10x of each other, which rules out the study's claimed size but does not show them equal "
         "(S2-ops: does not; post hoc)")
+    # "when the device is the limit" only from the row whose runs had a device cap, not from its uncapped fallback
+    assert _phrase("S2-ops-cap", "does not", "0.95x [0.83x, 1.10x]", 0.83, 1.10).startswith(
+        "either ext4 or xfs for Cassandra's commitlog when the device is the limit: over whole runs")
     # a difference (device KiB per 1,000 reads) lies against zero, not one
     atime = next(t for t in advice.TOPICS if "S3-relatime" in t.claims)
     assert _phrase("S3-relatime", "replicates", "4.1 KiB [2.0 KiB, 6.2 KiB]", 2.0, 6.2).startswith(atime.above)
@@ -324,10 +327,14 @@ def test_the_abstract_gives_each_choice_in_short_with_the_row_it_rests_on_and_st
                  ("S3-relatime", "replicates", "4.1 KiB [2.0 KiB, 6.2 KiB]", 2.0, 6.2)])
     said = advice.abstract_advice(c).split("; ")
     full = advice.phrases(c)
-    assert said[0] == "either ext4 or xfs for Cassandra's commitlog when the device is the limit (S2-ops)"
+    assert said[0] == "either ext4 or xfs for Cassandra's commitlog (S2-ops)"
     assert full["AdviceCommitlog"].startswith(said[0].removesuffix(" (S2-ops)") + ":")
-    # a row not testable here makes no choice, and names its row
+    # a row not testable here makes no choice, and names its row; a topic without rows, no choice (not "We advise
+    # this study cannot say" nor "We advise no advice on")
     assert "no choice on a low-latency journal read while written (S4-reader)" in said
+    assert said[1] == "no choice on copy-on-write (btrfs) against xfs"
+    assert said[-1] == f"no choice on {advice.TRACING_SUBJECT}"
+    assert not [x for x in said if x.startswith((advice.NO_ADVICE, advice.CANNOT_SAY))]
     assert "noatime, not the default relatime (S3-relatime)" in said
     # topics outside ABSTRACT_TOPICS are the conclusion's alone
     assert not any("inode64" in s or "writeback" in s for s in said)

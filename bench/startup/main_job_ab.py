@@ -50,10 +50,10 @@ def main() -> int:
     tsv.write_text(f"# A {src['A']}  B {src['B']}  order {a.order}  cores {a.cores}\n"
                    "position\tarm\tstart_utc\tload1_before\texit\twall_s\tcpu_s\n")  # fmt: skip
     for i, arm in enumerate(a.order, 1):
+        load = Path("/proc/loadavg").read_text().split()[0]  # before the copy, which would raise it
         tree = a.out / f"run-{i}-{arm}"
         shutil.rmtree(tree, ignore_errors=True)
         shutil.copytree(src[arm], tree, symlinks=True)
-        load = Path("/proc/loadavg").read_text().split()[0]
         start = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         rc, wall, cpu = run(tree, a.cores, a.out / f"run-{i}-{arm}.log")
         with tsv.open("a") as f:

@@ -46,15 +46,16 @@ pub fn open(path: &Path) -> Result<Box<dyn Read + Send>, Fail> {
     })
 }
 
-/// Read until `buf` is full or the stream ends (decompressors return short reads).
-pub fn fill(r: &mut dyn Read, buf: &mut [u8], path: &Path) -> Result<usize, Fail> {
+/// Read until `buf` is full or the stream ends (decompressors return short reads). `at`: the input's offset of
+/// buf[0] (bytes read before), so that a read error names its byte offset in the input, not in this read.
+pub fn fill(r: &mut dyn Read, buf: &mut [u8], path: &Path, at: u64) -> Result<usize, Fail> {
     let mut got = 0;
     while got < buf.len() {
         match r.read(&mut buf[got..]) {
             Ok(0) => break,
             Ok(k) => got += k,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(Fail::new(path, Some(format!("byte offset {got}")), format!("cannot read: {e}"))),
+            Err(e) => return Err(Fail::new(path, Some(format!("byte offset {}", at + got as u64)), format!("cannot read: {e}"))),
         }
     }
     Ok(got)
@@ -114,5 +115,36 @@ impl Progress {
             self.draw();
             eprintln!();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fill;
+    use std::io::{self, Read};
+    use std::path::Path;
+
+    /// Gives `ok` bytes, then fails: a read error part way through an input.
+    struct FailsAfter {
+        ok: usize,
+    }
+
+    impl Read for FailsAfter {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.ok == 0 {
+                return Err(io::Error::other("device error"));
+            }
+            let k = self.ok.min(buf.len());
+            self.ok -= k;
+            Ok(k)
+        }
+    }
+
+    #[test]
+    fn a_read_error_names_its_offset_in_the_input_not_in_this_read() {
+        let mut buf = [0u8; 64];
+        let e = fill(&mut FailsAfter { ok: 10 }, &mut buf, Path::new("t.blktrace.0"), 4096).unwrap_err();
+        assert_eq!(e.at.as_deref(), Some("byte offset 4106"));
+        assert!(e.message.contains("device error") && e.path == "t.blktrace.0");
     }
 }

@@ -116,12 +116,13 @@ impl Default for Window {
 }
 
 /// Read the next window's bytes into buf[HEAD..HEAD + got] (got < window: the end of the input).
-pub fn read_window(input: &mut dyn Read, path: &Path, window: usize, w: &mut Window) -> Result<usize, Fail> {
+/// `at`: the bytes of the input read before this window (a read error's byte offset counts from there).
+pub fn read_window(input: &mut dyn Read, path: &Path, at: u64, window: usize, w: &mut Window) -> Result<usize, Fail> {
     if w.buf.len() < HEAD + window {
         // zeroed by the allocator (calloc: pages untouched until read into), not by a memset of 1 MB
         w.buf = vec![0; HEAD + window];
     }
-    w.got = input::fill(input, &mut w.buf[HEAD..HEAD + window], path)?;
+    w.got = input::fill(input, &mut w.buf[HEAD..HEAD + window], path, at)?;
     Ok(w.got)
 }
 
@@ -196,7 +197,8 @@ impl Reader {
     /// Read and decode the next window into `w` (its buffers reused).
     pub fn next(&mut self, w: &mut Window) -> Result<(), Fail> {
         let input = self.input.as_mut().expect("the input is read here");
-        read_window(input.as_mut(), &self.path, self.window, w)?;
+        // base is where the carried bytes start: what was read before ends after them
+        read_window(input.as_mut(), &self.path, self.base + self.carry.len() as u64, self.window, w)?;
         self.decode_window(w)
     }
 

@@ -48,8 +48,10 @@ impl Ahead {
                 for mut w in empty_rx {
                     let r = match &mut job {
                         Job::Decode(reader) => reader.next(&mut w).map(|()| w.last),
-                        Job::Read(input, path, window) => {
-                            read_window(input.as_mut(), path, *window, &mut w).map(|got| got < *window)
+                        Job::Read(input, path, window, read) => {
+                            let r = read_window(input.as_mut(), path, *read, *window, &mut w);
+                            *read += w.got as u64;
+                            r.map(|got| got < *window)
                         }
                     };
                     let end = !matches!(r, Ok(false));
@@ -76,7 +78,7 @@ impl Ahead {
 /// What a read-ahead thread does with each window.
 enum Job {
     Decode(Reader),
-    Read(Box<dyn Read + Send>, PathBuf, usize),
+    Read(Box<dyn Read + Send>, PathBuf, usize, u64), // the input, its path, the window, the bytes read so far
 }
 
 pub struct Stream {
@@ -115,7 +117,7 @@ impl Stream {
             (false, _) => Src::Here(Box::new(reader)),
             (true, true) => Src::Ahead(Ahead::start(Job::Decode(reader)), None),
             (true, false) => {
-                let job = Job::Read(reader.take_input(), path.to_owned(), window);
+                let job = Job::Read(reader.take_input(), path.to_owned(), window, base);
                 Src::Ahead(Ahead::start(job), Some(Box::new(reader)))
             }
         };

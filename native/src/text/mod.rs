@@ -302,6 +302,7 @@ fn read_file(path: &Path, rx: &general::Rx, st: &mut State, sink: &mut Sink, rep
     // SLACK bytes past the data are never filled: the tokenizer may read 16 bytes at a time past a line's end
     let mut buf = vec![0u8; block + fast::SLACK];
     let (mut have, mut lineno, mut events) = (0usize, 0u64, 0u64);
+    let mut read = 0u64; // bytes of the input read so far (a read error's byte offset)
     let (mut nbad, mut bad) = (0u64, Vec::<u64>::new());
     let mut summary = Vec::new();
     let mut nopay: Option<(u64, String)> = None;
@@ -311,7 +312,8 @@ fn read_file(path: &Path, rx: &general::Rx, st: &mut State, sink: &mut Sink, rep
             buf.resize(buf.len() * 2, 0); // a line longer than the block: grow
         }
         let cap = buf.len() - fast::SLACK;
-        let got = input::fill(r.as_mut(), &mut buf[have..cap], path)?;
+        let got = input::fill(r.as_mut(), &mut buf[have..cap], path, read)?;
+        read += got as u64;
         bar.add(got as u64);
         let end = have + got;
         let eof = got < cap - have;

@@ -65,7 +65,7 @@ TOPICS = (
     Topic("AdviceCommitlog", ("S2-ops-cap", "S2-ops"),
           "ext4 for Cassandra's commitlog, where it wrote faster than xfs",
           "xfs for Cassandra's commitlog, where it wrote faster than ext4",
-          "either ext4 or xfs for Cassandra's commitlog when the device is the limit: over whole runs their rates were "
+          "either ext4 or xfs for Cassandra's commitlog{limit}: over whole runs their rates were "
           "within {lo} to {hi} of each other, which rules out the study's {band} but does not show them equal",
           "the commitlog directory",
           (("S2-lz4-cap", "whether LZ4 commitlogs make them equal"),)),
@@ -109,6 +109,7 @@ TRACING_ROWS = (("S1-trace-cass", "Cassandra"), ("S1-trace-ycsb-cass", "Cassandr
 TRACING_ROCKSDB = ("S1-trace-scale", "RocksDB with data at least {k} times its memory")
 TRACING_BTRFS = "S1-trace-btrfs"  # its ours_scale: the btrfs runs of the scale condition (exploratory)
 TRACING_POOLED = "S1-trace"
+TRACING_SUBJECT = "block tracing in production"  # what the abstract gives no choice on when the rows decide none
 
 
 def claim_row(rows: dict[str, dict], claim: str) -> dict | None:
@@ -275,7 +276,9 @@ def phrase(t: Topic, r: dict | None, rows: dict[str, dict] | None = None) -> str
         words = t.above if where_.startswith("above") else t.below if where_.startswith("below") else t.spans
         lo_hi = ends(r) or ("", "")
         stated = "{lo}" in words
-        words = words.format(lo=lo_hi[0], hi=lo_hi[1], band=str(r.get("band_words") or "claimed size"))
+        # "when the device is the limit" only where the row's runs had a device cap (S2-ops-cap, not its fallback)
+        limit = " when the device is the limit" if str(r["claim_id"]).endswith("-cap") else ""
+        words = words.format(lo=lo_hi[0], hi=lo_hi[1], band=str(r.get("band_words") or "claimed size"), limit=limit)
         return f"{words} ({evidence(r, stated, stated)}){beside}"
     if t.bound and str(r.get("load") or "") == LIGHT:  # fixed-rate runs: their throughput is the rate, no bound
         return f"{NO_ADVICE} {t.subject}: {RATE_FIXED} ({evidence(r)}){beside}"
@@ -382,8 +385,10 @@ def short(topic: str, text: str, claims: pl.DataFrame) -> str:
     t = next((x for x in TOPICS if x.macro == topic), None)
     ids = list(dict.fromkeys(_ROW.findall(text)))
     rows = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
-    if t is not None and ids and str(rows[ids[0]]["verdict"]).startswith("not test"):
-        return f"no choice on {t.subject} ({ids[0]})"
+    untested = ids and ids[0] in rows and str(rows[ids[0]]["verdict"]).startswith("not test")
+    if untested or text.startswith((NO_ADVICE, CANNOT_SAY)):  # no choice, said as one (the abstract: "We advise ...")
+        subject = t.subject if t is not None else TRACING_SUBJECT
+        return f"no choice on {subject}" + (f" ({ids[0]})" if ids else "")
     head = re.split(r": |, as | \((?=S\d)", text, maxsplit=1)[0]
     return f"{head} ({ids[0]})" if ids else head
 

@@ -443,6 +443,7 @@ COLD = "cold start"  # a quantity read from a cold start (S1-cass-write's load p
 JOURNAL_LATENCY = "write latency"  # a quantity of the journal writer's latency (S4-*, S3-wb-journal)
 TRACING_COST = "1 - traced/untraced"  # a tracing cost's quantity (S1-trace*)
 TRACED_FASTER = "traced arm faster: a confound"
+JOURNAL_SHORT = "journal latency needs"  # ends the reason of a journal-latency row read from runs under 60 s
 
 
 def caveat(regime: Regime | None, condition: str, load: str | None, verdict: str, quantity: str,
@@ -462,7 +463,7 @@ def caveat(regime: Regime | None, condition: str, load: str | None, verdict: str
         return None
     parts, extra = [], []
     if JOURNAL_LATENCY in quantity and span is not None and span[0] < cm.JOURNAL_MIN_S:
-        extra.append(f"runs of {run_length(span)}, under the {cm.JOURNAL_MIN_S} s journal latency needs")
+        extra.append(f"runs of {run_length(span)}, under the {cm.JOURNAL_MIN_S} s {JOURNAL_SHORT}")
     if quantity.startswith(TRACING_COST) and e is not None and math.isfinite(e.hi) and e.hi < 0:
         extra.append(TRACED_FASTER)
     if regime is None:

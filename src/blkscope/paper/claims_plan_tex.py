@@ -181,8 +181,8 @@ def _estimates_before(steps: list[dict]) -> str:
 def narrowed(plan: Plan, recomputed: pl.DataFrame) -> dict[str, str]:
     """Claim<Id>Narrowed for each claim that a measure deviation with `short` words (a narrowing of its runs after
     its estimate was seen) lists, for the sentence that prints the claim's number (inside its parenthesis, so none of
-    its own): "narrowed twice after its estimate was seen, to runs of at least 60 s and to the best pair ...; before
-    each, over all runs: 1.71x [...] and 2.13x [...], both inconclusive; Table~\\ref{tab:deviations}", in the order of
+    its own): "narrowed twice after its estimate was seen, to runs of at least 60 s and to the best pair ...; with
+    each alone undone: 1.71x [...] and 2.13x [...], both inconclusive; Table~\\ref{tab:deviations}", in the order of
     the changes' dates, from the deviations table's recomputed estimates (the table gives the estimate after)."""
     by = {(r["commit"], r["claim_id"]): r for r in recomputed.iter_rows(named=True)}
     devs = sorted((d for d in plan.deviations if d.measure and d.short), key=lambda d: d.date)
@@ -192,9 +192,11 @@ def narrowed(plan: Plan, recomputed: pl.DataFrame) -> dict[str, str]:
         if not steps:
             continue
         n = len(steps)
-        times, each = ("", "") if n == 1 else (" " + TIMES.get(n, f"{count_word(n)} times"), " each")
+        # a deviation's `before` undoes that change alone (a later narrowing's is still inside the earlier ones)
+        times, undone = ("", "with it undone") if n == 1 else (" " + TIMES.get(n, f"{count_word(n)} times"),
+                                                                "with each alone undone")  # fmt: skip
         text = (f"narrowed{times} after its estimate was seen, {join_and([d.short for d, _ in steps])}; "
-                f"before{each}, over all runs: {_estimates_before([r for _, r in steps])}; ")
+                f"{undone}: {_estimates_before([r for _, r in steps])}; ")
         out[macro_name("claim", cid) + "Narrowed"] = seconds_unbroken(escape(text)) + r"Table~\ref{tab:deviations}"
     return out
 

@@ -85,16 +85,28 @@ def as_planned(r: dict, column: str = "verdict") -> str:
     return str(r.get("verdict_planned") or r.get(column) or "")
 
 
-def _ruled(rows: list[dict], n_judged: int, digits: bool) -> str:
+def _ruled(rows: list[dict], n_judged: int, digits: bool, brief: bool = False) -> str:
     """The caveat beside the planned counts: "a rule set after the estimates were seen makes 18 of the 43 not
-    testable here, as run outside the condition their study states" ("" where it made none so)."""
-    n = sum(bool(r.get("verdict_planned")) and not r.get("same_as") for r in rows)
-    if not n:
+    testable here: 16 as run outside the condition their study states, 2 as journal latency read from runs under
+    60 s" (one reason alone said without its count; "" where it made none so); `brief` (the abstract, within its
+    word limit): both reasons in one, "as run outside their study's condition or too short"."""
+    from blkscope.paper.claim_measures import JOURNAL_MIN_S
+    from blkscope.paper.claims import JOURNAL_SHORT
+
+    ruled = [r for r in rows if r.get("verdict_planned") and not r.get("same_as")]
+    if not ruled:
         return ""
+    n = len(ruled)
+    short = sum(JOURNAL_SHORT in str(r.get("verdict") or "") for r in ruled)
     which = "the one" if n_judged == 1 else f"all {_n(n, digits)}" if n == n_judged else \
         f"{_n(n, digits)} of the {_n(n_judged, digits)}"
-    return (f"a rule set after the estimates were seen makes {which} not testable here, as run outside the "
-            f"condition their study states")
+    whys = [(n - short, "as run outside the condition their study states"),
+            (short, f"as journal latency read from runs under {JOURNAL_MIN_S} s")]
+    whys = [(k, w) for k, w in whys if k]
+    if brief and len(whys) > 1:
+        whys = [(n, "as run outside their study's condition or too short")]
+    said = ", " + whys[0][1] if len(whys) == 1 else ": " + ", ".join(f"{_n(k, digits)} {w}" for k, w in whys)
+    return f"a rule set after the estimates were seen makes {which} not testable here{said}"
 
 
 def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
@@ -179,7 +191,7 @@ def abstract_counts(claims: pl.DataFrame) -> str:
     if same:
         parts.append("one more reads another's runs" if same == 1 else f"{_n(same, digits)} more read others' runs")
     out = f"of {_n(len(rows), digits)} {'row' if len(rows) == 1 else 'rows'}, {'; '.join(parts)}"
-    if ruled := _ruled(rows, len(judged), digits):
+    if ruled := _ruled(rows, len(judged), digits, brief=True):
         out += f". {ruled[0].upper()}{ruled[1:]}"
     return out
 
