@@ -366,6 +366,10 @@ def test_a_row_of_the_condition_rule_says_its_condition_and_planned_verdict_in_o
         "confound")
     moved_planned = {**ruled, "verdict_planned": "inconclusive", "verdict_planned_unadjusted": "does not (exact)"}
     assert says(moved_planned).startswith("inconclusive, does not before Holm; outside the study's condition: ")
+    # a confound the rule does not rule on: beside the verdict, which stands
+    faster = {**ruled, "verdict": "does not", "verdict_planned": None, "caveat": "traced arm faster: a confound"}
+    assert says(faster) == ("does not; traced arm faster: a confound; wholly below the claimed 24-36 %, direction "
+                            "opposite")
     moved = _row(0.35, 1.98, 0.83, 2.28, 6.85, "2.28-6.85x", verdict="inconclusive", verdict_unadjusted="does not",
                  measure_changed=True)
     assert says(moved) == ("inconclusive, does not before Holm, measure changed after the plan; wholly below the "

@@ -203,6 +203,8 @@ def says(r: dict) -> str:
         return f"{head}{moved}{changed}; {tail}"
     if str(r.get("verdict") or "").startswith("not test"):
         return v + changed
+    if r.get("caveat"):  # a caveat the rule does not rule on (a traced arm faster): beside the verdict
+        changed += f"; {r['caveat']}"
     before = str(r.get("verdict_unadjusted") or "")
     if before and before != str(r["verdict"]):
         v += f", {before.replace(' (exact)', '')} before Holm"
