@@ -179,6 +179,12 @@ def planned_first(r: dict) -> str | None:
     return "; ".join([str(planned), f"{OUTSIDE}: {ruling(caveat) or caveat}", *rest])
 
 
+def planned_moved(r: dict) -> str:
+    """", does not before Holm" after a condition-rule row's planned verdict where the correction moved it, else ""."""
+    before = str(r.get("verdict_planned_unadjusted") or "")
+    return f", {before.replace(' (exact)', '')} before Holm" if before and before != r.get("verdict_planned") else ""
+
+
 def verdict_text(r: dict) -> str:
     """A row's verdict for a sentence, with no parenthesis inside (the sentence puts it in one): "does not, exact",
     "not tested: no runs", and a row of the condition rule as planned_first gives it, "does not; outside the
@@ -198,9 +204,7 @@ def says(r: dict) -> str:
     changed = ", measure changed after the plan" if r.get("measure_changed") else ""
     if planned_first(r):  # the planned verdict, as moved by Holm and changed, then the rule's caveat
         head, tail = v.split("; ", 1)
-        before = str(r.get("verdict_planned_unadjusted") or "")
-        moved = f", {before.replace(' (exact)', '')} before Holm" if before and before != r["verdict_planned"] else ""
-        return f"{head}{moved}{changed}; {tail}"
+        return f"{head}{planned_moved(r)}{changed}; {tail}"
     if str(r.get("verdict") or "").startswith("not test"):
         return v + changed
     if r.get("caveat"):  # a caveat the rule does not rule on (a traced arm faster): beside the verdict
