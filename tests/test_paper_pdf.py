@@ -308,3 +308,23 @@ def test_the_unadjusted_verdict_prints_once_and_the_reason_once():
     text = " ".join(f"{r['claim_id']} {AS_ADJUSTED if r['verdict'] == ruled else 'does not'} {r['verdict']}"
                     for r in claims.iter_rows(named=True))
     assert missing_claims(text, claims, ["claim_id", "verdict_unadjusted", "verdict"]) == []
+
+
+def test_a_row_of_the_condition_rule_prints_its_planned_verdict_first_as_the_headline_counts_it():
+    """Issue Q: the headline counts the planned (Holm) verdicts, the condition rule a caveat; the table printed
+    the rule's "not testable here: X; planned: Y". The planned verdict leads, the condition after it, and the
+    unadjusted cell is the planned verdict's before Holm."""
+    from blkscope.paper.tables import AS_ADJUSTED, unadjusted_cell, verdict_cell
+
+    ruled = {"claim_id": "S1-x", "verdict": "not testable here: in memory", "verdict_unadjusted":
+             "not testable here: in memory", "verdict_planned": "inconclusive", "caveat": "in memory",
+             "verdict_planned_unadjusted": "does not", "measure_changed": True}
+    assert verdict_cell(ruled) == ("inconclusive; measure changed after the plan; outside the study's condition: "
+                                   "in memory")
+    assert unadjusted_cell(ruled) == "does not"
+    assert unadjusted_cell({**ruled, "verdict_planned_unadjusted": "inconclusive"}) == AS_ADJUSTED
+    # the PDF check looks for the cell as printed, not the rule's verdict first
+    claims = pl.DataFrame([ruled])
+    cols = ["claim_id", "verdict_unadjusted", "verdict"]
+    assert missing_claims(f"S1-x does not {verdict_cell(ruled)}", claims, cols) == []
+    assert missing_claims("S1-x does not not testable here: in memory; planned: inconclusive", claims, cols) != []

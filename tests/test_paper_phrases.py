@@ -357,10 +357,19 @@ def test_a_row_of_the_condition_rule_says_its_condition_and_planned_verdict_in_o
     ruled = _row(-0.119, -0.021, -0.067, 0.24, 0.36, "24-36 %", "-6.7 % [-11.9 %, -2.1 %]",
                  verdict="not testable here: light load, traced arm faster: a confound", verdict_planned="does not",
                  caveat="light load, traced arm faster: a confound", verdict_unadjusted="does not")
-    assert says(ruled) == verdict_text(ruled) == ("not testable here: light load, traced arm faster: a confound; "
-                                                  "planned: does not")
+    # the planned verdict first, as the headline counts it; the rule's condition, then the confound, beside it
+    assert says(ruled) == verdict_text(ruled) == ("does not; outside the study's condition: light load; traced arm "
+                                                  "faster: a confound")
     assert "(" not in says(ruled)  # a sentence quotes it inside a parenthesis
-    assert says({**ruled, "measure_changed": True}).endswith("planned: does not, measure changed after the plan")
+    assert says({**ruled, "measure_changed": True, "verdict_planned_unadjusted": "does not"}) == (
+        "does not, measure changed after the plan; outside the study's condition: light load; traced arm faster: a "
+        "confound")
+    moved_planned = {**ruled, "verdict_planned": "inconclusive", "verdict_planned_unadjusted": "does not (exact)"}
+    assert says(moved_planned).startswith("inconclusive, does not before Holm; outside the study's condition: ")
+    # a confound the rule does not rule on: beside the verdict, which stands
+    faster = {**ruled, "verdict": "does not", "verdict_planned": None, "caveat": "traced arm faster: a confound"}
+    assert says(faster) == ("does not; traced arm faster: a confound; wholly below the claimed 24-36 %, direction "
+                            "opposite")
     moved = _row(0.35, 1.98, 0.83, 2.28, 6.85, "2.28-6.85x", verdict="inconclusive", verdict_unadjusted="does not",
                  measure_changed=True)
     assert says(moved) == ("inconclusive, does not before Holm, measure changed after the plan; wholly below the "

@@ -327,6 +327,10 @@ def test_a_verdict_macro_labels_a_wide_interval_as_its_says_words_do():
     assert verdict_words(row) == "inconclusive, uninformative: its ends 152 times apart"
     assert verdict_words(row | {"lo": 0.9, "hi": 1.2}) == "inconclusive"
     assert "uninformative" not in verdict_words(row | {"verdict": "not testable here: light load"})
+    # a row of the condition rule: its planned verdict, Holm's move, then the rule's condition (as ...Says)
+    ruled = {"verdict": "not testable here: in memory", "verdict_planned": "inconclusive", "caveat": "in memory",
+             "verdict_planned_unadjusted": "does not"}
+    assert verdict_words(ruled) == "inconclusive; does not before Holm; outside the study's condition: in memory"
 
 
 def test_the_commitlog_rows_run_lengths_are_said_once_when_equal():

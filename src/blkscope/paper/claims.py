@@ -28,12 +28,13 @@ the strata's effects where the strata a row pools disagree (the planned random-e
 prints the range beside it); `ours_all` and `verdict_all` give that range and no pooled verdict where the strata of
 all runs disagree (all_runs_text). `ours_scale`, beside an
 in-memory row of a claim the plan gives no scale row, is its measure over its study's scale batches (exploratory).
-`verdict_planned` is the plan's verdict of a row the condition rule (by_condition, set after the estimates were
-seen: the plan's deviations list it) made `not testable here: <caveat>`: a row read outside the condition its claim
-was made in, or whose traced arm ran significantly faster than its untraced one (a confound), or that reads journal
-latency from runs under claim_measures.JOURNAL_MIN_S. `same_as` names the earlier row whose runs and throughput a row
-reads (same_runs: counted once in the headline); `measure_changed` marks an in-memory row whose measure a deviation
-dated after the plan changed.
+`verdict_planned` (`verdict_planned_unadjusted` before Holm) is the plan's verdict of a row the condition rule
+(by_condition, set after the estimates were seen: the plan's deviations list it) made `not testable here:
+<caveat>`: a row read outside the condition its claim was made in, or that reads journal latency from runs under
+claim_measures.JOURNAL_MIN_S (a traced arm faster than its untraced one is a caveat, ruled on by no rule). The
+paper prints and counts the planned verdict first, the caveat beside it (phrases.planned_first).
+`same_as` names the earlier row whose runs and throughput a row reads (same_runs: counted once in the headline);
+`measure_changed` marks an in-memory row whose measure a deviation dated after the plan changed.
 `band_words` is the band's size in words without its note ("1.07x" of "1.07x (comparable: 1.03-1.13x)", "xfs/ext4 >
 1", "the same"), for a sentence that names it (`band` adds the note and the study's words). `confounded` names a
 factor (filesystem, database) that the strata a row compared hold one value of per capture batch, and whether it is
@@ -69,7 +70,7 @@ SCHEMA = {"claim_id": pl.Utf8, "study": pl.Utf8, "claim": pl.Utf8, "quantity": p
           "n_all": pl.Utf8, "verdict_all": pl.Utf8, "verdict_unadjusted": pl.Utf8, "p_decide": pl.Float64,
           "p_holm": pl.Float64, "band_words": pl.Utf8, "confounded": pl.Utf8, "run_s_lo": pl.Float64,
           "run_s_hi": pl.Float64, "caveat": pl.Utf8, "ours_scale": pl.Utf8,
-          "per_stratum": pl.Utf8, "verdict_planned": pl.Utf8, "same_as": pl.Utf8,
+          "per_stratum": pl.Utf8, "verdict_planned": pl.Utf8, "verdict_planned_unadjusted": pl.Utf8, "same_as": pl.Utf8,
           "measure_changed": pl.Boolean}  # fmt: skip
 VERDICTS = ("replicates", "does not", "inconclusive", "not tested", NOT_TESTABLE)
 DECIDED = VERDICTS[:2]  # the verdicts that decide a claim (a row's verdict starts with one)
@@ -606,7 +607,7 @@ def _row(c: Claim, r, entry, everything, span: tuple[float, float] | None = None
         "pooling": None if het is None or het.k < 2 else ("random effects" if het.disagree else "fixed"),
         "ours_all": all_runs_text(everything, c)[0], "n_all": everything.n,
         "verdict_all": all_runs_text(everything, c)[1], "per_stratum": strata_range(r, c.fmt),
-        "verdict_planned": None,
+        "verdict_planned": None, "verdict_planned_unadjusted": None,
         "confounded": None if v.startswith("not test") else confound,
         "_estimate": e, "_from_interval": in_family(r),
     }  # fmt: skip
@@ -624,11 +625,11 @@ def by_condition(row: dict) -> None:
     """The condition rule (set after the runs were seen; the claims plan's deviations list it): a claim is re-tested
     in the condition it was made in, so a judged row whose runs are not in it (its `caveat`, ruling's part of it) is
     `not testable here: <caveat>`, before and after the correction, its planned verdict (Holm's family as planned)
-    kept in `verdict_planned`; no repeats decide it (n_needed "--"). A caveat of a traced arm faster alone leaves
-    the verdict as planned, the caveat beside it."""
+    kept in `verdict_planned` (before Holm: `verdict_planned_unadjusted`); no repeats decide it (n_needed "--"). A
+    caveat of a traced arm faster alone leaves the verdict as planned, the caveat beside it."""
     if not ruling(row.get("caveat")) or str(row["verdict"]).startswith("not test"):
         return
-    row["verdict_planned"] = row["verdict"]
+    row["verdict_planned"], row["verdict_planned_unadjusted"] = row["verdict"], row["verdict_unadjusted"]
     row["verdict"] = row["verdict_unadjusted"] = f"{RULED}{row['caveat']}"
     row["n_needed"], row["n_needed_value"], row["reason"] = "--", math.nan, None
 

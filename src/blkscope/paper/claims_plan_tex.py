@@ -285,7 +285,7 @@ def rule_cells(d, claims: pl.DataFrame | None) -> tuple[list[str], str, str]:
     moved = claims.filter(pl.col("verdict_planned").is_not_null())
     planned = planned_tally(claims)
     return (moved["claim_id"].to_list(), escape(planned),
-            escape("not testable here, each row's condition named in the claims table"))
+            escape("not testable here: the claims table names each row's condition beside its planned verdict"))
 
 
 def secondary_cells(d, secondary: pl.DataFrame | None) -> tuple[str, str] | None:

@@ -128,7 +128,11 @@ def scale_rows_phrase(c: pl.DataFrame) -> str:
 def verdict_words(r: dict) -> str:
     """A row's verdict as the text quotes it: Holm's, with the row's own beside it where the correction moved it
     ("inconclusive; does not before Holm": an interval wholly off the band, told as inconclusive alone, read as a
-    contradiction of the interval printed beside it)."""
+    contradiction of the interval printed beside it); a row of the condition rule as the claims table prints it,
+    its planned verdict first (phrases.planned_first)."""
+    if first := phrases.planned_first(r):  # Holm's move after the planned verdict, as below
+        head, tail = first.split("; ", 1)
+        return f"{head}{phrases.planned_moved(r).replace(', ', '; ', 1)}; {tail}"
     v, before = str(r["verdict"]), r.get("verdict_unadjusted")
     said = f"{v}; {before} before Holm" if before and str(before) != v else v
     # a ratio's interval wider than phrases.WIDE is labelled as the ...Says words label it (S2-aqu's 0.08x-11.48x)

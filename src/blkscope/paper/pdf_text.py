@@ -83,10 +83,11 @@ def squash_quotes(text: str) -> str:
 def missing_claims(text: str, claims: pl.DataFrame, columns: list[str]) -> list[str]:
     """Every claim whose row is not in `text` with each printed column's value, in order: the claim id, then its
     cells one after the other (a row may break across pages between rows, never inside one); the verdict before
-    Holm's correction as the table prints it (blkscope.paper.tables.unadjusted_cell)."""
-    from blkscope.paper.tables import printed_unadjusted
+    Holm's correction as the table prints it (blkscope.paper.tables.unadjusted_cell), and a row of the condition
+    rule's verdict as its cell prints it (printed_verdicts)."""
+    from blkscope.paper.tables import printed_unadjusted, printed_verdicts
 
-    claims = printed_unadjusted(claims)
+    claims = printed_verdicts(printed_unadjusted(claims))
     flat = squash_quotes(text)
     problems = []
     rest = [c for c in columns if c != "claim_id"]

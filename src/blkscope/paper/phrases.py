@@ -162,14 +162,36 @@ def _where(r: dict, short: bool = False) -> str:
     return f"{way}, interval across {'one' if ref else 'zero'}"
 
 
+OUTSIDE = "outside the study's condition"  # the condition rule's caveat, beside a planned verdict
+
+
+def planned_first(r: dict) -> str | None:
+    """A row the condition rule made not testable (claims.csv `verdict_planned`) as the headline counts it: its
+    planned, Holm-adjusted verdict first, then the condition its runs are outside of ("does not; outside the
+    study's condition: light load", a confound after it: "...; traced arm faster: a confound"); None for any
+    other row. The rule was set after the estimates were seen, so it is a caveat, not the verdict (issue Q)."""
+    planned, caveat = r.get("verdict_planned"), str(r.get("caveat") or "")
+    if not planned or not caveat:
+        return None
+    from blkscope.paper.claims import TRACED_FASTER, ruling
+
+    rest = [TRACED_FASTER] if TRACED_FASTER in caveat.split(", ") else []
+    return "; ".join([str(planned), f"{OUTSIDE}: {ruling(caveat) or caveat}", *rest])
+
+
+def planned_moved(r: dict) -> str:
+    """", does not before Holm" after a condition-rule row's planned verdict where the correction moved it, else ""."""
+    before = str(r.get("verdict_planned_unadjusted") or "")
+    return f", {before.replace(' (exact)', '')} before Holm" if before and before != r.get("verdict_planned") else ""
+
+
 def verdict_text(r: dict) -> str:
     """A row's verdict for a sentence, with no parenthesis inside (the sentence puts it in one): "does not, exact",
-    "not tested: no runs", and a verdict of the condition rule with its condition and planned verdict, "not testable
-    here: light load; planned: does not"."""
+    "not tested: no runs", and a row of the condition rule as planned_first gives it, "does not; outside the
+    study's condition: light load"."""
     v = str(r.get("verdict") or "")
-    planned = str(r.get("verdict_planned") or "")
-    if planned and r.get("caveat"):
-        return f"not testable here: {r['caveat']}; planned: {planned.replace(' (exact)', ', exact')}"
+    if first := planned_first(r):
+        return first.replace(" (exact)", ", exact")
     return re.sub(r" \(([^()]*)\)$", lambda m: (", " if m.group(1) == "exact" else ": ") + m.group(1), v)
 
 
@@ -180,8 +202,13 @@ def says(r: dict) -> str:
     the pooled interval lies; for a row counted with another, that it is."""
     v = verdict_text(r)
     changed = ", measure changed after the plan" if r.get("measure_changed") else ""
+    if planned_first(r):  # the planned verdict, as moved by Holm and changed, then the rule's caveat
+        head, tail = v.split("; ", 1)
+        return f"{head}{planned_moved(r)}{changed}; {tail}"
     if str(r.get("verdict") or "").startswith("not test"):
         return v + changed
+    if r.get("caveat"):  # a caveat the rule does not rule on (a traced arm faster): beside the verdict
+        changed += f"; {r['caveat']}"
     before = str(r.get("verdict_unadjusted") or "")
     if before and before != str(r["verdict"]):
         v += f", {before.replace(' (exact)', '')} before Holm"

@@ -280,8 +280,9 @@ def estimate_clause(r: dict, base: str) -> str:
         n = str(r.get("n") or "")
         return ZERO_CLAUSES[base].format(counted(int(n), "run", "runs") if n.isdigit() else f"runs ({escape(n)})")
     if base in CLAUSES:  # a verdict of the condition rule names the confound itself (phrases.says)
+        # a caveat (a traced arm faster: a confound) says it beside the verdict (phrases.says)
         below = BELOW_ZERO if base in TRACING_COSTS and r.get("hi") is not None and r["hi"] < 0 and not \
-            r.get("verdict_planned") else ""
+            r.get("caveat") else ""
         return CLAUSES[base].format(escape(tidy(shown(r)))) + below
     return f"{escape(r['quantity'])} {escape(tidy(shown(r)))}"
 

@@ -18,6 +18,7 @@ from blkscope.figures.names import plain as plain_job
 from blkscope.figures.names import plain_jobs
 from blkscope.paper.claims import band_note, condition_rule_words
 from blkscope.paper.latex import count_word, escape, fmt_depth, fmt_int, fmt_pct, seconds_unbroken, tidy
+from blkscope.paper.phrases import planned_first
 
 Column = tuple[str, str, float, Callable[[object], str]]  # (field, header, weight, formatter)
 
@@ -226,9 +227,10 @@ CLAIMS_CAPTION = (
     "load they ran at, the repeats per arm at which the interval would decide at the spread observed (at "
     "Bonferroni's level, at which Holm's correction decides any row; per stratum where strata pool), and the "
     "verdict (rules in Appendix~\\ref{app:claims}). Reasons for \\emph{not tested} and \\emph{not testable here} "
-    "follow the table. The verdict follows the plan, but where our runs are not in the condition the claim's study "
-    "states, by a rule set after the estimates had been seen (Table~\\ref{tab:deviations}), it is \\emph{not "
-    "testable here} with the condition named and the planned verdict beside it. The rule reads only what each study "
+    "follow the table. The verdict is the plan's, Holm-adjusted, as the headline counts it; where our runs are not "
+    "in the condition the claim's study states, a rule set after the estimates had been seen "
+    "(Table~\\ref{tab:deviations}) names that condition beside it (`outside the study's condition'), and the row "
+    "is not testable here by that rule. The rule reads only what each study "
     f"states: {seconds_unbroken(escape(condition_rule_words()))}. For a claim the plan gives no scale row, its "
     "measure over the steady runs with data at least ten times the memory cap is beside the verdict (exploratory)."
 )
@@ -291,11 +293,12 @@ def verdict_cell(r: dict) -> str | None:
     """A verdict as the table prints it: with the range of its strata where they disagree (claims.csv
     `per_stratum`), the condition its runs are not in, against the study's (`caveat`), and the exploratory
     estimate in the study's regime beside it (`ours_scale`)."""
-    v = r.get("verdict")
-    if r.get("verdict_planned"):  # not testable by the condition rule, which names the condition in the verdict
-        v = f"{v}; planned: {r['verdict_planned']}"
+    first = planned_first(r)  # the condition rule's row: the planned verdict, its caveat after (as the headline)
+    v = first.split("; ", 1)[0] if first else r.get("verdict")
     if r.get("measure_changed"):
         v = f"{v}; measure changed after the plan"
+    if first:
+        v = f"{v}; {first.split('; ', 1)[1]}"
     if r.get("same_as"):
         v = f"{v}; counted with {r['same_as']}: the same runs and throughput"
     if r.get("per_stratum"):
@@ -313,13 +316,14 @@ AS_ADJUSTED = "as adjusted"
 
 
 def unadjusted_cell(r: dict) -> str | None:
-    """The verdict before Holm's correction as the table prints it: "as adjusted" where it is the adjusted verdict
-    (a row the condition rule made not testable among them: the adjusted cell gives its reason, once), else the
-    unadjusted verdict alone ("does not" beside an adjusted "inconclusive")."""
-    before = r.get("verdict_unadjusted")
+    """The verdict before Holm's correction as the table prints it: "as adjusted" where it is the adjusted verdict,
+    else the unadjusted verdict alone ("does not" beside an adjusted "inconclusive"); for a row the condition rule
+    made not testable, its planned verdict's (the verdict cell prints the planned one first)."""
+    planned = bool(planned_first(r) and r.get("verdict_planned_unadjusted"))
+    before = r.get("verdict_planned_unadjusted" if planned else "verdict_unadjusted")
     if before is None or before == "":
         return before
-    return AS_ADJUSTED if str(before) == str(r.get("verdict") or "") else str(before)
+    return AS_ADJUSTED if str(before) == str(r.get("verdict_planned" if planned else "verdict") or "") else str(before)
 
 
 def printed_unadjusted(claims: pl.DataFrame) -> pl.DataFrame:
@@ -329,6 +333,16 @@ def printed_unadjusted(claims: pl.DataFrame) -> pl.DataFrame:
         return claims
     cells = [unadjusted_cell(r) for r in claims.iter_rows(named=True)]
     return claims.with_columns(verdict_unadjusted=pl.Series(cells, dtype=pl.Utf8))
+
+
+def printed_verdicts(claims: pl.DataFrame) -> pl.DataFrame:
+    """The claims with a row of the condition rule's `verdict` as its cell prints it (the planned verdict first,
+    the rule's condition after: verdict_cell), the others' as they are (each cell begins with it): what the PDF check
+    (blkscope.paper.pdf_text.missing_claims) looks for."""
+    if "verdict_planned" not in claims.columns or "caveat" not in claims.columns:
+        return claims
+    cells = [verdict_cell(r) if planned_first(r) else r["verdict"] for r in claims.iter_rows(named=True)]
+    return claims.with_columns(verdict=pl.Series(cells, dtype=pl.Utf8))
 
 
 def caveated(claims: pl.DataFrame) -> pl.DataFrame:
