@@ -109,6 +109,16 @@ def _ruled(rows: list[dict], n_judged: int, digits: bool, brief: bool = False) -
     return f"a rule set after the estimates were seen makes {which} not testable here{said}"
 
 
+def _tally(claims: pl.DataFrame, column: str = "verdict") -> tuple[list[dict], list[str], list[tuple], bool]:
+    """What both headline forms count: the rows, each row's planned verdict (as_planned), the judged ones as
+    (plan status, verdict) but those counted with another, and whether counts are digits (above nine rows)."""
+    rows = list(claims.iter_rows(named=True))
+    v = [as_planned(r, column) for r in rows]
+    judged = [(plan_status(r), x) for r, x in zip(rows, v, strict=True)
+              if not x.startswith("not test") and not r.get("same_as")]
+    return rows, v, judged, len(rows) > 9
+
+
 def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
     """"of the 47 rows, 43 are judged as planned: 3 replicate, 12 do not and 28 are inconclusive (of the 9
     confirmatory rows among them, 4 do not and 5 are inconclusive; the other 34 are post hoc); a rule set after the
@@ -116,11 +126,7 @@ def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
     not testable here and 2 await runs; one more row reads another's runs and counts with it" (digits throughout
     once a count is above nine; a group without rows left out): each row by its planned verdict (as_planned). A row
     that reads the runs and throughput of another (claims.csv `same_as`) is counted once, with it."""
-    rows = list(claims.iter_rows(named=True))
-    v = [as_planned(r, column) for r in rows]
-    judged = [(plan_status(r), x) for r, x in zip(rows, v, strict=True)
-              if not x.startswith("not test") and not r.get("same_as")]
-    digits = len(rows) > 9
+    rows, v, judged, digits = _tally(claims, column)
     parts = []
     if judged:
         verdicts = [x for _, x in judged]
@@ -170,11 +176,7 @@ def abstract_counts(claims: pl.DataFrame) -> str:
     and 28 are inconclusive (of the 9 confirmatory rows among them, 4 do not and 5 are inconclusive); 3 could not be
     tested here; one more reads another's runs. A rule set after the estimates were seen makes 18 of the 43 not
     testable here, as run outside the condition their study states"."""
-    rows = list(claims.iter_rows(named=True))
-    v = [as_planned(r) for r in rows]
-    judged = [(plan_status(r), x) for r, x in zip(rows, v, strict=True)
-              if not x.startswith("not test") and not r.get("same_as")]
-    digits = len(rows) > 9
+    rows, v, judged, digits = _tally(claims)
     parts = []
     if judged:
         conf = [x for s, x in judged if s == "confirmatory"]

@@ -84,10 +84,10 @@ def missing_claims(text: str, claims: pl.DataFrame, columns: list[str]) -> list[
     """Every claim whose row is not in `text` with each printed column's value, in order: the claim id, then its
     cells one after the other (a row may break across pages between rows, never inside one); the verdict before
     Holm's correction as the table prints it (blkscope.paper.tables.unadjusted_cell), and a row of the condition
-    rule's verdict as its cell prints it (printed_verdicts)."""
-    from blkscope.paper.tables import printed_unadjusted, printed_verdicts
+    rule's verdict as its cell prints it (caveated)."""
+    from blkscope.paper.tables import caveated, printed_unadjusted
 
-    claims = printed_verdicts(printed_unadjusted(claims))
+    claims = caveated(printed_unadjusted(claims), ruled_only=True)
     flat = squash_quotes(text)
     problems = []
     rest = [c for c in columns if c != "claim_id"]

@@ -170,13 +170,19 @@ def planned_first(r: dict) -> str | None:
     planned, Holm-adjusted verdict first, then the condition its runs are outside of ("does not; outside the
     study's condition: light load", a confound after it: "...; traced arm faster: a confound"); None for any
     other row. The rule was set after the estimates were seen, so it is a caveat, not the verdict (issue Q)."""
+    parts = ruled_parts(r)
+    return "; ".join(parts) if parts else None
+
+
+def ruled_parts(r: dict) -> tuple[str, str] | None:
+    """planned_first's two parts: the planned verdict, and the rule's condition (with a confound after it)."""
     planned, caveat = r.get("verdict_planned"), str(r.get("caveat") or "")
     if not planned or not caveat:
         return None
     from blkscope.paper.claims import TRACED_FASTER, ruling
 
     rest = [TRACED_FASTER] if TRACED_FASTER in caveat.split(", ") else []
-    return "; ".join([str(planned), f"{OUTSIDE}: {ruling(caveat) or caveat}", *rest])
+    return str(planned), "; ".join([f"{OUTSIDE}: {ruling(caveat) or caveat}", *rest])
 
 
 def planned_moved(r: dict) -> str:

@@ -18,7 +18,7 @@ from blkscope.figures.names import plain as plain_job
 from blkscope.figures.names import plain_jobs
 from blkscope.paper.claims import band_note, condition_rule_words
 from blkscope.paper.latex import count_word, escape, fmt_depth, fmt_int, fmt_pct, seconds_unbroken, tidy
-from blkscope.paper.phrases import planned_first
+from blkscope.paper.phrases import planned_first, ruled_parts
 
 Column = tuple[str, str, float, Callable[[object], str]]  # (field, header, weight, formatter)
 
@@ -293,12 +293,12 @@ def verdict_cell(r: dict) -> str | None:
     """A verdict as the table prints it: with the range of its strata where they disagree (claims.csv
     `per_stratum`), the condition its runs are not in, against the study's (`caveat`), and the exploratory
     estimate in the study's regime beside it (`ours_scale`)."""
-    first = planned_first(r)  # the condition rule's row: the planned verdict, its caveat after (as the headline)
-    v = first.split("; ", 1)[0] if first else r.get("verdict")
+    ruled = ruled_parts(r)  # the condition rule's row: the planned verdict, its caveat after (as the headline)
+    v = ruled[0] if ruled else r.get("verdict")
     if r.get("measure_changed"):
         v = f"{v}; measure changed after the plan"
-    if first:
-        v = f"{v}; {first.split('; ', 1)[1]}"
+    if ruled:
+        v = f"{v}; {ruled[1]}"
     if r.get("same_as"):
         v = f"{v}; counted with {r['same_as']}: the same runs and throughput"
     if r.get("per_stratum"):
@@ -335,21 +335,15 @@ def printed_unadjusted(claims: pl.DataFrame) -> pl.DataFrame:
     return claims.with_columns(verdict_unadjusted=pl.Series(cells, dtype=pl.Utf8))
 
 
-def printed_verdicts(claims: pl.DataFrame) -> pl.DataFrame:
-    """The claims with a row of the condition rule's `verdict` as its cell prints it (the planned verdict first,
-    the rule's condition after: verdict_cell), the others' as they are (each cell begins with it): what the PDF check
-    (blkscope.paper.pdf_text.missing_claims) looks for."""
-    if "verdict_planned" not in claims.columns or "caveat" not in claims.columns:
-        return claims
-    cells = [verdict_cell(r) if planned_first(r) else r["verdict"] for r in claims.iter_rows(named=True)]
-    return claims.with_columns(verdict=pl.Series(cells, dtype=pl.Utf8))
-
-
-def caveated(claims: pl.DataFrame) -> pl.DataFrame:
-    """The claims with each verdict cell as verdict_cell prints it (claims.csv as it is without `caveat`)."""
+def caveated(claims: pl.DataFrame, ruled_only: bool = False) -> pl.DataFrame:
+    """The claims with each verdict cell as verdict_cell prints it (claims.csv as it is without `caveat`);
+    `ruled_only`: the condition rule's rows alone (the planned verdict first, the rule's condition after), the
+    others' verdicts as they are, each cell beginning with it: what the PDF check (pdf_text.missing_claims) looks
+    for."""
     if "caveat" not in claims.columns:
         return claims
-    cells = [verdict_cell(r) for r in claims.iter_rows(named=True)]
+    cells = [verdict_cell(r) if not ruled_only or planned_first(r) else r["verdict"]
+             for r in claims.iter_rows(named=True)]
     return claims.with_columns(verdict=pl.Series(cells, dtype=pl.Utf8))
 
 
