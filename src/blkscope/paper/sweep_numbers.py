@@ -24,7 +24,8 @@ A sweep may be several batches (`--batch A+B=PREFIX`): a configuration a later b
 point, whose 2-s windows held too few events, with its whole steady window kept: config/claims_plan.yaml
 `amendments`, 2026-11-30) is read from the later batch's runs; the earlier runs of it stay in the table, out of the
 macros above, and both sets are given beside each other (read_and_aside): ...Redone... (the runs read) and
-...Aside... (the runs set aside), each with its Runs, WindowS, EventsSpan, RecordsSpan, SSpan (the fitted rank
+...Aside... (the runs set aside), each with its Runs, WindowS, EventsSpan, OpsSpan (YCSB's operations/s),
+RecordsSpan, SSpan (the fitted rank
 exponent), HotReadSpan with its HotFewPhrase, MissOneSpan and MissTenSpan.
 
     python -m blkscope.paper.sweep_numbers --sweep data/processed/analysis/cache_sweep.parquet \\
@@ -118,12 +119,12 @@ def _range(x: pl.Series, fmt) -> tuple[str, str]:
 ONE, TEN = MISS_FRACTIONS
 # the ranges each set of runs gets (...Min, ...Max, ...Span): macro key, table column, format
 RANGES = (("CacheToData", "cache_to_data", sig), ("Records", "recordcount", fmt_int),
-          ("Events", "events", fmt_int), ("S", "s", lambda x: fmt_float(x, 2)),
+          ("Events", "events", fmt_int), ("Ops", "ops_s", fmt_int), ("S", "s", lambda x: fmt_float(x, 2)),
           ("HotRead", "hot1_read", lambda x: fmt_pct(x, 1)),
           ("MissOne", f"miss_{round(ONE * 100)}pct", lambda x: fmt_float(x, 2)),
           ("MissTen", f"miss_{round(TEN * 100)}pct", lambda x: fmt_float(x, 2)))  # fmt: skip
-SIDE = ("Runs", "WindowS", "EventsSpan", "RecordsSpan", "SSpan", "HotReadSpan", "HotFewPhrase", "MissOneSpan",
-        "MissTenSpan")  # a redone point's macros, for its runs read and its runs set aside
+SIDE = ("Runs", "WindowS", "EventsSpan", "OpsSpan", "RecordsSpan", "SSpan", "HotReadSpan", "HotFewPhrase",
+        "MissOneSpan", "MissTenSpan")  # a redone point's macros, for its runs read and its runs set aside
 
 
 def _ranges(s: pl.DataFrame, key: str) -> dict[str, str]:
