@@ -26,6 +26,7 @@ CAPPED_2 = "host-ext4-ycsb-workloada-zipfian-buffered-sat-long-mem320m-r1"
 CASSANDRA = "host-xfs-cassandra-ycsb-workloada-c-zipfian-sat-r1"
 GUEST = "guest-f2fs-cassandra-ycsb-workloada-zipfian-small-r1"
 SMALL = "host-ext4-cassandra-ycsb-workloada-zipfian-capped-sweep-70k-mem640m-r3"
+LONG = "host-ext4-cassandra-ycsb-workloada-zipfian-capped-sweep-70k-long-mem640m-r{}"  # the 70 k point run again
 TRACED = (ROCKSDB, CAPPED, CAPPED_2)
 SWEEP = "round4-sweep"
 
@@ -208,3 +209,20 @@ def test_the_sweeps_missing_runs_are_rows_and_the_figure_says_so(tables, tmp_pat
     assert _sweep(tables, out, planned=(SWEEP,), sheet=runs) == 0
     assert main(["figure", "cache-sweep", str(out), "-o", str(tmp_path / "none"), "--formats", "svg"]) == 0
     assert "no sweep run captured yet" in (tmp_path / "none.svg").read_text()
+
+
+def test_the_70k_point_run_again_keeps_its_whole_steady_window():
+    """The long-window runs of the Cassandra sweep's 70 k point: the same cache and data as its 2-s runs (one
+    configuration), 120 s of trace, the kept events counted from run.yaml, a hundred times the 2-s runs' at least."""
+    from blkscope.analysis.characterise.cache_sweep import CONFIGURATION
+
+    short = [cache_facts(RAW / SMALL.replace("-r3", f"-r{k}") / "run.yaml") for k in (1, 2, 3)]
+    long = [cache_facts(RAW / LONG.format(k) / "run.yaml") for k in (1, 2, 3)]
+    assert {tuple(f[c] for c in CONFIGURATION) for f in short + long} == {("memory cap", 640 * MIB, 70_000)}
+    assert {f["window_s"] for f in short} == {2.0} and {f["window_s"] for f in long} == {120.0}
+    for k, f in enumerate(long, 1):
+        meta = yaml.safe_load((RAW / LONG.format(k) / "run.yaml").read_text())
+        tracer = meta["tracer"]
+        assert f["events"] == tracer["events"] == tracer["window"]["kept"] and tracer["dropped_total"] == 0
+        assert f["ops_s"] == meta["cassandra-ycsb"]["overall_throughput"] > 0
+    assert min(f["events"] for f in long) > 100 * max(f["events"] for f in short)

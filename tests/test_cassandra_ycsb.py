@@ -138,3 +138,17 @@ def test_failed_operations_of_real_reports():
     assert (failed, done) == (3_331_196 + 3_329_103, 3_331_196 + 3_329_103 + 64_004 + 63_479)
     assert cassandra_ycsb.failed_operations(fix / "run_workloadc_cassandra_phase_read.txt")[0] == 0
     assert workloads.load(_row(job=CAPPED), TOOLS).options["max_failed_fraction"] == 0.01
+
+
+def test_the_long_70k_sweep_job_keeps_the_whole_steady_window():
+    """The 70 k sweep point run again (its 2-s windows held 20-116 events): the same job but for the trace, which
+    keeps everything after the warm-up to the 180-s run's end; the same image (the load is the same)."""
+    jobs = cassandra_ycsb.JOBS
+    short, long = jobs["workloada-zipfian-capped-sweep-70k"], jobs["workloada-zipfian-capped-sweep-70k-long"]
+    assert {k: v for k, v in long.items() if k != "trace_window_s"} == {
+        k: v for k, v in short.items() if k != "trace_window_s"}  # fmt: skip
+    start, length = long["trace_window_s"]
+    assert start == long["warmup_s"]["run"] and start + length == 180 and length >= 60 > short["trace_window_s"][1]
+    row = _row(job="workloada-zipfian-capped-sweep-70k-long", runtime_s=180)
+    key = lambda job: workloads.load({**row, "job": job}, TOOLS).image_key()["load_command"]  # noqa: E731
+    assert key("workloada-zipfian-capped-sweep-70k-long") == key("workloada-zipfian-capped-sweep-70k")

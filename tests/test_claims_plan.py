@@ -315,7 +315,7 @@ def test_every_amendment_of_the_plan_has_a_row_and_the_text_counts_them(plan, tm
         assert (a.listed in commits) if a.listed else escape(a.what) in tex
     withdrawn = next(a for a in plan.amendments if a.withdrawn)
     assert f"withdrew {escape(', '.join(withdrawn.claims))}" in amended_phrase(plan)
-    assert amended_phrase(plan).startswith("amended four times")
+    assert amended_phrase(plan).startswith("amended five times")
     one = replace(plan, amendments=plan.amendments[:1])
     assert amended_phrase(one) == "amended once, before the runs the amendment concerns were captured"
     assert amended_phrase(replace(plan, amendments=())) == "never amended"

@@ -160,3 +160,31 @@ def test_the_figure_caption_says_what_it_draws_and_that_no_claim_reads_it(table)
     assert "No run is drawn" in figure.caption(table.with_columns(captured=pl.lit(False)))
     # a dataset without the sweep draws this note in the paper's figure (the miniature workflow's paper)
     assert internal_words(EMPTY_NOTE) == []
+
+
+def test_a_point_run_again_by_a_later_batch_is_read_from_it_and_its_first_runs_are_given_beside(table, tmp_path):
+    """A sweep of two batches (`A+B=PREFIX`): a configuration the later batch ran again (here by hand: the first
+    configuration's runs copied with a longer window and fewer misses) is read from the later runs alone; the
+    earlier ones stay out of the sweep's macros and are given beside (Aside), as are the later ones (Redone)."""
+    sweep = table.filter(pl.col("batch") == SWEEP)
+    first = configurations(sweep).row(0, named=True)
+    point = sweep.join(pl.DataFrame([first]).select(CONFIGURATION), on=CONFIGURATION, how="semi")
+    again = point.with_columns(batch=pl.lit("later"), run_id=pl.col("run_id") + "-long", window_s=pl.lit(120.0),
+                               miss_10pct=pl.col("miss_10pct") / 2, events=pl.lit(15_000, pl.Int64))  # fmt: skip
+    both = pl.concat([table, again], how="diagonal")
+    m = macros(both, (SWEEP, "later"))
+    assert m["SweepRuns"] == "30" and m["SweepConfigs"] == "10" and m["SweepWindowS"] == "1--120"
+    assert (m["SweepRedoneRuns"], m["SweepAsideRuns"]) == (str(point.height), str(point.height))
+    assert (m["SweepRedoneWindowS"], m["SweepAsideWindowS"]) == ("120", "1")
+    assert m["SweepRedoneEventsSpan"] == "15{,}000" and m["SweepAsideEventsSpan"] == "--"  # no events column
+    half = point["miss_10pct"] / 2
+    lo, hi = f"{half.min():.2f}", f"{half.max():.2f}"
+    assert m["SweepRedoneMissTenSpan"] == (lo if lo == hi else f"{lo} to {hi}")
+    assert m["SweepMissTenMin"] == f"{min(half.min(), sweep['miss_10pct'].min()):.2f}"
+    # one batch alone, or a later batch that ran no configuration again: nothing set aside
+    assert "SweepAsideRuns" not in macros(both, SWEEP) and macros(table, (SWEEP, "later")) == macros(table, SWEEP)
+    out = tmp_path / "sweep.tex"
+    both.write_parquet(tmp_path / "both.parquet")
+    assert sweep_numbers.main(["--sweep", str(tmp_path / "both.parquet"), "--batch", f"{SWEEP}+later=SweepCass",
+                               "-o", str(out)]) == 0  # fmt: skip
+    assert f"\\newcommand{{\\SweepCassAsideRuns}}{{{point.height}}}" in out.read_text()

@@ -20,8 +20,16 @@ rule, three phrases:
   window; else the spread.
 - SweepMissPhrase (miss_phrase): the miss ratios at the two caches, one value said once where both give it.
 
+A sweep may be several batches (`--batch A+B=PREFIX`): a configuration a later batch ran again (Cassandra's 70 k
+point, whose 2-s windows held too few events, with its whole steady window kept: config/claims_plan.yaml
+`amendments`, 2026-11-30) is read from the later batch's runs; the earlier runs of it stay in the table, out of the
+macros above, and both sets are given beside each other (read_and_aside): ...Redone... (the runs read) and
+...Aside... (the runs set aside), each with its Runs, WindowS, EventsSpan, OpsSpan (YCSB's operations/s),
+RecordsSpan, SSpan (the fitted rank
+exponent), HotReadSpan with its HotFewPhrase, MissOneSpan and MissTenSpan.
+
     python -m blkscope.paper.sweep_numbers --sweep data/processed/analysis/cache_sweep.parquet \\
-        --batch round4-sweep --batch round4-sweep-cassandra=SweepCass -o sweep.tex
+        --batch round4-sweep --batch round4-sweep-cassandra+round4-sweep-cassandra-2=SweepCass -o sweep.tex
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ import sys
 
 import polars as pl
 
-from blkscope.analysis.characterise.cache_sweep import MIN_HOT_PAGES, MISS_FRACTIONS, configurations
+from blkscope.analysis.characterise.cache_sweep import CONFIGURATION, MIN_HOT_PAGES, MISS_FRACTIONS, configurations
 from blkscope.analysis.characterise.metadata import TOP_FRACTION
 from blkscope.paper import table_to_tex
 from blkscope.paper.latex import count_word, fmt_float, fmt_int, fmt_pct, macro_file, span
@@ -108,27 +116,58 @@ def _range(x: pl.Series, fmt) -> tuple[str, str]:
     return (fmt(x.min()), fmt(x.max())) if x.len() else ("--", "--")
 
 
-def macros(table: pl.DataFrame, batch: str, prefix: str = "Sweep") -> dict[str, str]:
-    """`prefix`... macros (Sweep...) of the captured runs of `batch`; none when it has no captured run (the text
-    is guarded)."""
-    s = table.filter((pl.col("batch") == batch) & pl.col("captured").fill_null(False))
+ONE, TEN = MISS_FRACTIONS
+# the ranges each set of runs gets (...Min, ...Max, ...Span): macro key, table column, format
+RANGES = (("CacheToData", "cache_to_data", sig), ("Records", "recordcount", fmt_int),
+          ("Events", "events", fmt_int), ("Ops", "ops_s", fmt_int), ("S", "s", lambda x: fmt_float(x, 2)),
+          ("HotRead", "hot1_read", lambda x: fmt_pct(x, 1)),
+          ("MissOne", f"miss_{round(ONE * 100)}pct", lambda x: fmt_float(x, 2)),
+          ("MissTen", f"miss_{round(TEN * 100)}pct", lambda x: fmt_float(x, 2)))  # fmt: skip
+SIDE = ("Runs", "WindowS", "EventsSpan", "OpsSpan", "RecordsSpan", "SSpan", "HotReadSpan", "HotFewPhrase",
+        "MissOneSpan", "MissTenSpan")  # a redone point's macros, for its runs read and its runs set aside
+
+
+def _ranges(s: pl.DataFrame, key: str) -> dict[str, str]:
+    m = {}
+    for name, col, fmt in RANGES:
+        lo, hi = m[f"{key}{name}Min"], m[f"{key}{name}Max"] = _range(s[col], fmt) if col in s.columns else ("--",) * 2
+        m[f"{key}{name}Span"] = lo if lo == hi else f"{lo} to {hi}"  # one value when every run gives it
+    return m | {f"{key}Runs": fmt_int(s.height), f"{key}WindowS": span(s["window_s"]),
+                f"{key}HotFewPhrase": few_pages_phrase(s["hot1_read"])}  # fmt: skip
+
+
+def read_and_aside(table: pl.DataFrame, batches: str | tuple[str, ...]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The captured runs of a sweep's `batches` that its macros read, and those set aside: a configuration
+    (CONFIGURATION) a later batch ran again is read from that batch's runs alone."""
+    batches = (batches,) if isinstance(batches, str) else tuple(batches)
+    s = table.filter(pl.col("batch").is_in(list(batches)) & pl.col("captured").fill_null(False))
+    aside = s.clear()
+    for i, later in enumerate(batches[1:], 1):
+        redone = s.filter(pl.col("batch") == later).select(CONFIGURATION).unique()
+        earlier = s.filter(pl.col("batch").is_in(list(batches[:i]))).join(redone, on=CONFIGURATION, how="semi")
+        aside = pl.concat([aside, earlier])
+    return s.filter(~pl.col("run_id").is_in(aside["run_id"].to_list())), aside
+
+
+def macros(table: pl.DataFrame, batches: str | tuple[str, ...], prefix: str = "Sweep") -> dict[str, str]:
+    """`prefix`... macros (Sweep...) of the captured runs of `batches` (read_and_aside); none when they have no
+    captured run (the text is guarded)."""
+    s, aside = read_and_aside(table, batches)
     if s.height == 0:
         return {}
     conf = configurations(s)
-    one, ten = MISS_FRACTIONS
     window = span(s["window_s"])
     m = {"SweepRuns": fmt_int(s.height), "SweepConfigs": count_word(conf.height),
          "SweepRepeats": span(conf["runs"].cast(pl.Float64)), "SweepWindowS": window,
-         "SweepHotPct": fmt_pct(TOP_FRACTION, 0), "SweepOnePct": fmt_pct(one, 0), "SweepTenPct": fmt_pct(ten, 0),
+         "SweepHotPct": fmt_pct(TOP_FRACTION, 0), "SweepOnePct": fmt_pct(ONE, 0), "SweepTenPct": fmt_pct(TEN, 0),
          "SweepSkewPhrase": skew_phrase(s["hot1_read"]), "SweepHotFewPhrase": few_pages_phrase(s["hot1_read"]),
-         "SweepReusePhrase": reuse_phrase(s[f"miss_{round(ten * 100)}pct"], ten, window)}  # fmt: skip
-    for key, col, fmt in (("CacheToData", "cache_to_data", sig), ("Records", "recordcount", fmt_int),
-                          ("HotRead", "hot1_read", lambda x: fmt_pct(x, 1)),
-                          ("MissOne", f"miss_{round(one * 100)}pct", lambda x: fmt_float(x, 2)),
-                          ("MissTen", f"miss_{round(ten * 100)}pct", lambda x: fmt_float(x, 2))):  # fmt: skip
-        lo, hi = m[f"Sweep{key}Min"], m[f"Sweep{key}Max"] = _range(s[col], fmt)
-        m[f"Sweep{key}Span"] = lo if lo == hi else f"{lo} to {hi}"  # one value when every run gives it
+         "SweepReusePhrase": reuse_phrase(s[f"miss_{round(TEN * 100)}pct"], TEN, window)}  # fmt: skip
+    m |= {k: v for k, v in _ranges(s, "Sweep").items() if not k.endswith(("Runs", "WindowS", "HotFewPhrase"))}
     m["SweepMissPhrase"] = miss_phrase(m["SweepMissOneSpan"], m["SweepMissTenSpan"])
+    if aside.height:  # the redone point: its runs read and those set aside, beside each other
+        redone = s.join(aside.select(CONFIGURATION).unique(), on=CONFIGURATION, how="semi")
+        for key, runs in (("SweepRedone", redone), ("SweepAside", aside)):
+            m |= {k: v for k, v in _ranges(runs, key).items() if k.removeprefix(key) in SIDE}
     return {prefix + k.removeprefix("Sweep"): v for k, v in m.items()}
 
 
@@ -142,13 +181,17 @@ NEED = ("batch", "captured", "cache_kind", "cache_bytes", "recordcount", "window
 
 
 def _options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--batch", action="append", required=True, metavar="BATCH[=PREFIX]",
-                   help="a sweep's batch (runs-sheet batch) and its macros' prefix (default Sweep); repeatable")
+    p.add_argument("--batch", action="append", required=True, metavar="BATCH[+BATCH...][=PREFIX]",
+                   help="a sweep's batches (runs-sheet batch; a later one's configurations replace the earlier "
+                        "ones') and its macros' prefix (default Sweep); repeatable")
 
 
-def _batches(specs: list[str]) -> dict[str, str]:
-    """`round4-sweep`, `round4-sweep-cassandra=SweepCass` -> {batch: prefix}; two batches on one prefix refused."""
-    out = dict(spec.split("=", 1) if "=" in spec else (spec, "Sweep") for spec in specs)
+def _batches(specs: list[str]) -> dict[tuple[str, ...], str]:
+    """`round4-sweep`, `round4-sweep-cassandra+round4-sweep-cassandra-2=SweepCass` -> {(batch, ...): prefix} (a
+    sweep's batches in the order they ran: a later one's configurations replace the earlier ones'); two sweeps on one
+    prefix refused."""
+    pairs = [spec.split("=", 1) if "=" in spec else (spec, "Sweep") for spec in specs]
+    out = {tuple(b.split("+")): p for b, p in pairs}
     prefixes = list(out.values())
     if len(set(prefixes)) < len(prefixes) or not all(p.isalpha() for p in prefixes):
         raise ValueError(f"--batch {' '.join(specs)}: each batch needs a prefix of its own, in letters")

@@ -13,8 +13,10 @@ Per run (one row):
   RocksDB hold part of the cap (~160-210 MiB in round4-rocksdb-capped-2): `page_cache_bytes` and `rss_bytes` are
   the group's page cache and anonymous memory at the trace window's start (run.yaml `memory_cap: snapshots:
   trace_window_start`), `page_cache_to_data` the page cache over the data: the cache the buffered reads met.
-- the trace: `window_s`, the kept window's length (run.yaml `tracer: window`; null: the whole run was kept). The
-  counts below grow with it, so points of different windows are not alike.
+- the trace: `window_s`, the kept window's length (run.yaml `tracer: window`; null: the whole run was kept), and
+  `events`, the block events kept (run.yaml `tracer: events`). The counts below grow with both, so points of
+  different windows are not alike. `ops_s`: YCSB's overall throughput (run.yaml `<workload>: overall_throughput`),
+  what drove those events.
 - the skew: the fitted rank exponent `s` (with its interval and goodness-of-fit p) of all accesses (zipf table,
   op all); the hottest 1 % of touched pages' share of read and of write accesses (`hot1_read`, `hot1_write`) and
   the metadata (REQ_META) share of all accesses (`meta_share`) and of the hot pages' accesses (`hot_meta_share`);
@@ -44,7 +46,8 @@ PAGE = 4096
 MIB = 1 << 20
 RUN_COLUMNS = ["run_id", "database", "workload", "job", "filesystem", "testbed", "repeat", "batch", "memory_cap"]
 SCHEMA = {
-    "captured": pl.Boolean, "window_s": pl.Float64, "page_cache_bytes": pl.Float64, "rss_bytes": pl.Float64,
+    "captured": pl.Boolean, "window_s": pl.Float64, "events": pl.Int64, "ops_s": pl.Float64,
+    "page_cache_bytes": pl.Float64, "rss_bytes": pl.Float64,
     "page_cache_to_data": pl.Float64, "memory_cap_bytes": pl.Int64, "memory_peak_bytes": pl.Int64,
     "blockcache_mb": pl.Float64,
     "directreads": pl.Boolean, "recordcount": pl.Int64, "record_bytes": pl.Float64, "data_bytes": pl.Float64,
@@ -83,8 +86,11 @@ def cache_facts(run_yaml: Path) -> dict:
         kind, cache = "host memory (no cap)", float((meta.get("host") or {}).get("mem_mb") or math.nan) * MIB
     at = ((cap.get("snapshots") or {}).get("trace_window_start") or {}).get("stat") or {}
     page_cache = float(at["total_cache"]) if at.get("total_cache") is not None else None
-    window = ((meta.get("tracer") or {}).get("window") or {}).get("length_s")
-    return {"captured": True, "window_s": None if window is None else float(window), "page_cache_bytes": page_cache,
+    tracer = meta.get("tracer") or {}
+    window = (tracer.get("window") or {}).get("length_s")
+    summary = meta.get((meta.get("run") or {}).get("workload")) or {}
+    return {"captured": True, "window_s": None if window is None else float(window), "events": tracer.get("events"),
+            "ops_s": summary.get("overall_throughput"), "page_cache_bytes": page_cache,
             "rss_bytes": float(at["total_rss"]) if at.get("total_rss") is not None else None,
             "page_cache_to_data": page_cache / data if page_cache is not None and data else None,
             "memory_cap_bytes": cap_bytes, "memory_peak_bytes": cap.get("max_usage_bytes"), "blockcache_mb": block,
