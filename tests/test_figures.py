@@ -556,3 +556,13 @@ def test_the_per_setup_figures_leave_the_cache_sweeps_setups_to_the_notebook(tab
                                                             job=pl.lit("workloada-zipfian-buffered-sweep-4m"))
     assert "host-ext4-ycsb-sweep-point-r1" not in drawn(_chart("iostat-compare", pl.concat([io, point])))
     assert run in drawn(_chart("iostat-compare", pl.concat([io, point])))
+
+
+def test_every_job_of_the_runs_sheet_has_a_plain_name():
+    """A job added to config/runs.tsv without a plain name printed its id in the paper's tables (the Cassandra
+    sweep's 70 k long-window job did): every (workload, job) the sheet holds is in names.JOBS."""
+    from blkscope.figures.names import JOBS
+    from blkscope.runs import load_runs
+
+    pairs = load_runs(ROOT / "config/runs.tsv").select("workload", "job").unique().rows()
+    assert pairs and [p for p in pairs if p not in JOBS] == []

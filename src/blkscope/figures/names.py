@@ -49,6 +49,7 @@ JOBS: dict[tuple[str, str], str] = {
        for how in ("buffered", "direct") for n in ("4m", "400k", "40k")},
     **{("cassandra-ycsb", f"workloada-zipfian-capped-sweep-{n}"): f"Cassandra sweep {n.upper() if n == '7m' else n}"
        for n in ("7m", "700k", "70k")},
+    ("cassandra-ycsb", "workloada-zipfian-capped-sweep-70k-long"): "Cassandra sweep 70k long",
 }  # fmt: skip
 
 NOTE = ("RocksDB and Cassandra YCSB run YCSB workload A, or A then C; capped: under a memory cap smaller "
