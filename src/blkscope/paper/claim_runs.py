@@ -87,6 +87,31 @@ def compared() -> Iterator[list[pl.DataFrame]]:
         _COMPARED.reset(token)
 
 
+# The arms an estimate compared, run by run, for the machine-load diagnostic beside the claims (claim_load): (run_id,
+# arm, how) rows, recorded into the innermost `armed()` open by by_strata and _overhead_at (how "compared": the arms
+# the estimate sets against each other) and by vals (how "values": the selection each value array came from, the
+# arms of a row whose estimator compares arrays it drew with vals).
+_ARMS: ContextVar[tuple[list[pl.DataFrame], ...]] = ContextVar("claim_arms", default=())
+
+
+@contextmanager
+def armed() -> Iterator[list[pl.DataFrame]]:
+    """The (run_id, arm, how) frames of the arms the estimates made inside the block compared or drew."""
+    parts: list[pl.DataFrame] = []
+    token = _ARMS.set((*_ARMS.get(), parts))
+    try:
+        yield parts
+    finally:
+        _ARMS.reset(token)
+
+
+def record_arm(t: pl.DataFrame, name: pl.Expr, how: str = "compared") -> None:
+    """Records the runs of `t` (its run_id) as the arms `name` gives them, into the innermost `armed()` open."""
+    open_ = _ARMS.get()
+    if open_ and "run_id" in t.columns:
+        open_[-1].append(t.select("run_id", arm=name.cast(pl.Utf8), how=pl.lit(how)))
+
+
 def canonical(tb: Tables) -> Tables:
     """Every table's rows sorted on all its columns (run_id first; nested columns are not sort keys), so that no
     estimate depends on the order in which a table was written or its per-run parts concatenated."""
@@ -167,6 +192,7 @@ def saturating_first(t: pl.DataFrame, at: Callable[[pl.DataFrame, str], Result])
 def vals(t: pl.DataFrame, metric: str, **where) -> np.ndarray:
     sel = in_run_order(t.filter(pl.col("metric") == metric, *[pl.col(k) == v for k, v in where.items()]))
     read(sel)
+    record_arm(sel, pl.lit(" ".join(str(v) for v in where.values())), "values")
     return sel["value" if "value" in sel.columns else "mean"].to_numpy().astype(float)
 
 
@@ -278,6 +304,7 @@ def by_strata(t: pl.DataFrame, strata: list[str], arm: pl.Expr, a: str, b: str, 
                           g.filter(pl.col("_arm") == b)[value].to_numpy().astype(float))))
         if "run_id" in g.columns:  # recorded as read by strata_ratio, if its estimate keeps the stratum
             out[-1].run_ids = set(g.filter(pl.col("_arm").is_in([a, b]))["run_id"].to_list())
+            record_arm(g.filter(pl.col("_arm").is_in([a, b])), pl.col("_arm"))
         if open_ and "run_id" in g.columns and out[-1][1].size and out[-1][2].size:
             both = g.filter(pl.col("_arm").is_in([a, b]))
             open_[-1].append(both.select("run_id", stratum=pl.lit(label), arm=pl.col("_arm").cast(pl.Utf8)))
