@@ -95,13 +95,20 @@ def test_the_sentence_is_phrased_by_rule():
     same = {"arm_a": "xfs", "arm_b": "ext4", "load_a": 2.0, "load_b": 1.9, "diff": 0.1, "differs": False,
             "n_arms": 2, "unrecorded": 0}
     s = cl.sentence(_table(**{"S2-ops": same, "S2-lz4": same}))
-    assert "in none of the two judged rows" in s and "differs" not in s
+    assert "the arms of none of the two judged rows with two recorded arms differ in it" in s and "differs" not in s
+    assert cl.short(_table(**{"S2-ops": same})) == ("the arms of the one judged row with two recorded arms do not "
+                                                    "differ in it")
     far = same | {"arm_a": "traced", "arm_b": "untraced", "load_a": 8.0, "load_b": 2.0, "diff": 6.0, "differs": True}
     one = {"n_arms": 1, "unrecorded": 0}
     old = {"n_arms": 2, "unrecorded": 6}
     t = _table(**{"S1-trace": far, "S2-ops": same, "S1-zipf": one, "S4-reader": old})
     s = cl.sentence(t)
-    assert "in one of the two judged rows that compare two arms the arms' load differs, by at most 6.00" in s
+    assert "in one of the two judged rows with two recorded arms the arms' load differs, by at most 6.00" in s
+    assert cl.short(t) == ("the arms of one of the two judged rows with two recorded arms differ in it, by at most "
+                           "6.00 (S1-trace)")
+    # ten rows or more: counts in digits throughout
+    many = _table(**{f"S{i}": same for i in range(10)}, **{"S1-trace": far})
+    assert cl.short(many).startswith("the arms of 1 of the 11 judged rows")
     assert "S1-trace (traced 8.00 against untraced 2.00)" in s
     assert "six were captured before run.yaml recorded the load" in s and "every run of S4-reader" in s
     assert "S1-zipf has no two arms" in s

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +27,7 @@ import polars as pl
 from blkscope.analysis.load.machine_load import before
 from blkscope.analysis.stats.uncertainty import LEVEL, bootstrap_ci
 from blkscope.paper.headline import as_planned
-from blkscope.paper.latex import count_word, escape, fmt_float, join_and, macro_file
+from blkscope.paper.latex import count_word, escape, fmt_float, fmt_int, join_and, macro_file
 
 SCHEMA = {"claim_id": pl.Utf8, "arm_a": pl.Utf8, "arm_b": pl.Utf8, "n_a": pl.Int64, "n_b": pl.Int64,
           "load_a": pl.Float64, "load_b": pl.Float64, "diff": pl.Float64, "lo": pl.Float64, "hi": pl.Float64,
@@ -69,12 +70,39 @@ def table(claims: pl.DataFrame, arms: pl.DataFrame, loads: pl.DataFrame) -> pl.D
     return pl.DataFrame(rows, schema=SCHEMA, orient="row")
 
 
-def sentence(t: pl.DataFrame) -> str:
-    """The threats section's sentence, by rule: how many judged rows compare two arms, in how many the arms' load
-    differs, by how much at most and where; the runs without a load record, and the rows left without a comparison
-    (no two arms recorded by their estimator, or none of their runs with a load record)."""
+def _split(t: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, Callable[[int], str]]:
+    """The rows that compare two arms, those of them whose arms' load differs, and how a count of them prints
+    (words, or digits throughout once one is above nine)."""
     two = t.filter(pl.col("differs").is_not_null())
-    differ = two.filter(pl.col("differs"))
+    return two, two.filter(pl.col("differs")), fmt_int if two.height > 9 else count_word
+
+
+def _which(t: pl.DataFrame) -> str:
+    """"1 of the 32 judged rows with two recorded arms" (or "the one judged row ...": one only)."""
+    two, differ, n = _split(t)
+    rows = f"judged row{'' if two.height == 1 else 's'} with two recorded arms"
+    return f"the one {rows}" if two.height == 1 else f"{n(differ.height)} of the {n(two.height)} {rows}"
+
+
+def short(t: pl.DataFrame) -> str:
+    """The threats section's clause, by rule: "the arms of 1 of the 32 judged rows with two recorded arms differ in
+    it, by at most 3.39 (S1-cass-read-scale)"; "... of none of the 32 ... differ in it"; "no judged row has two arms
+    with a record of it"."""
+    two, differ, n = _split(t)
+    if two.height == 0:
+        return "no judged row has two arms with a record of it"
+    if differ.height == 0:
+        return ("the arms of the one judged row with two recorded arms do not differ in it" if two.height == 1 else
+                f"the arms of none of the {n(two.height)} judged rows with two recorded arms differ in it")
+    ids = join_and([escape(x) for x in differ["claim_id"]])
+    return f"the arms of {_which(t)} differ in it, by at most {fmt_float(differ['diff'].max(), 2)} ({ids})"
+
+
+def sentence(t: pl.DataFrame) -> str:
+    """Appendix A's sentence, by rule: what was compared and how, in how many judged rows the arms' load differs, by
+    how much at most and where; the runs without a load record, and the rows left without a comparison (no two arms
+    recorded by their estimator, or none of their runs with a load record)."""
+    two, differ, n = _split(t)
     pct = f"{100 * LEVEL:.0f}"
     head = (f"Added after the estimates were seen, as a diagnostic and not a claim: the one-minute load average just "
             f"before each run's workload (the one just after it counts the workload's own threads), its median per "
@@ -84,15 +112,12 @@ def sentence(t: pl.DataFrame) -> str:
     if two.height == 0:
         said = "; no judged row has two arms with a load record"
     elif differ.height == 0:
-        said = (f"; in none of the {count_word(two.height)} judged rows that compare two arms does the interval "
-                f"leave out zero")
+        said = f"; {short(t)}"
     else:
         each = [f"{escape(r['claim_id'])} ({escape(r['arm_a'])} {fmt_float(r['load_a'], 2)} against "
                 f"{escape(r['arm_b'])} {fmt_float(r['load_b'], 2)})" for r in differ.iter_rows(named=True)]
-        which = "the one" if two.height == 1 else f"{count_word(differ.height)} of the {count_word(two.height)}"
-        rows = "row" if two.height == 1 else "rows"
-        said = (f"; in {which} judged {rows} that compare two arms the arms' load differs, by at most "
-                f"{fmt_float(differ['diff'].max(), 2)}: {join_and(each)}")
+        said = (f"; in {_which(t)} the arms' load differs, by at most {fmt_float(differ['diff'].max(), 2)}: "
+                f"{join_and(each)}")
     unrecorded = int(t["unrecorded"].sum())
     if unrecorded:
         none = t.filter(pl.col("differs").is_null() & (pl.col("n_arms") >= 2))["claim_id"].to_list()
@@ -112,12 +137,10 @@ def _rows(ids: list[str]) -> str:
 
 
 def macros(t: pl.DataFrame) -> dict[str, str]:
-    two = t.filter(pl.col("differs").is_not_null())
-    differ = two.filter(pl.col("differs"))
-    return {"ClaimLoadJudged": count_word(t.height), "ClaimLoadCompared": count_word(two.height),
-            "ClaimLoadDiffer": count_word(differ.height),
+    two, differ, n = _split(t)
+    return {"ClaimLoadJudged": n(t.height), "ClaimLoadCompared": n(two.height), "ClaimLoadDiffer": n(differ.height),
             "ClaimLoadMaxDiff": fmt_float(differ["diff"].max(), 2) if differ.height else "--",
-            "ClaimLoadSentence": sentence(t)}  # fmt: skip
+            "ClaimLoadShort": short(t), "ClaimLoadSentence": sentence(t)}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
