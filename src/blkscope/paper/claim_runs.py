@@ -14,8 +14,8 @@ them back in the order of their runs (`in_run_order`, stable, so a run's several
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 
@@ -54,14 +54,18 @@ _READS: ContextVar[tuple[set[str], ...]] = ContextVar("claim_reads", default=())
 
 
 @contextmanager
-def reads() -> Iterator[set[str]]:
-    """The run_ids the estimates made inside the block read (a set filled as they read)."""
-    ids: set[str] = set()
-    token = _READS.set((*_READS.get(), ids))
+def _open(var: ContextVar, into):
+    """`into` (a set or list the recorders fill) as the innermost collector of `var` for the block."""
+    token = var.set((*var.get(), into))
     try:
-        yield ids
+        yield into
     finally:
-        _READS.reset(token)
+        var.reset(token)
+
+
+def reads() -> AbstractContextManager[set[str]]:
+    """The run_ids the estimates made inside the block read (a set filled as they read)."""
+    return _open(_READS, set())
 
 
 def read(t: pl.DataFrame | set[str]) -> None:
@@ -76,15 +80,9 @@ def read(t: pl.DataFrame | set[str]) -> None:
 _COMPARED: ContextVar[tuple[list[pl.DataFrame], ...]] = ContextVar("claim_compared", default=())
 
 
-@contextmanager
-def compared() -> Iterator[list[pl.DataFrame]]:
+def compared() -> AbstractContextManager[list[pl.DataFrame]]:
     """The (run_id, stratum, arm) frames of the strata the estimates made inside the block compared arms in."""
-    parts: list[pl.DataFrame] = []
-    token = _COMPARED.set((*_COMPARED.get(), parts))
-    try:
-        yield parts
-    finally:
-        _COMPARED.reset(token)
+    return _open(_COMPARED, [])
 
 
 # The arms an estimate compared, run by run, for the machine-load diagnostic beside the claims (claim_load): (run_id,
@@ -94,15 +92,9 @@ def compared() -> Iterator[list[pl.DataFrame]]:
 _ARMS: ContextVar[tuple[list[pl.DataFrame], ...]] = ContextVar("claim_arms", default=())
 
 
-@contextmanager
-def armed() -> Iterator[list[pl.DataFrame]]:
+def armed() -> AbstractContextManager[list[pl.DataFrame]]:
     """The (run_id, arm, how) frames of the arms the estimates made inside the block compared or drew."""
-    parts: list[pl.DataFrame] = []
-    token = _ARMS.set((*_ARMS.get(), parts))
-    try:
-        yield parts
-    finally:
-        _ARMS.reset(token)
+    return _open(_ARMS, [])
 
 
 def record_arm(t: pl.DataFrame, name: pl.Expr, how: str = "compared") -> None:
