@@ -142,7 +142,7 @@ def layout(pdf: Path) -> dict:
     the text block its figures cover; and the pages of figures only that they leave less than half full, in the main
     text and in the appendices alike (Q review: two appendix figures stood each alone on a half-empty page), but a
     last page that ends on text (below its figures)."""
-    from blkscope.paper.pdf_geometry import form_boxes, plumber_pages, reader, text_block, text_page
+    from blkscope.paper.pdf_geometry import form_boxes, forms, plumber_pages, reader, strokes, text_block, text_page
 
     pages = reader(pdf).pages
     block = text_block(pdf)
@@ -161,7 +161,10 @@ def layout(pdf: Path) -> dict:
             # nothing after could share the page; a last page that ends on a figure is checked as any other (Q
             # review: an appendix closing on a lone half-empty figure passed)
             last = i == len(pages) and _words_below(tp, boxes, block) > 0
-            if _words_outside(tp, boxes) < FLOAT_WORDS and not last:
+            # a page of placeholders alone (figures that stroke no path: theme.no_data's message, sized to it)
+            # is not one: only a dataset without the figure's runs draws them (the e2e miniature's cache sweep)
+            drawn = any(strokes(xo, page.pdf) for _, xo in forms(page))
+            if _words_outside(tp, boxes) < FLOAT_WORDS and not last and drawn:
                 lone.append(i)  # a float page (captions only) its figures leave half empty
             ppage.close()
     return {"pages": len(pages), "main_pages": refs - 1, "reference_pages": app - refs,
