@@ -145,24 +145,43 @@ More text.
 """
 
 
-def test_layout_counts_pages_and_finds_a_lone_half_empty_figure_page(tmp_path):
+# the last page ends on text: its figure above the document's last words (LAYOUT's ends on a lone figure)
+ENDS_ON_TEXT = LAYOUT.replace(
+    r"""More text.
+\begin{figure}[p]\centering\includegraphics{fig.pdf}\caption{The last page: left to the end.}\end{figure}""",
+    r"""\begin{figure}[t]\centering\includegraphics{fig.pdf}\caption{The last page's figure.}\end{figure}
+More text, the document's last words.""")
+
+
+# the last page a lone figure that draws nothing but its message (theme.no_data: a dataset without its runs)
+ENDS_ON_PLACEHOLDER = LAYOUT.replace(r"\includegraphics{fig.pdf}\caption{The last page: left to the end.}",
+                                     r"\includegraphics{none.pdf}\caption{The last page: no data.}")
+
+
+@pytest.mark.parametrize(("tex", "pages", "lone"), [(LAYOUT, 7, [2, 5, 7]), (ENDS_ON_TEXT, 6, [2, 5]),
+                                                    (ENDS_ON_PLACEHOLDER, 7, [2, 5])])
+def test_layout_counts_pages_and_finds_a_lone_half_empty_figure_page(tmp_path, tex, pages, lone):
     """A figure a third of a page high, alone on a float page: the length check reports that page, in the main text
-    and in the appendices alike, but on the last page (the floats left at the end, where nothing could share it)."""
+    and in the appendices alike, and on the last page where the document ends on it; a last page that ends on text
+    below its figure is not one (the floats the last words leave, where nothing after could share the page), nor a
+    page of a placeholder alone (a figure that draws only its message: a dataset without the figure's runs)."""
     import altair as alt
     import vl_convert as vlc
 
+    from blkscope.figures.theme import no_data
     from blkscope.paper.pdf_text import layout
 
     if shutil.which("pdflatex") is None:
         pytest.skip("pdflatex not installed (deps/debian-main.txt: make setup installs TeX Live)")
     chart = alt.Chart(pl.DataFrame({"x": [1, 2], "y": [1, 2]}), width=200, height=80).mark_line().encode(x="x", y="y")
     (tmp_path / "fig.pdf").write_bytes(vlc.vegalite_to_pdf(chart.to_dict()))
-    (tmp_path / "p.tex").write_text(LAYOUT)
+    (tmp_path / "none.pdf").write_bytes(vlc.vegalite_to_pdf(no_data("No data: no runs of this figure").to_dict()))
+    (tmp_path / "p.tex").write_text(tex)
     subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "p.tex"], cwd=tmp_path, check=True,
                    capture_output=True)  # fmt: skip
     lay = layout(tmp_path / "p.pdf")
-    assert (lay["pages"], lay["main_pages"], lay["reference_pages"], lay["appendix_pages"]) == (7, 2, 1, 4)
-    assert lay["half_empty_figure_pages"] == [2, 5] and 0 < lay["figure_share_per_main_page"][1] < 0.5
+    assert (lay["pages"], lay["main_pages"], lay["reference_pages"], lay["appendix_pages"]) == (pages, 2, 1, pages - 3)
+    assert lay["half_empty_figure_pages"] == lone and 0 < lay["figure_share_per_main_page"][1] < 0.5
     assert len(lay["figure_share_per_main_page"]) == 2  # the share is the main text's
 
 

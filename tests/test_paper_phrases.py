@@ -4,6 +4,8 @@ typed."""
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 
 from blkscope.paper import characterise_phrases, scale_numbers
@@ -410,3 +412,32 @@ def test_no_cell_or_sentence_of_the_claims_prints_a_clause_twice():
             assert repeated_clause(str(text or "")) is None, (r["claim_id"], text)
     for k, v in advice_phrases(claims).items():
         assert repeated_clause(v) is None, (k, v)
+
+
+def test_an_empty_claims_table_is_said_not_counted_as_zero_rows():
+    """Both headline forms of a claims table without rows say so (no "of zero rows, ")."""
+    from blkscope.paper.headline import NO_ROWS, abstract_counts, split_sentence
+
+    empty = pl.DataFrame(schema={c: pl.Utf8 for c in ("claim_id", "study", "claim", "condition", "verdict",
+                                                      "same_as", "verdict_planned")})
+    assert abstract_counts(empty) == split_sentence(empty) == NO_ROWS
+    assert "zero" not in NO_ROWS and not NO_ROWS.rstrip().endswith(",")
+
+
+def test_the_number_of_studies_in_the_prose_is_the_macro():
+    """The abstract, title and sections name the studies' count by \\NumStudies (the claims' studies, in words), never
+    typed: a study added or dropped changes every place at once."""
+    from pathlib import Path
+
+    from blkscope.paper.claims import CLAIMS
+    from blkscope.paper.latex import count_word
+    from blkscope.paper.numbers import method
+
+    n = count_word(len({c.study for c in CLAIMS}))
+    assert method()["NumStudies"] == n
+    paper = Path(__file__).resolve().parents[1] / "paper"
+    abstract = (paper / "sections" / "abstract.tex").read_text()
+    assert r"\blk{NumStudies}" in abstract
+    for tex in [paper / "main.tex", *sorted((paper / "sections").glob("*.tex"))]:
+        typed = re.findall(rf"\b{n}\s+(?:studies|write-ups)\b", tex.read_text(), re.I)
+        assert not typed, f"{tex.name}: {typed}"

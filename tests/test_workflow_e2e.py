@@ -246,7 +246,7 @@ def test_pdf_has_every_section_and_numbers_from_other_tables(mini, paper_text):
     titles = [
         "Abstract",
         "Introduction",
-        "Background: the five studies",
+        "Background: the studies we re-test",
         "How skewed are block accesses",
         "How deep is the device queue",
         "What does block tracing cost",

@@ -147,6 +147,8 @@ rule claims:
     output:
         table=f"{ANALYSIS}/claims.parquet",
         csv=report(f"{ANALYSIS}/claims.csv", caption="../report/claims.rst", category="Claims"),
+        # each row's runs by arm: the machine-load diagnostic beside the claims (rule claims_load)
+        arms=f"{ANALYSIS}/claims_arms.parquet",
     params:
         fof=expand(f"{PROC}/{{run}}/frequency/fof.ssd-study.parquet", run=TRACED),
         extents=expand(f"{PROC}/{{run}}/extents/extents.parquet", run=EXTENT_RUNS),
@@ -157,5 +159,5 @@ rule claims:
         " --overhead {input.overhead} --zipf {input.zipf} --fof {params.fof} --extents {params.extents}"
         " --metadata {input.metadata} --ycsb-phases {input.phases} --plan {input.plan}"
         " --steady-state {input.steady}"
-        " -o {output.table} --csv {output.csv} --check-datasets {input.datasets}"
+        " -o {output.table} --csv {output.csv} --arms {output.arms} --check-datasets {input.datasets}"
         " > {log} 2>&1"

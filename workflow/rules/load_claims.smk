@@ -13,12 +13,14 @@ LOAD_OUTPUTS = [
     "notebooks/executed/study_commitlog.ipynb",
     "paper/generated/tables/claims_plan.tex",
     "paper/generated/tables/deviations.tex",
+    *expand(f"{ANALYSIS}/claims_load.{{ext}}", ext=["parquet", "csv"]),
 ]
 
 
 localrules:
     load_numbers,
     claims_plan_tex,
+    claims_load,
 
 
 rule claims_deviations:
@@ -126,6 +128,23 @@ rule tracer_load:
     shell:
         "blkscope tracer-load --runs {input.runs} --raw {params.raw} --iostat {input.iostat} {params.runs}"
         " -o {output.table} --csv {output.csv} --by-load {output.by_load} > {log} 2>&1"
+
+
+rule claims_load:
+    # the machine's load before each run, per arm of each judged claim row: a diagnostic beside the claims
+    input:
+        claims=f"{ANALYSIS}/claims.parquet",
+        arms=f"{ANALYSIS}/claims_arms.parquet",
+        meta=[raw(r, "run.yaml") for r in CAPTURED],
+    output:
+        macros="paper/generated/numbers/claims_load.tex",
+        table=f"{ANALYSIS}/claims_load.parquet",
+        csv=f"{ANALYSIS}/claims_load.csv",
+    log:
+        "logs/paper/claims_load.log",
+    shell:
+        f"python -m blkscope.paper.claim_load --claims {{input.claims}} --arms {{input.arms}} --raw {RAW}"
+        " -o {output.macros} --table {output.table} --csv {output.csv} > {log} 2>&1"
 
 
 rule load_numbers:

@@ -164,6 +164,7 @@ rule paper:
         numbers_sweep="paper/generated/numbers/sweep.tex",  # rule paper_sweep_numbers (steady_state.smk)
         numbers_char_phrases="paper/generated/numbers/char_phrases.tex",
         numbers_advice="paper/generated/numbers/advice.tex",
+        numbers_claims_load="paper/generated/numbers/claims_load.tex",  # rule claims_load (load_claims.smk)
         tables=[
             "paper/generated/tables/runs.tex",
             "paper/generated/tables/claims.tex",

@@ -55,13 +55,19 @@ def _claims(p: argparse.ArgumentParser) -> Handler:
     _claims_inputs(p)
     table_options(p)
     p.add_argument("--plan", type=Path, help="the claims plan (config/claims_plan.yaml): the runs each row reads")
+    p.add_argument("--arms", type=Path, help="also write each row's runs by arm (claim_id, run_id, arm; .parquet)")
 
     def run(a: argparse.Namespace) -> int:
+        import polars as pl
+
         from blkscope.paper import claims_plan
-        from blkscope.paper.claims import evaluate
+        from blkscope.paper.claims import ARMS_SCHEMA, evaluate
 
         plan = claims_plan.load(a.plan) if a.plan else None
-        write_table(evaluate(_claims_tables(a), plan), a.out, a.csv)
+        arms: list[pl.DataFrame] = []
+        write_table(evaluate(_claims_tables(a), plan, arms), a.out, a.csv)
+        if a.arms:
+            pl.concat([pl.DataFrame(schema=ARMS_SCHEMA), *arms]).write_parquet(a.arms)
         return 0
 
     return run

@@ -30,6 +30,7 @@ from blkscope.paper.claim_runs import (
     not_testable,
     pool,
     read,
+    record_arm,
     runs,
     saturating_first,
     strata_ratio,
@@ -245,6 +246,7 @@ def _overhead_at(t: pl.DataFrame, load: str, size: vd.Size) -> Result:
         if tr.size and un.size:
             arms.append((tr, un))
             ids.append(set(g["run_id"].to_list()) if "run_id" in g.columns else set())
+            record_arm(g, pl.when(pl.col("traced")).then(pl.lit("traced")).otherwise(pl.lit("untraced")))
     def runs_n(pairs: list) -> str:  # not "1 configs"
         n_tr, n_un = sum(a.size for a, _ in pairs), sum(b.size for _, b in pairs)
         return f"{n_tr} traced, {n_un} untraced; {len(pairs)} configuration{'' if len(pairs) == 1 else 's'}"

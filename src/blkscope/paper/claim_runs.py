@@ -14,8 +14,8 @@ them back in the order of their runs (`in_run_order`, stable, so a run's several
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 
@@ -54,14 +54,18 @@ _READS: ContextVar[tuple[set[str], ...]] = ContextVar("claim_reads", default=())
 
 
 @contextmanager
-def reads() -> Iterator[set[str]]:
-    """The run_ids the estimates made inside the block read (a set filled as they read)."""
-    ids: set[str] = set()
-    token = _READS.set((*_READS.get(), ids))
+def _open(var: ContextVar, into):
+    """`into` (a set or list the recorders fill) as the innermost collector of `var` for the block."""
+    token = var.set((*var.get(), into))
     try:
-        yield ids
+        yield into
     finally:
-        _READS.reset(token)
+        var.reset(token)
+
+
+def reads() -> AbstractContextManager[set[str]]:
+    """The run_ids the estimates made inside the block read (a set filled as they read)."""
+    return _open(_READS, set())
 
 
 def read(t: pl.DataFrame | set[str]) -> None:
@@ -76,15 +80,28 @@ def read(t: pl.DataFrame | set[str]) -> None:
 _COMPARED: ContextVar[tuple[list[pl.DataFrame], ...]] = ContextVar("claim_compared", default=())
 
 
-@contextmanager
-def compared() -> Iterator[list[pl.DataFrame]]:
+def compared() -> AbstractContextManager[list[pl.DataFrame]]:
     """The (run_id, stratum, arm) frames of the strata the estimates made inside the block compared arms in."""
-    parts: list[pl.DataFrame] = []
-    token = _COMPARED.set((*_COMPARED.get(), parts))
-    try:
-        yield parts
-    finally:
-        _COMPARED.reset(token)
+    return _open(_COMPARED, [])
+
+
+# The arms an estimate compared, run by run, for the machine-load diagnostic beside the claims (claim_load): (run_id,
+# arm, how) rows, recorded into the innermost `armed()` open by by_strata and _overhead_at (how "compared": the arms
+# the estimate sets against each other) and by vals (how "values": the selection each value array came from, the
+# arms of a row whose estimator compares arrays it drew with vals).
+_ARMS: ContextVar[tuple[list[pl.DataFrame], ...]] = ContextVar("claim_arms", default=())
+
+
+def armed() -> AbstractContextManager[list[pl.DataFrame]]:
+    """The (run_id, arm, how) frames of the arms the estimates made inside the block compared or drew."""
+    return _open(_ARMS, [])
+
+
+def record_arm(t: pl.DataFrame, name: pl.Expr, how: str = "compared") -> None:
+    """Records the runs of `t` (its run_id) as the arms `name` gives them, into the innermost `armed()` open."""
+    open_ = _ARMS.get()
+    if open_ and "run_id" in t.columns:
+        open_[-1].append(t.select("run_id", arm=name.cast(pl.Utf8), how=pl.lit(how)))
 
 
 def canonical(tb: Tables) -> Tables:
@@ -167,6 +184,7 @@ def saturating_first(t: pl.DataFrame, at: Callable[[pl.DataFrame, str], Result])
 def vals(t: pl.DataFrame, metric: str, **where) -> np.ndarray:
     sel = in_run_order(t.filter(pl.col("metric") == metric, *[pl.col(k) == v for k, v in where.items()]))
     read(sel)
+    record_arm(sel, pl.lit(" ".join(str(v) for v in where.values())), "values")
     return sel["value" if "value" in sel.columns else "mean"].to_numpy().astype(float)
 
 
@@ -278,6 +296,7 @@ def by_strata(t: pl.DataFrame, strata: list[str], arm: pl.Expr, a: str, b: str, 
                           g.filter(pl.col("_arm") == b)[value].to_numpy().astype(float))))
         if "run_id" in g.columns:  # recorded as read by strata_ratio, if its estimate keeps the stratum
             out[-1].run_ids = set(g.filter(pl.col("_arm").is_in([a, b]))["run_id"].to_list())
+            record_arm(g.filter(pl.col("_arm").is_in([a, b])), pl.col("_arm"))
         if open_ and "run_id" in g.columns and out[-1][1].size and out[-1][2].size:
             both = g.filter(pl.col("_arm").is_in([a, b]))
             open_[-1].append(both.select("run_id", stratum=pl.lit(label), arm=pl.col("_arm").cast(pl.Utf8)))

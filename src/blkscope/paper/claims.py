@@ -56,7 +56,7 @@ from blkscope.paper import claim_measures as cm
 from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper import claim_rows as rw
 from blkscope.paper import claim_verdict as vd
-from blkscope.paper.claim_runs import NOT_TESTABLE, Tables, canonical, compared, reads, runs
+from blkscope.paper.claim_runs import NOT_TESTABLE, Tables, armed, canonical, compared, reads, runs
 from blkscope.paper.claims_plan import Plan
 from blkscope.paper.literature import value as lit
 
@@ -700,8 +700,24 @@ def same_runs(rows: list[dict], ids: list[frozenset]) -> None:
             seen[key] = row["claim_id"]
 
 
-def evaluate(tables: Tables, plan: Plan | None = None) -> pl.DataFrame:
-    """Every claim's rows (one per plan entry; without a plan, one on all runs), the verdict Holm-adjusted."""
+ARMS_SCHEMA = {"claim_id": pl.Utf8, "run_id": pl.Utf8, "arm": pl.Utf8}
+
+
+def arms_read(parts: list[pl.DataFrame], ids: set[str]) -> pl.DataFrame:
+    """The arms (run_id, arm) of the runs a row's verdict read (`ids`), from claim_runs.armed's frames: the arms
+    its estimate compared where it recorded them (by_strata, _overhead_at), else the selections it drew values
+    from (vals); empty where it recorded neither (a one-sample row, an estimator that compares arrays it filtered
+    itself)."""
+    if not parts:
+        return pl.DataFrame(schema={"run_id": pl.Utf8, "arm": pl.Utf8})
+    t = pl.concat(parts).filter(pl.col("run_id").is_in(sorted(ids)))
+    how = "compared" if (t["how"] == "compared").any() else "values"
+    return t.filter(pl.col("how") == how).select("run_id", "arm").unique(maintain_order=True)
+
+
+def evaluate(tables: Tables, plan: Plan | None = None, arms: list[pl.DataFrame] | None = None) -> pl.DataFrame:
+    """Every claim's rows (one per plan entry; without a plan, one on all runs), the verdict Holm-adjusted. With a
+    list `arms`, each row's arms (ARMS_SCHEMA: the runs its verdict read, by arm) are appended to it."""
     tables = canonical(tables)  # the same tables in any row order give the same bytes (claim_runs: Order)
     results = []  # (claim, result, entry, result over all runs, run length): Holm's family size first
     confirm, everything = rw.in_memory(tables, plan, True), rw.in_memory(tables, plan, False)
@@ -709,9 +725,13 @@ def evaluate(tables: Tables, plan: Plan | None = None) -> pl.DataFrame:
         entries = [e for e in plan.entries if e.claim_id == c.claim_id] if plan else [None]
         for entry in entries or [None]:
             in_memory = entry is None or entry.condition == "in-memory"
-            with reads() as ids, compared() as strata:  # the runs the verdict reads (their length), its strata
+            # the runs the verdict reads (their length), its strata, its arms
+            with reads() as ids, compared() as strata, armed() as drawn:
                 measure = c.at_scale if entry and entry.condition == "scale" and c.at_scale else c.evaluate
                 r = c.evaluate(confirm, c.size) if in_memory else rw.other_condition(tables, entry, measure, c.size)
+            if arms is not None:
+                row_id = entry.row_id if entry else c.claim_id
+                arms.append(arms_read(drawn, ids).select(claim_id=pl.lit(row_id), run_id="run_id", arm="arm"))
             alls = c.evaluate(everything, c.size) if plan and in_memory else None
             beside = at_scale(tables, plan, c) if in_memory and REGIMES.get(c.study, Regime()).steady else None
             results.append((c, r, entry, alls, run_span(tables, ids), confounded(tables, strata),

@@ -109,6 +109,11 @@ def _ruled(rows: list[dict], n_judged: int, digits: bool, brief: bool = False) -
     return f"a rule set after the estimates were seen makes {which} not testable here{said}"
 
 
+# both headline forms of an empty claims table (every row is judged, not testable, waits or reads another's, so
+# the counts say nothing only where there is no row): said, not "of zero rows, "
+NO_ROWS = "no claim is judged, as the claims table holds no rows"
+
+
 def _tally(claims: pl.DataFrame, column: str = "verdict") -> tuple[list[dict], list[str], list[tuple], bool]:
     """What both headline forms count: the rows, each row's planned verdict (as_planned), the judged ones as
     (plan status, verdict) but those counted with another, and whether counts are digits (above nine rows)."""
@@ -127,6 +132,8 @@ def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
     once a count is above nine; a group without rows left out): each row by its planned verdict (as_planned). A row
     that reads the runs and throughput of another (claims.csv `same_as`) is counted once, with it."""
     rows, v, judged, digits = _tally(claims, column)
+    if not rows:
+        return NO_ROWS
     parts = []
     if judged:
         verdicts = [x for _, x in judged]
@@ -177,6 +184,8 @@ def abstract_counts(claims: pl.DataFrame) -> str:
     tested here; one more reads another's runs. A rule set after the estimates were seen makes 18 of the 43 not
     testable here, as run outside the condition their study states"."""
     rows, v, judged, digits = _tally(claims)
+    if not rows:
+        return NO_ROWS
     parts = []
     if judged:
         conf = [x for s, x in judged if s == "confirmatory"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from blkscope.paper.latex import fmt_depth, fmt_float, fmt_int, fmt_pct, macro_file, macro_name, on_each
+from blkscope.paper.latex import count_word, fmt_depth, fmt_float, fmt_int, fmt_pct, macro_file, macro_name, on_each
 
 FS_ORDER = {"ext4": 0, "xfs": 1, "btrfs": 2, "f2fs": 3}  # the order the text names filesystems in
 
@@ -36,7 +36,7 @@ def method() -> dict[str, str]:
         "AboutPoints": fmt_float(100 * claims.ABOUT, 0),
         "HotPct": fmt_float(100 * cm.HOT_FRACTION, 0),
         "PageKiB": fmt_int(page_kib),
-        "NumStudies": str(len({c.study for c in claims.CLAIMS})),
+        "NumStudies": count_word(len({c.study for c in claims.CLAIMS})),  # "five": a count in prose
     }
 
 

@@ -142,7 +142,35 @@ def _mul(m: list[float], n: list[float]) -> list[float]:
 
 def form_boxes(page) -> list[Box]:
     """The boxes (top-left origin, bp) of the form XObjects a pypdf page draws at its top level: the included
-    figures. Tracks q/Q/cm; applies each form's /Matrix and maps its /BBox corners."""
+    figures."""
+    return [b for b, _ in forms(page)]
+
+
+_STROKES = {b"S", b"s", b"B", b"B*", b"b", b"b*"}
+
+
+def strokes(form, pdf, depth: int = 4) -> bool:
+    """Whether a form XObject (or a form it draws) strokes a path: a chart's axes, ticks and lines do; a placeholder
+    chart (theme.no_data) fills its background and writes its message only."""
+    from pypdf.generic import ContentStream
+
+    res = form.get("/Resources") or {}
+    xobjects = (res.get_object() if hasattr(res, "get_object") else res).get("/XObject") or {}
+    xobjects = xobjects.get_object() if hasattr(xobjects, "get_object") else xobjects
+    for operands, op in ContentStream(form, pdf).operations:
+        if op in _STROKES:
+            return True
+        if op == b"Do" and depth > 0:
+            xo = xobjects.get(operands[0])
+            xo = xo.get_object() if xo is not None else None
+            if xo is not None and xo.get("/Subtype") == "/Form" and strokes(xo, pdf, depth - 1):
+                return True
+    return False
+
+
+def forms(page) -> list[tuple[Box, object]]:
+    """form_boxes with each box's form XObject. Tracks q/Q/cm; applies each form's /Matrix and maps its /BBox
+    corners."""
     from pypdf.generic import ContentStream
 
     res = page.get("/Resources") or {}
@@ -169,7 +197,7 @@ def form_boxes(page) -> list[Box]:
             x0, y0, x1, y1 = (float(v) for v in xo["/BBox"])
             pts = [(x * m[0] + y * m[2] + m[4], x * m[1] + y * m[3] + m[5]) for x in (x0, x1) for y in (y0, y1)]
             xs, ys = [p[0] for p in pts], [p[1] for p in pts]
-            boxes.append(Box(min(xs), height - max(ys), max(xs), height - min(ys)))
+            boxes.append((Box(min(xs), height - max(ys), max(xs), height - min(ys)), xo))
     return boxes
 
 

@@ -140,9 +140,9 @@ def layout(pdf: Path) -> dict:
     """The paper's length and layout, measured from the PDF: pages in all, of main text (before the page the
     references start on), of references, and of appendices; per page of main text, the share of
     the text block its figures cover; and the pages of figures only that they leave less than half full, in the main
-    text and in the appendices alike (Q review: two appendix figures stood each alone on a half-empty page), but the
-    last page."""
-    from blkscope.paper.pdf_geometry import form_boxes, plumber_pages, reader, text_block, text_page
+    text and in the appendices alike (Q review: two appendix figures stood each alone on a half-empty page), but a
+    last page that ends on text (below its figures)."""
+    from blkscope.paper.pdf_geometry import form_boxes, forms, plumber_pages, reader, strokes, text_block, text_page
 
     pages = reader(pdf).pages
     block = text_block(pdf)
@@ -154,12 +154,17 @@ def layout(pdf: Path) -> dict:
         covered = sum((b.x1 - b.x0) * (b.bottom - b.top) for b in boxes)
         if i < refs:
             shares.append(round(covered / area, 3))
-        # the last page is not one: the floats left at the document's end go there, and nothing after could share it
-        # (a miniature dataset's paper ends on its one placeholder figure: test_workflow_e2e)
-        half_empty = boxes and covered < LONE_FIGURE_SHARE * area and i < len(pages)
-        if half_empty:
+        if boxes and covered < LONE_FIGURE_SHARE * area:
             (ppage,) = plumber_pages(pdf, [i])
-            if _words_outside(text_page(ppage), boxes) < FLOAT_WORDS:
+            tp = text_page(ppage)
+            # a last page that ends on text is not one: the floats the document's last words leave go above them, and
+            # nothing after could share the page; a last page that ends on a figure is checked as any other (Q
+            # review: an appendix closing on a lone half-empty figure passed)
+            last = i == len(pages) and _words_below(tp, boxes, block) > 0
+            # a page of placeholders alone (figures that stroke no path: theme.no_data's message, sized to it)
+            # is not one: only a dataset without the figure's runs draws them (the e2e miniature's cache sweep)
+            drawn = any(strokes(xo, page.pdf) for _, xo in forms(page))
+            if _words_outside(tp, boxes) < FLOAT_WORDS and not last and drawn:
                 lone.append(i)  # a float page (captions only) its figures leave half empty
             ppage.close()
     return {"pages": len(pages), "main_pages": refs - 1, "reference_pages": app - refs,
@@ -173,16 +178,23 @@ FLOAT_WORDS = 20  # fewer words of body text than this: a float page (figures an
 BODY_PT = 9.5  # body text is set at 10 pt, captions at 8 pt (IEEEtran)
 
 
-def _words_outside(page, boxes) -> int:
-    """Words of body text (not captions: BODY_PT or larger) a pdfplumber page draws outside the figures' boxes."""
-    n = 0
+def _body_words(page):
+    """The centres (x, y) of the words of body text (not captions: BODY_PT or larger) a pdfplumber page draws."""
     for w in page.extract_words(extra_attrs=["size"]):
-        if w["size"] < BODY_PT:
-            continue
-        cx, cy = (w["x0"] + w["x1"]) / 2, (w["top"] + w["bottom"]) / 2
-        if not any(b.x0 <= cx <= b.x1 and b.top <= cy <= b.bottom for b in boxes):
-            n += 1
-    return n
+        if w["size"] >= BODY_PT:
+            yield (w["x0"] + w["x1"]) / 2, (w["top"] + w["bottom"]) / 2
+
+
+def _words_outside(page, boxes) -> int:
+    """Words of body text a pdfplumber page draws outside the figures' boxes."""
+    return sum(not any(b.x0 <= x <= b.x1 and b.top <= y <= b.bottom for b in boxes) for x, y in _body_words(page))
+
+
+def _words_below(page, boxes, block) -> int:
+    """Words of body text a page draws below the lowest of its figures and inside the text block (not a page number
+    in the foot): a page that ends on text."""
+    low = max(b.bottom for b in boxes)
+    return sum(low < y <= block.bottom for _, y in _body_words(page))
 
 
 def abstract_text(text_page1: str) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 import polars as pl
 
 from blkscope import yamlio
+from blkscope.analysis.load.machine_load import loadavg
 from blkscope.analysis.stats.uncertainty import mean_ci
 from blkscope.analysis.summaries.run_groups import with_groups
 
@@ -25,23 +26,6 @@ SCHEMA = {"run_id": pl.Utf8, "tracer": pl.Utf8, "events": pl.Int64, "bytes": pl.
 
 def _utc(s) -> datetime | None:
     return datetime.fromisoformat(str(s).replace("Z", "+00:00")) if s else None
-
-
-def _loadavg(meta: dict) -> float | None:
-    """The 1-minute load average the capture recorded (a number, or /proc/loadavg's text), if any."""
-    for d in (meta, meta.get("host") or {}):
-        v = d.get("loadavg") or d.get("load_average") or d.get("loadavg_start")
-        if isinstance(v, (int, float)):
-            return float(v)
-        if isinstance(v, str) and v.split():
-            return float(v.split()[0])
-        if isinstance(v, dict):
-            v = v.get("before", v)  # record.load_average: {before: {1min, ...}, after: {...}}
-            x = v.get("1min", v.get("1m", v.get("load1"))) if isinstance(v, dict) else v
-            return float(x) if x is not None else None
-        if isinstance(v, list) and v:
-            return float(v[0])
-    return None
 
 
 def run_cost(run_id: str, run_yaml: Path) -> dict:
@@ -63,7 +47,7 @@ def run_cost(run_id: str, run_yaml: Path) -> dict:
         "events_per_s": events / dur if events is not None and dur else None,
         "bytes_per_event": nbytes / events if nbytes is not None and events else None,
         "lost_events": lost, "lost_share": lost / (lost + events) if lost is not None and events else None,
-        "loadavg_1m": _loadavg(meta),
+        "loadavg_1m": loadavg(meta),
     }  # fmt: skip
 
 
