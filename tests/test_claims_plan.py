@@ -166,6 +166,22 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
     # judged rows: those of the in-memory condition post hoc, the others' confirmatory (D-scale waits for runs)
     assert (m["ClaimsPostHoc"], m["ClaimsConfirmatory"], m["ClaimsConfirmatoryIds"]) == ("4", "1", "E-scale")
     assert m["ClaimsExploratoryBatches"] == str(len(plan.exploratory_batches))
+    # the condition rule's rows by their planned verdicts: none left out of what Holm moved or what all runs change
+    # (issue Q review: S1-cass-read, S1-frag and S4-reader were)
+    ruled = "not testable here: in memory"
+    more = pl.DataFrame({
+        "claim_id": ["F", "G"], "condition": ["in-memory"] * 2, "verdict_unadjusted": [ruled] * 2,
+        "verdict": [ruled] * 2, "verdict_all": ["does not", "does not"], "p_holm": [0.3, 0.5],
+        "pooling": [None, None], "i2": [None, None], "verdict_planned": ["inconclusive"] * 2,
+        "verdict_planned_unadjusted": ["does not", "inconclusive"]})
+    both = pl.concat([claims.with_columns(verdict_planned=pl.lit(None, pl.Utf8),
+                                          verdict_planned_unadjusted=pl.lit(None, pl.Utf8)), more],
+                     how="diagonal_relaxed")
+    m = plan_macros(plan, both)
+    assert (m["ClaimsMovedByHolm"], m["ClaimsExploratoryDiffer"]) == ("B, F", "C, G")
+    assert (m["ClaimsFamilyDecidedUnadjusted"], m["ClaimsFamilyDecidedAdjusted"]) == ("3", "1")
+    from blkscope.paper.headline import moved
+    assert moved(both) == "two post hoc rows (B and F: two do not)"
     d = plan.deviations[0]
     rec = pl.DataFrame({"commit": [d.commit] * 2, "claim_id": [d.claims[0], "S9-none"],
                         "before_estimate": ["1.00x", "x"], "before_n": ["3", "3"], "before_verdict": ["does not"] * 2,

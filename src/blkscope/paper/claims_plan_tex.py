@@ -50,9 +50,21 @@ def _ids(df: pl.DataFrame) -> str:
     return escape(", ".join(df["claim_id"].to_list())) if df.height else "none"
 
 
-def _decided(column: str) -> pl.Expr:
+def _decided(column: str | pl.Expr) -> pl.Expr:
     """A decided verdict, labelled or not ("does not (exact)")."""
-    return pl.col(column).fill_null("").str.contains(f"^({'|'.join(DECIDED)})")
+    col = pl.col(column) if isinstance(column, str) else column
+    return col.fill_null("").str.contains(f"^({'|'.join(DECIDED)})")
+
+
+def as_planned(claims: pl.DataFrame) -> tuple[pl.Expr, pl.Expr]:
+    """Each row's verdict after and before Holm's correction as planned: the condition rule's rows by their planned
+    verdicts (verdict_planned, verdict_planned_unadjusted), the others by their own, so that the lists of what Holm
+    moved or what all runs change omit none of the rule's rows (issue Q review: S1-cass-read, S1-frag, S4-reader
+    were left out)."""
+    cols = set(claims.columns)
+    planned = pl.col("verdict_planned") if "verdict_planned" in cols else pl.lit(None, pl.Utf8)
+    before = pl.col("verdict_planned_unadjusted") if "verdict_planned_unadjusted" in cols else planned
+    return pl.coalesce(planned, pl.col("verdict")), pl.coalesce(before, planned, pl.col("verdict_unadjusted"))
 
 
 def _dated(d: str) -> datetime:
@@ -121,11 +133,12 @@ def amended_phrase(plan: Plan) -> str:
 def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
     family = claims.filter(pl.col("p_holm").is_not_nan() & pl.col("p_holm").is_not_null())
     pooled = claims.filter(pl.col("pooling").is_not_null())
-    moved = claims.filter(_decided("verdict_unadjusted") & ~_decided("verdict"))
-    # a row the condition rule made not testable is judged over all runs no more than over the planned ones
+    after, before = as_planned(claims)
+    moved = claims.filter(_decided(before) & ~_decided(after))
+    # over all runs against the planned verdict before the correction, the condition rule's rows included
+    differ = claims.filter((pl.col("condition") == "in-memory") & ~after.fill_null("").str.starts_with("not test")
+                           & (pl.col("verdict_all").str.extract(WORDS) != before.str.extract(WORDS)))
     judged = claims.filter(~pl.col("verdict").fill_null("").str.starts_with("not test"))
-    differ = judged.filter(pl.col("condition") == "in-memory").filter(
-        pl.col("verdict_all").str.extract(WORDS) != pl.col("verdict_unadjusted").str.extract(WORDS))
     planned = pl.col("verdict_planned") if "verdict_planned" in claims.columns else pl.lit(None, pl.Utf8)
     # the exact rows as planned (outside Holm's family as planned, whatever the condition rule made of them)
     exact = claims.filter(pl.coalesce(planned, pl.col("verdict")).fill_null("").str.contains(f"({EXACT})",
@@ -140,8 +153,8 @@ def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
         "ClaimsHolmFamily": fmt_int(family.height),
         "ClaimsAlpha": f"{mt.ALPHA:g}",
         # within Holm's family alone (the exact rows and S4-ms's rule are outside it)
-        "ClaimsFamilyDecidedUnadjusted": fmt_int(family.filter(_decided("verdict_unadjusted")).height),
-        "ClaimsFamilyDecidedAdjusted": fmt_int(family.filter(_decided("verdict")).height),
+        "ClaimsFamilyDecidedUnadjusted": fmt_int(family.filter(_decided(before)).height),
+        "ClaimsFamilyDecidedAdjusted": fmt_int(family.filter(_decided(after)).height),
         "ClaimsConditionRule": seconds_unbroken(escape(condition_rule_words())),
         "ClaimsBandEndPct": fmt_int(100 * BAND_END),
         "ClaimsExact": fmt_int(exact.height),

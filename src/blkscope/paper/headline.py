@@ -270,9 +270,14 @@ def rule_moved(claims: pl.DataFrame) -> str:
 
 def moved(claims: pl.DataFrame) -> str:
     """The rows the multiplicity correction moved, by plan status: "5 post hoc rows (S1-cass-read, S2-ops, ...):
-    2 replicate and 3 do not" each interval alone; "no row" where it moved none."""
-    rows = [r for r in claims.iter_rows(named=True) if str(r.get("verdict_unadjusted") or "") != str(r["verdict"])
-            and not str(r["verdict"]).startswith("not test")]
+    2 replicate and 3 do not" each interval alone; "no row" where it moved none. Each row as planned (the condition
+    rule's rows by their planned verdicts, claims_plan_tex.as_planned), so that none of them is left out."""
+    from blkscope.paper.claims_plan_tex import as_planned as planned
+
+    after, before = planned(claims)
+    pairs = claims.with_columns(_after=after, _before=before)
+    rows = [r for r in pairs.iter_rows(named=True) if str(r["_before"] or "") != str(r["_after"] or "")
+            and not str(r["_after"] or "").startswith("not test")]
     if not rows:
         return "no row"
     parts = []
@@ -280,7 +285,7 @@ def moved(claims: pl.DataFrame) -> str:
         these = [r for r in rows if plan_status(r) == status]
         if these:
             ids = join_and([str(r["claim_id"]) for r in these])
-            v = [str(r["verdict_unadjusted"]) for r in these]
+            v = [str(r["_before"]) for r in these]
             counts = join_and(_counts(v, JUDGED, len(these) > 9, False))
             parts.append(f"{_n(len(these), len(these) > 9)} {status} {'row' if len(these) == 1 else 'rows'} "
                          f"({ids}: {counts})")
