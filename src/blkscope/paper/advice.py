@@ -48,6 +48,7 @@ from blkscope.paper.phrases import NEAR, WIDE, k_of_n, per_what, plan_status, sa
 
 NO_ADVICE = "no advice on"
 CANNOT_SAY = "this study cannot say"
+NO_CHOICE = "no choice on "  # the abstract's words for a topic no row backs
 
 
 @dataclass(frozen=True)
@@ -391,7 +392,7 @@ def short(topic: str, text: str, claims: pl.DataFrame) -> str:
     untested = ids and ids[0] in rows and str(rows[ids[0]]["verdict"]).startswith("not test")
     if untested or text.startswith((NO_ADVICE, CANNOT_SAY)):  # no choice, said as one (the abstract: "We advise ...")
         subject = t.subject if t is not None else TRACING_SUBJECT
-        return f"no choice on {subject}" + (f" ({ids[0]})" if ids else "")
+        return f"{NO_CHOICE}{subject}" + (f" ({ids[0]})" if ids else "")
     head = re.split(r": |, as | \((?=S\d)", text, maxsplit=1)[0]
     return f"{head} ({ids[0]})" if ids else head
 
@@ -404,8 +405,18 @@ ABSTRACT_TOPICS = ("AdviceCommitlog", "AdviceDataDir", "AdviceJournal", "AdviceA
 
 def abstract_advice(claims: pl.DataFrame) -> str:
     """The abstract's advice: the short form (short) of each of ABSTRACT_TOPICS, in the conclusion's order, as plain
-    text."""
-    return "; ".join(short(k, v, claims) for k, v in phrases(claims).items() if k in ABSTRACT_TOPICS)
+    text; topics in a row with no choice share their words ("no choice on X (S3-cow-xfs) or Y (S4-reader)", within
+    the abstract's word limit)."""
+    out: list[str] = []
+    for k, v in phrases(claims).items():
+        if k not in ABSTRACT_TOPICS:
+            continue
+        said = short(k, v, claims)
+        if out and out[-1].startswith(NO_CHOICE) and said.startswith(NO_CHOICE):
+            out[-1] += " or " + said.removeprefix(NO_CHOICE)
+        else:
+            out.append(said)
+    return "; ".join(out)
 
 
 def macros(claims: pl.DataFrame) -> dict[str, str]:
