@@ -410,3 +410,17 @@ def test_a_narrowed_claim_says_so_beside_its_number_with_the_estimates_before_an
                            "pooling": [None], "i2": [None]}, schema_overrides={"pooling": pl.Utf8, "i2": pl.Float64})
     assert r"\newcommand{\ClaimSOneFragNarrowed}" in render_plan(plan, claims, recomputed=rec)
     assert "Narrowed" not in render_plan(plan, claims)
+
+
+def test_every_row_a_deviation_narrowed_carries_the_note_from_the_plan(plan):
+    """Issue Q review: S1-hot, S4-mean and S4-p9999 were narrowed after their estimates as S1-frag, S4-ms and
+    S4-sparse-max were, and carried no note: the note comes from the plan's deviations, for each row and condition
+    a deviation with `short` words lists, the changes in date order."""
+    from blkscope.paper.claims import narrowed_by_plan
+
+    notes = narrowed_by_plan(plan)
+    listed = {(c, d.condition) for d in plan.deviations if d.measure and d.short for c in d.claims}
+    assert set(notes) == listed and {("S1-hot", "in-memory"), ("S4-mean", "in-memory")} <= listed
+    assert ("S1-hot", "scale") not in notes  # another condition's row was not narrowed
+    both = [d.short for d in sorted(plan.deviations, key=lambda d: d.date) if "S4-sparse-max" in d.claims and d.short]
+    assert notes[("S4-sparse-max", "in-memory")] == " and ".join(both) and len(both) == 2

@@ -132,9 +132,12 @@ def verdict_words(r: dict) -> str:
     its planned verdict first (phrases.planned_first)."""
     if first := phrases.planned_first(r):  # Holm's move after the planned verdict, as below
         head, tail = first.split("; ", 1)
-        return f"{head}{phrases.planned_moved(r).replace(', ', '; ', 1)}; {tail}"
+        return f"{head}{phrases.planned_moved(r).replace(', ', '; ', 1)}{phrases.deviated(r, False)}; {tail}"
     v, before = str(r["verdict"]), r.get("verdict_unadjusted")
     said = f"{v}; {before} before Holm" if before and str(before) != v else v
+    # a measure changed after the plan beside every verdict the text quotes (S4-reader's); a narrowing is said by
+    # the sentence's Claim<Id>Narrowed, with the estimate before it
+    said += phrases.deviated(r, False)
     # a ratio's interval wider than phrases.WIDE is labelled as the ...Says words label it (S2-aqu's 0.08x-11.48x)
     return said if v.startswith("not test") else said + phrases.wide(r)
 

@@ -201,6 +201,18 @@ def verdict_text(r: dict) -> str:
     return re.sub(r" \(([^()]*)\)$", lambda m: (", " if m.group(1) == "exact" else ": ") + m.group(1), v)
 
 
+NARROWED = "narrowed after its estimate was seen"
+
+
+def deviated(r: dict, narrowed: bool = True) -> str:
+    """What the plan's deviations did to a row, for beside its verdict: "; measure changed after the plan" (claims.csv
+    `measure_changed`), "; narrowed after its estimate was seen, to runs of at least 60 s" (`narrowed`; not where
+    the sentence gives the narrowing with its estimate before, claims_plan_tex.narrowed's Claim<Id>Narrowed), or
+    ""."""
+    out = "; measure changed after the plan" if r.get("measure_changed") else ""
+    return out + (f"; {NARROWED}, {r['narrowed']}" if narrowed and r.get("narrowed") else "")
+
+
 def says(r: dict) -> str:
     """One short clause per row for Section X (the full placement is in the claims table): the verdict
     (verdict_text), with the row's own where Holm's correction moved it, the flag of a measure changed after the
