@@ -241,6 +241,11 @@ def test_cassandra_skew_apart_from_rocksdb_skew():
     assert m["SkewCassWritePagesPhrase"] == "200 distinct pages"
     m = sn.skew(sk.filter(pl.col("op") != "read"), runs)
     assert m["SkewCassReadPagesPhrase"] == "no distinct pages"  # was "touch 0 distinct pages"
+    # the in-memory node's runs alone: a memory-capped run counts neither in the runs nor in the medians (issue Q
+    # review: 39 runs counted, 9 in memory)
+    capped = runs.with_columns(memory_cap=pl.Series(["", "640m", ""]))
+    m = sn.skew(sk, capped)
+    assert m["SkewCassRuns"] == "1" and m["SkewCassWritePages"] == "100" and m["SkewCassReadPages"] == "10"
 
 
 def test_the_scale_sentence_gives_estimates_and_never_a_bare_dash():
