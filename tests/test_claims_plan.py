@@ -424,3 +424,20 @@ def test_every_row_a_deviation_narrowed_carries_the_note_from_the_plan(plan):
     assert ("S1-hot", "scale") not in notes  # another condition's row was not narrowed
     both = [d.short for d in sorted(plan.deviations, key=lambda d: d.date) if "S4-sparse-max" in d.claims and d.short]
     assert notes[("S4-sparse-max", "in-memory")] == " and ".join(both) and len(both) == 2
+
+
+def test_strata_that_disagree_are_the_reason_for_no_verdict_not_a_verdict_and_microseconds_print_as_such():
+    """Issue Q review: "(none: strata disagree)" in a verdict's place (Table III), and S4-mean's "us" in Tables
+    I-III where the prose prints the micro sign."""
+    from blkscope.paper.claims import NO_POOLED
+    from blkscope.paper.claims_plan_tex import with_verdict
+    from blkscope.paper.latex import escape
+    from blkscope.paper.pdf_text import _TYPESET, squash
+
+    said = with_verdict("per stratum 1.03x to 5.41x, 14 strata disagree", NO_POOLED)
+    assert said == "per stratum 1.03x to 5.41x, 14 strata disagree, so no pooled verdict" and "none" not in said
+    assert with_verdict("0.95x [0.83x, 1.10x]", "does not") == "0.95x [0.83x, 1.10x] (does not)"
+    assert escape("1.12 us [-0.23 us, 2.46 us]") == (r"1.12\,$\mu$s [\ensuremath{-}0.23\,$\mu$s, 2.46\,$\mu$s]")
+    assert escape("a few of us") == "a few of us"
+    # the PDF check reads the micro sign back as the table's "us"
+    assert squash("1.12 \u03bcs".translate(_TYPESET)) == squash("1.12 us")

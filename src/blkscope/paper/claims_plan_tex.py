@@ -30,7 +30,7 @@ import polars as pl
 from blkscope.paper import claim_heterogeneity as hg
 from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
-from blkscope.paper.claims import BAND_END, DECIDED, EXACT, condition_rule_words
+from blkscope.paper.claims import BAND_END, DECIDED, EXACT, NO_POOLED, condition_rule_words
 from blkscope.paper.claims_plan import AMENDMENT, Plan
 from blkscope.paper.latex import (
     count_word,
@@ -251,6 +251,14 @@ def deviations_caption(plan: Plan) -> str:
         CAPTION_ESTIMATES
 
 
+def with_verdict(estimate: object, verdict: object) -> str:
+    """An estimate and its verdict in parentheses; where its strata disagree (claims.NO_POOLED), the reason there is
+    no verdict, not a verdict in its place (issue Q review: "(none: strata disagree)" printed as a verdict)."""
+    if str(verdict) == NO_POOLED:
+        return f"{estimate}, so no pooled verdict"
+    return f"{estimate} ({verdict})"
+
+
 def _planned(row: dict, planned: bool = True) -> str:
     """A claims-table row's estimate and planned verdict, as the deviations table prints a before or after;
     `planned` False: its verdict as it stands (a correction's after)."""
@@ -311,7 +319,7 @@ def secondary_cells(d, secondary: pl.DataFrame | None) -> tuple[str, str] | None
         return None
 
     def cell(est: str, verdict: str) -> str:
-        return "; ".join(f"{label}: {rows[k][est]} ({rows[k][verdict]})"
+        return "; ".join(f"{label}: {with_verdict(rows[k][est], rows[k][verdict])}"
                          for k, label in (("planned", "the planned runs"), ("all", "all runs")))
     return escape(cell("planned", "planned_verdict")), escape(cell("secondary", "secondary_verdict"))
 
@@ -338,8 +346,10 @@ def render_deviations(plan: Plan, recomputed: pl.DataFrame, claims: pl.DataFrame
                 if r and len(d.claims) > MANY and r["before_verdict"] == r["after_verdict"]:
                     kept += 1
                     continue
-                b.append((cid, escape(f"{r['before_estimate']} ({r['before_verdict']})") if r else escape(d.before)))
-                a.append((cid, escape(f"{r['after_estimate']} ({r['after_verdict']})") if r else escape(d.after)))
+                b.append((cid, escape(with_verdict(r["before_estimate"], r["before_verdict"])) if r else
+                          escape(d.before)))
+                a.append((cid, escape(with_verdict(r["after_estimate"], r["after_verdict"])) if r else
+                          escape(d.after)))
             before, after = _named(b), _named(a)
             if kept:
                 rest = f"the other {count_word(kept)} keep their verdict"
