@@ -180,6 +180,8 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
     m = plan_macros(plan, both)
     assert (m["ClaimsMovedByHolm"], m["ClaimsExploratoryDiffer"]) == ("B, F", "C, G")
     assert (m["ClaimsFamilyDecidedUnadjusted"], m["ClaimsFamilyDecidedAdjusted"]) == ("3", "1")
+    # judged: by the planned verdict, the rule's rows among them, as the headline counts (one meaning of the word)
+    assert (m["ClaimsPostHoc"], m["ClaimsConfirmatory"]) == ("6", "1")
     from blkscope.paper.headline import moved
     assert moved(both) == "two post hoc rows (B and F: two do not)"
     d = plan.deviations[0]

@@ -138,7 +138,9 @@ def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
     # over all runs against the planned verdict before the correction, the condition rule's rows included
     differ = claims.filter((pl.col("condition") == "in-memory") & ~after.fill_null("").str.starts_with("not test")
                            & (pl.col("verdict_all").str.extract(WORDS) != before.str.extract(WORDS)))
-    judged = claims.filter(~pl.col("verdict").fill_null("").str.starts_with("not test"))
+    # judged: given a verdict by its planned measure (replicates, does not, inconclusive), the condition rule's rows
+    # by their planned verdicts, as the headline counts them (issue Q review: "judged" meant three things)
+    judged = claims.filter(~after.fill_null("").str.starts_with("not test"))
     planned = pl.col("verdict_planned") if "verdict_planned" in claims.columns else pl.lit(None, pl.Utf8)
     # the exact rows as planned (outside Holm's family as planned, whatever the condition rule made of them)
     exact = claims.filter(pl.coalesce(planned, pl.col("verdict")).fill_null("").str.contains(f"({EXACT})",
