@@ -308,7 +308,7 @@ def tracer(by_load: pl.DataFrame) -> dict[str, str]:
             m[f"{k}Util"] = fmt_float(r["iostat_util_pct"], 0)
     for (load,), g in by_load.group_by("load"):
         k = macro_name("tracer", load)
-        m[f"{k}EventsPerSecMax"] = fmt_int(g["events_per_s"].max())
+        m[f"{k}EventsPerSecMax"] = fmt_int(g["events_per_s"].max())  # the largest setup's mean, not a run's
         m[f"{k}Lost"] = fmt_int(g["lost_events"].sum())
         m[f"{k}LostPhrase"] = counted(int(g["lost_events"].sum()), "event", "events")  # "no events", not "0 events"
     return m
