@@ -166,6 +166,24 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
     # judged rows: those of the in-memory condition post hoc, the others' confirmatory (D-scale waits for runs)
     assert (m["ClaimsPostHoc"], m["ClaimsConfirmatory"], m["ClaimsConfirmatoryIds"]) == ("4", "1", "E-scale")
     assert m["ClaimsExploratoryBatches"] == str(len(plan.exploratory_batches))
+    # the condition rule's rows by their planned verdicts: none left out of what Holm moved or what all runs change
+    # (issue Q review: S1-cass-read, S1-frag and S4-reader were)
+    ruled = "not testable here: in memory"
+    more = pl.DataFrame({
+        "claim_id": ["F", "G"], "condition": ["in-memory"] * 2, "verdict_unadjusted": [ruled] * 2,
+        "verdict": [ruled] * 2, "verdict_all": ["does not", "does not"], "p_holm": [0.3, 0.5],
+        "pooling": [None, None], "i2": [None, None], "verdict_planned": ["inconclusive"] * 2,
+        "verdict_planned_unadjusted": ["does not", "inconclusive"]})
+    both = pl.concat([claims.with_columns(verdict_planned=pl.lit(None, pl.Utf8),
+                                          verdict_planned_unadjusted=pl.lit(None, pl.Utf8)), more],
+                     how="diagonal_relaxed")
+    m = plan_macros(plan, both)
+    assert (m["ClaimsMovedByHolm"], m["ClaimsExploratoryDiffer"]) == ("B, F", "C, G")
+    assert (m["ClaimsFamilyDecidedUnadjusted"], m["ClaimsFamilyDecidedAdjusted"]) == ("3", "1")
+    # judged: by the planned verdict, the rule's rows among them, as the headline counts (one meaning of the word)
+    assert (m["ClaimsPostHoc"], m["ClaimsConfirmatory"]) == ("6", "1")
+    from blkscope.paper.headline import moved
+    assert moved(both) == "two post hoc rows (B and F: two do not)"
     d = plan.deviations[0]
     rec = pl.DataFrame({"commit": [d.commit] * 2, "claim_id": [d.claims[0], "S9-none"],
                         "before_estimate": ["1.00x", "x"], "before_n": ["3", "3"], "before_verdict": ["does not"] * 2,
@@ -394,3 +412,34 @@ def test_a_narrowed_claim_says_so_beside_its_number_with_the_estimates_before_an
                            "pooling": [None], "i2": [None]}, schema_overrides={"pooling": pl.Utf8, "i2": pl.Float64})
     assert r"\newcommand{\ClaimSOneFragNarrowed}" in render_plan(plan, claims, recomputed=rec)
     assert "Narrowed" not in render_plan(plan, claims)
+
+
+def test_every_row_a_deviation_narrowed_carries_the_note_from_the_plan(plan):
+    """Issue Q review: S1-hot, S4-mean and S4-p9999 were narrowed after their estimates as S1-frag, S4-ms and
+    S4-sparse-max were, and carried no note: the note comes from the plan's deviations, for each row and condition
+    a deviation with `short` words lists, the changes in date order."""
+    from blkscope.paper.claims import narrowed_by_plan
+
+    notes = narrowed_by_plan(plan)
+    listed = {(c, d.condition) for d in plan.deviations if d.measure and d.short for c in d.claims}
+    assert set(notes) == listed and {("S1-hot", "in-memory"), ("S4-mean", "in-memory")} <= listed
+    assert ("S1-hot", "scale") not in notes  # another condition's row was not narrowed
+    both = [d.short for d in sorted(plan.deviations, key=lambda d: d.date) if "S4-sparse-max" in d.claims and d.short]
+    assert notes[("S4-sparse-max", "in-memory")] == " and ".join(both) and len(both) == 2
+
+
+def test_strata_that_disagree_are_the_reason_for_no_verdict_not_a_verdict_and_microseconds_print_as_such():
+    """Issue Q review: "(none: strata disagree)" in a verdict's place (Table III), and S4-mean's "us" in Tables
+    I-III where the prose prints the micro sign."""
+    from blkscope.paper.claims import NO_POOLED
+    from blkscope.paper.claims_plan_tex import with_verdict
+    from blkscope.paper.latex import escape
+    from blkscope.paper.pdf_text import _TYPESET, squash
+
+    said = with_verdict("per stratum 1.03x to 5.41x, 14 strata disagree", NO_POOLED)
+    assert said == "per stratum 1.03x to 5.41x, 14 strata disagree, so no pooled verdict" and "none" not in said
+    assert with_verdict("0.95x [0.83x, 1.10x]", "does not") == "0.95x [0.83x, 1.10x] (does not)"
+    assert escape("1.12 us [-0.23 us, 2.46 us]") == (r"1.12\,$\mu$s [\ensuremath{-}0.23\,$\mu$s, 2.46\,$\mu$s]")
+    assert escape("a few of us") == "a few of us"
+    # the PDF check reads the micro sign back as the table's "us"
+    assert squash("1.12 \u03bcs".translate(_TYPESET)) == squash("1.12 us")

@@ -20,3 +20,22 @@ def test_batches_in_order_of_capture_and_a_command_that_survives_the_typewriter_
     # "--" in \texttt prints as one dash: the command is written so that its two hyphens print
     assert r"\texttt{snakemake -{}-cores 8 all}" in tex and "round9" not in tex
     assert r"\texttt{notebooks/all\_setups.py}" in tex  # the notebook the figures' captions name
+
+
+def test_batches_of_one_day_are_numbered_by_their_first_runs_time(tmp_path):
+    """Issue Q review: starts cut to the day numbered a day's 17:07 batch before its 06:36 one."""
+    from blkscope.paper.data_availability import start_dates
+
+    for r, t in (("e", "2026-11-28T17:07:01Z"), ("m", "2026-11-28T06:36:59Z"), ("n", "2026-11-28T06:40:00Z")):
+        (tmp_path / r).mkdir()
+        (tmp_path / r / "run.yaml").write_text(f"start_utc: '{t}'\nqemu_start_utc: '2026-01-01T00:00:00Z'\n")
+    dates = start_dates(["e", "m", "n"], tmp_path)
+    assert dates["date"].to_list() == ["2026-11-28 17:07", "2026-11-28 06:36", "2026-11-28 06:40"]
+    runs = pl.DataFrame({"run_id": ["e", "m", "n"], "batch": ["a-evening", "z-morning", "z-morning"],
+                         "testbed": ["loop"] * 3, "workload": ["fio"] * 3})
+    by = batches(runs, dates)
+    assert by.select("batch", "number", "first", "last").rows() == [
+        ("z-morning", 1, "2026-11-28 06:36", "2026-11-28 06:40"), ("a-evening", 2, "2026-11-28 17:07",
+                                                                   "2026-11-28 17:07")]
+    assert "between 2026-11-28 and 2026-11-28 (UTC), numbered here in order of their first run's start" in render(
+        by, 3)

@@ -342,6 +342,10 @@ def test_a_row_of_the_condition_rule_prints_its_planned_verdict_first_as_the_hea
                                    "in memory")
     assert unadjusted_cell(ruled) == "does not"
     assert unadjusted_cell({**ruled, "verdict_planned_unadjusted": "inconclusive"}) == AS_ADJUSTED
+    # a narrowing after the estimate was seen, from the plan's deviations, beside every row that has one
+    assert verdict_cell({**ruled, "narrowed": "to YCSB workload A"}) == (
+        "inconclusive; measure changed after the plan; narrowed after its estimate was seen, to YCSB workload A; "
+        "outside the study's condition: in memory")
     # the PDF check looks for the cell as printed, not the rule's verdict first
     claims = pl.DataFrame([ruled])
     cols = ["claim_id", "verdict_unadjusted", "verdict"]

@@ -298,10 +298,11 @@ def test_where_says_where_an_interval_lies_against_the_claimed_size_and_which_wa
     assert where(_row(0.3, 0.5, 0.4, 2.0, 3.0, "2-3x")) == "wholly below the claimed 2-3x, direction opposite"
     # a ratio's interval whose ends are more than ten times apart says little, by rule
     # one claimed ratio read as a band names the band (review-q5 N7: S5-volume "spans the whole claimed 1.22x")
-    assert where(_row(0.08, 11.5, 0.93, 2.09, 5.36, "3.18x")) == (
+    wide = "0.93x [0.08x, 11.50x]"
+    assert where(_row(0.08, 11.5, 0.93, 2.09, 5.36, "3.18x", wide)) == (
         "spans the whole band 2.09-5.36x around the claimed 3.18x, estimate opposite, interval across one, "
         "uninformative: its ends 144 times apart")
-    assert where(_row(0.08, 11.5, 0.93, 2.09, 5.36, "3.18x"), short=True) == (
+    assert where(_row(0.08, 11.5, 0.93, 2.09, 5.36, "3.18x", wide), short=True) == (
         "spans the whole band 2.09-5.36x around the claimed 3.18x, uninformative: its ends 144 times apart")
     # a bare threshold is "the > 0 KiB claimed"
     assert where(_row(138.5, 143.1, 140.8, 0.0, float("inf"), "> 0 KiB", "140.8 KiB [138.5 KiB, 143.1 KiB]")) == (

@@ -241,6 +241,11 @@ def test_cassandra_skew_apart_from_rocksdb_skew():
     assert m["SkewCassWritePagesPhrase"] == "200 distinct pages"
     m = sn.skew(sk.filter(pl.col("op") != "read"), runs)
     assert m["SkewCassReadPagesPhrase"] == "no distinct pages"  # was "touch 0 distinct pages"
+    # the in-memory node's runs alone: a memory-capped run counts neither in the runs nor in the medians (issue Q
+    # review: 39 runs counted, 9 in memory)
+    capped = runs.with_columns(memory_cap=pl.Series(["", "640m", ""]))
+    m = sn.skew(sk, capped)
+    assert m["SkewCassRuns"] == "1" and m["SkewCassWritePages"] == "100" and m["SkewCassReadPages"] == "10"
 
 
 def test_the_scale_sentence_gives_estimates_and_never_a_bare_dash():
@@ -324,8 +329,9 @@ def test_a_verdict_macro_labels_a_wide_interval_as_its_says_words_do():
 
     row = {"verdict": "inconclusive", "verdict_unadjusted": "inconclusive", "ours": "0.93x [0.08x, 11.48x]",
            "lo": 0.0756, "hi": 11.48, "estimate": 0.93, "claimed_lo": 2.09, "claimed_hi": 5.36, "band_words": "3.18x"}
-    assert verdict_words(row) == "inconclusive, uninformative: its ends 152 times apart"
-    assert verdict_words(row | {"lo": 0.9, "hi": 1.2}) == "inconclusive"
+    # from the ends as printed (11.48 / 0.08), not the unrounded ones (11.48 / 0.0756 = 152; issue Q review)
+    assert verdict_words(row) == "inconclusive, uninformative: its ends 144 times apart"
+    assert verdict_words(row | {"lo": 0.9, "hi": 1.2, "ours": "1.00x [0.90x, 1.20x]"}) == "inconclusive"
     assert "uninformative" not in verdict_words(row | {"verdict": "not testable here: light load"})
     # a row of the condition rule: its planned verdict, Holm's move, then the rule's condition (as ...Says)
     ruled = {"verdict": "not testable here: in memory", "verdict_planned": "inconclusive", "caveat": "in memory",

@@ -188,3 +188,27 @@ def test_a_point_run_again_by_a_later_batch_is_read_from_it_and_its_first_runs_a
     assert sweep_numbers.main(["--sweep", str(tmp_path / "both.parquet"), "--batch", f"{SWEEP}+later=SweepCass",
                                "-o", str(out)]) == 0  # fmt: skip
     assert f"\\newcommand{{\\SweepCassAsideRuns}}{{{point.height}}}" in out.read_text()
+
+
+def test_a_redone_points_kept_trace_is_placed_against_its_steady_window_and_missing_measures_are_words(table):
+    """Issue Q review: "keeping the 120 s after the warm-up" where the kept trace starts at the fixed 60-s warm-up,
+    15-25 s before the steady window MSER-5 found (steady_state: trace_in_window false); and the short runs' "rank
+    exponent of --": a measure no run has is said missing, one some runs lack with the runs that have it."""
+    from blkscope.paper.sweep_numbers import kept_phrase, measures_phrase
+
+    runs = pl.DataFrame({"run_id": ["a", "b"], "window_s": [120.0, 120.0]})
+    steady = pl.DataFrame({"run_id": ["a", "b", "c"], "trace_start_s": [59.5, 59.8, 1.0],
+                           "window_start_s": [85.0, 75.0, 0.0], "trace_in_window": [False, False, True],
+                           "rule": ["MSER-5 on YCSB ops/s (phase run)"] * 3})
+    assert kept_phrase(runs, steady) == (
+        "keeping 120\\,s of trace from 60\\,s on, the end of the fixed warm-up; the steady window (MSER-5 on YCSB "
+        "ops/s) starts 15--26\\,s later, so the kept trace's first 15--26\\,s precede it")
+    inside = steady.with_columns(trace_in_window=pl.lit(True))
+    assert kept_phrase(runs, inside).endswith("inside the steady window in every run")
+    short = pl.DataFrame({"s": [None, None], "hot1_read": [None, None], "miss_1pct": [None, None],
+                          "miss_10pct": [1.0, None]}, schema={k: pl.Float64 for k in ("s", "hot1_read", "miss_1pct",
+                                                                                        "miss_10pct")})
+    said = measures_phrase(short, {"AMissTenSpan": "1.00"}, "A")
+    assert said == ("give a miss ratio at the larger cache of 1.00 (in one of the two runs), and no rank exponent, "
+                    "hottest share or miss ratio at the smaller cache: too few pages for them")
+    assert "--" not in said

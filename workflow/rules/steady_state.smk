@@ -92,6 +92,7 @@ rule paper_sweep_numbers:
     # the sweep's runs, configurations and ranges, for the Scale paragraph that points at its figure (appendix)
     input:
         sweep=f"{ANALYSIS}/cache_sweep.parquet",
+        steady=f"{ANALYSIS}/steady_state.parquet",  # where the redone point's kept trace lies
     output:
         "paper/generated/numbers/sweep.tex",
     params:
@@ -99,4 +100,5 @@ rule paper_sweep_numbers:
     log:
         "logs/paper/sweep_numbers.log",
     shell:
-        "python -m blkscope.paper.sweep_numbers --sweep {input.sweep} {params.batches} -o {output} > {log} 2>&1"
+        "python -m blkscope.paper.sweep_numbers --sweep {input.sweep} --steady {input.steady} {params.batches}"
+        " -o {output} > {log} 2>&1"

@@ -7,19 +7,20 @@ condition closest to the engineer's first: S2-ops-cap, the device the limit, bef
 decided, else the first with a row; a claim's row is its replication row where that has been judged (a new batch
 judged alone), else its in-memory row. The rule:
 
-- a row that pools strata that disagree (`pooling` "random effects"): no advice follows from the pooled estimate,
-  whatever its verdict; the words say how many strata disagree (from `heterogeneity`: Q on k - 1 df) and, for a
-  ratio, the per-stratum range (from `measurement`), and whether the strata differ in the effect's size (every
-  stratum on one side of no effect) or in its direction;
+- a row whose runs are not of the topic's subject (`runs`: a data directory's advice from a database's runs, not
+  fio's): "no advice on" the subject, and what the row's runs are (issue Q review: btrfs for data directories
+  rested on fio, the journal writer and sysbench);
+- a row that pools strata that disagree (`pooling` "random effects"): no advice follows from the pooled estimate;
+  the words say how many strata disagree (from `heterogeneity`: Q on k - 1 df) and, for a ratio, the per-stratum
+  range (from `measurement`), and whether the strata differ in the effect's size (every stratum on one side of no
+  effect) or in its direction; a decided row whose strata share a side gives that direction, not its size;
 - a decided verdict (`replicates`, `does not`): the choice follows where the interval lies against no effect (one
   for a ratio, zero for a difference): above it, the topic's `above` words; below it, `below`; spanning it, `spans`
   (no choice is shown better);
-- `inconclusive`: a topic that bounds a gain (`bound`) read from runs at a light load, whose jobs fix their request
-  rate: "no advice on" its subject, as a throughput at a fixed rate cannot show a gain (RATE_FIXED); else
-  "no advice on" the topic's `subject`, and why the row is not decided (`undecided`): decided before
-  the correction for multiplicity, not after it (verdict_unadjusted), an interval from within a claimed range past
-  one of its ends ("at least the claimed size, reaching above its upper end"; band edges claimed_lo, claimed_hi),
-  the repeats per arm that would decide (n_needed), or else an interval across an end of the claimed size;
+- `inconclusive`: "no advice on" the topic's `subject`, never a bound read off the interval (the verdict, Holm's,
+  does not support one; the interval printed is the row's own, unadjusted); a throughput topic (`rate`) read from
+  runs at a light load, whose jobs fix their request rate, says so (RATE_FIXED); else the evidence says where the
+  interval lies;
 - `not tested` or `not testable here`: "this study cannot say whether" the claim holds.
 
 Each phrase ends with its evidence: the row's id, estimate [interval] and verdict, all from claims.csv, and the
@@ -47,6 +48,7 @@ from blkscope.paper.phrases import NEAR, WIDE, k_of_n, per_what, plan_status, sa
 
 NO_ADVICE = "no advice on"
 CANNOT_SAY = "this study cannot say"
+NO_CHOICE = "no choice on "  # the abstract's words for a topic no row backs
 
 
 @dataclass(frozen=True)
@@ -58,15 +60,16 @@ class Topic:
     spans: str  # ... when it spans no effect under a decided verdict
     subject: str  # what no advice is given on, when none follows ("the commitlog directory")
     more: tuple[tuple[str, str], ...] = ()  # rows cited beside it: (claim id, what it asks), by more_row's rule
-    bound: str = ""  # an inconclusive ratio whose interval ends within BOUND_MAX above one: the gain it bounds
+    rate: bool = False  # a throughput ratio: from fixed-rate (light) runs it cannot show a gain (RATE_FIXED)
+    runs: tuple[str, str] = ()  # (a pattern the row's runs or strata must match, the subject's runs in words)
 
 
 TOPICS = (
     Topic("AdviceCommitlog", ("S2-ops-cap", "S2-ops"),
           "ext4 for Cassandra's commitlog, where it wrote faster than xfs",
           "xfs for Cassandra's commitlog, where it wrote faster than ext4",
-          "either ext4 or xfs for Cassandra's commitlog{limit}: over whole runs their rates were "
-          "within {lo} to {hi} of each other, which rules out the study's {band} but does not show them equal",
+          "either ext4 or xfs for Cassandra's commitlog{limit}: over whole runs ext4/xfs throughput was {ours}, an "
+          "interval that rules out the study's {band} but does not show them equal",
           "the commitlog directory",
           (("S2-lz4-cap", "whether LZ4 commitlogs make them equal"),)),
     Topic("AdviceDataDir", ("S3-cow-xfs",),
@@ -74,8 +77,8 @@ TOPICS = (
           "device bytes per byte written than xfs",
           "copy-on-write (btrfs) over xfs for data directories, as it wrote fewer device bytes per byte written",
           "either btrfs or xfs: neither was shown to write more device bytes",
-          "copy-on-write (btrfs) against xfs",
-          (("S3-cow-ext4", "than ext4"),)),
+          "copy-on-write (btrfs) for data directories",  # S3-cow-ext4 reads the same strata: no data directory either
+          runs=(r"\bcassandra\b", "a database's data directory")),
     Topic("AdviceJournal", ("S4-reader",),
           "ext4 for a low-latency journal read while written, as xfs stalled its writer longer",
           "xfs for a low-latency journal read while written, as ext4 stalled its writer longer",
@@ -92,12 +95,12 @@ TOPICS = (
           "ext4's data=writeback for speed, faster than data=ordered",
           "ext4's data=ordered, faster than data=writeback here",
           "ext4's data=ordered, as data=writeback was not shown faster",
-          "data=writeback against data=ordered", bound="data=writeback gained at most {pct} over data=ordered here"),
+          "data=writeback against data=ordered", rate=True),
     Topic("AdviceInodeSixtyFour", ("S5-inode64",),
           "xfs's inode64 on a large volume, faster than inode32",
           "xfs's inode32 on a large volume, faster than inode64",
           "xfs's default inode64 on a large volume, as inode32 was not shown faster",
-          "inode64 against inode32", bound="inode64 gained at most {pct} over inode32 here"),
+          "inode64 against inode32", rate=True),
 )
 # block tracing rests on the rows whose workload the study's figures came from, each against its own figure: its
 # 24-36 % was Cassandra's (the Cassandra rows, judged against it); for RocksDB it saw about 36 % on btrfs and a faster
@@ -249,11 +252,30 @@ def more_row(rows: dict[str, dict], claim: str, asks: str) -> str:
     if r is None:
         return ""
     v = str(r["verdict"])
-    if r.get("pooling") == "random effects" and (s := strata_side(r)):
+    if r.get("pooling") == "random effects" and v.startswith(DECIDED) and (s := strata_side(r)):
         return f"and {asks} {s[1]} ({evidence(r)})"
     said = ("is undecided" if v.startswith("inconclusive") else "is untested" if v.startswith("not test")
             else "holds" if v.startswith("replicates") else "does not hold")
     return f"{asks} {said} ({evidence(r)})"
+
+
+WORKLOADS = {"journal": "the journal writer"}  # a stratum's first word as the text names its workload
+_AS = re.compile(r"^as (S\d-[a-z0-9-]+)")
+
+
+def off_subject(r: dict, rows: dict[str, dict], pattern: str) -> str | None:
+    """None where a row's runs (claims.csv `runs_read`, followed through "as <row>") or its strata (`measurement`)
+    match `pattern`; else the workloads its strata name ("fio, the journal writer and sysbench"), or its runs."""
+    runs, seen = str(r.get("runs_read") or ""), set()
+    while (m := _AS.match(runs)) and m.group(1) in rows and m.group(1) not in seen:
+        seen.add(m.group(1))
+        runs = str(rows[m.group(1)].get("runs_read") or "")
+    text = str(r.get("measurement") or "")
+    if re.search(pattern, f"{runs} {text}", re.IGNORECASE):
+        return None
+    body = text.split(": ", 1)[1].split(", p=", 1)[0] if "mean over strata of " in text else ""
+    names = list(dict.fromkeys(WORKLOADS.get(w, w) for item in body.split("; ") if (w := item.strip().split(" ")[0])))
+    return join_and(names) if names else (f"runs of {runs}" if runs else "other runs")
 
 
 def phrase(t: Topic, r: dict | None, rows: dict[str, dict] | None = None) -> str:
@@ -266,8 +288,10 @@ def phrase(t: Topic, r: dict | None, rows: dict[str, dict] | None = None) -> str
     beside = "".join(f"; {m}" if not m.startswith("and ") else f" {m}" for m in more)
     if v.startswith("not test"):
         return f"{CANNOT_SAY} whether ``{r['claim']}'' ({evidence(r)}){beside}"
+    if t.runs and (other := off_subject(r, rows or {}, t.runs[0])) is not None:
+        return f"{NO_ADVICE} {t.subject}: its row reads {other}, not {t.runs[1]} ({evidence(r)}){beside}"
     if r.get("pooling") == "random effects":
-        if s := strata_side(r):  # the strata disagree on the size only: the direction they share is advice
+        if v.startswith(DECIDED) and (s := strata_side(r)):  # the strata disagree on the size only: the direction they share is advice
             words = t.above if s[0] == "above" else t.below
             return f"{words} {s[1]} ({evidence(r)}){beside}, the size depending on the workload"
         return f"{NO_ADVICE} {t.subject}: {disagree(r)} ({evidence(r)}){beside}"
@@ -275,40 +299,20 @@ def phrase(t: Topic, r: dict | None, rows: dict[str, dict] | None = None) -> str
         where_ = side(r)
         words = t.above if where_.startswith("above") else t.below if where_.startswith("below") else t.spans
         lo_hi = ends(r) or ("", "")
-        stated = "{lo}" in words
+        stated = "{ours}" in words or "{lo}" in words
         # "when the device is the limit" only where the row's runs had a device cap (S2-ops-cap, not its fallback)
         limit = " when the device is the limit" if str(r["claim_id"]).endswith("-cap") else ""
-        words = words.format(lo=lo_hi[0], hi=lo_hi[1], band=str(r.get("band_words") or "claimed size"), limit=limit)
+        words = words.format(ours=tidy(str(r.get("ours") or "")), lo=lo_hi[0], hi=lo_hi[1],
+                             band=str(r.get("band_words") or "claimed size"), limit=limit)
         return f"{words} ({evidence(r, stated, stated)}){beside}"
-    if t.bound and str(r.get("load") or "") == LIGHT:  # fixed-rate runs: their throughput is the rate, no bound
+    if t.rate and str(r.get("load") or "") == LIGHT:  # fixed-rate runs: their throughput is the rate
         return f"{NO_ADVICE} {t.subject}: {RATE_FIXED} ({evidence(r)}){beside}"
-    if t.bound and (pct := gain_bound(r)):
-        return f"{t.bound.format(pct=pct)} ({evidence(r)}){beside}"
     return f"{NO_ADVICE} {t.subject} ({evidence(r)}){beside}"
 
 
 # a throughput ratio read from runs at a light load, whose jobs fix their request rate (run_groups.with_groups): both
-# arms meet the rate, so the ratio is near one by design and bounds no gain
+# arms meet the rate, so the ratio is near one by design
 RATE_FIXED = "its runs ran at a fixed request rate, which both met, so their throughput cannot show a gain"
-BOUND_MAX = 0.10  # an inconclusive ratio whose interval's upper end lies less than this above one bounds the gain
-
-
-def gain_bound(r: dict) -> str | None:
-    """The most an undecided ratio's interval allows the claimed side to gain, from its printed upper end ("1.04x"
-    -> "4 %"), where the interval spans one and that end lies within BOUND_MAX of it; None otherwise (no bound an
-    engineer can use)."""
-    e = ends(r)
-    if e is None or not e[1].endswith("x") or not e[0].endswith("x"):
-        return None
-    try:
-        lo, hi = float(e[0][:-1]), float(e[1][:-1])
-    except ValueError:
-        return None
-    if not lo <= 1.0 < hi or hi - 1.0 >= BOUND_MAX:
-        return None
-    return f"{round(100 * (hi - 1.0)):.0f} %"
-
-
 def tracing(claims: pl.DataFrame) -> str:
     """Block tracing in production, from the rows whose workload the study's figures came from (TRACING_ROWS, the
     Cassandra rows against its Cassandra 24-36 %): a row decided below the claimed size by the upper end of its
@@ -388,7 +392,7 @@ def short(topic: str, text: str, claims: pl.DataFrame) -> str:
     untested = ids and ids[0] in rows and str(rows[ids[0]]["verdict"]).startswith("not test")
     if untested or text.startswith((NO_ADVICE, CANNOT_SAY)):  # no choice, said as one (the abstract: "We advise ...")
         subject = t.subject if t is not None else TRACING_SUBJECT
-        return f"no choice on {subject}" + (f" ({ids[0]})" if ids else "")
+        return f"{NO_CHOICE}{subject}" + (f" ({ids[0]})" if ids else "")
     head = re.split(r": |, as | \((?=S\d)", text, maxsplit=1)[0]
     return f"{head} ({ids[0]})" if ids else head
 
@@ -401,8 +405,18 @@ ABSTRACT_TOPICS = ("AdviceCommitlog", "AdviceDataDir", "AdviceJournal", "AdviceA
 
 def abstract_advice(claims: pl.DataFrame) -> str:
     """The abstract's advice: the short form (short) of each of ABSTRACT_TOPICS, in the conclusion's order, as plain
-    text."""
-    return "; ".join(short(k, v, claims) for k, v in phrases(claims).items() if k in ABSTRACT_TOPICS)
+    text; topics in a row with no choice share their words ("no choice on X (S3-cow-xfs) or Y (S4-reader)", within
+    the abstract's word limit)."""
+    out: list[str] = []
+    for k, v in phrases(claims).items():
+        if k not in ABSTRACT_TOPICS:
+            continue
+        said = short(k, v, claims)
+        if out and out[-1].startswith(NO_CHOICE) and said.startswith(NO_CHOICE):
+            out[-1] += " or " + said.removeprefix(NO_CHOICE)
+        else:
+            out.append(said)
+    return "; ".join(out)
 
 
 def macros(claims: pl.DataFrame) -> dict[str, str]:

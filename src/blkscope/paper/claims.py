@@ -34,7 +34,8 @@ in-memory row of a claim the plan gives no scale row, is its measure over its st
 claim_measures.JOURNAL_MIN_S (a traced arm faster than its untraced one is a caveat, ruled on by no rule). The
 paper prints and counts the planned verdict first, the caveat beside it (phrases.planned_first).
 `same_as` names the earlier row whose runs and throughput a row reads (same_runs: counted once in the headline);
-`measure_changed` marks an in-memory row whose measure a deviation dated after the plan changed.
+`measure_changed` marks an in-memory row whose measure a deviation dated after the plan changed; `narrowed`, how
+the plan's deviations narrowed the runs a row reads after its estimate was seen (their short words), or null.
 `band_words` is the band's size in words without its note ("1.07x" of "1.07x (comparable: 1.03-1.13x)", "xfs/ext4 >
 1", "the same"), for a sentence that names it (`band` adds the note and the study's words). `confounded` names a
 factor (filesystem, database) that the strata a row compared hold one value of per capture batch, and whether it is
@@ -71,7 +72,7 @@ SCHEMA = {"claim_id": pl.Utf8, "study": pl.Utf8, "claim": pl.Utf8, "quantity": p
           "p_holm": pl.Float64, "band_words": pl.Utf8, "confounded": pl.Utf8, "run_s_lo": pl.Float64,
           "run_s_hi": pl.Float64, "caveat": pl.Utf8, "ours_scale": pl.Utf8,
           "per_stratum": pl.Utf8, "verdict_planned": pl.Utf8, "verdict_planned_unadjusted": pl.Utf8, "same_as": pl.Utf8,
-          "measure_changed": pl.Boolean}  # fmt: skip
+          "measure_changed": pl.Boolean, "narrowed": pl.Utf8}  # fmt: skip
 VERDICTS = ("replicates", "does not", "inconclusive", "not tested", NOT_TESTABLE)
 DECIDED = VERDICTS[:2]  # the verdicts that decide a claim (a row's verdict starts with one)
 ABOUT = 0.06  # our reading of "about x %": x +- 6 points
@@ -672,6 +673,19 @@ def by_rule(verdict: str | None) -> bool:
     return str(verdict or "").startswith(RULED)
 
 
+def narrowed_by_plan(plan: Plan | None) -> dict[tuple[str, str], str]:
+    """(claim id, condition) -> how the plan's measure deviations narrowed the runs it reads once its estimate was
+    seen, their `short` words in date order ("to runs of at least 60 s and to the best pair ..."): every row the
+    plan lists, so that no table or sentence carries the note for some rows and not others (issue Q review)."""
+    if plan is None:
+        return {}
+    out: dict[tuple[str, str], list[str]] = {}
+    for d in sorted((d for d in plan.deviations if d.measure and d.short), key=lambda d: d.date):
+        for cid in d.claims:
+            out.setdefault((cid, d.condition), []).append(d.short)
+    return {k: " and ".join(v) for k, v in out.items()}
+
+
 def changed_after_plan(plan: Plan | None) -> set[str]:
     """The claims whose measure a deviation dated after the plan changed (its new fingerprint named)."""
     if plan is None:
@@ -742,10 +756,11 @@ def evaluate(tables: Tables, plan: Plan | None = None, arms: list[pl.DataFrame] 
     rows = [_row(c, r, entry, alls, span, family, confound, guest, kept, beside)
             for c, r, entry, alls, span, confound, guest, kept, beside, _ in results]
     rw.holm_columns(rows, [x[0].size for x in results])
-    changed = changed_after_plan(plan)
+    changed, narrowed = changed_after_plan(plan), narrowed_by_plan(plan)
     for row in rows:
         by_condition(row)
         row["measure_changed"] = row["condition"] == "in-memory" and row["claim_id"] in changed
+        row["narrowed"] = narrowed.get((row["claim_id"], row["condition"]))
     same_runs(rows, [x[-1] for x in results])
     odd = [r["claim_id"] for r in rows if not r["verdict"].startswith(VERDICTS)]
     if odd:

@@ -30,7 +30,7 @@ import polars as pl
 from blkscope.paper import claim_heterogeneity as hg
 from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
-from blkscope.paper.claims import BAND_END, DECIDED, EXACT, condition_rule_words
+from blkscope.paper.claims import BAND_END, DECIDED, EXACT, NO_POOLED, condition_rule_words
 from blkscope.paper.claims_plan import AMENDMENT, Plan
 from blkscope.paper.latex import (
     count_word,
@@ -50,9 +50,21 @@ def _ids(df: pl.DataFrame) -> str:
     return escape(", ".join(df["claim_id"].to_list())) if df.height else "none"
 
 
-def _decided(column: str) -> pl.Expr:
+def _decided(column: str | pl.Expr) -> pl.Expr:
     """A decided verdict, labelled or not ("does not (exact)")."""
-    return pl.col(column).fill_null("").str.contains(f"^({'|'.join(DECIDED)})")
+    col = pl.col(column) if isinstance(column, str) else column
+    return col.fill_null("").str.contains(f"^({'|'.join(DECIDED)})")
+
+
+def as_planned(claims: pl.DataFrame) -> tuple[pl.Expr, pl.Expr]:
+    """Each row's verdict after and before Holm's correction as planned: the condition rule's rows by their planned
+    verdicts (verdict_planned, verdict_planned_unadjusted), the others by their own, so that the lists of what Holm
+    moved or what all runs change omit none of the rule's rows (issue Q review: S1-cass-read, S1-frag, S4-reader
+    were left out)."""
+    cols = set(claims.columns)
+    planned = pl.col("verdict_planned") if "verdict_planned" in cols else pl.lit(None, pl.Utf8)
+    before = pl.col("verdict_planned_unadjusted") if "verdict_planned_unadjusted" in cols else planned
+    return pl.coalesce(planned, pl.col("verdict")), pl.coalesce(before, planned, pl.col("verdict_unadjusted"))
 
 
 def _dated(d: str) -> datetime:
@@ -121,11 +133,14 @@ def amended_phrase(plan: Plan) -> str:
 def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
     family = claims.filter(pl.col("p_holm").is_not_nan() & pl.col("p_holm").is_not_null())
     pooled = claims.filter(pl.col("pooling").is_not_null())
-    moved = claims.filter(_decided("verdict_unadjusted") & ~_decided("verdict"))
-    # a row the condition rule made not testable is judged over all runs no more than over the planned ones
-    judged = claims.filter(~pl.col("verdict").fill_null("").str.starts_with("not test"))
-    differ = judged.filter(pl.col("condition") == "in-memory").filter(
-        pl.col("verdict_all").str.extract(WORDS) != pl.col("verdict_unadjusted").str.extract(WORDS))
+    after, before = as_planned(claims)
+    moved = claims.filter(_decided(before) & ~_decided(after))
+    # over all runs against the planned verdict before the correction, the condition rule's rows included
+    differ = claims.filter((pl.col("condition") == "in-memory") & ~after.fill_null("").str.starts_with("not test")
+                           & (pl.col("verdict_all").str.extract(WORDS) != before.str.extract(WORDS)))
+    # judged: given a verdict by its planned measure (replicates, does not, inconclusive), the condition rule's rows
+    # by their planned verdicts, as the headline counts them (issue Q review: "judged" meant three things)
+    judged = claims.filter(~after.fill_null("").str.starts_with("not test"))
     planned = pl.col("verdict_planned") if "verdict_planned" in claims.columns else pl.lit(None, pl.Utf8)
     # the exact rows as planned (outside Holm's family as planned, whatever the condition rule made of them)
     exact = claims.filter(pl.coalesce(planned, pl.col("verdict")).fill_null("").str.contains(f"({EXACT})",
@@ -140,8 +155,8 @@ def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
         "ClaimsHolmFamily": fmt_int(family.height),
         "ClaimsAlpha": f"{mt.ALPHA:g}",
         # within Holm's family alone (the exact rows and S4-ms's rule are outside it)
-        "ClaimsFamilyDecidedUnadjusted": fmt_int(family.filter(_decided("verdict_unadjusted")).height),
-        "ClaimsFamilyDecidedAdjusted": fmt_int(family.filter(_decided("verdict")).height),
+        "ClaimsFamilyDecidedUnadjusted": fmt_int(family.filter(_decided(before)).height),
+        "ClaimsFamilyDecidedAdjusted": fmt_int(family.filter(_decided(after)).height),
         "ClaimsConditionRule": seconds_unbroken(escape(condition_rule_words())),
         "ClaimsBandEndPct": fmt_int(100 * BAND_END),
         "ClaimsExact": fmt_int(exact.height),
@@ -238,6 +253,14 @@ def deviations_caption(plan: Plan) -> str:
         CAPTION_ESTIMATES
 
 
+def with_verdict(estimate: object, verdict: object) -> str:
+    """An estimate and its verdict in parentheses; where its strata disagree (claims.NO_POOLED), the reason there is
+    no verdict, not a verdict in its place (issue Q review: "(none: strata disagree)" printed as a verdict)."""
+    if str(verdict) == NO_POOLED:
+        return f"{estimate}, so no pooled verdict"
+    return f"{estimate} ({verdict})"
+
+
 def _planned(row: dict, planned: bool = True) -> str:
     """A claims-table row's estimate and planned verdict, as the deviations table prints a before or after;
     `planned` False: its verdict as it stands (a correction's after)."""
@@ -298,7 +321,7 @@ def secondary_cells(d, secondary: pl.DataFrame | None) -> tuple[str, str] | None
         return None
 
     def cell(est: str, verdict: str) -> str:
-        return "; ".join(f"{label}: {rows[k][est]} ({rows[k][verdict]})"
+        return "; ".join(f"{label}: {with_verdict(rows[k][est], rows[k][verdict])}"
                          for k, label in (("planned", "the planned runs"), ("all", "all runs")))
     return escape(cell("planned", "planned_verdict")), escape(cell("secondary", "secondary_verdict"))
 
@@ -325,8 +348,10 @@ def render_deviations(plan: Plan, recomputed: pl.DataFrame, claims: pl.DataFrame
                 if r and len(d.claims) > MANY and r["before_verdict"] == r["after_verdict"]:
                     kept += 1
                     continue
-                b.append((cid, escape(f"{r['before_estimate']} ({r['before_verdict']})") if r else escape(d.before)))
-                a.append((cid, escape(f"{r['after_estimate']} ({r['after_verdict']})") if r else escape(d.after)))
+                b.append((cid, escape(with_verdict(r["before_estimate"], r["before_verdict"])) if r else
+                          escape(d.before)))
+                a.append((cid, escape(with_verdict(r["after_estimate"], r["after_verdict"])) if r else
+                          escape(d.after)))
             before, after = _named(b), _named(a)
             if kept:
                 rest = f"the other {count_word(kept)} keep their verdict"

@@ -21,14 +21,16 @@ _START = re.compile(r"^start_utc:\s*'?([0-9T:.\-]+)", re.M)
 
 
 def start_dates(run_ids: list[str], raw: Path) -> pl.DataFrame:
-    """run_id, date (UTC) of every captured run, from its run.yaml's start_utc (one line: no YAML parse)."""
+    """run_id, start (UTC, to the minute: "2026-11-28 17:07") of every captured run, from its run.yaml's start_utc
+    (one line: no YAML parse). To the minute, not the day: batches of one day are numbered by the time of their
+    first run (issue Q review: a day's evening batches were numbered before its morning ones)."""
     rows = []
     for r in run_ids:
         meta = raw / r / "run.yaml"
         if not meta.is_file():
             continue
         m = _START.search(meta.read_text(errors="replace"))
-        rows.append({"run_id": r, "date": m.group(1)[:10] if m else None})
+        rows.append({"run_id": r, "date": f"{m.group(1)[:10]} {m.group(1)[11:16]}".strip() if m else None})
     return pl.DataFrame(rows, schema={"run_id": pl.Utf8, "date": pl.Utf8})
 
 
@@ -62,8 +64,8 @@ def render(by: pl.DataFrame, total: int) -> str:
             r"tools' versions, the mkfs and mount options, the tracer's settings and lost events, and the caps set on "
             r"the device or memory. \texttt{config/runs.tsv} lists every run with its configuration. They were "
             r"captured in "
-            f"{fmt_int(by.height)} batches between {escape(first)} and {escape(last)} (UTC), numbered here in "
-            r"order of capture (the sheet's column \texttt{batch} names them).",
+            f"{fmt_int(by.height)} batches between {escape(first[:10])} and {escape(last[:10])} (UTC), numbered "
+            r"here in order of their first run's start (the sheet's column \texttt{batch} names them).",
             "",
             r"\begin{longtable}{rllrll}",
             r"\toprule batch & first & last & runs & testbeds & workloads \\ \midrule\endhead",

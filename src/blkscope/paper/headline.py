@@ -114,6 +114,23 @@ def _ruled(rows: list[dict], n_judged: int, digits: bool, brief: bool = False) -
 NO_ROWS = "no claim is judged, as the claims table holds no rows"
 
 
+def within(rows: list[dict], n_judged: int, digits: bool, column: str = "verdict", brief: bool = False) -> str:
+    """The judged rows the condition rule left alone (no `verdict_planned`: read within their study's condition),
+    by their own verdict, counted from the same rows as the headline's: "of the other 25, read within their study's
+    condition, 2 replicate, 3 do not and 20 are inconclusive" (`brief`, the abstract: without "read within ...");
+    issue Q review: most of the headline's "do not" were the rule's rows. "" where the rule made none not testable
+    (the headline's counts are these already) or left none."""
+    ruled = [r for r in rows if r.get("verdict_planned") and not r.get("same_as")]
+    kept = [str(r.get(column) or "") for r in rows if not r.get("verdict_planned") and not r.get("same_as")
+            and not str(r.get(column) or "").startswith("not test")]
+    if not ruled or not kept:
+        return ""
+    n = len(kept)
+    head = "of the other one" if n == 1 and n_judged > 1 else f"of the other {_n(n, digits)}"
+    where = "" if brief else ", read within their study's condition"
+    return f"{head}{where}, {join_and(_counts(kept, JUDGED, digits, False))}"
+
+
 def _tally(claims: pl.DataFrame, column: str = "verdict") -> tuple[list[dict], list[str], list[tuple], bool]:
     """What both headline forms count: the rows, each row's planned verdict (as_planned), the judged ones as
     (plan status, verdict) but those counted with another, and whether counts are digits (above nine rows)."""
@@ -127,7 +144,8 @@ def _tally(claims: pl.DataFrame, column: str = "verdict") -> tuple[list[dict], l
 def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
     """"of the 47 rows, 43 are judged as planned: 3 replicate, 12 do not and 28 are inconclusive (of the 9
     confirmatory rows among them, 4 do not and 5 are inconclusive; the other 34 are post hoc); a rule set after the
-    estimates were seen makes 18 of the 43 not testable here, as run outside the condition their study states; 3 are
+    estimates were seen makes 18 of the 43 not testable here, as run outside the condition their study states; of
+    the other 25, read within their study's condition, 2 replicate, 3 do not and 20 are inconclusive; 3 are
     not testable here and 2 await runs; one more row reads another's runs and counts with it" (digits throughout
     once a count is above nine; a group without rows left out): each row by its planned verdict (as_planned). A row
     that reads the runs and throughput of another (claims.csv `same_as`) is counted once, with it."""
@@ -150,6 +168,8 @@ def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
         parts.append(f"{could}: {join_and(_counts(verdicts, JUDGED, digits, True))}{split}")
         if ruled := _ruled(rows, len(judged), digits):
             parts.append(ruled)
+            if kept := within(rows, len(judged), digits, column):
+                parts.append(kept)
     waits = sum(x.startswith("not tested") for x in v)
     untestable = sum(x.startswith("not testable") for x in v)
     rest = []
@@ -182,7 +202,8 @@ def abstract_counts(claims: pl.DataFrame) -> str:
     condition rule's rows as the caveat beside them: "of 47 rows, 43 are judged as planned: 3 replicate, 12 do not
     and 28 are inconclusive (of the 9 confirmatory rows among them, 4 do not and 5 are inconclusive); 3 could not be
     tested here; one more reads another's runs. A rule set after the estimates were seen makes 18 of the 43 not
-    testable here, as run outside the condition their study states"."""
+    testable here, as run outside the condition their study states; of the other 25, 2 replicate, 3 do not and 20
+    are inconclusive" (within)."""
     rows, v, judged, digits = _tally(claims)
     if not rows:
         return NO_ROWS
@@ -204,6 +225,8 @@ def abstract_counts(claims: pl.DataFrame) -> str:
     out = f"of {_n(len(rows), digits)} {'row' if len(rows) == 1 else 'rows'}, {'; '.join(parts)}"
     if ruled := _ruled(rows, len(judged), digits, brief=True):
         out += f". {ruled[0].upper()}{ruled[1:]}"
+        if kept := within(rows, len(judged), digits, brief=True):
+            out += f"; {kept}"
     return out
 
 
@@ -247,9 +270,14 @@ def rule_moved(claims: pl.DataFrame) -> str:
 
 def moved(claims: pl.DataFrame) -> str:
     """The rows the multiplicity correction moved, by plan status: "5 post hoc rows (S1-cass-read, S2-ops, ...):
-    2 replicate and 3 do not" each interval alone; "no row" where it moved none."""
-    rows = [r for r in claims.iter_rows(named=True) if str(r.get("verdict_unadjusted") or "") != str(r["verdict"])
-            and not str(r["verdict"]).startswith("not test")]
+    2 replicate and 3 do not" each interval alone; "no row" where it moved none. Each row as planned (the condition
+    rule's rows by their planned verdicts, claims_plan_tex.as_planned), so that none of them is left out."""
+    from blkscope.paper.claims_plan_tex import as_planned as planned
+
+    after, before = planned(claims)
+    pairs = claims.with_columns(_after=after, _before=before)
+    rows = [r for r in pairs.iter_rows(named=True) if str(r["_before"] or "") != str(r["_after"] or "")
+            and not str(r["_after"] or "").startswith("not test")]
     if not rows:
         return "no row"
     parts = []
@@ -257,7 +285,7 @@ def moved(claims: pl.DataFrame) -> str:
         these = [r for r in rows if plan_status(r) == status]
         if these:
             ids = join_and([str(r["claim_id"]) for r in these])
-            v = [str(r["verdict_unadjusted"]) for r in these]
+            v = [str(r["_before"]) for r in these]
             counts = join_and(_counts(v, JUDGED, len(these) > 9, False))
             parts.append(f"{_n(len(these), len(these) > 9)} {status} {'row' if len(these) == 1 else 'rows'} "
                          f"({ids}: {counts})")

@@ -19,7 +19,16 @@ def escape(text: object) -> str:
     """`text` for LaTeX: special characters escaped, an opening single quote as `, a range of two numbers set with
     an en dash as the paper's own ranges are (ranged: "2-242 s" -> "2--242 s"), a number's sign set as a minus
     (signed)."""
-    return signed(ranged(_OPEN_QUOTE.sub("`", "".join(_SPECIAL.get(ch, ch) for ch in str(text)))))
+    return micro(signed(ranged(_OPEN_QUOTE.sub("`", "".join(_SPECIAL.get(ch, ch) for ch in str(text))))))
+
+
+_MICRO = re.compile(r"(\d) us\b")  # claims.csv's ASCII microseconds ("1.12 us") after a number
+
+
+def micro(tex: str) -> str:
+    """Microseconds as the paper's prose sets them ("1.12\\,$\\mu$s"), not the tables' ASCII "us" (issue Q review:
+    S4-mean printed "us" in Tables I-III); the PDF check reads the micro sign back as "u" (pdf_text._TYPESET)."""
+    return _MICRO.sub(r"\1\\,$\\mu$s", tex)
 
 
 # A range is two numbers joined by one hyphen, the first after no letter, digit, point or dash and the second

@@ -132,9 +132,12 @@ def verdict_words(r: dict) -> str:
     its planned verdict first (phrases.planned_first)."""
     if first := phrases.planned_first(r):  # Holm's move after the planned verdict, as below
         head, tail = first.split("; ", 1)
-        return f"{head}{phrases.planned_moved(r).replace(', ', '; ', 1)}; {tail}"
+        return f"{head}{phrases.planned_moved(r).replace(', ', '; ', 1)}{phrases.deviated(r, False)}; {tail}"
     v, before = str(r["verdict"]), r.get("verdict_unadjusted")
     said = f"{v}; {before} before Holm" if before and str(before) != v else v
+    # a measure changed after the plan beside every verdict the text quotes (S4-reader's); a narrowing is said by
+    # the sentence's Claim<Id>Narrowed, with the estimate before it
+    said += phrases.deviated(r, False)
     # a ratio's interval wider than phrases.WIDE is labelled as the ...Says words label it (S2-aqu's 0.08x-11.48x)
     return said if v.startswith("not test") else said + phrases.wide(r)
 
@@ -305,7 +308,7 @@ def tracer(by_load: pl.DataFrame) -> dict[str, str]:
             m[f"{k}Util"] = fmt_float(r["iostat_util_pct"], 0)
     for (load,), g in by_load.group_by("load"):
         k = macro_name("tracer", load)
-        m[f"{k}EventsPerSecMax"] = fmt_int(g["events_per_s"].max())
+        m[f"{k}EventsPerSecMax"] = fmt_int(g["events_per_s"].max())  # the largest setup's mean, not a run's
         m[f"{k}Lost"] = fmt_int(g["lost_events"].sum())
         m[f"{k}LostPhrase"] = counted(int(g["lost_events"].sum()), "event", "events")  # "no events", not "0 events"
     return m

@@ -24,7 +24,8 @@ from blkscope.paper.tables import plain
 
 # pdftotext's Unicode for what TeX sets from ASCII: quotes, dashes (T1 ligatures), ligature glyphs (NFKC)
 _TYPESET = str.maketrans({"\u2019": "'", "\u2018": "`", "\u201c": "``", "\u201d": "''", "\u2013": "--",
-                          "\u2014": "---", "\u2212": "-", "\u00b1": "+-", "\u00a0": " "})  # fmt: skip
+                          "\u2014": "---", "\u2212": "-", "\u00b1": "+-", "\u00a0": " ",
+                          "\u00b5": "u", "\u03bc": "u"})  # fmt: skip  # the micro sign: claims.csv's "us"
 
 
 def pdf_text(pdf: Path, first: int | None = None, last: int | None = None, typeset: bool = False) -> str:

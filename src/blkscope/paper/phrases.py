@@ -98,10 +98,16 @@ def near_no_effect(r: dict) -> bool:
     return bool(sizes) and abs(est) < NEAR * min(sizes)
 
 
+_PRINTED = re.compile(r"\[(-?\d+(?:\.\d+)?)x, (-?\d+(?:\.\d+)?)x\]")  # a ratio's interval as printed
+
+
 def wide(r: dict) -> str:
     """", uninformative: its ends 55 times apart" for a ratio whose interval's ends lie more than WIDE
-    apart (hi / lo; S4-reader's 0.89x to 48.93x); "" otherwise."""
+    apart (hi / lo; S4-reader's 0.89x to 48.93x), from the ends as printed beside it (claims.csv `ours`: issue Q
+    review, [0.08x, 11.48x] said "152 times apart" from the unrounded ends); "" otherwise."""
     lo, hi = r.get("lo"), r.get("hi")
+    if m := _PRINTED.search(str(r.get("ours") or "")):
+        lo, hi = float(m.group(1)), float(m.group(2))
     if no_effect(r) != 1.0 or not _finite(lo, hi) or lo <= 0 or hi / lo <= WIDE:
         return ""
     return f", uninformative: its ends {hi / lo:.0f} times apart"
@@ -199,6 +205,18 @@ def verdict_text(r: dict) -> str:
     if first := planned_first(r):
         return first.replace(" (exact)", ", exact")
     return re.sub(r" \(([^()]*)\)$", lambda m: (", " if m.group(1) == "exact" else ": ") + m.group(1), v)
+
+
+NARROWED = "narrowed after its estimate was seen"
+
+
+def deviated(r: dict, narrowed: bool = True) -> str:
+    """What the plan's deviations did to a row, for beside its verdict: "; measure changed after the plan" (claims.csv
+    `measure_changed`), "; narrowed after its estimate was seen, to runs of at least 60 s" (`narrowed`; not where
+    the sentence gives the narrowing with its estimate before, claims_plan_tex.narrowed's Claim<Id>Narrowed), or
+    ""."""
+    out = "; measure changed after the plan" if r.get("measure_changed") else ""
+    return out + (f"; {NARROWED}, {r['narrowed']}" if narrowed and r.get("narrowed") else "")
 
 
 def says(r: dict) -> str:

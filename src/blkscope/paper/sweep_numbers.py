@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from pathlib import Path
 
 import polars as pl
 
@@ -127,6 +128,52 @@ SIDE = ("Runs", "WindowS", "EventsSpan", "OpsSpan", "RecordsSpan", "SSpan", "Hot
         "MissOneSpan", "MissTenSpan")  # a redone point's macros, for its runs read and its runs set aside
 
 
+def kept_phrase(runs: pl.DataFrame, steady: pl.DataFrame) -> str:
+    """Where the kept trace of a redone point's `runs` lies against the steady window the detector found in each
+    (steady_state.parquet: trace_start_s, window_start_s, trace_in_window, rule): "keeping 120 s of trace from 60 s
+    on, the end of the fixed warm-up; the steady window (MSER-5 on YCSB ops/s) starts 15 to 25 s later, so the kept
+    trace's first 15 to 25 s precede it" (issue Q review: "the 120 s after the warm-up" read as the steady window's);
+    "..., inside the steady window in every run" where it is."""
+    st = steady.join(runs.select("run_id"), on="run_id", how="semi")
+    window = f"keeping {span(runs['window_s'])}\\,s of trace"
+    if st.height == 0 or st["trace_start_s"].null_count() == st.height:
+        return window
+    start = span(st["trace_start_s"].round(0))
+    head = f"{window} from {start}\\,s on, the end of the fixed warm-up"
+    if st["trace_in_window"].fill_null(False).all():
+        return f"{head}, inside the steady window in every run"
+    lead = span((st["window_start_s"] - st["trace_start_s"]).clip(lower_bound=0).round(0))
+    rule = str(st["rule"].drop_nulls()[0]).split(" (")[0] if st["rule"].drop_nulls().len() else "the detector"
+    return (f"{head}; the steady window ({rule}) starts {lead}\\,s later, so the kept trace's first {lead}\\,s "
+            f"precede it")
+
+
+MEASURES = (("SSpan", "s", "rank exponent"), ("HotReadSpan", "hot1_read", "hottest share"),
+            ("MissOneSpan", f"miss_{round(ONE * 100)}pct", "miss ratio at the smaller cache"),
+            ("MissTenSpan", f"miss_{round(TEN * 100)}pct", "miss ratio at the larger cache"))  # fmt: skip
+
+
+def measures_phrase(runs: pl.DataFrame, m: dict[str, str], key: str) -> str:
+    """What a set of runs gives of the sweep's measures (their spans in `m`), a measure none of them has said as
+    missing, not as a dash (issue Q review: "a rank exponent of --"), one some lack with the runs that have it:
+    "give a miss ratio at the larger cache of 1.00 (in one of the three runs), and no rank exponent, hottest share or
+    miss ratio at the smaller cache: too few pages for them"."""
+    have, lack = [], []
+    for k, col, name in MEASURES:
+        x = runs[col] if col in runs.columns else pl.Series([None] * runs.height, dtype=pl.Float64)
+        n = x.len() - x.null_count()
+        if n == 0:
+            lack.append(name)
+            continue
+        some = f" (in {k_of_n(n, x.len(), 'runs')})" if n < x.len() else ""
+        have.append(f"a {name} of {m[f'{key}{k}']}{some}")
+    out = "give " + (", ".join(have[:-1]) + " and " + have[-1] if len(have) > 1 else have[0]) if have else "give"
+    if lack:
+        names = ", ".join(lack[:-1]) + " or " + lack[-1] if len(lack) > 1 else lack[0]
+        out += f"{', and' if have else ''} no {names}: too few pages for {'them' if len(lack) > 1 else 'it'}"
+    return out
+
+
 def _ranges(s: pl.DataFrame, key: str) -> dict[str, str]:
     m = {}
     for name, col, fmt in RANGES:
@@ -149,9 +196,11 @@ def read_and_aside(table: pl.DataFrame, batches: str | tuple[str, ...]) -> tuple
     return s.filter(~pl.col("run_id").is_in(aside["run_id"].to_list())), aside
 
 
-def macros(table: pl.DataFrame, batches: str | tuple[str, ...], prefix: str = "Sweep") -> dict[str, str]:
+def macros(table: pl.DataFrame, batches: str | tuple[str, ...], prefix: str = "Sweep",
+           steady: pl.DataFrame | None = None) -> dict[str, str]:
     """`prefix`... macros (Sweep...) of the captured runs of `batches` (read_and_aside); none when they have no
-    captured run (the text is guarded)."""
+    captured run (the text is guarded). With `steady` (steady_state.parquet), the redone runs' kept trace against
+    their steady window (kept_phrase: ...RedoneKeptPhrase); each side's measures in words (...MeasuresPhrase)."""
     s, aside = read_and_aside(table, batches)
     if s.height == 0:
         return {}
@@ -168,6 +217,9 @@ def macros(table: pl.DataFrame, batches: str | tuple[str, ...], prefix: str = "S
         redone = s.join(aside.select(CONFIGURATION).unique(), on=CONFIGURATION, how="semi")
         for key, runs in (("SweepRedone", redone), ("SweepAside", aside)):
             m |= {k: v for k, v in _ranges(runs, key).items() if k.removeprefix(key) in SIDE}
+        m["SweepAsideMeasuresPhrase"] = measures_phrase(aside, m, "SweepAside")
+        if steady is not None:
+            m["SweepRedoneKeptPhrase"] = kept_phrase(redone, steady)
     return {prefix + k.removeprefix("Sweep"): v for k, v in m.items()}
 
 
@@ -181,6 +233,7 @@ NEED = ("batch", "captured", "cache_kind", "cache_bytes", "recordcount", "window
 
 
 def _options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--steady", type=Path, help="steady_state.parquet: where a redone point's kept trace lies")
     p.add_argument("--batch", action="append", required=True, metavar="BATCH[+BATCH...][=PREFIX]",
                    help="a sweep's batches (runs-sheet batch; a later one's configurations replace the earlier "
                         "ones') and its macros' prefix (default Sweep); repeatable")
@@ -200,8 +253,9 @@ def _batches(specs: list[str]) -> dict[tuple[str, ...], str]:
 
 def _render(table: pl.DataFrame, a: argparse.Namespace) -> str:
     m: dict[str, str] = {}
+    steady = pl.read_parquet(a.steady) if a.steady else None
     for batch, prefix in _batches(a.batch).items():
-        m |= macros(table, batch, prefix)
+        m |= macros(table, batch, prefix, steady)
     return render(m)
 
 

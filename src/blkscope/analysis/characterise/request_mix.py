@@ -46,11 +46,15 @@ def sizes(events: Sequence[Path] | pl.LazyFrame) -> pl.DataFrame:
 
 def event_counts(events: Sequence[Path] | pl.LazyFrame) -> pl.DataFrame:
     """Events and sectors per (pid, process, action, op, class) of the Q, D, M, F events (op null kept:
-    flushes)."""
+    flushes). An event with no sectors (a preflush, RWBS "FWS") is a flush, op null, whatever its RWBS's W: the
+    merge ratio then counts the requests the sizes count (sizes: nsectors > 0), one selection for both (issue Q
+    review: btrfs's data writes gave #Q/#D 0.71 from its 54 empty flushes beside 53 queued writes, where their mean
+    sizes queued and issued gave 0.31)."""
+    op = pl.when(pl.col("nsectors").fill_null(0) > 0).then(op_expr())
     return (
         _scan(events)
         .filter(pl.col("action").is_in(["Q", "D", "M", "F"]))
-        .group_by("pid", "process", "action", op_expr().alias("op"), class_expr().alias("class"))
+        .group_by("pid", "process", "action", op.alias("op"), class_expr().alias("class"))
         .agg(n=pl.len(), sectors=pl.col("nsectors").fill_null(0).sum())
         .collect(engine="streaming")
     )
