@@ -165,7 +165,10 @@ def layout(pdf: Path) -> dict:
             # a page of placeholders alone (figures that stroke no path: theme.no_data's message, sized to it)
             # is not one: only a dataset without the figure's runs draws them (the e2e miniature's cache sweep)
             drawn = any(strokes(xo, page.pdf) for _, xo in forms(page))
-            if _words_outside(tp, boxes) < FLOAT_WORDS and not last and drawn:
+            # a float page whose tables (set smaller than body text) fill it below its figures is full: the
+            # share is of everything it prints, figures, captions and tables alike (the e2e miniature's Fig. 18)
+            full = _content_share(tp, boxes, block) >= LONE_FIGURE_SHARE
+            if _words_outside(tp, boxes) < FLOAT_WORDS and not last and drawn and not full:
                 lone.append(i)  # a float page (captions only) its figures leave half empty
             ppage.close()
     return {"pages": len(pages), "main_pages": refs - 1, "reference_pages": app - refs,
@@ -196,6 +199,14 @@ def _words_below(page, boxes, block) -> int:
     in the foot): a page that ends on text."""
     low = max(b.bottom for b in boxes)
     return sum(low < y <= block.bottom for _, y in _body_words(page))
+
+
+def _content_share(page, boxes, block) -> float:
+    """The share of the text block's height a page's content spans: from the top of its highest figure or glyph to
+    the bottom of its lowest, the page number in the foot not counted."""
+    tops = [b.top for b in boxes] + [c["top"] for c in page.chars if c["top"] < block.bottom]
+    bottoms = [b.bottom for b in boxes] + [c["bottom"] for c in page.chars if c["top"] < block.bottom]
+    return (max(bottoms) - min(tops)) / (block.bottom - block.top)
 
 
 def abstract_text(text_page1: str) -> str:
