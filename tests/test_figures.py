@@ -556,3 +556,18 @@ def test_the_per_setup_figures_leave_the_cache_sweeps_setups_to_the_notebook(tab
                                                             job=pl.lit("workloada-zipfian-buffered-sweep-4m"))
     assert "host-ext4-ycsb-sweep-point-r1" not in drawn(_chart("iostat-compare", pl.concat([io, point])))
     assert run in drawn(_chart("iostat-compare", pl.concat([io, point])))
+
+
+def test_io_map_draws_the_setup_its_paragraph_quotes():
+    """The text's sentence on the I/O map gives the reach of one setup's requests (Char Map macros): the figure must
+    draw that setup, not the representative YCSB one (which the sentence does not describe)."""
+    from blkscope.figures import io_map
+    from blkscope.paper.latex import macro_name
+
+    tex = (ROOT / "paper" / "sections" / "characterisation.tex").read_text()
+    para = next(p for p in tex.split("\n\n") if r"\ref{fig:io-map}" in p)
+    quoted = set(re.findall(r"\\blk\{CharMap(?:Gib|Fill)(\w+?)(?:ExtFour|Xfs|Btrfs)\}", para))
+    assert quoted == {macro_name(*io_map.SETUP)}, quoted
+    meta = {"fs": ["ext4", "xfs"], "testbed": ["loop"] * 2, "workload": ["ycsb"] * 2}
+    t = pl.DataFrame({**meta, "setup": ["ycsb a-sat", "ycsb sat"], "job": ["workloada-zipfian-buffered-sat", io_map.SETUP[1]]})
+    assert io_map._setup(t) == "ycsb sat"
