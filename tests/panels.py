@@ -44,3 +44,14 @@ def panel_marks(svg: str) -> list[int]:
 
 def empty_panels(svg: str) -> int:
     return sum(1 for n in panel_marks(svg) if n == 0)
+
+
+# a panel drawing less than this share of the fullest panel's marks is all but empty (a stray point or two where the
+# other panels draw a line per run): Q review, the Cassandra panel of latency_windows (7 marks beside 280)
+SPARSE_SHARE = 0.05
+
+
+def sparse_panels(svg: str, share: float = SPARSE_SHARE) -> list[int]:
+    """Mark counts of the panels with nothing or next to nothing in them (below `share` of the fullest panel's)."""
+    marks = panel_marks(svg)
+    return [n for n in marks if n < share * max(marks, default=0) or n == 0]

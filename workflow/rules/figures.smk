@@ -22,6 +22,7 @@ FIGDATA = f"{PROC}/figures"
 # given to `blkscope paper-figure --table` (characterise.smk adds the miss-ratio curves)
 FIGURE_TABLES = {
     "cache_sweep": f"{ANALYSIS}/cache_sweep.parquet",
+    "latency_windows": f"{FIGDATA}/latency_windows.parquet",  # the setups with too few completions per window
     "rank_frequency": f"{FIGDATA}/rank_frequency.parquet",
     "tracing_overhead": f"{ANALYSIS}/overhead.parquet",  # the batches that hold one arm only, counted
 }

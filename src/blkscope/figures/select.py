@@ -97,3 +97,18 @@ def with_reference(top: pl.DataFrame, limit: int = MAX_SETUPS) -> list[str]:
         .with_columns(rank=pl.col("workload").map_elements(_order, return_dtype=pl.Int64))
     )
     return chosen + [flat.sort("top_count", "rank", "setup")["setup"][0]]
+
+
+def shown(setups: list[str]) -> str:
+    """A caption's sentence naming the setups a per-setup figure draws, in plain words, and the rule that chose
+    them (`representative`): the figure shows at most MAX_SETUPS workloads, not every one."""
+    from blkscope.figures.names import WORKLOADS, plain_setup
+    from blkscope.paper.latex import count_word, join_and
+
+    if not setups:
+        return "No setup is drawn."
+    names = [plain_setup(s) for s in setups]  # a name may hold a comma ("fio r/w, saturating"): semicolons between
+    drawn = names[0] if len(names) == 1 else "; ".join(names[:-1]) + "; and " + names[-1]
+    order = join_and([WORKLOADS.get(w, w) for w in WORKLOAD_ORDER] + ["the others"], last="then")
+    return (f"Drawn: {drawn} (the saturating, else the main, host setup of each of the first "
+            f"{count_word(MAX_SETUPS)} workloads in the order {order}).")
