@@ -595,3 +595,24 @@ def test_latency_windows_leaves_out_a_setup_whose_runs_mostly_lack_windows_and_s
     assert "Drawn: fio r/w, saturating (" in cap, cap
     assert "Cassandra writes, whose median window holds 10 completions (one of its six runs" in cap, cap
 
+
+def test_zipf_ccdf_cuts_a_steep_fit_at_its_panels_lowest_point_and_leaves_out_setups_touched_once():
+    from blkscope.figures import zipf_ccdf
+
+    def rows(setup: str, kind: str, xs: list[float], ys: list[float]) -> pl.DataFrame:
+        n = len(xs)
+        return pl.DataFrame({"run_id": [setup] * n, "fs": ["ext4"] * n, "setup": [setup] * n,
+                             "workload": [setup.split()[0]] * n, "job": [setup.split()[1]] * n, "testbed": ["loop"] * n,
+                             "op": ["all"] * n, "kind": [kind] * n, "x": [float(x) for x in xs],
+                             "ccdf": [float(y) for y in ys]})  # fmt: skip
+
+    skewed = "ycsb sat"
+    table = pl.concat([rows(skewed, "data", [1, 10, 100], [1, 1e-2, 1e-4]),
+                       rows(skewed, "fit", [10, 100, 1000], [1e-2, 1e-6, 1e-15]),  # steeper than the data
+                       rows("fio randrw", "data", [1], [1])])  # fmt: skip
+    fit = zipf_ccdf._clip_fits(table).filter(pl.col("kind") == "fit").sort("x")
+    assert fit["ccdf"].to_list() == [1e-2, 1e-4] and fit["x"][1] == pytest.approx(10**1.5)  # ends on the floor
+    spec = zipf_ccdf.chart(table, [skewed]).to_dict()
+    assert min(spec["spec"]["layer"][0]["encoding"]["y"]["scale"]["domain"]) == pytest.approx(1e-4)
+    assert zipf_ccdf._setups(table.filter(pl.col("kind") == "data")) == ([skewed], ["fio randrw"])
+    assert "without fio r/w: every run accessed each of its pages once" in zipf_ccdf.caption(table)
