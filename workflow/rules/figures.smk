@@ -25,6 +25,7 @@ FIGURE_TABLES = {
     "latency_windows": f"{FIGDATA}/latency_windows.parquet",  # the setups with too few completions per window
     "rank_frequency": f"{FIGDATA}/rank_frequency.parquet",
     "tracing_overhead": f"{ANALYSIS}/overhead.parquet",  # the batches that hold one arm only, counted
+    "zipf_ccdf": f"{FIGDATA}/zipf_ccdf.parquet",  # the setups whose every page is accessed once, named
 }
 FIG_MODE = "cover"  # the access-frequency mode the figures show (see stats.smk FREQUENCY_MODES)
 FIG_FOF = f"{PROC}/{{run}}/frequency/fof.{FIG_MODE}.parquet"  # expanded over a scope's traced runs
