@@ -616,3 +616,15 @@ def test_zipf_ccdf_cuts_a_steep_fit_at_its_panels_lowest_point_and_leaves_out_se
     assert min(spec["spec"]["layer"][0]["encoding"]["y"]["scale"]["domain"]) == pytest.approx(1e-4)
     assert zipf_ccdf._setups(table.filter(pl.col("kind") == "data")) == ([skewed], ["fio randrw"])
     assert "without fio r/w: every run accessed each of its pages once" in zipf_ccdf.caption(table)
+
+
+def test_request_sizes_fill_the_empty_classes_between_a_runs_sizes_with_zero():
+    """A line must not bridge classes without requests (as seek_distance's buckets): 4 and 64 KiB writes give 0 at
+    8, 16 and 32 KiB, and nothing outside the run's range or for an op it did not issue."""
+    from blkscope.figures.request_sizes import shares
+
+    t = pl.DataFrame({"run_id": ["r"] * 3, "fs": ["ext4"] * 3, "setup": ["s"] * 3, "op": ["write"] * 3,
+                      "size_kib": [4.0, 6.0, 64.0], "requests": [2, 1, 1]})  # fmt: skip
+    s = shares(t)
+    assert s["size_class"].to_list() == [4.0, 8.0, 16.0, 32.0, 64.0]
+    assert s["share"].to_list() == [0.75, 0.0, 0.0, 0.0, 0.25]

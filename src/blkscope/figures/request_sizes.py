@@ -23,9 +23,19 @@ OP_DASH = {"write": [1, 0], "read": [3, 2]}
 
 
 def shares(table: pl.DataFrame) -> pl.DataFrame:
-    """Per run and op: requests per power-of-two size class (KiB) and their share of the run's requests of the op."""
-    b = table.with_columns(size_class=(2.0 ** pl.col("size_kib").log(2).floor()))
-    g = b.group_by("run_id", "fs", "setup", "op", "size_class").agg(pl.col("requests").sum())
+    """Per run and op: requests per power-of-two size class (KiB) and their share of the run's requests of the op;
+    the classes between a run's smallest and largest with no request are there with 0 (as seek_distance's empty
+    buckets): a line must not bridge them."""
+    b = table.with_columns(size_class=pl.col("size_kib").log(2).floor().cast(pl.Int64))
+    key = ["run_id", "fs", "setup", "op"]
+    g = b.group_by(*key, "size_class").agg(pl.col("requests").sum())
+    grid = (
+        g.group_by(key).agg(size_class=pl.int_ranges(pl.col("size_class").min(), pl.col("size_class").max() + 1))
+        .explode("size_class")
+    )  # fmt: skip
+    g = grid.join(g, on=[*key, "size_class"], how="left").with_columns(
+        pl.col("requests").fill_null(0), size_class=2.0 ** pl.col("size_class")
+    )
     return g.with_columns(share=pl.col("requests") / pl.col("requests").sum().over("run_id", "op")).sort(
         "run_id", "op", "size_class"
     )
