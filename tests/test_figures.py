@@ -304,9 +304,10 @@ def test_overhead_draws_each_batch_with_both_arms_and_its_caption_counts_the_res
     a pooled one), a batch with one arm is not drawn, and the caption counts both; the figure's copies of the
     analysis's configuration columns and `arms` value agree with it."""
     from blkscope.analysis.load import overhead as analysis
+    from blkscope.analysis.summaries.run_groups import LIGHT
     from blkscope.figures import tracing_overhead as fig
 
-    assert (fig.CONFIG, fig.BOTH) == (analysis.CONFIG, analysis.BOTH)
+    assert (fig.CONFIG, fig.BOTH, fig.LIGHT) == (analysis.CONFIG, analysis.BOTH, LIGHT)
     real = pl.read_parquet(tables["tracing-overhead"])
     assert real["arms"].to_list() == [analysis.BOTH] and "Every batch holds both arms" in fig.caption(real)
     row = real.row(0, named=True)
@@ -320,6 +321,8 @@ def test_overhead_draws_each_batch_with_both_arms_and_its_caption_counts_the_res
     cap = fig.caption(table)
     assert "Drawn: two points; one configuration is paired in more than one batch" in cap
     assert "Not drawn: one batch holding only the untraced runs of a configuration." in cap
+    fixed = fig.caption(table.with_columns(load=pl.lit(LIGHT), overhead=pl.col("overhead") * 0 - 0.001))
+    assert "two of them are jobs that fix their rate" in fixed and "(at most 0.1\\,\\% either way)" in fixed, fixed
 
 def test_figures_take_tables_beyond_altairs_row_guard():
     """Three repeats of every run gave the rank-frequency table 6,479 rows: more than altair's default 5,000."""
