@@ -631,3 +631,15 @@ def test_request_sizes_fill_the_empty_classes_between_a_runs_sizes_with_zero():
     s = shares(t)
     assert s["size_class"].to_list() == [4.0, 8.0, 16.0, 32.0, 64.0]
     assert s["share"].to_list() == [0.75, 0.0, 0.0, 0.0, 0.25]
+
+
+def test_cache_sweep_caption_names_each_configuration_whose_runs_kept_windows_of_different_lengths():
+    from blkscope.figures import cache_sweep
+
+    conf = {"cache_kind": "memory cap", "cache_bytes": 640.0 * 2**20, "database": "cassandra", "captured": True,
+            "batch": "b", "hot1_read": 0.5}  # fmt: skip
+    rows = [conf | {"recordcount": 70_000, "window_s": w} for w in (2.0, 120.0)]
+    rows += [conf | {"recordcount": 7_000, "window_s": 2.0}] * 2  # one window: not named
+    cap = cache_sweep.caption(pl.DataFrame(rows))
+    assert "Runs of one configuration kept trace windows of different lengths, each drawn: Cassandra with " in cap
+    assert "70{,}000 records under a 640\\,MiB cap (2 and 120\\,s)." in cap and "7{,}000 records" not in cap, cap
