@@ -643,3 +643,19 @@ def test_cache_sweep_caption_names_each_configuration_whose_runs_kept_windows_of
     cap = cache_sweep.caption(pl.DataFrame(rows))
     assert "Runs of one configuration kept trace windows of different lengths, each drawn: Cassandra with " in cap
     assert "70{,}000 records under a 640\\,MiB cap (2 and 120\\,s)." in cap and "7{,}000 records" not in cap, cap
+
+
+def test_a_per_setup_caption_names_the_setups_drawn_and_the_workloads_left_out():
+    """Q review: "one panel per workload" where the selection stops at four and leaves out the journal and Cassandra
+    YCSB; the caption names what is drawn and what is not, from the figure data."""
+    from blkscope.figures import request_sizes
+
+    jobs = [("ycsb", "workloada-zipfian-sat"), ("cassandra", "write"), ("fio", "randrw-sat"),
+            ("sysbench", "rndrw-max"), ("journal", "none"), ("cassandra-ycsb", "workloada-zipfian-small")]
+    t = pl.DataFrame([{"run_id": j, "fs": "ext4", "setup": f"{w} {j}", "workload": w, "job": j, "testbed": "loop",
+                       "op": "write", "size_kib": 4.0, "requests": 1} for w, j in jobs])  # fmt: skip
+    cap = request_sizes.caption(t)
+    assert ("Setups drawn, one per workload (its saturating one where there is one): RocksDB saturating; Cassandra "
+            "writes; fio r/w, saturating; and sysbench r/w, saturating; the journal and Cassandra YCSB workloads are "
+            "not drawn.") in cap, cap
+    assert "per workload. Every" not in cap

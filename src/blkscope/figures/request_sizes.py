@@ -14,7 +14,7 @@ from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, facet_header, fs_co
 CAPTION = (
     r"Sizes of the requests issued to the device (D): the share of a run's reads (dashed) or writes (solid) in "
     r"each power-of-two size class (4\,KiB stands for 4 to 8\,KiB), data and metadata together; one line per "
-    r"traced host run, coloured by filesystem, one panel per workload. Every setup is in the "
+    r"traced host run, coloured by filesystem, one panel per setup. Every setup is in the "
     r"\texttt{all\_setups} notebook of the artifact (Appendix~\ref{app:data})."
 )
 LABEL = "fig:request-sizes"
@@ -41,11 +41,22 @@ def shares(table: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _host(table: pl.DataFrame) -> pl.DataFrame:
+    return table.filter((pl.col("testbed") == "loop") & (pl.col("size_kib") > 0))
+
+
+def caption(table: pl.DataFrame) -> str:
+    """CAPTION and the setups drawn (select.shown)."""
+    if "size_kib" not in table.columns:
+        return f"{CAPTION} {select.shown([])}"
+    return f"{CAPTION} {select.shown(select.representative(_host(table)), _host(table))}"
+
+
 def chart(table: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMixin:
     """`table` is the figdata-request-sizes table (META, action, op, class, size_kib, requests)."""
     if table.is_empty() or "size_kib" not in table.columns:
         return no_data("no traced runs: no request sizes")
-    host = table.filter((pl.col("testbed") == "loop") & (pl.col("size_kib") > 0))
+    host = _host(table)
     setups = select.representative(host) if setups is None else setups
     df = shares(select.keep(host, setups))
     if df.is_empty():

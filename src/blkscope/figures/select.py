@@ -99,16 +99,20 @@ def with_reference(top: pl.DataFrame, limit: int = MAX_SETUPS) -> list[str]:
     return chosen + [flat.sort("top_count", "rank", "setup")["setup"][0]]
 
 
-def shown(setups: list[str]) -> str:
-    """A caption's sentence naming the setups a per-setup figure draws, in plain words, and the rule that chose
-    them (`representative`): the figure shows at most MAX_SETUPS workloads, not every one."""
+def shown(setups: list[str], meta: pl.DataFrame | None = None) -> str:
+    """A caption's sentence naming the setups a per-setup figure draws (`representative`: one per workload, at most
+    MAX_SETUPS), in plain words, and the host workloads of `meta` (rows with setup, workload, testbed) it leaves out."""
     from blkscope.figures.names import WORKLOADS, plain_setup
-    from blkscope.paper.latex import count_word, join_and
+    from blkscope.paper.latex import join_and
 
     if not setups:
         return "No setup is drawn."
     names = [plain_setup(s) for s in setups]  # a name may hold a comma ("fio r/w, saturating"): semicolons between
     drawn = names[0] if len(names) == 1 else "; ".join(names[:-1]) + "; and " + names[-1]
-    order = join_and([WORKLOADS.get(w, w) for w in WORKLOAD_ORDER] + ["the others"], last="then")
-    return (f"Drawn: {drawn} (the saturating, else the main, host setup of each of the first "
-            f"{count_word(MAX_SETUPS)} workloads in the order {order}).")
+    text = f"Setups drawn, one per workload (its saturating one where there is one): {drawn}"
+    if meta is None or meta.is_empty():
+        return text + "."
+    host = ours(meta).filter(pl.col("testbed") == "loop") if "testbed" in meta.columns else meta
+    done = set(host.filter(pl.col("setup").is_in(setups))["workload"])
+    left = sorted(set(host["workload"]) - done, key=lambda w: (_order(w), w))
+    return text + (f"; the {join_and([WORKLOADS.get(w, w) for w in left])} workloads are not drawn." if left else ".")
