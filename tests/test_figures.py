@@ -645,6 +645,22 @@ def test_cache_sweep_caption_names_each_configuration_whose_runs_kept_windows_of
     assert "70{,}000 records under a 640\\,MiB cap (2 and 120\\,s)." in cap and "7{,}000 records" not in cap, cap
 
 
+def test_io_over_time_colours_only_the_filesystems_it_draws():
+    """The legend is built from the lines drawn: a filesystem of a setup left out (ext4 wb under the journal) is not
+    in it (Q review: "ext4 wb" listed with no line)."""
+    from blkscope.figures import io_over_time
+
+    def run(workload: str, job: str, fs: str) -> dict:
+        return {"run_id": f"{fs}-{job}", "fs": fs, "setup": f"{workload} {job}", "workload": workload, "job": job,
+                "testbed": "loop", "traced": True, "source": "iostat", "metric": "writes/s"}  # fmt: skip
+
+    rows = [run(*w) | {"elapsed_s": float(t), "value": 1.0} for w in [("fio", "randrw-sat", "ext4"),
+            ("journal", "none", "ext4 wb")] for t in range(3)]  # fmt: skip
+    spec = io_over_time.chart(pl.DataFrame(rows), ["fio randrw-sat"]).to_dict()
+    domains = re.findall(r'"domain": \[([^\]]*)\]', json.dumps(spec))
+    assert any('"ext4"' in d for d in domains) and not any("ext4 wb" in d for d in domains), domains
+
+
 def test_a_per_setup_caption_names_the_setups_drawn_and_the_workloads_left_out():
     """Q review: "one panel per workload" where the selection stops at four and leaves out the journal and Cassandra
     YCSB; the caption names what is drawn and what is not, from the figure data."""
