@@ -322,7 +322,7 @@ def test_overhead_draws_each_batch_with_both_arms_and_its_caption_counts_the_res
     assert "Drawn: two points; one configuration is paired in more than one batch" in cap
     assert "Not drawn: one batch holding only the untraced runs of a configuration." in cap
     fixed = fig.caption(table.with_columns(load=pl.lit(LIGHT), overhead=pl.col("overhead") * 0 - 0.001))
-    assert "two of them are jobs that fix their rate" in fixed and "(at most 0.1\\,\\% either way)" in fixed, fixed
+    assert "two are rate-limited jobs, whose throughput tracing cannot change" in fixed and "(at most 0.1\\,\\% either way)" in fixed, fixed
 
 def test_figures_take_tables_beyond_altairs_row_guard():
     """Three repeats of every run gave the rank-frequency table 6,479 rows: more than altair's default 5,000."""
@@ -595,7 +595,7 @@ def test_latency_windows_leaves_out_a_setup_whose_runs_mostly_lack_windows_and_s
     old = vlc.vegalite_to_svg(latency_windows.chart(table, ["cassandra write", "fio randrw-sat"]).to_dict())
     assert sparse_panels(old), panel_marks(old)  # both drawn (the old rule): Cassandra's is all but empty
     cap = latency_windows.caption(table)
-    assert "Drawn: fio r/w, saturating (" in cap, cap
+    assert "One setup per workload: fio r/w, saturating (not drawn: Cassandra)." in cap, cap
     assert "Cassandra writes, whose median window holds 10 completions (one of its six runs" in cap, cap
 
 
@@ -618,7 +618,7 @@ def test_zipf_ccdf_cuts_a_steep_fit_at_its_panels_lowest_point_and_leaves_out_se
     spec = zipf_ccdf.chart(table, [skewed]).to_dict()
     assert min(spec["spec"]["layer"][0]["encoding"]["y"]["scale"]["domain"]) == pytest.approx(1e-4)
     assert zipf_ccdf._setups(table.filter(pl.col("kind") == "data")) == ([skewed], ["fio randrw"])
-    assert "without fio r/w: every run accessed each of its pages once" in zipf_ccdf.caption(table)
+    assert "without fio r/w (each page accessed once: a CCDF of one point)." in zipf_ccdf.caption(table)
 
 
 def test_request_sizes_fill_the_empty_classes_between_a_runs_sizes_with_zero():
@@ -671,7 +671,6 @@ def test_a_per_setup_caption_names_the_setups_drawn_and_the_workloads_left_out()
     t = pl.DataFrame([{"run_id": j, "fs": "ext4", "setup": f"{w} {j}", "workload": w, "job": j, "testbed": "loop",
                        "op": "write", "size_kib": 4.0, "requests": 1} for w, j in jobs])  # fmt: skip
     cap = request_sizes.caption(t)
-    assert ("Setups drawn, one per workload (its saturating one where there is one): RocksDB saturating; Cassandra "
-            "writes; fio r/w, saturating; and sysbench r/w, saturating; the journal and Cassandra YCSB workloads are "
-            "not drawn.") in cap, cap
+    assert ("One setup per workload: RocksDB saturating; Cassandra writes; fio r/w, saturating; sysbench r/w, "
+            "saturating (not drawn: journal, Cassandra YCSB).") in cap, cap
     assert "per workload. Every" not in cap

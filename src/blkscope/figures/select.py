@@ -103,16 +103,13 @@ def shown(setups: list[str], meta: pl.DataFrame | None = None) -> str:
     """A caption's sentence naming the setups a per-setup figure draws (`representative`: one per workload, at most
     MAX_SETUPS), in plain words, and the host workloads of `meta` (rows with setup, workload, testbed) it leaves out."""
     from blkscope.figures.names import WORKLOADS, plain_setup
-    from blkscope.paper.latex import join_and
-
     if not setups:
         return "No setup is drawn."
     names = [plain_setup(s) for s in setups]  # a name may hold a comma ("fio r/w, saturating"): semicolons between
-    drawn = names[0] if len(names) == 1 else "; ".join(names[:-1]) + "; and " + names[-1]
-    text = f"Setups drawn, one per workload (its saturating one where there is one): {drawn}"
+    text = "One setup per workload: " + "; ".join(names)
     if meta is None or meta.is_empty():
         return text + "."
     host = ours(meta).filter(pl.col("testbed") == "loop") if "testbed" in meta.columns else meta
     done = set(host.filter(pl.col("setup").is_in(setups))["workload"])
     left = sorted(set(host["workload"]) - done, key=lambda w: (_order(w), w))
-    return text + (f"; the {join_and([WORKLOADS.get(w, w) for w in left])} workloads are not drawn." if left else ".")
+    return text + (f" (not drawn: {', '.join(WORKLOADS.get(w, w) for w in left)})." if left else ".")

@@ -78,8 +78,8 @@ def caption(overhead: pl.DataFrame) -> str:
     light = paired.filter(pl.col("load") == LIGHT) if "load" in paired.columns else paired.clear()
     if light.height:
         most = fmt_pct(float(light["overhead"].abs().max()))
-        text += (f"; {count_word(light.height)} of them are jobs that fix their rate of operations, which the workload "
-                 f"then completes traced or not: tracing cannot show in their throughput (at most {most} either way)")
+        text += (f"; {count_word(light.height)} are rate-limited jobs, whose throughput tracing cannot change (at most "
+                 f"{most} either way)")
     one = host.filter(pl.col("arms") != BOTH) if "arms" in host.columns else host.clear()
     if one.is_empty():
         return text + ". Every batch holds both arms of its configurations."

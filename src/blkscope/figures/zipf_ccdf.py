@@ -29,7 +29,7 @@ CAPTION = (
     r"(rows) and operation (columns), one line per run. Dashed: the discrete power-law tail fitted by maximum "
     r"likelihood with $x_{\min}$ chosen by the Kolmogorov--Smirnov distance (Clauset, Shalizi and Newman), drawn "
     r"from $x_{\min}$. Runs without a dashed tail had too few distinct counts (fewer than five) for a fit. "
-    r"Dashed tails end at the lowest measured point of their panel. Setups as in Figure~\ref{fig:fof}"
+    r"Tails end at their panel's lowest measured point. Setups as in Figure~\ref{fig:fof}"
 )
 LABEL = "fig:zipf-ccdf"
 WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
@@ -56,8 +56,7 @@ def caption(ccdf: pl.DataFrame) -> str:
     once = _setups(ccdf)[1]
     if not once:
         return CAPTION + "."
-    return (f"{CAPTION}, without {join_and([plain_setup(s) for s in once])}: every run accessed each of its pages "
-            "once, so its CCDF is the single point $k=1$.")
+    return f"{CAPTION}, without {join_and([plain_setup(s) for s in once])} (each page accessed once: a CCDF of one point)."
 
 
 def _clip_fits(ccdf: pl.DataFrame) -> pl.DataFrame:
