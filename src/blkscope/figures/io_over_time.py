@@ -53,7 +53,8 @@ def _setups(series: pl.DataFrame) -> list[str]:
 
 def caption(series: pl.DataFrame) -> str:
     """CAPTION and the setups drawn (select.shown)."""
-    return f"{CAPTION} {select.shown(_setups(series), _host(series)) if not _host(series).is_empty() else select.shown([])}"
+    host = _host(series)
+    return f"{CAPTION} {select.shown(_setups(series) if not host.is_empty() else [], host)}".rstrip()
 
 
 def chart(series: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMixin:

@@ -59,7 +59,7 @@ def caption(table: pl.DataFrame) -> str:
     if table.is_empty() or "stage" not in table.columns:
         return CAPTION + " No traced run: nothing is drawn."
     d2c = _d2c(table)
-    text = f"{CAPTION} {select.shown(_setups(d2c), d2c)}"
+    text = f"{CAPTION} {select.shown(_setups(d2c), d2c)}".rstrip()
     sparse = _sparse(d2c, select.representative(d2c))
     if sparse.is_empty():
         return text

@@ -41,8 +41,8 @@ def _drawable(table: pl.DataFrame, cls: str = "data") -> pl.DataFrame:
 def caption(table: pl.DataFrame) -> str:
     """CAPTION and the setups drawn (select.shown)."""
     if "median_kib" not in table.columns:
-        return f"{CAPTION} {select.shown([])}"
-    return f"{CAPTION} {select.shown(select.representative(_drawable(table)), _drawable(table))}"
+        return f"{CAPTION} {select.shown([])}".rstrip()
+    return f"{CAPTION} {select.shown(select.representative(_drawable(table)), _drawable(table))}".rstrip()
 
 
 def chart(table: pl.DataFrame, setups: list[str] | None = None, cls: str = "data") -> alt.TopLevelMixin:

@@ -48,8 +48,8 @@ def _host(table: pl.DataFrame) -> pl.DataFrame:
 def caption(table: pl.DataFrame) -> str:
     """CAPTION and the setups drawn (select.shown)."""
     if "size_kib" not in table.columns:
-        return f"{CAPTION} {select.shown([])}"
-    return f"{CAPTION} {select.shown(select.representative(_host(table)), _host(table))}"
+        return f"{CAPTION} {select.shown([])}".rstrip()
+    return f"{CAPTION} {select.shown(select.representative(_host(table)), _host(table))}".rstrip()
 
 
 def chart(table: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMixin:

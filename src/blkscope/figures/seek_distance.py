@@ -33,7 +33,8 @@ def _shown(seek: pl.DataFrame) -> list[str]:
 
 def caption(seek: pl.DataFrame) -> str:
     """CAPTION and the setups whose histograms are drawn (select.shown)."""
-    return f"{CAPTION} {select.shown(_shown(seek), select.without_sweeps(select.ours(seek))) if not seek.is_empty() else select.shown([])}"
+    paper = select.without_sweeps(select.ours(seek)) if not seek.is_empty() else seek
+    return f"{CAPTION} {select.shown(_shown(seek) if not seek.is_empty() else [], paper)}".rstrip()
 
 
 def chart(seek: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMixin:

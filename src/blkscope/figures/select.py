@@ -100,16 +100,16 @@ def with_reference(top: pl.DataFrame, limit: int = MAX_SETUPS) -> list[str]:
 
 
 def shown(setups: list[str], meta: pl.DataFrame | None = None) -> str:
-    """A caption's sentence naming the setups a per-setup figure draws (`representative`: one per workload, at most
-    MAX_SETUPS), in plain words, and the host workloads of `meta` (rows with setup, workload, testbed) it leaves out."""
-    from blkscope.figures.names import WORKLOADS, plain_setup
+    """A caption's sentence on what a per-setup figure (`representative`: one setup per workload, at most MAX_SETUPS,
+    each panel named) leaves out: the host workloads of `meta` (rows with setup, workload, testbed) it draws no setup
+    of; "" when it draws every one."""
+    from blkscope.figures.names import WORKLOADS
+
     if not setups:
         return "No setup is drawn."
-    names = [plain_setup(s) for s in setups]  # a name may hold a comma ("fio r/w, saturating"): semicolons between
-    text = "One setup per workload: " + "; ".join(names)
     if meta is None or meta.is_empty():
-        return text + "."
+        return ""
     host = ours(meta).filter(pl.col("testbed") == "loop") if "testbed" in meta.columns else meta
     done = set(host.filter(pl.col("setup").is_in(setups))["workload"])
     left = sorted(set(host["workload"]) - done, key=lambda w: (_order(w), w))
-    return text + (f" (not drawn: {', '.join(WORKLOADS.get(w, w) for w in left)})." if left else ".")
+    return f"Workloads not drawn: {', '.join(WORKLOADS.get(w, w) for w in left)}." if left else ""

@@ -35,6 +35,9 @@ LABEL = "fig:zipf-ccdf"
 WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
 OP_ORDER = ["read", "write", "all"]
 PANEL = ["setup", "op"]
+# the rows share this height (40 pt each of four): fewer rows draw taller panels, not a shorter figure (the main
+# text's floats are laid out for it)
+ROWS_PT = 160
 
 
 def _setups(ccdf: pl.DataFrame) -> tuple[list[str], list[str]]:
@@ -56,13 +59,15 @@ def caption(ccdf: pl.DataFrame) -> str:
     once = _setups(ccdf)[1]
     if not once:
         return CAPTION + "."
-    return f"{CAPTION}, without {join_and([plain_setup(s) for s in once])} (each page accessed once: a CCDF of one point)."
+    without = join_and([plain_setup(s) for s in once])
+    return f"{CAPTION}, without {without} (each page accessed once: a CCDF of one point)."
 
 
 def _clip_fits(ccdf: pl.DataFrame) -> pl.DataFrame:
     """The fitted tails cut where they fall below the lowest measured (positive) CCDF of their panel: the last point
     kept is where the line crosses that floor (log-log interpolation), so the axis follows the data."""
-    floor = ccdf.filter((pl.col("kind") == "data") & (pl.col("ccdf") > 0)).group_by(PANEL).agg(floor=pl.col("ccdf").min())
+    data = ccdf.filter((pl.col("kind") == "data") & (pl.col("ccdf") > 0))
+    floor = data.group_by(PANEL).agg(floor=pl.col("ccdf").min())
     fit = ccdf.filter(pl.col("kind") == "fit").join(floor, on=PANEL, how="left").sort("run_id", "op", "x")
     by = ["run_id", "op"]
     lx, ly, lf = pl.col("x").log(), pl.col("ccdf").log(), pl.col("floor").log()
@@ -88,7 +93,8 @@ def chart(ccdf: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
     df = complete_cells(ccdf.select("run_id", "fs", "setup", "op", "kind", "x", "ccdf"), "setup", "op")
     ncol = len(OP_ORDER)
     panel_w = (WIDTH - Y_AXIS_PT - 16 - ncol * 8) / ncol  # 16: the last x label's overhang
-    base = alt.Chart(df, width=panel_w, height=40)
+    panel_h = ROWS_PT / max(len(setups), 1)
+    base = alt.Chart(df, width=panel_w, height=panel_h)
     xmax = ccdf["x"].max()
     ymin = max(float(ccdf.filter(pl.col("ccdf") > 0)["ccdf"].min()), 1e-9)
     enc = {
@@ -96,7 +102,7 @@ def chart(ccdf: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
         "y": alt.Y(
             "ccdf:Q",
             scale=alt.Scale(type="log", domain=[ymin, 1]),
-            axis=alt.Axis(values=[1 / v for v in decades(1 / ymin, 40)], format="~g", title=None),
+            axis=alt.Axis(values=[1 / v for v in decades(1 / ymin, panel_h)], format="~g", title=None),
         ),  # fmt: skip
         "color": fs_color(ccdf["fs"]),
         "detail": "run_id:N",
