@@ -597,7 +597,7 @@ def test_latency_windows_leaves_out_a_setup_whose_runs_mostly_lack_windows_and_s
     old = vlc.vegalite_to_svg(latency_windows.chart(table, ["cassandra write", "fio randrw-sat"]).to_dict())
     assert sparse_panels(old), panel_marks(old)  # both drawn (the old rule): Cassandra's is all but empty
     cap = latency_windows.caption(table)
-    assert "Workloads not drawn: Cassandra. Not drawn, too few completions" in cap, cap
+    assert "(Appendix~\\ref{app:data}). Not drawn, too few completions" in cap, cap
     assert "Cassandra writes, whose median window holds 10 completions (one of its six runs" in cap, cap
 
 
