@@ -676,3 +676,12 @@ def test_a_per_setup_caption_names_the_setups_drawn_and_the_workloads_left_out()
     assert cap.endswith("one panel per setup. Every setup is in the \\texttt{all\\_setups} notebook of the artifact "
                         "(Appendix~\\ref{app:data}). Workloads not drawn: journal, Cassandra YCSB."), cap
     assert "per workload. Every" not in cap
+
+
+def test_zipf_ccdf_of_setups_whose_pages_are_each_accessed_once_says_so():
+    from blkscope.figures import zipf_ccdf
+
+    once = pl.DataFrame({"run_id": ["r"], "fs": ["ext4"], "setup": ["fio randrw"], "workload": ["fio"],
+                         "job": ["randrw"], "testbed": ["loop"], "op": ["all"], "kind": ["data"], "x": [1.0],
+                         "ccdf": [1.0]})  # fmt: skip
+    assert "no setup revisits its pages" in json.dumps(zipf_ccdf.chart(once).to_dict())

@@ -90,6 +90,8 @@ def chart(ccdf: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
     if setups is None:
         setups = _setups(ccdf)[0]
     ccdf = _clip_fits(select.keep(ccdf, setups))
+    if ccdf.filter(pl.col("ccdf") > 0).is_empty():  # e.g. every chosen setup's pages accessed once (left out)
+        return no_data("no setup revisits its pages: no CCDF beyond k = 1")
     df = complete_cells(ccdf.select("run_id", "fs", "setup", "op", "kind", "x", "ccdf"), "setup", "op")
     ncol = len(OP_ORDER)
     panel_w = (WIDTH - Y_AXIS_PT - 16 - ncol * 8) / ncol  # 16: the last x label's overhang
