@@ -67,8 +67,9 @@ def caption(table: pl.DataFrame) -> str:
     if sparse.is_empty():
         return text
     # short: the setups of a small dataset may all be here (the appendix page must still hold its figures)
-    why = [f"{plain_setup(r['setup'])} (median window {fmt_int(r['median_n'])}; runs with a window of {fmt_int(MIN_N)}: "
-           f"{count_word(r['full'], 'none')} of {fmt_int(r['runs'])})" for r in sparse.iter_rows(named=True)]
+    why = [f"{plain_setup(r['setup'])} (median window {fmt_int(r['median_n'])}; runs with a window of "
+           f"{fmt_int(MIN_N)}: {count_word(r['full'], 'none')} of {fmt_int(r['runs'])})"
+           for r in sparse.iter_rows(named=True)]  # fmt: skip
     return f"{text} Not drawn, too few completions per window: {join_and(why)}."
 
 
