@@ -17,7 +17,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 import vl_convert as vlc
-from panels import panel_marks
+from panels import panel_marks, sparse_panels
 
 from blkscope.cli import main
 from blkscope.figures import FIGURES
@@ -183,7 +183,7 @@ def test_figure_from_real_runs(tables, name, tmp_path):
     assert table.height, f"{name}: the real runs gave an empty table"
     svg = _check(_chart(name, table), tmp_path, figure_width(FIGURES[name]))
     assert "<svg" in svg and "no traced" not in svg and "no paired" not in svg
-    assert 0 not in panel_marks(svg), f"{name}: a panel without data ({panel_marks(svg)} marks per panel)"
+    assert not sparse_panels(svg), f"{name}: a panel without data or all but ({panel_marks(svg)} marks per panel)"
     assert "no setup revisits" not in svg  # the YCSB run has skew: rank-frequency draws it
 
 
@@ -304,9 +304,10 @@ def test_overhead_draws_each_batch_with_both_arms_and_its_caption_counts_the_res
     a pooled one), a batch with one arm is not drawn, and the caption counts both; the figure's copies of the
     analysis's configuration columns and `arms` value agree with it."""
     from blkscope.analysis.load import overhead as analysis
+    from blkscope.analysis.summaries.run_groups import LIGHT
     from blkscope.figures import tracing_overhead as fig
 
-    assert (fig.CONFIG, fig.BOTH) == (analysis.CONFIG, analysis.BOTH)
+    assert (fig.CONFIG, fig.BOTH, fig.LIGHT) == (analysis.CONFIG, analysis.BOTH, LIGHT)
     real = pl.read_parquet(tables["tracing-overhead"])
     assert real["arms"].to_list() == [analysis.BOTH] and "Every batch holds both arms" in fig.caption(real)
     row = real.row(0, named=True)
@@ -320,6 +321,9 @@ def test_overhead_draws_each_batch_with_both_arms_and_its_caption_counts_the_res
     cap = fig.caption(table)
     assert "Drawn: two points; one configuration is paired in more than one batch" in cap
     assert "Not drawn: one batch holding only the untraced runs of a configuration." in cap
+    fixed = fig.caption(table.with_columns(load=pl.lit(LIGHT), overhead=pl.col("overhead") * 0 - 0.001))
+    assert "two are rate-limited jobs, whose throughput tracing cannot change" in fixed, fixed
+    assert "(at most 0.1\\,\\% either way)" in fixed, fixed
 
 def test_figures_take_tables_beyond_altairs_row_guard():
     """Three repeats of every run gave the rank-frequency table 6,479 rows: more than altair's default 5,000."""
@@ -566,3 +570,128 @@ def test_every_job_of_the_runs_sheet_has_a_plain_name():
 
     pairs = load_runs(ROOT / "config/runs.tsv").select("workload", "job").unique().rows()
     assert pairs and [p for p in pairs if p not in JOBS] == []
+
+
+def test_io_map_draws_the_setup_its_paragraph_quotes():
+    """The text's sentence on the I/O map gives the reach of one setup's requests (Char Map macros): the figure must
+    draw that setup, not the representative YCSB one (which the sentence does not describe)."""
+    from blkscope.figures import io_map
+    from blkscope.paper.latex import macro_name
+
+    tex = (ROOT / "paper" / "sections" / "characterisation.tex").read_text()
+    para = next(p for p in tex.split("\n\n") if r"\ref{fig:io-map}" in p)
+    quoted = set(re.findall(r"\\blk\{CharMap(?:Gib|Fill)(\w+?)(?:ExtFour|Xfs|Btrfs)\}", para))
+    assert quoted == {macro_name(*io_map.SETUP)}, quoted
+    meta = {"fs": ["ext4", "xfs"], "testbed": ["loop"] * 2, "workload": ["ycsb"] * 2}
+    jobs = ["workloada-zipfian-buffered-sat", io_map.SETUP[1]]  # both saturating: the old rule took the first
+    t = pl.DataFrame({**meta, "setup": ["ycsb a-sat", "ycsb sat"], "job": jobs})
+    assert io_map._setup(t) == "ycsb sat"
+
+
+def _windows(workload: str, job: str, runs: int, full: int, windows: int = 20, per_run: int = 20) -> pl.DataFrame:
+    """A latency-windows table of `runs` host runs of one setup, `full` of them with `per_run` windows of 500
+    completions, the others' windows and the rest of theirs of 10."""
+    rows = [{"run_id": f"{job}-r{r}", "fs": "ext4", "setup": f"{workload} {job}", "workload": workload, "job": job,
+             "testbed": "loop", "stage": "d2c", "start_s": w * 0.1, "n": 500 if r < full and w < per_run else 10,
+             "p99_us": 100.0 + w} for r in range(runs) for w in range(windows)]  # fmt: skip
+    return pl.DataFrame(rows)
+
+
+def test_latency_windows_leaves_out_a_setup_whose_runs_mostly_lack_windows_and_says_why(tmp_path):
+    from blkscope.figures import latency_windows
+
+    # as in the Q review's data: Cassandra's write load, one run of six with one full window; fio's, every run's
+    table = pl.concat([_windows("cassandra", "write", 6, 1, per_run=1), _windows("fio", "randrw-sat", 3, 3)])
+    svg = vlc.vegalite_to_svg(latency_windows.chart(table).to_dict())
+    assert len(panel_marks(svg)) == 1 and not sparse_panels(svg), panel_marks(svg)
+    old = vlc.vegalite_to_svg(latency_windows.chart(table, ["cassandra write", "fio randrw-sat"]).to_dict())
+    assert sparse_panels(old), panel_marks(old)  # both drawn (the old rule): Cassandra's is all but empty
+    cap = latency_windows.caption(table)
+    assert "(Appendix~\\ref{app:data}). Not drawn, too few completions" in cap, cap
+    assert "per window: Cassandra writes (median window 10; runs with a window of 100: one of 6)." in cap, cap
+
+
+def test_zipf_ccdf_cuts_a_steep_fit_at_its_panels_lowest_point_and_leaves_out_setups_touched_once():
+    from blkscope.figures import zipf_ccdf
+
+    def rows(setup: str, kind: str, xs: list[float], ys: list[float]) -> pl.DataFrame:
+        n = len(xs)
+        return pl.DataFrame({"run_id": [setup] * n, "fs": ["ext4"] * n, "setup": [setup] * n,
+                             "workload": [setup.split()[0]] * n, "job": [setup.split()[1]] * n, "testbed": ["loop"] * n,
+                             "op": ["all"] * n, "kind": [kind] * n, "x": [float(x) for x in xs],
+                             "ccdf": [float(y) for y in ys]})  # fmt: skip
+
+    skewed = "ycsb sat"
+    table = pl.concat([rows(skewed, "data", [1, 10, 100], [1, 1e-2, 1e-4]),
+                       rows(skewed, "fit", [10, 100, 1000], [1e-2, 1e-6, 1e-15]),  # steeper than the data
+                       rows("fio randrw", "data", [1], [1])])  # fmt: skip
+    fit = zipf_ccdf._clip_fits(table).filter(pl.col("kind") == "fit").sort("x")
+    assert fit["ccdf"].to_list() == [1e-2, 1e-4] and fit["x"][1] == pytest.approx(10**1.5)  # ends on the floor
+    spec = zipf_ccdf.chart(table, [skewed]).to_dict()
+    assert min(spec["spec"]["layer"][0]["encoding"]["y"]["scale"]["domain"]) == pytest.approx(1e-4)
+    assert zipf_ccdf._setups(table.filter(pl.col("kind") == "data")) == ([skewed], ["fio randrw"])
+    assert "without fio r/w (each page accessed once: a CCDF of one point)." in zipf_ccdf.caption(table)
+
+
+def test_request_sizes_fill_the_empty_classes_between_a_runs_sizes_with_zero():
+    """A line must not bridge classes without requests (as seek_distance's buckets): 4 and 64 KiB writes give 0 at
+    8, 16 and 32 KiB, and nothing outside the run's range or for an op it did not issue."""
+    from blkscope.figures.request_sizes import shares
+
+    t = pl.DataFrame({"run_id": ["r"] * 3, "fs": ["ext4"] * 3, "setup": ["s"] * 3, "op": ["write"] * 3,
+                      "size_kib": [4.0, 6.0, 64.0], "requests": [2, 1, 1]})  # fmt: skip
+    s = shares(t)
+    assert s["size_class"].to_list() == [4.0, 8.0, 16.0, 32.0, 64.0]
+    assert s["share"].to_list() == [0.75, 0.0, 0.0, 0.0, 0.25]
+
+
+def test_cache_sweep_caption_names_each_configuration_whose_runs_kept_windows_of_different_lengths():
+    from blkscope.figures import cache_sweep
+
+    conf = {"cache_kind": "memory cap", "cache_bytes": 640.0 * 2**20, "database": "cassandra", "captured": True,
+            "batch": "b", "hot1_read": 0.5}  # fmt: skip
+    rows = [conf | {"recordcount": 70_000, "window_s": w} for w in (2.0, 120.0)]
+    rows += [conf | {"recordcount": 7_000, "window_s": 2.0}] * 2  # one window: not named
+    cap = cache_sweep.caption(pl.DataFrame(rows))
+    assert "Runs of one configuration kept trace windows of different lengths, each drawn: Cassandra with " in cap
+    assert "70{,}000 records under a 640\\,MiB cap (2 and 120\\,s)." in cap and "7{,}000 records" not in cap, cap
+
+
+def test_io_over_time_colours_only_the_filesystems_it_draws():
+    """The legend is built from the lines drawn: a filesystem of a setup left out (ext4 wb under the journal) is not
+    in it (Q review: "ext4 wb" listed with no line)."""
+    from blkscope.figures import io_over_time
+
+    def run(workload: str, job: str, fs: str) -> dict:
+        return {"run_id": f"{fs}-{job}", "fs": fs, "setup": f"{workload} {job}", "workload": workload, "job": job,
+                "testbed": "loop", "traced": True, "source": "iostat", "metric": "writes/s"}  # fmt: skip
+
+    rows = [run(*w) | {"elapsed_s": float(t), "value": 1.0} for w in [("fio", "randrw-sat", "ext4"),
+            ("journal", "none", "ext4 wb")] for t in range(3)]  # fmt: skip
+    spec = io_over_time.chart(pl.DataFrame(rows), ["fio randrw-sat"]).to_dict()
+    domains = re.findall(r'"domain": \[([^\]]*)\]', json.dumps(spec))
+    assert any('"ext4"' in d for d in domains) and not any("ext4 wb" in d for d in domains), domains
+
+
+def test_a_per_setup_caption_names_the_setups_drawn_and_the_workloads_left_out():
+    """Q review: "one panel per workload" where the selection stops at four and leaves out the journal and Cassandra
+    YCSB; the caption says one panel per setup (each named) and the workloads not drawn, from the figure data."""
+    from blkscope.figures import request_sizes
+
+    jobs = [("ycsb", "workloada-zipfian-sat"), ("cassandra", "write"), ("fio", "randrw-sat"),
+            ("sysbench", "rndrw-max"), ("journal", "none"), ("cassandra-ycsb", "workloada-zipfian-small")]
+    t = pl.DataFrame([{"run_id": j, "fs": "ext4", "setup": f"{w} {j}", "workload": w, "job": j, "testbed": "loop",
+                       "op": "write", "size_kib": 4.0, "requests": 1} for w, j in jobs])  # fmt: skip
+    cap = request_sizes.caption(t)
+    assert cap.endswith("one panel per setup. Every setup is in the \\texttt{all\\_setups} notebook of the artifact "
+                        "(Appendix~\\ref{app:data}). Workloads not drawn: journal, Cassandra YCSB."), cap
+    assert "per workload. Every" not in cap
+
+
+def test_zipf_ccdf_of_setups_whose_pages_are_each_accessed_once_says_so():
+    from blkscope.figures import zipf_ccdf
+
+    once = pl.DataFrame({"run_id": ["r"], "fs": ["ext4"], "setup": ["fio randrw"], "workload": ["fio"],
+                         "job": ["randrw"], "testbed": ["loop"], "op": ["all"], "kind": ["data"], "x": [1.0],
+                         "ccdf": [1.0]})  # fmt: skip
+    assert "no setup revisits its pages" in json.dumps(zipf_ccdf.chart(once).to_dict())

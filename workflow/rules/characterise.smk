@@ -28,8 +28,10 @@ CHARACTERISE_OUTPUTS = [
 ]
 # the paper's Characterisation section draws these figures (paper.smk is included after this file)
 FIGURE_NAMES += CHARACTERISE_FIGURES
-# the miss-ratio captions say which profile is of record (exact or SHARDS): read from their figure data
-FIGURE_TABLES |= {name: f"{FIGDATA}/{name}.parquet" for name in ["miss_ratio_curve", "miss_ratio_by_class"]}
+# the miss-ratio captions say which profile is of record (exact or SHARDS), and these figures' captions which setups
+# they draw: read from their figure data
+FIGURE_TABLES |= {name: f"{FIGDATA}/{name}.parquet" for name in ["miss_ratio_curve", "miss_ratio_by_class",
+                                                                 "request_sizes", "request_size_over_time"]}
 
 
 localrules:

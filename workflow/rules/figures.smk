@@ -22,8 +22,12 @@ FIGDATA = f"{PROC}/figures"
 # given to `blkscope paper-figure --table` (characterise.smk adds the miss-ratio curves)
 FIGURE_TABLES = {
     "cache_sweep": f"{ANALYSIS}/cache_sweep.parquet",
+    "io_over_time": f"{FIGDATA}/io_over_time.parquet",  # the per-setup figures name the setups they draw
+    "latency_windows": f"{FIGDATA}/latency_windows.parquet",  # the setups with too few completions per window
     "rank_frequency": f"{FIGDATA}/rank_frequency.parquet",
+    "seek_distance": f"{FIGDATA}/seek_distance.parquet",
     "tracing_overhead": f"{ANALYSIS}/overhead.parquet",  # the batches that hold one arm only, counted
+    "zipf_ccdf": f"{FIGDATA}/zipf_ccdf.parquet",  # the setups whose every page is accessed once, named
 }
 FIG_MODE = "cover"  # the access-frequency mode the figures show (see stats.smk FREQUENCY_MODES)
 FIG_FOF = f"{PROC}/{{run}}/frequency/fof.{FIG_MODE}.parquet"  # expanded over a scope's traced runs

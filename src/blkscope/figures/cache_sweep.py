@@ -33,6 +33,23 @@ CONFIGURATION = ["cache_kind", "cache_bytes", "recordcount"]
 MIN_HOT_PAGES = 100  # the table's cache_sweep.MIN_HOT_PAGES (the same test checks it): fewer read pages, no hot share
 
 
+def _windows_apart(done: pl.DataFrame) -> str:
+    """The configurations whose runs kept windows of different lengths (a run again with a longer window, or the
+    same configuration in another study's batch), each named with its windows: both sets are drawn, by shape."""
+    from blkscope.paper.latex import count_word, fmt_float, fmt_int, join_and
+
+    by = done.group_by([*CONFIGURATION, "database"]).agg(pl.col("window_s").unique().sort()).filter(
+        pl.col("window_s").list.len() > 1).sort("database", "recordcount", "cache_bytes")  # fmt: skip
+    if by.is_empty():
+        return ""
+    cache = {"memory cap": "cap"}
+    named = [f"{DATABASES.get(r['database'], r['database'])} with {fmt_int(r['recordcount'])} records under a "
+             f"{fmt_float(r['cache_bytes'] / 2**20, 0)}\\,MiB {cache.get(r['cache_kind'], 'block cache')} "
+             f"({join_and([fmt_float(w, 0) for w in r['window_s']])}\\,s)" for r in by.iter_rows(named=True)]
+    which = "one configuration" if by.height == 1 else f"{count_word(by.height)} configurations"
+    return f" Runs of {which} kept trace windows of different lengths, each drawn: {join_and(named)}."
+
+
 def caption(table: pl.DataFrame) -> str:
     """CAPTION, then the captured runs drawn: how many, of which batches and configurations, in what windows."""
     from blkscope.paper.latex import count_word, fmt_float, fmt_int
@@ -48,10 +65,7 @@ def caption(table: pl.DataFrame) -> str:
     few = done["hot1_read"].null_count() if "hot1_read" in done.columns else 0
     few = "" if not few else (f" {fmt_int(few)} of them read fewer than {MIN_HOT_PAGES} pages in their window, too "
                               "few for a hottest 1\\,\\%: they have no point in the hot-1\\,\\% rows.")  # fmt: skip
-    # a configuration run again with a longer window (Cassandra's 70 k point): both sets drawn, by their shapes
-    again = done.group_by(CONFIGURATION).agg(pl.col("window_s").n_unique()).filter(pl.col("window_s") > 1).height
-    again = "" if not again else (f" {fmt_int(again)} of the configurations ran again keeping a longer window: the "
-                                  "runs of both windows are drawn.")  # fmt: skip
+    again = _windows_apart(done)
     return (f"{CAPTION} {fmt_int(done.height)} runs of {count_word(batches)} batches in "
             f"{count_word(done.select(CONFIGURATION).n_unique())} "
             f"configurations of cache, cache size and records{windows}.{few}{again} Descriptive: no claim reads this "

@@ -24,12 +24,14 @@ from blkscope.figures.theme import (
     no_data,
     small_title,
 )
+from blkscope.paper.latex import count_word
 
 CAPTION = (
     r"How many 4\,KiB pages were accessed exactly $k$ times, against $k$ (accesses are completions; a request "
     r"counts every page it covers), per setup (rows) and operation (columns), one line per run, on log--log axes, "
-    r"for the setups of Figure~\ref{fig:rank} and, for contrast, one without skew (a lone point at $k=1$: every "
-    r"page touched once); every setup is in the \texttt{all\_setups} notebook of the artifact "
+    rf"for the first {count_word(select.MAX_SETUPS - 1)} setups of Figure~\ref{{fig:rank}} and, for contrast, the "
+    r"host setup whose pages are revisited least (a lone point at $k=1$: every page touched once); every setup is "
+    r"in the \texttt{all\_setups} notebook of the artifact "
     r"(Appendix~\ref{app:data})."
 )
 LABEL = "fig:fof"

@@ -24,7 +24,7 @@ from blkscope.figures.theme import (
 CAPTION = (
     r"Throughput and latency over time on the host loop devices: iostat writes per second and write await "
     r"(\texttt{w\_await}, ms) per 1\,s report over the elapsed time of each run (solid: traced, dashed: untraced), "
-    r"one row per setup with its own scales (time in seconds; one setup per workload; every setup in the "
+    r"one row per setup with its own scales (time in seconds; every setup in the "
     r"\texttt{all\_setups} notebook of the artifact, Appendix~\ref{app:data}). Bottom: the YCSB run phase, "
     r"overall operations per second and the "
     r"99th percentile latency of each operation type as YCSB reports them every second."
@@ -41,17 +41,36 @@ def _dash() -> alt.StrokeDash:
     )  # fmt: skip
 
 
+def _host(series: pl.DataFrame) -> pl.DataFrame:
+    """The iostat series on real time: not the emulated guest's (an imported run's machine is real; the paper's
+    figure draws the embedded host runs alone, select.representative)."""
+    return series.filter((pl.col("source") == "iostat") & (pl.col("testbed") != "guest")) if series.height else series
+
+
+def _setups(series: pl.DataFrame) -> list[str]:
+    return select.representative(_host(series))
+
+
+def caption(series: pl.DataFrame) -> str:
+    """CAPTION and the setups drawn (select.shown)."""
+    host = _host(series)
+    return f"{CAPTION} {select.shown(_setups(series) if not host.is_empty() else [], host)}".rstrip()
+
+
 def chart(series: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMixin:
     """`series` is the figdata-series table: META columns, source (iostat / ycsb), metric, elapsed_s, value.
     `setups`: the iostat rows to draw (default: one per workload, select.representative)."""
-    # runs on real time: not the emulated guest's (an imported run's machine is real; the paper's figure draws the
-    # embedded host runs alone, select.representative)
-    io = series.filter((pl.col("source") == "iostat") & (pl.col("testbed") != "guest")) if series.height else series
+    io = _host(series)
     if io.is_empty():
         return no_data("no host runs: no iostat series")
-    setups = select.representative(io) if setups is None else setups
+    setups = _setups(series) if setups is None else setups
     io = select.keep(io, setups)
-    color = fs_color(series["fs"])
+    ycsb = series.filter((pl.col("source") == "ycsb") & ~pl.col("metric").str.starts_with("cleanup"))
+    # the YCSB series of the setups drawn above (runs of one length: one shared time axis), else every one
+    shown = select.keep(ycsb, setups)
+    ycsb = shown if shown.height else ycsb
+    # the legend lists the filesystems drawn, not every one of the table (Q review: "ext4 wb" with no line)
+    color = fs_color(pl.concat([io["fs"], ycsb["fs"]]))
     cols = ["run_id", "fs", "setup", "traced", "metric", "elapsed_s", "value"]
     panel_w = (WIDTH - 2 * Y_AXIS_PT - 20 - 8) / 2
     base = alt.Chart(complete_cells(io.select(cols), "setup", "metric"), width=panel_w, height=45)
@@ -72,12 +91,8 @@ def chart(series: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevel
         )
         .resolve_scale(y="independent", x="independent" if own_x else "shared")
     )
-    ycsb = series.filter((pl.col("source") == "ycsb") & ~pl.col("metric").str.starts_with("cleanup"))
     if ycsb.is_empty():
         return grid
-    # the YCSB series of the setups drawn above (runs of one length: one shared time axis), else every one
-    shown = select.keep(ycsb, setups)
-    ycsb = shown if shown.height else ycsb
     metrics = ["ops/s"] + sorted(m for m in ycsb["metric"].unique().to_list() if m != "ops/s")
     n = len(metrics)
     w = (WIDTH - n * Y_AXIS_PT - 36 - (n - 1) * 8) / n

@@ -24,7 +24,7 @@ from blkscope.figures.theme import (
 CAPTION = (
     r"LRU miss ratio of 4\,KiB page accesses against the cache size by class of request: all, data (requests "
     r"without the metadata mark) and metadata (\texttt{{M}} in \texttt{{RWBS}}, REQ\_META), each its own sequence "
-    r"of pages; one setup per workload (rows), one line per traced host run, coloured by filesystem. {record} A "
+    r"of pages; one setup per row, one line per traced host run, coloured by filesystem. {record} A "
     r"panel without a filesystem's line: that filesystem marked none of the run's requests as metadata (the mark "
     r"is a lower bound). Every setup is in the \texttt{{all\_setups}} notebook of the artifact "
     r"(Appendix~\ref{{app:data}})."
@@ -51,7 +51,8 @@ def record(mrc: pl.DataFrame, setups: list[str] | None = None) -> str:
 
 def caption(mrc: pl.DataFrame, setups: list[str] | None = None) -> str:
     """The caption of the figure chart(mrc, setups) draws, saying which profile is of record."""
-    return CAPTION.format(record=record(mrc, setups))
+    shown = select.shown(_drawn(mrc, setups)[1], mrc) if "of_record" in mrc.columns else ""
+    return f"{CAPTION.format(record=record(mrc, setups))} {shown}".rstrip()
 
 
 def chart(mrc: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMixin:

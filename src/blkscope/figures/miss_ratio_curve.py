@@ -17,7 +17,7 @@ from blkscope.paper.latex import fmt_int
 
 CAPTION = (
     r"LRU miss ratio of 4\,KiB page accesses (completions; a request counts every page it covers) against the "
-    r"cache size, for one setup per workload; one line per traced run, coloured by filesystem. {record} Every "
+    r"cache size, one panel per setup; one line per traced run, coloured by filesystem. {record} Every "
     r"setup is drawn in the \texttt{{all\_setups}} notebook of the artifact (Appendix~\ref{{app:data}})."
 )
 LABEL = "fig:mrc"
@@ -70,7 +70,8 @@ def record(mrc: pl.DataFrame, setups: list[str] | None = None) -> str:
 
 def caption(mrc: pl.DataFrame, setups: list[str] | None = None) -> str:
     """The caption of the figure chart(mrc, setups) draws, saying which profile is of record."""
-    return CAPTION.format(record=record(mrc, setups))
+    shown = select.shown(_drawn(mrc, setups)[1], mrc) if "method" in mrc.columns else ""
+    return f"{CAPTION.format(record=record(mrc, setups))} {shown}".rstrip()
 
 
 def method_dash(df: pl.DataFrame) -> alt.StrokeDash:

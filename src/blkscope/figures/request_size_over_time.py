@@ -16,7 +16,7 @@ from blkscope.figures.theme import HEADER_PT, TEXT_WIDTH_PT, Y_AXIS_PT, complete
 CAPTION = (
     r"Request sizes over time: the median size of the data requests (without the metadata mark) of each second "
     r"of the run, as the filesystem queued them (Q, dashed) and as they were issued to the device (D, solid), "
-    r"reads and writes apart; one line per traced host run, coloured by filesystem, one row per workload. A median "
+    r"reads and writes apart; one line per traced host run, coloured by filesystem, one row per setup. A median "
     r"counts requests, not bytes: D above Q can be merging, or large queued writes, each split into more issued "
     r"ones, among small queued ones; \#Q/\#D of the same writes tells which (Section~\ref{sec:characterisation}). "
     r"Metadata requests and every setup are in the "
@@ -32,13 +32,25 @@ KIB_TICKS = [1, 8, 64, 512, 4096]
 ROW_PT = 36
 
 
+def _drawable(table: pl.DataFrame, cls: str = "data") -> pl.DataFrame:
+    """The host rows of class `cls`, queued or issued, with a size."""
+    return table.filter((pl.col("testbed") == "loop") & (pl.col("class") == cls)
+                        & pl.col("action").is_in(list(ACTIONS)) & (pl.col("median_kib") > 0))  # fmt: skip
+
+
+def caption(table: pl.DataFrame) -> str:
+    """CAPTION and the setups drawn (select.shown)."""
+    if "median_kib" not in table.columns:
+        return f"{CAPTION} {select.shown([])}".rstrip()
+    return f"{CAPTION} {select.shown(select.representative(_drawable(table)), _drawable(table))}".rstrip()
+
+
 def chart(table: pl.DataFrame, setups: list[str] | None = None, cls: str = "data") -> alt.TopLevelMixin:
     """`table` is the figdata-request-size-over-time table (META, action, op, class, bin, start_s, requests,
     median_kib, ...); `cls`: the class of requests drawn (data, or meta: `M` in RWBS)."""
     if table.is_empty() or "median_kib" not in table.columns:
         return no_data("no traced runs: no request sizes over time")
-    df = table.filter((pl.col("testbed") == "loop") & (pl.col("class") == cls) & pl.col("action").is_in(list(ACTIONS))
-                      & (pl.col("median_kib") > 0))  # fmt: skip
+    df = _drawable(table, cls)
     setups = select.representative(df) if setups is None else setups
     df = select.keep(df, setups)
     if df.is_empty():

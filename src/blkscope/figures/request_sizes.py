@@ -14,7 +14,7 @@ from blkscope.figures.theme import TEXT_WIDTH_PT, Y_AXIS_PT, facet_header, fs_co
 CAPTION = (
     r"Sizes of the requests issued to the device (D): the share of a run's reads (dashed) or writes (solid) in "
     r"each power-of-two size class (4\,KiB stands for 4 to 8\,KiB), data and metadata together; one line per "
-    r"traced host run, coloured by filesystem, one panel per workload. Every setup is in the "
+    r"traced host run, coloured by filesystem, one panel per setup. Every setup is in the "
     r"\texttt{all\_setups} notebook of the artifact (Appendix~\ref{app:data})."
 )
 LABEL = "fig:request-sizes"
@@ -23,19 +23,40 @@ OP_DASH = {"write": [1, 0], "read": [3, 2]}
 
 
 def shares(table: pl.DataFrame) -> pl.DataFrame:
-    """Per run and op: requests per power-of-two size class (KiB) and their share of the run's requests of the op."""
-    b = table.with_columns(size_class=(2.0 ** pl.col("size_kib").log(2).floor()))
-    g = b.group_by("run_id", "fs", "setup", "op", "size_class").agg(pl.col("requests").sum())
+    """Per run and op: requests per power-of-two size class (KiB) and their share of the run's requests of the op;
+    the classes between a run's smallest and largest with no request are there with 0 (as seek_distance's empty
+    buckets): a line must not bridge them."""
+    b = table.with_columns(size_class=pl.col("size_kib").log(2).floor().cast(pl.Int64))
+    key = ["run_id", "fs", "setup", "op"]
+    g = b.group_by(*key, "size_class").agg(pl.col("requests").sum())
+    grid = (
+        g.group_by(key).agg(size_class=pl.int_ranges(pl.col("size_class").min(), pl.col("size_class").max() + 1))
+        .explode("size_class")
+    )  # fmt: skip
+    g = grid.join(g, on=[*key, "size_class"], how="left").with_columns(
+        pl.col("requests").fill_null(0), size_class=2.0 ** pl.col("size_class")
+    )
     return g.with_columns(share=pl.col("requests") / pl.col("requests").sum().over("run_id", "op")).sort(
         "run_id", "op", "size_class"
     )
+
+
+def _host(table: pl.DataFrame) -> pl.DataFrame:
+    return table.filter((pl.col("testbed") == "loop") & (pl.col("size_kib") > 0))
+
+
+def caption(table: pl.DataFrame) -> str:
+    """CAPTION and the setups drawn (select.shown)."""
+    if "size_kib" not in table.columns:
+        return f"{CAPTION} {select.shown([])}".rstrip()
+    return f"{CAPTION} {select.shown(select.representative(_host(table)), _host(table))}".rstrip()
 
 
 def chart(table: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMixin:
     """`table` is the figdata-request-sizes table (META, action, op, class, size_kib, requests)."""
     if table.is_empty() or "size_kib" not in table.columns:
         return no_data("no traced runs: no request sizes")
-    host = table.filter((pl.col("testbed") == "loop") & (pl.col("size_kib") > 0))
+    host = _host(table)
     setups = select.representative(host) if setups is None else setups
     df = shares(select.keep(host, setups))
     if df.is_empty():

@@ -15,7 +15,7 @@ from blkscope.figures.theme import TEXT_WIDTH_PT, facet_header, fitted_axis, fs_
 CAPTION = (
     r"Seek distance of the requests issued to the device (D events, all requests): the share of requests whose "
     r"start lies $d$ sectors from the end of the previous one, in signed $\log_2$ buckets ($0$: sequential; $\pm b$: "
-    r"$2^{b-1} \le |d| < 2^b$; negative: backwards), one setup per workload, one line per traced run (top; "
+    r"$2^{b-1} \le |d| < 2^b$; negative: backwards), one panel per setup, one line per traced run (top; "
     r"every setup in the \texttt{all\_setups} notebook of the artifact (Appendix~\ref{app:data})); the share of "
     r"sequential requests with its Wilson 95\% interval, per setup and filesystem (bottom; the cache sweeps' "
     r"setups, descriptive, only in that notebook)."
@@ -26,6 +26,17 @@ WIDTH = TEXT_WIDTH_PT  # the space the figure is printed in (theme)
 LABEL_PT = 116  # "Cassandra YCSB small (guest)" whole (Vega measures it wider than fit_labels counts)
 
 
+def _shown(seek: pl.DataFrame) -> list[str]:
+    """The setups whose histograms are drawn: the representative ones of the paper's setups."""
+    return select.representative(select.without_sweeps(select.ours(seek)).filter(pl.col("op") == "all"))
+
+
+def caption(seek: pl.DataFrame) -> str:
+    """CAPTION and the setups whose histograms are drawn (select.shown)."""
+    paper = select.without_sweeps(select.ours(seek)) if not seek.is_empty() else seek
+    return f"{CAPTION} {select.shown(_shown(seek) if not seek.is_empty() else [], paper)}".rstrip()
+
+
 def chart(seek: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMixin:
     """`seek` is the figdata-seek table: META columns, op, kind (hist / seq), bucket, share, n, lo, hi.
     `setups`: the histograms to draw (default: select.representative); the sequential shares show every setup."""
@@ -34,7 +45,7 @@ def chart(seek: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevelMi
     if seek.is_empty():
         return no_data("no traced runs: no seek distances")
     allops = seek.filter(pl.col("op") == "all")
-    shown = select.representative(allops) if setups is None else setups
+    shown = _shown(seek) if setups is None else setups
     setups = sorted(allops["setup"].unique().to_list())
     color = fs_color(seek["fs"])
     hist = select.keep(allops.filter(pl.col("kind") == "hist"), shown)

@@ -97,3 +97,19 @@ def with_reference(top: pl.DataFrame, limit: int = MAX_SETUPS) -> list[str]:
         .with_columns(rank=pl.col("workload").map_elements(_order, return_dtype=pl.Int64))
     )
     return chosen + [flat.sort("top_count", "rank", "setup")["setup"][0]]
+
+
+def shown(setups: list[str], meta: pl.DataFrame | None = None) -> str:
+    """A caption's sentence on what a per-setup figure (`representative`: one setup per workload, at most MAX_SETUPS,
+    each panel named) leaves out: the host workloads of `meta` (rows with setup, workload, testbed) it draws no setup
+    of; "" when it draws every one."""
+    from blkscope.figures.names import WORKLOADS
+
+    if not setups:
+        return "No setup is drawn."
+    if meta is None or meta.is_empty():
+        return ""
+    host = ours(meta).filter(pl.col("testbed") == "loop") if "testbed" in meta.columns else meta
+    done = set(host.filter(pl.col("setup").is_in(setups))["workload"])
+    left = sorted(set(host["workload"]) - done, key=lambda w: (_order(w), w))
+    return f"Workloads not drawn: {', '.join(WORKLOADS.get(w, w) for w in left)}." if left else ""

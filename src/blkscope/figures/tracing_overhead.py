@@ -16,6 +16,9 @@ from blkscope.figures.theme import COLUMN_WIDTH_PT, fitted_axis, fs_color, no_da
 # (analysis.load.overhead.CONFIG and BOTH, which a figure may not import: tests/test_figures.py checks they agree)
 CONFIG = ("workload", "job", "filesystem", "mount_options", "testbed", "load", "cap", "commitlog")
 BOTH = "both"
+# the `load` of a job that fixes its rate (analysis.summaries.run_groups.LIGHT): its ops/s is the rate, traced or
+# not, so tracing cannot show in its throughput (Q review: most of the points at 0 are these)
+LIGHT = "light"
 
 CAPTION = (
     r"Throughput lost to block tracing: $1 - \overline{\text{traced}}/\overline{\text{untraced}}$ operations per "
@@ -62,7 +65,7 @@ def _config(df: pl.DataFrame) -> list[str]:
 
 def caption(overhead: pl.DataFrame) -> str:
     """CAPTION, then what is drawn and what is not: the batches that hold one arm of a configuration only."""
-    from blkscope.paper.latex import count_word, counted, join_and
+    from blkscope.paper.latex import count_word, counted, fmt_pct, join_and
 
     if overhead.is_empty() or "overhead" not in overhead.columns:
         return CAPTION + " No configuration has traced and untraced runs: nothing is drawn."
@@ -72,6 +75,11 @@ def caption(overhead: pl.DataFrame) -> str:
     twice = paired.group_by(_config(paired)).len().filter(pl.col("len") > 1).height
     if twice:
         text += f"; {counted(twice, 'configuration is', 'configurations are')} paired in more than one batch"
+    light = paired.filter(pl.col("load") == LIGHT) if "load" in paired.columns else paired.clear()
+    if light.height:
+        most = fmt_pct(float(light["overhead"].abs().max()))
+        text += (f"; {count_word(light.height)} are rate-limited jobs, whose throughput tracing cannot change (at most "
+                 f"{most} either way)")
     one = host.filter(pl.col("arms") != BOTH) if "arms" in host.columns else host.clear()
     if one.is_empty():
         return text + ". Every batch holds both arms of its configurations."
