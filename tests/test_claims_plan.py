@@ -325,6 +325,7 @@ def test_every_amendment_of_the_plan_has_a_row_and_the_text_counts_them(plan, tm
     the text's count and phrase come from the plan's amendments, not from words written once."""
     from blkscope.paper.claims_plan_tex import amended_phrase, render_deviations
     from blkscope.paper.latex import escape
+    from blkscope.paper.latex import count_word
 
     assert len(plan.amendments) >= 4 and any(a.withdrawn for a in plan.amendments)
     tex = render_deviations(plan, pl.DataFrame(schema={"commit": pl.Utf8, "claim_id": pl.Utf8}))
@@ -334,8 +335,15 @@ def test_every_amendment_of_the_plan_has_a_row_and_the_text_counts_them(plan, tm
     withdrawn = next(a for a in plan.amendments if a.withdrawn)
     assert f"withdrew {escape(', '.join(withdrawn.claims))}" in amended_phrase(plan)
     assert amended_phrase(plan).startswith("amended five times")
+    # an amendment that followed earlier runs of its rows says what of them had been seen (the reviewer: "each time
+    # before the runs" hid that the second RocksDB batch's amendment followed the first batch)
+    seen = [a for a in plan.amendments if a.seen]
+    assert len(seen) >= 2 and all(escape(a.seen) in amended_phrase(plan) for a in seen)
+    assert f"; {count_word(len(seen))} followed earlier runs of the same rows: " in amended_phrase(plan)
     one = replace(plan, amendments=plan.amendments[:1])
     assert amended_phrase(one) == "amended once, before the runs the amendment concerns were captured"
+    assert amended_phrase(replace(plan, amendments=seen[:1])).endswith(f"the amendment followed earlier runs of the "
+                                                                       f"same rows: {escape(seen[0].seen)}")
     assert amended_phrase(replace(plan, amendments=())) == "never amended"
     text = PLAN.read_text().replace("amendments:\n", "amendments:\n  - {date: x}\n", 1)
     (tmp_path / "plan.yaml").write_text(text)

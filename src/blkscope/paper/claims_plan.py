@@ -91,6 +91,7 @@ class Deviation:
     # an amendment's: the deviation (its commit) whose row is the amendment's already, and whether it withdrew rows
     listed: str = ""
     withdrawn: bool = False
+    seen: str = ""  # an amendment's: what of the same rows' earlier runs had been captured and seen before it
 
     @property
     def measure(self) -> bool:
@@ -195,7 +196,7 @@ def _deviation(path: Path, x, amendment: str = "") -> Deviation:
     return Deviation(str(x["date"]), str(x["commit"]), tuple(x["claims"]), x["what"], x["why"], str(x["before"]),
                      str(x["after"]), {k: str(v) for k, v in (x.get("fingerprint") or {}).items() if k != "__line__"},
                      x["__line__"], kind, str(x.get("condition") or "in-memory"), str(x.get("short") or ""),
-                     str(x.get("listed") or ""), bool(x.get("withdrawn")))
+                     str(x.get("listed") or ""), bool(x.get("withdrawn")), str(x.get("seen") or ""))
 
 
 def _descriptive(path: Path, x, entries: tuple[Entry, ...]) -> Descriptive:

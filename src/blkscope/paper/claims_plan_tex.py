@@ -127,6 +127,11 @@ def amended_phrase(plan: Plan) -> str:
         k = sum(a.withdrawn for a in plan.amendments)
         who = "the amendment" if n == 1 else ("one amendment" if k == 1 else f"{count_word(k)} amendments")
         out += f"; {who} withdrew {', '.join(gone)} before {'its' if len(gone) == 1 else 'their'} runs were captured"
+    # before the runs it concerns, but not before every run of its rows: what had been captured and seen is said
+    seen = [a.seen for a in plan.amendments if a.seen]
+    if seen:
+        who = "the amendment" if n == 1 else ("one" if len(seen) == 1 else count_word(len(seen)))
+        out += f"; {who} followed earlier runs of the same rows: {'; '.join(seen)}"
     return escape(out)
 
 
