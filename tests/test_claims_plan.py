@@ -324,8 +324,7 @@ def test_every_amendment_of_the_plan_has_a_row_and_the_text_counts_them(plan, tm
     """Each amendment (withdrawals too) is a row of the deviations table, or names the deviation whose row it is;
     the text's count and phrase come from the plan's amendments, not from words written once."""
     from blkscope.paper.claims_plan_tex import amended_phrase, render_deviations
-    from blkscope.paper.latex import escape
-    from blkscope.paper.latex import count_word
+    from blkscope.paper.latex import count_word, escape
 
     assert len(plan.amendments) >= 4 and any(a.withdrawn for a in plan.amendments)
     tex = render_deviations(plan, pl.DataFrame(schema={"commit": pl.Utf8, "claim_id": pl.Utf8}))

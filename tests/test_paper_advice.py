@@ -179,7 +179,8 @@ def test_a_topic_takes_the_first_decided_of_its_claims_in_order_else_the_first_r
         assert advice.phrases(_claims(rows))[t.macro].endswith("(S2-ops-cap: does not; post hoc)")
     ops_decided = ("S2-ops", "does not", "0.95x [0.83x, 1.10x]", 0.83, 1.10)
     cap_open = ("S2-ops-cap", "inconclusive", "1.05x [0.70x, 1.60x]", 0.7, 1.6)
-    assert "0.95x [0.83x, 1.10x], an interval" in advice.phrases(_claims([cap_open, ops_decided]))[t.macro]  # the decided one
+    # the decided one
+    assert "0.95x [0.83x, 1.10x], an interval" in advice.phrases(_claims([cap_open, ops_decided]))[t.macro]
     assert "(S2-ops-cap: 1.05x" in advice.phrases(_claims([cap_open, ops]))[t.macro]  # none: the first listed
     rep = ("S2-ops-cap-replication", "replicates", "3.60x [3.10x, 4.20x]", 3.1, 4.2)
     assert "(S2-ops-cap-replication: 3.60x" in advice.phrases(_claims([ops, cap, rep]))[t.macro]

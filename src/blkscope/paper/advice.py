@@ -291,7 +291,8 @@ def phrase(t: Topic, r: dict | None, rows: dict[str, dict] | None = None) -> str
     if t.runs and (other := off_subject(r, rows or {}, t.runs[0])) is not None:
         return f"{NO_ADVICE} {t.subject}: its row reads {other}, not {t.runs[1]} ({evidence(r)}){beside}"
     if r.get("pooling") == "random effects":
-        if v.startswith(DECIDED) and (s := strata_side(r)):  # the strata disagree on the size only: the direction they share is advice
+        # the strata disagree on the size only: the direction they share is advice
+        if v.startswith(DECIDED) and (s := strata_side(r)):
             words = t.above if s[0] == "above" else t.below
             return f"{words} {s[1]} ({evidence(r)}){beside}, the size depending on the workload"
         return f"{NO_ADVICE} {t.subject}: {disagree(r)} ({evidence(r)}){beside}"
