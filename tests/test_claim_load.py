@@ -67,6 +67,7 @@ def test_arms_whose_load_differs_are_found_and_the_higher_named_first():
     arms, load = _arms({"ext4": [2.0, 3.0], "xfs": [np.nan]})
     r = cl.compare("S9-x", arms.join(load.with_columns(pl.col("loadavg_1m").fill_nan(None)), on="run_id"))
     assert r["unrecorded"] == 1 and r["n_arms"] == 2 and r["differs"] is None and r["load_a"] == 2.5
+    assert r["unrecorded_runs"] == " ".join(arms.filter(pl.col("arm") == "xfs")["run_id"])
 
 
 def test_the_arms_are_those_the_verdict_read():
@@ -100,8 +101,10 @@ def test_the_sentence_is_phrased_by_rule():
                                                     "differ in it")
     far = same | {"arm_a": "traced", "arm_b": "untraced", "load_a": 8.0, "load_b": 2.0, "diff": 6.0, "differs": True}
     one = {"n_arms": 1, "unrecorded": 0}
-    old = {"n_arms": 2, "unrecorded": 6}
-    t = _table(**{"S1-trace": far, "S2-ops": same, "S1-zipf": one, "S4-reader": old})
+    old = {"n_arms": 2, "unrecorded": 6, "unrecorded_runs": "r1 r2 r3 r4 r5 r6"}
+    # one arm recorded, the other not: its medians stand, so it is not "every run"; its unrecorded runs are S4-reader's
+    half = {"n_arms": 2, "unrecorded": 2, "unrecorded_runs": "r1 r2", "arm_a": "ext4", "load_a": 2.0}
+    t = _table(**{"S1-trace": far, "S2-ops": same, "S1-zipf": one, "S4-reader": old, "S4-mean": half})
     s = cl.sentence(t)
     assert "in one of the two judged rows with two recorded arms the arms' load differs, by at most 6.00" in s
     assert cl.short(t) == ("the arms of one of the two judged rows with two recorded arms differ in it, by at most "
@@ -110,7 +113,9 @@ def test_the_sentence_is_phrased_by_rule():
     many = _table(**{f"S{i}": same for i in range(10)}, **{"S1-trace": far})
     assert cl.short(many).startswith("the arms of 1 of the 11 judged rows")
     assert "S1-trace (traced 8.00 against untraced 2.00)" in s
-    assert "six were captured before run.yaml recorded the load" in s and "every run of S4-reader" in s
+    # a run two rows read counts once (r1, r2 are S4-reader's and S4-mean's)
+    assert "six were captured before run.yaml recorded the load" in s and "every run of S4-reader." in s
+    assert "S4-mean" not in s.split("every run of")[1]
     assert "S1-zipf has no two arms" in s
     m = cl.macros(t)
     assert m["ClaimLoadDiffer"] == "one" and m["ClaimLoadCompared"] == "two" and m["ClaimLoadMaxDiff"] == "6.00"
@@ -121,3 +126,10 @@ def test_judged_rows_are_the_headlines():
                       "verdict": ["inconclusive", "not testable here: in memory", "not tested (no runs)", "does not"],
                       "verdict_planned": [None, "does not", None, None], "same_as": [None, None, None, "a"]})
     assert cl.judged(c) == ["a", "b"]
+
+
+def test_a_load_of_zero_is_a_reading_not_a_missing_one():
+    from blkscope.analysis.load.machine_load import loadavg
+
+    assert loadavg({"loadavg": 0.0}) == 0.0 and loadavg({"load_average": {"before": {"1min": 0.0}}}) == 0.0
+    assert loadavg({"loadavg": None, "loadavg_start": "1.5 1.2 1.0"}) == 1.5 and loadavg({}) is None

@@ -31,7 +31,8 @@ from blkscope.paper.latex import count_word, escape, fmt_float, fmt_int, join_an
 
 SCHEMA = {"claim_id": pl.Utf8, "arm_a": pl.Utf8, "arm_b": pl.Utf8, "n_a": pl.Int64, "n_b": pl.Int64,
           "load_a": pl.Float64, "load_b": pl.Float64, "diff": pl.Float64, "lo": pl.Float64, "hi": pl.Float64,
-          "differs": pl.Boolean, "arms": pl.Utf8, "n_arms": pl.Int64, "unrecorded": pl.Int64}  # fmt: skip
+          "differs": pl.Boolean, "arms": pl.Utf8, "n_arms": pl.Int64, "unrecorded": pl.Int64,
+          "unrecorded_runs": pl.Utf8}  # fmt: skip
 
 
 def judged(claims: pl.DataFrame) -> list[str]:
@@ -49,8 +50,9 @@ def compare(row_id: str, arms: pl.DataFrame) -> dict:
     """One row's diagnostic from its runs' (arm, loadavg_1m): medians per arm, and two arms compared (above)."""
     have = arms.filter(pl.col("loadavg_1m").is_not_null())
     per = have.group_by("arm").agg(pl.col("loadavg_1m").sort(), med=pl.col("loadavg_1m").median()).sort("med", "arm")
+    missing = arms.filter(pl.col("loadavg_1m").is_null())["run_id"].unique().sort().to_list()
     out = dict.fromkeys(SCHEMA) | {"claim_id": row_id, "unrecorded": arms.height - have.height,
-                                   "n_arms": arms["arm"].n_unique()}
+                                   "unrecorded_runs": " ".join(missing) or None, "n_arms": arms["arm"].n_unique()}
     out["arms"] = "; ".join(f"{a} {m:.2f} (n {len(v)})" for a, v, m in per.iter_rows()) or None
     if per.height < 2:
         if per.height == 1:
@@ -118,9 +120,11 @@ def sentence(t: pl.DataFrame) -> str:
                 f"{escape(r['arm_b'])} {fmt_float(r['load_b'], 2)})" for r in differ.iter_rows(named=True)]
         said = (f"; in {_which(t)} the arms' load differs, by at most {fmt_float(differ['diff'].max(), 2)}: "
                 f"{join_and(each)}")
-    unrecorded = int(t["unrecorded"].sum())
+    # a run read by two rows (the tracing rows share runs) is one run: counted by its id, not per row
+    unrecorded = len({r for ids in t["unrecorded_runs"].drop_nulls() for r in ids.split()})
     if unrecorded:
-        none = t.filter(pl.col("differs").is_null() & (pl.col("n_arms") >= 2))["claim_id"].to_list()
+        # rows none of whose runs has a record (a row with one arm recorded has its medians: not "every run")
+        none = t.filter(pl.col("load_a").is_null() & (pl.col("n_arms") >= 2))["claim_id"].to_list()
         said += (f". Of the runs these rows read, {count_word(unrecorded)} "
                  f"{'was' if unrecorded == 1 else 'were'} captured before run.yaml recorded the load and enter no "
                  f"median" + (f", among them every run of {join_and([escape(x) for x in none])}" if none else ""))

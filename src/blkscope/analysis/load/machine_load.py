@@ -20,7 +20,8 @@ def loadavg(meta: dict) -> float | None:
     """The 1-minute load average the capture recorded before the workload (a number, or /proc/loadavg's text), if
     any."""
     for d in (meta, meta.get("host") or {}):
-        v = d.get("loadavg") or d.get("load_average") or d.get("loadavg_start")
+        # the first key recorded: a load of 0.0 is a reading, not a missing one
+        v = next((d[k] for k in ("loadavg", "load_average", "loadavg_start") if d.get(k) is not None), None)
         if isinstance(v, (int, float)):
             return float(v)
         if isinstance(v, str) and v.split():
