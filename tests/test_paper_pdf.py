@@ -166,9 +166,16 @@ WITH_TABLE = LAYOUT.replace(
     "\n\\begin{table}[p]\\centering\\footnotesize\\caption{A table.}\\begin{tabular}{lrl}" + TABLE_ROWS
     + "\n\\end{tabular}\\end{table}")
 
+# the appendix's float page holds two small figures: LaTeX spreads them over the page, which they leave half empty
+TWO_SMALL = LAYOUT.replace(
+    r"\caption{An appendix figure alone on a page.}\end{figure}",
+    r"\caption{An appendix figure alone on a page.}\end{figure}"
+    "\n\\begin{figure}[p]\\centering\\includegraphics{fig.pdf}\\caption{A second one.}\\end{figure}")
+
 
 @pytest.mark.parametrize(("tex", "pages", "lone"), [(LAYOUT, 7, [2, 5, 7]), (ENDS_ON_TEXT, 6, [2, 5]),
-                                                    (ENDS_ON_PLACEHOLDER, 7, [2, 5]), (WITH_TABLE, 7, [2, 7])])
+                                                    (ENDS_ON_PLACEHOLDER, 7, [2, 5]), (WITH_TABLE, 7, [2, 7]),
+                                                    (TWO_SMALL, 7, [2, 5, 7])])
 def test_layout_counts_pages_and_finds_a_lone_half_empty_figure_page(tmp_path, tex, pages, lone):
     """A figure a third of a page high, alone on a float page: the length check reports that page, in the main text
     and in the appendices alike, and on the last page where the document ends on it; a last page that ends on text

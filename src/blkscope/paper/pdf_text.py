@@ -202,11 +202,21 @@ def _words_below(page, boxes, block) -> int:
 
 
 def _content_share(page, boxes, block) -> float:
-    """The share of the text block's height a page's content spans: from the top of its highest figure or glyph to
-    the bottom of its lowest, the page number in the foot not counted."""
-    tops = [b.top for b in boxes] + [c["top"] for c in page.chars if c["top"] < block.bottom]
-    bottoms = [b.bottom for b in boxes] + [c["bottom"] for c in page.chars if c["top"] < block.bottom]
-    return (max(bottoms) - min(tops)) / (block.bottom - block.top)
+    """The share of the text block's height a page's content fills: the union of its figures' and its glyphs'
+    vertical extents (lines closer than LINE_GAP merged, so a table's or caption's leading counts as filled), the page
+    number in the foot not counted. Not the span from the first item to the last: a float page spreads its floats
+    over the page (IEEEtran's \\@fpsep ... plus 2fil), and two small figures would span it."""
+    spans = sorted([(b.top, b.bottom) for b in boxes]
+                   + [(c["top"], c["bottom"]) for c in page.chars if c["top"] < block.bottom])  # fmt: skip
+    filled, (lo, hi) = 0.0, spans[0]
+    for top, bottom in spans[1:]:
+        if top > hi + LINE_GAP:
+            filled, lo = filled + hi - lo, top
+        hi = max(hi, bottom)
+    return (filled + hi - lo) / (block.bottom - block.top)
+
+
+LINE_GAP = 4.0  # pt: the leading between two lines of a caption or a table (8-pt type on 9.5-pt lines), not a gap
 
 
 def abstract_text(text_page1: str) -> str:
