@@ -324,6 +324,11 @@ def test_overhead_draws_each_batch_with_both_arms_and_its_caption_counts_the_res
     fixed = fig.caption(table.with_columns(load=pl.lit(LIGHT), overhead=pl.col("overhead") * 0 - 0.001))
     assert "two are rate-limited jobs, whose throughput tracing cannot change" in fixed, fixed
     assert "(at most 0.1\\,\\% either way)" in fixed, fixed
+    # one light point: its noun in the singular; its overhead missing: no bound, no crash
+    first = pl.int_range(pl.len()) == 0
+    single = table.head(2).with_columns(load=pl.when(first).then(pl.lit(LIGHT)).otherwise(pl.lit("saturating")),
+                                        overhead=pl.when(first).then(None).otherwise(pl.col("overhead")))  # fmt: skip
+    assert "; one is a rate-limited job, whose throughput tracing cannot change." in fig.caption(single)
 
 def test_figures_take_tables_beyond_altairs_row_guard():
     """Three repeats of every run gave the rank-frequency table 6,479 rows: more than altair's default 5,000."""
@@ -684,8 +689,10 @@ def test_a_per_setup_caption_names_the_setups_drawn_and_the_workloads_left_out()
                        "op": "write", "size_kib": 4.0, "requests": 1} for w, j in jobs])  # fmt: skip
     cap = request_sizes.caption(t)
     assert cap.endswith("one panel per setup. Every setup is in the \\texttt{all\\_setups} notebook of the artifact "
-                        "(Appendix~\\ref{app:data}). Workloads not drawn: journal, Cassandra YCSB."), cap
+                        "(Appendix~\\ref{app:data}). Workloads not drawn: journal and Cassandra YCSB."), cap
     assert "per workload. Every" not in cap
+    one = request_sizes.caption(t.filter(pl.col("workload") != "journal"))
+    assert one.endswith("Workload not drawn: Cassandra YCSB."), one
 
 
 def test_zipf_ccdf_of_setups_whose_pages_are_each_accessed_once_says_so():

@@ -104,6 +104,7 @@ def shown(setups: list[str], meta: pl.DataFrame | None = None) -> str:
     each panel named) leaves out: the host workloads of `meta` (rows with setup, workload, testbed) it draws no setup
     of; "" when it draws every one."""
     from blkscope.figures.names import WORKLOADS
+    from blkscope.paper.latex import join_and
 
     if not setups:
         return "No setup is drawn."
@@ -112,4 +113,5 @@ def shown(setups: list[str], meta: pl.DataFrame | None = None) -> str:
     host = ours(meta).filter(pl.col("testbed") == "loop") if "testbed" in meta.columns else meta
     done = set(host.filter(pl.col("setup").is_in(setups))["workload"])
     left = sorted(set(host["workload"]) - done, key=lambda w: (_order(w), w))
-    return f"Workloads not drawn: {', '.join(WORKLOADS.get(w, w) for w in left)}." if left else ""
+    names = [WORKLOADS.get(w, w) for w in left]
+    return f"{'Workload' if len(names) == 1 else 'Workloads'} not drawn: {join_and(names)}." if names else ""

@@ -77,9 +77,10 @@ def caption(overhead: pl.DataFrame) -> str:
         text += f"; {counted(twice, 'configuration is', 'configurations are')} paired in more than one batch"
     light = paired.filter(pl.col("load") == LIGHT) if "load" in paired.columns else paired.clear()
     if light.height:
-        most = fmt_pct(float(light["overhead"].abs().max()))
-        text += (f"; {count_word(light.height)} are rate-limited jobs, whose throughput tracing cannot change (at most "
-                 f"{most} either way)")
+        most = light["overhead"].drop_nulls().abs().max()
+        most = f" (at most {fmt_pct(float(most))} either way)" if most is not None else ""
+        text += (f"; {counted(light.height, 'is a rate-limited job', 'are rate-limited jobs')}, whose throughput "
+                 f"tracing cannot change{most}")
     one = host.filter(pl.col("arms") != BOTH) if "arms" in host.columns else host.clear()
     if one.is_empty():
         return text + ". Every batch holds both arms of its configurations."
