@@ -39,3 +39,6 @@ def test_batches_of_one_day_are_numbered_by_their_first_runs_time(tmp_path):
                                                                    "2026-11-28 17:07")]
     assert "between 2026-11-28 and 2026-11-28 (UTC), numbered here in order of their first run's start" in render(
         by, 3)
+    # no run records its start: said, not a crash on the missing date
+    undated = by.with_columns(first=pl.lit(None, pl.Utf8), last=pl.lit(None, pl.Utf8))
+    assert "2 batches (no run records its start), numbered here" in render(undated, 3)

@@ -64,7 +64,9 @@ def render(by: pl.DataFrame, total: int) -> str:
             r"tools' versions, the mkfs and mount options, the tracer's settings and lost events, and the caps set on "
             r"the device or memory. \texttt{config/runs.tsv} lists every run with its configuration. They were "
             r"captured in "
-            f"{fmt_int(by.height)} batches between {escape(first[:10])} and {escape(last[:10])} (UTC), numbered "
+            f"{fmt_int(by.height)} batches "
+            + (f"between {escape(first[:10])} and {escape(last[:10])} (UTC)" if first else "(no run records its start)")
+            + ", numbered "
             r"here in order of their first run's start (the sheet's column \texttt{batch} names them).",
             "",
             r"\begin{longtable}{rllrll}",
