@@ -353,6 +353,10 @@ def test_the_abstract_gives_each_choice_in_short_with_the_row_it_rests_on_and_st
     assert said[1] == ("no choice on copy-on-write (btrfs) for data directories or a low-latency journal read while "
                        "written (S4-reader)")
     assert said[-1] == f"no choice on {advice.TRACING_SUBJECT}"
+    # three or more in a row: "X, Y or Z", not "X or Y or Z"
+    rest = advice.abstract_advice(c.filter(pl.col("claim_id") == "S2-ops")).split("; ")
+    assert len(rest) == 2 and rest[1].startswith("no choice on ") and rest[1].count(" or ") == 1
+    assert rest[1].endswith(f" or {advice.TRACING_SUBJECT}") and rest[1].count(", ") >= 2
     assert not [x for x in said if x.startswith((advice.NO_ADVICE, advice.CANNOT_SAY))]
     assert "noatime, not the default relatime (S3-relatime)" in said
     # topics outside ABSTRACT_TOPICS are the conclusion's alone

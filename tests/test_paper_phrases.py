@@ -304,6 +304,10 @@ def test_where_says_where_an_interval_lies_against_the_claimed_size_and_which_wa
         "uninformative: its ends 144 times apart")
     assert where(_row(0.08, 11.5, 0.93, 2.09, 5.36, "3.18x", wide), short=True) == (
         "spans the whole band 2.09-5.36x around the claimed 3.18x, uninformative: its ends 144 times apart")
+    # a lower end printed as 0.00x: the unrounded ends say how wide (the widest interval went unsaid)
+    widest = "0.93x [0.00x, 11.50x]"
+    assert where(_row(0.002, 11.5, 0.93, 2.09, 5.36, "3.18x", widest), short=True).endswith(
+        "uninformative: its ends 5750 times apart")
     # a bare threshold is "the > 0 KiB claimed"
     assert where(_row(138.5, 143.1, 140.8, 0.0, float("inf"), "> 0 KiB", "140.8 KiB [138.5 KiB, 143.1 KiB]")) == (
         "inside the > 0 KiB claimed")

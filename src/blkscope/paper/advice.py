@@ -408,16 +408,16 @@ def abstract_advice(claims: pl.DataFrame) -> str:
     """The abstract's advice: the short form (short) of each of ABSTRACT_TOPICS, in the conclusion's order, as plain
     text; topics in a row with no choice share their words ("no choice on X (S3-cow-xfs) or Y (S4-reader)", within
     the abstract's word limit)."""
-    out: list[str] = []
+    out: list[list[str]] = []  # each a run of phrases; a run of no-choice ones is said as one
     for k, v in phrases(claims).items():
         if k not in ABSTRACT_TOPICS:
             continue
         said = short(k, v, claims)
-        if out and out[-1].startswith(NO_CHOICE) and said.startswith(NO_CHOICE):
-            out[-1] += " or " + said.removeprefix(NO_CHOICE)
+        if out and out[-1][0].startswith(NO_CHOICE) and said.startswith(NO_CHOICE):
+            out[-1].append(said.removeprefix(NO_CHOICE))
         else:
-            out.append(said)
-    return "; ".join(out)
+            out.append([said])
+    return "; ".join(join_and(run, "or") for run in out)
 
 
 def macros(claims: pl.DataFrame) -> dict[str, str]:

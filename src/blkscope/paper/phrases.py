@@ -106,7 +106,8 @@ def wide(r: dict) -> str:
     apart (hi / lo; S4-reader's 0.89x to 48.93x), from the ends as printed beside it (claims.csv `ours`: issue Q
     review, [0.08x, 11.48x] said "152 times apart" from the unrounded ends); "" otherwise."""
     lo, hi = r.get("lo"), r.get("hi")
-    if m := _PRINTED.search(str(r.get("ours") or "")):
+    # the printed ends, but where the lower one prints as 0.00x the unrounded ones: the widest would go unsaid
+    if (m := _PRINTED.search(str(r.get("ours") or ""))) and float(m.group(1)) > 0:
         lo, hi = float(m.group(1)), float(m.group(2))
     if no_effect(r) != 1.0 or not _finite(lo, hi) or lo <= 0 or hi / lo <= WIDE:
         return ""
