@@ -61,4 +61,4 @@ SPARSE_SHARE = 0.05
 def sparse_panels(svg: str, share: float = SPARSE_SHARE) -> list[int]:
     """Mark counts of the panels with nothing or next to nothing in them: below `share` of the fullest panel's of
     the same facet grid (the grids of a concatenation draw different marks: a line per run beside points)."""
-    return [n for grid in grid_marks(svg) for n in grid if n == 0 or n < share * max(grid)]
+    return [n for grid in grid_marks(svg) if grid for n in grid if n == 0 or n < share * max(grid)]

@@ -181,6 +181,10 @@ def test_a_point_run_again_by_a_later_batch_is_read_from_it_and_its_first_runs_a
     lo, hi = f"{half.min():.2f}", f"{half.max():.2f}"
     assert m["SweepRedoneMissTenSpan"] == (lo if lo == hi else f"{lo} to {hi}")
     assert m["SweepMissTenMin"] == f"{min(half.min(), sweep['miss_10pct'].min()):.2f}"
+    # a third batch running the point again: the first batch's runs are set aside once, not once per later batch
+    third = again.with_columns(batch=pl.lit("third"), run_id=pl.col("run_id") + "-3")
+    m3 = macros(pl.concat([both, third], how="diagonal"), (SWEEP, "later", "third"))
+    assert m3["SweepAsideRuns"] == str(2 * point.height) and m3["SweepRedoneRuns"] == str(point.height)
     # one batch alone, or a later batch that ran no configuration again: nothing set aside
     assert "SweepAsideRuns" not in macros(both, SWEEP) and macros(table, (SWEEP, "later")) == macros(table, SWEEP)
     out = tmp_path / "sweep.tex"

@@ -130,7 +130,8 @@ def amended_phrase(plan: Plan) -> str:
     # before the runs it concerns, but not before every run of its rows: what had been captured and seen is said
     seen = [a.seen for a in plan.amendments if a.seen]
     if seen:
-        who = "the amendment" if n == 1 else ("one" if len(seen) == 1 else count_word(len(seen)))
+        who = "the amendment" if n == 1 else ("each" if len(seen) == n else
+                                             "one" if len(seen) == 1 else count_word(len(seen)))
         out += f"; {who} followed earlier runs of the same rows: {'; '.join(seen)}"
     return escape(out)
 

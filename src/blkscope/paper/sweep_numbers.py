@@ -193,6 +193,7 @@ def read_and_aside(table: pl.DataFrame, batches: str | tuple[str, ...]) -> tuple
         redone = s.filter(pl.col("batch") == later).select(CONFIGURATION).unique()
         earlier = s.filter(pl.col("batch").is_in(list(batches[:i]))).join(redone, on=CONFIGURATION, how="semi")
         aside = pl.concat([aside, earlier])
+    aside = aside.unique("run_id", maintain_order=True)  # a configuration two later batches reran: its runs once
     return s.filter(~pl.col("run_id").is_in(aside["run_id"].to_list())), aside
 
 
