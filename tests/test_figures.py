@@ -613,7 +613,7 @@ def test_latency_windows_leaves_out_a_setup_whose_runs_mostly_lack_windows_and_s
     assert sparse_panels(old), panel_marks(old)  # both drawn (the old rule): Cassandra's is all but empty
     cap = latency_windows.caption(table)
     assert "(Appendix~\\ref{app:data}). Not drawn, too few completions" in cap, cap
-    assert "per window: Cassandra writes (median window 10; runs with a window of 100: one of 6)." in cap, cap
+    assert "per window: Cassandra writes (median window 10; runs with a window of 100: 1 of 6)." in cap, cap
 
 
 def test_zipf_ccdf_cuts_a_steep_fit_at_its_panels_lowest_point_and_leaves_out_setups_touched_once():

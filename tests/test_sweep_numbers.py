@@ -209,6 +209,10 @@ def test_a_redone_points_kept_trace_is_placed_against_its_steady_window_and_miss
         "ops/s) starts 15--26\\,s later, so the kept trace's first 15--26\\,s precede it")
     inside = steady.with_columns(trace_in_window=pl.lit(True))
     assert kept_phrase(runs, inside).endswith("inside the steady window in every run")
+    # one run inside its window: the lead is the other's alone, said of it (not "0--26 s later")
+    mixed = steady.with_columns(trace_in_window=pl.Series([False, True, True]))
+    assert kept_phrase(runs, mixed).endswith("starts 26\\,s later in one of the two runs, so the kept trace's "
+                                             "first 26\\,s precede it")
     short = pl.DataFrame({"s": [None, None], "hot1_read": [None, None], "miss_1pct": [None, None],
                           "miss_10pct": [1.0, None]}, schema={k: pl.Float64 for k in ("s", "hot1_read", "miss_1pct",
                                                                                         "miss_10pct")})

@@ -54,7 +54,7 @@ def caption(table: pl.DataFrame) -> str:
     """CAPTION and what it draws; the chosen setups left out because most of their runs have no window of MIN_N
     completions, with their runs and median window (from the figure data)."""
     from blkscope.figures.names import plain_setup
-    from blkscope.paper.latex import count_word, fmt_int, join_and
+    from blkscope.paper.latex import fmt_int, join_and
 
     if table.is_empty() or "stage" not in table.columns:
         return CAPTION + " No traced run: nothing is drawn."
@@ -68,7 +68,7 @@ def caption(table: pl.DataFrame) -> str:
         return text
     # short: the setups of a small dataset may all be here (the appendix page must still hold its figures)
     why = [f"{plain_setup(r['setup'])} (median window {fmt_int(r['median_n'])}; runs with a window of "
-           f"{fmt_int(MIN_N)}: {count_word(r['full'], 'none')} of {fmt_int(r['runs'])})"
+           f"{fmt_int(MIN_N)}: {fmt_int(r['full']) if r['full'] else 'none'} of {fmt_int(r['runs'])})"
            for r in sparse.iter_rows(named=True)]  # fmt: skip
     return f"{text} Not drawn, too few completions per window: {join_and(why)}."
 

@@ -44,7 +44,7 @@ import polars as pl
 from blkscope.analysis.characterise.cache_sweep import CONFIGURATION, MIN_HOT_PAGES, MISS_FRACTIONS, configurations
 from blkscope.analysis.characterise.metadata import TOP_FRACTION
 from blkscope.paper import table_to_tex
-from blkscope.paper.latex import count_word, fmt_float, fmt_int, fmt_pct, macro_file, span
+from blkscope.paper.latex import count_word, fmt_float, fmt_int, fmt_pct, join_and, macro_file, span
 from blkscope.paper.phrases import k_of_n
 
 GUARD = "BlkSweepNumbers"
@@ -142,10 +142,13 @@ def kept_phrase(runs: pl.DataFrame, steady: pl.DataFrame) -> str:
     head = f"{window} from {start}\\,s on, the end of the fixed warm-up"
     if st["trace_in_window"].fill_null(False).all():
         return f"{head}, inside the steady window in every run"
-    lead = span((st["window_start_s"] - st["trace_start_s"]).clip(lower_bound=0).round(0))
+    # the lead over the runs whose kept trace starts before their window (a run inside it has none to say)
+    out = st.filter(~pl.col("trace_in_window").fill_null(False))
+    lead = span((out["window_start_s"] - out["trace_start_s"]).clip(lower_bound=0).round(0))
+    where = "" if out.height == st.height else f" in {k_of_n(out.height, st.height, 'runs')}"
     rule = str(st["rule"].drop_nulls()[0]).split(" (")[0] if st["rule"].drop_nulls().len() else "the detector"
-    return (f"{head}; the steady window ({rule}) starts {lead}\\,s later, so the kept trace's first {lead}\\,s "
-            f"precede it")
+    return (f"{head}; the steady window ({rule}) starts {lead}\\,s later{where}, so the kept trace's first "
+            f"{lead}\\,s precede it")
 
 
 MEASURES = (("SSpan", "s", "rank exponent"), ("HotReadSpan", "hot1_read", "hottest share"),
@@ -167,10 +170,10 @@ def measures_phrase(runs: pl.DataFrame, m: dict[str, str], key: str) -> str:
             continue
         some = f" (in {k_of_n(n, x.len(), 'runs')})" if n < x.len() else ""
         have.append(f"a {name} of {m[f'{key}{k}']}{some}")
-    out = "give " + (", ".join(have[:-1]) + " and " + have[-1] if len(have) > 1 else have[0]) if have else "give"
+    out = f"give {join_and(have)}" if have else "give"
     if lack:
-        names = ", ".join(lack[:-1]) + " or " + lack[-1] if len(lack) > 1 else lack[0]
-        out += f"{', and' if have else ''} no {names}: too few pages for {'them' if len(lack) > 1 else 'it'}"
+        them = "them" if len(lack) > 1 else "it"
+        out += f"{', and' if have else ''} no {join_and(lack, 'or')}: too few pages for {them}"
     return out
 
 
