@@ -32,6 +32,7 @@ from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
 from blkscope.paper.claims import BAND_END, DECIDED, EXACT, NO_POOLED, condition_rule_words
 from blkscope.paper.claims_plan import AMENDMENT, Plan
+from blkscope.paper.headline import planned_verdicts
 from blkscope.paper.latex import (
     count_word,
     escape,
@@ -54,17 +55,6 @@ def _decided(column: str | pl.Expr) -> pl.Expr:
     """A decided verdict, labelled or not ("does not (exact)")."""
     col = pl.col(column) if isinstance(column, str) else column
     return col.fill_null("").str.contains(f"^({'|'.join(DECIDED)})")
-
-
-def as_planned(claims: pl.DataFrame) -> tuple[pl.Expr, pl.Expr]:
-    """Each row's verdict after and before Holm's correction as planned: the condition rule's rows by their planned
-    verdicts (verdict_planned, verdict_planned_unadjusted), the others by their own, so that the lists of what Holm
-    moved or what all runs change omit none of the rule's rows (issue Q review: S1-cass-read, S1-frag, S4-reader
-    were left out)."""
-    cols = set(claims.columns)
-    planned = pl.col("verdict_planned") if "verdict_planned" in cols else pl.lit(None, pl.Utf8)
-    before = pl.col("verdict_planned_unadjusted") if "verdict_planned_unadjusted" in cols else planned
-    return pl.coalesce(planned, pl.col("verdict")), pl.coalesce(before, planned, pl.col("verdict_unadjusted"))
 
 
 def _dated(d: str) -> datetime:
@@ -139,7 +129,7 @@ def amended_phrase(plan: Plan) -> str:
 def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
     family = claims.filter(pl.col("p_holm").is_not_nan() & pl.col("p_holm").is_not_null())
     pooled = claims.filter(pl.col("pooling").is_not_null())
-    after, before = as_planned(claims)
+    after, before = planned_verdicts(claims)
     moved = claims.filter(_decided(before) & ~_decided(after))
     # over all runs against the planned verdict before the correction, the condition rule's rows included
     differ = claims.filter((pl.col("condition") == "in-memory") & ~after.fill_null("").str.starts_with("not test")

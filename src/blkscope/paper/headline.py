@@ -85,6 +85,17 @@ def as_planned(r: dict, column: str = "verdict") -> str:
     return str(r.get("verdict_planned") or r.get(column) or "")
 
 
+def planned_verdicts(claims: pl.DataFrame) -> tuple[pl.Expr, pl.Expr]:
+    """Each row's verdict after and before Holm's correction as planned: the condition rule's rows by their planned
+    verdicts (verdict_planned, verdict_planned_unadjusted), the others by their own (as_planned, as expressions), so
+    that the lists of what Holm moved or what all runs change omit none of the rule's rows (issue Q review:
+    S1-cass-read, S1-frag, S4-reader were left out). Here, below claims_plan_tex, which reads it: no import cycle."""
+    cols = set(claims.columns)
+    planned = pl.col("verdict_planned") if "verdict_planned" in cols else pl.lit(None, pl.Utf8)
+    before = pl.col("verdict_planned_unadjusted") if "verdict_planned_unadjusted" in cols else planned
+    return pl.coalesce(planned, pl.col("verdict")), pl.coalesce(before, planned, pl.col("verdict_unadjusted"))
+
+
 def _ruled(rows: list[dict], n_judged: int, digits: bool, brief: bool = False) -> str:
     """The caveat beside the planned counts: "a rule set after the estimates were seen makes 18 of the 43 not
     testable here: 16 as run outside the condition their study states, 2 as journal latency read from runs under
@@ -271,10 +282,8 @@ def rule_moved(claims: pl.DataFrame) -> str:
 def moved(claims: pl.DataFrame) -> str:
     """The rows the multiplicity correction moved, by plan status: "5 post hoc rows (S1-cass-read, S2-ops, ...):
     2 replicate and 3 do not" each interval alone; "no row" where it moved none. Each row as planned (the condition
-    rule's rows by their planned verdicts, claims_plan_tex.as_planned), so that none of them is left out."""
-    from blkscope.paper.claims_plan_tex import as_planned as planned
-
-    after, before = planned(claims)
+    rule's rows by their planned verdicts, planned_verdicts), so that none of them is left out."""
+    after, before = planned_verdicts(claims)
     pairs = claims.with_columns(_after=after, _before=before)
     rows = [r for r in pairs.iter_rows(named=True) if str(r["_before"] or "") != str(r["_after"] or "")
             and not str(r["_after"] or "").startswith("not test")]
