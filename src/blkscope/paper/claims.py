@@ -680,7 +680,7 @@ def narrowed_by_plan(plan: Plan | None) -> dict[tuple[str, str], str]:
     if plan is None:
         return {}
     out: dict[tuple[str, str], list[str]] = {}
-    for d in sorted((d for d in plan.deviations if d.measure and d.short), key=lambda d: d.date):
+    for d in plan.narrowings:
         for cid in d.claims:
             out.setdefault((cid, d.condition), []).append(d.short)
     return {k: " and ".join(v) for k, v in out.items()}

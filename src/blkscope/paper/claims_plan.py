@@ -132,6 +132,12 @@ class Plan:
         return next((e for e in self.entries if e.claim_id == claim_id and e.condition == condition), None)
 
     @property
+    def narrowings(self) -> tuple[Deviation, ...]:
+        """The measure deviations that narrowed a claim's runs after its estimate was seen (those with `short`
+        words), in date order: the claims table's note and the sentence beside each number read these alike."""
+        return tuple(sorted((d for d in self.deviations if d.measure and d.short), key=lambda d: d.date))
+
+    @property
     def scale_batches(self) -> tuple[str, ...]:
         return tuple(sorted({b for e in self.entries if e.condition != "in-memory" for b in e.batches}))
 

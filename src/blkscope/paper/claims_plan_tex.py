@@ -196,7 +196,7 @@ def narrowed(plan: Plan, recomputed: pl.DataFrame) -> dict[str, str]:
     each alone undone: 1.71x [...] and 2.13x [...], both inconclusive; Table~\\ref{tab:deviations}", in the order of
     the changes' dates, from the deviations table's recomputed estimates (the table gives the estimate after)."""
     by = {(r["commit"], r["claim_id"]): r for r in recomputed.iter_rows(named=True)}
-    devs = sorted((d for d in plan.deviations if d.measure and d.short), key=lambda d: d.date)
+    devs = plan.narrowings
     out = {}
     for cid in dict.fromkeys(c for d in devs for c in d.claims):
         steps = [(d, by[(d.commit, cid)]) for d in devs if cid in d.claims and (d.commit, cid) in by]
