@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from blkscope.readers.numbers import guess_decimal, parse_int, parse_number
+from blkscope.readers.numbers import guess_decimal, parse_any, parse_int, parse_number
 
 
 @pytest.mark.parametrize(("text", "decimal", "value"), [
@@ -38,3 +38,18 @@ def test_guess_decimal() -> None:
     assert guess_decimal(["1.234,5"]) == ","
     assert guess_decimal(["1,234"]) == "."  # thousands grouping in en_US: not a decimal comma
     assert guess_decimal(["3.5", "7"]) == "."
+
+
+@pytest.mark.parametrize("text", ["1431.91", "66", "0", "-3.5", "1e5", "2.5E-3", ".5", "5.", "1.234", "1,234",
+                                  "0,00", "251,4", "1.234,5", "1,234.5", "35\u00a0298", " 12 ", "∞", "NaN", "+7"])
+def test_parse_any_is_the_guess_of_the_value_alone(text: str) -> None:
+    """parse_any's plain-decimal shortcut gives what guessing the value's own locale gives, for every form."""
+    want = parse_number(text, guess_decimal([text]))
+    got = parse_any(text)
+    assert got == want or (math.isnan(got) and math.isnan(want))
+
+
+def test_parse_any_rejects_what_parse_number_rejects() -> None:
+    for bad in ("12abc", "", "1.2.3,4,5", "1,2,3.4.5"):
+        with pytest.raises(ValueError):
+            parse_any(bad)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from blkscope.errors import InputError
-from blkscope.readers.numbers import guess_decimal, parse_number
+from blkscope.readers.numbers import parse_any
 from blkscope.readers.textlines import cut_line, numbered_lines, unterminated
 from blkscope.schemas import YCSB_SERIES, YCSB_SUMMARY
 
@@ -160,7 +160,7 @@ def _cut_summary(path: Path, report: Report, run: _Run) -> None:
 
 def _num(path: Path, n: int, text: str) -> float:
     try:
-        return parse_number(text, guess_decimal([text]))
+        return parse_any(text)
     except ValueError:
         raise InputError(path, f"line {n}", f"expected a number, got {text!r}") from None
 
