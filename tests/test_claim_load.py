@@ -101,9 +101,10 @@ def test_the_sentence_is_phrased_by_rule():
                                                     "differ in it")
     far = same | {"arm_a": "traced", "arm_b": "untraced", "load_a": 8.0, "load_b": 2.0, "diff": 6.0, "differs": True}
     one = {"n_arms": 1, "unrecorded": 0}
-    old = {"n_arms": 2, "unrecorded": 6, "unrecorded_runs": "r1 r2 r3 r4 r5 r6"}
+    old = {"n_arms": 2, "unrecorded": 6, "unrecorded_runs": "r1 r2 r3 r4 r5 r6", "unrecorded_early": True}
     # one arm recorded, the other not: its medians stand, so it is not "every run"; its unrecorded runs are S4-reader's
-    half = {"n_arms": 2, "unrecorded": 2, "unrecorded_runs": "r1 r2", "arm_a": "ext4", "load_a": 2.0}
+    half = {"n_arms": 2, "unrecorded": 2, "unrecorded_runs": "r1 r2", "arm_a": "ext4", "load_a": 2.0,
+            "unrecorded_early": True}
     t = _table(**{"S1-trace": far, "S2-ops": same, "S1-zipf": one, "S4-reader": old, "S4-mean": half})
     s = cl.sentence(t)
     assert "in one of the two judged rows with two recorded arms the arms' load differs, by at most 6.00" in s
@@ -116,6 +117,9 @@ def test_the_sentence_is_phrased_by_rule():
     # a run two rows read counts once (r1, r2 are S4-reader's and S4-mean's)
     assert "six were captured before run.yaml recorded the load" in s and "every run of S4-reader." in s
     assert "S4-mean" not in s.split("every run of")[1]
+    # a run without a load that started after the first run with one (an imported run): not called early
+    late = cl.sentence(_table(**{"S4-reader": old | {"unrecorded_early": False}}))
+    assert "six were without a load in their run.yaml and enter no median" in late and "captured before" not in late
     assert "S1-zipf has no two arms" in s
     m = cl.macros(t)
     assert m["ClaimLoadDiffer"] == "one" and m["ClaimLoadCompared"] == "two" and m["ClaimLoadMaxDiff"] == "6.00"
@@ -133,3 +137,20 @@ def test_a_load_of_zero_is_a_reading_not_a_missing_one():
 
     assert loadavg({"loadavg": 0.0}) == 0.0 and loadavg({"load_average": {"before": {"1min": 0.0}}}) == 0.0
     assert loadavg({"loadavg": None, "loadavg_start": "1.5 1.2 1.0"}) == 1.5 and loadavg({}) is None
+
+
+def test_runs_without_a_load_are_early_only_if_they_started_before_the_first_with_one():
+    arms = pl.DataFrame({"claim_id": ["S9-x"] * 4, "run_id": ["a1", "a2", "b1", "b2"], "arm": ["a", "a", "b", "b"]})
+    loads = pl.DataFrame({"run_id": ["a1", "a2", "b1", "b2"], "loadavg_1m": [None, 1.0, 2.0, 3.0],
+                          "start_utc": ["2026-11-20T01:00Z", "2026-11-21T01:00Z", "2026-11-22T01:00Z",
+                                        "2026-11-23T01:00Z"]})
+    claims = pl.DataFrame({"claim_id": ["S9-x"], "verdict": ["does not"]})
+    t = cl.table(claims, arms, loads)
+    assert t["unrecorded"][0] == 1 and t["unrecorded_early"][0] is True
+    late = loads.with_columns(start_utc=pl.Series(["2026-11-24T01:00Z", "2026-11-21T01:00Z", "2026-11-22T01:00Z",
+                                                   "2026-11-23T01:00Z"]))
+    assert cl.table(claims, arms, late)["unrecorded_early"][0] is False
+    unknown = loads.with_columns(start_utc=pl.Series([None, "2026-11-21T01:00Z", "2026-11-22T01:00Z",
+                                                      "2026-11-23T01:00Z"]))
+    assert cl.table(claims, arms, unknown)["unrecorded_early"][0] is False
+    assert cl.table(claims, arms, loads.with_columns(loadavg_1m=pl.lit(1.0)))["unrecorded_early"][0] is None

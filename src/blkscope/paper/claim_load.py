@@ -32,7 +32,7 @@ from blkscope.paper.latex import count_word, escape, fmt_float, fmt_int, join_an
 SCHEMA = {"claim_id": pl.Utf8, "arm_a": pl.Utf8, "arm_b": pl.Utf8, "n_a": pl.Int64, "n_b": pl.Int64,
           "load_a": pl.Float64, "load_b": pl.Float64, "diff": pl.Float64, "lo": pl.Float64, "hi": pl.Float64,
           "differs": pl.Boolean, "arms": pl.Utf8, "n_arms": pl.Int64, "unrecorded": pl.Int64,
-          "unrecorded_runs": pl.Utf8}  # fmt: skip
+          "unrecorded_runs": pl.Utf8, "unrecorded_early": pl.Boolean}  # fmt: skip
 
 
 def judged(claims: pl.DataFrame) -> list[str]:
@@ -46,13 +46,18 @@ def _median_diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.median(a, axis=-1) - np.median(b, axis=-1)
 
 
-def compare(row_id: str, arms: pl.DataFrame) -> dict:
-    """One row's diagnostic from its runs' (arm, loadavg_1m): medians per arm, and two arms compared (above)."""
+def compare(row_id: str, arms: pl.DataFrame, first: str | None = None) -> dict:
+    """One row's diagnostic from its runs' (arm, loadavg_1m[, start_utc]): medians per arm, and two arms compared
+    (above); `unrecorded_early` where every run without a load started before `first`, the first run with one."""
     have = arms.filter(pl.col("loadavg_1m").is_not_null())
     per = have.group_by("arm").agg(pl.col("loadavg_1m").sort(), med=pl.col("loadavg_1m").median()).sort("med", "arm")
-    missing = arms.filter(pl.col("loadavg_1m").is_null())["run_id"].unique().sort().to_list()
+    gone = arms.filter(pl.col("loadavg_1m").is_null())
+    missing = gone["run_id"].unique().sort().to_list()
+    starts = gone["start_utc"].to_list() if "start_utc" in gone.columns else [None]
+    early = bool(first) and all(s is not None and s < first for s in starts) if missing else None
     out = dict.fromkeys(SCHEMA) | {"claim_id": row_id, "unrecorded": arms.height - have.height,
-                                   "unrecorded_runs": " ".join(missing) or None, "n_arms": arms["arm"].n_unique()}
+                                   "unrecorded_runs": " ".join(missing) or None, "n_arms": arms["arm"].n_unique(),
+                                   "unrecorded_early": early}
     out["arms"] = "; ".join(f"{a} {m:.2f} (n {len(v)})" for a, v, m in per.iter_rows()) or None
     if per.height < 2:
         if per.height == 1:
@@ -68,7 +73,9 @@ def compare(row_id: str, arms: pl.DataFrame) -> dict:
 def table(claims: pl.DataFrame, arms: pl.DataFrame, loads: pl.DataFrame) -> pl.DataFrame:
     """Per judged row (in the claims table's order), its arms' load (SCHEMA)."""
     arms = arms.join(loads, on="run_id", how="left")
-    rows = [compare(r, arms.filter(pl.col("claim_id") == r)) for r in judged(claims)]
+    recorded = loads.filter(pl.col("loadavg_1m").is_not_null())
+    first = recorded["start_utc"].min() if "start_utc" in recorded.columns else None
+    rows = [compare(r, arms.filter(pl.col("claim_id") == r), first) for r in judged(claims)]
     return pl.DataFrame(rows, schema=SCHEMA, orient="row")
 
 
@@ -125,9 +132,14 @@ def sentence(t: pl.DataFrame) -> str:
     if unrecorded:
         # rows none of whose runs has a record (a row with one arm recorded has its medians: not "every run")
         none = t.filter(pl.col("load_a").is_null() & (pl.col("n_arms") >= 2))["claim_id"].to_list()
-        said += (f". Of the runs these rows read, {count_word(unrecorded)} "
-                 f"{'was' if unrecorded == 1 else 'were'} captured before run.yaml recorded the load and enter no "
-                 f"median" + (f", among them every run of {join_and([escape(x) for x in none])}" if none else ""))
+        # "captured before ...": only where every such run started before the first run with a record (a user's
+        # imported run may lack it for another reason)
+        early = t.filter(pl.col("unrecorded") > 0)["unrecorded_early"].fill_null(False).all()
+        why = ("captured before run.yaml recorded the load" if early else
+               f"without a load in {'its' if unrecorded == 1 else 'their'} run.yaml")
+        said += (f". Of the runs these rows read, {count_word(unrecorded)} {'was' if unrecorded == 1 else 'were'} "
+                 f"{why} and enter no median" + (f", among them every run of {join_and([escape(x) for x in none])}"
+                                                 if none else ""))
     one = t.filter(pl.col("n_arms") < 2)["claim_id"].to_list()
     if one:
         said += (f". {_rows(one)} no two arms that the estimator records (a one-sample measure, or arms the "

@@ -37,10 +37,14 @@ def loadavg(meta: dict) -> float | None:
 
 def before(run_ids: list[str], raw: Path) -> pl.DataFrame:
     """Per run of `run_ids` with a run.yaml under `raw`: its 1-minute load average before the workload (null where
-    the capture recorded none; the earliest captures did not)."""
+    the capture recorded none; the earliest captures did not) and when the run started (start_utc, ISO text; null
+    where unrecorded), so that whether the runs without a load are the early ones is read, not assumed."""
     rows = []
     for r in run_ids:
         f = Path(raw) / r / "run.yaml"
         if f.exists():
-            rows.append((r, loadavg(yamlio.load(f.read_text()) or {})))
-    return pl.DataFrame(rows, schema={"run_id": pl.Utf8, "loadavg_1m": pl.Float64}, orient="row")
+            meta = yamlio.load(f.read_text()) or {}
+            start = meta.get("start_utc") or (meta.get("timing") or {}).get("workload_start")
+            rows.append((r, loadavg(meta), str(start) if start else None))
+    return pl.DataFrame(rows, schema={"run_id": pl.Utf8, "loadavg_1m": pl.Float64, "start_utc": pl.Utf8},
+                        orient="row")
