@@ -181,6 +181,8 @@ def test_a_point_run_again_by_a_later_batch_is_read_from_it_and_its_first_runs_a
     lo, hi = f"{half.min():.2f}", f"{half.max():.2f}"
     assert m["SweepRedoneMissTenSpan"] == (lo if lo == hi else f"{lo} to {hi}")
     assert m["SweepMissTenMin"] == f"{min(half.min(), sweep['miss_10pct'].min()):.2f}"
+    # the fixture has no kernel column: said so, not a boot assumed
+    assert m["SweepRedoneKernelPhrase"] == "on a kernel build not recorded for every run"
     # a third batch running the point again: the first batch's runs are set aside once, not once per later batch
     third = again.with_columns(batch=pl.lit("third"), run_id=pl.col("run_id") + "-3")
     m3 = macros(pl.concat([both, third], how="diagonal"), (SWEEP, "later", "third"))
@@ -220,3 +222,14 @@ def test_a_redone_points_kept_trace_is_placed_against_its_steady_window_and_miss
     assert said == ("give a miss ratio at the larger cache of 1.00 (in one of the two runs), and no rank exponent, "
                     "hottest share or miss ratio at the smaller cache: too few pages for them")
     assert "--" not in said
+
+
+def test_a_redone_point_says_whether_it_ran_on_the_kernel_build_of_the_runs_set_aside():
+    from blkscope.paper.sweep_numbers import kernel_phrase
+
+    runs = lambda *k: pl.DataFrame({"kernel": list(k)}, schema={"kernel": pl.Utf8})  # noqa: E731
+    assert kernel_phrase(runs("6.18-v857", "6.18-v857"), runs("6.18-v782")) == (
+        "on another kernel build (6.18-v857 against 6.18-v782)")
+    assert kernel_phrase(runs("6.18-v782"), runs("6.18-v782", "6.18-v782")) == "on the same kernel build"
+    assert kernel_phrase(runs("a", "b"), runs("b")) == "partly on another kernel build (a and b against b)"
+    assert kernel_phrase(runs("a", None), runs("b")) == "on a kernel build not recorded for every run"

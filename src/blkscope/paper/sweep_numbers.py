@@ -26,7 +26,8 @@ point, whose 2-s windows held too few events, with its whole steady window kept:
 macros above, and both sets are given beside each other (read_and_aside): ...Redone... (the runs read) and
 ...Aside... (the runs set aside), each with its Runs, WindowS, EventsSpan, OpsSpan (YCSB's operations/s),
 RecordsSpan, SSpan (the fitted rank
-exponent), HotReadSpan with its HotFewPhrase, MissOneSpan and MissTenSpan.
+exponent), HotReadSpan with its HotFewPhrase, MissOneSpan and MissTenSpan; ...RedoneKernelPhrase says whether the
+runs read ran on the kernel build of those set aside (kernel_phrase).
 
     python -m blkscope.paper.sweep_numbers --sweep data/processed/analysis/cache_sweep.parquet \\
         --batch round4-sweep --batch round4-sweep-cassandra+round4-sweep-cassandra-2=SweepCass -o sweep.tex
@@ -128,6 +129,20 @@ SIDE = ("Runs", "WindowS", "EventsSpan", "OpsSpan", "RecordsSpan", "SSpan", "Hot
         "MissOneSpan", "MissTenSpan")  # a redone point's macros, for its runs read and its runs set aside
 
 
+def kernel_phrase(redone: pl.DataFrame, aside: pl.DataFrame) -> str:
+    """Whether a redone point's runs ran on the kernel build of the runs set aside (cache_sweep `kernel`): "on another
+    kernel build (6.18.44-fc-v857 against 6.18.44-fc-v782)", "on the same kernel build", or, where a run did not
+    record it, "on a kernel build not recorded for every run"."""
+    if "kernel" not in redone.columns or redone["kernel"].null_count() or aside["kernel"].null_count():
+        return "on a kernel build not recorded for every run"
+    a, b = (sorted(set(x["kernel"].to_list())) for x in (redone, aside))
+    if a == b:
+        return "on the same kernel build"
+    if set(a) & set(b):
+        return f"partly on another kernel build ({join_and(a)} against {join_and(b)})"
+    return f"on another kernel build ({join_and(a)} against {join_and(b)})"
+
+
 def kept_phrase(runs: pl.DataFrame, steady: pl.DataFrame) -> str:
     """Where the kept trace of a redone point's `runs` lies against the steady window the detector found in each
     (steady_state.parquet: trace_start_s, window_start_s, trace_in_window, rule): "keeping 120 s of trace from 60 s
@@ -222,6 +237,7 @@ def macros(table: pl.DataFrame, batches: str | tuple[str, ...], prefix: str = "S
         for key, runs in (("SweepRedone", redone), ("SweepAside", aside)):
             m |= {k: v for k, v in _ranges(runs, key).items() if k.removeprefix(key) in SIDE}
         m["SweepAsideMeasuresPhrase"] = measures_phrase(aside, m, "SweepAside")
+        m["SweepRedoneKernelPhrase"] = kernel_phrase(redone, aside)
         if steady is not None:
             m["SweepRedoneKeptPhrase"] = kept_phrase(redone, steady)
     return {prefix + k.removeprefix("Sweep"): v for k, v in m.items()}

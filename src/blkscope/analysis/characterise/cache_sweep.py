@@ -16,7 +16,8 @@ Per run (one row):
 - the trace: `window_s`, the kept window's length (run.yaml `tracer: window`; null: the whole run was kept), and
   `events`, the block events kept (run.yaml `tracer: events`). The counts below grow with both, so points of
   different windows are not alike. `ops_s`: YCSB's overall throughput (run.yaml `<workload>: overall_throughput`),
-  what drove those events.
+  what drove those events. `kernel`: the kernel release it ran on (run.yaml `kernel`; runs of two builds, i.e. two
+  boots of the machine, differ in more than their configuration).
 - the skew: the fitted rank exponent `s` (with its interval and goodness-of-fit p) of all accesses (zipf table,
   op all); the hottest 1 % of touched pages' share of read and of write accesses (`hot1_read`, `hot1_write`) and
   the metadata (REQ_META) share of all accesses (`meta_share`) and of the hot pages' accesses (`hot_meta_share`);
@@ -54,7 +55,7 @@ SCHEMA = {
     "image_bytes": pl.Int64, "cache_kind": pl.Utf8, "cache_bytes": pl.Float64, "cache_to_data": pl.Float64,
     "data_pages": pl.Float64, "touched_pages": pl.Float64, "s": pl.Float64, "s_lo": pl.Float64, "s_hi": pl.Float64,
     "p_gof": pl.Float64, "hot1_read": pl.Float64, "hot1_write": pl.Float64, "meta_share": pl.Float64,
-    "hot_meta_share": pl.Float64, "miss_1pct": pl.Float64, "miss_10pct": pl.Float64,
+    "hot_meta_share": pl.Float64, "miss_1pct": pl.Float64, "miss_10pct": pl.Float64, "kernel": pl.Utf8,
 }  # fmt: skip
 # a configuration of the sweep: which cache stood in front of the data, how large, over how many records (its
 # repeats share all three)
@@ -97,7 +98,7 @@ def cache_facts(run_yaml: Path) -> dict:
             "directreads": None if direct is None else bool(direct), "recordcount": records, "record_bytes": size,
             "data_bytes": data, "image_bytes": (meta.get("image") or {}).get("allocated_bytes"), "cache_kind": kind,
             "cache_bytes": cache, "cache_to_data": cache / data if data else None,
-            "data_pages": data / PAGE if data else None}  # fmt: skip
+            "data_pages": data / PAGE if data else None, "kernel": meta.get("kernel")}  # fmt: skip
 
 
 def miss_at(mrc: pl.DataFrame, reuse: pl.DataFrame, fractions=MISS_FRACTIONS) -> dict:
