@@ -154,3 +154,24 @@ def test_runs_without_a_load_are_early_only_if_they_started_before_the_first_wit
                                                       "2026-11-23T01:00Z"]))
     assert cl.table(claims, arms, unknown)["unrecorded_early"][0] is False
     assert cl.table(claims, arms, loads.with_columns(loadavg_1m=pl.lit(1.0)))["unrecorded_early"][0] is None
+
+
+def test_the_command_writes_macros_table_and_csv_from_real_run_yamls(tmp_path):
+    """`python -m blkscope.paper.claim_load` on two real runs with a load and one without (captured earlier): the
+    table, its csv and the macros agree, and the sentence counts the one run without a load as early."""
+    ids = sorted(r.name for r in RAW.iterdir() if (r / "run.yaml").exists())
+    loads = before(ids, RAW)
+    some = loads.filter(pl.col("loadavg_1m").is_not_null())["run_id"].to_list()[:2]
+    none = loads.filter(pl.col("loadavg_1m").is_null())["run_id"].to_list()[:1]
+    assert len(some) == 2 and none
+    pl.DataFrame({"claim_id": ["S9-x"], "verdict": ["does not"]}).write_parquet(tmp_path / "claims.parquet")
+    pl.DataFrame({"claim_id": ["S9-x"] * 3, "run_id": [*some, *none], "arm": ["a", "b", "b"]}).write_parquet(
+        tmp_path / "arms.parquet")
+    out, table, csv = tmp_path / "load.tex", tmp_path / "load.parquet", tmp_path / "load.csv"
+    assert cl.main(["--claims", str(tmp_path / "claims.parquet"), "--arms", str(tmp_path / "arms.parquet"),
+                    "--raw", str(RAW), "-o", str(out), "--table", str(table), "--csv", str(csv)]) == 0
+    t = pl.read_parquet(table)
+    assert t["unrecorded"].to_list() == [1] and t["unrecorded_early"].to_list() == [True] and t["n_arms"][0] == 2
+    assert pl.read_csv(csv)["claim_id"].to_list() == ["S9-x"]
+    tex = out.read_text()
+    assert r"\newcommand{\ClaimLoadJudged}{one}" in tex and "one was captured before run.yaml recorded the load" in tex

@@ -636,6 +636,9 @@ def test_zipf_ccdf_cuts_a_steep_fit_at_its_panels_lowest_point_and_leaves_out_se
     assert min(spec["spec"]["layer"][0]["encoding"]["y"]["scale"]["domain"]) == pytest.approx(1e-4)
     assert zipf_ccdf._setups(table.filter(pl.col("kind") == "data")) == ([skewed], ["fio randrw"])
     assert "without fio r/w (each page accessed once: a CCDF of one point)." in zipf_ccdf.caption(table)
+    # every setup drawn: the caption is the constant text, ended; no traced run: said
+    assert zipf_ccdf.caption(table.filter(pl.col("setup") == skewed)) == zipf_ccdf.CAPTION + "."
+    assert zipf_ccdf.caption(table.clear()).endswith("}. No traced run: nothing is drawn.")
 
 
 def test_request_sizes_fill_the_empty_classes_between_a_runs_sizes_with_zero():
@@ -659,7 +662,10 @@ def test_cache_sweep_caption_names_each_configuration_whose_runs_kept_windows_of
     rows += [conf | {"recordcount": 7_000, "window_s": 2.0}] * 2  # one window: not named
     cap = cache_sweep.caption(pl.DataFrame(rows))
     assert "Runs of one configuration kept trace windows of different lengths, each drawn: Cassandra with " in cap
-    assert "70{,}000 records under a 640\\,MiB cap (2 and 120\\,s)." in cap and "7{,}000 records" not in cap, cap
+    assert "70{,}000 records under a 640\\,MiB cap (2\\,s and 120\\,s)." in cap and "7{,}000 records" not in cap, cap
+    # a run that kept its whole trace (no window set: null) is said so, after the windows
+    whole = cache_sweep.caption(pl.DataFrame([*rows, conf | {"recordcount": 70_000, "window_s": None}]))
+    assert "640\\,MiB cap (2\\,s, 120\\,s and the whole run)." in whole and "--" not in whole, whole
 
 
 def test_io_over_time_colours_only_the_filesystems_it_draws():

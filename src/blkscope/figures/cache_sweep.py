@@ -33,19 +33,26 @@ CONFIGURATION = ["cache_kind", "cache_bytes", "recordcount"]
 MIN_HOT_PAGES = 100  # the table's cache_sweep.MIN_HOT_PAGES (the same test checks it): fewer read pages, no hot share
 
 
+def _window(w: float | None) -> str:
+    """A kept trace window's length as a caption says it: "120\\,s", or the whole run where none was set (null)."""
+    from blkscope.paper.latex import fmt_float
+
+    return "the whole run" if w is None else f"{fmt_float(w, 0)}\\,s"
+
+
 def _windows_apart(done: pl.DataFrame) -> str:
     """The configurations whose runs kept windows of different lengths (a run again with a longer window, or the
     same configuration in another study's batch), each named with its windows: both sets are drawn, by shape."""
     from blkscope.paper.latex import count_word, fmt_float, fmt_int, join_and
 
-    by = done.group_by([*CONFIGURATION, "database"]).agg(pl.col("window_s").unique().sort()).filter(
+    by = done.group_by([*CONFIGURATION, "database"]).agg(pl.col("window_s").unique().sort(nulls_last=True)).filter(
         pl.col("window_s").list.len() > 1).sort("database", "recordcount", "cache_bytes")  # fmt: skip
     if by.is_empty():
         return ""
     cache = {"memory cap": "cap"}
     named = [f"{DATABASES.get(r['database'], r['database'])} with {fmt_int(r['recordcount'])} records under a "
              f"{fmt_float(r['cache_bytes'] / 2**20, 0)}\\,MiB {cache.get(r['cache_kind'], 'block cache')} "
-             f"({join_and([fmt_float(w, 0) for w in r['window_s']])}\\,s)" for r in by.iter_rows(named=True)]
+             f"({join_and([_window(w) for w in r['window_s']])})" for r in by.iter_rows(named=True)]
     which = "one configuration" if by.height == 1 else f"{count_word(by.height)} configurations"
     return f" Runs of {which} kept trace windows of different lengths, each drawn: {join_and(named)}."
 
