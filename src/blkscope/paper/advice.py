@@ -41,7 +41,7 @@ import polars as pl
 
 from blkscope.analysis.summaries.run_groups import LIGHT
 from blkscope.paper import headline, literature, table_to_tex
-from blkscope.paper.claims import DECIDED
+from blkscope.paper.claims import DECIDED, PER_STRATUM
 from blkscope.paper.latex import counted, escape, fmt_int, join_and, macro_file, macro_name, seconds_unbroken, tidy
 from blkscope.paper.load_numbers import DECIDE_WITHIN, run_length, side
 from blkscope.paper.phrases import NEAR, WIDE, k_of_n, per_what, plan_status, says, shown, verdict_text, where
@@ -169,7 +169,7 @@ def evidence(r: dict, stated: bool = False, placed: bool = False) -> str:
     v = str(r["verdict"])
     if v.startswith("not test"):
         return f"{r['claim_id']}: {verdict_text(r)}"
-    pooled = r.get("pooling") == "random effects"
+    pooled = r.get("pooling") == PER_STRATUM
     why = undecided(r) if v == "inconclusive" and not pooled else ""
     why = why if "multiplicity" in why else ""  # the repeats that would decide: the claims table gives them
     spread = strata_side(r) if pooled else None
@@ -252,7 +252,7 @@ def more_row(rows: dict[str, dict], claim: str, asks: str) -> str:
     if r is None:
         return ""
     v = str(r["verdict"])
-    if r.get("pooling") == "random effects" and v.startswith(DECIDED) and (s := strata_side(r)):
+    if r.get("pooling") == PER_STRATUM and v.startswith(DECIDED) and (s := strata_side(r)):
         return f"and {asks} {s[1]} ({evidence(r)})"
     said = ("is undecided" if v.startswith("inconclusive") else "is untested" if v.startswith("not test")
             else "holds" if v.startswith("replicates") else "does not hold")
@@ -290,7 +290,7 @@ def phrase(t: Topic, r: dict | None, rows: dict[str, dict] | None = None) -> str
         return f"{CANNOT_SAY} whether ``{r['claim']}'' ({evidence(r)}){beside}"
     if t.runs and (other := off_subject(r, rows or {}, t.runs[0])) is not None:
         return f"{NO_ADVICE} {t.subject}: its row reads {other}, not {t.runs[1]} ({evidence(r)}){beside}"
-    if r.get("pooling") == "random effects":
+    if r.get("pooling") == PER_STRATUM:
         # the strata disagree on the size only: the direction they share is advice
         if v.startswith(DECIDED) and (s := strata_side(r)):
             words = t.above if s[0] == "above" else t.below

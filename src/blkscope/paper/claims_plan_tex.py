@@ -30,7 +30,7 @@ import polars as pl
 from blkscope.paper import claim_heterogeneity as hg
 from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
-from blkscope.paper.claims import BAND_END, DECIDED, EXACT, NO_POOLED, condition_rule_words
+from blkscope.paper.claims import BAND_END, DECIDED, EXACT, NO_POOLED, PER_STRATUM, condition_rule_words
 from blkscope.paper.claims_plan import AMENDMENT, Plan
 from blkscope.paper.headline import planned_verdicts
 from blkscope.paper.latex import (
@@ -166,7 +166,7 @@ def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
         "ClaimsDeviationsAfterIds": _after_ids(plan),
         "ClaimsMovedByHolm": _ids(moved),
         "ClaimsPooled": fmt_int(pooled.height),
-        "ClaimsHeterogeneous": _ids(pooled.filter(pl.col("pooling") == "random effects")),
+        "ClaimsHeterogeneous": _ids(pooled.filter(pl.col("pooling") == PER_STRATUM)),
         "ClaimsIsquaredMax": fmt_int(100 * pooled["i2"].max()) if pooled.height else "--",
         "ClaimsIsquaredCut": fmt_int(100 * hg.I2_MAX),
         "ClaimsPqCut": f"{hg.P_Q_MIN:g}",

@@ -290,8 +290,8 @@ def confound_notes(claims: pl.DataFrame) -> str:
 
 
 def verdict_cell(r: dict) -> str | None:
-    """A verdict as the table prints it: with the range of its strata where they disagree (claims.csv
-    `per_stratum`), the condition its runs are not in, against the study's (`caveat`), and the exploratory
+    """A verdict as the table prints it (where the strata disagree, their range is the estimate's cell, claims.csv
+    `ours`): with the condition its runs are not in, against the study's (`caveat`), and the exploratory
     estimate in the study's regime beside it (`ours_scale`)."""
     ruled = ruled_parts(r)  # the condition rule's row: the planned verdict, its caveat after (as the headline)
     v = ruled[0] if ruled else r.get("verdict")
@@ -300,8 +300,6 @@ def verdict_cell(r: dict) -> str | None:
         v = f"{v}; {ruled[1]}"
     if r.get("same_as"):
         v = f"{v}; counted with {r['same_as']}: the same runs and throughput"
-    if r.get("per_stratum"):
-        v = f"{v}; {r['per_stratum']}"
     if r.get("caveat") and not r.get("verdict_planned"):
         v = f"{v}; unlike the study: {r['caveat']}"
     if r.get("ours_scale"):
