@@ -61,7 +61,7 @@ def test_every_deviation_names_planned_claims_and_both_estimates(plan):
     # rule, and S2-ops-cap's secondary measure over the saturated part of each run (its planned verdict stays)
     assert [(d.kind, d.condition) for d in plan.deviations if not d.measure] == [
         ("selection", "scale"), ("verdict rule", "in-memory"), ("secondary", "in-memory"), ("correction", "scale"),
-        ("headline", "scale")]
+        ("headline", "scale"), ("pooling", "in-memory")]
     assert all(d.short and d.date > plan.date for d in plan.deviations if not d.measure)
     # a secondary measure changes no fingerprint, and the paper's table recomputes both its estimates
     second = [d for d in plan.deviations if d.kind == "secondary"]
@@ -154,7 +154,7 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
         "verdict_unadjusted": ["replicates", "does not", "inconclusive", "not tested (no runs)", exact, exact],
         "verdict": ["replicates", "inconclusive", "inconclusive", "not tested (no runs)", exact, exact],
         "verdict_all": ["replicates", "does not", "replicates", "not tested (no runs)", exact, exact],
-        "p_holm": [0.01, 0.2, 0.9] + [float("nan")] * 3, "pooling": ["fixed", "random effects"] + [None] * 4,
+        "p_holm": [0.01, 0.2, 0.9] + [float("nan")] * 3, "pooling": ["fixed", "per stratum"] + [None] * 4,
         "i2": [0.1, 0.93] + [None] * 4,
     })  # fmt: skip
     m = plan_macros(plan, claims)
@@ -216,7 +216,7 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
     assert plan_macros(plan, claims)["ClaimsDeviationsAfterIds"] == (
         "the scale rows' second RocksDB batch, S4-reader, S1-cass-write, the condition rule, a secondary measure of "
         "S2-ops-cap over the saturated part of each run, the load label of unthrottled jobs, the headline's planned "
-        "verdicts")
+        "verdicts, strata that disagree judged one by one")
     # what the headline counts (issue Q review): the plan's words before, and after the counts as the abstract gives
     # them today with the row as it stands
     head = next(x for x in plan.deviations if x.kind == "headline")

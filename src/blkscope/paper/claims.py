@@ -19,13 +19,16 @@ no variance would give p = 0).
 `n_needed` is asked at the family's level (claim_multiplicity.family_level): the repeats per arm at which the
 adjusted verdict, not only the row's own interval, would decide.
 Pooled strata are tested first (`heterogeneity`, `i2`, `p_q`; blkscope.paper.claim_heterogeneity): `pooling` is
-`fixed` where they agree and `random effects` (DerSimonian-Laird) where they do not. `runs_read` (with the strata it
+`fixed` where they agree and `per stratum` where they do not: then no pooled interval is printed (`ours` gives the
+strata's range, `estimate`/`lo`/`hi` are null) and each stratum is judged on its own Welch interval at the claim's
+level, an intersection-union test (claim_verdict.strata_verdict): `replicates` or `does not` only where every stratum
+is, else `inconclusive: strata disagree` (counted as inconclusive; `reason` counts the strata's own verdicts), its
+p_decide the test's (the largest of the strata's p for the kind), in Holm's family. `runs_read` (with the strata it
 compared in the emulated guest named, where the plan says host runs), `window` (with the length of the runs read)
 and `n_planned` are the plan's; `n` the runs read per arm; `run_s_lo`, `run_s_hi` the shortest and longest of them (s).
 `caveat` says where a judged row's runs are not in the condition the study's numbers came from (Regime: "in
 memory, runs of 2 s", "light load"), by rule, beside a verdict that stays the plan's; `per_stratum` is the range of
-the strata's effects where the strata a row pools disagree (the planned random-effects verdict stays; the table
-prints the range beside it); `ours_all` and `verdict_all` give that range and no pooled verdict where the strata of
+the strata's effects where the strata a row pools disagree (as `ours` then); `ours_all` and `verdict_all` give that range and no pooled verdict where the strata of
 all runs disagree (all_runs_text). `ours_scale`, beside an
 in-memory row of a claim the plan gives no scale row, is its measure over its study's scale batches (exploratory).
 `verdict_planned` (`verdict_planned_unadjusted` before Holm) is the plan's verdict of a row the condition rule
@@ -602,8 +605,8 @@ def _row(c: Claim, r, entry, everything, span: tuple[float, float] | None = None
     v = verdict_of(r, c.size)
     test = ("each stratum's own interval, intersection-union" if split else e.test if e else "") + \
         f"; {100 * c.size.level:.0f} % interval vs the band"
-    # at Holm's family level where the interval gives the verdict; nan for random effects (no per-arm spread) and
-    # for an exact value (no spread to narrow)
+    # at Holm's family level where the interval gives the verdict; nan for strata that disagree (no pooled
+    # estimate) and for an exact value (no spread to narrow)
     level = mt.family_level(c.size.level, family) if in_family(r) else c.size.level
     need = vd.n_needed(e, c.size, level) if e is not None and not exact(e) else math.nan
     if e is not None and math.isfinite(need) and at_band_end(e.value, c.size):

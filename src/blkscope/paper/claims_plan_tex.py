@@ -30,7 +30,7 @@ import polars as pl
 from blkscope.paper import claim_heterogeneity as hg
 from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
-from blkscope.paper.claims import BAND_END, DECIDED, EXACT, NO_POOLED, PER_STRATUM, condition_rule_words
+from blkscope.paper.claims import BAND_END, DECIDED, EXACT, NO_POOLED, PER_STRATUM, claim_of, condition_rule_words
 from blkscope.paper.claims_plan import AMENDMENT, Plan
 from blkscope.paper.headline import planned_verdicts
 from blkscope.paper.latex import (
@@ -265,6 +265,15 @@ def _planned(row: dict, planned: bool = True) -> str:
     return f"{ours} ({verdict})"  # (", exact": no nesting)
 
 
+def _holm_beside(row: dict) -> str:
+    """_planned's estimate and planned verdict, with the row's own beside it where Holm's correction moved it
+    ("0.09x (inconclusive; does not before Holm)")."""
+    own = row.get("verdict_planned_unadjusted") or row.get("verdict_unadjusted")
+    said = _planned(row)
+    moved = own and str(own) != str(row.get("verdict_planned") or row["verdict"])
+    return f"{said[:-1]}; {own} before Holm)" if moved else said
+
+
 MANY = 4  # a change of more claims prints those whose verdict it moved, and counts the rest
 
 
@@ -295,6 +304,9 @@ def rule_cells(d, claims: pl.DataFrame | None) -> tuple[list[str], str, str]:
 
             now = "; ".join(x for x in (escape(f"the headline: {abstract_counts(claims)}"), now) if x)
         return ids or list(d.claims), escape(d.before), "; ".join(x for x in (now, escape(d.after)) if x)
+    if d.kind == "pooling":  # before: the plan's words (as they were); after: each row whose strata disagree now
+        ids = [i for i, r in by.items() if claim_of(i) in d.claims and r.get("pooling") == PER_STRATUM]
+        return ids or list(d.claims), escape(d.before), _named([(i, escape(_holm_beside(by[i]))) for i in ids])
     if d.kind == "selection":
         ids = [cid if d.condition == "in-memory" else f"{cid}-{d.condition}" for cid in d.claims]
         ids = [i for i in ids if i in by]
