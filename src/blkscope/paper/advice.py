@@ -10,7 +10,8 @@ judged alone), else its in-memory row. The rule:
 - a row whose runs are not of the topic's subject (`runs`: a data directory's advice from a database's runs, not
   fio's): "no advice on" the subject, and what the row's runs are (issue Q review: btrfs for data directories
   rested on fio, the journal writer and sysbench);
-- a row that pools strata that disagree (`pooling` "random effects"): no advice follows from the pooled estimate;
+- a row whose strata disagree (`pooling` "per stratum": none pooled, each judged on its own interval, the row
+  decided only where every stratum is): no advice follows from a pooled figure;
   the words say how many strata disagree (from `heterogeneity`: Q on k - 1 df) and, for a ratio, the per-stratum
   range (from `measurement`), and whether the strata differ in the effect's size (every stratum on one side of no
   effect) or in its direction; a decided row whose strata share a side gives that direction, not its size;
@@ -41,6 +42,7 @@ import polars as pl
 
 from blkscope.analysis.summaries.run_groups import LIGHT
 from blkscope.paper import headline, literature, table_to_tex
+from blkscope.paper.claim_verdict import STRATA_DISAGREE
 from blkscope.paper.claims import DECIDED, PER_STRATUM
 from blkscope.paper.latex import counted, escape, fmt_int, join_and, macro_file, macro_name, seconds_unbroken, tidy
 from blkscope.paper.load_numbers import DECIDE_WITHIN, run_length, side
@@ -173,7 +175,8 @@ def evidence(r: dict, stated: bool = False, placed: bool = False) -> str:
     why = undecided(r) if v == "inconclusive" and not pooled else ""
     why = why if "multiplicity" in why else ""  # the repeats that would decide: the claims table gives them
     spread = strata_side(r) if pooled else None
-    said = [spread[2] if spread else "strata disagree" if pooled else ours if ours != "--" and not stated else "",
+    said = [spread[2] if spread else "" if STRATA_DISAGREE in v else "strata disagree" if pooled
+            else ours if ours != "--" and not stated else "",
             v.removesuffix(" (exact)") + (f": {why}" if why else ""), "" if pooled or placed else where(r, True)]
     tail = [plan_status(r)] + ([f"runs of {run_length(r)}"] if run_length(r) else [])
     return f"{r['claim_id']}: {', '.join(x for x in said if x)}; {'; '.join(tail)}"
