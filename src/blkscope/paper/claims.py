@@ -28,8 +28,8 @@ compared in the emulated guest named, where the plan says host runs), `window` (
 and `n_planned` are the plan's; `n` the runs read per arm; `run_s_lo`, `run_s_hi` the shortest and longest of them (s).
 `caveat` says where a judged row's runs are not in the condition the study's numbers came from (Regime: "in
 memory, runs of 2 s", "light load"), by rule, beside a verdict that stays the plan's; `per_stratum` is the range of
-the strata's effects where the strata a row pools disagree (as `ours` then); `ours_all` and `verdict_all` give that range and no pooled verdict where the strata of
-all runs disagree (all_runs_text). `ours_scale`, beside an
+the strata's effects where the strata a row pools disagree (as `ours` then); `ours_all` and `verdict_all` give
+that range and no pooled verdict where the strata of all runs disagree (all_runs_text). `ours_scale`, beside an
 in-memory row of a claim the plan gives no scale row, is its measure over its study's scale batches (exploratory).
 `verdict_planned` (`verdict_planned_unadjusted` before Holm) is the plan's verdict of a row the condition rule
 (by_condition, set after the estimates were seen: the plan's deviations list it) made `not testable here:
