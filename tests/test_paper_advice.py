@@ -228,7 +228,7 @@ def test_the_tracing_advice_compares_each_database_with_the_studys_own_figure_fo
         "11.6 % (S1-trace-cass: does not, wholly below the claimed 24-36 %; post hoc); tracing RocksDB with data "
         "at least 10 times its memory cost 23.9 % [19.0 %, 28.2 %] (S1-trace-scale: inconclusive; confirmatory), "
         "20.3 % [12.8 %, 27.1 %] on btrfs alone, where the study saw about 36 % for RocksDB on btrfs "
-        "(S1-trace-btrfs at scale: exploratory); our row pooling every workload is post hoc (S1-trace: not "
+        "(S1-trace-btrfs at scale: exploratory); our row over every workload is post hoc (S1-trace: not "
         "testable here: in memory)")
     assert "exploratory" not in said.split("; our row")[1]
     assert "[-" not in said and " -" not in said  # no minus sign: the upper end of an interval across zero

@@ -108,7 +108,7 @@ TOPICS = (
 # 24-36 % was Cassandra's (the Cassandra rows, judged against it); for RocksDB it saw about 36 % on btrfs and a faster
 # traced run on ext4 (no cost), so the scale condition's RocksDB row over three filesystems is given without the
 # Cassandra band, and its btrfs runs alone (S1-trace-btrfs at scale, exploratory) beside the study's btrfs figure.
-# Our row pooling every workload (S1-trace) is named with its plan status (tracing())
+# Our row over every workload (S1-trace) is named with its plan status (tracing())
 TRACING = "AdviceTracing"
 TRACING_ROWS = (("S1-trace-cass", "Cassandra"), ("S1-trace-ycsb-cass", "Cassandra under YCSB"))
 TRACING_ROCKSDB = ("S1-trace-scale", "RocksDB with data at least {k} times its memory")
@@ -321,7 +321,7 @@ def tracing(claims: pl.DataFrame) -> str:
     """Block tracing in production, from the rows whose workload the study's figures came from (TRACING_ROWS, the
     Cassandra rows against its Cassandra 24-36 %): a row decided below the claimed size by the upper end of its
     interval ("cost at most 11.6 %"), any other by its estimate [interval]; RocksDB's scale row without that band
-    (TRACING_ROCKSDB) and its btrfs runs beside the study's RocksDB-on-btrfs figure (TRACING_BTRFS); our pooled row
+    (TRACING_ROCKSDB) and its btrfs runs beside the study's RocksDB-on-btrfs figure (TRACING_BTRFS); our row
     over every workload (S1-trace) with its plan status and verdict."""
     rows = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
     said = []
@@ -346,7 +346,7 @@ def tracing(claims: pl.DataFrame) -> str:
     if not said:
         return f"{CANNOT_SAY} what block tracing costs in production: the claims table has none of its rows"
     p = rows.get(TRACING_POOLED)
-    pooled = f"; our row pooling every workload is {plan_status(p)} ({evidence(p)})" if p is not None else ""
+    pooled = f"; our row over every workload is {plan_status(p)} ({evidence(p)})" if p is not None else ""
     return f"block tracing in production only with its cost measured at its own load: {'; '.join(said)}{pooled}"
 
 
