@@ -233,6 +233,17 @@ def test_the_tracing_advice_compares_each_database_with_the_studys_own_figure_fo
     assert "exploratory" not in said.split("; our row")[1]
     assert "[-" not in said and " -" not in said  # no minus sign: the upper end of an interval across zero
     assert advice.phrases(_claims([]))["AdviceTracing"].startswith("this study cannot say")
+    # issue Q: the advice rests on a decided row alone; with none decided (S1-trace-cass inconclusive), no advice,
+    # the costs said as its evidence, and the abstract makes no choice on tracing
+    none = c.with_columns(verdict=pl.when(pl.col("claim_id") == "S1-trace-cass").then(pl.lit("inconclusive"))
+                          .otherwise(pl.col("verdict")))
+    undecided = advice.phrases(none)["AdviceTracing"]
+    assert undecided.startswith(f"no advice on {advice.TRACING_SUBJECT}: no row of its cost decides; tracing "
+                                "Cassandra cost 2.4 % [")
+    assert "only with its cost measured" not in undecided
+    assert "(S1-trace-scale: inconclusive; confirmatory)" in undecided
+    abstract = advice.abstract_advice(none)  # the topics no row backs said as one: "no choice on X, ... or Y"
+    assert abstract.endswith(f" or {advice.TRACING_SUBJECT} (S1-trace-cass)") and "only with its cost" not in abstract
 
 
 def test_no_wording_of_any_outcome_characterises_a_range_or_types_a_number():

@@ -322,9 +322,10 @@ def tracing(claims: pl.DataFrame) -> str:
     Cassandra rows against its Cassandra 24-36 %): a row decided below the claimed size by the upper end of its
     interval ("cost at most 11.6 %"), any other by its estimate [interval]; RocksDB's scale row without that band
     (TRACING_ROCKSDB) and its btrfs runs beside the study's RocksDB-on-btrfs figure (TRACING_BTRFS); our row
-    over every workload (S1-trace) with its plan status and verdict."""
+    over every workload (S1-trace) with its plan status and verdict. The advice rests on a decided row alone: where
+    none of these rows decides, "no advice on block tracing in production", the rows' costs said as the evidence."""
     rows = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
-    said = []
+    said, decided = [], []
     for claim, who in TRACING_ROWS:
         r = claim_row(rows, claim)
         if r is None or str(r["verdict"]).startswith("not test") or ends(r) is None:
@@ -332,8 +333,10 @@ def tracing(claims: pl.DataFrame) -> str:
         below = str(r["verdict"]).startswith("does not") and where(r).startswith("wholly below")
         cost = f"at most {ends(r)[1]}" if below else tidy(str(r["ours"]))
         said.append(f"tracing {who} cost {cost} ({evidence(r, True)})")
+        decided.append(str(r["verdict"]).startswith(DECIDED))
     r = claim_row(rows, TRACING_ROCKSDB[0])
     if r is not None and not str(r["verdict"]).startswith("not test") and ends(r) is not None:
+        decided.append(str(r["verdict"]).startswith(DECIDED))
         k = re.search(r"data >= (\d+(?:\.\d+)?)x cap", str(r.get("runs_read") or ""))
         who = TRACING_ROCKSDB[1].format(k=k.group(1) if k else "ten")
         rocks = f"tracing {who} cost {tidy(str(r['ours']))} ({evidence(r, True, True)})"
@@ -347,6 +350,8 @@ def tracing(claims: pl.DataFrame) -> str:
         return f"{CANNOT_SAY} what block tracing costs in production: the claims table has none of its rows"
     p = rows.get(TRACING_POOLED)
     pooled = f"; our row over every workload is {plan_status(p)} ({evidence(p)})" if p is not None else ""
+    if not any(decided):
+        return f"{NO_ADVICE} {TRACING_SUBJECT}: no row of its cost decides; {'; '.join(said)}{pooled}"
     return f"block tracing in production only with its cost measured at its own load: {'; '.join(said)}{pooled}"
 
 
