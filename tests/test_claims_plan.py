@@ -450,3 +450,26 @@ def test_strata_that_disagree_are_the_reason_for_no_verdict_not_a_verdict_and_mi
     assert escape("a few of us") == "a few of us"
     # the PDF check reads the micro sign back as the table's "us"
     assert squash("1.12 \u03bcs".translate(_TYPESET)) == squash("1.12 us")
+
+
+def test_the_pooling_rules_row_names_the_rows_it_moved_and_counts_the_rest(plan):
+    """The deviation that stopped pooling strata that disagree: one row of the deviations table, the rows whose
+    verdict it moved (as the headline counts them) with their estimates before (the plan's words) and after (the
+    claims table's), the others counted, so that the row fits a page."""
+    from blkscope.paper.claims_plan_tex import rule_cells
+
+    d = next(x for x in plan.deviations if x.kind == "pooling")
+    rows = {"S1-trace": ("per stratum -19.4 % to 26.6 %, 21 strata disagree", "inconclusive: strata disagree"),
+            "S3-cow-ext4": ("per stratum 1.03x to 5.39x, 14 strata disagree", "inconclusive: strata disagree"),
+            "S2-merge-cap": ("per stratum 16.86x to 19.90x, 2 strata disagree", "replicates"),
+            "S2-ops": ("0.95x [0.83x, 1.10x]", "does not")}
+    claims = pl.DataFrame({"claim_id": list(rows), "ours": [o for o, _ in rows.values()],
+                           "verdict": [v for _, v in rows.values()], "verdict_planned": [None] * 4,
+                           "pooling": ["per stratum"] * 3 + ["fixed"]}, schema_overrides={"verdict_planned": pl.Utf8})
+    ids, before, after = rule_cells(d, claims)
+    assert ids == ["S1-trace", "S3-cow-ext4", "S2-merge-cap"]  # the rows whose strata disagree, no other
+    assert before.startswith(r"S1-trace: 9.8 \% [5.1 \%, 14.5 \%] (does not); S2-merge-cap: 18.35x [6.40x, 52.57x]")
+    assert after.startswith(r"S1-trace: per stratum \ensuremath{-}19.4 \% to 26.6 \% (inconclusive: strata disagree); "
+                            "S2-merge-cap: per stratum 16.86x to 19.90x (replicates)")
+    assert before.endswith("the other one (S3-cow-ext4) inconclusive, each with a random-effects interval")
+    assert "[" not in after

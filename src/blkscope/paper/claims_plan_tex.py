@@ -23,6 +23,7 @@ claims' JOURNAL_MIN_S).
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 import polars as pl
@@ -265,13 +266,31 @@ def _planned(row: dict, planned: bool = True) -> str:
     return f"{ours} ({verdict})"  # (", exact": no nesting)
 
 
-def _holm_beside(row: dict) -> str:
-    """_planned's estimate and planned verdict, with the row's own beside it where Holm's correction moved it
-    ("0.09x (inconclusive; does not before Holm)")."""
-    own = row.get("verdict_planned_unadjusted") or row.get("verdict_unadjusted")
-    said = _planned(row)
-    moved = own and str(own) != str(row.get("verdict_planned") or row["verdict"])
-    return f"{said[:-1]}; {own} before Holm)" if moved else said
+_ROW_BEFORE = re.compile(r"(S\d-[\w-]+): (.+?) \((.+?)\)(?:; |$)")  # "S1-hot: 1.01x [0.88x, 1.16x] (inconclusive)"
+
+
+def _kind(verdict: str) -> str:
+    """A verdict as the headline counts it: replicates, does not, or inconclusive (strata that disagree too)."""
+    return next((k for k in DECIDED if verdict.startswith(k)), "inconclusive")
+
+
+def pooling_cells(d, by: dict[str, dict]) -> tuple[list[str], str, str]:
+    """The pooling rule's (claims, before, after): every row whose strata disagree now; before, the plan's words
+    (each row's random-effects estimate and planned verdict), after, as the claims table has it; the rows whose
+    verdict it moved (as the headline counts them) each named, the others counted (one row of the table)."""
+    ids = [i for i, r in by.items() if claim_of(i) in d.claims and r.get("pooling") == PER_STRATUM]
+    was = {m[1]: (m[2], m[3]) for m in _ROW_BEFORE.finditer(d.before)}
+    moved = [i for i in ids if i in was and _kind(was[i][1]) != _kind(str(by[i].get("verdict_planned")
+                                                                             or by[i]["verdict"]))]
+    rest = [i for i in ids if i not in moved]
+    before = [(i, escape(f"{was[i][0]} ({was[i][1]})")) for i in moved]
+    after = [(i, escape(f"{by[i]['ours'].split(', ')[0]} ({by[i].get('verdict_planned') or by[i]['verdict']})"))
+             for i in moved]
+    if rest:
+        other = f"the other {count_word(len(rest))} ({escape(', '.join(rest))}) inconclusive"
+        before.append(("", f"{other}, each with a random-effects interval"))
+        after.append(("", f"{other}, each with its strata's range"))
+    return ids or list(d.claims), *("; ".join(f"{escape(i)}: {x}" if i else x for i, x in p) for p in (before, after))
 
 
 MANY = 4  # a change of more claims prints those whose verdict it moved, and counts the rest
@@ -304,9 +323,8 @@ def rule_cells(d, claims: pl.DataFrame | None) -> tuple[list[str], str, str]:
 
             now = "; ".join(x for x in (escape(f"the headline: {abstract_counts(claims)}"), now) if x)
         return ids or list(d.claims), escape(d.before), "; ".join(x for x in (now, escape(d.after)) if x)
-    if d.kind == "pooling":  # before: the plan's words (as they were); after: each row whose strata disagree now
-        ids = [i for i, r in by.items() if claim_of(i) in d.claims and r.get("pooling") == PER_STRATUM]
-        return ids or list(d.claims), escape(d.before), _named([(i, escape(_holm_beside(by[i]))) for i in ids])
+    if d.kind == "pooling":
+        return pooling_cells(d, by)
     if d.kind == "selection":
         ids = [cid if d.condition == "in-memory" else f"{cid}-{d.condition}" for cid in d.claims]
         ids = [i for i in ids if i in by]
