@@ -80,3 +80,55 @@ def test_decision_p_of_a_difference_against_a_one_sided_band():
     e = vd.welch_diff([140.0, 141.0, 142.0], [0.0, 0.5, 1.0])
     d = vd.decision(e, vd.within(0.0, math.inf, "> 0"))
     assert d.kind == "replicates" and d.p < 1e-4
+
+
+def _stratum(ratio: float, rel: float, n: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """Two arms of n runs whose geometric means differ by `ratio`, each run within +-rel of its arm's level."""
+    wobble = 1 + rel * np.linspace(-1, 1, n)
+    return 100 * ratio * wobble, 100 * wobble[::-1]
+
+
+def test_strata_that_disagree_are_judged_each_on_its_own_interval():
+    """Intersection-union over strata that disagree: the row replicates only if every stratum's own Welch interval
+    (as the fixed estimate gives for that stratum alone) replicates, does not only if every one does not, else the
+    strata disagree; its decision p is the largest of the strata's for that verdict, so it is below alpha exactly
+    when every stratum decides."""
+    band = vd.more("a/b")  # ratio > 1
+    own = lambda r, rel: vd.log_contrast(list(_stratum(r, rel)), [1, -1])  # noqa: E731
+    both_above = [own(1.5, 0.01), own(4.0, 0.01)]
+    v, d = vd.strata_verdict(both_above, band)
+    assert v == "replicates" and d.kind == "replicates"
+    assert d.p == pytest.approx(max(vd.decision(e, band).p for e in both_above)) and d.p < mt.ALPHA
+    # one above, one below: each decides, but not the same way
+    split = [own(1.5, 0.01), own(0.5, 0.01)]
+    assert [vd.decision(e, band).kind for e in split] == ["replicates", "does not"]
+    v, d = vd.strata_verdict(split, band)
+    assert v == vd.STRATA_DISAGREE and v.startswith("inconclusive") and d.p >= mt.ALPHA
+    # a stratum whose interval straddles the band's end: the row cannot replicate, whatever the others
+    v, d = vd.strata_verdict([own(4.0, 0.01), own(1.02, 0.2)], band)
+    assert v == vd.STRATA_DISAGREE and d.kind == "replicates" and d.p >= mt.ALPHA
+    both_below = [own(0.5, 0.01), own(0.8, 0.01)]
+    v, d = vd.strata_verdict(both_below, band)
+    assert v == "does not" and d.p == pytest.approx(max(vd.decision(e, band).p for e in both_below))
+    # Holm keeps an undecided row's own words, and makes a decided one it does not keep inconclusive
+    assert mt.adjusted_verdict(0.5, d.kind, vd.STRATA_DISAGREE) == vd.STRATA_DISAGREE
+    assert mt.adjusted_verdict(0.5, "replicates", "replicates") == "inconclusive"
+
+
+def test_strata_that_agree_pool_fixed_and_those_that_disagree_print_no_pooled_interval():
+    """claim_runs.strata_ratio: strata that agree give the fixed pooled estimate (the mean over strata of the log
+    ratio, Welch) as before; strata that disagree keep each one's own estimate for the verdict."""
+    from blkscope.paper.claim_runs import strata_ratio
+    from blkscope.paper.claims import disagrees, ours_of
+
+    band = vd.more("a/b")
+    agree = [("s1", *_stratum(2.0, 0.05)), ("s2", *_stratum(2.1, 0.05))]
+    r = strata_ratio(agree, ("a", "b"), band)
+    fixed = vd.log_contrast([x for _, a, b in agree for x in (a, b)], [0.5, -0.5, 0.5, -0.5])
+    assert not r.het.disagree and not disagrees(r)
+    assert (r.estimate.value, r.estimate.lo, r.estimate.hi) == pytest.approx((fixed.value, fixed.lo, fixed.hi))
+    assert ours_of(r, "ratio").startswith(f"{fixed.value:.2f}x [")
+    differ = [("s1", *_stratum(1.5, 0.01)), ("s2", *_stratum(4.0, 0.01))]
+    r = strata_ratio(differ, ("a", "b"), band)
+    assert r.het.disagree and disagrees(r) and len(r.strata) == 2
+    assert ours_of(r, "ratio") == "per stratum 1.50x to 4.00x, 2 strata disagree"

@@ -61,7 +61,7 @@ def test_every_deviation_names_planned_claims_and_both_estimates(plan):
     # rule, and S2-ops-cap's secondary measure over the saturated part of each run (its planned verdict stays)
     assert [(d.kind, d.condition) for d in plan.deviations if not d.measure] == [
         ("selection", "scale"), ("verdict rule", "in-memory"), ("secondary", "in-memory"), ("correction", "scale"),
-        ("headline", "scale")]
+        ("headline", "scale"), ("pooling", "in-memory")]
     assert all(d.short and d.date > plan.date for d in plan.deviations if not d.measure)
     # a secondary measure changes no fingerprint, and the paper's table recomputes both its estimates
     second = [d for d in plan.deviations if d.kind == "secondary"]
@@ -154,7 +154,7 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
         "verdict_unadjusted": ["replicates", "does not", "inconclusive", "not tested (no runs)", exact, exact],
         "verdict": ["replicates", "inconclusive", "inconclusive", "not tested (no runs)", exact, exact],
         "verdict_all": ["replicates", "does not", "replicates", "not tested (no runs)", exact, exact],
-        "p_holm": [0.01, 0.2, 0.9] + [float("nan")] * 3, "pooling": ["fixed", "random effects"] + [None] * 4,
+        "p_holm": [0.01, 0.2, 0.9] + [float("nan")] * 3, "pooling": ["fixed", "per stratum"] + [None] * 4,
         "i2": [0.1, 0.93] + [None] * 4,
     })  # fmt: skip
     m = plan_macros(plan, claims)
@@ -216,7 +216,7 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
     assert plan_macros(plan, claims)["ClaimsDeviationsAfterIds"] == (
         "the scale rows' second RocksDB batch, S4-reader, S1-cass-write, the condition rule, a secondary measure of "
         "S2-ops-cap over the saturated part of each run, the load label of unthrottled jobs, the headline's planned "
-        "verdicts")
+        "verdicts, strata that disagree judged one by one")
     # what the headline counts (issue Q review): the plan's words before, and after the counts as the abstract gives
     # them today with the row as it stands
     head = next(x for x in plan.deviations if x.kind == "headline")
@@ -451,3 +451,26 @@ def test_strata_that_disagree_are_the_reason_for_no_verdict_not_a_verdict_and_mi
     assert escape("a few of us") == "a few of us"
     # the PDF check reads the micro sign back as the table's "us"
     assert squash("1.12 \u03bcs".translate(_TYPESET)) == squash("1.12 us")
+
+
+def test_the_pooling_rules_row_names_the_rows_it_moved_and_counts_the_rest(plan):
+    """The deviation that stopped pooling strata that disagree: one row of the deviations table, the rows whose
+    verdict it moved (as the headline counts them) with their estimates before (the plan's words) and after (the
+    claims table's), the others counted, so that the row fits a page."""
+    from blkscope.paper.claims_plan_tex import rule_cells
+
+    d = next(x for x in plan.deviations if x.kind == "pooling")
+    rows = {"S1-trace": ("per stratum -19.4 % to 26.6 %, 21 strata disagree", "inconclusive: strata disagree"),
+            "S3-cow-ext4": ("per stratum 1.03x to 5.39x, 14 strata disagree", "inconclusive: strata disagree"),
+            "S2-merge-cap": ("per stratum 16.86x to 19.90x, 2 strata disagree", "replicates"),
+            "S2-ops": ("0.95x [0.83x, 1.10x]", "does not")}
+    claims = pl.DataFrame({"claim_id": list(rows), "ours": [o for o, _ in rows.values()],
+                           "verdict": [v for _, v in rows.values()], "verdict_planned": [None] * 4,
+                           "pooling": ["per stratum"] * 3 + ["fixed"]}, schema_overrides={"verdict_planned": pl.Utf8})
+    ids, before, after = rule_cells(d, claims)
+    assert ids == ["S1-trace", "S3-cow-ext4", "S2-merge-cap"]  # the rows whose strata disagree, no other
+    assert before.startswith(r"S1-trace: 9.8 \% [5.1 \%, 14.5 \%] (does not); S2-merge-cap: 18.35x [6.40x, 52.57x]")
+    assert after.startswith(r"S1-trace: per stratum \ensuremath{-}19.4 \% to 26.6 \% (inconclusive: strata disagree); "
+                            "S2-merge-cap: per stratum 16.86x to 19.90x (replicates)")
+    assert before.endswith("the other one (S3-cow-ext4) inconclusive, each with a random-effects interval")
+    assert "[" not in after

@@ -349,7 +349,7 @@ def test_a_claim_rows_run_length_and_strata_are_macros_and_the_scale_rows_are_co
                       "condition": ["in-memory", "scale", "in-memory", "scale"],
                       "window": ["whole run (2 s saturating, 20 s light)", "the trace's kept window (runs of 180 s)",
                                  "as S3-cow-ext4 (runs of 3-60 s)", "--"],
-                      "pooling": [None, None, "random effects", None],
+                      "pooling": [None, None, "per stratum", None],
                       "run_s_lo": [2.0, 180.0, 3.0, None], "run_s_hi": [2.0, 180.0, 60.0, None],
                       "caveat": ["in memory, runs of 2 s", None, None, None],
                       "ours_scale": ["0.10 [0.05, 0.15]", None, None, None]})  # fmt: skip

@@ -12,6 +12,7 @@ import polars as pl
 import pytest
 
 from blkscope.paper import advice, scale_numbers
+from blkscope.paper.claim_verdict import STRATA_DISAGREE
 from blkscope.paper.pdf_text import missing_advice, unstated_runs
 from blkscope.paper.prose import range_words, typed_numbers
 
@@ -106,14 +107,14 @@ def test_the_evidence_names_the_length_of_short_runs_not_of_steady_windows():
 
 
 COW = ("mean over strata of btrfs/xfs: fio append light 3.44/1.03; fio randrw light 1.18/1.00; sysbench rndrw "
-       "light 3.63/1.01, p=1.2e-11; strata disagree (Q=3.72e+07 on 2 df, p=0, I^2=100 %): random effects")
+       "light 3.63/1.01, p=1.2e-11; strata disagree (Q=3.72e+07 on 2 df, p=0, I^2=100 %): judged per stratum")
 
 
 def test_strata_that_disagree_in_size_but_share_a_direction_give_the_direction_and_not_the_size():
     """Only where the verdict is decided: an inconclusive row backs no choice whatever its strata (issue Q review)."""
     t = next(t for t in advice.TOPICS if "S3-cow-xfs" in t.claims)
     c = _claims([("S3-cow-xfs", "replicates", "3.35x [2.97x, 3.77x]", 2.97, 3.77)]).with_columns(
-        pooling=pl.lit("random effects"), measurement=pl.lit(COW), n=pl.lit("9 vs 9 in 3 strata"),
+        pooling=pl.lit("per stratum"), measurement=pl.lit(COW), n=pl.lit("9 vs 9 in 3 strata"),
         heterogeneity=pl.lit("Q=3.72e+07 on 2 df, p=0, I^2=100 %"), runs_read=pl.lit("cassandra data directory"))
     assert advice.phrases(c)[t.macro] == (
         f"{t.above} in all three strata (S3-cow-xfs: 1.18x to 3.59x per stratum, replicates; post hoc), the size "
@@ -121,7 +122,7 @@ def test_strata_that_disagree_in_size_but_share_a_direction_give_the_direction_a
     # the range the claims table prints (per_stratum, from unrounded values) wins over the measurement's rounded arms
     exact = c.with_columns(per_stratum=pl.lit("per stratum 1.17x to 3.61x, 3 strata disagree"))
     assert "(S3-cow-xfs: 1.17x to 3.61x per stratum, replicates" in advice.phrases(exact)[t.macro]
-    undecided = advice.phrases(c.with_columns(verdict=pl.lit("inconclusive")))[t.macro]
+    undecided = advice.phrases(c.with_columns(verdict=pl.lit(STRATA_DISAGREE)))[t.macro]
     assert undecided.startswith(f"no advice on {t.subject}: its 3 strata disagree") and t.above not in undecided
 
 
@@ -142,18 +143,18 @@ def test_advice_comes_only_from_a_row_whose_runs_are_its_subject():
 
 
 def test_a_row_whose_strata_disagree_on_both_sides_gives_no_advice_whatever_its_verdict():
-    """A pooled estimate over strata that disagree (random effects), some above no effect and some below, is no
-    recommendation: the words say how many strata and that they differ in direction."""
+    """Strata that disagree (none pooled), some above no effect and some below, are no recommendation: the words
+    say how many strata and that they differ in direction, and the verdict once (not "strata disagree" twice)."""
     t = next(t for t in advice.TOPICS if "S4-reader" in t.claims)
     meas = ("mean over strata of xfs/ext4: a 3.44/1.03; b 0.50/1.00, p=0.5; strata disagree (Q=30 on 1 df, p=0, "
-            "I^2=97 %): random effects")
-    for verdict in ("replicates", "inconclusive"):
-        c = _claims([("S4-reader", verdict, "1.35x [0.97x, 1.77x]", 0.97, 1.77)]).with_columns(
-            pooling=pl.lit("random effects"), measurement=pl.lit(meas), n=pl.lit("9 vs 9 in 2 strata"),
+            "I^2=97 %): judged per stratum")
+    for verdict, said in (("inconclusive", "strata disagree, inconclusive"), (STRATA_DISAGREE, STRATA_DISAGREE)):
+        c = _claims([("S4-reader", verdict, "per stratum 0.50x to 3.34x, 2 strata disagree", None, None)]).with_columns(
+            pooling=pl.lit("per stratum"), measurement=pl.lit(meas), n=pl.lit("9 vs 9 in 2 strata"),
             heterogeneity=pl.lit("Q=30 on 1 df, p=0, I^2=97 %"))
         assert advice.phrases(c)[t.macro] == (
             f"no advice on {t.subject}: its 2 strata disagree (per stratum 0.50x to 3.34x), their estimates on both "
-            f"sides of no effect (S4-reader: strata disagree, {verdict}; post hoc)")
+            f"sides of no effect (S4-reader: {said}; post hoc)")
 
 
 def test_the_replication_row_backs_the_advice_once_judged_else_the_in_memory_row():
@@ -227,11 +228,22 @@ def test_the_tracing_advice_compares_each_database_with_the_studys_own_figure_fo
         "11.6 % (S1-trace-cass: does not, wholly below the claimed 24-36 %; post hoc); tracing RocksDB with data "
         "at least 10 times its memory cost 23.9 % [19.0 %, 28.2 %] (S1-trace-scale: inconclusive; confirmatory), "
         "20.3 % [12.8 %, 27.1 %] on btrfs alone, where the study saw about 36 % for RocksDB on btrfs "
-        "(S1-trace-btrfs at scale: exploratory); our row pooling every workload is post hoc (S1-trace: not "
+        "(S1-trace-btrfs at scale: exploratory); our row over every workload is post hoc (S1-trace: not "
         "testable here: in memory)")
     assert "exploratory" not in said.split("; our row")[1]
     assert "[-" not in said and " -" not in said  # no minus sign: the upper end of an interval across zero
     assert advice.phrases(_claims([]))["AdviceTracing"].startswith("this study cannot say")
+    # issue Q: the advice rests on a decided row alone; with none decided (S1-trace-cass inconclusive), no advice,
+    # the costs said as its evidence, and the abstract makes no choice on tracing
+    none = c.with_columns(verdict=pl.when(pl.col("claim_id") == "S1-trace-cass").then(pl.lit("inconclusive"))
+                          .otherwise(pl.col("verdict")))
+    undecided = advice.phrases(none)["AdviceTracing"]
+    assert undecided.startswith(f"no advice on {advice.TRACING_SUBJECT}: no row of its cost decides; tracing "
+                                "Cassandra cost 2.4 % [")
+    assert "only with its cost measured" not in undecided
+    assert "(S1-trace-scale: inconclusive; confirmatory)" in undecided
+    abstract = advice.abstract_advice(none)  # the topics no row backs said as one: "no choice on X, ... or Y"
+    assert abstract.endswith(f" or {advice.TRACING_SUBJECT} (S1-trace-cass)") and "only with its cost" not in abstract
 
 
 def test_no_wording_of_any_outcome_characterises_a_range_or_types_a_number():

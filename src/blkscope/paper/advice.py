@@ -10,7 +10,8 @@ judged alone), else its in-memory row. The rule:
 - a row whose runs are not of the topic's subject (`runs`: a data directory's advice from a database's runs, not
   fio's): "no advice on" the subject, and what the row's runs are (issue Q review: btrfs for data directories
   rested on fio, the journal writer and sysbench);
-- a row that pools strata that disagree (`pooling` "random effects"): no advice follows from the pooled estimate;
+- a row whose strata disagree (`pooling` "per stratum": none pooled, each judged on its own interval, the row
+  decided only where every stratum is): no advice follows from a pooled figure;
   the words say how many strata disagree (from `heterogeneity`: Q on k - 1 df) and, for a ratio, the per-stratum
   range (from `measurement`), and whether the strata differ in the effect's size (every stratum on one side of no
   effect) or in its direction; a decided row whose strata share a side gives that direction, not its size;
@@ -41,7 +42,8 @@ import polars as pl
 
 from blkscope.analysis.summaries.run_groups import LIGHT
 from blkscope.paper import headline, literature, table_to_tex
-from blkscope.paper.claims import DECIDED
+from blkscope.paper.claim_verdict import STRATA_DISAGREE
+from blkscope.paper.claims import DECIDED, PER_STRATUM
 from blkscope.paper.latex import counted, escape, fmt_int, join_and, macro_file, macro_name, seconds_unbroken, tidy
 from blkscope.paper.load_numbers import DECIDE_WITHIN, run_length, side
 from blkscope.paper.phrases import NEAR, WIDE, k_of_n, per_what, plan_status, says, shown, verdict_text, where
@@ -106,7 +108,7 @@ TOPICS = (
 # 24-36 % was Cassandra's (the Cassandra rows, judged against it); for RocksDB it saw about 36 % on btrfs and a faster
 # traced run on ext4 (no cost), so the scale condition's RocksDB row over three filesystems is given without the
 # Cassandra band, and its btrfs runs alone (S1-trace-btrfs at scale, exploratory) beside the study's btrfs figure.
-# Our row pooling every workload (S1-trace) is named with its plan status (tracing())
+# Our row over every workload (S1-trace) is named with its plan status (tracing())
 TRACING = "AdviceTracing"
 TRACING_ROWS = (("S1-trace-cass", "Cassandra"), ("S1-trace-ycsb-cass", "Cassandra under YCSB"))
 TRACING_ROCKSDB = ("S1-trace-scale", "RocksDB with data at least {k} times its memory")
@@ -169,11 +171,12 @@ def evidence(r: dict, stated: bool = False, placed: bool = False) -> str:
     v = str(r["verdict"])
     if v.startswith("not test"):
         return f"{r['claim_id']}: {verdict_text(r)}"
-    pooled = r.get("pooling") == "random effects"
+    pooled = r.get("pooling") == PER_STRATUM
     why = undecided(r) if v == "inconclusive" and not pooled else ""
     why = why if "multiplicity" in why else ""  # the repeats that would decide: the claims table gives them
     spread = strata_side(r) if pooled else None
-    said = [spread[2] if spread else "strata disagree" if pooled else ours if ours != "--" and not stated else "",
+    said = [spread[2] if spread else "" if STRATA_DISAGREE in v else "strata disagree" if pooled
+            else ours if ours != "--" and not stated else "",
             v.removesuffix(" (exact)") + (f": {why}" if why else ""), "" if pooled or placed else where(r, True)]
     tail = [plan_status(r)] + ([f"runs of {run_length(r)}"] if run_length(r) else [])
     return f"{r['claim_id']}: {', '.join(x for x in said if x)}; {'; '.join(tail)}"
@@ -252,7 +255,7 @@ def more_row(rows: dict[str, dict], claim: str, asks: str) -> str:
     if r is None:
         return ""
     v = str(r["verdict"])
-    if r.get("pooling") == "random effects" and v.startswith(DECIDED) and (s := strata_side(r)):
+    if r.get("pooling") == PER_STRATUM and v.startswith(DECIDED) and (s := strata_side(r)):
         return f"and {asks} {s[1]} ({evidence(r)})"
     said = ("is undecided" if v.startswith("inconclusive") else "is untested" if v.startswith("not test")
             else "holds" if v.startswith("replicates") else "does not hold")
@@ -290,7 +293,7 @@ def phrase(t: Topic, r: dict | None, rows: dict[str, dict] | None = None) -> str
         return f"{CANNOT_SAY} whether ``{r['claim']}'' ({evidence(r)}){beside}"
     if t.runs and (other := off_subject(r, rows or {}, t.runs[0])) is not None:
         return f"{NO_ADVICE} {t.subject}: its row reads {other}, not {t.runs[1]} ({evidence(r)}){beside}"
-    if r.get("pooling") == "random effects":
+    if r.get("pooling") == PER_STRATUM:
         # the strata disagree on the size only: the direction they share is advice
         if v.startswith(DECIDED) and (s := strata_side(r)):
             words = t.above if s[0] == "above" else t.below
@@ -318,10 +321,11 @@ def tracing(claims: pl.DataFrame) -> str:
     """Block tracing in production, from the rows whose workload the study's figures came from (TRACING_ROWS, the
     Cassandra rows against its Cassandra 24-36 %): a row decided below the claimed size by the upper end of its
     interval ("cost at most 11.6 %"), any other by its estimate [interval]; RocksDB's scale row without that band
-    (TRACING_ROCKSDB) and its btrfs runs beside the study's RocksDB-on-btrfs figure (TRACING_BTRFS); our pooled row
-    over every workload (S1-trace) with its plan status and verdict."""
+    (TRACING_ROCKSDB) and its btrfs runs beside the study's RocksDB-on-btrfs figure (TRACING_BTRFS); our row
+    over every workload (S1-trace) with its plan status and verdict. The advice rests on a decided row alone: where
+    none of these rows decides, "no advice on block tracing in production", the rows' costs said as the evidence."""
     rows = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
-    said = []
+    said, decided = [], []
     for claim, who in TRACING_ROWS:
         r = claim_row(rows, claim)
         if r is None or str(r["verdict"]).startswith("not test") or ends(r) is None:
@@ -329,8 +333,10 @@ def tracing(claims: pl.DataFrame) -> str:
         below = str(r["verdict"]).startswith("does not") and where(r).startswith("wholly below")
         cost = f"at most {ends(r)[1]}" if below else tidy(str(r["ours"]))
         said.append(f"tracing {who} cost {cost} ({evidence(r, True)})")
+        decided.append(str(r["verdict"]).startswith(DECIDED))
     r = claim_row(rows, TRACING_ROCKSDB[0])
     if r is not None and not str(r["verdict"]).startswith("not test") and ends(r) is not None:
+        decided.append(str(r["verdict"]).startswith(DECIDED))
         k = re.search(r"data >= (\d+(?:\.\d+)?)x cap", str(r.get("runs_read") or ""))
         who = TRACING_ROCKSDB[1].format(k=k.group(1) if k else "ten")
         rocks = f"tracing {who} cost {tidy(str(r['ours']))} ({evidence(r, True, True)})"
@@ -343,7 +349,9 @@ def tracing(claims: pl.DataFrame) -> str:
     if not said:
         return f"{CANNOT_SAY} what block tracing costs in production: the claims table has none of its rows"
     p = rows.get(TRACING_POOLED)
-    pooled = f"; our row pooling every workload is {plan_status(p)} ({evidence(p)})" if p is not None else ""
+    pooled = f"; our row over every workload is {plan_status(p)} ({evidence(p)})" if p is not None else ""
+    if not any(decided):
+        return f"{NO_ADVICE} {TRACING_SUBJECT}: no row of its cost decides; {'; '.join(said)}{pooled}"
     return f"block tracing in production only with its cost measured at its own load: {'; '.join(said)}{pooled}"
 
 

@@ -15,6 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 import polars as pl
+from scipy import stats
 
 from blkscope.analysis.load.overhead import pooled_overhead
 from blkscope.analysis.summaries.run_groups import LIGHT, SATURATING, cassandra_mode
@@ -272,7 +273,22 @@ def _overhead_at(t: pl.DataFrame, load: str, size: vd.Size) -> Result:
     # each configuration's 1 - T/U and its delta-method variance, for the test of whether they agree
     v = [(a.mean() / b.mean()) ** 2 * sum(x.var(ddof=1) / x.size / x.mean() ** 2 for x in (a, b)) for a, b in full]
     est, het, note = pool(est, each, v, size.level, "linear")
-    return Result(est, meas + note, n, load, het=het)
+    return Result(est, meas + note, n, load, het=het, strata=tuple(overhead_of(a, b, size.level) for a, b in full))
+
+
+def overhead_of(traced: np.ndarray, untraced: np.ndarray, level: float) -> vd.Estimate:
+    """One configuration's 1 - mean(traced)/mean(untraced) with a Welch t interval on its delta-method variance,
+    (T/U)^2 (var_T / (n_T T^2) + var_U / (n_U U^2)), on Welch-Satterthwaite degrees of freedom: the configuration
+    judged on its own where the configurations disagree (a bootstrap of 3 runs per arm has too few resamples)."""
+    r = traced.mean() / untraced.mean()
+    parts = [r * r * x.var(ddof=1) / x.size / x.mean() ** 2 for x in (traced, untraced)]
+    se, value = math.sqrt(sum(parts)), 1 - r
+    if se == 0:
+        return vd.Estimate(value, value, value, 0.0 if value else 1.0, "delta-method Welch t", se=0.0)
+    dof = sum(parts) ** 2 / sum(q * q / (x.size - 1) for q, x in zip(parts, (traced, untraced), strict=True))
+    h = float(stats.t.ppf(0.5 + level / 2, dof)) * se
+    return vd.Estimate(value, value - h, value + h, float(2 * stats.t.sf(abs(value) / se, dof)),
+                       "delta-method Welch t", se=se, dof=dof)
 
 
 # -- journal latency ------------------------------------------------------------------------------------------

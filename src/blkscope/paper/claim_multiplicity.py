@@ -34,11 +34,27 @@ def decision_p(value: float, se: float, dof: float, band: tuple[float, float], l
     """The p of a verdict for an estimate `value` with standard error `se` (on `scale`: "log" for ratios, whose
     value, band and se are then log-scaled here from the ratio and the log-scale se) and t degrees of freedom
     `dof` (inf: normal), against band (lo, hi) read at `level`."""
+    p_rep, p_not = both_p(value, se, dof, band, level, scale)
+    if math.isnan(p_rep):
+        return Decision(math.nan, "")
+    return _picked(p_rep, p_not)
+
+
+def _picked(p_rep: float, p_not: float) -> Decision:
+    """The test with the smaller p, its p capped at 1."""
+    return Decision(min(1.0, p_rep), "replicates") if p_rep <= p_not else Decision(min(1.0, p_not), "does not")
+
+
+def both_p(value: float, se: float, dof: float, band: tuple[float, float], level: float,
+           scale: str = "linear") -> tuple[float, float]:
+    """decision_p's two tests, each scaled as it scales them (not capped at 1): (p of `replicates`, p of `does not`);
+    nan, nan where the estimate has no finite value or standard error. An intersection-union over strata
+    (strata_decision) needs both: a stratum whose smaller p is of one kind still has a p of the other."""
     f = (lambda x: math.log(x) if x > 0 else -math.inf) if scale == "log" else float
     x = f(value)
     lo, hi = (f(e) if math.isfinite(e) else e for e in band)
     if not math.isfinite(x) or not (se >= 0):
-        return Decision(math.nan, "")
+        return math.nan, math.nan
     t = stats.t if math.isfinite(dof) else stats.norm
     args = (dof,) if math.isfinite(dof) else ()
 
@@ -60,11 +76,19 @@ def decision_p(value: float, se: float, dof: float, band: tuple[float, float], l
             return 0.0 if x < edge else 1.0
         return float(t.cdf((x - edge) / se, *args))
 
-    p_rep = max(above(lo), below(hi))
-    p_not = min(above(hi), below(lo))
     scale_p = ALPHA / ((1 - level) / 2)
-    p, kind = (p_rep, "replicates") if p_rep <= p_not else (p_not, "does not")
-    return Decision(min(1.0, p * scale_p), kind)
+    return max(above(lo), below(hi)) * scale_p, min(above(hi), below(lo)) * scale_p
+
+
+def strata_decision(each: list[tuple[float, float]]) -> Decision:
+    """Strata that disagree, each judged on its own ((p of `replicates`, p of `does not`) per stratum, both_p): an
+    intersection-union test. The row replicates only if every stratum does, so its p of `replicates` is the largest
+    of the strata's, and likewise for `does not` (valid with no adjustment across the strata: each is tested at the
+    row's level); the kind with the smaller of the two. It is below ALPHA exactly when every stratum's own interval
+    decides that kind; else the strata disagree and no verdict follows."""
+    if not each or any(math.isnan(r) or math.isnan(n) for r, n in each):
+        return Decision(math.nan, "")
+    return _picked(max(r for r, _ in each), max(n for _, n in each))
 
 
 def holm(p) -> np.ndarray:
@@ -93,4 +117,6 @@ def adjusted_verdict(p_adj: float, kind: str, unadjusted: str) -> str:
     verdicts outside the family (not tested, a rule over runs) unchanged."""
     if math.isnan(p_adj):
         return unadjusted
-    return kind if p_adj < ALPHA else "inconclusive"
+    # an undecided row keeps its own words (strata that disagree say so); a decided one Holm does not keep is
+    # inconclusive
+    return kind if p_adj < ALPHA else unadjusted if unadjusted.startswith("inconclusive") else "inconclusive"

@@ -120,8 +120,9 @@ def holm_columns(rows: list[dict], sizes: list) -> None:
     (family: the rows whose verdict an interval gives)."""
     dec = []
     for r, size in zip(rows, sizes, strict=True):
-        est, interval = r.pop("_estimate"), r.pop("_from_interval")
-        d = vd.decision(est, size) if interval else mt.Decision(math.nan, "")
+        est, interval, split = r.pop("_estimate"), r.pop("_from_interval"), r.pop("_decision", None)
+        # strata that disagree: their intersection-union decision (claims._row), else the row's interval's
+        d = split if split is not None else vd.decision(est, size) if interval else mt.Decision(math.nan, "")
         dec.append(d)
     adj = mt.holm(np.array([d.p for d in dec]))
     for r, d, pa in zip(rows, dec, adj, strict=True):

@@ -43,6 +43,9 @@ class Result:
     verdict: str | None = None  # set only where the rule is not an interval (e.g. every run >= 1 ms)
     reason: str | None = None  # why the verdict is what it is, where the interval does not say
     het: Heterogeneity | None = None  # of the strata pooled (None: one stratum, or not a pooled estimate)
+    # each pooled stratum's own estimate at the claim's level: where the strata disagree, the verdict is theirs
+    # (claim_verdict.strata_verdict), not the pooled estimate's
+    strata: tuple[vd.Estimate, ...] = ()
 
 
 # The runs an estimate reads, so that the claims table can state their length (claims.run_length): recorded where
@@ -255,7 +258,9 @@ def strata_ratio(strata: list[Stratum], names: tuple[str, str], size: vd.Size, u
     y = [float(f(a).mean() - f(b).mean()) for _, a, b in full]
     v = [float(f(a).var(ddof=1) / a.size + f(b).var(ddof=1) / b.size) for _, a, b in full]
     est, het, note = pool(est, y, v, size.level, "log" if ratio else "linear")
-    return Result(est, f"mean over strata of {how}: {each}{left}, p={est.p:.2g}{note}", n, load, het=het)
+    own = tuple(vd.log_contrast([a, b], [1, -1], size.level, log=ratio) for _, a, b in full)
+    return Result(est, f"mean over strata of {how}: {each}{left}, p={est.p:.2g}{note}", n, load, het=het,
+                  strata=own)
 
 
 def arms_n(strata: list[Stratum]) -> str:
@@ -267,8 +272,11 @@ def arms_n(strata: list[Stratum]) -> str:
 def pool(fixed: vd.Estimate, y: list[float], v: list[float], level: float, scale: str
          ) -> tuple[vd.Estimate, Heterogeneity, str]:
     """The pooled estimate over strata with effects y (log ratios or differences) and variances v: `fixed` when
-    the strata agree (heterogeneity.cochran_q), else a DerSimonian-Laird random-effects estimate (no n_needed:
-    more repeats per arm do not narrow the spread between strata). Also the test's result and a note."""
+    the strata agree (heterogeneity.cochran_q). Where they disagree no pooled estimate decides (the claims table
+    judges each stratum on its own, claim_verdict.strata_verdict): a DerSimonian-Laird random-effects estimate
+    stands in as the result's estimate, unprinted (the light runs are tried only where the saturating ones give
+    none, claim_runs.saturating_first), and its tau^2, the variance between the strata, is reported in the note.
+    Also the test's result and the note."""
     het = cochran_q(y, v)
     if y:  # each stratum's effect as a ratio (log scale) or as it is: the range a disagreement spans
         back_each = np.exp if scale == "log" else float
@@ -280,7 +288,7 @@ def pool(fixed: vd.Estimate, y: list[float], v: list[float], level: float, scale
     est = vd.Estimate(float(back(re.value)), float(back(re.lo)), float(back(re.hi)), re.p,
                       f"DerSimonian-Laird random effects over {het.k} strata, t on {het.k - 1} df", se=re.se,
                       dof=re.dof, scale=scale)
-    return est, het, f"; strata disagree ({het.text()}): random effects, tau^2={re.tau2:.3g}"
+    return est, het, f"; strata disagree ({het.text()}): judged per stratum, tau^2={re.tau2:.3g} between them"
 
 
 def by_strata(t: pl.DataFrame, strata: list[str], arm: pl.Expr, a: str, b: str, value: str = "value"

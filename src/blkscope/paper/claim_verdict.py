@@ -43,7 +43,7 @@ from blkscope.analysis.stats.estimates import (  # noqa: F401
     welch_diff,
     welch_spread,
 )
-from blkscope.paper.claim_multiplicity import Decision, decision_p
+from blkscope.paper.claim_multiplicity import Decision, both_p, decision_p, strata_decision
 
 TOST_ALPHA = 0.05
 N_CAP = 100_000  # repeats per arm beyond which n_needed reports "more than N_CAP"
@@ -118,15 +118,32 @@ def verdict(lo: float, hi: float, size: Size) -> str:
     return "inconclusive"
 
 
+def _se_dof(est: Estimate, size: Size) -> tuple[float, float]:
+    """`est`'s standard error and degrees of freedom; for a bootstrap or a rule, the interval's half-width over the
+    normal quantile."""
+    if math.isfinite(est.se):
+        return est.se, est.dof
+    f = math.log if est.scale == "log" else float
+    ok = all(math.isfinite(x) and (est.scale != "log" or x > 0) for x in (est.lo, est.hi))
+    return (f(est.hi) - f(est.lo)) / (2 * stats.norm.ppf(0.5 + size.level / 2)) if ok else math.nan, math.inf
+
+
 def decision(est: Estimate, size: Size) -> Decision:
     """The p of `est`'s verdict against `size` (blkscope.paper.claim_multiplicity)."""
-    se, dof = est.se, est.dof
-    if not math.isfinite(se):  # a bootstrap or a rule: the interval's half-width over the normal quantile
-        f = math.log if est.scale == "log" else float
-        ok = all(math.isfinite(x) and (est.scale != "log" or x > 0) for x in (est.lo, est.hi))
-        se = (f(est.hi) - f(est.lo)) / (2 * stats.norm.ppf(0.5 + size.level / 2)) if ok else math.nan
-        dof = math.inf
-    return decision_p(est.value, se, dof, (size.lo, size.hi), size.level, est.scale)
+    return decision_p(est.value, *_se_dof(est, size), (size.lo, size.hi), size.level, est.scale)
+
+
+STRATA_DISAGREE = "inconclusive: strata disagree"  # counted with the inconclusive ones: it starts with the word
+
+
+def strata_verdict(each: list[Estimate], size: Size) -> tuple[str, Decision]:
+    """The verdict of strata that disagree (claim_heterogeneity), each stratum's own interval against the band: an
+    intersection-union test (claim_multiplicity.strata_decision), `replicates` where every stratum's interval
+    replicates, `does not` where every one does not, else STRATA_DISAGREE; and its decision p for Holm."""
+    own = [verdict(e.lo, e.hi, size) for e in each]
+    d = strata_decision([both_p(e.value, *_se_dof(e, size), (size.lo, size.hi), size.level, e.scale) for e in each])
+    v = own[0] if own and own[0] in ("replicates", "does not") and len(set(own)) == 1 else STRATA_DISAGREE
+    return v, d
 
 
 def _distance_to_band(value: float, size: Size, scale: str) -> float:

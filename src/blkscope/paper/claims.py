@@ -19,14 +19,17 @@ no variance would give p = 0).
 `n_needed` is asked at the family's level (claim_multiplicity.family_level): the repeats per arm at which the
 adjusted verdict, not only the row's own interval, would decide.
 Pooled strata are tested first (`heterogeneity`, `i2`, `p_q`; blkscope.paper.claim_heterogeneity): `pooling` is
-`fixed` where they agree and `random effects` (DerSimonian-Laird) where they do not. `runs_read` (with the strata it
+`fixed` where they agree and `per stratum` where they do not: then no pooled interval is printed (`ours` gives the
+strata's range, `estimate`/`lo`/`hi` are null) and each stratum is judged on its own Welch interval at the claim's
+level, an intersection-union test (claim_verdict.strata_verdict): `replicates` or `does not` only where every stratum
+is, else `inconclusive: strata disagree` (counted as inconclusive; `reason` counts the strata's own verdicts), its
+p_decide the test's (the largest of the strata's p for the kind), in Holm's family. `runs_read` (with the strata it
 compared in the emulated guest named, where the plan says host runs), `window` (with the length of the runs read)
 and `n_planned` are the plan's; `n` the runs read per arm; `run_s_lo`, `run_s_hi` the shortest and longest of them (s).
 `caveat` says where a judged row's runs are not in the condition the study's numbers came from (Regime: "in
 memory, runs of 2 s", "light load"), by rule, beside a verdict that stays the plan's; `per_stratum` is the range of
-the strata's effects where the strata a row pools disagree (the planned random-effects verdict stays; the table
-prints the range beside it); `ours_all` and `verdict_all` give that range and no pooled verdict where the strata of
-all runs disagree (all_runs_text). `ours_scale`, beside an
+the strata's effects where the strata a row pools disagree (as `ours` then); `ours_all` and `verdict_all` give
+that range and no pooled verdict where the strata of all runs disagree (all_runs_text). `ours_scale`, beside an
 in-memory row of a claim the plan gives no scale row, is its measure over its study's scale batches (exploratory).
 `verdict_planned` (`verdict_planned_unadjusted` before Holm) is the plan's verdict of a row the condition rule
 (by_condition, set after the estimates were seen: the plan's deviations list it) made `not testable here:
@@ -57,7 +60,7 @@ from blkscope.paper import claim_measures as cm
 from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper import claim_rows as rw
 from blkscope.paper import claim_verdict as vd
-from blkscope.paper.claim_runs import NOT_TESTABLE, Tables, armed, canonical, compared, reads, runs
+from blkscope.paper.claim_runs import NOT_TESTABLE, Result, Tables, armed, canonical, compared, reads, runs
 from blkscope.paper.claims_plan import Plan
 from blkscope.paper.literature import value as lit
 
@@ -334,15 +337,30 @@ def ours_text(e: vd.Estimate | None, fmt: str) -> str:
     return f"{_fmt(e.value, fmt)} [{_fmt(e.lo, fmt)}, {_fmt(e.hi, fmt)}]"
 
 
+def disagrees(r) -> bool:
+    """Whether a result pools strata that disagree (claim_heterogeneity) and has each one's own estimate: its
+    verdict is then the strata's (claim_verdict.strata_verdict), and no pooled interval is printed. An estimator
+    whose strata disagree but that gives no estimate per stratum (volume_growth, whose source is its fingerprint in
+    the claims plan; its strata agree) is refused rather than judged on a pooled interval."""
+    if r is None or r.het is None or not r.het.disagree or r.estimate is None:
+        return False
+    if not r.strata:
+        raise ValueError(f"strata disagree ({r.het.text()}) but the estimate gives none of its own: {r.measurement}")
+    return True
+
+
 def verdict_of(r, size: vd.Size) -> str:
     e = r.estimate
     if r.verdict or e is None:
         return r.verdict or "inconclusive"
+    if disagrees(r):
+        return vd.strata_verdict(list(r.strata), size)[0]
     v = vd.verdict(e.lo, e.hi, size)
     return f"{v} ({EXACT})" if exact(e) else v
 
 
 NO_POOLED = "none: strata disagree"  # the verdict over all runs where their strata disagree
+PER_STRATUM = "per stratum"  # `pooling` where the strata disagree: none pooled, each judged on its own
 
 
 def strata_range(r, fmt: str) -> str | None:
@@ -352,6 +370,23 @@ def strata_range(r, fmt: str) -> str | None:
     if het is None or het.k < 2 or not het.disagree or het.span is None:
         return None
     return f"per stratum {_fmt(het.span[0], fmt)} to {_fmt(het.span[1], fmt)}, {het.k} strata disagree"
+
+
+def ours_of(r, fmt: str) -> str:
+    """A result's estimate as the table prints it: where its strata disagree, their range (strata_range), no
+    pooled interval."""
+    return strata_range(r, fmt) if disagrees(r) else ours_text(r.estimate, fmt)
+
+
+def strata_counts(r, size: vd.Size) -> str:
+    """How the strata of a result whose strata disagree decide, each on its own interval: "of 14 strata, 3
+    replicate, 2 do not and 9 are inconclusive"."""
+    own = [vd.verdict(e.lo, e.hi, size) for e in r.strata]
+    words = {"replicates": ("replicates", "replicate"), "does not": ("does not", "do not"),
+             "inconclusive": ("is inconclusive", "are inconclusive")}
+    said = [f"{k} {w[k != 1]}" for v, w in words.items() if (k := own.count(v))]
+    listed = ", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0]
+    return f"of {len(own)} strata, each judged on its own interval, {listed}"
 
 
 def all_runs_text(r, c: Claim) -> tuple[str, str]:
@@ -483,7 +518,7 @@ def caveat(regime: Regime | None, condition: str, load: str | None, verdict: str
     return ", ".join(parts + extra) or None
 
 
-def at_scale(tables: Tables, plan: Plan | None, c: Claim) -> vd.Estimate | None:
+def at_scale(tables: Tables, plan: Plan | None, c: Claim) -> Result | None:
     """Beside an in-memory row of a claim the plan gives no scale row: the claim's own measure over the steady
     runs with data >= 10x the cap of its study's scale batches (those captured wholly), exploratory (no plan, no
     verdict); None where it reads no runs there."""
@@ -497,8 +532,7 @@ def at_scale(tables: Tables, plan: Plan | None, c: Claim) -> vd.Estimate | None:
     batches = tuple(b for b in batches if b not in rw.uncaptured(tables, batches))
     if not batches:
         return None
-    return rw.other_condition(tables, replace(scale[0], claim_id=c.claim_id, batches=batches), c.evaluate,
-                              c.size).estimate
+    return rw.other_condition(tables, replace(scale[0], claim_id=c.claim_id, batches=batches), c.evaluate, c.size)
 
 
 def guest_strata(tables: Tables, strata: list[pl.DataFrame], ids: set[str]) -> str | None:
@@ -561,22 +595,26 @@ def at_band_end(value: float, size: vd.Size) -> bool:
 
 def _row(c: Claim, r, entry, everything, span: tuple[float, float] | None = None, family: int = 1,
          confound: str | None = None, guest: str | None = None, kept: tuple[float, float] | None = None,
-         scale: vd.Estimate | None = None) -> dict:
+         scale: Result | None = None) -> dict:
     """One row: the confirmatory result `r`, the plan's `entry` (None: no plan), the result over all the
     condition's runs, exploratory ones included (`everything`; None: the same runs), the shortest and longest of
     the runs `r` read (`span`, s: for the window and run_s_lo/run_s_hi), the size of Holm's family (`family`, for
     n_needed's level), and the factors its strata hold one value of per batch (`confound`, confounded)."""
-    e = r.estimate
+    split = disagrees(r)  # strata that disagree: each judged on its own, no pooled estimate printed or tested
+    e = None if split else r.estimate
     v = verdict_of(r, c.size)
-    test = (e.test if e else "") + f"; {100 * c.size.level:.0f} % interval vs the band"
-    # at Holm's family level where the interval gives the verdict; nan for random effects (no per-arm spread) and
-    # for an exact value (no spread to narrow)
+    test = ("each stratum's own interval, intersection-union" if split else e.test if e else "") + \
+        f"; {100 * c.size.level:.0f} % interval vs the band"
+    # at Holm's family level where the interval gives the verdict; nan for strata that disagree (no pooled
+    # estimate) and for an exact value (no spread to narrow)
     level = mt.family_level(c.size.level, family) if in_family(r) else c.size.level
     need = vd.n_needed(e, c.size, level) if e is not None and not exact(e) else math.nan
     if e is not None and math.isfinite(need) and at_band_end(e.value, c.size):
         need = math.inf  # no practical number of repeats decides an estimate at the band's end: a dash
     reason = r.reason
-    if reason is None and v.startswith("inconclusive") and r.het is not None and r.het.disagree:
+    if reason is None and v.startswith("inconclusive") and split:
+        reason = strata_counts(r, c.size)
+    elif reason is None and v.startswith("inconclusive") and r.het is not None and r.het.disagree:
         reason = "the strata disagree: more repeats per arm do not narrow the spread between them"
     unit = per_stratum(r.n)
     if reason is None and v.startswith("inconclusive") and math.isfinite(need):
@@ -590,7 +628,7 @@ def _row(c: Claim, r, entry, everything, span: tuple[float, float] | None = None
         "claim_id": entry.row_id if entry else c.claim_id, "study": c.study, "claim": c.claim,
         "quantity": entry.quantity if entry else c.quantity, "claimed": c.claimed,
         "band": f"{c.size.text} for '{c.claimed}'", "band_words": c.size.claimed_words,
-        "ours": ours_text(e, c.fmt), "measurement": r.measurement, "n": r.n,
+        "ours": ours_of(r, c.fmt), "measurement": r.measurement, "n": r.n,
         "n_needed": vd.n_needed_text(need) + (unit if math.isfinite(need) else ""),
         "test": test, "verdict": v, "reason": reason, "estimate": e.value if e else None, "lo": e.lo if e else None,
         "hi": e.hi if e else None, "level": c.size.level, "claimed_lo": c.size.lo, "claimed_hi": c.size.hi,
@@ -600,17 +638,18 @@ def _row(c: Claim, r, entry, everything, span: tuple[float, float] | None = None
         "window": kept_window_text(window_text(entry.window if entry else None, run_length(span)), kept),
         "caveat": caveat(REGIMES.get(c.study), cond, None if v.startswith("not test") else r.load, v,
                          entry.quantity if entry else c.quantity, span, kept, e),
-        "ours_scale": ours_text(scale, c.fmt) if scale is not None else None,
+        "ours_scale": ours_of(scale, c.fmt) if scale is not None and scale.estimate is not None else None,
         "run_s_lo": span[0] if span else None, "run_s_hi": span[1] if span else None,
         "n_planned": entry.n_per_arm if entry else None,
         "heterogeneity": het.text() if het and het.k >= 2 else None, "i2": het.i2 if het and het.k >= 2 else None,
         "p_q": het.p if het and het.k >= 2 else None,
-        "pooling": None if het is None or het.k < 2 else ("random effects" if het.disagree else "fixed"),
+        "pooling": None if het is None or het.k < 2 else (PER_STRATUM if het.disagree else "fixed"),
         "ours_all": all_runs_text(everything, c)[0], "n_all": everything.n,
         "verdict_all": all_runs_text(everything, c)[1], "per_stratum": strata_range(r, c.fmt),
         "verdict_planned": None, "verdict_planned_unadjusted": None,
         "confounded": None if v.startswith("not test") else confound,
         "_estimate": e, "_from_interval": in_family(r),
+        "_decision": vd.strata_verdict(list(r.strata), c.size)[1] if split and in_family(r) else None,
     }  # fmt: skip
 
 

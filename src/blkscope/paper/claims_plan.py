@@ -24,7 +24,7 @@ from blkscope.errors import InputError
 CONDITIONS = ("in-memory", "scale", "replication")
 ENTRY_KEYS = ("id", "condition", "measure", "selection", "band", "n_per_arm", "stopping")
 DEVIATION_KEYS = ("date", "commit", "claims", "what", "why", "before", "after")
-DEVIATION_KINDS = ("measure", "selection", "verdict rule", "secondary", "correction", "headline")
+DEVIATION_KINDS = ("measure", "selection", "verdict rule", "secondary", "correction", "headline", "pooling")
 AMENDMENT = "amendment"  # an entry of the plan's `amendments` (a Deviation of this kind)
 DESCRIPTIVE_KEYS = ("id", "fixed", "question", "batches", "measures", "against", "estimator", "runs", "window",
                     "repeats", "bytes", "capture_time", "stopping")  # fmt: skip
@@ -84,7 +84,8 @@ class Deviation:
     # none: a "secondary" measure beside a planned one, whose verdict stays (claim_secondary; recomputed, the planned
     # estimate before and the secondary one after); a "correction" of an error in how runs were labelled (the
     # plan's words before and after); what the "headline" counts (its counts before, and after as the claims table
-    # gives them); an "amendment" of the plan before the runs it concerns were captured
+    # gives them); how strata that disagree are judged, "pooling" (its rows before, as the plan's words give them,
+    # and after, as the claims table gives them); an "amendment" of the plan before the runs it concerns were captured
     kind: str = "measure"
     condition: str = "in-memory"
     short: str = ""  # the change in a few words, for a sentence that lists the changes after the plan

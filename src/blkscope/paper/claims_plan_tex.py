@@ -23,6 +23,7 @@ claims' JOURNAL_MIN_S).
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 import polars as pl
@@ -30,7 +31,7 @@ import polars as pl
 from blkscope.paper import claim_heterogeneity as hg
 from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
-from blkscope.paper.claims import BAND_END, DECIDED, EXACT, NO_POOLED, condition_rule_words
+from blkscope.paper.claims import BAND_END, DECIDED, EXACT, NO_POOLED, PER_STRATUM, claim_of, condition_rule_words
 from blkscope.paper.claims_plan import AMENDMENT, Plan
 from blkscope.paper.headline import planned_verdicts
 from blkscope.paper.latex import (
@@ -166,7 +167,7 @@ def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
         "ClaimsDeviationsAfterIds": _after_ids(plan),
         "ClaimsMovedByHolm": _ids(moved),
         "ClaimsPooled": fmt_int(pooled.height),
-        "ClaimsHeterogeneous": _ids(pooled.filter(pl.col("pooling") == "random effects")),
+        "ClaimsHeterogeneous": _ids(pooled.filter(pl.col("pooling") == PER_STRATUM)),
         "ClaimsIsquaredMax": fmt_int(100 * pooled["i2"].max()) if pooled.height else "--",
         "ClaimsIsquaredCut": fmt_int(100 * hg.I2_MAX),
         "ClaimsPqCut": f"{hg.P_Q_MIN:g}",
@@ -265,6 +266,33 @@ def _planned(row: dict, planned: bool = True) -> str:
     return f"{ours} ({verdict})"  # (", exact": no nesting)
 
 
+_ROW_BEFORE = re.compile(r"(S\d-[\w-]+): (.+?) \((.+?)\)(?:; |$)")  # "S1-hot: 1.01x [0.88x, 1.16x] (inconclusive)"
+
+
+def _kind(verdict: str) -> str:
+    """A verdict as the headline counts it: replicates, does not, or inconclusive (strata that disagree too)."""
+    return next((k for k in DECIDED if verdict.startswith(k)), "inconclusive")
+
+
+def pooling_cells(d, by: dict[str, dict]) -> tuple[list[str], str, str]:
+    """The pooling rule's (claims, before, after): every row whose strata disagree now; before, the plan's words
+    (each row's random-effects estimate and planned verdict), after, as the claims table has it; the rows whose
+    verdict it moved (as the headline counts them) each named, the others counted (one row of the table)."""
+    ids = [i for i, r in by.items() if claim_of(i) in d.claims and r.get("pooling") == PER_STRATUM]
+    was = {m[1]: (m[2], m[3]) for m in _ROW_BEFORE.finditer(d.before)}
+    moved = [i for i in ids if i in was and _kind(was[i][1]) != _kind(str(by[i].get("verdict_planned")
+                                                                             or by[i]["verdict"]))]
+    rest = [i for i in ids if i not in moved]
+    before = [(i, escape(f"{was[i][0]} ({was[i][1]})")) for i in moved]
+    after = [(i, escape(f"{by[i]['ours'].split(', ')[0]} ({by[i].get('verdict_planned') or by[i]['verdict']})"))
+             for i in moved]
+    if rest:
+        other = f"the other {count_word(len(rest))} ({escape(', '.join(rest))}) inconclusive"
+        before.append(("", f"{other}, each with a random-effects interval"))
+        after.append(("", f"{other}, each with its strata's range"))
+    return ids or list(d.claims), *("; ".join(f"{escape(i)}: {x}" if i else x for i, x in p) for p in (before, after))
+
+
 MANY = 4  # a change of more claims prints those whose verdict it moved, and counts the rest
 
 
@@ -295,6 +323,8 @@ def rule_cells(d, claims: pl.DataFrame | None) -> tuple[list[str], str, str]:
 
             now = "; ".join(x for x in (escape(f"the headline: {abstract_counts(claims)}"), now) if x)
         return ids or list(d.claims), escape(d.before), "; ".join(x for x in (now, escape(d.after)) if x)
+    if d.kind == "pooling":
+        return pooling_cells(d, by)
     if d.kind == "selection":
         ids = [cid if d.condition == "in-memory" else f"{cid}-{d.condition}" for cid in d.claims]
         ids = [i for i in ids if i in by]

@@ -17,6 +17,7 @@ from blkscope.analysis.popularity.skew import scrambled_head
 from blkscope.analysis.summaries.run_groups import CAPPED, SATURATING, with_groups
 from blkscope.paper import phrases
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
+from blkscope.paper.claims import PER_STRATUM
 from blkscope.paper.claims import run_length as run_span_text
 from blkscope.paper.latex import (
     count_word,
@@ -143,7 +144,7 @@ def verdict_words(r: dict) -> str:
 
 
 # a pooled row's strata in words, from its pooling
-STRATA = {"random effects": "disagree, so its interval is a random-effects one", "fixed": "agree"}
+STRATA = {PER_STRATUM: "disagree, so none is pooled and each is judged on its own interval", "fixed": "agree"}
 
 
 def run_length(r: dict) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from blkscope.paper.claim_verdict import STRATA_DISAGREE
 from blkscope.paper.latex import count_word, fmt_float, fmt_int
 
 
@@ -223,8 +224,8 @@ def deviated(r: dict, narrowed: bool = True) -> str:
 def says(r: dict) -> str:
     """One short clause per row for Section X (the full placement is in the claims table): the verdict
     (verdict_text), with the row's own where Holm's correction moved it, the flag of a measure changed after the
-    plan, and then where its interval lies (where, short); for a row whose strata disagree, that they do, not where
-    the pooled interval lies; for a row counted with another, that it is."""
+    plan, and then where its interval lies (where, short); for a row whose strata disagree (no pooled interval),
+    how many, and a decided verdict as every stratum's; for a row counted with another, that it is."""
     v = verdict_text(r)
     changed = ", measure changed after the plan" if r.get("measure_changed") else ""
     if planned_first(r):  # the planned verdict, as moved by Holm and changed, then the rule's caveat
@@ -240,15 +241,18 @@ def says(r: dict) -> str:
     v += changed
     if r.get("same_as"):
         return f"{v}; counted with {r['same_as']}"
-    if r.get("per_stratum"):
-        return f"{v}; {r['per_stratum'].split(', ')[-1]}"  # "14 strata disagree"
+    if r.get("per_stratum"):  # "14 strata disagree": each judged on its own interval
+        k = r["per_stratum"].split(", ")[-1]
+        if STRATA_DISAGREE in v:
+            return v.replace(STRATA_DISAGREE, f"inconclusive: {k}")
+        return f"{v} in every stratum; {k}" if v.startswith(("replicates", "does not")) else f"{v}; {k}"
     w = where(r, short=True)
     return f"{v}; {w}" if w else v
 
 
 def shown(r: dict) -> str:
     """A row's estimate for a sentence: its interval, or for a row whose strata disagree their range ("per stratum
-    1.03x to 5.40x"), not the pooled random-effects mean."""
+    1.03x to 5.40x"): no pooled figure."""
     if r.get("per_stratum"):
         return str(r["per_stratum"]).split(", ")[0]
     ours = str(r.get("ours") or "--")  # an exact value (claims.NO_SPREAD): "69.3 KiB, the same in every run"

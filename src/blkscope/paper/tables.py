@@ -226,7 +226,9 @@ CLAIMS_CAPTION = (
     "estimate with its interval (95\\,\\%; 90\\,\\% for `the same', as TOST reads it), the runs per arm and the "
     "load they ran at, the repeats per arm at which the interval would decide at the spread observed (at "
     "Bonferroni's level, at which Holm's correction decides any row; per stratum where strata pool), and the "
-    "verdict (rules in Appendix~\\ref{app:claims}). Reasons for \\emph{not tested} and \\emph{not testable here} "
+    "verdict (rules in Appendix~\\ref{app:claims}). Where a row's strata disagree, none is pooled: the estimate is "
+    "the range of its strata's, and the row is decided only where every stratum's own interval decides it alike, "
+    "else `inconclusive: strata disagree'. Reasons for \\emph{not tested} and \\emph{not testable here} "
     "follow the table. The verdict is the plan's, Holm-adjusted, as the headline counts it; where our runs are not "
     "in the condition the claim's study states, a rule set after the estimates had been seen "
     "(Table~\\ref{tab:deviations}) names that condition beside it (`outside the study's condition'), and the row "
@@ -290,8 +292,8 @@ def confound_notes(claims: pl.DataFrame) -> str:
 
 
 def verdict_cell(r: dict) -> str | None:
-    """A verdict as the table prints it: with the range of its strata where they disagree (claims.csv
-    `per_stratum`), the condition its runs are not in, against the study's (`caveat`), and the exploratory
+    """A verdict as the table prints it (where the strata disagree, their range is the estimate's cell, claims.csv
+    `ours`): with the condition its runs are not in, against the study's (`caveat`), and the exploratory
     estimate in the study's regime beside it (`ours_scale`)."""
     ruled = ruled_parts(r)  # the condition rule's row: the planned verdict, its caveat after (as the headline)
     v = ruled[0] if ruled else r.get("verdict")
@@ -300,8 +302,6 @@ def verdict_cell(r: dict) -> str | None:
         v = f"{v}; {ruled[1]}"
     if r.get("same_as"):
         v = f"{v}; counted with {r['same_as']}: the same runs and throughput"
-    if r.get("per_stratum"):
-        v = f"{v}; {r['per_stratum']}"
     if r.get("caveat") and not r.get("verdict_planned"):
         v = f"{v}; unlike the study: {r['caveat']}"
     if r.get("ours_scale"):
