@@ -127,7 +127,8 @@ def test_the_sentence_is_phrased_by_rule():
 
 def test_judged_rows_are_the_headlines():
     c = pl.DataFrame({"claim_id": ["a", "b", "c", "d"],
-                      "verdict": ["inconclusive", "not testable here: in memory", "not tested (no runs)", "does not"],
+                      "verdict": ["inconclusive", "outside the study's condition: in memory", "not tested (no runs)",
+                                  "does not"],
                       "verdict_planned": [None, "does not", None, None], "same_as": [None, None, None, "a"]})
     assert cl.judged(c) == ["a", "b"]
 

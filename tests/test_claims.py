@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from blkscope.paper import claim_verdict as vd
-from blkscope.paper.claims import CLAIMS, evaluate
+from blkscope.paper.claims import CLAIMS, RULED, evaluate
 
 METRIC_COLS = ["run_id", "workload", "job", "filesystem", "testbed", "traced", "repeat", "metric", "value"]
 
@@ -540,6 +540,35 @@ def test_verdict_counts_and_what_moved_since_an_earlier_table():
     assert ln.decidable(holm)["ClaimsDecidable"] == "C (7)" and ln.decidable(holm)["ClaimsDecidableCount"] == "1"
 
 
+def test_a_row_outside_its_condition_and_one_not_testable_here_are_told_apart():
+    """Issue Q review: `not testable here` named two kinds of row. The condition rule's rows carry a label of their
+    own (`outside the study's condition: <condition>`), counted apart; `not testable here` is kept for a condition
+    this machine cannot make, and wherever a sentence prints it, its reason is beside it."""
+    from blkscope.paper import load_numbers as ln
+    from blkscope.paper import study_numbers as sn
+    from blkscope.paper.claim_runs import NOT_TESTABLE
+    from blkscope.paper.claims import unjudged_here
+
+    out = evaluate(_tables(_runs([("x", "fio", "randrw", "ext4", True)])))
+    machine = out.filter(pl.col("verdict") == NOT_TESTABLE)
+    assert machine.height and machine["reason"].null_count() == 0  # every one with why
+    assert not out.filter(pl.col("verdict").str.starts_with(f"{NOT_TESTABLE}:")).height
+    c = pl.DataFrame({"claim_id": ["S1-a-scale", "S1-b-scale", "S1-c-scale"], "condition": ["scale"] * 3,
+                      "verdict": [f"{RULED}light load", NOT_TESTABLE, "inconclusive"],
+                      "verdict_planned": ["does not", None, None], "ours": ["1.2x [1.1x, 1.3x]", "--", "--"],
+                      "reason": [None, "f2fs exists only in the emulated guest", None],
+                      "caveat": ["light load", None, None], "quantity": ["q", "q", "q"], "claimed": ["x"] * 3,
+                      "n": ["3 vs 3", "0", "2 vs 2"]})
+    v = sn.verdicts(c)
+    assert (v["ClaimsOutside"], v["ClaimsNotTestable"], v["ClaimsInconclusive"]) == ("1", "1", "1")
+    assert v["ClaimsSentence"].endswith("one is not testable here and one is outside its study's condition")
+    said = sn.condition_sentence(c)
+    assert "S1-b-scale is not testable here: f2fs exists only in the emulated guest" in said
+    assert "S1-a-scale: does not; outside the study's condition: light load" in said
+    assert ln.claims(c)["ScaleRowsJudged"] == "1"  # neither the rule's row nor the machine's is judged there
+    assert [unjudged_here(x) for x in c["verdict"]] == [True, True, False]
+
+
 def test_fragmentation_reads_the_random_writes_of_ycsb_only():
     """S1-frag: btrfs/ext4 extents per GiB under YCSB's zipfian updates; cassandra-stress's sequential-key writes
     (here with the opposite ratio) are not the claim's condition."""
@@ -730,11 +759,12 @@ def test_a_row_read_outside_the_studys_condition_says_so_by_rule():
     assert kept_window_text(window_text("whole run", "2 s"), None) == "whole run (2 s)"
 
 
-def test_a_row_outside_its_claims_condition_is_not_testable_and_keeps_its_planned_verdict():
+def test_a_row_outside_its_claims_condition_is_labelled_so_and_keeps_its_planned_verdict():
     """The condition rule (set after the estimates were seen): the caveat's conditions and journal latency from runs
-    under 60 s make a judged row not testable here; a traced arm significantly faster (a confound) is stated beside
-    the planned verdict and overturns none (issue Q review). The headline counts each row by its planned verdict,
-    the rule's rows beside them."""
+    under 60 s label a judged row `outside the study's condition`, not `not testable here` (issue Q review: that
+    label named two kinds of row; it is kept for a condition this machine cannot make); a traced arm significantly
+    faster (a confound) is stated beside the planned verdict and overturns none (issue Q review). The headline counts
+    each row by its planned verdict, the rule's rows beside them."""
     from blkscope.analysis.stats.estimates import Estimate
     from blkscope.paper.claims import REGIMES, SSD, by_condition, caveat, same_runs
     from blkscope.paper.headline import abstract_counts, rule_moved, split_sentence
@@ -752,7 +782,7 @@ def test_a_row_outside_its_claims_condition_is_not_testable_and_keeps_its_planne
            "caveat": "light load", "n_needed": "4", "n_needed_value": 4.0, "reason": "x", "quantity": "q ops/s"}
     by_condition(row)
     assert (row["verdict"], row["verdict_unadjusted"], row["verdict_planned"], row["n_needed"]) == (
-        "not testable here: light load", "not testable here: light load", "does not", "--")
+        "outside the study's condition: light load", "outside the study's condition: light load", "does not", "--")
     # the sign of the estimate alone rules on nothing: the planned verdict stands, the caveat beside it
     signed = {**row, "verdict": "does not", "verdict_unadjusted": "does not", "verdict_planned": None,
               "caveat": "traced arm faster: a confound", "n_needed": "4"}
@@ -760,8 +790,8 @@ def test_a_row_outside_its_claims_condition_is_not_testable_and_keeps_its_planne
     assert (signed["verdict"], signed["verdict_planned"], signed["n_needed"]) == ("does not", None, "4")
     both = {**signed, "caveat": "light load, traced arm faster: a confound"}
     by_condition(both)
-    assert (both["verdict"], both["verdict_planned"]) == ("not testable here: light load, traced arm faster: a "
-                                                          "confound", "does not")
+    assert (both["verdict"], both["verdict_planned"]) == ("outside the study's condition: light load, traced arm "
+                                                          "faster: a confound", "does not")
     # two rows on the same runs and the same throughput split by operation count once
     rows = [{"claim_id": f"S1-{op}-scale", "condition": "scale", "verdict": "inconclusive",
              "quantity": f"Cassandra/RocksDB YCSB {op} ops/s over the steady window"} for op in ("read", "update")]
@@ -770,7 +800,8 @@ def test_a_row_outside_its_claims_condition_is_not_testable_and_keeps_its_planne
     assert [r["same_as"] for r in rows] == [None, "S1-read-scale", None]
     df = pl.DataFrame([{**r, "study": "s", "claim": r["claim_id"]} for r in rows] + [
         {**row, "study": "s", "claim": "c", "same_as": None}], infer_schema_length=None)
-    assert split_sentence(df.select("claim_id", "study", "claim", "condition", "verdict", "same_as")) == (
+    machine = df.with_columns(verdict=pl.Series(["inconclusive"] * 3 + ["not testable here"]))  # no f2fs, say
+    assert split_sentence(machine.select("claim_id", "study", "claim", "condition", "verdict", "same_as")) == (
         "of the four rows, two are judged as planned: none replicates, none fails to replicate and two are "
         "inconclusive (both confirmatory rows among them are inconclusive); one is not testable here; one more row "
         "reads another's runs and counts with it")
@@ -782,18 +813,18 @@ def test_a_row_outside_its_claims_condition_is_not_testable_and_keeps_its_planne
                                        "verdict_planned")) == (
         "of the four rows, three are judged as planned: none replicates, one does not and two are inconclusive (of "
         "the three confirmatory rows among them, one does not and two are inconclusive); a rule set after the "
-        "estimates were seen makes one of the three not testable here, as run outside the condition their study "
-        "states; of the other two, read within their study's condition, two are inconclusive; one more row reads "
-        "another's runs and counts with it")
+        "estimates were seen finds one of the three outside their study's condition, as run in another condition "
+        "than their study states; of the other two, read within their study's condition, two are inconclusive; one "
+        "more row reads another's runs and counts with it")
     # the abstract's counts: shorter
     assert abstract_counts(moved) == (
         "of four rows, three are judged as planned: none replicates, one does not and two are inconclusive (of the "
         "three confirmatory rows among them, one does not and two are inconclusive); one more reads another's runs. "
-        "A rule set after the estimates were seen makes one of the three not testable here, as run outside the "
-        "condition their study states; of the other two, two are inconclusive")
+        "A rule set after the estimates were seen finds one of the three outside their study's condition, as run in "
+        "another condition than their study states; of the other two, two are inconclusive")
     # the rows within their condition by their own verdicts: the rule's rows are not among them (issue Q review:
     # 9 of the headline's 12 "do not" were the rule's)
-    kept = moved.with_columns(verdict=pl.Series(["replicates", "replicates", "does not", "not testable here: x"]))
+    kept = moved.with_columns(verdict=pl.Series(["replicates", "replicates", "does not", f"{RULED}x"]))
     assert abstract_counts(kept).endswith("of the other two, one replicates and one does not")
 
 
@@ -802,19 +833,18 @@ def test_the_headlines_caveat_gives_each_rules_reason_its_count():
     paper's own rule, whatever the study states) are counted apart; one reason alone is said without its count."""
     from blkscope.paper.headline import _ruled
 
-    outside = {"verdict_planned": "does not", "verdict": "not testable here: in memory"}
-    short = {"verdict_planned": "inconclusive",
-             "verdict": "not testable here: runs of 11 s, under the 60 s journal latency needs"}
+    outside = {"verdict_planned": "does not", "verdict": f"{RULED}in memory"}
+    short = {"verdict_planned": "inconclusive", "verdict": f"{RULED}runs of 11 s, under the 60 s journal latency needs"}
     assert _ruled([outside] * 3 + [short] * 2, 9, True) == (
-        "a rule set after the estimates were seen makes 5 of the 9 not testable here: 3 as run outside the condition "
-        "their study states, 2 as journal latency read from runs under 60 s")
-    assert _ruled([short], 4, False) == ("a rule set after the estimates were seen makes one of the four not "
-                                         "testable here, as journal latency read from runs under 60 s")
+        "a rule set after the estimates were seen finds 5 of the 9 outside their study's condition: 3 as run in "
+        "another condition than their study states, 2 as journal latency read from runs under 60 s")
+    assert _ruled([short], 4, False) == ("a rule set after the estimates were seen finds one of the four outside "
+                                         "their study's condition, as journal latency read from runs under 60 s")
     assert _ruled([{"verdict_planned": None, "verdict": "replicates"}], 1, False) == ""
     # the abstract's: both reasons in one
     assert _ruled([outside] * 3 + [short] * 2, 9, True, brief=True) == (
-        "a rule set after the estimates were seen makes 5 of the 9 not testable here, as run outside their study's "
-        "condition or too short")
+        "a rule set after the estimates were seen finds 5 of the 9 outside their study's condition, as run in "
+        "another condition or too short")
 
 
 def test_the_verdict_cell_prints_the_caveat_and_the_estimate_at_scale_beside_the_plans_verdict():
@@ -857,7 +887,9 @@ def test_a_row_judged_against_another_workloads_band_says_so_in_its_verdict_cell
     assert "Cassandra figure" in band_note("S1-trace-scale") and band_note("S1-trace-cass") is None
     assert verdict_cell({"claim_id": "S1-trace-scale", "verdict": "inconclusive"}).startswith(
         "inconclusive; the band is the study's Cassandra figure")
-    assert "Cassandra figure" not in verdict_cell({"claim_id": "S1-trace", "verdict": "not testable here: in memory"})
+    ruled = {"claim_id": "S1-trace", "verdict": f"{RULED}in memory", "verdict_planned": "inconclusive",
+             "caveat": "in memory"}
+    assert "Cassandra figure" not in verdict_cell(ruled)
 
 
 def test_the_condition_rule_is_printed_per_study_as_caveat_applies_it():

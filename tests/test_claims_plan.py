@@ -168,7 +168,7 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
     assert m["ClaimsExploratoryBatches"] == str(len(plan.exploratory_batches))
     # the condition rule's rows by their planned verdicts: none left out of what Holm moved or what all runs change
     # (issue Q review: S1-cass-read, S1-frag and S4-reader were)
-    ruled = "not testable here: in memory"
+    ruled = "outside the study's condition: in memory"
     more = pl.DataFrame({
         "claim_id": ["F", "G"], "condition": ["in-memory"] * 2, "verdict_unadjusted": [ruled] * 2,
         "verdict": [ruled] * 2, "verdict_all": ["does not", "does not"], "p_holm": [0.3, 0.5],
@@ -241,8 +241,8 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
     # their rows: the selection's scale rows after it, the rule's rows before and after it (from the claims table)
     table = pl.DataFrame({"claim_id": ["S1-zipf-scale", "S2-aqu-fio-replication", "S2-ops"],
                           "ours": ["0.07 [0.05, 0.09]", "1.36x [1.08x, 1.71x]", "0.83x [0.35x, 1.98x]"],
-                          "verdict": ["not testable here: a kept trace window of 3 s", "not testable here: light load",
-                                      "inconclusive"],
+                          "verdict": ["outside the study's condition: a kept trace window of 3 s",
+                                      "outside the study's condition: light load", "inconclusive"],
                           "verdict_planned": ["does not", "does not", None]})
     tex = render_deviations(plan, rec, table)
     selection = next(x for x in tex.splitlines() if "the scale rows also select" in x)  # rows not in the table: out
@@ -379,13 +379,13 @@ def test_a_correction_gives_the_rows_before_in_the_plans_words_and_after_as_the_
 
     d = next(x for x in plan.deviations if x.kind == "correction")
     table = pl.DataFrame({"claim_id": ["S1-trace-ycsb-cass-scale"], "ours": ["-6.7 % [-11.9 %, -2.1 %]"],
-                          "verdict": ["not testable here: traced arm faster: a confound"],
+                          "verdict": ["outside the study's condition: traced arm faster: a confound"],
                           "verdict_planned": ["does not"]})
     tex = render_deviations(plan, pl.DataFrame(schema={"commit": pl.Utf8, "claim_id": pl.Utf8}), table)
     row = next(x for x in tex.splitlines() if x.startswith(f"{d.date[:10]} & S1-trace-ycsb-cass-scale &"))
     assert "light load, traced arm faster" in row.split(" & ")[5]  # before: as the plan says it was
     assert row.split(" & ")[6].startswith(r"S1-trace-ycsb-cass-scale: \ensuremath{-}6.7 \% [")
-    assert "(not testable here: traced arm faster: a confound)" in row.split(" & ")[6]
+    assert "(outside the study's condition: traced arm faster: a confound)" in row.split(" & ")[6]
 
 
 def test_a_narrowed_claim_says_so_beside_its_number_with_the_estimates_before_and_after(plan):

@@ -359,9 +359,9 @@ def test_a_claim_rows_run_length_and_strata_are_macros_and_the_scale_rows_are_co
     assert m["ClaimSOneZipfAtScale"] == "0.10 [0.05, 0.15]"
     # the verdict with its caveat, the caveat printed once (review-q5 N6)
     assert m["ClaimSOneZipfVerdictCaveat"] == r"does not; in memory, runs of 2\,s"
-    untestable = ln.claims(c.with_columns(verdict=pl.Series(["not testable here: in memory, runs of 2 s", "does not",
-                                                             "inconclusive", "not testable here"])))
-    assert untestable["ClaimSOneZipfVerdictCaveat"] == r"not testable here: in memory, runs of 2\,s"
+    untestable = ln.claims(c.with_columns(verdict=pl.Series(["outside the study's condition: in memory, runs of 2 s",
+                                                             "does not", "inconclusive", "not testable here"])))
+    assert untestable["ClaimSOneZipfVerdictCaveat"] == r"outside the study's condition: in memory, runs of 2\,s"
     # the length of the runs the measure read (run_s_lo, run_s_hi), not the plan's words in the window
     assert m["ClaimSOneZipfRunLength"] == r"2\,s"  # a number and its unit on one line
     assert m["ClaimSThreeCowXfsRunLength"] == r"3--60\,s"  # a range: an en dash (latex.ranged)

@@ -213,10 +213,10 @@ def test_the_tracing_advice_compares_each_database_with_the_studys_own_figure_fo
     RocksDB figures were about 36 % on btrfs and a faster traced run on ext4), its btrfs runs beside the study's
     btrfs figure; the pooled row named post hoc, as the paper names it."""
     band = "24-36 % for '24-36 % fewer ops/s'"
-    rows = [("S1-trace", "not testable here: in memory", "9.8 % [5.1 %, 14.5 %]", 0.051, 0.145),
+    rows = [("S1-trace", "outside the study's condition: in memory", "9.8 % [5.1 %, 14.5 %]", 0.051, 0.145),
             ("S1-trace-cass", "does not", "2.4 % [-9.8 %, 11.6 %]", -0.098, 0.116),
             ("S1-trace-scale", "inconclusive", "23.9 % [19.0 %, 28.2 %]", 0.19, 0.282),
-            ("S1-trace-btrfs", "not testable here: in memory", "-0.6 % [-3.8 %, 3.0 %]", -0.038, 0.03)]
+            ("S1-trace-btrfs", "outside the study's condition: in memory", "-0.6 % [-3.8 %, 3.0 %]", -0.038, 0.03)]
     c = _banded(rows, band, 0.24, 0.36).with_columns(
         estimate=pl.Series([0.098, 0.024, 0.239, -0.006]),
         condition=pl.Series(["in-memory", "in-memory", "scale", "in-memory"]),
@@ -228,8 +228,8 @@ def test_the_tracing_advice_compares_each_database_with_the_studys_own_figure_fo
         "11.6 % (S1-trace-cass: does not, wholly below the claimed 24-36 %; post hoc); tracing RocksDB with data "
         "at least 10 times its memory cost 23.9 % [19.0 %, 28.2 %] (S1-trace-scale: inconclusive; confirmatory), "
         "20.3 % [12.8 %, 27.1 %] on btrfs alone, where the study saw about 36 % for RocksDB on btrfs "
-        "(S1-trace-btrfs at scale: exploratory); our row over every workload is post hoc (S1-trace: not "
-        "testable here: in memory)")
+        "(S1-trace-btrfs at scale: exploratory); our row over every workload is post hoc (S1-trace: outside the "
+        "study's condition: in memory)")
     assert "exploratory" not in said.split("; our row")[1]
     assert "[-" not in said and " -" not in said  # no minus sign: the upper end of an interval across zero
     assert advice.phrases(_claims([]))["AdviceTracing"].startswith("this study cannot say")
@@ -261,7 +261,7 @@ def test_the_claims_not_testable_here_are_quoted_in_their_studies_words():
     assert m["AdviceNotTestable"] == "whether ``f2fs is much faster for RocksDB'' (S1-f2fs)"
     # a row the condition rule made not testable is counted, not quoted: the claim may hold in its own condition
     ruled = pl.concat([c, c.filter(pl.col("claim_id") == "S2-ops").with_columns(
-        claim_id=pl.lit("S2-aqu-fio"), verdict=pl.lit("not testable here: light load"))])
+        claim_id=pl.lit("S2-aqu-fio"), verdict=pl.lit("outside the study's condition: light load"))])
     m = advice.macros(ruled)
     assert m["AdviceNotTestable"] == ("whether ``f2fs is much faster for RocksDB'' (S1-f2fs), nor what one row "
                                       "would show in the condition its study states")
@@ -353,7 +353,7 @@ def test_the_abstract_gives_each_choice_in_short_with_the_row_it_rests_on_and_st
     from blkscope.paper.pdf_text import abstract_words
 
     c = _claims([("S2-ops", "does not", "0.95x [0.83x, 1.10x]", 0.83, 1.10),
-                 ("S4-reader", "not testable here: runs of 11 s", "6.59x [0.89x, 48.93x]", 0.89, 48.93),
+                 ("S4-reader", "outside the study's condition: runs of 11 s", "6.59x [0.89x, 48.93x]", 0.89, 48.93),
                  ("S3-relatime", "replicates", "4.1 KiB [2.0 KiB, 6.2 KiB]", 2.0, 6.2)])
     said = advice.abstract_advice(c).split("; ")
     full = advice.phrases(c)

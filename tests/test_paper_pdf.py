@@ -331,7 +331,7 @@ def test_a_cell_names_setups_in_plain_words_not_by_the_run_sheets_job_ids():
 def test_the_unadjusted_verdict_prints_once_and_the_reason_once():
     from blkscope.paper.tables import AS_ADJUSTED, claims_table, unadjusted_cell
 
-    ruled = "not testable here: runs of 11 s, under the 60 s journal latency needs"
+    ruled = "outside the study's condition: runs of 11 s, under the 60 s journal latency needs"
     assert unadjusted_cell({"verdict_unadjusted": ruled, "verdict": ruled}) == AS_ADJUSTED
     assert unadjusted_cell({"verdict_unadjusted": "does not", "verdict": "inconclusive"}) == "does not"
     assert unadjusted_cell({"verdict_unadjusted": None, "verdict": "inconclusive"}) is None
@@ -351,8 +351,8 @@ def test_a_row_of_the_condition_rule_prints_its_planned_verdict_first_as_the_hea
     unadjusted cell is the planned verdict's before Holm."""
     from blkscope.paper.tables import AS_ADJUSTED, unadjusted_cell, verdict_cell
 
-    ruled = {"claim_id": "S1-x", "verdict": "not testable here: in memory", "verdict_unadjusted":
-             "not testable here: in memory", "verdict_planned": "inconclusive", "caveat": "in memory",
+    ruled = {"claim_id": "S1-x", "verdict": "outside the study's condition: in memory", "verdict_unadjusted":
+             "outside the study's condition: in memory", "verdict_planned": "inconclusive", "caveat": "in memory",
              "verdict_planned_unadjusted": "does not", "measure_changed": True}
     assert verdict_cell(ruled) == ("inconclusive; measure changed after the plan; outside the study's condition: "
                                    "in memory")

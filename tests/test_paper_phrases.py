@@ -362,7 +362,8 @@ def test_a_row_of_the_condition_rule_says_its_condition_and_planned_verdict_in_o
     from blkscope.paper.phrases import says, shown, verdict_text
 
     ruled = _row(-0.119, -0.021, -0.067, 0.24, 0.36, "24-36 %", "-6.7 % [-11.9 %, -2.1 %]",
-                 verdict="not testable here: light load, traced arm faster: a confound", verdict_planned="does not",
+                 verdict="outside the study's condition: light load, traced arm faster: a confound",
+                 verdict_planned="does not",
                  caveat="light load, traced arm faster: a confound", verdict_unadjusted="does not")
     # the planned verdict first, as the headline counts it; the rule's condition, then the confound, beside it
     assert says(ruled) == verdict_text(ruled) == ("does not; outside the study's condition: light load; traced arm "
@@ -399,13 +400,13 @@ def test_no_cell_or_sentence_of_the_claims_prints_a_clause_twice():
     from blkscope.paper.phrases import repeated_clause, says
     from blkscope.paper.tables import verdict_cell
 
-    assert repeated_clause("not testable here: in memory, runs of 2 s; in memory, runs of 2 s") == (
+    assert repeated_clause("outside the study's condition: in memory, runs of 2 s; in memory, runs of 2 s") == (
         "in memory, runs of 2 s")
-    assert repeated_clause("not testable here: in memory, a load phase from a cold start; in memory, a load phase "
-                           "from a cold start") is not None
+    assert repeated_clause("outside the study's condition: in memory, a load phase from a cold start; in memory, a "
+                           "load phase from a cold start") is not None
     assert repeated_clause("does not; planned: does not") is None  # short verdict words may recur
     assert repeated_clause("inconclusive; 14 strata disagree; post hoc") is None
-    rows = [{"verdict": "not testable here: in memory, runs of 2 s", "verdict_planned": "does not",
+    rows = [{"verdict": "outside the study's condition: in memory, runs of 2 s", "verdict_planned": "does not",
              "caveat": "in memory, runs of 2 s", "claim_id": "S1-x"}]
     assert all(repeated_clause(verdict_cell(r)) is None and repeated_clause(says(r)) is None for r in rows)
     csv = Path(__file__).resolve().parents[1] / "data/processed/analysis/claims.csv"

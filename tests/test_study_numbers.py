@@ -332,10 +332,10 @@ def test_a_verdict_macro_labels_a_wide_interval_as_its_says_words_do():
     # from the ends as printed (11.48 / 0.08), not the unrounded ones (11.48 / 0.0756 = 152; issue Q review)
     assert verdict_words(row) == "inconclusive, uninformative: its ends 144 times apart"
     assert verdict_words(row | {"lo": 0.9, "hi": 1.2, "ours": "1.00x [0.90x, 1.20x]"}) == "inconclusive"
-    assert "uninformative" not in verdict_words(row | {"verdict": "not testable here: light load"})
+    assert "uninformative" not in verdict_words(row | {"verdict": "not testable here"})
     # a row of the condition rule: its planned verdict, Holm's move, then the rule's condition (as ...Says)
-    ruled = {"verdict": "not testable here: in memory", "verdict_planned": "inconclusive", "caveat": "in memory",
-             "verdict_planned_unadjusted": "does not"}
+    ruled = {"verdict": "outside the study's condition: in memory", "verdict_planned": "inconclusive",
+             "caveat": "in memory", "verdict_planned_unadjusted": "does not"}
     assert verdict_words(ruled) == "inconclusive; does not before Holm; outside the study's condition: in memory"
 
 

@@ -22,7 +22,8 @@ judged alone), else its in-memory row. The rule:
   does not support one; the interval printed is the row's own, unadjusted); a throughput topic (`rate`) read from
   runs at a light load, whose jobs fix their request rate, says so (RATE_FIXED); else the evidence says where the
   interval lies;
-- `not tested` or `not testable here`: "this study cannot say whether" the claim holds.
+- `not tested`, `not testable here` or the condition rule's `outside the study's condition`: "this study cannot
+  say whether" the claim holds.
 
 Each phrase ends with its evidence: the row's id, estimate [interval] and verdict, all from claims.csv, and the
 length of the runs it read where they are not the steady-state runs (the row's window: "runs of 10 s"). A `does
@@ -43,7 +44,7 @@ import polars as pl
 from blkscope.analysis.summaries.run_groups import LIGHT
 from blkscope.paper import headline, literature, table_to_tex
 from blkscope.paper.claim_verdict import STRATA_DISAGREE
-from blkscope.paper.claims import DECIDED, PER_STRATUM
+from blkscope.paper.claims import DECIDED, PER_STRATUM, by_rule, unjudged_here
 from blkscope.paper.latex import counted, escape, fmt_int, join_and, macro_file, macro_name, seconds_unbroken, tidy
 from blkscope.paper.load_numbers import DECIDE_WITHIN, run_length, side
 from blkscope.paper.phrases import NEAR, WIDE, k_of_n, per_what, plan_status, says, shown, verdict_text, where
@@ -120,7 +121,7 @@ TRACING_SUBJECT = "block tracing in production"  # what the abstract gives no ch
 def claim_row(rows: dict[str, dict], claim: str) -> dict | None:
     """A claim's row: its replication row once judged, else its in-memory row (None: neither)."""
     rep = rows.get(f"{claim}-replication")
-    if rep is not None and not str(rep["verdict"]).startswith("not test"):
+    if rep is not None and not unjudged_here(rep["verdict"]):
         return rep
     return rows.get(claim)
 
@@ -169,7 +170,7 @@ def evidence(r: dict, stated: bool = False, placed: bool = False) -> str:
     elif ours != "--":
         ours += per
     v = str(r["verdict"])
-    if v.startswith("not test"):
+    if unjudged_here(v):
         return f"{r['claim_id']}: {verdict_text(r)}"
     pooled = r.get("pooling") == PER_STRATUM
     why = undecided(r) if v == "inconclusive" and not pooled else ""
@@ -257,7 +258,7 @@ def more_row(rows: dict[str, dict], claim: str, asks: str) -> str:
     v = str(r["verdict"])
     if r.get("pooling") == PER_STRATUM and v.startswith(DECIDED) and (s := strata_side(r)):
         return f"and {asks} {s[1]} ({evidence(r)})"
-    said = ("is undecided" if v.startswith("inconclusive") else "is untested" if v.startswith("not test")
+    said = ("is undecided" if v.startswith("inconclusive") else "is untested" if unjudged_here(v)
             else "holds" if v.startswith("replicates") else "does not hold")
     return f"{asks} {said} ({evidence(r)})"
 
@@ -289,7 +290,7 @@ def phrase(t: Topic, r: dict | None, rows: dict[str, dict] | None = None) -> str
     v = str(r["verdict"])
     more = [m for c, asks in t.more if (m := more_row(rows or {}, c, asks))]
     beside = "".join(f"; {m}" if not m.startswith("and ") else f" {m}" for m in more)
-    if v.startswith("not test"):
+    if unjudged_here(v):
         return f"{CANNOT_SAY} whether ``{r['claim']}'' ({evidence(r)}){beside}"
     if t.runs and (other := off_subject(r, rows or {}, t.runs[0])) is not None:
         return f"{NO_ADVICE} {t.subject}: its row reads {other}, not {t.runs[1]} ({evidence(r)}){beside}"
@@ -328,14 +329,14 @@ def tracing(claims: pl.DataFrame) -> str:
     said, decided = [], []
     for claim, who in TRACING_ROWS:
         r = claim_row(rows, claim)
-        if r is None or str(r["verdict"]).startswith("not test") or ends(r) is None:
+        if r is None or unjudged_here(r["verdict"]) or ends(r) is None:
             continue
         below = str(r["verdict"]).startswith("does not") and where(r).startswith("wholly below")
         cost = f"at most {ends(r)[1]}" if below else tidy(str(r["ours"]))
         said.append(f"tracing {who} cost {cost} ({evidence(r, True)})")
         decided.append(str(r["verdict"]).startswith(DECIDED))
     r = claim_row(rows, TRACING_ROCKSDB[0])
-    if r is not None and not str(r["verdict"]).startswith("not test") and ends(r) is not None:
+    if r is not None and not unjudged_here(r["verdict"]) and ends(r) is not None:
         decided.append(str(r["verdict"]).startswith(DECIDED))
         k = re.search(r"data >= (\d+(?:\.\d+)?)x cap", str(r.get("runs_read") or ""))
         who = TRACING_ROCKSDB[1].format(k=k.group(1) if k else "ten")
@@ -364,14 +365,14 @@ def decidable_list(claims: pl.DataFrame) -> str:
 
 
 def machine_limited(claims: pl.DataFrame) -> pl.DataFrame:
-    """The rows not testable on this machine (f2fs, ...): not those the condition rule made so (their verdict names
-    the condition, "not testable here: light load")."""
+    """The rows not testable on this machine (f2fs, ...): not the condition rule's (their verdict names the
+    condition, "outside the study's condition: light load")."""
     return claims.filter(pl.col("verdict") == "not testable here")
 
 
 def not_testable(claims: pl.DataFrame, outside: int = 0) -> str:
     """The claims not testable here, in their studies' words (quoted: the words are the studies', not ours), and
-    how many rows the condition rule made not testable (`outside`: their runs are not in the claim's condition)."""
+    how many rows the condition rule found outside (`outside`: their runs are not in the claim's condition)."""
     rows = machine_limited(claims)
     said = list(dict.fromkeys(f"``{r['claim']}'' ({r['claim_id']})" for r in rows.iter_rows(named=True)))
     rest = f"what {counted(outside, 'row', 'rows')} would show in the condition {'its' if outside == 1 else 'their'} " \
@@ -398,7 +399,7 @@ def short(topic: str, text: str, claims: pl.DataFrame) -> str:
     t = next((x for x in TOPICS if x.macro == topic), None)
     ids = list(dict.fromkeys(_ROW.findall(text)))
     rows = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
-    untested = ids and ids[0] in rows and str(rows[ids[0]]["verdict"]).startswith("not test")
+    untested = ids and ids[0] in rows and unjudged_here(rows[ids[0]]["verdict"])
     if untested or text.startswith((NO_ADVICE, CANNOT_SAY)):  # no choice, said as one (the abstract: "We advise ...")
         subject = t.subject if t is not None else TRACING_SUBJECT
         return f"{NO_CHOICE}{subject}" + (f" ({ids[0]})" if ids else "")
@@ -440,7 +441,7 @@ def macros(claims: pl.DataFrame) -> dict[str, str]:
         m[macro_name("claim", r["claim_id"]) + "Shown"] = escape(tidy(shown(r)))
     # the quotes are LaTeX's own (``...''), escaped only inside
     rows = machine_limited(claims)
-    outside = claims.filter(pl.col("verdict").str.starts_with("not testable here: ")).height
+    outside = sum(by_rule(v) for v in claims["verdict"])
     m["AdviceNotTestable"] = not_testable(rows.with_columns(pl.col("claim").map_elements(escape, pl.Utf8),
                                                             pl.col("claim_id").map_elements(escape, pl.Utf8)), outside)
     m["ClaimsNearPct"], m["ClaimsWideFactor"] = fmt_int(100 * NEAR), fmt_int(WIDE)

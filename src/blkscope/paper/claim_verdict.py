@@ -134,6 +134,9 @@ def decision(est: Estimate, size: Size) -> Decision:
 
 
 STRATA_DISAGREE = "inconclusive: strata disagree"  # counted with the inconclusive ones: it starts with the word
+# the condition rule's label (blkscope.paper.claims.by_condition): the row's runs are outside the condition its
+# study states, named after a colon; not `not testable here`, which is a condition this machine cannot make
+OUTSIDE = "outside the study's condition"
 
 
 def strata_verdict(each: list[Estimate], size: Size) -> tuple[str, Decision]:

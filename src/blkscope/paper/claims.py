@@ -3,8 +3,9 @@ band we read that size as (printed beside it), our estimate with its interval an
 the interval would decide at the observed spread, and a verdict (rules in blkscope.paper.claim_verdict).
 
 Verdicts: `replicates`, `does not`, `inconclusive` (from the interval; fewer than 2 repeats in an arm is
-inconclusive), `not tested (...)` (the runs or tables it needs are not in the dataset yet), and `not testable
-here` with its reason (a condition of the study we cannot make on this machine). Estimators: claim_measures.py.
+inconclusive), `not tested (...)` (the runs or tables it needs are not in the dataset yet), `not testable
+here` with its reason (a condition of the study we cannot make on this machine), and the condition rule's
+`outside the study's condition: <caveat>` (below). Estimators: claim_measures.py.
 Every published number comes from blkscope.paper.literature.
 
 Under the claims plan (config/claims_plan.yaml, blkscope.paper.claims_plan) a claim has one row per planned
@@ -32,10 +33,10 @@ the strata's effects where the strata a row pools disagree (as `ours` then); `ou
 that range and no pooled verdict where the strata of all runs disagree (all_runs_text). `ours_scale`, beside an
 in-memory row of a claim the plan gives no scale row, is its measure over its study's scale batches (exploratory).
 `verdict_planned` (`verdict_planned_unadjusted` before Holm) is the plan's verdict of a row the condition rule
-(by_condition, set after the estimates were seen: the plan's deviations list it) made `not testable here:
-<caveat>`: a row read outside the condition its claim was made in, or that reads journal latency from runs under
-claim_measures.JOURNAL_MIN_S (a traced arm faster than its untraced one is a caveat, ruled on by no rule). The
-paper prints and counts the planned verdict first, the caveat beside it (phrases.planned_first).
+(by_condition, set after the estimates were seen: the plan's deviations list it) labelled `outside the study's
+condition: <caveat>`: a row read outside the condition its claim was made in, or that reads journal latency from
+runs under claim_measures.JOURNAL_MIN_S (a traced arm faster than its untraced one is a caveat, ruled on by no
+rule). The paper prints and counts the planned verdict first, the caveat beside it (phrases.planned_first).
 `same_as` names the earlier row whose runs and throughput a row reads (same_runs: counted once in the headline);
 `measure_changed` marks an in-memory row whose measure a deviation dated after the plan changed; `narrowed`, how
 the plan's deviations narrowed the runs a row reads after its estimate was seen (their short words), or null.
@@ -76,7 +77,7 @@ SCHEMA = {"claim_id": pl.Utf8, "study": pl.Utf8, "claim": pl.Utf8, "quantity": p
           "run_s_hi": pl.Float64, "caveat": pl.Utf8, "ours_scale": pl.Utf8,
           "per_stratum": pl.Utf8, "verdict_planned": pl.Utf8, "verdict_planned_unadjusted": pl.Utf8, "same_as": pl.Utf8,
           "measure_changed": pl.Boolean, "narrowed": pl.Utf8}  # fmt: skip
-VERDICTS = ("replicates", "does not", "inconclusive", "not tested", NOT_TESTABLE)
+VERDICTS = ("replicates", "does not", "inconclusive", "not tested", NOT_TESTABLE, vd.OUTSIDE)
 DECIDED = VERDICTS[:2]  # the verdicts that decide a claim (a row's verdict starts with one)
 ABOUT = 0.06  # our reading of "about x %": x +- 6 points
 ZIPF_BAND = (0.7, 1.3)  # our reading of "roughly zipfian": a rank exponent s near 1
@@ -495,7 +496,7 @@ def caveat(regime: Regime | None, condition: str, load: str | None, verdict: str
     writer's latency read from runs shorter than claim_measures.JOURNAL_MIN_S, the paper's own rule: such a run
     ends before the kernel's and xfs's 30-s clocks), and "traced arm faster: a confound" (a tracing cost whose
     interval lies wholly below zero: a tracer cannot speed a run up, so the arms differ in something else);
-    None where the row meets it, or is not judged (CONDITION_RULE: such a row is not testable here)."""
+    None where the row meets it, or is not judged (`not tested`, `not testable here`)."""
     if verdict.startswith("not test"):
         return None
     parts, extra = [], []
@@ -664,9 +665,10 @@ def ruling(caveat: str | None) -> str | None:
 def by_condition(row: dict) -> None:
     """The condition rule (set after the runs were seen; the claims plan's deviations list it): a claim is re-tested
     in the condition it was made in, so a judged row whose runs are not in it (its `caveat`, ruling's part of it) is
-    `not testable here: <caveat>`, before and after the correction, its planned verdict (Holm's family as planned)
-    kept in `verdict_planned` (before Holm: `verdict_planned_unadjusted`); no repeats decide it (n_needed "--"). A
-    caveat of a traced arm faster alone leaves the verdict as planned, the caveat beside it."""
+    `outside the study's condition: <caveat>` (RULED), before and after the correction, its planned verdict
+    (Holm's family as planned) kept in `verdict_planned` (before Holm: `verdict_planned_unadjusted`); no repeats
+    decide it (n_needed "--"). A caveat of a traced arm faster alone leaves the verdict as planned, the caveat
+    beside it."""
     if not ruling(row.get("caveat")) or str(row["verdict"]).startswith("not test"):
         return
     row["verdict_planned"], row["verdict_planned_unadjusted"] = row["verdict"], row["verdict_unadjusted"]
@@ -703,13 +705,28 @@ def condition_rule_words() -> str:
             f"is marked a confound beside its verdict, which stands")
 
 
-RULED = f"{NOT_TESTABLE}: "  # the condition rule's verdict, its condition after the colon (no parenthesis: a
+RULED = f"{vd.OUTSIDE}: "  # the condition rule's verdict, its condition after the colon (no parenthesis: a
 # sentence quotes a verdict inside one)
 
 
 def by_rule(verdict: str | None) -> bool:
-    """A verdict the condition rule gave (`not testable here: <caveat>`), not a machine's limit."""
+    """A verdict the condition rule gave (`outside the study's condition: <caveat>`)."""
     return str(verdict or "").startswith(RULED)
+
+
+UNJUDGED = ("not test", RULED)  # verdicts' first words: not tested, not testable here, the condition rule's
+
+
+def unjudged_here(verdict: str | None) -> bool:
+    """A verdict on which this study cannot say whether the claim holds in its study's condition: `not tested`,
+    `not testable here`, or the condition rule's (by_rule; its planned verdict is beside it, a caveat)."""
+    return str(verdict or "").startswith(UNJUDGED)
+
+
+def unjudged_expr(column: str = "verdict") -> pl.Expr:
+    """unjudged_here as a polars expression (null: false)."""
+    v = pl.col(column).fill_null("")
+    return pl.any_horizontal(*(v.str.starts_with(p) for p in UNJUDGED))
 
 
 def narrowed_by_plan(plan: Plan | None) -> dict[tuple[str, str], str]:
@@ -744,7 +761,7 @@ def same_runs(rows: list[dict], ids: list[frozenset]) -> None:
     seen: dict[tuple, str] = {}
     for row, read in zip(rows, ids, strict=True):
         row["same_as"] = None
-        if not read or str(row["verdict"]).startswith("not test") and not by_rule(row["verdict"]):
+        if not read or str(row["verdict"]).startswith("not test"):  # the condition rule's rows are judged
             continue
         key = (row["condition"], read, _OPERATION.sub("", str(row["quantity"])))
         if key in seen:

@@ -31,6 +31,7 @@ import polars as pl
 from blkscope.paper import claim_heterogeneity as hg
 from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
+from blkscope.paper.claim_verdict import OUTSIDE
 from blkscope.paper.claims import BAND_END, DECIDED, EXACT, NO_POOLED, PER_STRATUM, claim_of, condition_rule_words
 from blkscope.paper.claims_plan import AMENDMENT, Plan
 from blkscope.paper.headline import planned_verdicts
@@ -309,7 +310,8 @@ def rule_cells(d, claims: pl.DataFrame | None) -> tuple[list[str], str, str]:
     """(claims, before, after) of a deviation that is no measure's, in one row: a selection's rows (`condition`),
     before as the plan's words say, after each row's planned estimate and verdict; the condition rule's rows (the
     claims table's rows with a planned verdict beside theirs), before their planned verdicts counted (each is in
-    the claims table), after the rule's verdict."""
+    the claims table), after the rule's label (`outside the study's condition`), as the claims table prints it
+    today (the plan's own words, dated, keep the label of their day)."""
     if claims is None or "verdict_planned" not in claims.columns or d.kind == AMENDMENT:
         return list(d.claims), escape(d.before), escape(d.after)
     by = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
@@ -334,7 +336,7 @@ def rule_cells(d, claims: pl.DataFrame | None) -> tuple[list[str], str, str]:
     moved = claims.filter(pl.col("verdict_planned").is_not_null())
     planned = planned_tally(claims)
     return (moved["claim_id"].to_list(), escape(planned),
-            escape("not testable here: the claims table names each row's condition beside its planned verdict"))
+            escape(f"{OUTSIDE}: the claims table names each row's condition beside its planned verdict"))
 
 
 def secondary_cells(d, secondary: pl.DataFrame | None) -> tuple[str, str] | None:

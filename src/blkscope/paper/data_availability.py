@@ -84,7 +84,8 @@ def render(by: pl.DataFrame, total: int) -> str:
             r"\texttt{notebooks/executed/all\_setups.ipynb}) draws every setup of the figures, which the "
             r"captions call the all\_setups notebook. The claims plan, with its amendments and the deviations "
             r"from it, is \texttt{config/claims\_plan.yaml}. In \texttt{claims.csv}, \texttt{verdict} is the "
-            r"condition rule's (\emph{not testable here} and the condition) where that rule applies and the plan's "
+            r"condition rule's (\emph{outside the study's condition} and the condition) where that rule applies and "
+            r"the plan's "
             r"otherwise; \texttt{verdict\_planned} is the plan's where the rule applies, the verdict "
             r"Table~\ref{tab:claims} prints first; \texttt{claims\_load.csv} is the load per arm of Appendix~"
             r"\ref{app:claims}.",

@@ -79,9 +79,9 @@ def _all_of(these: list[str], noun: str, digits: bool) -> str:
 
 
 def as_planned(r: dict, column: str = "verdict") -> str:
-    """A row's verdict as the plan judges it (Holm-adjusted): its planned verdict where the condition rule made it
-    not testable here (claims.csv `verdict_planned`), else its own. The headline counts these (issue Q review: the
-    rule came after the estimates were seen), the rule's rows counted beside them as a caveat."""
+    """A row's verdict as the plan judges it (Holm-adjusted): its planned verdict where the condition rule labelled
+    it outside the study's condition (claims.csv `verdict_planned`), else its own. The headline counts these
+    (issue Q review: the rule came after the estimates were seen), the rule's rows counted beside them as a caveat."""
     return str(r.get("verdict_planned") or r.get(column) or "")
 
 
@@ -97,10 +97,10 @@ def planned_verdicts(claims: pl.DataFrame) -> tuple[pl.Expr, pl.Expr]:
 
 
 def _ruled(rows: list[dict], n_judged: int, digits: bool, brief: bool = False) -> str:
-    """The caveat beside the planned counts: "a rule set after the estimates were seen makes 18 of the 43 not
-    testable here: 16 as run outside the condition their study states, 2 as journal latency read from runs under
-    60 s" (one reason alone said without its count; "" where it made none so); `brief` (the abstract, within its
-    word limit): both reasons in one, "as run outside their study's condition or too short"."""
+    """The caveat beside the planned counts: "a rule set after the estimates were seen finds 18 of the 43 outside
+    their study's condition: 16 as run in another condition than their study states, 2 as journal latency read
+    from runs under 60 s" (one reason alone said without its count; "" where it found none so); `brief` (the
+    abstract, within its word limit): both reasons in one, "as run in another condition or too short"."""
     from blkscope.paper.claim_measures import JOURNAL_MIN_S
     from blkscope.paper.claims import JOURNAL_SHORT
 
@@ -111,13 +111,13 @@ def _ruled(rows: list[dict], n_judged: int, digits: bool, brief: bool = False) -
     short = sum(JOURNAL_SHORT in str(r.get("verdict") or "") for r in ruled)
     which = "the one" if n_judged == 1 else f"all {_n(n, digits)}" if n == n_judged else \
         f"{_n(n, digits)} of the {_n(n_judged, digits)}"
-    whys = [(n - short, "as run outside the condition their study states"),
+    whys = [(n - short, "as run in another condition than their study states"),
             (short, f"as journal latency read from runs under {JOURNAL_MIN_S} s")]
     whys = [(k, w) for k, w in whys if k]
     if brief and len(whys) > 1:
-        whys = [(n, "as run outside their study's condition or too short")]
+        whys = [(n, "as run in another condition or too short")]
     said = ", " + whys[0][1] if len(whys) == 1 else ": " + ", ".join(f"{_n(k, digits)} {w}" for k, w in whys)
-    return f"a rule set after the estimates were seen makes {which} not testable here{said}"
+    return f"a rule set after the estimates were seen finds {which} outside their study's condition{said}"
 
 
 # both headline forms of an empty claims table (every row is judged, not testable, waits or reads another's, so
@@ -129,7 +129,7 @@ def within(rows: list[dict], n_judged: int, digits: bool, column: str = "verdict
     """The judged rows the condition rule left alone (no `verdict_planned`: read within their study's condition),
     by their own verdict, counted from the same rows as the headline's: "of the other 25, read within their study's
     condition, 2 replicate, 3 do not and 20 are inconclusive" (`brief`, the abstract: without "read within ...");
-    issue Q review: most of the headline's "do not" were the rule's rows. "" where the rule made none not testable
+    issue Q review: most of the headline's "do not" were the rule's rows. "" where the rule found none outside
     (the headline's counts are these already) or left none."""
     ruled = [r for r in rows if r.get("verdict_planned") and not r.get("same_as")]
     kept = [str(r.get(column) or "") for r in rows if not r.get("verdict_planned") and not r.get("same_as")
@@ -155,9 +155,9 @@ def _tally(claims: pl.DataFrame, column: str = "verdict") -> tuple[list[dict], l
 def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
     """"of the 47 rows, 43 are judged as planned: 3 replicate, 12 do not and 28 are inconclusive (of the 9
     confirmatory rows among them, 4 do not and 5 are inconclusive; the other 34 are post hoc); a rule set after the
-    estimates were seen makes 18 of the 43 not testable here, as run outside the condition their study states; of
-    the other 25, read within their study's condition, 2 replicate, 3 do not and 20 are inconclusive; 3 are
-    not testable here and 2 await runs; one more row reads another's runs and counts with it" (digits throughout
+    estimates were seen finds 18 of the 43 outside their study's condition, as run in another condition than their
+    study states; of the other 25, read within their study's condition, 2 replicate, 3 do not and 20 are inconclusive; 3
+    are not testable here and 2 await runs; one more row reads another's runs and counts with it" (digits throughout
     once a count is above nine; a group without rows left out): each row by its planned verdict (as_planned). A row
     that reads the runs and throughput of another (claims.csv `same_as`) is counted once, with it."""
     rows, v, judged, digits = _tally(claims, column)
@@ -212,8 +212,8 @@ def abstract_counts(claims: pl.DataFrame) -> str:
     """The abstract's counts, shorter than split_sentence, each row by its planned verdict (as_planned) and the
     condition rule's rows as the caveat beside them: "of 47 rows, 43 are judged as planned: 3 replicate, 12 do not
     and 28 are inconclusive (of the 9 confirmatory rows among them, 4 do not and 5 are inconclusive); 3 could not be
-    tested here; one more reads another's runs. A rule set after the estimates were seen makes 18 of the 43 not
-    testable here, as run outside the condition their study states; of the other 25, 2 replicate, 3 do not and 20
+    tested here; one more reads another's runs. A rule set after the estimates were seen finds 18 of the 43 outside
+    their study's condition, as run in another condition or too short; of the other 25, 2 replicate, 3 do not and 20
     are inconclusive" (within)."""
     rows, v, judged, digits = _tally(claims)
     if not rows:
@@ -303,9 +303,9 @@ def moved(claims: pl.DataFrame) -> str:
 
 def macros(claims: pl.DataFrame) -> dict[str, str]:
     """ClaimsSplitSentence (after Holm's correction), ClaimsAbstractCounts (the abstract's, abstract_counts),
-    ClaimsRuleMovedPlanned (the rows the condition rule made not testable, by planned verdict), ClaimsHolmMoved (the
-    rows Holm's correction moved, where claims.csv has verdict_unadjusted), ClaimsRowsOnPublished and
-    ClaimsPublishedMap (how the rows map onto the studies' claims)."""
+    ClaimsRuleMovedPlanned (the rows the condition rule found outside their study's condition, by planned
+    verdict), ClaimsHolmMoved (the rows Holm's correction moved, where claims.csv has verdict_unadjusted),
+    ClaimsRowsOnPublished and ClaimsPublishedMap (how the rows map onto the studies' claims)."""
     m = {"ClaimsSplitSentence": split_sentence(claims), "ClaimsAbstractCounts": abstract_counts(claims),
          "ClaimsRowsOnPublished": rows_on_published(claims),  # "47 rows on 23 published claims"
          "ClaimsPublishedMap": published_map(claims)}

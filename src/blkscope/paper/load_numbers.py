@@ -17,7 +17,7 @@ from blkscope.analysis.popularity.skew import scrambled_head
 from blkscope.analysis.summaries.run_groups import CAPPED, SATURATING, with_groups
 from blkscope.paper import phrases
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
-from blkscope.paper.claims import PER_STRATUM
+from blkscope.paper.claims import PER_STRATUM, unjudged_expr
 from blkscope.paper.claims import run_length as run_span_text
 from blkscope.paper.latex import (
     count_word,
@@ -66,8 +66,8 @@ def claims(c: pl.DataFrame, before: pl.DataFrame | None = None) -> dict[str, str
             m[f"{k}RunLength"] = seconds_unbroken(escape(length))
         if r.get("caveat"):  # the condition its runs are not in, against the study's ("in memory, runs of 2 s")
             m[f"{k}Caveat"] = seconds_unbroken(escape(r["caveat"]))
-        # the verdict with its caveat, the caveat once: a row not testable for that condition already names it
-        # (review-q5 N6: "not testable here: in memory, runs of 2 s; in memory, runs of 2 s")
+        # the verdict with its caveat, the caveat once: a row outside the study's condition already names it
+        # (review-q5 N6: "...: in memory, runs of 2 s; in memory, runs of 2 s")
         words = verdict_words(r)
         both = f"{words}; {r['caveat']}" if r.get("caveat") and r["caveat"] not in words else words
         m[f"{k}VerdictCaveat"] = seconds_unbroken(escape(both))
@@ -80,7 +80,8 @@ def claims(c: pl.DataFrame, before: pl.DataFrame | None = None) -> dict[str, str
     if ops and lz4:
         m["ClaimSTwoRunLengthPhrase"] = f"runs of {ops}, with LZ4 too" if ops == lz4 else \
             f"runs of {ops}; with LZ4 {lz4}"
-    scale = c.filter((pl.col("condition") == "scale") & ~pl.col("verdict").str.starts_with("not test")) \
+    # judged in the study's condition: not the condition rule's rows, nor those not tested or not testable here
+    scale = c.filter((pl.col("condition") == "scale") & ~unjudged_expr()) \
         if "condition" in c.columns else c.clear()  # fmt: skip
     m["ScaleRowsJudged"] = fmt_int(scale.height)
     m["ScaleRowsJudgedIds"] = escape(join_and(scale["claim_id"].to_list())) if scale.height else "none"

@@ -248,9 +248,10 @@ RUNS_STATED = ("condition", "window", "n")  # what every judged row says of the 
 
 
 def unstated_runs(claims: pl.DataFrame) -> list[str]:
-    """Rows judged on runs (any verdict but `not tested`/`not testable`) that do not state their condition, their
-    window or their n per arm, or whose window is the whole run without its length: a reader could not tell which
-    runs, over which time, a verdict reads."""
+    """Rows judged on runs (any verdict but `not tested`/`not testable here`: the condition rule's rows, `outside
+    the study's condition`, are judged as planned) that do not state their condition, their window or their n per
+    arm, or whose window is the whole run without its length: a reader could not tell which runs, over which time,
+    a verdict reads."""
     cols = [c for c in RUNS_STATED if c in claims.columns]
     judged = claims.filter(~pl.col("verdict").fill_null("").str.starts_with("not test"))
     out = [f"the claims table has no column {c!r}" for c in RUNS_STATED if c not in cols]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from blkscope.paper.claim_verdict import STRATA_DISAGREE
+from blkscope.paper.claim_verdict import OUTSIDE, STRATA_DISAGREE
 from blkscope.paper.latex import count_word, fmt_float, fmt_int
 
 
@@ -170,11 +170,8 @@ def _where(r: dict, short: bool = False) -> str:
     return f"{way}, interval across {'one' if ref else 'zero'}"
 
 
-OUTSIDE = "outside the study's condition"  # the condition rule's caveat, beside a planned verdict
-
-
 def planned_first(r: dict) -> str | None:
-    """A row the condition rule made not testable (claims.csv `verdict_planned`) as the headline counts it: its
+    """A row the condition rule labelled (claims.csv `verdict_planned`) as the headline counts it: its
     planned, Holm-adjusted verdict first, then the condition its runs are outside of ("does not; outside the
     study's condition: light load", a confound after it: "...; traced arm faster: a confound"); None for any
     other row. The rule was set after the estimates were seen, so it is a caveat, not the verdict (issue Q)."""
@@ -293,9 +290,10 @@ def util_pct(x: float) -> str:
 
 
 def repeated_clause(text: str, words: int = 3) -> str | None:
-    """A clause a sentence or cell prints twice ("in memory, runs of 2 s; in memory, runs of 2 s"; "not testable
-    here: in memory, a cold start; in memory, a cold start"): of its "; "-separated parts (their text after a
-    label's colon too), one of at least `words` words that another part repeats or ends with; None where none."""
+    """A clause a sentence or cell prints twice ("in memory, runs of 2 s; in memory, runs of 2 s"; "outside the
+    study's condition: in memory, a cold start; in memory, a cold start"): of its "; "-separated parts (their text
+    after a label's colon too), one of at least `words` words that another part repeats or ends with; None where
+    none."""
     parts = [p.strip() for p in re.split(r";\s+", text) if p.strip()]
     seen: list[str] = []
     for p in parts:

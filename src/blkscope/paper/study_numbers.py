@@ -14,6 +14,7 @@ from blkscope.analysis.load.overhead import BOTH, CONFIG
 from blkscope.analysis.summaries.run_groups import LIGHT, SATURATING, with_groups
 from blkscope.paper.claim_measures import VOLUME_JOB  # the volume-size runs: devices of their own
 from blkscope.paper.claim_rows import not_descriptive
+from blkscope.paper.claim_verdict import OUTSIDE
 from blkscope.paper.latex import counted, enumerate_counts, fmt_depth, fmt_float, fmt_int, fmt_pct, macro_name
 from blkscope.paper.phrases import k_of_n, says, shown
 
@@ -203,6 +204,7 @@ VERDICT_WORDS = {
     "inconclusive": ("ClaimsInconclusive", "is inconclusive", "are inconclusive"),
     "not tested": ("ClaimsUntested", "waits for runs", "wait for runs"),
     "not testable": ("ClaimsNotTestable", "is not testable here", "are not testable here"),
+    OUTSIDE: ("ClaimsOutside", "is outside its study's condition", "are outside their study's condition"),
 }
 
 
@@ -292,8 +294,10 @@ def condition_sentence(rows: pl.DataFrame) -> str:
     where its interval lies against the claimed size in one clause (phrases.says: "tracing costs 23.9 % [19.0 %,
     28.2 %] of throughput (S1-trace-scale: inconclusive; overlaps the low end of the claimed 24-36 %)"; an exact
     verdict "does not, exact", no parenthesis inside the parenthesis), the rows without one by
-    their verdict ("S1-cass-read-scale and S1-cass-write-scale wait for runs"); never a bare "--"."""
+    their verdict ("S1-cass-read-scale and S1-cass-write-scale wait for runs"), a row not testable here with why
+    ("S1-hot-f2fs-scale is not testable here: ..."); never a bare "--"."""
     from blkscope.paper.latex import escape, tidy
+    from blkscope.paper.tables import why_not
 
     est = rows.filter(pl.col("ours").fill_null("--") != "--")
     bases = claim_ids(est).to_list()
@@ -301,7 +305,12 @@ def condition_sentence(rows: pl.DataFrame) -> str:
              for r, b in zip(est.iter_rows(named=True), bases, strict=True)]  # fmt: skip
     rest = rows.filter(pl.col("ours").fill_null("--") == "--")
     for key, (_, one, many) in VERDICT_WORDS.items():
-        ids = [escape(i) for i in rest.filter(pl.col("verdict").fill_null("").str.starts_with(key))["claim_id"]]
+        these = rest.filter(pl.col("verdict").fill_null("").str.starts_with(key))
+        if key == "not testable":  # each with why, not counted together
+            parts += [f"{escape(r['claim_id'])} {one}" + (f": {escape(why_not(r))}" if r.get("reason") else "")
+                      for r in these.iter_rows(named=True)]
+            continue
+        ids = [escape(i) for i in these["claim_id"]]
         if ids:
             parts.append(f"{ids[0] if len(ids) == 1 else ', '.join(ids[:-1]) + ' and ' + ids[-1]} "
                          f"{one if len(ids) == 1 else many}")  # fmt: skip

@@ -231,8 +231,8 @@ CLAIMS_CAPTION = (
     "else `inconclusive: strata disagree'. Reasons for \\emph{not tested} and \\emph{not testable here} "
     "follow the table. The verdict is the plan's, Holm-adjusted, as the headline counts it; where our runs are not "
     "in the condition the claim's study states, a rule set after the estimates had been seen "
-    "(Table~\\ref{tab:deviations}) names that condition beside it (`outside the study's condition'), and the row "
-    "is not testable here by that rule. The rule reads only what each study "
+    "(Table~\\ref{tab:deviations}) names that condition beside it (`outside the study's condition', a label of "
+    "its own: \\emph{not testable here} is a condition this machine cannot make). The rule reads only what each study "
     f"states: {seconds_unbroken(escape(condition_rule_words()))}. For a claim the plan gives no scale row, its "
     "measure over the steady runs with data at least ten times the memory cap is beside the verdict (exploratory)."
 )
@@ -306,7 +306,9 @@ def verdict_cell(r: dict) -> str | None:
         v = f"{v}; unlike the study: {r['caveat']}"
     if r.get("ours_scale"):
         v = f"{v}; steady, data >= 10x cap (exploratory): {r['ours_scale']}"
-    if (note := band_note(str(r.get("claim_id") or ""))) and not str(r.get("verdict") or "").startswith("not test"):
+    # the band's note beside a verdict judged in the study's condition (not the rule's row, nor one not tested)
+    if (note := band_note(str(r.get("claim_id") or ""))) and not ruled \
+            and not str(r.get("verdict") or "").startswith("not test"):
         v = f"{v}; {note}"
     return v
 
@@ -317,7 +319,7 @@ AS_ADJUSTED = "as adjusted"
 def unadjusted_cell(r: dict) -> str | None:
     """The verdict before Holm's correction as the table prints it: "as adjusted" where it is the adjusted verdict,
     else the unadjusted verdict alone ("does not" beside an adjusted "inconclusive"); for a row the condition rule
-    made not testable, its planned verdict's (the verdict cell prints the planned one first)."""
+    labelled outside the study's condition, its planned verdict's (the verdict cell prints the planned one first)."""
     planned = bool(planned_first(r) and r.get("verdict_planned_unadjusted"))
     before = r.get("verdict_planned_unadjusted" if planned else "verdict_unadjusted")
     if before is None or before == "":
@@ -346,12 +348,18 @@ def caveated(claims: pl.DataFrame, ruled_only: bool = False) -> pl.DataFrame:
     return claims.with_columns(verdict=pl.Series(cells, dtype=pl.Utf8))
 
 
+def why_not(r: dict) -> str:
+    """Why a row is not tested or not testable here, as the paper prints it beside the row (its `reason`, public
+    and plain, not yet escaped)."""
+    return plain(public(str(r.get("reason") or "")))
+
+
 def claims_table(claims: pl.DataFrame) -> str:
     """Every claim in one longtable, in the order of claims.csv; the reasons a claim was not tested under it, and
     what the marks of confounded rows say."""
     why = claims.filter(pl.col("verdict").str.starts_with("not test") & pl.col("reason").is_not_null())
     rows = why.iter_rows(named=True)
-    notes = "; ".join(f"{escape(r['claim_id'])}: {escape(plain(public(r['reason'])))}" for r in rows)
+    notes = "; ".join(f"{escape(r['claim_id'])}: {escape(why_not(r))}" for r in rows)
     marks, claims = confound_notes(claims), caveated(confound_marked(printed_unadjusted(claims)))
     parts = claims_parts(claims)
     if len(parts) == 1:
