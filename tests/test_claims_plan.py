@@ -399,7 +399,7 @@ def test_a_narrowed_claim_says_so_beside_its_number_with_the_estimates_before_an
     rec = pl.DataFrame({"commit": ["242e04b", "e0c2130", "3618dea"], "claim_id": ["S4-sparse-max"] * 2 + ["S1-frag"],
                         "before_estimate": ["2.13x [0.64x, 7.13x]", "1.71x [0.92x, 3.18x]",
                                             "per stratum 0.80x to 1.13x"],
-                        "before_verdict": ["inconclusive", "inconclusive", "none: strata disagree"],
+                        "before_verdict": ["inconclusive", "inconclusive", "inconclusive: strata disagree"],
                         "after_estimate": ["3.46x [1.27x, 9.39x]"] * 2 + ["0.80x [0.65x, 0.99x]"],
                         "after_verdict": ["does not"] * 3})  # fmt: skip
     m = narrowed(plan, rec)
@@ -411,10 +411,10 @@ def test_a_narrowed_claim_says_so_beside_its_number_with_the_estimates_before_an
     # the estimates with each change alone undone (the second's runs are still the first's), in the same order, a
     # verdict they share said once
     assert "with each alone undone: 1.71x [0.92x, 3.18x] and 2.13x [0.64x, 7.13x], both inconclusive;" in sparse
-    # a verdict of strata that disagree is the estimate's words already: not repeated
+    # a verdict of strata that disagree less what the estimate's words say already
     frag = m["ClaimSOneFragNarrowed"]
     assert frag.startswith("narrowed after its estimate was seen, " + devs["3618dea"].short + "; with it undone: ")
-    assert "undone: per stratum 0.80x to 1.13x; Table" in frag and "none" not in frag
+    assert "undone: per stratum 0.80x to 1.13x, inconclusive; Table" in frag and "disagree" not in frag
     claims = pl.DataFrame({"claim_id": ["A"], "condition": ["in-memory"], "verdict_unadjusted": ["replicates"],
                            "verdict": ["replicates"], "verdict_all": ["replicates"], "p_holm": [0.01],
                            "pooling": [None], "i2": [None]}, schema_overrides={"pooling": pl.Utf8, "i2": pl.Float64})
@@ -438,14 +438,17 @@ def test_every_row_a_deviation_narrowed_carries_the_note_from_the_plan(plan):
 
 def test_strata_that_disagree_are_the_reason_for_no_verdict_not_a_verdict_and_microseconds_print_as_such():
     """Issue Q review: "(none: strata disagree)" in a verdict's place (Table III), and S4-mean's "us" in Tables
-    I-III where the prose prints the micro sign."""
-    from blkscope.paper.claims import NO_POOLED
+    I-III where the prose prints the micro sign. Over all runs the strata are judged each alone, as the planned
+    verdict judges them: the verdict beside their range, without the words the range says."""
+    from blkscope.paper.claim_verdict import STRATA_DISAGREE
     from blkscope.paper.claims_plan_tex import with_verdict
     from blkscope.paper.latex import escape
     from blkscope.paper.pdf_text import _TYPESET, squash
 
-    said = with_verdict("per stratum 1.03x to 5.41x, 14 strata disagree", NO_POOLED)
-    assert said == "per stratum 1.03x to 5.41x, 14 strata disagree, so no pooled verdict" and "none" not in said
+    said = with_verdict("per stratum 1.03x to 5.41x, 14 strata disagree", STRATA_DISAGREE)
+    assert said == "per stratum 1.03x to 5.41x, 14 strata disagree (inconclusive)"
+    assert with_verdict("per stratum 0.50x to 0.80x, 3 strata disagree", "does not") == (
+        "per stratum 0.50x to 0.80x, 3 strata disagree (does not in every stratum)")
     assert with_verdict("0.95x [0.83x, 1.10x]", "does not") == "0.95x [0.83x, 1.10x] (does not)"
     assert escape("1.12 us [-0.23 us, 2.46 us]") == (r"1.12\,$\mu$s [\ensuremath{-}0.23\,$\mu$s, 2.46\,$\mu$s]")
     assert escape("a few of us") == "a few of us"

@@ -30,7 +30,8 @@ and `n_planned` are the plan's; `n` the runs read per arm; `run_s_lo`, `run_s_hi
 `caveat` says where a judged row's runs are not in the condition the study's numbers came from (Regime: "in
 memory, runs of 2 s", "light load"), by rule, beside a verdict that stays the plan's; `per_stratum` is the range of
 the strata's effects where the strata a row pools disagree (as `ours` then); `ours_all` and `verdict_all` give
-that range and no pooled verdict where the strata of all runs disagree (all_runs_text). `ours_scale`, beside an
+that range and the strata's verdict, by the planned verdict's rule, where the strata of all runs disagree
+(all_runs_text). `ours_scale`, beside an
 in-memory row of a claim the plan gives no scale row, is its measure over its study's scale batches (exploratory).
 `verdict_planned` (`verdict_planned_unadjusted` before Holm) is the plan's verdict of a row the condition rule
 (by_condition, set after the estimates were seen: the plan's deviations list it) labelled `outside the study's
@@ -360,7 +361,6 @@ def verdict_of(r, size: vd.Size) -> str:
     return f"{v} ({EXACT})" if exact(e) else v
 
 
-NO_POOLED = "none: strata disagree"  # the verdict over all runs where their strata disagree
 PER_STRATUM = "per stratum"  # `pooling` where the strata disagree: none pooled, each judged on its own
 
 
@@ -392,12 +392,12 @@ def strata_counts(r, size: vd.Size) -> str:
 
 def all_runs_text(r, c: Claim) -> tuple[str, str]:
     """The estimate and verdict over every run of a condition, exploratory ones included (ours_all, verdict_all;
-    the deviations' before and after): where its strata disagree, by the same rule as a planned row's pooling
-    (blkscope.paper.claim_heterogeneity), no one pooled interval and no pooled verdict, but the range over its
-    strata (a random-effects interval over many strata with near-exact repeats can be as narrow as a fixed one)."""
-    if (spread := strata_range(r, c.fmt)) is not None:
-        return spread, NO_POOLED
-    return ours_text(r.estimate, c.fmt), verdict_of(r, c.size)
+    the deviations' before and after), by the planned verdict's rule and code (ours_of, verdict_of): where its
+    strata disagree (blkscope.paper.claim_heterogeneity), no pooled interval but the range over its strata (a
+    random-effects interval over many strata with near-exact repeats can be as narrow as a fixed one), and each
+    stratum judged on its own interval, `replicates` or `does not` only where every stratum is, else `inconclusive:
+    strata disagree` (issue Q review: it said "none: strata disagree" where the planned verdict judged)."""
+    return ours_of(r, c.fmt), verdict_of(r, c.size)
 
 
 def in_family(r) -> bool:
@@ -645,8 +645,8 @@ def _row(c: Claim, r, entry, everything, span: tuple[float, float] | None = None
         "heterogeneity": het.text() if het and het.k >= 2 else None, "i2": het.i2 if het and het.k >= 2 else None,
         "p_q": het.p if het and het.k >= 2 else None,
         "pooling": None if het is None or het.k < 2 else (PER_STRATUM if het.disagree else "fixed"),
-        "ours_all": all_runs_text(everything, c)[0], "n_all": everything.n,
-        "verdict_all": all_runs_text(everything, c)[1], "per_stratum": strata_range(r, c.fmt),
+        "ours_all": (alls := all_runs_text(everything, c))[0], "n_all": everything.n, "verdict_all": alls[1],
+        "per_stratum": strata_range(r, c.fmt),
         "verdict_planned": None, "verdict_planned_unadjusted": None,
         "confounded": None if v.startswith("not test") else confound,
         "_estimate": e, "_from_interval": in_family(r),

@@ -31,8 +31,8 @@ import polars as pl
 from blkscope.paper import claim_heterogeneity as hg
 from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
-from blkscope.paper.claim_verdict import OUTSIDE
-from blkscope.paper.claims import BAND_END, DECIDED, EXACT, NO_POOLED, PER_STRATUM, claim_of, condition_rule_words
+from blkscope.paper.claim_verdict import OUTSIDE, STRATA_DISAGREE
+from blkscope.paper.claims import BAND_END, DECIDED, EXACT, PER_STRATUM, claim_of, condition_rule_words
 from blkscope.paper.claims_plan import AMENDMENT, Plan
 from blkscope.paper.headline import planned_verdicts
 from blkscope.paper.latex import (
@@ -181,14 +181,13 @@ def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
 
 def _estimates_before(steps: list[dict]) -> str:
     """The recomputed estimates before each change, their shared verdict said once ("1.71x [...] and 2.13x [...], both
-    inconclusive"); a verdict of strata that disagree ("none: strata disagree") left out, as the estimate says so."""
+    inconclusive"); a verdict of strata that disagree less what the estimate says already (beside_range)."""
     ests = [tidy(str(r["before_estimate"])) for r in steps]
-    verdicts = [str(r["before_verdict"]) for r in steps]
+    verdicts = [beside_range(r["before_estimate"], r["before_verdict"]) for r in steps]
     if len(set(verdicts)) == 1:
-        v = verdicts[0]
         both = "" if len(ests) == 1 else "both " if len(ests) == 2 else "all "
-        return join_and(ests) + ("" if v.startswith("none") else f", {both}{v}")
-    return join_and([e if v.startswith("none") else f"{e}, {v}" for e, v in zip(ests, verdicts, strict=True)])
+        return join_and(ests) + f", {both}{verdicts[0]}"
+    return join_and([f"{e}, {v}" for e, v in zip(ests, verdicts, strict=True)])
 
 
 def narrowed(plan: Plan, recomputed: pl.DataFrame) -> dict[str, str]:
@@ -251,12 +250,22 @@ def deviations_caption(plan: Plan) -> str:
         CAPTION_ESTIMATES
 
 
+def beside_range(estimate: object, verdict: object) -> str:
+    """A verdict as printed beside its estimate: where the estimate is the range of strata that disagree ("per
+    stratum 1.03x to 5.41x, 14 strata disagree"), each judged on its own (claims.all_runs_text), without the words
+    the range says already: "inconclusive" for `inconclusive: strata disagree`, "does not in every stratum"."""
+    v = str(verdict)
+    if not str(estimate).startswith("per stratum"):
+        return v
+    if v == STRATA_DISAGREE:
+        return "inconclusive"
+    return f"{v} in every stratum" if v.startswith(DECIDED) else v
+
+
 def with_verdict(estimate: object, verdict: object) -> str:
-    """An estimate and its verdict in parentheses; where its strata disagree (claims.NO_POOLED), the reason there is
-    no verdict, not a verdict in its place (issue Q review: "(none: strata disagree)" printed as a verdict)."""
-    if str(verdict) == NO_POOLED:
-        return f"{estimate}, so no pooled verdict"
-    return f"{estimate} ({verdict})"
+    """An estimate and its verdict in parentheses, a verdict of strata that disagree as beside_range gives it
+    ("per stratum 1.03x to 5.41x, 14 strata disagree (inconclusive)")."""
+    return f"{estimate} ({beside_range(estimate, verdict)})"
 
 
 def _planned(row: dict, planned: bool = True) -> str:
