@@ -813,19 +813,47 @@ def test_a_row_outside_its_claims_condition_is_labelled_so_and_keeps_its_planned
                                        "verdict_planned")) == (
         "of the four rows, three are judged as planned: none replicates, one does not and two are inconclusive (of "
         "the three confirmatory rows among them, one does not and two are inconclusive); a rule set after the "
-        "estimates were seen finds one of the three outside their study's condition, as run in another condition "
-        "than their study states; of the other two, read within their study's condition, two are inconclusive; one "
-        "more row reads another's runs and counts with it")
+        "estimates were seen finds one of the three outside their study's condition, as run in another condition; "
+        "of the other two, read within their study's condition, two are inconclusive; one more row reads another's "
+        "runs and counts with it")
     # the abstract's counts: shorter
     assert abstract_counts(moved) == (
         "of four rows, three are judged as planned: none replicates, one does not and two are inconclusive (of the "
         "three confirmatory rows among them, one does not and two are inconclusive); one more reads another's runs. "
         "A rule set after the estimates were seen finds one of the three outside their study's condition, as run in "
-        "another condition than their study states; of the other two, two are inconclusive")
+        "another condition; of the other two, two are inconclusive")
     # the rows within their condition by their own verdicts: the rule's rows are not among them (issue Q review:
     # 9 of the headline's 12 "do not" were the rule's)
     kept = moved.with_columns(verdict=pl.Series(["replicates", "replicates", "does not", f"{RULED}x"]))
     assert abstract_counts(kept).endswith("of the other two, one replicates and one does not")
+
+
+def test_the_headline_says_how_many_inconclusive_rows_are_so_because_their_strata_disagree():
+    """Issue Q review: the counts say how many of the inconclusive rows are inconclusive because their strata
+    disagree, by rule from the planned verdicts (0: nothing said; one; all; that one), in both headline forms."""
+    from blkscope.paper.claim_verdict import STRATA_DISAGREE as SD
+    from blkscope.paper.headline import abstract_counts, split_sentence, strata_clause
+
+    assert strata_clause(["inconclusive", "does not"], False) == ""
+    assert strata_clause([SD, "inconclusive", "inconclusive"], False) == (", one of the three because its strata "
+                                                                           "disagree")
+    assert strata_clause([SD] * 5 + ["inconclusive"] * 23, True) == ", 5 of the 28 because their strata disagree"
+    assert strata_clause([SD, SD, "replicates"], False) == ", both because their strata disagree"
+    assert strata_clause([SD] * 3, False) == ", all three because their strata disagree"
+    assert strata_clause([SD, "does not"], False) == ", that one because its strata disagree"
+    c = pl.DataFrame({"claim_id": ["S1-a", "S1-b-scale", "S1-c", "S1-d"],
+                      "condition": ["in-memory", "scale", "in-memory", "in-memory"],
+                      "verdict": [f"{RULED}in memory", SD, "inconclusive", "does not"],
+                      "verdict_planned": [SD, None, None, None], "same_as": [None] * 4}, schema_overrides={
+                          "verdict_planned": pl.Utf8, "same_as": pl.Utf8})
+    # the rule's row counts by its planned verdict: two of the three inconclusive rows are so by their strata
+    assert "three are inconclusive (the one confirmatory row among them is inconclusive; the other three are post " \
+        "hoc), two of the three because their strata disagree; a rule" in split_sentence(c)
+    assert abstract_counts(c).startswith("of four rows, four are judged as planned: none replicates, one does not and "
+                                         "three are inconclusive (the one confirmatory row among them), two of the "
+                                         "three because their strata disagree. A rule")
+    assert "because" not in abstract_counts(c.with_columns(verdict_planned=pl.lit("inconclusive"),
+                                                           verdict=pl.lit("inconclusive")))
 
 
 def test_the_headlines_caveat_gives_each_rules_reason_its_count():
@@ -837,7 +865,7 @@ def test_the_headlines_caveat_gives_each_rules_reason_its_count():
     short = {"verdict_planned": "inconclusive", "verdict": f"{RULED}runs of 11 s, under the 60 s journal latency needs"}
     assert _ruled([outside] * 3 + [short] * 2, 9, True) == (
         "a rule set after the estimates were seen finds 5 of the 9 outside their study's condition: 3 as run in "
-        "another condition than their study states, 2 as journal latency read from runs under 60 s")
+        "another condition, 2 as journal latency read from runs under 60 s")
     assert _ruled([short], 4, False) == ("a rule set after the estimates were seen finds one of the four outside "
                                          "their study's condition, as journal latency read from runs under 60 s")
     assert _ruled([{"verdict_planned": None, "verdict": "replicates"}], 1, False) == ""

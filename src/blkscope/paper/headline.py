@@ -14,6 +14,7 @@ import re
 
 import polars as pl
 
+from blkscope.paper.claim_verdict import STRATA_DISAGREE
 from blkscope.paper.claims import claim_of, statement_of
 from blkscope.paper.latex import count_word, fmt_int, join_and
 from blkscope.paper.phrases import plan_status
@@ -78,6 +79,20 @@ def _all_of(these: list[str], noun: str, digits: bool) -> str:
     return f"of the {_n(n, digits)} {noun} rows among them, {join_and(_counts(these, JUDGED, digits, False))}"
 
 
+def strata_clause(verdicts: list[str], digits: bool) -> str:
+    """How many of the inconclusive verdicts are so because their strata disagree (claim_verdict.STRATA_DISAGREE:
+    each stratum judged alone, not every one alike), after the counts: ", 5 of the 28 because their strata
+    disagree", ", one of the 28 because its strata disagree", ", all 5 because ...", ", that one because its
+    strata disagree" (the only inconclusive row); "" where none is."""
+    k = sum(v.startswith(STRATA_DISAGREE) for v in verdicts)
+    n = sum(v.startswith("inconclusive") for v in verdicts)
+    if not k:
+        return ""
+    which = "that one" if n == 1 else "both" if k == n == 2 else f"all {_n(k, digits)}" if k == n else \
+        f"{_n(k, digits)} of the {_n(n, digits)}"
+    return f", {which} because {'its' if k == 1 else 'their'} strata disagree"
+
+
 def as_planned(r: dict, column: str = "verdict") -> str:
     """A row's verdict as the plan judges it (Holm-adjusted): its planned verdict where the condition rule labelled
     it outside the study's condition (claims.csv `verdict_planned`), else its own. The headline counts these
@@ -98,9 +113,9 @@ def planned_verdicts(claims: pl.DataFrame) -> tuple[pl.Expr, pl.Expr]:
 
 def _ruled(rows: list[dict], n_judged: int, digits: bool, brief: bool = False) -> str:
     """The caveat beside the planned counts: "a rule set after the estimates were seen finds 18 of the 43 outside
-    their study's condition: 16 as run in another condition than their study states, 2 as journal latency read
-    from runs under 60 s" (one reason alone said without its count; "" where it found none so); `brief` (the
-    abstract, within its word limit): both reasons in one, "as run in another condition or too short"."""
+    their study's condition: 16 as run in another condition, 2 as journal latency read from runs under 60 s" (one
+    reason alone said without its count; "" where it found none so); `brief` (the abstract, within its word limit): both
+    reasons in one, "as run in another condition or too short"."""
     from blkscope.paper.claim_measures import JOURNAL_MIN_S
     from blkscope.paper.claims import JOURNAL_SHORT
 
@@ -111,7 +126,7 @@ def _ruled(rows: list[dict], n_judged: int, digits: bool, brief: bool = False) -
     short = sum(JOURNAL_SHORT in str(r.get("verdict") or "") for r in ruled)
     which = "the one" if n_judged == 1 else f"all {_n(n, digits)}" if n == n_judged else \
         f"{_n(n, digits)} of the {_n(n_judged, digits)}"
-    whys = [(n - short, "as run in another condition than their study states"),
+    whys = [(n - short, "as run in another condition"),
             (short, f"as journal latency read from runs under {JOURNAL_MIN_S} s")]
     whys = [(k, w) for k, w in whys if k]
     if brief and len(whys) > 1:
@@ -154,10 +169,11 @@ def _tally(claims: pl.DataFrame, column: str = "verdict") -> tuple[list[dict], l
 
 def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
     """"of the 47 rows, 43 are judged as planned: 3 replicate, 12 do not and 28 are inconclusive (of the 9
-    confirmatory rows among them, 4 do not and 5 are inconclusive; the other 34 are post hoc); a rule set after the
-    estimates were seen finds 18 of the 43 outside their study's condition, as run in another condition than their
-    study states; of the other 25, read within their study's condition, 2 replicate, 3 do not and 20 are inconclusive; 3
-    are not testable here and 2 await runs; one more row reads another's runs and counts with it" (digits throughout
+    confirmatory rows among them, 4 do not and 5 are inconclusive; the other 34 are post hoc), 5 of the 28 because
+    their strata disagree (strata_clause); a rule set after the estimates were seen finds 18 of the 43 outside their
+    study's condition, as run in another condition; of the other 25, read within their study's condition, 2
+    replicate, 3 do not and 20 are inconclusive; 3 are not testable here and 2 await runs; one more row reads another's
+    runs and counts with it" (digits throughout
     once a count is above nine; a group without rows left out): each row by its planned verdict (as_planned). A row
     that reads the runs and throughput of another (claims.csv `same_as`) is counted once, with it."""
     rows, v, judged, digits = _tally(claims, column)
@@ -176,7 +192,8 @@ def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
         elif post_hoc:
             split = " (all post hoc)"
         could = f"{_n(len(judged), digits)} {'is' if len(judged) == 1 else 'are'} judged as planned"
-        parts.append(f"{could}: {join_and(_counts(verdicts, JUDGED, digits, True))}{split}")
+        parts.append(f"{could}: {join_and(_counts(verdicts, JUDGED, digits, True))}{split}"
+                     f"{strata_clause(verdicts, digits)}")
         if ruled := _ruled(rows, len(judged), digits):
             parts.append(ruled)
             if kept := within(rows, len(judged), digits, column):
@@ -211,8 +228,9 @@ def _among(these: list[str], digits: bool) -> str:
 def abstract_counts(claims: pl.DataFrame) -> str:
     """The abstract's counts, shorter than split_sentence, each row by its planned verdict (as_planned) and the
     condition rule's rows as the caveat beside them: "of 47 rows, 43 are judged as planned: 3 replicate, 12 do not
-    and 28 are inconclusive (of the 9 confirmatory rows among them, 4 do not and 5 are inconclusive); 3 could not be
-    tested here; one more reads another's runs. A rule set after the estimates were seen finds 18 of the 43 outside
+    and 28 are inconclusive (of the 9 confirmatory rows among them, 4 do not and 5 are inconclusive), 5 of the 28
+    because their strata disagree; 3 could not be tested here; one more reads another's runs. A rule set after the
+    estimates were seen finds 18 of the 43 outside
     their study's condition, as run in another condition or too short; of the other 25, 2 replicate, 3 do not and 20
     are inconclusive" (within)."""
     rows, v, judged, digits = _tally(claims)
@@ -222,8 +240,9 @@ def abstract_counts(claims: pl.DataFrame) -> str:
     if judged:
         conf = [x for s, x in judged if s == "confirmatory"]
         among = f" ({_among(conf, digits)})" if conf else ""
+        verdicts = [x for _, x in judged]
         parts.append(f"{_n(len(judged), digits)} {'is' if len(judged) == 1 else 'are'} judged as planned: "
-                     f"{join_and(_counts([x for _, x in judged], JUDGED, digits, True))}{among}")
+                     f"{join_and(_counts(verdicts, JUDGED, digits, True))}{among}{strata_clause(verdicts, digits)}")
     untestable = sum(x.startswith("not testable") for x in v)
     waits = sum(x.startswith("not tested") for x in v)
     rest = ([f"{_n(untestable, digits)} could not be tested here"] if untestable else []) + (
