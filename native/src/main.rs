@@ -15,6 +15,7 @@ mod chunks;
 mod encode;
 mod events;
 mod input;
+mod mapped;
 mod pages;
 mod parquet;
 mod parquet_read;
