@@ -15,7 +15,6 @@ mod chunks;
 mod encode;
 mod events;
 mod input;
-mod mapped;
 mod pages;
 mod parquet;
 mod parquet_read;
