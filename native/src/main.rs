@@ -16,6 +16,7 @@ mod encode;
 mod events;
 mod gather;
 mod input;
+mod mapped;
 mod pages;
 mod parquet;
 mod parquet_read;
