@@ -2,7 +2,7 @@
 //! kernel's copy of the input was ~12 % of the one-core ingest's CPU (bench/RESULTS.md). Pages are mapped a
 //! window ahead (MADV_POPULATE_READ: one call instead of a page fault per 64 KB) and unmapped once read
 //! (MADV_DONTNEED: they stay in the page cache), so the process's resident memory stays a few windows, not
-//! the file. BLKSCOPE_NATIVE_MAP=0 reads with read() instead.
+//! the file. Used with read-ahead threads only (stream.rs); BLKSCOPE_NATIVE_MAP=0 reads with read() there too.
 //!
 //! A file cut shorter while mapped would raise SIGBUS where read() returns its end; traces are read after
 //! they are captured.

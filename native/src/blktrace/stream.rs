@@ -107,7 +107,10 @@ impl Stream {
         if compressed && range.is_some() {
             return Err(Fail::new(path, None, "a byte range of a compressed file cannot be read: decompress it first"));
         }
-        let map = if compressed { None } else { Map::open(path, a, b)? };
+        // mapped only with read-ahead threads, which page the windows in and out beside the column pass: on
+        // one thread the mapping's cost per 4 KB folio of the page cache fell on the decoding thread (one core
+        // 3-11 % slower than read() on files written 4 KB at a time, bench/RESULTS.md)
+        let map = if compressed || !ahead { None } else { Map::open(path, a, b)? };
         let input = match (map, range) {
             (Some(m), _) => Input::Map(Arc::new(m), 0),
             (None, Some(_)) => {
