@@ -14,6 +14,7 @@ mod boot;
 mod chunks;
 mod encode;
 mod events;
+mod gather;
 mod input;
 mod pages;
 mod parquet;

@@ -7,11 +7,11 @@
 //! logical types (UINT_32, STRING ...) to the dtypes of schemas.EVENTS.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use crate::encode::{bit_width, count_true, def_levels, def_levels_all, def_levels_sparse, delta_binary_packed, plain_strings, rle_hybrid_keys};
 use crate::events::{Col, Dict, Events, Sparse};
+use crate::gather::Gather;
 use crate::thrift::{self, Writer as Thrift};
 
 const PAGE_ROWS: usize = 1 << 17;
@@ -86,12 +86,11 @@ struct RowGroupMeta {
 }
 
 pub struct EventsWriter {
-    out: BufWriter<File>,
+    /// page bodies are encoded into out.bodies, where they are written from
+    out: Gather,
     pos: u64,
     groups: Vec<RowGroupMeta>,
     rows: i64,
-    /// Page bodies are encoded here (kept: its capacity grows once, not per column and row group).
-    body: Vec<u8>,
     /// Time per column (BLKSCOPE_NATIVE_TIMING set): where the writer's time goes.
     col_time: Option<[std::time::Duration; 21]>,
 }
@@ -170,16 +169,22 @@ fn present<T: Copy + Default>(c: &Col<T>) -> std::borrow::Cow<'_, [T]> {
 
 impl EventsWriter {
     pub fn create(path: &Path) -> std::io::Result<EventsWriter> {
-        let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
-        out.write_all(b"PAR1")?;
+        let mut out = Gather::new(File::create(path)?);
+        out.small(b"PAR1");
         let col_time = std::env::var_os("BLKSCOPE_NATIVE_TIMING").map(|_| Default::default());
-        Ok(EventsWriter { out, pos: 4, groups: Vec::new(), rows: 0, body: Vec::new(), col_time })
+        Ok(EventsWriter { out, pos: 4, groups: Vec::new(), rows: 0, col_time })
     }
 
-    fn put(&mut self, b: &[u8]) -> std::io::Result<()> {
-        self.out.write_all(b)?;
+    fn put(&mut self, b: &[u8]) {
+        self.out.small(b);
         self.pos += b.len() as u64;
-        Ok(())
+    }
+
+    /// A page: its header, then the body encoded into out.bodies[from..].
+    fn page(&mut self, h: &Thrift, from: usize) -> std::io::Result<()> {
+        self.put(&h.buf);
+        self.pos += (self.out.bodies.len() - from) as u64;
+        self.out.body(from)
     }
 
     /// Write the rows of `ev` as one row group (nothing for zero rows).
@@ -252,18 +257,16 @@ impl EventsWriter {
         // min == max: constant, so every page is (a pass over the values fewer than testing each page)
         let constant = meta.stats.as_ref().is_some_and(|(lo, hi, _)| lo == hi);
         let mut at = 0usize;
-        let mut body = std::mem::take(&mut self.body);
-        body.clear();
         for (start, rows) in pages(n) {
-            body.clear();
-            let k = page_levels(&mut body, ok, start, rows);
+            let body = &mut self.out.bodies;
+            let from = body.len();
+            let k = page_levels(body, ok, start, rows);
             if k > 0 {
-                delta_binary_packed(&mut body, &vals[at..at + k], bits, constant);
+                delta_binary_packed(body, &vals[at..at + k], bits, constant);
             }
             at += k;
-            self.data_page(&body, rows, enc)?;
+            self.data_page(from, rows, enc)?;
         }
-        self.body = body;
         Ok(())
     }
 
@@ -271,48 +274,49 @@ impl EventsWriter {
     fn str_pages(&mut self, meta: &mut ChunkMeta, ok: Valid, keys: &[u32], dict: &Dict, n: usize)
         -> std::io::Result<()> {
         let (used, remap) = local_keys(keys, dict.values.len());
-        let mut body = std::mem::take(&mut self.body);
-        body.clear();
         let enc = if used.is_empty() { PLAIN } else { RLE_DICTIONARY };
         meta.encodings.push(enc);
         if !used.is_empty() {
             meta.encodings.push(PLAIN);
             meta.dict_page_offset = Some(self.pos as i64);
-            plain_strings(&mut body, used.iter().map(|&k| dict.values[k as usize].as_str()));
+            let from = self.out.bodies.len();
+            plain_strings(&mut self.out.bodies, used.iter().map(|&k| dict.values[k as usize].as_str()));
+            let len = (self.out.bodies.len() - from) as i32;
             let mut h = Thrift::default();
             h.i32(1, DICTIONARY_PAGE);
-            h.i32(2, body.len() as i32);
-            h.i32(3, body.len() as i32);
+            h.i32(2, len);
+            h.i32(3, len);
             h.begin(7);
             h.i32(1, used.len() as i32);
             h.i32(2, PLAIN);
             h.end();
             h.stop();
-            self.put(&h.buf)?;
-            self.put(&body)?;
+            self.page(&h, from)?;
         }
         meta.data_page_offset = self.pos as i64;
         let w = bit_width(used.len().saturating_sub(1) as u64);
         let mut at = 0usize;
         for (start, rows) in pages(n) {
-            body.clear();
-            let k = page_levels(&mut body, ok, start, rows);
+            let body = &mut self.out.bodies;
+            let from = body.len();
+            let k = page_levels(body, ok, start, rows);
             if k > 0 {
                 body.push(w as u8);
-                rle_hybrid_keys(&mut body, &keys[at..at + k], w, remap.as_deref());
+                rle_hybrid_keys(body, &keys[at..at + k], w, remap.as_deref());
             }
             at += k;
-            self.data_page(&body, rows, enc)?;
+            self.data_page(from, rows, enc)?;
         }
-        self.body = body;
         Ok(())
     }
 
-    fn data_page(&mut self, body: &[u8], values: usize, enc: i32) -> std::io::Result<()> {
+    /// A data page whose body was encoded into out.bodies[from..].
+    fn data_page(&mut self, from: usize, values: usize, enc: i32) -> std::io::Result<()> {
+        let len = (self.out.bodies.len() - from) as i32;
         let mut h = Thrift::default();
         h.i32(1, DATA_PAGE);
-        h.i32(2, body.len() as i32);
-        h.i32(3, body.len() as i32);
+        h.i32(2, len);
+        h.i32(3, len);
         h.begin(5);
         h.i32(1, values as i32);
         h.i32(2, enc);
@@ -320,8 +324,7 @@ impl EventsWriter {
         h.i32(4, RLE);
         h.end();
         h.stop();
-        self.put(&h.buf)?;
-        self.put(body)
+        self.page(&h, from)
     }
 
     /// Footer (FileMetaData), its length and the closing magic.
@@ -394,9 +397,9 @@ impl EventsWriter {
         }
         t.stop();
         let len = t.buf.len() as u32;
-        self.put(&t.buf)?;
-        self.put(&len.to_le_bytes())?;
-        self.put(b"PAR1")?;
+        self.put(&t.buf);
+        self.put(&len.to_le_bytes());
+        self.put(b"PAR1");
         self.out.flush()?;
         Ok(self.pos)
     }
