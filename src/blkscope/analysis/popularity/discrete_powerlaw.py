@@ -58,7 +58,7 @@ def mle_alpha(q: np.ndarray, mean_log: np.ndarray, iters: int = 60, tol: float =
     Solves d/da log zeta(a, q) = -mean_log: the left side rises monotonically from -inf (a -> 1+) towards
     -log q, so each root is unique; safeguarded Newton inside a bracket that bisection keeps valid. analytic:
     the derivatives from LogZetaJets instead of central differences of scipy's zeta (a fraction of the cost; the
-    root moves by the central differences' error, ~1e-11 relative, more for steep tails), and fewer steps.
+    root moves by the central differences' error, ~1e-11 relative, more for steep tails).
     """
     q = np.asarray(q, np.float64)
     target = -np.asarray(mean_log, np.float64)
@@ -77,12 +77,7 @@ def mle_alpha(q: np.ndarray, mean_log: np.ndarray, iters: int = 60, tol: float =
         la = np.where(f < 0, aa, la)
         ha = np.where(f > 0, aa, ha)
         with np.errstate(divide="ignore", invalid="ignore"):
-            step = f / d2
-            if analytic:  # Newton on 1 / E[log(X/q)], nearly linear in a (a - 1 for the continuous law): plain
-                # Newton overshoots from the concave side and bisects for ~30 steps there (an exact-mode cost)
-                lq = jets.logq[act]
-                step *= (-d1 - lq) / (-target[act] - lq)
-            nxt = aa - step
+            nxt = aa - f / d2
         inside = np.isfinite(nxt) & (nxt > la) & (nxt < ha)
         nxt = np.where(inside, nxt, np.where(np.isfinite(ha), 0.5 * (la + ha), 2 * aa))
         a[act], lo[act], hi[act] = nxt, la, ha
@@ -185,15 +180,23 @@ class TailSampler:
         self.p = p / p.sum()
 
     def draw(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        return self.beyond(*self.draw_table(n, rng))
+
+    def draw_table(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The random part of `draw`: the table's (values, counts) and the survival levels u of the draws beyond
+        it, to be inverted by `beyond` (later, and many draws' at once: sample_inverse is elementwise)."""
         cnt = rng.multinomial(n, self.p)
         beyond = int(cnt[-1])
         keep = cnt[:-1] > 0
-        vals, counts = self.x[:-1][keep], cnt[:-1][keep].astype(np.float64)
-        if beyond:
-            far = sample_inverse(self.a, self.xmin, rng.uniform(0, self.s_end, beyond))
-            fv, fc = np.unique(far, return_counts=True)
-            vals, counts = np.concatenate([vals, fv]), np.concatenate([counts, fc.astype(np.float64)])
-        return vals, counts
+        u = rng.uniform(0, self.s_end, beyond) if beyond else np.zeros(0)
+        return self.x[:-1][keep], cnt[:-1][keep].astype(np.float64), u
+
+    def beyond(self, vals, counts, u, far=None) -> tuple[np.ndarray, np.ndarray]:
+        """(vals, counts) with the draws at survival levels u (far: their values, if inverted already) added."""
+        if not u.size:
+            return vals, counts
+        fv, fc = np.unique(sample_inverse(self.a, self.xmin, u) if far is None else far, return_counts=True)
+        return np.concatenate([vals, fv]), np.concatenate([counts, fc.astype(np.float64)])
 
 
 def sample_hist(a: float, xmin: float, n: int, rng: np.random.Generator, table: int | None = None):

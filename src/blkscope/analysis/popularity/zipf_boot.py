@@ -26,12 +26,19 @@ def draw(v, c, k, alpha, n_boot, rng) -> list[tuple[np.ndarray, np.ndarray]]:
     n_tail = int(c[k:].sum())
     body_v, body_p = v[:k], c[:k] / max(c[:k].sum(), 1)
     tail = dp.TailSampler(alpha, v[k], n_tail)
-    out = []
-    for _ in range(n_boot):
+    draws = []
+    for _ in range(n_boot):  # the random draws, in the order of one replicate at a time
         nt = int(rng.binomial(n, n_tail / n)) if k else n
-        tv, tc = tail.draw(nt, rng)
-        if k and n - nt:
-            bc = rng.multinomial(n - nt, body_p).astype(np.float64)
+        tv, tc, u = tail.draw_table(nt, rng)
+        bc = rng.multinomial(n - nt, body_p).astype(np.float64) if k and n - nt else np.zeros(0)
+        draws.append((tv, tc, u, bc))
+    # the draws beyond the table, of all replicates in one inversion (~30 zeta calls each, whatever their number)
+    lens = [u.size for _, _, u, _ in draws]
+    far = np.split(dp.sample_inverse(alpha, v[k], np.concatenate([u for _, _, u, _ in draws])), np.cumsum(lens)[:-1])
+    out = []
+    for (tv, tc, u, bc), x in zip(draws, far, strict=True):
+        tv, tc = tail.beyond(tv, tc, u, x)
+        if bc.size:
             tv, tc = np.concatenate([body_v[bc > 0], tv]), np.concatenate([bc[bc > 0], tc])
         if tv.size >= 2:
             out.append((tv, tc))
