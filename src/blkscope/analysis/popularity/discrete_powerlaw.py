@@ -12,7 +12,7 @@ import numpy as np
 import polars as pl
 from scipy.special import zeta
 
-from blkscope.analysis.popularity.logzeta_jets import LogZetaJets
+from blkscope.analysis.popularity.fast_zeta import LogZetaJets
 
 _H = 1e-5  # step of the central differences of log zeta in alpha
 # the KS lower bounds look where the tail's empirical survival crosses these (where the largest gaps usually are)
