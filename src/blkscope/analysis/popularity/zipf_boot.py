@@ -74,7 +74,7 @@ def _ks_full(v, n_ge, alpha, g, end):
     return np.maximum.reduceat(np.abs(s_emp - s_mod), off)
 
 
-def _ks_window(v, n_ge, alpha, g, seg, end, seg_of, width):
+def _ks_window(v, n_ge, alpha, g, seg, end, seg_of, width, quantiles=dp.KS_QUANTILES):
     """dp.ks_window over the candidates of all segments. Its searchsorted within a segment becomes one over the
     whole flat array with keys seg * big - n_ge (increasing; counts are integers, so n_ge[j] <= q * n_ge[i]
     is n_ge[j] <= floor(q * n_ge[i]), exact in int64)."""
@@ -83,7 +83,7 @@ def _ks_window(v, n_ge, alpha, g, seg, end, seg_of, width):
     js = [np.minimum(g + off, last) for off in range(1, width)]
     big = int(n_ge.max()) + 2
     key = seg_of * big - n_ge.astype(np.int64)
-    for q in dp.KS_QUANTILES:
+    for q in quantiles:
         t = seg * big - np.floor(-(-q * n_ge[g])).astype(np.int64)
         js.append(np.minimum(np.searchsorted(key, t, side="left"), last))
     lb = np.zeros(g.size)
@@ -94,39 +94,90 @@ def _ks_window(v, n_ge, alpha, g, seg, end, seg_of, width):
 
 def worse(reps, ks: float, xmin=None, max_alpha=None) -> np.ndarray:
     """Whether each replicate's refit KS distance is at least ks (nan, not fittable: not worse), as the refit with
-    central differences (the point fit's) decides: every replicate is refitted with analytic derivatives (fast),
-    and those whose distance is within RECHECK of ks, or nan, again with central differences. The two distances
-    differ by at most 3e-4 ks on the main job's 66,000 replicates (bench/RESULTS.md), so outside the margin
-    their comparisons with ks agree."""
-    d = replicate_ks(reps, xmin, max_alpha, analytic=True)
-    near = np.flatnonzero(~(np.abs(d - ks) > RECHECK * ks))
+    central differences (the point fit's) decides. A first pass refits with analytic derivatives (fast) and only
+    decides where the distance is clearly above or below ks: outside ks (1 -+ RECHECK), which it shows from a
+    few points of the KS curve where it can, without the exact distance; the rest (and where a candidate's
+    validity could differ) are refitted with central differences. On the main job's 66,000 replicates the two
+    refits' distances differ by at most 3e-4 ks (bench/RESULTS.md), so outside the margin they agree."""
+    flat = _flat(reps)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if xmin is None:
+            status = _decide(*flat, ks, max_alpha)
+        else:
+            d = _fixed(*flat, xmin, analytic=True)
+            status = np.where(np.abs(d - ks) > RECHECK * ks, d >= ks, np.nan)
+    near = np.flatnonzero(np.isnan(status))
     if near.size:
-        d[near] = replicate_ks([reps[i] for i in near], xmin, max_alpha)
-    return d >= ks
+        status[near] = replicate_ks([reps[i] for i in near], xmin, max_alpha) >= ks
+    return status == 1
 
 
 def replicate_ks(reps, xmin=None, max_alpha=None, width: int = 6, analytic: bool = False) -> np.ndarray:
     """KS distance of each replicate's refit (xmin fixed or re-selected as select_xmin does); nan where the
     replicate cannot be fitted (no valid candidate, or no value at or above a fixed xmin). analytic: see
     dp.mle_alpha."""
-    lens = np.array([tv.size for tv, _ in reps])
+    if not reps:
+        return np.zeros(0)
+    v, n_ge, mean_log, starts, lens = _flat(reps)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if xmin is not None:
+            return _fixed(v, n_ge, mean_log, starts, lens, xmin, analytic)
+        return _select(v, n_ge, mean_log, starts, lens, max_alpha, width, analytic)
+
+
+def _flat(reps):
+    """The replicates as one flat array of values with their tail statistics, and the segments (starts, lens)."""
+    lens = np.array([tv.size for tv, _ in reps], dtype=np.int64)
+    v = np.concatenate([tv for tv, _ in reps]) if reps else np.zeros(0)
+    c = np.concatenate([tc for _, tc in reps]) if reps else np.zeros(0)
+    starts = np.cumsum(lens) - lens
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n_ge, mean_log = _tail_stats(v, c, starts, lens) if reps else (v, v)
+    return v, n_ge, mean_log, starts, lens
+
+
+def _fixed(v, n_ge, mean_log, starts, lens, xmin, analytic):
+    kf = np.add.reduceat((v < xmin).astype(np.int64), starts) if lens.size else lens  # = searchsorted: sorted
+    ok = kf < lens
+    g = (starts + kf)[ok]
+    a = dp.mle_alpha(np.full(g.size, float(xmin)), mean_log[g], analytic=analytic)
+    out = np.full(lens.size, np.nan)
+    out[ok] = _ks_full(v, n_ge, a, g, (starts + lens)[ok])
+    return out
+
+
+def _decide(v, n_ge, mean_log, starts, lens, ks, max_alpha):
+    """Per replicate: 1 if its refit distance (analytic derivatives) is at least ks (1 + RECHECK), 0 if below
+    ks (1 - RECHECK), nan if neither is shown. Every candidate's KS distance is at least its value at a few
+    points (ks_window's first offsets and middle quantiles); only the candidates whose bound is below the upper
+    threshold get the full window's bound, and those still below it their full distance."""
     if not lens.size:
         return np.zeros(0)
-    v = np.concatenate([tv for tv, _ in reps])
-    c = np.concatenate([tc for _, tc in reps])
-    starts = np.cumsum(lens) - lens
-    ends = starts + lens
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        n_ge, mean_log = _tail_stats(v, c, starts, lens)
-        if xmin is not None:
-            kf = np.add.reduceat((v < xmin).astype(np.int64), starts)  # = searchsorted(tv, xmin): segments are sorted
-            ok = kf < lens
-            g = (starts + kf)[ok]
-            a = dp.mle_alpha(np.full(g.size, float(xmin)), mean_log[g], analytic=analytic)
-            out = np.full(lens.size, np.nan)
-            out[ok] = _ks_full(v, n_ge, a, g, ends[ok])
-            return out
-        return _select(v, n_ge, mean_log, starts, lens, max_alpha, width, analytic)
+    lo, hi = ks * (1 - RECHECK), ks * (1 + RECHECK)
+    m = lens - 1
+    g, _ = _ragged(starts, m)
+    seg = np.repeat(np.arange(lens.size), m)
+    end = (starts + lens)[seg]
+    seg_of = np.repeat(np.arange(lens.size), lens)
+    alphas = dp.mle_alpha(v[g], mean_log[g], analytic=True)
+    valid = np.isfinite(alphas)
+    unsure = np.zeros(lens.size, bool)
+    if max_alpha is not None:  # a candidate this close to the edge could be in or out with central differences
+        unsure[seg[valid & (np.abs(alphas - max_alpha) <= 1e-6 * max_alpha)]] = True
+        valid &= alphas < max_alpha
+    lb = np.zeros(g.size)  # no bound yet
+    for width, quantiles in ((3, (0.5, 0.2, 0.05)), (6, dp.KS_QUANTILES)):  # a cheap bound, then the window's
+        w = np.flatnonzero(valid & (lb < hi))
+        lb[w] = _ks_window(v, n_ge, alphas[w], g[w], seg[w], end[w], seg_of, width, quantiles)
+    w = np.flatnonzero(valid & (lb < hi))
+    d = np.full(g.size, np.inf)
+    d[w] = _ks_full(v, n_ge, alphas[w], g[w], end[w])
+    d = np.where(np.isnan(d), np.inf, d)  # nan: never the minimum, as in _select
+    best = np.full(lens.size, np.inf)
+    np.minimum.at(best, seg, d)
+    fits = np.bincount(seg, weights=valid, minlength=lens.size) > 0
+    status = np.where(best >= hi, 1.0, np.where(best < lo, 0.0, np.nan))
+    return np.where(fits & ~unsure, status, np.nan)  # not fittable: refitted with central differences too
 
 
 def _select(v, n_ge, mean_log, starts, lens, max_alpha, width, analytic):
