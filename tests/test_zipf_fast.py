@@ -6,12 +6,12 @@ import mpmath
 import numpy as np
 import pytest
 from scipy import optimize
+from test_zipf import _real_tables
 
 from blkscope.analysis.popularity import discrete_powerlaw as dp
 from blkscope.analysis.popularity import nelder_mead, zipf_alternatives, zipf_boot
 from blkscope.analysis.popularity.fast_zeta import LogZetaJets
 from blkscope.analysis.popularity.zipf import _point
-from test_zipf import _real_tables
 
 
 @pytest.mark.parametrize("q", [1.0, 2.0, 3.0, 5.0, 17.0, 300.0, 1e4, 3e6])

@@ -25,17 +25,17 @@ class LogZetaJets:
         q = np.asarray(q, np.float64)
         self.logq = np.log(q)
         self.w = q + N
-        # l_k = log((q + k) / q): the direct terms are q^-a e^(-a l_k); the last column is log(w / q)
-        self.l = np.log1p(np.arange(N + 1) / q[:, None])
+        # lg_k = log((q + k) / q): the direct terms are q^-a e^(-a l_k); the last column is log(w / q)
+        self.lg = np.log1p(np.arange(N + 1) / q[:, None])
 
     def __call__(self, a: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(d1, d2) at a for the candidates idx."""
-        whole = idx.size == self.l.shape[0]  # the first Newton steps: every candidate, no gather
-        l, w, logq = (self.l, self.w, self.logq) if whole else (self.l[idx], self.w[idx], self.logq[idx])
-        e = np.exp(-a[:, None] * l)
-        ld, ed = l[:, :N], e[:, :N]
+        whole = idx.size == self.lg.shape[0]  # the first Newton steps: every candidate, no gather
+        lg, w, logq = (self.lg, self.w, self.logq) if whole else (self.lg[idx], self.w[idx], self.logq[idx])
+        e = np.exp(-a[:, None] * lg)
+        ld, ed = lg[:, :N], e[:, :N]
         z0, z1, z2 = ed.sum(1), -(ld * ed).sum(1), (ld * ld * ed).sum(1)
-        big_l, ew = l[:, N], e[:, N]  # the remainder is w^-a G(a) = q^-a e^(-a log(w/q)) G(a)
+        big_l, ew = lg[:, N], e[:, N]  # the remainder is w^-a G(a) = q^-a e^(-a log(w/q)) G(a)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # G overflows where a is huge, ew 0
             g0, g1, g2 = self._em(a, w)
             r0, r1, r2 = ew * g0, ew * (g1 - big_l * g0), ew * (g2 - 2 * big_l * g1 + big_l * big_l * g0)
