@@ -17,7 +17,7 @@ from blkscope.analysis.popularity import discrete_powerlaw as dp
 
 SHORT_TAIL = 32
 RECHECK = 0.01  # relative margin around the observed KS distance within which `worse` refits again (the two
-# refits' distances differ by at most 3e-4 of it on the main job: bench/RESULTS.md)
+# refits' distances differ by at most 2.8e-4 of it on the main job: bench/RESULTS.md)
 
 
 def draw(v, c, k, alpha, n_boot, rng) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -98,8 +98,8 @@ def worse(reps, ks: float, xmin=None, max_alpha=None) -> np.ndarray:
     central differences (the point fit's) decides. A first pass refits with analytic derivatives (fast) and only
     decides where the distance is clearly above or below ks: outside ks (1 -+ RECHECK), which it shows from a
     few points of the KS curve where it can, without the exact distance; the rest (and where a candidate's
-    validity could differ) are refitted with central differences. On the main job's 66,000 replicates the two
-    refits' distances differ by at most 3e-4 ks (bench/RESULTS.md), so outside the margin they agree."""
+    validity could differ) are refitted with central differences. On the main job's 64,800 replicates the two
+    refits' distances differ by at most 2.8e-4 ks (bench/RESULTS.md), so outside the margin they agree."""
     flat = _flat(reps)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if xmin is None:
