@@ -61,14 +61,14 @@ class PowerLawFit:
         return r
 
 
-def _point(v, c, xmin, max_alpha):
-    """(k, alpha, ks, n_ge) for a fixed or KS-selected xmin."""
+def _point(v, c, xmin, max_alpha, analytic=False):
+    """(k, alpha, ks, n_ge) for a fixed or KS-selected xmin (analytic: see dp.mle_alpha)."""
     if xmin is None:
-        k, a, d, n_ge, _ = dp.select_xmin(v, c, max_alpha=max_alpha)
+        k, a, d, n_ge, _ = dp.select_xmin(v, c, max_alpha=max_alpha, analytic=analytic)
         return k, a, d, n_ge
     k = int(np.searchsorted(v, xmin))
     n_ge, mean_log = dp.tail_stats(v, c)
-    a = float(dp.mle_alpha(np.array([float(xmin)]), mean_log[k : k + 1])[0])
+    a = float(dp.mle_alpha(np.array([float(xmin)]), mean_log[k : k + 1], analytic=analytic)[0])
     return k, a, dp.ks_full(v, n_ge, a, k), n_ge
 
 
@@ -116,9 +116,7 @@ def gof_pvalue(v, c, k, alpha, ks, n_boot, seed, fixed_xmin=False, max_alpha=Non
     and the rest from the empirical values below xmin, is refitted the same way (xmin re-selected), and p is the
     share of replicates whose KS distance is at least the observed one."""
     reps = zipf_boot.draw(v, c, k, alpha, n_boot, np.random.default_rng(seed))
-    d = zipf_boot.replicate_ks(reps, v[k] if fixed_xmin else None, max_alpha)
-    worse = int(np.count_nonzero(d >= ks))  # nan (a degenerate replicate that cannot be fitted): not worse
-    return worse / n_boot
+    return int(np.count_nonzero(zipf_boot.worse(reps, ks, v[k] if fixed_xmin else None, max_alpha))) / n_boot
 
 
 counts_of_counts = frequency_of_frequency  # the name the benchmarks use

@@ -16,6 +16,8 @@ import numpy as np
 from scipy import optimize
 from scipy.special import chdtrc, erfc, log_ndtr  # chdtrc: chi2.sf without importing scipy.stats (0.3 s)
 
+from blkscope.analysis.popularity import nelder_mead
+
 
 @dataclass(frozen=True)
 class Comparison:
@@ -60,10 +62,10 @@ def lognormal(v, c, xmin: float) -> tuple[np.ndarray, dict]:
     best = None
     with np.errstate(divide="ignore"):  # once here, not in each of the ~1000 likelihood evaluations
         for start in ([mu0, np.log(s0)], [np.log(xmin), np.log(2 * s0)], [mu0 - 3 * s0, np.log(2 * s0)]):
-            r = optimize.minimize(nll, start, method="Nelder-Mead", options={"xatol": 1e-8, "fatol": 1e-10})
-            if best is None or r.fun < best.fun:
+            r = nelder_mead.minimize(nll, start, xatol=1e-8, fatol=1e-10)  # = scipy's Nelder-Mead, bit for bit
+            if best is None or r[1] < best[1]:
                 best = r
-        mu, sig = float(best.x[0]), float(np.exp(best.x[1]))
+        mu, sig = float(best[0][0]), float(np.exp(best[0][1]))
         return _lognormal_terms(logs, mu, sig), {"mu": mu, "sigma": sig}
 
 
