@@ -992,3 +992,41 @@ def test_the_built_claims_print_no_pooled_interval_where_strata_disagree():
     for r in split.iter_rows(named=True):
         shown = f"{r['claim_id']}: {str(r['ours']).split(', ')[0]} ({r['verdict_planned'] or r['verdict']}"
         assert shown in after, (shown, after)
+
+
+def test_the_plans_pooling_rule_gives_its_own_verdicts_and_the_headline_counts_them_beside():
+    """Review: the pooling rule was changed after the estimates were seen, and the headline counted only the new
+    rule. holm_columns keeps each row's verdict by the plan's rule (`verdict_pooled_plan`: the random-effects
+    decision where the strata disagree, in the same Holm family); both headline forms print its counts where it
+    moves a row, and the claims table flags the rows it moved."""
+    import math
+
+    from blkscope.paper import claim_multiplicity as mt
+    from blkscope.paper.claim_rows import holm_columns
+    from blkscope.paper.claim_verdict import STRATA_DISAGREE as SD
+    from blkscope.paper.headline import abstract_counts, split_sentence
+    from blkscope.paper.phrases import pooling_moved
+
+    band = vd.more("a/b")
+    iut = mt.Decision(0.4, "replicates")  # one stratum undecided: the strata disagree
+    rows = [{"verdict": SD, "reason": None, "_estimate": None, "_from_interval": True, "_decision": iut,
+             "_pooled": (mt.Decision(0.001, "replicates"), "replicates")},
+            {"verdict": "does not", "reason": None, "_estimate": vd.Estimate(0.5, 0.45, 0.55, 0.0, "t", se=0.02,
+                                                                             dof=10.0, scale="log"),
+             "_from_interval": True}]
+    holm_columns(rows, [band, band])
+    assert [r["verdict"] for r in rows] == [SD, "does not"]
+    assert [r["verdict_pooled_plan"] for r in rows] == ["replicates", "does not"]
+    assert not math.isnan(rows[0]["p_holm"])
+    c = pl.DataFrame({"claim_id": ["S2-m-scale", "S1-x"], "condition": ["scale", "in-memory"],
+                      "verdict": [SD, "does not"], "verdict_planned": [None, None], "same_as": [None, None],
+                      "verdict_pooled_plan": ["replicates", "does not"]},
+                     schema_overrides={"verdict_planned": pl.Utf8, "same_as": pl.Utf8})
+    assert ("; under the plan's pooling rule, replaced once the estimates were seen, one replicates, one does not "
+            "and none is inconclusive (S2-m-scale replicates)") in split_sentence(c)
+    assert ("because its strata disagree; under the plan's pooling rule, replaced once the estimates were seen, one "
+            "replicates, one does not and none is inconclusive") in abstract_counts(c)
+    same = c.with_columns(verdict_pooled_plan=pl.col("verdict"))
+    assert "pooling rule" not in split_sentence(same) and "pooling rule" not in abstract_counts(same)
+    flagged = [pooling_moved(r) for r in c.iter_rows(named=True)]
+    assert flagged == ["; replicates by the plan's pooling rule, replaced once the estimates were seen", ""]

@@ -118,13 +118,19 @@ def other_condition(tb: Tables, e: Entry, evaluate, size) -> Result:
 def holm_columns(rows: list[dict], sizes: list) -> None:
     """Adds p_decide, p_holm and verdict_unadjusted to each row, and sets `verdict` to the Holm-adjusted one
     (family: the rows whose verdict an interval gives)."""
-    dec = []
+    dec, pooled = [], []
     for r, size in zip(rows, sizes, strict=True):
         est, interval, split = r.pop("_estimate"), r.pop("_from_interval"), r.pop("_decision", None)
         # strata that disagree: their intersection-union decision (claims._row), else the row's interval's
         d = split if split is not None else vd.decision(est, size) if interval else mt.Decision(math.nan, "")
         dec.append(d)
+        pooled.append(r.pop("_pooled", None) or (d, r["verdict"]))
     adj = mt.holm(np.array([d.p for d in dec]))
+    # the plan's pooling rule (a random-effects interval where strata disagree; changed after the estimates were
+    # seen): the same family, each such row's random-effects p in it, so that its verdicts can be counted beside
+    adj_plan = mt.holm(np.array([d.p for d, _ in pooled]))
+    for r, (d, v), pa in zip(rows, pooled, adj_plan, strict=True):
+        r["verdict_pooled_plan"] = mt.adjusted_verdict(float(pa), d.kind, v)
     for r, d, pa in zip(rows, dec, adj, strict=True):
         r["verdict_unadjusted"], r["p_decide"], r["p_holm"] = r["verdict"], d.p, float(pa)
         v = mt.adjusted_verdict(float(pa), d.kind, r["verdict"])

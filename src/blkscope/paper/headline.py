@@ -17,7 +17,7 @@ import polars as pl
 from blkscope.paper.claim_verdict import STRATA_DISAGREE
 from blkscope.paper.claims import claim_of, statement_of
 from blkscope.paper.latex import count_word, fmt_int, join_and
-from blkscope.paper.phrases import plan_status
+from blkscope.paper.phrases import plan_status, verdict_kind
 
 _CLOSING = re.compile(r"\s*\([^()]*\)$")
 JUDGED = (("replicates", "replicates", "replicate"), ("does not", "does not", "do not"),
@@ -91,6 +91,21 @@ def strata_clause(verdicts: list[str], digits: bool) -> str:
     which = "that one" if n == 1 else "both" if k == n == 2 else f"all {_n(k, digits)}" if k == n else \
         f"{_n(k, digits)} of the {_n(n, digits)}"
     return f", {which} because {'its' if k == 1 else 'their'} strata disagree"
+
+
+def pooling_clause(rows: list[dict], verdicts: list[str], digits: bool, brief: bool = False) -> str:
+    """The judged rows (`verdicts`, as counted, in the order of `rows`) by the plan's pooling rule (claims.csv
+    `verdict_pooled_plan`: a random-effects interval where strata disagree), which was replaced by judging each
+    stratum alone once the estimates had been seen (the plan's deviation of kind pooling): "; under the plan's
+    pooling rule, replaced once the estimates were seen, 3 replicate, 12 do not and 28 are inconclusive" (not
+    `brief`: with the rows it moved and how); "" where it moves no row."""
+    pooled = [str(r.get("verdict_pooled_plan") or x) for r, x in zip(rows, verdicts, strict=True)]
+    moved = [(r, x, y) for r, x, y in zip(rows, verdicts, pooled, strict=True) if verdict_kind(x) != verdict_kind(y)]
+    if not moved:
+        return ""
+    which = "" if brief else " (" + ", ".join(f"{r['claim_id']} {y}" for r, _, y in moved) + ")"
+    return (f"; under the plan's pooling rule, replaced once the estimates were seen, "
+            f"{join_and(_counts(pooled, JUDGED, digits, True))}{which}")
 
 
 def as_planned(r: dict, column: str = "verdict") -> str:
@@ -167,6 +182,11 @@ def _tally(claims: pl.DataFrame, column: str = "verdict") -> tuple[list[dict], l
     return rows, v, judged, len(rows) > 9
 
 
+def _judged_rows(rows: list[dict], v: list[str]) -> list[dict]:
+    """The rows _tally judges, in its order."""
+    return [r for r, x in zip(rows, v, strict=True) if not x.startswith("not test") and not r.get("same_as")]
+
+
 def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
     """"of the 47 rows, 43 are judged as planned: 3 replicate, 12 do not and 28 are inconclusive (of the 9
     confirmatory rows among them, 4 do not and 5 are inconclusive; the other 34 are post hoc), 5 of the 28 because
@@ -193,7 +213,7 @@ def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
             split = " (all post hoc)"
         could = f"{_n(len(judged), digits)} {'is' if len(judged) == 1 else 'are'} judged as planned"
         parts.append(f"{could}: {join_and(_counts(verdicts, JUDGED, digits, True))}{split}"
-                     f"{strata_clause(verdicts, digits)}")
+                     f"{strata_clause(verdicts, digits)}{pooling_clause(_judged_rows(rows, v), verdicts, digits)}")
         if ruled := _ruled(rows, len(judged), digits):
             parts.append(ruled)
             if kept := within(rows, len(judged), digits, column):
@@ -242,7 +262,8 @@ def abstract_counts(claims: pl.DataFrame) -> str:
         among = f" ({_among(conf, digits)})" if conf else ""
         verdicts = [x for _, x in judged]
         parts.append(f"{_n(len(judged), digits)} {'is' if len(judged) == 1 else 'are'} judged as planned: "
-                     f"{join_and(_counts(verdicts, JUDGED, digits, True))}{among}{strata_clause(verdicts, digits)}")
+                     f"{join_and(_counts(verdicts, JUDGED, digits, True))}{among}{strata_clause(verdicts, digits)}"
+                     f"{pooling_clause(_judged_rows(rows, v), verdicts, digits, brief=True)}")
     untestable = sum(x.startswith("not testable") for x in v)
     waits = sum(x.startswith("not tested") for x in v)
     rest = ([f"{_n(untestable, digits)} could not be tested here"] if untestable else []) + (

@@ -218,6 +218,23 @@ def deviated(r: dict, narrowed: bool = True) -> str:
     return out + (f"; {NARROWED}, {r['narrowed']}" if narrowed and r.get("narrowed") else "")
 
 
+POOLED_PLAN = "by the plan's pooling rule, replaced once the estimates were seen"
+
+
+def verdict_kind(v: str) -> str:
+    """A verdict's kind, its first words: "inconclusive" of "inconclusive: strata disagree"."""
+    return next((k for k in ("replicates", "does not", "inconclusive") if v.startswith(k)), v)
+
+
+def pooling_moved(r: dict) -> str:
+    """Beside a row whose verdict as counted (its planned one where the condition rule labelled it) the change of
+    pooling rule moved (claims.csv `verdict_pooled_plan`, the plan's random-effects verdict, of another kind):
+    "; does not by the plan's pooling rule, replaced once the estimates were seen"; else ""."""
+    plan = str(r.get("verdict_pooled_plan") or "")
+    now = str(r.get("verdict_planned") or r.get("verdict") or "")
+    return f"; {plan} {POOLED_PLAN}" if plan and verdict_kind(plan) != verdict_kind(now) else ""
+
+
 def says(r: dict) -> str:
     """One short clause per row for Section X (the full placement is in the claims table): the verdict
     (verdict_text), with the row's own where Holm's correction moved it, the flag of a measure changed after the
