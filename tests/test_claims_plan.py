@@ -10,6 +10,7 @@ import pytest
 from blkscope.errors import InputError
 from blkscope.paper import claims_plan
 from blkscope.paper.claim_rows import in_memory, other_condition
+from blkscope.paper.claim_verdict import STRATA_DISAGREE
 from blkscope.paper.claims import CLAIMS
 
 PLAN = Path(__file__).resolve().parents[1] / "config" / "claims_plan.yaml"
@@ -160,7 +161,15 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
     m = plan_macros(plan, claims)
     assert m["ClaimsHolmFamily"] == "3" and (m["ClaimsFamilyDecidedUnadjusted"], m["ClaimsFamilyDecidedAdjusted"]) == (
         "2", "1")
-    assert m["ClaimsMovedByHolm"] == "B" and m["ClaimsHeterogeneous"] == "B" and m["ClaimsIsquaredMax"] == "93"
+    assert m["ClaimsMovedByHolm"] == "B" and m["ClaimsIsquaredMax"] == "93"
+    # B's strata disagree but each does not: it decides in every stratum, inconclusive only after Holm (review: the
+    # list said every such row was inconclusive because of it)
+    assert m["ClaimsHeterogeneous"] == "in one row: one decides in every stratum (B does not, inconclusive after Holm)"
+    sd = claims.with_columns(verdict_unadjusted=pl.Series(["replicates", STRATA_DISAGREE, "inconclusive",
+                                                           "not tested (no runs)", exact, exact]),
+                             pooling=pl.Series(["per stratum"] * 2 + [None] * 4))
+    assert plan_macros(plan, sd)["ClaimsHeterogeneous"] == (
+        "in two rows: one is inconclusive because of it (B); one decides in every stratum (A replicates)")
     assert m["ClaimsExploratoryDiffer"] == "C" and m["ClaimsPlanDate"] == "28 November 2026, 00:20 UTC"
     assert (m["ClaimsExact"], m["ClaimsExactIds"]) == ("2", "E, E-scale")
     # judged rows: those of the in-memory condition post hoc, the others' confirmatory (D-scale waits for runs)
