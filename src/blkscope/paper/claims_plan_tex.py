@@ -33,7 +33,7 @@ from blkscope.paper import claim_heterogeneity as hg
 from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
 from blkscope.paper.claim_verdict import OUTSIDE, STRATA_DISAGREE
-from blkscope.paper.claims import BAND_END, DECIDED, EXACT, PER_STRATUM, claim_of, condition_rule_words
+from blkscope.paper.claims import BAND_END, DECIDED, EXACT, PER_STRATUM, condition_rule_words
 from blkscope.paper.claims_plan import AMENDMENT, Plan
 from blkscope.paper.headline import planned_verdicts
 from blkscope.paper.latex import (
@@ -304,28 +304,24 @@ def _planned(row: dict, planned: bool = True) -> str:
 _ROW_BEFORE = re.compile(r"(S\d-[\w-]+): (.+?) \((.+?)\)(?:; |$)")  # "S1-hot: 1.01x [0.88x, 1.16x] (inconclusive)"
 
 
-def _kind(verdict: str) -> str:
-    """A verdict as the headline counts it: replicates, does not, or inconclusive (strata that disagree too)."""
-    return next((k for k in DECIDED if verdict.startswith(k)), "inconclusive")
-
-
 def pooling_cells(d, by: dict[str, dict]) -> tuple[list[str], str, str]:
-    """The pooling rule's (claims, before, after): every row whose strata disagree now; before, the plan's words
-    (each row's random-effects estimate and planned verdict), after, as the claims table has it; the rows whose
-    verdict it moved (as the headline counts them) each named, the others counted (one row of the table)."""
-    ids = [i for i, r in by.items() if claim_of(i) in d.claims and r.get("pooling") == PER_STRATUM]
+    """The pooling rule's (claims, before, after): every row it names (row ids, d.claims) and every row whose strata
+    disagree now, each before and after (the longtable breaks across pages): before, the plan's words (each row's
+    random-effects estimate and the verdict it gave), after, as the claims table has it, each with its own verdict
+    as the headline counts it (Holm's, its own beside where Holm moved it), never a fixed one (review)."""
+    ids = [i for i, r in by.items() if i in d.claims or r.get("pooling") == PER_STRATUM]
     was = {m[1]: (m[2], m[3]) for m in _ROW_BEFORE.finditer(d.before)}
-    moved = [i for i in ids if i in was and _kind(was[i][1]) != _kind(str(by[i].get("verdict_planned")
-                                                                             or by[i]["verdict"]))]
-    rest = [i for i in ids if i not in moved]
-    before = [(i, escape(f"{was[i][0]} ({was[i][1]})")) for i in moved]
-    after = [(i, escape(f"{by[i]['ours'].split(', ')[0]} ({by[i].get('verdict_planned') or by[i]['verdict']})"))
-             for i in moved]
-    if rest:
-        other = f"the other {count_word(len(rest))} ({escape(', '.join(rest))}) inconclusive"
-        before.append(("", f"{other}, each with a random-effects interval"))
-        after.append(("", f"{other}, each with its strata's range"))
-    return ids or list(d.claims), *("; ".join(f"{escape(i)}: {x}" if i else x for i, x in p) for p in (before, after))
+    before = [(i, escape(f"{was[i][0]} ({was[i][1]})" if i in was else "--")) for i in ids]
+    after = [(i, escape(f"{str(by[i]['ours']).split(', ')[0]} ({_counted(by[i])})")) for i in ids]
+    return ids or list(d.claims), *("; ".join(f"{escape(i)}: {x}" for i, x in p) for p in (before, after))
+
+
+def _counted(r: dict) -> str:
+    """A row's verdict as the headline counts it (its planned one where the condition rule labelled it), and its
+    own before Holm where Holm moved it: "inconclusive; does not before Holm"."""
+    now = str(r.get("verdict_planned") or r["verdict"])
+    own = str(r.get("verdict_planned_unadjusted") or r.get("verdict_unadjusted") or now)
+    return now if own == now else f"{now}; {own} before Holm"
 
 
 MANY = 4  # a change of more claims prints those whose verdict it moved, and counts the rest
