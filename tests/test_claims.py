@@ -1030,3 +1030,30 @@ def test_the_plans_pooling_rule_gives_its_own_verdicts_and_the_headline_counts_t
     assert "pooling rule" not in split_sentence(same) and "pooling rule" not in abstract_counts(same)
     flagged = [pooling_moved(r) for r in c.iter_rows(named=True)]
     assert flagged == ["; replicates by the plan's pooling rule, replaced once the estimates were seen", ""]
+
+
+def test_a_row_withdrawn_before_capture_is_not_counted_as_a_limit_of_this_machine():
+    """Review: S1-hot-replication, withdrawn by a plan amendment before its runs were captured, read 'not testable
+    here' and counted among the rows this machine could not test. A withdrawn entry (n_per_arm 0) is `not tested
+    (withdrawn before capture)`, with the plan's words as its reason, and both headline forms and the verdict counts
+    say it apart from the rows that wait for runs and those not testable here."""
+    from pathlib import Path
+
+    from blkscope.paper.claim_rows import other_condition
+    from blkscope.paper.claim_runs import WITHDRAWN
+    from blkscope.paper.claims_plan import load
+    from blkscope.paper.headline import abstract_counts, split_sentence
+    from blkscope.paper.study_numbers import verdict_counts
+
+    plan = load(Path(__file__).resolve().parents[1] / "config/claims_plan.yaml")
+    e = plan.entry("S1-hot", "replication")
+    r = other_condition({}, e, None, None)
+    assert r.verdict == WITHDRAWN and "not testable" not in r.reason and "outside the study's condition" in r.reason
+    c = pl.DataFrame({"claim_id": ["a", "b-replication", "c-scale", "d"],
+                      "condition": ["in-memory", "replication", "scale", "in-memory"],
+                      "verdict": ["not testable here", WITHDRAWN, "not tested (no runs)", "does not"],
+                      "same_as": [None] * 4}, schema_overrides={"same_as": pl.Utf8})
+    assert "one could not be tested here, one awaits runs and one was withdrawn before capture" in abstract_counts(c)
+    assert "one is not testable here, one awaits runs and one was withdrawn before capture" in split_sentence(c)
+    n = verdict_counts(c["verdict"])
+    assert (n["not testable"], n["not tested"], n[WITHDRAWN]) == (1, 1, 1)

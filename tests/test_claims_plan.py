@@ -11,6 +11,7 @@ import pytest
 from blkscope.errors import InputError
 from blkscope.paper import claims_plan
 from blkscope.paper.claim_rows import in_memory, other_condition
+from blkscope.paper.claim_runs import WITHDRAWN
 from blkscope.paper.claim_verdict import STRATA_DISAGREE
 from blkscope.paper.claims import CLAIMS, claim_of
 
@@ -126,7 +127,8 @@ def test_rows_read_the_runs_the_plan_says(plan):
     assert "round4-decide-lz4-cap is not captured yet (2 of the 4 runs the row lists are in" in res.reason
     every = pl.DataFrame({"run_id": ["r0", "r1", "r2", "r3"]})
     assert other_condition(half | {"steady_state": every}, rep, ev, None) == "judged" and len(seen["runs"]) == 4
-    assert other_condition(tb, plan.entry("S1-hot", "replication"), ev, None).verdict == "not testable here"
+    # withdrawn before capture: a plan amendment, not a limit of this machine
+    assert other_condition(tb, plan.entry("S1-hot", "replication"), ev, None).verdict == WITHDRAWN
     scale = plan.entry("S1-hot", "scale")
     assert other_condition(tb, scale, ev, None).verdict.startswith("not tested")  # no steady_state table
     # one planned look: a row waits until every batch it lists is captured (each captured run has a steady_state row)

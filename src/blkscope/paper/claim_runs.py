@@ -28,6 +28,8 @@ from blkscope.paper.claim_heterogeneity import Heterogeneity, cochran_q, dersimo
 
 Tables = dict[str, pl.DataFrame]
 NO_RUNS = "not tested (no runs)"
+# a planned row withdrawn before its runs were captured (a plan amendment): not tested, and no limit of this machine
+WITHDRAWN = "not tested (withdrawn before capture)"
 FEW = "inconclusive (fewer than 2 repeats per arm)"
 NOT_TESTABLE = "not testable here"
 

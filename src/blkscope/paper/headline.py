@@ -14,6 +14,7 @@ import re
 
 import polars as pl
 
+from blkscope.paper.claim_runs import WITHDRAWN
 from blkscope.paper.claim_verdict import STRATA_DISAGREE
 from blkscope.paper.claims import claim_of, statement_of
 from blkscope.paper.latex import count_word, fmt_int, join_and
@@ -182,6 +183,17 @@ def _tally(claims: pl.DataFrame, column: str = "verdict") -> tuple[list[dict], l
     return rows, v, judged, len(rows) > 9
 
 
+def _waiting(v: list[str]) -> tuple[int, int]:
+    """How many rows await runs (`not tested`) and how many were withdrawn before capture (claim_runs.WITHDRAWN:
+    a plan amendment, no limit of this machine and no run to wait for)."""
+    gone = sum(x.startswith(WITHDRAWN) for x in v)
+    return sum(x.startswith("not tested") for x in v) - gone, gone
+
+
+def _withdrawn(n: int, digits: bool) -> str:
+    return f"{_n(n, digits)} {'was' if n == 1 else 'were'} withdrawn before capture"
+
+
 def _judged_rows(rows: list[dict], v: list[str]) -> list[dict]:
     """The rows _tally judges, in its order."""
     return [r for r, x in zip(rows, v, strict=True) if not x.startswith("not test") and not r.get("same_as")]
@@ -218,13 +230,15 @@ def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
             parts.append(ruled)
             if kept := within(rows, len(judged), digits, column):
                 parts.append(kept)
-    waits = sum(x.startswith("not tested") for x in v)
+    waits, gone = _waiting(v)
     untestable = sum(x.startswith("not testable") for x in v)
     rest = []
     if untestable:
         rest.append(f"{_n(untestable, digits)} {'is' if untestable == 1 else 'are'} not testable here")
     if waits:
         rest.append(f"{_n(waits, digits)} {'awaits' if waits == 1 else 'await'} runs")
+    if gone:
+        rest.append(_withdrawn(gone, digits))
     if rest:
         parts.append(join_and(rest))
     same = sum(bool(r.get("same_as")) and not x.startswith("not test") for r, x in zip(rows, v, strict=True))
@@ -265,9 +279,10 @@ def abstract_counts(claims: pl.DataFrame) -> str:
                      f"{join_and(_counts(verdicts, JUDGED, digits, True))}{among}{strata_clause(verdicts, digits)}"
                      f"{pooling_clause(_judged_rows(rows, v), verdicts, digits, brief=True)}")
     untestable = sum(x.startswith("not testable") for x in v)
-    waits = sum(x.startswith("not tested") for x in v)
+    waits, gone = _waiting(v)
     rest = ([f"{_n(untestable, digits)} could not be tested here"] if untestable else []) + (
-        [f"{_n(waits, digits)} {'awaits' if waits == 1 else 'await'} runs"] if waits else [])
+        [f"{_n(waits, digits)} {'awaits' if waits == 1 else 'await'} runs"] if waits else []) + (
+        [_withdrawn(gone, digits)] if gone else [])
     if rest:
         parts.append(join_and(rest))
     same = sum(bool(r.get("same_as")) and not x.startswith("not test") for r, x in zip(rows, v, strict=True))
