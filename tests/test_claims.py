@@ -783,6 +783,12 @@ def test_a_row_outside_its_claims_condition_is_labelled_so_and_keeps_its_planned
     by_condition(row)
     assert (row["verdict"], row["verdict_unadjusted"], row["verdict_planned"], row["n_needed"]) == (
         "outside the study's condition: light load", "outside the study's condition: light load", "does not", "--")
+    assert row["reason"] is None  # the repeats' reason says nothing once no repeats decide
+    # review: how the strata split stays the reason of a row whose strata disagree (S1-hot, S1-trace lost it)
+    split = {**row, "verdict": vd.STRATA_DISAGREE, "verdict_unadjusted": vd.STRATA_DISAGREE, "pooling": "per stratum",
+             "reason": "of 3 strata, each judged on its own interval, 2 replicate and 1 is inconclusive"}
+    by_condition(split)
+    assert split["reason"] == "of 3 strata, each judged on its own interval, 2 replicate and 1 is inconclusive"
     # the sign of the estimate alone rules on nothing: the planned verdict stands, the caveat beside it
     signed = {**row, "verdict": "does not", "verdict_unadjusted": "does not", "verdict_planned": None,
               "caveat": "traced arm faster: a confound", "n_needed": "4"}

@@ -389,7 +389,10 @@ def strata_counts(r, size: vd.Size) -> str:
              "inconclusive": ("is inconclusive", "are inconclusive")}
     said = [f"{k} {w[k != 1]}" for v, w in words.items() if (k := own.count(v))]
     listed = ", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0]
-    return f"of {len(own)} strata, each judged on its own interval, {listed}"
+    return f"of {len(own)} strata, {STRATA_OWN}, {listed}"
+
+
+STRATA_OWN = "each judged on its own interval"  # in strata_counts' reason: how the strata split, kept by by_condition
 
 
 def all_runs_text(r, c: Claim) -> tuple[str, str]:
@@ -678,13 +681,16 @@ def by_condition(row: dict) -> None:
     in the condition it was made in, so a judged row whose runs are not in it (its `caveat`, ruling's part of it) is
     `outside the study's condition: <caveat>` (RULED), before and after the correction, its planned verdict
     (Holm's family as planned) kept in `verdict_planned` (before Holm: `verdict_planned_unadjusted`); no repeats
-    decide it (n_needed "--"). A caveat of a traced arm faster alone leaves the verdict as planned, the caveat
+    decide it (n_needed "--"), its reason kept only where it says how its strata split (review: S1-hot and S1-trace
+    lost it). A caveat of a traced arm faster alone leaves the verdict as planned, the caveat
     beside it."""
     if not ruling(row.get("caveat")) or str(row["verdict"]).startswith("not test"):
         return
     row["verdict_planned"], row["verdict_planned_unadjusted"] = row["verdict"], row["verdict_unadjusted"]
     row["verdict"] = row["verdict_unadjusted"] = f"{RULED}{row['caveat']}"
-    row["n_needed"], row["n_needed_value"], row["reason"] = "--", math.nan, None
+    # no repeats decide it; how its strata split (strata_counts) still says why the planned verdict is undecided
+    keep = row.get("pooling") == PER_STRATUM and STRATA_OWN in str(row.get("reason") or "")
+    row["n_needed"], row["n_needed_value"], row["reason"] = "--", math.nan, row["reason"] if keep else None
 
 
 def condition_rule_words() -> str:
