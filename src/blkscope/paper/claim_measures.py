@@ -30,7 +30,6 @@ from blkscope.paper.claim_runs import (
     is_writeback,
     not_testable,
     pool,
-    pooled_p,
     read,
     record_arm,
     runs,
@@ -509,7 +508,7 @@ def volume_growth(tb: Tables, size: vd.Size) -> Result:
     y = [float(a[0].mean() - a[1].mean() - a[2].mean() + a[3].mean()) for a in lg]
     v = [float(sum(x.var(ddof=1) / x.size for x in a)) for a in lg]
     est, het, note = pool(est, y, v, size.level, "log")
-    return Result(est, m + left + f"{pooled_p(est, het)}{note}", n, SATURATING, het=het)
+    return Result(est, m + left + f", p={est.p:.2g}{note}", n, SATURATING, het=het)
 
 
 def inode64(tb: Tables, size: vd.Size) -> Result:
