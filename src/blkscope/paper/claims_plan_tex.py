@@ -7,8 +7,8 @@ Macros of claims_plan.tex: \\ClaimsPlanDate, \\ClaimsPlanRows (rows of the claim
 in the Holm family), \\ClaimsAlpha, \\ClaimsMovedByHolm (ids
 whose verdict Holm turned inconclusive, or `none`), \\ClaimsPooled (rows pooling strata), \\ClaimsHeterogeneous
 (how many rows' strata disagree, and which are inconclusive by it or decide in every stratum),
-\\ClaimsIsquaredMax (%), \\ClaimsExploratoryDiffer (ids whose verdict over all runs, exploratory ones included,
-differs), \\ClaimsDeviations (changes listed), \\ClaimsIsquaredCut (%),
+\\ClaimsIsquaredMax ("up to 93" %, "over 99"), \\ClaimsExploratoryDiffer (ids whose verdict over all runs,
+exploratory ones included, differs), \\ClaimsDeviations (changes listed), \\ClaimsIsquaredCut (%),
 \\ClaimsPqCut, \\ClaimsExact (rows read off a value their runs all repeat: no interval, outside the family) and
 \\ClaimsExactIds, \\ClaimsPostHoc (judged in-memory rows: their runs predate the plan),
 \\ClaimsConfirmatory and \\ClaimsConfirmatoryIds (judged scale and replication rows: runs captured after it),
@@ -46,6 +46,7 @@ from blkscope.paper.latex import (
     seconds_unbroken,
     tidy,
 )
+from blkscope.paper.phrases import i2_text
 
 WORDS = r"^(replicates|does not|inconclusive|not tested|not testable)"  # a verdict's words, less its parentheses
 
@@ -194,7 +195,9 @@ def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
         "ClaimsMovedByHolm": _ids(moved),
         "ClaimsPooled": fmt_int(pooled.height),
         "ClaimsHeterogeneous": heterogeneous_split(claims),
-        "ClaimsIsquaredMax": fmt_int(100 * pooled["i2"].max()) if pooled.height else "--",
+        # "up to 93", or "over 99" where the largest rounds to 100 but is not (review: 99.99996 % printed as 100)
+        "ClaimsIsquaredMax": (x if (x := i2_text(pooled["i2"].max())).startswith("over") else f"up to {x}")
+        if pooled.height else "--",
         "ClaimsIsquaredCut": fmt_int(100 * hg.I2_MAX),
         "ClaimsPqCut": f"{hg.P_Q_MIN:g}",
         "ClaimsExploratoryDiffer": _ids(differ),
