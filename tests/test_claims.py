@@ -824,10 +824,10 @@ def test_a_row_outside_its_claims_condition_is_labelled_so_and_keeps_its_planned
         "runs and counts with it")
     # the abstract's counts: shorter
     assert abstract_counts(moved) == (
-        "of four rows, three are judged as planned: none replicates, one does not and two are inconclusive (of the "
-        "three confirmatory rows among them, one does not and two are inconclusive); one more reads another's runs. "
-        "A rule set after the estimates were seen finds one of the three outside their study's condition, as run in "
-        "another condition; of the other two, two are inconclusive")
+        "of four rows, three are judged as planned: none replicates, one does not and two are inconclusive "
+        "(confirmatory: one does not and two are inconclusive); one more reads another's runs. "
+        "A rule set after the estimates were seen finds one of the three outside their study's condition; of the "
+        "other two, two are inconclusive")
     # the rows within their condition by their own verdicts: the rule's rows are not among them (issue Q review:
     # 9 of the headline's 12 "do not" were the rule's)
     kept = moved.with_columns(verdict=pl.Series(["replicates", "replicates", "does not", f"{RULED}x"]))
@@ -856,7 +856,7 @@ def test_the_headline_says_how_many_inconclusive_rows_are_so_because_their_strat
     assert "three are inconclusive (the one confirmatory row among them is inconclusive; the other three are post " \
         "hoc), two of the three because their strata disagree; a rule" in split_sentence(c)
     assert abstract_counts(c).startswith("of four rows, four are judged as planned: none replicates, one does not and "
-                                         "three are inconclusive (the one confirmatory row among them), two of the "
+                                         "three are inconclusive (confirmatory: one is inconclusive), two of the "
                                          "three because their strata disagree. A rule")
     assert "because" not in abstract_counts(c.with_columns(verdict_planned=pl.lit("inconclusive"),
                                                            verdict=pl.lit("inconclusive")))
@@ -875,10 +875,9 @@ def test_the_headlines_caveat_gives_each_rules_reason_its_count():
     assert _ruled([short], 4, False) == ("a rule set after the estimates were seen finds one of the four outside "
                                          "their study's condition, as journal latency read from runs under 60 s")
     assert _ruled([{"verdict_planned": None, "verdict": "replicates"}], 1, False) == ""
-    # the abstract's: both reasons in one
+    # the abstract's, within its word limit: no reason (Section X gives them)
     assert _ruled([outside] * 3 + [short] * 2, 9, True, brief=True) == (
-        "a rule set after the estimates were seen finds 5 of the 9 outside their study's condition, as run in "
-        "another condition or too short")
+        "a rule set after the estimates were seen finds 5 of the 9 outside their study's condition")
 
 
 def test_the_verdict_cell_prints_the_caveat_and_the_estimate_at_scale_beside_the_plans_verdict():
@@ -1030,8 +1029,8 @@ def test_the_plans_pooling_rule_gives_its_own_verdicts_and_the_headline_counts_t
                      schema_overrides={"verdict_planned": pl.Utf8, "same_as": pl.Utf8})
     assert ("; under the plan's pooling rule, replaced once the estimates were seen, one replicates, one does not "
             "and none is inconclusive (S2-m-scale replicates)") in split_sentence(c)
-    assert ("because its strata disagree; under the plan's pooling rule, replaced once the estimates were seen, one "
-            "replicates, one does not and none is inconclusive") in abstract_counts(c)
+    assert ("because its strata disagree; the plan's pooling rule, replaced once the estimates were seen, gives one, "
+            "one and none") in abstract_counts(c)
     same = c.with_columns(verdict_pooled_plan=pl.col("verdict"))
     assert "pooling rule" not in split_sentence(same) and "pooling rule" not in abstract_counts(same)
     flagged = [pooling_moved(r) for r in c.iter_rows(named=True)]
@@ -1059,7 +1058,7 @@ def test_a_row_withdrawn_before_capture_is_not_counted_as_a_limit_of_this_machin
                       "condition": ["in-memory", "replication", "scale", "in-memory"],
                       "verdict": ["not testable here", WITHDRAWN, "not tested (no runs)", "does not"],
                       "same_as": [None] * 4}, schema_overrides={"same_as": pl.Utf8})
-    assert "one could not be tested here, one awaits runs and one was withdrawn before capture" in abstract_counts(c)
+    assert "one could not be tested here, one awaits runs and one was withdrawn" in abstract_counts(c)
     assert "one is not testable here, one awaits runs and one was withdrawn before capture" in split_sentence(c)
     n = verdict_counts(c["verdict"])
     assert (n["not testable"], n["not tested"], n[WITHDRAWN]) == (1, 1, 1)

@@ -98,13 +98,17 @@ def pooling_clause(rows: list[dict], verdicts: list[str], digits: bool, brief: b
     """The judged rows (`verdicts`, as counted, in the order of `rows`) by the plan's pooling rule (claims.csv
     `verdict_pooled_plan`: a random-effects interval where strata disagree), which was replaced by judging each
     stratum alone once the estimates had been seen (the plan's deviation of kind pooling): "; under the plan's
-    pooling rule, replaced once the estimates were seen, 3 replicate, 12 do not and 28 are inconclusive" (not
-    `brief`: with the rows it moved and how); "" where it moves no row."""
+    pooling rule, replaced once the estimates were seen, 3 replicate, 12 do not and 28 are inconclusive (S1-trace
+    does not, ...)"; `brief` (the abstract): "; the plan's pooling rule, replaced once the estimates were seen,
+    gives 3, 12 and 28"; "" where it moves no row."""
     pooled = [str(r.get("verdict_pooled_plan") or x) for r, x in zip(rows, verdicts, strict=True)]
     moved = [(r, x, y) for r, x, y in zip(rows, verdicts, pooled, strict=True) if verdict_kind(x) != verdict_kind(y)]
     if not moved:
         return ""
-    which = "" if brief else " (" + ", ".join(f"{r['claim_id']} {y}" for r, _, y in moved) + ")"
+    if brief:  # the abstract, within its word limit: the counts in the order the headline gave them
+        n = [_n(k, digits) if k else "none" for k in (sum(v.startswith(x) for v in pooled) for x, _, _ in JUDGED)]
+        return f"; the plan's pooling rule, replaced once the estimates were seen, gives {join_and(n)}"
+    which = " (" + ", ".join(f"{r['claim_id']} {y}" for r, _, y in moved) + ")"
     return (f"; under the plan's pooling rule, replaced once the estimates were seen, "
             f"{join_and(_counts(pooled, JUDGED, digits, True))}{which}")
 
@@ -130,8 +134,8 @@ def planned_verdicts(claims: pl.DataFrame) -> tuple[pl.Expr, pl.Expr]:
 def _ruled(rows: list[dict], n_judged: int, digits: bool, brief: bool = False) -> str:
     """The caveat beside the planned counts: "a rule set after the estimates were seen finds 18 of the 43 outside
     their study's condition: 16 as run in another condition, 2 as journal latency read from runs under 60 s" (one
-    reason alone said without its count; "" where it found none so); `brief` (the abstract, within its word limit): both
-    reasons in one, "as run in another condition or too short"."""
+    reason alone said without its count; "" where it found none so); `brief` (the abstract, within its word limit):
+    without the reasons (Section X gives them)."""
     from blkscope.paper.claim_measures import JOURNAL_MIN_S
     from blkscope.paper.claims import JOURNAL_SHORT
 
@@ -145,9 +149,8 @@ def _ruled(rows: list[dict], n_judged: int, digits: bool, brief: bool = False) -
     whys = [(n - short, "as run in another condition"),
             (short, f"as journal latency read from runs under {JOURNAL_MIN_S} s")]
     whys = [(k, w) for k, w in whys if k]
-    if brief and len(whys) > 1:
-        whys = [(n, "as run in another condition or too short")]
-    said = ", " + whys[0][1] if len(whys) == 1 else ": " + ", ".join(f"{_n(k, digits)} {w}" for k, w in whys)
+    said = "" if brief else ", " + whys[0][1] if len(whys) == 1 else \
+        ": " + ", ".join(f"{_n(k, digits)} {w}" for k, w in whys)
     return f"a rule set after the estimates were seen finds {which} outside their study's condition{said}"
 
 
@@ -249,31 +252,21 @@ def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
     return f"{head}, {'; '.join(parts)}" if parts else head
 
 
-def _among(these: list[str], digits: bool) -> str:
-    """The confirmatory rows among a group, without a verb where they share one verdict ("all 3 confirmatory rows
-    among them"), else counted ("of the 3 confirmatory rows among them, 1 replicates and 2 are inconclusive")."""
-    if len({next((k for k, _, _ in JUDGED if v.startswith(k)), v) for v in these}) > 1:
-        return _all_of(these, "confirmatory", digits)
-    n = len(these)
-    return ("the one confirmatory row among them" if n == 1 else "both confirmatory rows among them" if n == 2
-            else f"all {_n(n, digits)} confirmatory rows among them")
-
-
 def abstract_counts(claims: pl.DataFrame) -> str:
     """The abstract's counts, shorter than split_sentence, each row by its planned verdict (as_planned) and the
-    condition rule's rows as the caveat beside them: "of 47 rows, 43 are judged as planned: 3 replicate, 12 do not
-    and 28 are inconclusive (of the 9 confirmatory rows among them, 4 do not and 5 are inconclusive), 5 of the 28
-    because their strata disagree; 3 could not be tested here; one more reads another's runs. A rule set after the
-    estimates were seen finds 18 of the 43 outside
-    their study's condition, as run in another condition or too short; of the other 25, 2 replicate, 3 do not and 20
-    are inconclusive" (within)."""
+    condition rule's rows as the caveat beside them: "of 47 rows, 43 are judged as planned: 4 replicate, 11 do not
+    and 28 are inconclusive (confirmatory: 4 do not and 5 are inconclusive), 5 of the 28 because their strata
+    disagree; the plan's pooling rule, replaced once the estimates were seen, gives 3, 12 and 28; 2 could not be
+    tested here and one was withdrawn; one more reads another's runs. A rule set after the estimates were seen finds
+    18 of the 43 outside their study's condition; of the other 25, 3 replicate, 3 do not and 19 are inconclusive"
+    (within)."""
     rows, v, judged, digits = _tally(claims)
     if not rows:
         return NO_ROWS
     parts = []
     if judged:
         conf = [x for s, x in judged if s == "confirmatory"]
-        among = f" ({_among(conf, digits)})" if conf else ""
+        among = f" (confirmatory: {join_and(_counts(conf, JUDGED, digits, False))})" if conf else ""
         verdicts = [x for _, x in judged]
         parts.append(f"{_n(len(judged), digits)} {'is' if len(judged) == 1 else 'are'} judged as planned: "
                      f"{join_and(_counts(verdicts, JUDGED, digits, True))}{among}{strata_clause(verdicts, digits)}"
@@ -282,7 +275,7 @@ def abstract_counts(claims: pl.DataFrame) -> str:
     waits, gone = _waiting(v)
     rest = ([f"{_n(untestable, digits)} could not be tested here"] if untestable else []) + (
         [f"{_n(waits, digits)} {'awaits' if waits == 1 else 'await'} runs"] if waits else []) + (
-        [_withdrawn(gone, digits)] if gone else [])
+        [f"{_n(gone, digits)} {'was' if gone == 1 else 'were'} withdrawn"] if gone else [])
     if rest:
         parts.append(join_and(rest))
     same = sum(bool(r.get("same_as")) and not x.startswith("not test") for r, x in zip(rows, v, strict=True))
