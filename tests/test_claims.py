@@ -809,7 +809,7 @@ def test_a_row_outside_its_claims_condition_is_labelled_so_and_keeps_its_planned
     machine = df.with_columns(verdict=pl.Series(["inconclusive"] * 3 + ["not testable here"]))  # no f2fs, say
     assert split_sentence(machine.select("claim_id", "study", "claim", "condition", "verdict", "same_as")) == (
         "of the four rows, two are judged as planned: none replicates, none fails to replicate and two are "
-        "inconclusive (both confirmatory rows among them are inconclusive); one is not testable here; one more row "
+        "inconclusive (confirmatory: two are inconclusive); one is not testable here; one more row "
         "reads another's runs and counts with it")
     moved = df.with_columns(verdict_planned=pl.Series([None, None, None, "does not"], dtype=pl.Utf8))
     assert rule_moved(moved) == ("as planned, of this one row, one does not; the one confirmatory row among them "
@@ -817,11 +817,10 @@ def test_a_row_outside_its_claims_condition_is_labelled_so_and_keeps_its_planned
     # the headline counts each row by its planned verdict, the rule's rows as the caveat beside them
     assert split_sentence(moved.select("claim_id", "study", "claim", "condition", "verdict", "same_as",
                                        "verdict_planned")) == (
-        "of the four rows, three are judged as planned: none replicates, one does not and two are inconclusive (of "
-        "the three confirmatory rows among them, one does not and two are inconclusive); a rule set after the "
-        "estimates were seen finds one of the three outside their study's condition, as run in another condition; "
-        "of the other two, read within their study's condition, two are inconclusive; one more row reads another's "
-        "runs and counts with it")
+        "of the four rows, three are judged as planned: none replicates, one does not and two are inconclusive "
+        "(confirmatory: one does not and two are inconclusive); a rule set after the estimates were seen finds one "
+        "of the three outside their study's condition, as run in another condition; of the other two, two are "
+        "inconclusive; one more row reads another's runs and counts with it")
     # the abstract's counts: shorter
     assert abstract_counts(moved) == (
         "of four rows, three are judged as planned: none replicates, one does not and two are inconclusive "
@@ -853,7 +852,7 @@ def test_the_headline_says_how_many_inconclusive_rows_are_so_because_their_strat
                       "verdict_planned": [SD, None, None, None], "same_as": [None] * 4}, schema_overrides={
                           "verdict_planned": pl.Utf8, "same_as": pl.Utf8})
     # the rule's row counts by its planned verdict: two of the three inconclusive rows are so by their strata
-    assert "three are inconclusive (the one confirmatory row among them is inconclusive; the other three are post " \
+    assert "three are inconclusive (confirmatory: one is inconclusive; the other three are post " \
         "hoc), two of the three because their strata disagree; a rule" in split_sentence(c)
     assert abstract_counts(c).startswith("of four rows, four are judged as planned: none replicates, one does not and "
                                          "three are inconclusive (confirmatory: one is inconclusive), two of the "

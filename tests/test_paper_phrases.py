@@ -334,8 +334,8 @@ def test_the_headline_splits_confirmatory_from_post_hoc_rows_and_counts_publishe
     assert published(c) == 3  # a claim's rows, and the claims split from one statement (SAME_STATEMENT): one
     assert split_sentence(c) == (
         "of the six rows, five are judged as planned: one replicates, two do not and two are "
-        "inconclusive (of the two confirmatory rows among them, one does not and one is inconclusive; the other "
-        "three are post hoc); one awaits runs")
+        "inconclusive (confirmatory: one does not and one is inconclusive; the other three are post hoc); one awaits "
+        "runs")
     assert rows_on_published(c) == "six rows on three published claims"
     assert published_map(c) == (
         "three published claims, two of them split into four claims by comparator, workload, condition, proxy or "

@@ -159,12 +159,12 @@ def _ruled(rows: list[dict], n_judged: int, digits: bool, brief: bool = False) -
 NO_ROWS = "no claim is judged, as the claims table holds no rows"
 
 
-def within(rows: list[dict], n_judged: int, digits: bool, column: str = "verdict", brief: bool = False) -> str:
+def within(rows: list[dict], n_judged: int, digits: bool, column: str = "verdict") -> str:
     """The judged rows the condition rule left alone (no `verdict_planned`: read within their study's condition),
-    by their own verdict, counted from the same rows as the headline's: "of the other 25, read within their study's
-    condition, 2 replicate, 3 do not and 20 are inconclusive" (`brief`, the abstract: without "read within ...");
-    issue Q review: most of the headline's "do not" were the rule's rows. "" where the rule found none outside
-    (the headline's counts are these already) or left none."""
+    by their own verdict, counted from the same rows as the headline's: "of the other 25, 2 replicate, 3 do not and
+    20 are inconclusive" (after the rule's count, "other" says what they are); issue Q review: most of the
+    headline's "do not" were the rule's rows. "" where the rule found none outside (the headline's counts are these
+    already) or left none."""
     ruled = [r for r in rows if r.get("verdict_planned") and not r.get("same_as")]
     kept = [str(r.get(column) or "") for r in rows if not r.get("verdict_planned") and not r.get("same_as")
             and not str(r.get(column) or "").startswith("not test")]
@@ -172,8 +172,7 @@ def within(rows: list[dict], n_judged: int, digits: bool, column: str = "verdict
         return ""
     n = len(kept)
     head = "of the other one" if n == 1 and n_judged > 1 else f"of the other {_n(n, digits)}"
-    where = "" if brief else ", read within their study's condition"
-    return f"{head}{where}, {join_and(_counts(kept, JUDGED, digits, False))}"
+    return f"{head}, {join_and(_counts(kept, JUDGED, digits, False))}"
 
 
 def _tally(claims: pl.DataFrame, column: str = "verdict") -> tuple[list[dict], list[str], list[tuple], bool]:
@@ -203,14 +202,14 @@ def _judged_rows(rows: list[dict], v: list[str]) -> list[dict]:
 
 
 def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
-    """"of the 47 rows, 43 are judged as planned: 3 replicate, 12 do not and 28 are inconclusive (of the 9
-    confirmatory rows among them, 4 do not and 5 are inconclusive; the other 34 are post hoc), 5 of the 28 because
-    their strata disagree (strata_clause); a rule set after the estimates were seen finds 18 of the 43 outside their
-    study's condition, as run in another condition; of the other 25, read within their study's condition, 2
-    replicate, 3 do not and 20 are inconclusive; 3 are not testable here and 2 await runs; one more row reads another's
-    runs and counts with it" (digits throughout
-    once a count is above nine; a group without rows left out): each row by its planned verdict (as_planned). A row
-    that reads the runs and throughput of another (claims.csv `same_as`) is counted once, with it."""
+    """"of the 47 rows, 43 are judged as planned: 4 replicate, 11 do not and 28 are inconclusive (confirmatory: 4 do
+    not and 5 are inconclusive; the other 34 are post hoc), 5 of the 28 because their strata disagree (strata_clause);
+    under the plan's pooling rule, ... (pooling_clause); a rule set after the estimates were seen finds 18 of the 43
+    outside their study's condition, as run in another condition; of the other 25, 3 replicate, 3 do not and 19 are
+    inconclusive; 2 are not testable here, 2 await runs and one was withdrawn before capture; one more row reads
+    another's runs and counts with it" (digits throughout once a count is above nine; a group without rows left
+    out): each row by its planned verdict (as_planned). A row that reads the runs and throughput of another
+    (claims.csv `same_as`) is counted once, with it."""
     rows, v, judged, digits = _tally(claims, column)
     if not rows:
         return NO_ROWS
@@ -221,7 +220,7 @@ def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
         post_hoc = len(judged) - len(confirmatory)
         split = ""
         if confirmatory:
-            split = f" ({_all_of(confirmatory, 'confirmatory', digits)}"
+            split = f" (confirmatory: {join_and(_counts(confirmatory, JUDGED, digits, False))}"
             split += f"; the other {_n(post_hoc, digits)} {'is' if post_hoc == 1 else 'are'} post hoc)" if post_hoc \
                 else ")"
         elif post_hoc:
@@ -284,7 +283,7 @@ def abstract_counts(claims: pl.DataFrame) -> str:
     out = f"of {_n(len(rows), digits)} {'row' if len(rows) == 1 else 'rows'}, {'; '.join(parts)}"
     if ruled := _ruled(rows, len(judged), digits, brief=True):
         out += f". {ruled[0].upper()}{ruled[1:]}"
-        if kept := within(rows, len(judged), digits, brief=True):
+        if kept := within(rows, len(judged), digits):
             out += f"; {kept}"
     return out
 
