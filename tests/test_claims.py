@@ -1058,6 +1058,6 @@ def test_a_row_withdrawn_before_capture_is_not_counted_as_a_limit_of_this_machin
                       "verdict": ["not testable here", WITHDRAWN, "not tested (no runs)", "does not"],
                       "same_as": [None] * 4}, schema_overrides={"same_as": pl.Utf8})
     assert "one could not be tested here, one awaits runs and one was withdrawn" in abstract_counts(c)
-    assert "one is not testable here, one awaits runs and one was withdrawn before capture" in split_sentence(c)
+    assert "one is not testable here, one awaits runs and one was withdrawn" in split_sentence(c)
     n = verdict_counts(c["verdict"])
     assert (n["not testable"], n["not tested"], n[WITHDRAWN]) == (1, 1, 1)

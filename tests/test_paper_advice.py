@@ -251,7 +251,7 @@ def test_the_tracing_advice_compares_each_database_with_the_studys_own_figure_fo
         caveat=pl.lit(TRACED_FASTER))], how="diagonal_relaxed")
     said = advice.phrases(fast)["AdviceTracing"]
     assert said.startswith(f"no advice on {advice.TRACING_SUBJECT}: no row of its cost decides without a confound; ")
-    assert said.endswith("; S1-trace-cass-scale does not, but its traced arm ran faster")
+    assert said.endswith("; S1-trace-cass-scale does not, its traced arm faster")
     assert advice.abstract_advice(fast).endswith(f" or {advice.TRACING_SUBJECT} (S1-trace-cass)")
     # without the confound it decides, and the advice rests on it
     clean = fast.with_columns(caveat=pl.lit(None, pl.Utf8))

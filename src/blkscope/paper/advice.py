@@ -327,7 +327,7 @@ def tracing(claims: pl.DataFrame) -> str:
     decide. The advice rests on a row decided without a confound alone: where none of these rows so decides, "no
     advice on block tracing in production", the rows' costs said as the evidence, and a row decided with its traced
     arm faster named as such ("no row of its cost decides without a confound; ...; S1-trace-ycsb-cass-scale does not,
-    but its traced arm ran faster")."""
+    its traced arm faster")."""
     rows = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
     said, decided, confounded = [], [], []
     for claim, who in TRACING_ROWS:
@@ -361,9 +361,9 @@ def tracing(claims: pl.DataFrame) -> str:
     pooled = f"; our row over every workload is {plan_status(p)} ({evidence(p)})" if p is not None else ""
     if not any(decided):
         but = ""
-        if confounded:  # "; S1-trace-ycsb-cass-scale does not, but its traced arm ran faster"
+        if confounded:  # "; S1-trace-ycsb-cass-scale does not, its traced arm faster"
             ids = join_and([f"{r['claim_id']} {str(r['verdict'])}" for r in confounded])
-            but = f"; {ids}, but {'its' if len(confounded) == 1 else 'in each the'} traced arm ran faster"
+            but = f"; {ids}, {'its' if len(confounded) == 1 else 'each with its'} traced arm faster"
         head = "no row of its cost decides" + (" without a confound" if confounded else "")
         return f"{NO_ADVICE} {TRACING_SUBJECT}: {head}; {'; '.join(said)}{pooled}{but}"
     return f"block tracing in production only with its cost measured at its own load: {'; '.join(said)}{pooled}"

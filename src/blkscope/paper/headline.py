@@ -193,7 +193,8 @@ def _waiting(v: list[str]) -> tuple[int, int]:
 
 
 def _withdrawn(n: int, digits: bool) -> str:
-    return f"{_n(n, digits)} {'was' if n == 1 else 'were'} withdrawn before capture"
+    """"one was withdrawn": before capture, by a plan amendment (Table III and the claims table say so)."""
+    return f"{_n(n, digits)} {'was' if n == 1 else 'were'} withdrawn"
 
 
 def _judged_rows(rows: list[dict], v: list[str]) -> list[dict]:
@@ -206,7 +207,7 @@ def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
     not and 5 are inconclusive; the other 34 are post hoc), 5 of the 28 because their strata disagree (strata_clause);
     under the plan's pooling rule, ... (pooling_clause); a rule set after the estimates were seen finds 18 of the 43
     outside their study's condition, as run in another condition; of the other 25, 3 replicate, 3 do not and 19 are
-    inconclusive; 2 are not testable here, 2 await runs and one was withdrawn before capture; one more row reads
+    inconclusive; 2 are not testable here, 2 await runs and one was withdrawn; one more row reads
     another's runs and counts with it" (digits throughout once a count is above nine; a group without rows left
     out): each row by its planned verdict (as_planned). A row that reads the runs and throughput of another
     (claims.csv `same_as`) is counted once, with it."""
@@ -274,7 +275,7 @@ def abstract_counts(claims: pl.DataFrame) -> str:
     waits, gone = _waiting(v)
     rest = ([f"{_n(untestable, digits)} could not be tested here"] if untestable else []) + (
         [f"{_n(waits, digits)} {'awaits' if waits == 1 else 'await'} runs"] if waits else []) + (
-        [f"{_n(gone, digits)} {'was' if gone == 1 else 'were'} withdrawn"] if gone else [])
+        [_withdrawn(gone, digits)] if gone else [])
     if rest:
         parts.append(join_and(rest))
     same = sum(bool(r.get("same_as")) and not x.startswith("not test") for r, x in zip(rows, v, strict=True))
