@@ -393,7 +393,7 @@ def test_a_row_of_the_condition_rule_says_its_condition_and_planned_verdict_in_o
 
     alike = {**pooled, "verdict": "replicates", "verdict_unadjusted": "replicates", "i2": 0.55,
              "per_stratum": "per stratum 16.86x to 19.90x, 2 strata disagree"}
-    assert says(alike) == "replicates in every stratum; their sizes differ (I squared 55 %)"
+    assert says(alike) == "replicates in every stratum; their sizes differ, I squared 55 %"
     split = {**pooled, "verdict": STRATA_DISAGREE, "verdict_unadjusted": STRATA_DISAGREE,
              "per_stratum": "per stratum 0.54x to 1.07x, 3 strata disagree"}
     assert says(split) == "inconclusive: 3 strata disagree"

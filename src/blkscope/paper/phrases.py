@@ -268,10 +268,10 @@ def says(r: dict) -> str:
 
 def sizes_differ(r: dict, k: str) -> str:
     """Strata that each decide alike but were flagged as disagreeing (I^2 or Cochran's Q): what differs is their size,
-    "their sizes differ (I squared 55 %)" (review: "replicates in every stratum; 2 strata disagree"); `k` without
-    an I squared."""
+    "their sizes differ, I squared 55 %" (no parenthesis: a sentence quotes it inside one; review: "replicates in
+    every stratum; 2 strata disagree"); `k` without an I squared."""
     i2 = r.get("i2")
-    return f"their sizes differ (I squared {i2_text(i2)} %)" if i2 is not None else k
+    return f"their sizes differ, I squared {i2_text(i2)} %" if i2 is not None else k
 
 
 def i2_text(i2: float) -> str:
