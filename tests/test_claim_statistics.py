@@ -132,3 +132,7 @@ def test_strata_that_agree_pool_fixed_and_those_that_disagree_print_no_pooled_in
     r = strata_ratio(differ, ("a", "b"), band)
     assert r.het.disagree and disagrees(r) and len(r.strata) == 2
     assert ours_of(r, "ratio") == "per stratum 1.50x to 4.00x, 2 strata disagree"
+    # review: the random-effects p is not printed as the row's own
+    assert f", random-effects p={r.estimate.p:.2g} (not the row's)" in r.measurement
+    assert r.measurement.count(", p=") == 1 and "df, p=" in r.measurement  # the Q test's p alone
+    assert ", p=" in strata_ratio(agree, ("a", "b"), band).measurement

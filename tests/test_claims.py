@@ -783,6 +783,12 @@ def test_a_row_outside_its_claims_condition_is_labelled_so_and_keeps_its_planned
     by_condition(row)
     assert (row["verdict"], row["verdict_unadjusted"], row["verdict_planned"], row["n_needed"]) == (
         "outside the study's condition: light load", "outside the study's condition: light load", "does not", "--")
+    assert row["reason"] is None  # the repeats' reason says nothing once no repeats decide
+    # review: how the strata split stays the reason of a row whose strata disagree (S1-hot, S1-trace lost it)
+    split = {**row, "verdict": vd.STRATA_DISAGREE, "verdict_unadjusted": vd.STRATA_DISAGREE, "pooling": "per stratum",
+             "reason": "of 3 strata, each judged on its own interval, 2 replicate and 1 is inconclusive"}
+    by_condition(split)
+    assert split["reason"] == "of 3 strata, each judged on its own interval, 2 replicate and 1 is inconclusive"
     # the sign of the estimate alone rules on nothing: the planned verdict stands, the caveat beside it
     signed = {**row, "verdict": "does not", "verdict_unadjusted": "does not", "verdict_planned": None,
               "caveat": "traced arm faster: a confound", "n_needed": "4"}
@@ -803,7 +809,7 @@ def test_a_row_outside_its_claims_condition_is_labelled_so_and_keeps_its_planned
     machine = df.with_columns(verdict=pl.Series(["inconclusive"] * 3 + ["not testable here"]))  # no f2fs, say
     assert split_sentence(machine.select("claim_id", "study", "claim", "condition", "verdict", "same_as")) == (
         "of the four rows, two are judged as planned: none replicates, none fails to replicate and two are "
-        "inconclusive (both confirmatory rows among them are inconclusive); one is not testable here; one more row "
+        "inconclusive (confirmatory: two are inconclusive); one is not testable here; one more row "
         "reads another's runs and counts with it")
     moved = df.with_columns(verdict_planned=pl.Series([None, None, None, "does not"], dtype=pl.Utf8))
     assert rule_moved(moved) == ("as planned, of this one row, one does not; the one confirmatory row among them "
@@ -811,17 +817,16 @@ def test_a_row_outside_its_claims_condition_is_labelled_so_and_keeps_its_planned
     # the headline counts each row by its planned verdict, the rule's rows as the caveat beside them
     assert split_sentence(moved.select("claim_id", "study", "claim", "condition", "verdict", "same_as",
                                        "verdict_planned")) == (
-        "of the four rows, three are judged as planned: none replicates, one does not and two are inconclusive (of "
-        "the three confirmatory rows among them, one does not and two are inconclusive); a rule set after the "
-        "estimates were seen finds one of the three outside their study's condition, as run in another condition; "
-        "of the other two, read within their study's condition, two are inconclusive; one more row reads another's "
-        "runs and counts with it")
+        "of the four rows, three are judged as planned: none replicates, one does not and two are inconclusive "
+        "(confirmatory: one does not and two are inconclusive); a rule set after the estimates were seen finds one "
+        "of the three outside their study's condition, as run in another condition; of the other two, two are "
+        "inconclusive; one more row reads another's runs and counts with it")
     # the abstract's counts: shorter
     assert abstract_counts(moved) == (
-        "of four rows, three are judged as planned: none replicates, one does not and two are inconclusive (of the "
-        "three confirmatory rows among them, one does not and two are inconclusive); one more reads another's runs. "
-        "A rule set after the estimates were seen finds one of the three outside their study's condition, as run in "
-        "another condition; of the other two, two are inconclusive")
+        "of four rows, three are judged as planned: none replicates, one does not and two are inconclusive "
+        "(confirmatory: one does not and two are inconclusive); one more reads another's runs. "
+        "A rule set after the estimates were seen finds one of the three outside their study's condition; of the "
+        "other two, two are inconclusive")
     # the rows within their condition by their own verdicts: the rule's rows are not among them (issue Q review:
     # 9 of the headline's 12 "do not" were the rule's)
     kept = moved.with_columns(verdict=pl.Series(["replicates", "replicates", "does not", f"{RULED}x"]))
@@ -847,10 +852,10 @@ def test_the_headline_says_how_many_inconclusive_rows_are_so_because_their_strat
                       "verdict_planned": [SD, None, None, None], "same_as": [None] * 4}, schema_overrides={
                           "verdict_planned": pl.Utf8, "same_as": pl.Utf8})
     # the rule's row counts by its planned verdict: two of the three inconclusive rows are so by their strata
-    assert "three are inconclusive (the one confirmatory row among them is inconclusive; the other three are post " \
+    assert "three are inconclusive (confirmatory: one is inconclusive; the other three are post " \
         "hoc), two of the three because their strata disagree; a rule" in split_sentence(c)
     assert abstract_counts(c).startswith("of four rows, four are judged as planned: none replicates, one does not and "
-                                         "three are inconclusive (the one confirmatory row among them), two of the "
+                                         "three are inconclusive (confirmatory: one is inconclusive), two of the "
                                          "three because their strata disagree. A rule")
     assert "because" not in abstract_counts(c.with_columns(verdict_planned=pl.lit("inconclusive"),
                                                            verdict=pl.lit("inconclusive")))
@@ -869,10 +874,9 @@ def test_the_headlines_caveat_gives_each_rules_reason_its_count():
     assert _ruled([short], 4, False) == ("a rule set after the estimates were seen finds one of the four outside "
                                          "their study's condition, as journal latency read from runs under 60 s")
     assert _ruled([{"verdict_planned": None, "verdict": "replicates"}], 1, False) == ""
-    # the abstract's: both reasons in one
+    # the abstract's, within its word limit: no reason (Section X gives them)
     assert _ruled([outside] * 3 + [short] * 2, 9, True, brief=True) == (
-        "a rule set after the estimates were seen finds 5 of the 9 outside their study's condition, as run in "
-        "another condition or too short")
+        "a rule set after the estimates were seen finds 5 of the 9 outside their study's condition")
 
 
 def test_the_verdict_cell_prints_the_caveat_and_the_estimate_at_scale_beside_the_plans_verdict():
@@ -992,3 +996,68 @@ def test_the_built_claims_print_no_pooled_interval_where_strata_disagree():
     for r in split.iter_rows(named=True):
         shown = f"{r['claim_id']}: {str(r['ours']).split(', ')[0]} ({r['verdict_planned'] or r['verdict']}"
         assert shown in after, (shown, after)
+
+
+def test_the_plans_pooling_rule_gives_its_own_verdicts_and_the_headline_counts_them_beside():
+    """Review: the pooling rule was changed after the estimates were seen, and the headline counted only the new
+    rule. holm_columns keeps each row's verdict by the plan's rule (`verdict_pooled_plan`: the random-effects
+    decision where the strata disagree, in the same Holm family); both headline forms print its counts where it
+    moves a row, and the claims table flags the rows it moved."""
+    import math
+
+    from blkscope.paper import claim_multiplicity as mt
+    from blkscope.paper.claim_rows import holm_columns
+    from blkscope.paper.claim_verdict import STRATA_DISAGREE as SD
+    from blkscope.paper.headline import abstract_counts, split_sentence
+    from blkscope.paper.phrases import pooling_moved
+
+    band = vd.more("a/b")
+    iut = mt.Decision(0.4, "replicates")  # one stratum undecided: the strata disagree
+    rows = [{"verdict": SD, "reason": None, "_estimate": None, "_from_interval": True, "_decision": iut,
+             "_pooled": (mt.Decision(0.001, "replicates"), "replicates")},
+            {"verdict": "does not", "reason": None, "_estimate": vd.Estimate(0.5, 0.45, 0.55, 0.0, "t", se=0.02,
+                                                                             dof=10.0, scale="log"),
+             "_from_interval": True}]
+    holm_columns(rows, [band, band])
+    assert [r["verdict"] for r in rows] == [SD, "does not"]
+    assert [r["verdict_pooled_plan"] for r in rows] == ["replicates", "does not"]
+    assert not math.isnan(rows[0]["p_holm"])
+    c = pl.DataFrame({"claim_id": ["S2-m-scale", "S1-x"], "condition": ["scale", "in-memory"],
+                      "verdict": [SD, "does not"], "verdict_planned": [None, None], "same_as": [None, None],
+                      "verdict_pooled_plan": ["replicates", "does not"]},
+                     schema_overrides={"verdict_planned": pl.Utf8, "same_as": pl.Utf8})
+    assert ("; under the plan's pooling rule, replaced once the estimates were seen, one replicates, one does not "
+            "and none is inconclusive (S2-m-scale replicates)") in split_sentence(c)
+    assert ("because its strata disagree; the plan's pooling rule, replaced once the estimates were seen, gives one, "
+            "one and none") in abstract_counts(c)
+    same = c.with_columns(verdict_pooled_plan=pl.col("verdict"))
+    assert "pooling rule" not in split_sentence(same) and "pooling rule" not in abstract_counts(same)
+    flagged = [pooling_moved(r) for r in c.iter_rows(named=True)]
+    assert flagged == ["; replicates by the plan's pooling rule, replaced once the estimates were seen", ""]
+
+
+def test_a_row_withdrawn_before_capture_is_not_counted_as_a_limit_of_this_machine():
+    """Review: S1-hot-replication, withdrawn by a plan amendment before its runs were captured, read 'not testable
+    here' and counted among the rows this machine could not test. A withdrawn entry (n_per_arm 0) is `not tested
+    (withdrawn before capture)`, with the plan's words as its reason, and both headline forms and the verdict counts
+    say it apart from the rows that wait for runs and those not testable here."""
+    from pathlib import Path
+
+    from blkscope.paper.claim_rows import other_condition
+    from blkscope.paper.claim_runs import WITHDRAWN
+    from blkscope.paper.claims_plan import load
+    from blkscope.paper.headline import abstract_counts, split_sentence
+    from blkscope.paper.study_numbers import verdict_counts
+
+    plan = load(Path(__file__).resolve().parents[1] / "config/claims_plan.yaml")
+    e = plan.entry("S1-hot", "replication")
+    r = other_condition({}, e, None, None)
+    assert r.verdict == WITHDRAWN and "not testable" not in r.reason and "outside the study's condition" in r.reason
+    c = pl.DataFrame({"claim_id": ["a", "b-replication", "c-scale", "d"],
+                      "condition": ["in-memory", "replication", "scale", "in-memory"],
+                      "verdict": ["not testable here", WITHDRAWN, "not tested (no runs)", "does not"],
+                      "same_as": [None] * 4}, schema_overrides={"same_as": pl.Utf8})
+    assert "one could not be tested here, one awaits runs and one was withdrawn" in abstract_counts(c)
+    assert "one is not testable here, one awaits runs and one was withdrawn" in split_sentence(c)
+    n = verdict_counts(c["verdict"])
+    assert (n["not testable"], n["not tested"], n[WITHDRAWN]) == (1, 1, 1)

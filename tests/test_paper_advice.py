@@ -13,6 +13,7 @@ import pytest
 
 from blkscope.paper import advice, scale_numbers
 from blkscope.paper.claim_verdict import STRATA_DISAGREE
+from blkscope.paper.claims import TRACED_FASTER
 from blkscope.paper.pdf_text import missing_advice, unstated_runs
 from blkscope.paper.prose import range_words, typed_numbers
 
@@ -244,6 +245,19 @@ def test_the_tracing_advice_compares_each_database_with_the_studys_own_figure_fo
     assert "(S1-trace-scale: inconclusive; confirmatory)" in undecided
     abstract = advice.abstract_advice(none)  # the topics no row backs said as one: "no choice on X, ... or Y"
     assert abstract.endswith(f" or {advice.TRACING_SUBJECT} (S1-trace-cass)") and "only with its cost" not in abstract
+    # review: a Cassandra row's scale row that decides with its traced arm faster backs no advice, and is named
+    fast = pl.concat([none, none.filter(pl.col("claim_id") == "S1-trace-cass").with_columns(
+        claim_id=pl.lit("S1-trace-cass-scale"), verdict=pl.lit("does not"), condition=pl.lit("scale"),
+        caveat=pl.lit(TRACED_FASTER))], how="diagonal_relaxed")
+    said = advice.phrases(fast)["AdviceTracing"]
+    assert said.startswith(f"no advice on {advice.TRACING_SUBJECT}: no row of its cost decides without a confound; ")
+    assert said.endswith("; S1-trace-cass-scale does not, its traced arm faster")
+    assert advice.abstract_advice(fast).endswith(f" or {advice.TRACING_SUBJECT} (S1-trace-cass)")
+    # without the confound it decides, and the advice rests on it
+    clean = fast.with_columns(caveat=pl.lit(None, pl.Utf8))
+    said = advice.phrases(clean)["AdviceTracing"]
+    assert said.startswith("block tracing in production only with its cost measured") and \
+        "tracing Cassandra at scale cost 2.4 % [" in said
 
 
 def test_no_wording_of_any_outcome_characterises_a_range_or_types_a_number():

@@ -334,8 +334,8 @@ def test_the_headline_splits_confirmatory_from_post_hoc_rows_and_counts_publishe
     assert published(c) == 3  # a claim's rows, and the claims split from one statement (SAME_STATEMENT): one
     assert split_sentence(c) == (
         "of the six rows, five are judged as planned: one replicates, two do not and two are "
-        "inconclusive (of the two confirmatory rows among them, one does not and one is inconclusive; the other "
-        "three are post hoc); one awaits runs")
+        "inconclusive (confirmatory: one does not and one is inconclusive; the other three are post hoc); one awaits "
+        "runs")
     assert rows_on_published(c) == "six rows on three published claims"
     assert published_map(c) == (
         "three published claims, two of them split into four claims by comparator, workload, condition, proxy or "
@@ -386,6 +386,19 @@ def test_a_row_of_the_condition_rule_says_its_condition_and_planned_verdict_in_o
     pooled = _row(2.97, 3.77, 3.35, 2.0, 3.0, "2-3x", verdict="inconclusive", verdict_unadjusted="inconclusive",
                   per_stratum="per stratum 1.03x to 5.40x, 14 strata disagree")
     assert (shown(pooled), says(pooled)) == ("per stratum 1.03x to 5.40x", "inconclusive; 14 strata disagree")
+    # review: strata flagged by I squared that each replicate differ in size only; one wording of strata that
+    # disagree whether or not the row counts with another; an I squared that rounds to 100 but is not, "over 99"
+    from blkscope.paper.claim_verdict import STRATA_DISAGREE
+    from blkscope.paper.phrases import i2_text
+
+    alike = {**pooled, "verdict": "replicates", "verdict_unadjusted": "replicates", "i2": 0.55,
+             "per_stratum": "per stratum 16.86x to 19.90x, 2 strata disagree"}
+    assert says(alike) == "replicates in every stratum; their sizes differ, I squared 55 %"
+    split = {**pooled, "verdict": STRATA_DISAGREE, "verdict_unadjusted": STRATA_DISAGREE,
+             "per_stratum": "per stratum 0.54x to 1.07x, 3 strata disagree"}
+    assert says(split) == "inconclusive: 3 strata disagree"
+    assert says({**split, "same_as": "S1-a"}) == "inconclusive: 3 strata disagree; counted with S1-a"
+    assert (i2_text(0.9999996), i2_text(0.55), i2_text(1.0), i2_text(0.994)) == ("over 99", "55", "100", "99")
     assert says({"verdict": "not tested (no runs)"}) == "not tested: no runs"
     assert shown({"ours": "69.3 KiB (no spread between runs: no interval)"}) == "69.3 KiB, the same in every run"
 

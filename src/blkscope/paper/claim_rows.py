@@ -17,7 +17,7 @@ import polars as pl
 
 from blkscope.paper import claim_multiplicity as mt
 from blkscope.paper import claim_verdict as vd
-from blkscope.paper.claim_runs import NO_RUNS, Result, Tables, not_testable
+from blkscope.paper.claim_runs import NO_RUNS, WITHDRAWN, Result, Tables, not_testable
 from blkscope.paper.claims_plan import Entry, Plan
 
 DATA_OVER_CAP = 10  # the scale regime: data at least 10x the cgroup's memory cap (steady_state data_over_cap)
@@ -88,10 +88,15 @@ def in_regime(tb: Tables, run_ids: list[str]) -> tuple[list[str], str]:
     return [], f"data {span} the memory cap (records x record size), under the plan's {DATA_OVER_CAP}x"
 
 
+WITHDRAWN_STOP = "withdrawn"  # an entry's stopping rule where an amendment withdrew it before capture
+
+
 def other_condition(tb: Tables, e: Entry, evaluate, size) -> Result:
     """A scale or replication row: the entry's batches alone (scale: steady runs only)."""
-    if e.n_per_arm == 0:
-        return not_testable(e.runs)
+    if e.n_per_arm == 0:  # none planned: a condition this machine cannot make, or withdrawn before capture (a
+        # plan amendment, no limit of the machine); the plan's words say why
+        gone = e.stopping.startswith(WITHDRAWN_STOP)
+        return Result(None, "--", "0", None, WITHDRAWN, e.runs) if gone else not_testable(e.runs)
     mine = with_runs(tb, _batch().is_in(list(e.batches)))
     if mine["runs"].height == 0:
         return Result(None, "--", "0", None, NO_RUNS, f"batch {', '.join(e.batches)} not captured yet")
@@ -118,13 +123,19 @@ def other_condition(tb: Tables, e: Entry, evaluate, size) -> Result:
 def holm_columns(rows: list[dict], sizes: list) -> None:
     """Adds p_decide, p_holm and verdict_unadjusted to each row, and sets `verdict` to the Holm-adjusted one
     (family: the rows whose verdict an interval gives)."""
-    dec = []
+    dec, pooled = [], []
     for r, size in zip(rows, sizes, strict=True):
         est, interval, split = r.pop("_estimate"), r.pop("_from_interval"), r.pop("_decision", None)
         # strata that disagree: their intersection-union decision (claims._row), else the row's interval's
         d = split if split is not None else vd.decision(est, size) if interval else mt.Decision(math.nan, "")
         dec.append(d)
+        pooled.append(r.pop("_pooled", None) or (d, r["verdict"]))
     adj = mt.holm(np.array([d.p for d in dec]))
+    # the plan's pooling rule (a random-effects interval where strata disagree; changed after the estimates were
+    # seen): the same family, each such row's random-effects p in it, so that its verdicts can be counted beside
+    adj_plan = mt.holm(np.array([d.p for d, _ in pooled]))
+    for r, (d, v), pa in zip(rows, pooled, adj_plan, strict=True):
+        r["verdict_pooled_plan"] = mt.adjusted_verdict(float(pa), d.kind, v)
     for r, d, pa in zip(rows, dec, adj, strict=True):
         r["verdict_unadjusted"], r["p_decide"], r["p_holm"] = r["verdict"], d.p, float(pa)
         v = mt.adjusted_verdict(float(pa), d.kind, r["verdict"])

@@ -28,6 +28,8 @@ from blkscope.paper.claim_heterogeneity import Heterogeneity, cochran_q, dersimo
 
 Tables = dict[str, pl.DataFrame]
 NO_RUNS = "not tested (no runs)"
+# a planned row withdrawn before its runs were captured (a plan amendment): not tested, and no limit of this machine
+WITHDRAWN = "not tested (withdrawn before capture)"
 FEW = "inconclusive (fewer than 2 repeats per arm)"
 NOT_TESTABLE = "not testable here"
 
@@ -259,8 +261,15 @@ def strata_ratio(strata: list[Stratum], names: tuple[str, str], size: vd.Size, u
     v = [float(f(a).var(ddof=1) / a.size + f(b).var(ddof=1) / b.size) for _, a, b in full]
     est, het, note = pool(est, y, v, size.level, "log" if ratio else "linear")
     own = tuple(vd.log_contrast([a, b], [1, -1], size.level, log=ratio) for _, a, b in full)
-    return Result(est, f"mean over strata of {how}: {each}{left}, p={est.p:.2g}{note}", n, load, het=het,
+    return Result(est, f"mean over strata of {how}: {each}{left}{pooled_p(est, het)}{note}", n, load, het=het,
                   strata=own)
+
+
+def pooled_p(est: vd.Estimate, het: Heterogeneity) -> str:
+    """The pooled estimate's p for a measurement: where the strata disagree it is the random-effects estimate's,
+    not the row's (the row's p is its strata's intersection-union one, claims.csv p_decide), and says so (review:
+    "p=0.83" read as S1-hot's own)."""
+    return f", random-effects p={est.p:.2g} (not the row's)" if het.disagree else f", p={est.p:.2g}"
 
 
 def arms_n(strata: list[Stratum]) -> str:

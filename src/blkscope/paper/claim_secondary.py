@@ -21,7 +21,7 @@ from blkscope.paper import claim_measures as cm
 from blkscope.paper import claim_rows as rw
 from blkscope.paper.claim_runs import Result, Tables, canonical, reads
 from blkscope.paper.claim_verdict import Size
-from blkscope.paper.claims import CLAIMS, Claim, ours_text, verdict_of
+from blkscope.paper.claims import CLAIMS, Claim, disagrees, ours_of, verdict_of
 from blkscope.paper.claims_plan import Plan
 from blkscope.paper.latex import escape, fmt_int, macro_name, tidy
 
@@ -90,13 +90,14 @@ def estimates(tables: Tables, plan: Plan | None) -> pl.DataFrame:
             p = planned.evaluate(tb, planned.size)
             with reads() as ids:
                 r = second.evaluate(tb, second.size)
-            pe, e = p.estimate, r.estimate
+            # where strata disagree, no pooled (random-effects) figure: their range, as the claims table (review)
+            pe, e = (None if disagrees(x) else x.estimate for x in (p, r))
             rows.append({"claim_id": s.claim_id, "runs": runs, "measure": s.what,
-                         "planned": ours_text(pe, planned.fmt), "planned_n": p.n,
+                         "planned": ours_of(p, planned.fmt), "planned_n": p.n,
                          "planned_verdict": verdict_of(p, planned.size),
                          "planned_estimate": pe.value if pe else None, "planned_lo": pe.lo if pe else None,
                          "planned_hi": pe.hi if pe else None,
-                         "secondary": ours_text(e, second.fmt), "secondary_n": r.n,
+                         "secondary": ours_of(r, second.fmt), "secondary_n": r.n,
                          "secondary_verdict": verdict_of(r, second.size),
                          "estimate": e.value if e else None, "lo": e.lo if e else None, "hi": e.hi if e else None,
                          **_windows(tables, set(ids))})

@@ -19,14 +19,16 @@ against the band, labelled `(exact)` (its estimate says "no spread between runs"
 no variance would give p = 0).
 `n_needed` is asked at the family's level (claim_multiplicity.family_level): the repeats per arm at which the
 adjusted verdict, not only the row's own interval, would decide.
-Pooled strata are tested first (`heterogeneity`, `i2`, `p_q`; blkscope.paper.claim_heterogeneity): `pooling` is
-`fixed` where they agree and `per stratum` where they do not: then no pooled interval is printed (`ours` gives the
-strata's range, `estimate`/`lo`/`hi` are null) and each stratum is judged on its own Welch interval at the claim's
-level, an intersection-union test (claim_verdict.strata_verdict): `replicates` or `does not` only where every stratum
-is, else `inconclusive: strata disagree` (counted as inconclusive; `reason` counts the strata's own verdicts), its
-p_decide the test's (the largest of the strata's p for the kind), in Holm's family. `runs_read` (with the strata it
-compared in the emulated guest named, where the plan says host runs), `window` (with the length of the runs read)
-and `n_planned` are the plan's; `n` the runs read per arm; `run_s_lo`, `run_s_hi` the shortest and longest of them (s).
+Pooled strata are tested first (`heterogeneity`, `i2`, `p_q`; blkscope.paper.claim_heterogeneity): `pooling` is `fixed`
+where they agree and `per stratum` where they do not: then no pooled interval is printed (`ours` gives the strata's
+range, `estimate`/`lo`/`hi` are null) and each stratum is judged on its own Welch interval at the claim's level, an
+intersection-union test (claim_verdict.strata_verdict): `replicates` or `does not` only where every stratum is, else
+`inconclusive: strata disagree` (counted as inconclusive; `reason` counts the strata's own verdicts), its p_decide the
+test's (the largest of the strata's p for the kind), in Holm's family. That rule was changed after the estimates were
+seen (the plan's deviation of kind pooling): `verdict_pooled_plan` is each row's Holm-adjusted verdict by the plan's
+rule, a DerSimonian-Laird random-effects interval where the strata disagree (plan_pooled). `runs_read` (with the strata
+it compared in the emulated guest named, where the plan says host runs), `window` (with the length of the runs read) and
+`n_planned` are the plan's; `n` the runs read per arm; `run_s_lo`, `run_s_hi` the shortest and longest of them (s).
 `caveat` says where a judged row's runs are not in the condition the study's numbers came from (Regime: "in
 memory, runs of 2 s", "light load"), by rule, beside a verdict that stays the plan's; `per_stratum` is the range of
 the strata's effects where the strata a row pools disagree (as `ours` then); `ours_all` and `verdict_all` give
@@ -77,7 +79,7 @@ SCHEMA = {"claim_id": pl.Utf8, "study": pl.Utf8, "claim": pl.Utf8, "quantity": p
           "p_holm": pl.Float64, "band_words": pl.Utf8, "confounded": pl.Utf8, "run_s_lo": pl.Float64,
           "run_s_hi": pl.Float64, "caveat": pl.Utf8, "ours_scale": pl.Utf8,
           "per_stratum": pl.Utf8, "verdict_planned": pl.Utf8, "verdict_planned_unadjusted": pl.Utf8, "same_as": pl.Utf8,
-          "measure_changed": pl.Boolean, "narrowed": pl.Utf8}  # fmt: skip
+          "measure_changed": pl.Boolean, "narrowed": pl.Utf8, "verdict_pooled_plan": pl.Utf8}  # fmt: skip
 VERDICTS = ("replicates", "does not", "inconclusive", "not tested", NOT_TESTABLE, vd.OUTSIDE)
 DECIDED = VERDICTS[:2]  # the verdicts that decide a claim (a row's verdict starts with one)
 ABOUT = 0.06  # our reading of "about x %": x +- 6 points
@@ -387,7 +389,10 @@ def strata_counts(r, size: vd.Size) -> str:
              "inconclusive": ("is inconclusive", "are inconclusive")}
     said = [f"{k} {w[k != 1]}" for v, w in words.items() if (k := own.count(v))]
     listed = ", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0]
-    return f"of {len(own)} strata, each judged on its own interval, {listed}"
+    return f"of {len(own)} strata, {STRATA_OWN}, {listed}"
+
+
+STRATA_OWN = "each judged on its own interval"  # in strata_counts' reason: how the strata split, kept by by_condition
 
 
 def all_runs_text(r, c: Claim) -> tuple[str, str]:
@@ -651,7 +656,16 @@ def _row(c: Claim, r, entry, everything, span: tuple[float, float] | None = None
         "confounded": None if v.startswith("not test") else confound,
         "_estimate": e, "_from_interval": in_family(r),
         "_decision": vd.strata_verdict(list(r.strata), c.size)[1] if split and in_family(r) else None,
+        "_pooled": plan_pooled(r, c.size) if split and in_family(r) else None,
     }  # fmt: skip
+
+
+def plan_pooled(r, size: vd.Size) -> tuple[mt.Decision, str]:
+    """A row whose strata disagree as the plan judged it, before the pooling rule was changed once the estimates
+    had been seen (the claims plan's deviation of kind pooling): its random-effects interval's decision and verdict
+    against the band (claim_rows.holm_columns gives `verdict_pooled_plan`, Holm's as for `verdict`)."""
+    e = r.estimate
+    return vd.decision(e, size), vd.verdict(e.lo, e.hi, size)
 
 
 def ruling(caveat: str | None) -> str | None:
@@ -667,13 +681,16 @@ def by_condition(row: dict) -> None:
     in the condition it was made in, so a judged row whose runs are not in it (its `caveat`, ruling's part of it) is
     `outside the study's condition: <caveat>` (RULED), before and after the correction, its planned verdict
     (Holm's family as planned) kept in `verdict_planned` (before Holm: `verdict_planned_unadjusted`); no repeats
-    decide it (n_needed "--"). A caveat of a traced arm faster alone leaves the verdict as planned, the caveat
+    decide it (n_needed "--"), its reason kept only where it says how its strata split (review: S1-hot and S1-trace
+    lost it). A caveat of a traced arm faster alone leaves the verdict as planned, the caveat
     beside it."""
     if not ruling(row.get("caveat")) or str(row["verdict"]).startswith("not test"):
         return
     row["verdict_planned"], row["verdict_planned_unadjusted"] = row["verdict"], row["verdict_unadjusted"]
     row["verdict"] = row["verdict_unadjusted"] = f"{RULED}{row['caveat']}"
-    row["n_needed"], row["n_needed_value"], row["reason"] = "--", math.nan, None
+    # no repeats decide it; how its strata split (strata_counts) still says why the planned verdict is undecided
+    keep = row.get("pooling") == PER_STRATUM and STRATA_OWN in str(row.get("reason") or "")
+    row["n_needed"], row["n_needed_value"], row["reason"] = "--", math.nan, row["reason"] if keep else None
 
 
 def condition_rule_words() -> str:

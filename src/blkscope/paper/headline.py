@@ -14,10 +14,11 @@ import re
 
 import polars as pl
 
+from blkscope.paper.claim_runs import WITHDRAWN
 from blkscope.paper.claim_verdict import STRATA_DISAGREE
 from blkscope.paper.claims import claim_of, statement_of
 from blkscope.paper.latex import count_word, fmt_int, join_and
-from blkscope.paper.phrases import plan_status
+from blkscope.paper.phrases import plan_status, verdict_kind
 
 _CLOSING = re.compile(r"\s*\([^()]*\)$")
 JUDGED = (("replicates", "replicates", "replicate"), ("does not", "does not", "do not"),
@@ -93,6 +94,25 @@ def strata_clause(verdicts: list[str], digits: bool) -> str:
     return f", {which} because {'its' if k == 1 else 'their'} strata disagree"
 
 
+def pooling_clause(rows: list[dict], verdicts: list[str], digits: bool, brief: bool = False) -> str:
+    """The judged rows (`verdicts`, as counted, in the order of `rows`) by the plan's pooling rule (claims.csv
+    `verdict_pooled_plan`: a random-effects interval where strata disagree), which was replaced by judging each
+    stratum alone once the estimates had been seen (the plan's deviation of kind pooling): "; under the plan's
+    pooling rule, replaced once the estimates were seen, 3 replicate, 12 do not and 28 are inconclusive (S1-trace
+    does not, ...)"; `brief` (the abstract): "; the plan's pooling rule, replaced once the estimates were seen,
+    gives 3, 12 and 28"; "" where it moves no row."""
+    pooled = [str(r.get("verdict_pooled_plan") or x) for r, x in zip(rows, verdicts, strict=True)]
+    moved = [(r, x, y) for r, x, y in zip(rows, verdicts, pooled, strict=True) if verdict_kind(x) != verdict_kind(y)]
+    if not moved:
+        return ""
+    if brief:  # the abstract, within its word limit: the counts in the order the headline gave them
+        n = [_n(k, digits) if k else "none" for k in (sum(v.startswith(x) for v in pooled) for x, _, _ in JUDGED)]
+        return f"; the plan's pooling rule, replaced once the estimates were seen, gives {join_and(n)}"
+    which = " (" + ", ".join(f"{r['claim_id']} {y}" for r, _, y in moved) + ")"
+    return (f"; under the plan's pooling rule, replaced once the estimates were seen, "
+            f"{join_and(_counts(pooled, JUDGED, digits, True))}{which}")
+
+
 def as_planned(r: dict, column: str = "verdict") -> str:
     """A row's verdict as the plan judges it (Holm-adjusted): its planned verdict where the condition rule labelled
     it outside the study's condition (claims.csv `verdict_planned`), else its own. The headline counts these
@@ -114,8 +134,8 @@ def planned_verdicts(claims: pl.DataFrame) -> tuple[pl.Expr, pl.Expr]:
 def _ruled(rows: list[dict], n_judged: int, digits: bool, brief: bool = False) -> str:
     """The caveat beside the planned counts: "a rule set after the estimates were seen finds 18 of the 43 outside
     their study's condition: 16 as run in another condition, 2 as journal latency read from runs under 60 s" (one
-    reason alone said without its count; "" where it found none so); `brief` (the abstract, within its word limit): both
-    reasons in one, "as run in another condition or too short"."""
+    reason alone said without its count; "" where it found none so); `brief` (the abstract, within its word limit):
+    without the reasons (Section X gives them)."""
     from blkscope.paper.claim_measures import JOURNAL_MIN_S
     from blkscope.paper.claims import JOURNAL_SHORT
 
@@ -129,9 +149,8 @@ def _ruled(rows: list[dict], n_judged: int, digits: bool, brief: bool = False) -
     whys = [(n - short, "as run in another condition"),
             (short, f"as journal latency read from runs under {JOURNAL_MIN_S} s")]
     whys = [(k, w) for k, w in whys if k]
-    if brief and len(whys) > 1:
-        whys = [(n, "as run in another condition or too short")]
-    said = ", " + whys[0][1] if len(whys) == 1 else ": " + ", ".join(f"{_n(k, digits)} {w}" for k, w in whys)
+    said = "" if brief else ", " + whys[0][1] if len(whys) == 1 else \
+        ": " + ", ".join(f"{_n(k, digits)} {w}" for k, w in whys)
     return f"a rule set after the estimates were seen finds {which} outside their study's condition{said}"
 
 
@@ -140,12 +159,12 @@ def _ruled(rows: list[dict], n_judged: int, digits: bool, brief: bool = False) -
 NO_ROWS = "no claim is judged, as the claims table holds no rows"
 
 
-def within(rows: list[dict], n_judged: int, digits: bool, column: str = "verdict", brief: bool = False) -> str:
+def within(rows: list[dict], n_judged: int, digits: bool, column: str = "verdict") -> str:
     """The judged rows the condition rule left alone (no `verdict_planned`: read within their study's condition),
-    by their own verdict, counted from the same rows as the headline's: "of the other 25, read within their study's
-    condition, 2 replicate, 3 do not and 20 are inconclusive" (`brief`, the abstract: without "read within ...");
-    issue Q review: most of the headline's "do not" were the rule's rows. "" where the rule found none outside
-    (the headline's counts are these already) or left none."""
+    by their own verdict, counted from the same rows as the headline's: "of the other 25, 2 replicate, 3 do not and
+    20 are inconclusive" (after the rule's count, "other" says what they are); issue Q review: most of the
+    headline's "do not" were the rule's rows. "" where the rule found none outside (the headline's counts are these
+    already) or left none."""
     ruled = [r for r in rows if r.get("verdict_planned") and not r.get("same_as")]
     kept = [str(r.get(column) or "") for r in rows if not r.get("verdict_planned") and not r.get("same_as")
             and not str(r.get(column) or "").startswith("not test")]
@@ -153,8 +172,7 @@ def within(rows: list[dict], n_judged: int, digits: bool, column: str = "verdict
         return ""
     n = len(kept)
     head = "of the other one" if n == 1 and n_judged > 1 else f"of the other {_n(n, digits)}"
-    where = "" if brief else ", read within their study's condition"
-    return f"{head}{where}, {join_and(_counts(kept, JUDGED, digits, False))}"
+    return f"{head}, {join_and(_counts(kept, JUDGED, digits, False))}"
 
 
 def _tally(claims: pl.DataFrame, column: str = "verdict") -> tuple[list[dict], list[str], list[tuple], bool]:
@@ -167,15 +185,32 @@ def _tally(claims: pl.DataFrame, column: str = "verdict") -> tuple[list[dict], l
     return rows, v, judged, len(rows) > 9
 
 
+def _waiting(v: list[str]) -> tuple[int, int]:
+    """How many rows await runs (`not tested`) and how many were withdrawn before capture (claim_runs.WITHDRAWN:
+    a plan amendment, no limit of this machine and no run to wait for)."""
+    gone = sum(x.startswith(WITHDRAWN) for x in v)
+    return sum(x.startswith("not tested") for x in v) - gone, gone
+
+
+def _withdrawn(n: int, digits: bool) -> str:
+    """"one was withdrawn": before capture, by a plan amendment (Table III and the claims table say so)."""
+    return f"{_n(n, digits)} {'was' if n == 1 else 'were'} withdrawn"
+
+
+def _judged_rows(rows: list[dict], v: list[str]) -> list[dict]:
+    """The rows _tally judges, in its order."""
+    return [r for r, x in zip(rows, v, strict=True) if not x.startswith("not test") and not r.get("same_as")]
+
+
 def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
-    """"of the 47 rows, 43 are judged as planned: 3 replicate, 12 do not and 28 are inconclusive (of the 9
-    confirmatory rows among them, 4 do not and 5 are inconclusive; the other 34 are post hoc), 5 of the 28 because
-    their strata disagree (strata_clause); a rule set after the estimates were seen finds 18 of the 43 outside their
-    study's condition, as run in another condition; of the other 25, read within their study's condition, 2
-    replicate, 3 do not and 20 are inconclusive; 3 are not testable here and 2 await runs; one more row reads another's
-    runs and counts with it" (digits throughout
-    once a count is above nine; a group without rows left out): each row by its planned verdict (as_planned). A row
-    that reads the runs and throughput of another (claims.csv `same_as`) is counted once, with it."""
+    """"of the 47 rows, 43 are judged as planned: 4 replicate, 11 do not and 28 are inconclusive (confirmatory: 4 do
+    not and 5 are inconclusive; the other 34 are post hoc), 5 of the 28 because their strata disagree (strata_clause);
+    under the plan's pooling rule, ... (pooling_clause); a rule set after the estimates were seen finds 18 of the 43
+    outside their study's condition, as run in another condition; of the other 25, 3 replicate, 3 do not and 19 are
+    inconclusive; 2 are not testable here, 2 await runs and one was withdrawn; one more row reads
+    another's runs and counts with it" (digits throughout once a count is above nine; a group without rows left
+    out): each row by its planned verdict (as_planned). A row that reads the runs and throughput of another
+    (claims.csv `same_as`) is counted once, with it."""
     rows, v, judged, digits = _tally(claims, column)
     if not rows:
         return NO_ROWS
@@ -186,25 +221,27 @@ def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
         post_hoc = len(judged) - len(confirmatory)
         split = ""
         if confirmatory:
-            split = f" ({_all_of(confirmatory, 'confirmatory', digits)}"
+            split = f" (confirmatory: {join_and(_counts(confirmatory, JUDGED, digits, False))}"
             split += f"; the other {_n(post_hoc, digits)} {'is' if post_hoc == 1 else 'are'} post hoc)" if post_hoc \
                 else ")"
         elif post_hoc:
             split = " (all post hoc)"
         could = f"{_n(len(judged), digits)} {'is' if len(judged) == 1 else 'are'} judged as planned"
         parts.append(f"{could}: {join_and(_counts(verdicts, JUDGED, digits, True))}{split}"
-                     f"{strata_clause(verdicts, digits)}")
+                     f"{strata_clause(verdicts, digits)}{pooling_clause(_judged_rows(rows, v), verdicts, digits)}")
         if ruled := _ruled(rows, len(judged), digits):
             parts.append(ruled)
             if kept := within(rows, len(judged), digits, column):
                 parts.append(kept)
-    waits = sum(x.startswith("not tested") for x in v)
+    waits, gone = _waiting(v)
     untestable = sum(x.startswith("not testable") for x in v)
     rest = []
     if untestable:
         rest.append(f"{_n(untestable, digits)} {'is' if untestable == 1 else 'are'} not testable here")
     if waits:
         rest.append(f"{_n(waits, digits)} {'awaits' if waits == 1 else 'await'} runs")
+    if gone:
+        rest.append(_withdrawn(gone, digits))
     if rest:
         parts.append(join_and(rest))
     same = sum(bool(r.get("same_as")) and not x.startswith("not test") for r, x in zip(rows, v, strict=True))
@@ -215,38 +252,30 @@ def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
     return f"{head}, {'; '.join(parts)}" if parts else head
 
 
-def _among(these: list[str], digits: bool) -> str:
-    """The confirmatory rows among a group, without a verb where they share one verdict ("all 3 confirmatory rows
-    among them"), else counted ("of the 3 confirmatory rows among them, 1 replicates and 2 are inconclusive")."""
-    if len({next((k for k, _, _ in JUDGED if v.startswith(k)), v) for v in these}) > 1:
-        return _all_of(these, "confirmatory", digits)
-    n = len(these)
-    return ("the one confirmatory row among them" if n == 1 else "both confirmatory rows among them" if n == 2
-            else f"all {_n(n, digits)} confirmatory rows among them")
-
-
 def abstract_counts(claims: pl.DataFrame) -> str:
     """The abstract's counts, shorter than split_sentence, each row by its planned verdict (as_planned) and the
-    condition rule's rows as the caveat beside them: "of 47 rows, 43 are judged as planned: 3 replicate, 12 do not
-    and 28 are inconclusive (of the 9 confirmatory rows among them, 4 do not and 5 are inconclusive), 5 of the 28
-    because their strata disagree; 3 could not be tested here; one more reads another's runs. A rule set after the
-    estimates were seen finds 18 of the 43 outside
-    their study's condition, as run in another condition or too short; of the other 25, 2 replicate, 3 do not and 20
-    are inconclusive" (within)."""
+    condition rule's rows as the caveat beside them: "of 47 rows, 43 are judged as planned: 4 replicate, 11 do not
+    and 28 are inconclusive (confirmatory: 4 do not and 5 are inconclusive), 5 of the 28 because their strata
+    disagree; the plan's pooling rule, replaced once the estimates were seen, gives 3, 12 and 28; 2 could not be
+    tested here and one was withdrawn; one more reads another's runs. A rule set after the estimates were seen finds
+    18 of the 43 outside their study's condition; of the other 25, 3 replicate, 3 do not and 19 are inconclusive"
+    (within)."""
     rows, v, judged, digits = _tally(claims)
     if not rows:
         return NO_ROWS
     parts = []
     if judged:
         conf = [x for s, x in judged if s == "confirmatory"]
-        among = f" ({_among(conf, digits)})" if conf else ""
+        among = f" (confirmatory: {join_and(_counts(conf, JUDGED, digits, False))})" if conf else ""
         verdicts = [x for _, x in judged]
         parts.append(f"{_n(len(judged), digits)} {'is' if len(judged) == 1 else 'are'} judged as planned: "
-                     f"{join_and(_counts(verdicts, JUDGED, digits, True))}{among}{strata_clause(verdicts, digits)}")
+                     f"{join_and(_counts(verdicts, JUDGED, digits, True))}{among}{strata_clause(verdicts, digits)}"
+                     f"{pooling_clause(_judged_rows(rows, v), verdicts, digits, brief=True)}")
     untestable = sum(x.startswith("not testable") for x in v)
-    waits = sum(x.startswith("not tested") for x in v)
+    waits, gone = _waiting(v)
     rest = ([f"{_n(untestable, digits)} could not be tested here"] if untestable else []) + (
-        [f"{_n(waits, digits)} {'awaits' if waits == 1 else 'await'} runs"] if waits else [])
+        [f"{_n(waits, digits)} {'awaits' if waits == 1 else 'await'} runs"] if waits else []) + (
+        [_withdrawn(gone, digits)] if gone else [])
     if rest:
         parts.append(join_and(rest))
     same = sum(bool(r.get("same_as")) and not x.startswith("not test") for r, x in zip(rows, v, strict=True))
@@ -255,7 +284,7 @@ def abstract_counts(claims: pl.DataFrame) -> str:
     out = f"of {_n(len(rows), digits)} {'row' if len(rows) == 1 else 'rows'}, {'; '.join(parts)}"
     if ruled := _ruled(rows, len(judged), digits, brief=True):
         out += f". {ruled[0].upper()}{ruled[1:]}"
-        if kept := within(rows, len(judged), digits, brief=True):
+        if kept := within(rows, len(judged), digits):
             out += f"; {kept}"
     return out
 

@@ -218,6 +218,23 @@ def deviated(r: dict, narrowed: bool = True) -> str:
     return out + (f"; {NARROWED}, {r['narrowed']}" if narrowed and r.get("narrowed") else "")
 
 
+POOLED_PLAN = "by the plan's pooling rule, replaced once the estimates were seen"
+
+
+def verdict_kind(v: str) -> str:
+    """A verdict's kind, its first words: "inconclusive" of "inconclusive: strata disagree"."""
+    return next((k for k in ("replicates", "does not", "inconclusive") if v.startswith(k)), v)
+
+
+def pooling_moved(r: dict) -> str:
+    """Beside a row whose verdict as counted (its planned one where the condition rule labelled it) the change of
+    pooling rule moved (claims.csv `verdict_pooled_plan`, the plan's random-effects verdict, of another kind):
+    "; does not by the plan's pooling rule, replaced once the estimates were seen"; else ""."""
+    plan = str(r.get("verdict_pooled_plan") or "")
+    now = str(r.get("verdict_planned") or r.get("verdict") or "")
+    return f"; {plan} {POOLED_PLAN}" if plan and verdict_kind(plan) != verdict_kind(now) else ""
+
+
 def says(r: dict) -> str:
     """One short clause per row for Section X (the full placement is in the claims table): the verdict
     (verdict_text), with the row's own where Holm's correction moved it, the flag of a measure changed after the
@@ -236,15 +253,32 @@ def says(r: dict) -> str:
     if before and before != str(r["verdict"]):
         v += f", {before.replace(' (exact)', '')} before Holm"
     v += changed
+    k = str(r["per_stratum"]).split(", ")[-1] if r.get("per_stratum") else ""  # "14 strata disagree"
+    if k:  # one wording in every row: "inconclusive: 3 strata disagree" (review: the same_as row said it apart)
+        v = v.replace(STRATA_DISAGREE, f"inconclusive: {k}")
     if r.get("same_as"):
         return f"{v}; counted with {r['same_as']}"
-    if r.get("per_stratum"):  # "14 strata disagree": each judged on its own interval
-        k = r["per_stratum"].split(", ")[-1]
-        if STRATA_DISAGREE in v:
-            return v.replace(STRATA_DISAGREE, f"inconclusive: {k}")
-        return f"{v} in every stratum; {k}" if v.startswith(("replicates", "does not")) else f"{v}; {k}"
+    if k:  # each judged on its own interval
+        if v.startswith(("replicates", "does not")):  # every stratum alike: only their sizes differ
+            return f"{v} in every stratum; {sizes_differ(r, k)}"
+        return v if v.startswith("inconclusive: ") else f"{v}; {k}"
     w = where(r, short=True)
     return f"{v}; {w}" if w else v
+
+
+def sizes_differ(r: dict, k: str) -> str:
+    """Strata that each decide alike but were flagged as disagreeing (I^2 or Cochran's Q): what differs is their size,
+    "their sizes differ, I squared 55 %" (no parenthesis: a sentence quotes it inside one; review: "replicates in
+    every stratum; 2 strata disagree"); `k` without an I squared."""
+    i2 = r.get("i2")
+    return f"their sizes differ, I squared {i2_text(i2)} %" if i2 is not None else k
+
+
+def i2_text(i2: float) -> str:
+    """I squared (a share) in per cent for a sentence: a value that rounds to 100 but is not 100 is "over 99"
+    (review: 99.99996 % printed as "100")."""
+    pct = 100 * i2
+    return "over 99" if 99 < pct < 100 and round(pct) == 100 else f"{pct:.0f}"
 
 
 def shown(r: dict) -> str:

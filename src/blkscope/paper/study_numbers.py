@@ -14,6 +14,7 @@ from blkscope.analysis.load.overhead import BOTH, CONFIG
 from blkscope.analysis.summaries.run_groups import LIGHT, SATURATING, with_groups
 from blkscope.paper.claim_measures import VOLUME_JOB  # the volume-size runs: devices of their own
 from blkscope.paper.claim_rows import not_descriptive
+from blkscope.paper.claim_runs import WITHDRAWN
 from blkscope.paper.claim_verdict import OUTSIDE
 from blkscope.paper.latex import counted, enumerate_counts, fmt_depth, fmt_float, fmt_int, fmt_pct, macro_name
 from blkscope.paper.phrases import k_of_n, says, shown
@@ -202,6 +203,7 @@ VERDICT_WORDS = {
     "replicates": ("ClaimsReplicated", "replicates", "replicate"),
     "does not": ("ClaimsNotReplicated", "does not", "do not"),
     "inconclusive": ("ClaimsInconclusive", "is inconclusive", "are inconclusive"),
+    WITHDRAWN: ("ClaimsWithdrawn", "was withdrawn before capture", "were withdrawn before capture"),
     "not tested": ("ClaimsUntested", "waits for runs", "wait for runs"),
     "not testable": ("ClaimsNotTestable", "is not testable here", "are not testable here"),
     OUTSIDE: ("ClaimsOutside", "is outside its study's condition", "are outside their study's condition"),
@@ -211,7 +213,8 @@ VERDICT_WORDS = {
 def verdict_counts(verdicts: pl.Series) -> dict[str, int]:
     """How many claims each verdict got (by its first words: a verdict may carry a reason in parentheses)."""
     v = verdicts.fill_null("")
-    return {k: int(v.str.starts_with(k).sum()) for k in VERDICT_WORDS}
+    n = {k: int(v.str.starts_with(k).sum()) for k in VERDICT_WORDS}
+    return n | {"not tested": n["not tested"] - n[WITHDRAWN]}  # a withdrawn row waits for no runs
 
 
 def verdict_sentence(verdicts: pl.Series, ids: pl.Series | None = None) -> str:
@@ -305,7 +308,8 @@ def condition_sentence(rows: pl.DataFrame) -> str:
              for r, b in zip(est.iter_rows(named=True), bases, strict=True)]  # fmt: skip
     rest = rows.filter(pl.col("ours").fill_null("--") == "--")
     for key, (_, one, many) in VERDICT_WORDS.items():
-        these = rest.filter(pl.col("verdict").fill_null("").str.starts_with(key))
+        v = pl.col("verdict").fill_null("")
+        these = rest.filter(v.str.starts_with(key) & ~(v.str.starts_with(WITHDRAWN) & (key != WITHDRAWN)))
         if key == "not testable":  # each with why, not counted together
             parts += [f"{escape(r['claim_id'])} {one}" + (f": {escape(why_not(r))}" if r.get("reason") else "")
                       for r in these.iter_rows(named=True)]

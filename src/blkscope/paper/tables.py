@@ -18,7 +18,7 @@ from blkscope.figures.names import plain as plain_job
 from blkscope.figures.names import plain_jobs
 from blkscope.paper.claims import band_note, condition_rule_words
 from blkscope.paper.latex import count_word, escape, fmt_depth, fmt_int, fmt_pct, seconds_unbroken, tidy
-from blkscope.paper.phrases import deviated, planned_first, ruled_parts
+from blkscope.paper.phrases import deviated, planned_first, pooling_moved, ruled_parts
 
 Column = tuple[str, str, float, Callable[[object], str]]  # (field, header, weight, formatter)
 
@@ -297,7 +297,7 @@ def verdict_cell(r: dict) -> str | None:
     estimate in the study's regime beside it (`ours_scale`)."""
     ruled = ruled_parts(r)  # the condition rule's row: the planned verdict, its caveat after (as the headline)
     v = ruled[0] if ruled else r.get("verdict")
-    v = f"{v}{deviated(r)}"  # the plan's deviations: a measure changed, runs narrowed
+    v = f"{v}{deviated(r)}{pooling_moved(r)}"  # the plan's deviations: a measure changed, runs narrowed, pooling
     if ruled:
         v = f"{v}; {ruled[1]}"
     if r.get("same_as"):
