@@ -340,6 +340,11 @@ def test_a_change_of_many_claims_is_one_row_listing_its_claims(plan):
     assert "as the first row of this change" not in tex and "Today" not in tex
     rows = len(plan.deviations) + sum(not a.listed for a in plan.amendments)  # an amendment's row, unless listed
     assert sum(line.endswith(r"\\") for line in tex.splitlines() if line[:4].isdigit()) == rows
+    # the text counts the rows as the table has them: a listed amendment is among the changes, not again beside
+    from blkscope.paper.claims_plan_tex import _amendments_apart
+
+    assert any(a.listed for a in plan.amendments) and _amendments_apart(plan) == (
+        f"{rows - len(plan.deviations)} further amendments")
 
 
 def test_every_amendment_of_the_plan_has_a_row_and_the_text_counts_them(plan, tmp_path):

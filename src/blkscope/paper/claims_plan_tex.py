@@ -14,8 +14,9 @@ exploratory ones included, differs), \\ClaimsDeviations (changes listed), \\Clai
 \\ClaimsConfirmatory and \\ClaimsConfirmatoryIds (judged scale and replication rows: runs captured after it),
 \\ClaimsExploratoryBatches (batches the plan sets aside as added after a look), \\ClaimsDeviationsBefore (changes
 dated before the plan), \\ClaimsDeviationsAfter and \\ClaimsDeviationsAfterIds (deviations dated after it, and the
-claims they changed, or `none`); \\ClaimsAmendments (the plan's amendments, each before the runs it concerns were
-captured) and \\ClaimsAmendedPhrase ("amended four times, each time before ...; one of them withdrew ...");
+claims they changed, or `none`); \\ClaimsAmendments (the plan's amendments not listed with a change, each made
+before the runs it concerns were captured) and \\ClaimsAmendedPhrase ("amended four times, each time before ...; one
+of them withdrew ...");
 \\ClaimsFamilyDecidedUnadjusted and \\ClaimsFamilyDecidedAdjusted (decided rows of Holm's family before and
 after the correction), \\ClaimsConditionRule (the condition rule per study, as applied);
 \\JournalShortRunS (s: the length of the journal runs S4-reader and S3-wb-journal read, shorter than the journal
@@ -202,9 +203,17 @@ def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
         "ClaimsPqCut": f"{hg.P_Q_MIN:g}",
         "ClaimsExploratoryDiffer": _ids(differ),
         "ClaimsDeviations": fmt_int(len(plan.deviations)),
-        "ClaimsAmendments": fmt_int(len(plan.amendments)),
+        # an amendment listed with a deviation is that deviation's row (render_deviations): counted once
+        "ClaimsAmendments": _amendments_apart(plan),
         "ClaimsAmendedPhrase": amended_phrase(plan),
     }
+
+
+def _amendments_apart(plan: Plan) -> str:
+    """The plan's amendments with a row of their own in the deviations table, as the text counts them beside the
+    changes: "4 further amendments" (one listed with a deviation is among the changes already)."""
+    n = sum(not a.listed for a in plan.amendments)
+    return f"{fmt_int(n)} further amendment{'' if n == 1 else 's'}"
 
 
 def _estimates_before(steps: list[dict]) -> str:
