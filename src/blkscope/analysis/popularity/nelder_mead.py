@@ -4,7 +4,8 @@ The lognormal fit runs ~300 likelihood evaluations per start, three starts per f
 on a 3x2 simplex, a wrapper copying each point) cost about as much as the likelihood. This is the same algorithm
 (scipy 1.17's _minimize_neldermead, non-adaptive, no bounds, maxiter = maxfev = 400) on Python floats: the same
 arithmetic on the same doubles, the same np.argsort of the three values (ties ordered as scipy orders them), the
-same evaluation budget, so it returns the same point and value, bit for bit (tests/test_zipf.py checks this).
+same evaluation budget, so it returns the same point and value, bit for bit (tests/test_zipf_fast.py checks this).
+Its steps follow SciPy's implementation (scipy/optimize/_optimize.py, BSD-3-Clause, (c) SciPy Developers).
 """
 
 from __future__ import annotations
