@@ -66,6 +66,7 @@ from blkscope.paper import claim_rows as rw
 from blkscope.paper import claim_verdict as vd
 from blkscope.paper.claim_runs import NOT_TESTABLE, Result, Tables, armed, canonical, compared, reads, runs
 from blkscope.paper.claims_plan import Plan
+from blkscope.paper.latex import join_and
 from blkscope.paper.literature import value as lit
 
 SCHEMA = {"claim_id": pl.Utf8, "study": pl.Utf8, "claim": pl.Utf8, "quantity": pl.Utf8, "claimed": pl.Utf8,
@@ -388,8 +389,7 @@ def strata_counts(r, size: vd.Size) -> str:
     words = {"replicates": ("replicates", "replicate"), "does not": ("does not", "do not"),
              "inconclusive": ("is inconclusive", "are inconclusive")}
     said = [f"{k} {w[k != 1]}" for v, w in words.items() if (k := own.count(v))]
-    listed = ", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0]
-    return f"of {len(own)} strata, {STRATA_OWN}, {listed}"
+    return f"of {len(own)} strata, {STRATA_OWN}, {join_and(said)}"
 
 
 STRATA_OWN = "each judged on its own interval"  # in strata_counts' reason: how the strata split, kept by by_condition
