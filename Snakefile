@@ -38,6 +38,11 @@ onstart:
     # here (the scheduler is built before onstart runs). A cluster's executor (profiles/slurm) keeps it.
     if workflow.local_exec and hasattr(getattr(workflow, "scheduler", None), "job_rate_limiter"):
         workflow.scheduler.job_rate_limiter = None
+    # a local run's jobs at most its CPUs at once, whatever --cores asks (blkscope.local_cores says why)
+    if workflow.local_exec and hasattr(getattr(workflow, "scheduler", None), "global_resources"):
+        from blkscope import local_cores
+
+        local_cores.cap(workflow)
 
 
 wildcard_constraints:
