@@ -1,4 +1,4 @@
-"""A local run's thread budget: min(--cores, usable CPUs), never below the largest rule's threads."""
+"""A local run's thread budget: min(--cores, usable CPUs + the largest rule's threads - 1)."""
 
 from types import SimpleNamespace
 
@@ -11,9 +11,10 @@ def _workflow(cores, *threads):
     return SimpleNamespace(scheduler=sched, rules=rules)
 
 
-def test_budget_is_the_cpus_when_cores_ask_more():
-    assert local_cores.budget(8, 2, [1, 2]) == 2
-    assert local_cores.budget(8, 4, [1, 2]) == 4
+def test_budget_is_the_cpus_and_one_more_thread_per_extra_thread_of_a_rule():
+    assert local_cores.budget(8, 2, [1]) == 2
+    assert local_cores.budget(8, 2, [1, 2]) == 3
+    assert local_cores.budget(8, 4, [1, 2]) == 5
 
 
 def test_budget_keeps_cores_below_the_cpus():
@@ -24,19 +25,20 @@ def test_budget_keeps_cores_below_the_cpus():
 def test_budget_never_below_a_rules_threads():
     # on one CPU a 2-thread rule still gets its 2: the scheduler refuses a job above the budget
     assert local_cores.budget(8, 1, [1, 2]) == 2
+    assert local_cores.budget(8, 1, []) == 1
 
 
 def test_cap_lowers_the_schedulers_cores_and_says_so(capsys):
     wf = _workflow(8, 1, 2, lambda wc: 4)  # a callable's threads are not known here and are left out
-    assert local_cores.cap(wf, cpus=2) == 2
-    assert wf.scheduler.global_resources["_cores"] == 2 and wf.scheduler.resources["_cores"] == 2
+    assert local_cores.cap(wf, cpus=2) == 3
+    assert wf.scheduler.global_resources["_cores"] == 3 and wf.scheduler.resources["_cores"] == 3
     assert wf.scheduler.global_resources["_nodes"] == 1
-    assert "--cores 8 on 2 usable CPUs" in capsys.readouterr().err
+    assert "--cores 8 on 2 usable CPUs: at most 3 threads" in capsys.readouterr().err
 
 
 def test_cap_leaves_a_budget_within_the_cpus_alone(capsys):
     wf = _workflow(2, 1, 2)
-    assert local_cores.cap(wf, cpus=4) == 2
+    assert local_cores.cap(wf, cpus=2) == 2
     assert wf.scheduler.global_resources["_cores"] == 2
     assert capsys.readouterr().err == ""
 

@@ -2,8 +2,9 @@
 
 `snakemake --cores 8 all` on a 2-CPU machine ran up to 8 jobs at once: their polars pools, native threads and caches
 then share 2 CPUs and the DAG took ~50 CPU-s more than at `--cores 2` (bench/RESULTS.md, "the main job's cores").
-Snakemake's --cores is a maximum, so a local run takes min(--cores, CPUs), but never below the largest rule's
-threads (the scheduler refuses a job that needs more than the budget)."""
+Snakemake's --cores is a maximum, so a local run takes min(--cores, CPUs + T - 1), T the largest rule's threads: a
+T-thread job then starts once one CPU is free instead of idling the others until all T are (and the scheduler
+refuses a job that needs more than the budget)."""
 
 import os
 import sys
@@ -16,7 +17,7 @@ def usable_cpus() -> int:
 
 def budget(cores: int, cpus: int, rule_threads: list[int]) -> int:
     """The thread budget for `cores` asked on `cpus` CPUs, given the rules' fixed thread counts."""
-    return min(cores, max(cpus, *rule_threads, 1))
+    return min(cores, cpus + max(rule_threads, default=1) - 1)
 
 
 def cap(workflow, cpus: int | None = None) -> int:
@@ -24,9 +25,10 @@ def cap(workflow, cpus: int | None = None) -> int:
     scheduler = workflow.scheduler
     cores = scheduler.global_resources["_cores"]
     fixed = [t for r in workflow.rules if isinstance(t := r.resources.get("_cores"), int)]
-    new = budget(cores, usable_cpus() if cpus is None else cpus, fixed)
+    n = usable_cpus() if cpus is None else cpus
+    new = budget(cores, n, fixed)
     if new < cores:
         # resources is the free budget: nothing runs yet, so it equals global_resources here
         scheduler.global_resources["_cores"] = scheduler.resources["_cores"] = new
-        print(f"blkscope: --cores {cores} on {new} usable CPUs: at most {new} threads at once", file=sys.stderr)
+        print(f"blkscope: --cores {cores} on {n} usable CPUs: at most {new} threads at once", file=sys.stderr)
     return new
