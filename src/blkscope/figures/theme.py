@@ -99,8 +99,9 @@ def save(chart: alt.TopLevelMixin, prefix: str | Path, formats: list[str]) -> li
     svg = vlc.vegalite_to_svg(chart.to_dict())
     ps, sparse = check_panels(svg, f"{prefix}.{{{','.join(formats)}}}")
     which = "".join(f"; {p.describe()}: {p.marks} marks" for p in sparse)
-    print(f"figure {prefix.name}: {len(ps)} facet panels, none empty, {len(sparse)} all but empty (under "
-          f"{SPARSE_SHARE:.0%} of their grid's fullest){which}", file=sys.stderr)  # fmt: skip
+    panels = f"{len(ps)} facet panel{'' if len(ps) == 1 else 's'}"
+    print(f"figure {prefix.name}: {panels}, none empty, {len(sparse)} all but empty (under {SPARSE_SHARE:.0%} of "
+          f"their grid's fullest){which}", file=sys.stderr)  # fmt: skip
     data = {fmt: _CONVERT[fmt](svg) for fmt in formats}
     written = []
     for fmt, payload in data.items():
