@@ -1,4 +1,4 @@
-"""A figure job refuses a figure with a facet panel that draws no data (issue Q, Build 6): one error naming the
+"""A figure job refuses a figure with a panel (a facet cell, a concatenated view) that draws no data (issue Q, Build 6): one error naming the
 figure's files and the panel, exit 2, and no file of it written, not even in part."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def test_a_figure_whose_data_leave_a_facet_empty_is_refused_and_writes_nothing(t
     rc = main(["figure", "frequency-of-frequency", str(table), "-o", str(out / "fof"), "--formats", "pdf,png,svg"])
     err = capsys.readouterr().err
     assert rc == 2, err
-    assert err.count("error:") == 1 and "1 of 6 facet panels draw no data" in err, err
+    assert err.count("error:") == 1 and "1 of 6 panels draw no data" in err, err
     assert f"{out / 'fof'}.{{pdf,png,svg}}" in err, err  # the figure's files, named
     assert "row 1, column 2 (write)" in err, err  # fio's row (as skewed as ycsb's: by name, first), writes
     assert list(out.iterdir()) == []  # nothing, no staging file either
@@ -46,7 +46,7 @@ def test_the_same_figure_with_every_facet_drawn_is_written_and_its_panels_logged
     rc = main(["figure", "frequency-of-frequency", str(table), "-o", str(tmp_path / "fof"), "--formats", "svg,pdf"])
     assert rc == 0
     assert sorted(p.name for p in tmp_path.glob("fof.*")) == ["fof.pdf", "fof.svg"]
-    assert "figure fof: 6 facet panels, none empty, 0 all but empty" in capsys.readouterr().err
+    assert "figure fof: 6 panels, none empty, 0 all but empty" in capsys.readouterr().err
     assert [p.marks > 0 for p in panels((tmp_path / "fof.svg").read_text())] == [True] * 6
 
 
@@ -93,3 +93,18 @@ def test_request_sizes_over_time_draw_a_setup_that_reads_and_writes_over_a_write
     assert [(p.labels, p.marks > 0) for p in ps] == [(("fio r/w", "read"), True), (("fio r/w", "write"), True)]
     assert all(p.marks for p in panels(vlc.vegalite_to_svg(rsot.chart(table.filter(pl.col("op") == "write"))
                                                            .to_dict())))  # fmt: skip
+
+
+def test_a_concatenated_view_without_data_is_refused_and_a_placeholder_saying_why_is_not():
+    import altair as alt
+    import vl_convert as vlc
+
+    from blkscope.figures.theme import no_data
+
+    df = pl.DataFrame({"x": [1.0, 2.0], "y": [1.0, 2.0]})
+    view = alt.Chart(df, width=60, height=30).mark_point().encode(x="x:Q", y="y:Q")
+    blank = alt.Chart(df.clear(), width=60, height=30, title="writes").mark_point().encode(x="x:Q", y="y:Q")
+    with pytest.raises(EmptyPanelError, match=r"1 of 2 panels draw no data: view 2 of 2 \(writes\)"):
+        check_panels(vlc.vegalite_to_svg(alt.hconcat(view, blank).to_dict()), "f.svg")
+    ps, _ = check_panels(vlc.vegalite_to_svg(alt.hconcat(view, no_data("no writes")).to_dict()), "f.svg")
+    assert [p.marks for p in ps] == [2]

@@ -89,7 +89,7 @@ def save(chart: alt.TopLevelMixin, prefix: str | Path, formats: list[str]) -> li
 
     Vega renders the chart once, to SVG; the PDF and PNG are converted from that SVG (what vegalite_to_pdf and
     vegalite_to_png do inside, each with its own Vega run: three runs cost about 1 s more a figure). That SVG is
-    checked first (panels.check_panels): a figure with a facet panel that draws no data raises EmptyPanelError and
+    checked first (panels.check_panels): a figure with a panel that draws no data raises EmptyPanelError and
     writes nothing; all-but-empty panels are counted on stderr (the job's log). Every format is converted before
     any is written, each written atomically: a conversion that fails leaves no figure in part."""
     prefix = Path(prefix)
@@ -99,7 +99,7 @@ def save(chart: alt.TopLevelMixin, prefix: str | Path, formats: list[str]) -> li
     svg = vlc.vegalite_to_svg(chart.to_dict())
     ps, sparse = check_panels(svg, f"{prefix}.{{{','.join(formats)}}}")
     which = "".join(f"; {p.describe()}: {p.marks} marks" for p in sparse)
-    panels = f"{len(ps)} facet panel{'' if len(ps) == 1 else 's'}"
+    panels = f"{len(ps)} panel{'' if len(ps) == 1 else 's'}"
     print(f"figure {prefix.name}: {panels}, none empty, {len(sparse)} all but empty (under {SPARSE_SHARE:.0%} of "
           f"their grid's fullest){which}", file=sys.stderr)  # fmt: skip
     data = {fmt: _CONVERT[fmt](svg) for fmt in formats}
