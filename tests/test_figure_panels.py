@@ -1,5 +1,5 @@
-"""A figure job refuses a figure with a panel (a facet cell, a concatenated view) that draws no data (issue Q, Build 6): one error naming the
-figure's files and the panel, exit 2, and no file of it written, not even in part."""
+"""A figure job refuses a figure with a panel (a facet cell, a concatenated view) that draws no data (issue Q,
+Build 6): one error naming the figure's files and the panel, exit 2, and no file of it written, not even in part."""
 
 from __future__ import annotations
 
