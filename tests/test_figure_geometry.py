@@ -95,8 +95,8 @@ def test_a_figure_taller_than_the_text_block_is_reported_on_the_page_and_rendere
 def test_a_facet_panel_without_data_is_found():
     """complete_cells keeps a facet grid aligned by adding a cell without data: the panel check finds it."""
     import polars as pl
-    from panels import panel_marks
 
+    from blkscope.figures.panels import panel_marks
     from blkscope.figures.theme import complete_cells
 
     df = pl.DataFrame({"setup": ["a", "a", "b"], "op": ["read", "write", "read"], "x": [1, 2, 3], "y": [1, 2, 3]})

@@ -157,6 +157,20 @@ def test_outputs_exist(mini):
         assert (work / f).stat().st_size > 0, f
 
 
+def test_every_figure_job_checked_its_panels(mini):
+    """Each figure job checks the figure it draws for panels without data before writing it (figures.theme.save):
+    its log says so, and the figures written have none (the miniature's choice of setups once left two empty)."""
+    from blkscope.figures.panels import panels
+
+    work, _ = mini
+    svgs = sorted((work / "paper/generated/figures").glob("*.svg"))
+    assert len(svgs) >= 19, [s.name for s in svgs]
+    for svg in svgs:
+        log = (work / "logs/figures" / f"{svg.stem}.log").read_text()
+        assert re.search(rf"^figure {svg.stem}: \d+ panels?, none empty", log, re.M), (svg.name, log[-500:])
+        assert all(p.marks for p in panels(svg.read_text())), svg.name
+
+
 def test_figures_fit_the_text_width(mini):
     """Figures are included at their natural size, so none may be wider than the space it is printed in: a column
     or, as a figure*, both (its module's WIDTH)."""

@@ -117,10 +117,14 @@ def read_noted(path: str | Path) -> pl.DataFrame:
 
 
 def write_text_atomic(text: str, path: str | Path) -> None:
+    write_bytes_atomic(text.encode(), path)
+
+
+def write_bytes_atomic(data: bytes, path: str | Path) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = staged(path)
-    tmp.write_text(text)
+    tmp.write_bytes(data)
     os.replace(tmp, path)
 
 

@@ -38,11 +38,21 @@ def _drawable(table: pl.DataFrame, cls: str = "data") -> pl.DataFrame:
                         & pl.col("action").is_in(list(ACTIONS)) & (pl.col("median_kib") > 0))  # fmt: skip
 
 
+def _reads_and_writes(df: pl.DataFrame) -> pl.DataFrame:
+    """The rows of the setups that issue both reads and writes, the figure's two columns: a write-only setup (fio's
+    appends, the journal's; the e2e miniature chose both) would leave its read panel empty, which a figure job
+    refuses (panels.check_panels). All rows when no setup issues both: the columns are then the ops issued."""
+    ops = df.filter(pl.col("op").is_in(OPS)).group_by("setup").agg(pl.col("op").n_unique())
+    both = ops.filter(pl.col("op") == len(OPS))["setup"].to_list()
+    return df.filter(pl.col("setup").is_in(both)) if both else df
+
+
 def caption(table: pl.DataFrame) -> str:
     """CAPTION and the setups drawn (select.shown)."""
     if "median_kib" not in table.columns:
         return f"{CAPTION} {select.shown([])}".rstrip()
-    return f"{CAPTION} {select.shown(select.representative(_drawable(table)), _drawable(table))}".rstrip()
+    df = _drawable(table)
+    return f"{CAPTION} {select.shown(select.representative(_reads_and_writes(df)), df)}".rstrip()
 
 
 def chart(table: pl.DataFrame, setups: list[str] | None = None, cls: str = "data") -> alt.TopLevelMixin:
@@ -51,7 +61,7 @@ def chart(table: pl.DataFrame, setups: list[str] | None = None, cls: str = "data
     if table.is_empty() or "median_kib" not in table.columns:
         return no_data("no traced runs: no request sizes over time")
     df = _drawable(table, cls)
-    setups = select.representative(df) if setups is None else setups
+    setups = select.representative(_reads_and_writes(df)) if setups is None else setups
     df = select.keep(df, setups)
     if df.is_empty():
         return no_data(f"no queued or issued {cls} requests in the chosen host setups")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 from pathlib import Path
 
 import altair as alt
@@ -20,7 +21,8 @@ from altair.utils.display import HTMLRenderer
 from altair.vegalite.v6.display import html_renderer
 
 from blkscope.figures.names import plain_setup, vega_lookup
-from blkscope.io import write_text_atomic
+from blkscope.figures.panels import SPARSE_SHARE, check_panels
+from blkscope.io import write_bytes_atomic
 
 TEXT_WIDTH_PT = 514  # both columns: the widest a figure may be
 COLUMN_WIDTH_PT = 251  # one column
@@ -79,23 +81,32 @@ def filesystem_scale(domain: list[str]) -> alt.Scale:
     return alt.Scale(domain=domain, range=[FILESYSTEM_COLORS.get(f, "#666666") for f in domain])
 
 
+_CONVERT = {"svg": str.encode, "pdf": vlc.svg_to_pdf, "png": lambda svg: vlc.svg_to_png(svg, scale=2)}
+
+
 def save(chart: alt.TopLevelMixin, prefix: str | Path, formats: list[str]) -> list[Path]:
     """Write chart to prefix.{fmt}; PNG at 2x for screens. Returns the paths written.
 
     Vega renders the chart once, to SVG; the PDF and PNG are converted from that SVG (what vegalite_to_pdf and
-    vegalite_to_png do inside, each with its own Vega run: three runs cost about 1 s more a figure)."""
+    vegalite_to_png do inside, each with its own Vega run: three runs cost about 1 s more a figure). That SVG is
+    checked first (panels.check_panels): a figure with a panel that draws no data raises EmptyPanelError and
+    writes nothing; all-but-empty panels are counted on stderr (the job's log). Every format is converted before
+    any is written, each written atomically: a conversion that fails leaves no figure in part."""
     prefix = Path(prefix)
-    prefix.parent.mkdir(parents=True, exist_ok=True)
+    unknown = set(formats) - set(_CONVERT)
+    if unknown:
+        raise ValueError(f"unknown figure format(s) {', '.join(sorted(unknown))}: not one of {', '.join(_CONVERT)}")
     svg = vlc.vegalite_to_svg(chart.to_dict())
+    ps, sparse = check_panels(svg, f"{prefix}.{{{','.join(formats)}}}")
+    which = "".join(f"; {p.describe()}: {p.marks} marks" for p in sparse)
+    panels = f"{len(ps)} panel{'' if len(ps) == 1 else 's'}"
+    print(f"figure {prefix.name}: {panels}, none empty, {len(sparse)} all but empty (under {SPARSE_SHARE:.0%} of "
+          f"their grid's fullest){which}", file=sys.stderr)  # fmt: skip
+    data = {fmt: _CONVERT[fmt](svg) for fmt in formats}
     written = []
-    for fmt in formats:
+    for fmt, payload in data.items():
         out = prefix.with_suffix(f".{fmt}")
-        if fmt == "svg":
-            write_text_atomic(svg, out)
-        else:
-            tmp = out.with_name(f".{out.name}.tmp")
-            tmp.write_bytes(vlc.svg_to_pdf(svg) if fmt == "pdf" else vlc.svg_to_png(svg, scale=2))
-            tmp.replace(out)
+        write_bytes_atomic(payload, out)
         written.append(out)
     return written
 
