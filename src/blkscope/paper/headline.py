@@ -175,13 +175,19 @@ def within(rows: list[dict], n_judged: int, digits: bool, column: str = "verdict
     return f"{head}, {join_and(_counts(kept, JUDGED, digits, False))}"
 
 
+def counted_alone(r: dict) -> bool:
+    """Whether a row counts on its own: a row that reads the runs and throughput of another (claims.csv `same_as`)
+    counts once, with it, in the headline and wherever rows are counted beside it (claims_plan_tex)."""
+    return not r.get("same_as")
+
+
 def _tally(claims: pl.DataFrame, column: str = "verdict") -> tuple[list[dict], list[str], list[tuple], bool]:
     """What both headline forms count: the rows, each row's planned verdict (as_planned), the judged ones as
     (plan status, verdict) but those counted with another, and whether counts are digits (above nine rows)."""
     rows = list(claims.iter_rows(named=True))
     v = [as_planned(r, column) for r in rows]
     judged = [(plan_status(r), x) for r, x in zip(rows, v, strict=True)
-              if not x.startswith("not test") and not r.get("same_as")]
+              if not x.startswith("not test") and counted_alone(r)]
     return rows, v, judged, len(rows) > 9
 
 
@@ -199,7 +205,7 @@ def _withdrawn(n: int, digits: bool) -> str:
 
 def _judged_rows(rows: list[dict], v: list[str]) -> list[dict]:
     """The rows _tally judges, in its order."""
-    return [r for r, x in zip(rows, v, strict=True) if not x.startswith("not test") and not r.get("same_as")]
+    return [r for r, x in zip(rows, v, strict=True) if not x.startswith("not test") and counted_alone(r)]
 
 
 def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
