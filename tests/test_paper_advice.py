@@ -228,7 +228,7 @@ def test_the_tracing_advice_compares_each_database_with_the_studys_own_figure_fo
         "block tracing in production only with its cost measured at its own load: tracing Cassandra cost at most "
         "11.6 % (S1-trace-cass: does not, wholly below the claimed 24-36 %; post hoc); tracing RocksDB with data "
         "at least 10 times its memory cost 23.9 % [19.0 %, 28.2 %] (S1-trace-scale: inconclusive; confirmatory), "
-        "20.3 % [12.8 %, 27.1 %] on btrfs alone, where the study saw about 36 % for RocksDB on btrfs "
+        "20.3 % [12.8 %, 27.1 %] on btrfs alone, where the study saw 36 % for RocksDB on btrfs "
         "(S1-trace-btrfs at scale: exploratory); our row over every workload is post hoc (S1-trace: outside the "
         "study's condition: in memory)")
     assert "exploratory" not in said.split("; our row")[1]
@@ -239,7 +239,7 @@ def test_the_tracing_advice_compares_each_database_with_the_studys_own_figure_fo
     none = c.with_columns(verdict=pl.when(pl.col("claim_id") == "S1-trace-cass").then(pl.lit("inconclusive"))
                           .otherwise(pl.col("verdict")))
     undecided = advice.phrases(none)["AdviceTracing"]
-    assert undecided.startswith(f"no advice on {advice.TRACING_SUBJECT}: no row of its cost decides; tracing "
+    assert undecided.startswith(f"no advice on {advice.TRACING_SUBJECT}: no row decides; tracing "
                                 "Cassandra cost 2.4 % [")
     assert "only with its cost measured" not in undecided
     assert "(S1-trace-scale: inconclusive; confirmatory)" in undecided
@@ -250,8 +250,18 @@ def test_the_tracing_advice_compares_each_database_with_the_studys_own_figure_fo
         claim_id=pl.lit("S1-trace-cass-scale"), verdict=pl.lit("does not"), condition=pl.lit("scale"),
         caveat=pl.lit(TRACED_FASTER))], how="diagonal_relaxed")
     said = advice.phrases(fast)["AdviceTracing"]
-    assert said.startswith(f"no advice on {advice.TRACING_SUBJECT}: no row of its cost decides without a confound; ")
-    assert said.endswith("; S1-trace-cass-scale does not, its traced arm faster")
+    assert said.startswith(f"no advice on {advice.TRACING_SUBJECT}: no row decides but S1-trace-cass-scale, its "
+                           "traced arm faster; ")
+    assert said.count("S1-trace-cass-scale") == 1  # named once, not again at the end
+    # review: S1-trace-cass, S1-trace-ycsb-cass and S1-trace-btrfs do not replicate as planned, outside their study's
+    # condition: "no row of its cost decides" was untrue; the words say in which condition none decides
+    ruled = fast.with_columns(
+        verdict_planned=pl.when(pl.col("claim_id") == "S1-trace-btrfs").then(pl.lit("does not")).otherwise(
+            pl.lit(None, pl.Utf8)),
+        verdict=pl.when(pl.col("claim_id") == "S1-trace-btrfs").then(pl.lit("outside the study's condition: in "
+                                                                           "memory")).otherwise(pl.col("verdict")))
+    assert advice.phrases(ruled)["AdviceTracing"].startswith(
+        f"no advice on {advice.TRACING_SUBJECT}: no row in its study's condition decides but S1-trace-cass-scale")
     assert advice.abstract_advice(fast).endswith(f" or {advice.TRACING_SUBJECT} (S1-trace-cass)")
     # without the confound it decides, and the advice rests on it
     clean = fast.with_columns(caveat=pl.lit(None, pl.Utf8))
