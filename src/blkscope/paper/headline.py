@@ -94,20 +94,41 @@ def strata_clause(verdicts: list[str], digits: bool) -> str:
     return f", {which} because {'its' if k == 1 else 'their'} strata disagree"
 
 
-def pooling_clause(rows: list[dict], verdicts: list[str], digits: bool, brief: bool = False) -> str:
+def changed_after_look(r: dict, verdict: str) -> bool:
+    """Whether a row's verdict as counted (`verdict`) rests on a change made once estimates had been seen: its
+    measure changed or its runs narrowed (claims.csv `measure_changed`, `narrowed`), or the plan's pooling rule
+    (`verdict_pooled_plan`) would give another kind of verdict."""
+    pooled = str(r.get("verdict_pooled_plan") or verdict)
+    return r.get("measure_changed") in (True, "true") or bool(r.get("narrowed")) or \
+        verdict_kind(pooled) != verdict_kind(verdict)
+
+
+def replicated_note(rows: list[dict], verdicts: list[str], digits: bool) -> str:
+    """Beside the count of rows that replicate (the abstract): how many are post hoc and how many rest on a change
+    made once estimates had been seen (changed_after_look): " (all post hoc, 2 after changes made once estimates
+    were seen)" (review: the abstract's "4 replicate" read as confirmed); "" where none replicates."""
+    reps = [(r, x) for r, x in zip(rows, verdicts, strict=True) if x.startswith("replicates")]
+    if not reps:
+        return ""
+    post = sum(plan_status(r) == "post hoc" for r, _ in reps)
+    changed = sum(changed_after_look(r, x) for r, x in reps)
+    every = "all post hoc" if len(reps) > 1 else "post hoc"
+    said = ([every if post == len(reps) else f"{_n(post, digits)} post hoc"] if post else []) + (
+        [f"{_n(changed, digits)} after changes made once estimates were seen"] if changed else [])
+    return f" ({', '.join(said)})" if said else ""
+
+
+def pooling_clause(rows: list[dict], verdicts: list[str], digits: bool) -> str:
     """The judged rows (`verdicts`, as counted, in the order of `rows`) by the plan's pooling rule (claims.csv
     `verdict_pooled_plan`: a random-effects interval where strata disagree), which was replaced by judging each
     stratum alone once the estimates had been seen (the plan's deviation of kind pooling): "; under the plan's
     pooling rule, replaced once the estimates were seen, 3 replicate, 12 do not and 28 are inconclusive (S1-trace
-    does not, ...)"; `brief` (the abstract): "; the plan's pooling rule, replaced once the estimates were seen,
-    gives 3, 12 and 28"; "" where it moves no row."""
+    does not, ...)"; "" where it moves no row. The abstract says instead which replicating rows rest on a change
+    (replicated_note), within its word limit."""
     pooled = [str(r.get("verdict_pooled_plan") or x) for r, x in zip(rows, verdicts, strict=True)]
     moved = [(r, x, y) for r, x, y in zip(rows, verdicts, pooled, strict=True) if verdict_kind(x) != verdict_kind(y)]
     if not moved:
         return ""
-    if brief:  # the abstract, within its word limit: the counts in the order the headline gave them
-        n = [_n(k, digits) if k else "none" for k in (sum(v.startswith(x) for v in pooled) for x, _, _ in JUDGED)]
-        return f"; the plan's pooling rule, replaced once the estimates were seen, gives {join_and(n)}"
     which = " (" + ", ".join(f"{r['claim_id']} {y}" for r, _, y in moved) + ")"
     return (f"; under the plan's pooling rule, replaced once the estimates were seen, "
             f"{join_and(_counts(pooled, JUDGED, digits, True))}{which}")
@@ -260,11 +281,11 @@ def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
 
 def abstract_counts(claims: pl.DataFrame) -> str:
     """The abstract's counts, shorter than split_sentence, each row by its planned verdict (as_planned) and the
-    condition rule's rows as the caveat beside them: "of 47 rows, 43 are judged as planned: 4 replicate, 11 do not
-    and 28 are inconclusive (confirmatory: 4 do not and 5 are inconclusive), 5 of the 28 because their strata
-    disagree; the plan's pooling rule, replaced once the estimates were seen, gives 3, 12 and 28; 2 could not be
-    tested here and one was withdrawn; one more reads another's runs. A rule set after the estimates were seen finds
-    18 of the 43 outside their study's condition; of the other 25, 3 replicate, 3 do not and 19 are inconclusive"
+    condition rule's rows as the caveat beside them: "of 47 rows, 43 are judged as planned: 4 replicate (all post
+    hoc, 2 after changes made once estimates were seen: replicated_note), 11 do not and 28 are inconclusive
+    (confirmatory: 4 do not and 5 are inconclusive), 5 of the 28 because their strata disagree; 2 could not be tested
+    here and one was withdrawn; one more reads another's runs. A rule set after the estimates were seen finds 18 of
+    the 43 outside their study's condition; of the other 25, 3 replicate, 3 do not and 19 are inconclusive"
     (within)."""
     rows, v, judged, digits = _tally(claims)
     if not rows:
@@ -274,9 +295,10 @@ def abstract_counts(claims: pl.DataFrame) -> str:
         conf = [x for s, x in judged if s == "confirmatory"]
         among = f" (confirmatory: {join_and(_counts(conf, JUDGED, digits, False))})" if conf else ""
         verdicts = [x for _, x in judged]
+        counts = _counts(verdicts, JUDGED, digits, True)
+        counts[0] += replicated_note(_judged_rows(rows, v), verdicts, digits)
         parts.append(f"{_n(len(judged), digits)} {'is' if len(judged) == 1 else 'are'} judged as planned: "
-                     f"{join_and(_counts(verdicts, JUDGED, digits, True))}{among}{strata_clause(verdicts, digits)}"
-                     f"{pooling_clause(_judged_rows(rows, v), verdicts, digits, brief=True)}")
+                     f"{join_and(counts)}{among}{strata_clause(verdicts, digits)}")
     untestable = sum(x.startswith("not testable") for x in v)
     waits, gone = _waiting(v)
     rest = ([f"{_n(untestable, digits)} could not be tested here"] if untestable else []) + (
