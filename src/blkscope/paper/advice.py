@@ -51,7 +51,7 @@ from blkscope.paper.phrases import NEAR, WIDE, k_of_n, per_what, plan_status, sa
 
 NO_ADVICE = "no advice on"
 CANNOT_SAY = "this study cannot say"
-NO_CHOICE = "no choice on "  # the abstract's words for a topic no row backs
+NO_CHOICE = "no choice on "  # short()'s mark of a topic no row backs (the abstract: "we cannot advise on")
 
 
 @dataclass(frozen=True)
@@ -449,19 +449,17 @@ ABSTRACT_TOPICS = ("AdviceCommitlog", "AdviceDataDir", "AdviceJournal", "AdviceA
 
 
 def abstract_advice(claims: pl.DataFrame) -> str:
-    """The abstract's advice: the short form (short) of each of ABSTRACT_TOPICS, in the conclusion's order, as plain
-    text; topics in a row with no choice share their words ("no choice on X (S3-cow-xfs) or Y (S4-reader)", within
-    the abstract's word limit)."""
-    out: list[list[str]] = []  # each a run of phrases; a run of no-choice ones is said as one
-    for k, v in phrases(claims).items():
-        if k not in ABSTRACT_TOPICS:
-            continue
-        said = short(k, v, claims)
-        if out and out[-1][0].startswith(NO_CHOICE) and said.startswith(NO_CHOICE):
-            out[-1].append(said.removeprefix(NO_CHOICE))
-        else:
-            out.append([said])
-    return "; ".join(join_and(run, "or") for run in out)
+    """The abstract's sentence of advice: the short form (short) of each of ABSTRACT_TOPICS, in the conclusion's
+    order, the choices first ("We advise X (S2-ops-cap) and Y (S3-relatime)") and then the topics no row backs, said
+    as one ("; we cannot advise on Z (S3-cow-xfs), W (S4-reader) or V (S1-trace-scale)"), within the abstract's word
+    limit; as plain text (review: "no choice on" read as advice against the choice)."""
+    said = [short(k, v, claims) for k, v in phrases(claims).items() if k in ABSTRACT_TOPICS]
+    chosen = [x for x in said if not x.startswith(NO_CHOICE)]
+    none = [x.removeprefix(NO_CHOICE) for x in said if x.startswith(NO_CHOICE)]
+    out = [f"We advise {join_and(chosen)}"] if chosen else []
+    if none:
+        out.append(f"{'we' if chosen else 'We'} cannot advise on {join_and(none, 'or')}")
+    return "; ".join(out)
 
 
 def macros(claims: pl.DataFrame) -> dict[str, str]:
