@@ -1078,3 +1078,14 @@ def test_a_row_withdrawn_before_capture_is_not_counted_as_a_limit_of_this_machin
     assert "one is not testable here, one awaits runs and one was withdrawn" in split_sentence(c)
     n = verdict_counts(c["verdict"])
     assert (n["not testable"], n["not tested"], n[WITHDRAWN]) == (1, 1, 1)
+
+
+def test_what_holm_moved_names_a_lone_rows_verdict_not_a_count_of_one():
+    """Review: "one confirmatory row (S2-lz4-cap-replication: one replicates)"; a lone row is said by its verdict."""
+    from blkscope.paper.headline import moved
+
+    c = pl.DataFrame({"claim_id": ["S2-a-replication", "S2-b", "S2-c"],
+                      "condition": ["replication", "in-memory", "in-memory"],
+                      "verdict": ["inconclusive"] * 3, "verdict_unadjusted": ["replicates", "does not", "replicates"]})
+    assert moved(c) == ("one confirmatory row (S2-a-replication, which replicates) and two post hoc rows (S2-b and "
+                        "S2-c: one replicates and one does not)")

@@ -192,6 +192,19 @@ def _strata(r: dict) -> str:
 
 
 ONE = {"strata": "stratum", "configurations": "configuration"}
+# where a measurement's list of strata ends: its p ("..., p=" or "..., random-effects p="), the strata it left out
+_STRATA_END = re.compile(r", (?:random-effects )?p=|; left out")
+
+
+def strata_items(text: str) -> list[str]:
+    """The strata a pooled row's measurement lists ("fio append light 3.44/1.03", ...), none of what follows them
+    (review: "strata disagree (Q=...)" after ", random-effects p=" read as a stratum named "strata"); [] for a
+    measurement that lists none."""
+    if "mean over strata of " not in text:
+        return []
+    return [x.strip() for x in _STRATA_END.split(text.split(": ", 1)[1], maxsplit=1)[0].split("; ") if x.strip()]
+
+
 _PAIR = re.compile(r"(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?)(?: [a-z/]+)?$")
 _EACH = re.compile(r"per configuration (-?\d+(?:\.\d+)?) to (-?\d+(?:\.\d+)?) %")
 
@@ -203,8 +216,7 @@ def stratum_ratios(r: dict) -> list[float]:
     text = str(r.get("measurement") or "")
     if "x" not in str(r.get("ours") or "") or "mean over strata of " not in text:
         return []
-    body = text.split(": ", 1)[1].split(", p=", 1)[0].split("; left out", 1)[0]
-    pairs = [_PAIR.search(item.strip()) for item in body.split("; ")]
+    pairs = [_PAIR.search(item.strip()) for item in strata_items(text)]
     return [float(m.group(1)) / float(m.group(2)) for m in pairs if m and float(m.group(2)) > 0]
 
 
@@ -277,9 +289,14 @@ def off_subject(r: dict, rows: dict[str, dict], pattern: str) -> str | None:
     text = str(r.get("measurement") or "")
     if re.search(pattern, f"{runs} {text}", re.IGNORECASE):
         return None
-    body = text.split(": ", 1)[1].split(", p=", 1)[0] if "mean over strata of " in text else ""
-    names = list(dict.fromkeys(WORKLOADS.get(w, w) for item in body.split("; ") if (w := item.strip().split(" ")[0])))
+    names = list(dict.fromkeys(WORKLOADS.get(item.split(" ")[0], item.split(" ")[0]) for item in strata_items(text)))
     return join_and(names) if names else (f"runs of {runs}" if runs else "other runs")
+
+
+def quoted(claim: str) -> str:
+    """A claim in quotation marks, its study's words only: our closing parenthesis (headline.CLOSING, "(max)") left
+    out (review: "(max)" read as the study's)."""
+    return f"``{headline.CLOSING.sub('', str(claim))}''"
 
 
 def phrase(t: Topic, r: dict | None, rows: dict[str, dict] | None = None) -> str:
@@ -291,7 +308,7 @@ def phrase(t: Topic, r: dict | None, rows: dict[str, dict] | None = None) -> str
     more = [m for c, asks in t.more if (m := more_row(rows or {}, c, asks))]
     beside = "".join(f"; {m}" if not m.startswith("and ") else f" {m}" for m in more)
     if unjudged_here(v):
-        return f"{CANNOT_SAY} whether ``{r['claim']}'' ({evidence(r)}){beside}"
+        return f"{CANNOT_SAY} whether {quoted(r['claim'])} ({evidence(r)}){beside}"
     if t.runs and (other := off_subject(r, rows or {}, t.runs[0])) is not None:
         return f"{NO_ADVICE} {t.subject}: its row reads {other}, not {t.runs[1]} ({evidence(r)}){beside}"
     if r.get("pooling") == PER_STRATUM:
@@ -409,7 +426,7 @@ def not_testable(claims: pl.DataFrame, outside: int = 0) -> str:
     """The claims not testable here, in their studies' words (quoted: the words are the studies', not ours), and
     how many rows the condition rule found outside (`outside`: their runs are not in the claim's condition)."""
     rows = machine_limited(claims)
-    said = list(dict.fromkeys(f"``{r['claim']}'' ({r['claim_id']})" for r in rows.iter_rows(named=True)))
+    said = list(dict.fromkeys(f"{quoted(r['claim'])} ({r['claim_id']})" for r in rows.iter_rows(named=True)))
     rest = f"what {counted(outside, 'row', 'rows')} would show in the condition {'its' if outside == 1 else 'their'} " \
         f"study states" if outside else ""
     if not said:

@@ -20,7 +20,9 @@ from blkscope.paper.claims import claim_of, statement_of
 from blkscope.paper.latex import count_word, fmt_int, join_and
 from blkscope.paper.phrases import plan_status, verdict_kind
 
-_CLOSING = re.compile(r"\s*\([^()]*\)$")
+# a claim's closing parenthesis: ours, naming its condition, workload or statistic ("(device the limit)", "(max)"),
+# not the study's words, so a quotation of the claim leaves it out (advice.quoted)
+CLOSING = re.compile(r"\s*\([^()]*\)$")
 JUDGED = (("replicates", "replicates", "replicate"), ("does not", "does not", "do not"),
           ("inconclusive", "is inconclusive", "are inconclusive"))
 NONE = {"does not": "none fails to replicate"}  # "none does not" reads as a double negative
@@ -357,7 +359,8 @@ def rule_moved(claims: pl.DataFrame) -> str:
 
 def moved(claims: pl.DataFrame) -> str:
     """The rows the multiplicity correction moved, by plan status: "5 post hoc rows (S1-cass-read, S2-ops, ...):
-    2 replicate and 3 do not" each interval alone; "no row" where it moved none. Each row as planned (the condition
+    2 replicate and 3 do not" each interval alone, one row by its verdict ("one confirmatory row (S2-lz4-cap-
+    replication, which replicates)"); "no row" where it moved none. Each row as planned (the condition
     rule's rows by their planned verdicts, planned_verdicts), so that none of them is left out."""
     after, before = planned_verdicts(claims)
     pairs = claims.with_columns(_after=after, _before=before)
@@ -372,8 +375,11 @@ def moved(claims: pl.DataFrame) -> str:
             ids = join_and([str(r["claim_id"]) for r in these])
             v = [str(r["_before"]) for r in these]
             counts = join_and(_counts(v, JUDGED, len(these) > 9, False))
+            # one row: its verdict, not a count of one ("(S2-lz4-cap-replication, which replicates)")
+            lone = next((one for k, one, _ in JUDGED if v[0].startswith(k)), v[0])
+            said = f"{ids}, which {lone}" if len(these) == 1 else f"{ids}: {counts}"
             parts.append(f"{_n(len(these), len(these) > 9)} {status} {'row' if len(these) == 1 else 'rows'} "
-                         f"({ids}: {counts})")
+                         f"({said})")
     return join_and(parts)
 
 
