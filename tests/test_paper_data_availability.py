@@ -20,6 +20,9 @@ def test_batches_in_order_of_capture_and_a_command_that_survives_the_typewriter_
     # "--" in \texttt prints as one dash: the command is written so that its two hyphens print
     assert r"\texttt{snakemake -{}-cores 8 all}" in tex and "round9" not in tex
     assert r"\texttt{notebooks/all\_setups.py}" in tex  # the notebook the figures' captions name
+    # claims.csv's verdict column described by what it holds (review: "(outside the study's condition and the
+    # condition)")
+    assert "and the condition)" not in tex and "then the condition our runs were in" in tex
 
 
 def test_batches_of_one_day_are_numbered_by_their_first_runs_time(tmp_path):

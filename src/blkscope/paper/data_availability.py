@@ -84,9 +84,10 @@ def render(by: pl.DataFrame, total: int) -> str:
             r"\texttt{notebooks/executed/all\_setups.ipynb}) draws every setup of the figures, which the "
             r"captions call the all\_setups notebook. The claims plan, with its amendments and the deviations "
             r"from it, is \texttt{config/claims\_plan.yaml}. In \texttt{claims.csv}, \texttt{verdict} is the "
-            r"condition rule's (\emph{outside the study's condition} and the condition) where that rule applies and "
-            r"the plan's "
-            r"otherwise; \texttt{verdict\_planned} is the plan's where the rule applies, the verdict "
+            # the rule's verdict is its label, a colon and the condition our runs were in (review: "(outside the
+            # study's condition and the condition)" named nothing)
+            r"condition rule's where that rule applies (\emph{outside the study's condition}, then the condition "
+            r"our runs were in) and the plan's otherwise; \texttt{verdict\_planned} is the plan's where the rule applies, the verdict "
             r"Table~\ref{tab:claims} prints first; \texttt{claims\_load.csv} is the load per arm of Appendix~"
             r"\ref{app:claims}.",
             "",
