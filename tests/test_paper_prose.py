@@ -23,6 +23,15 @@ def test_macros_years_references_code_and_identifiers_pass():
     assert typed_numbers(tex) == []
 
 
+def test_only_a_year_in_a_dating_context_passes_as_a_year():
+    """Review: any number from 1900 to 2099 passed as a year ("2048 requests"); now a four-digit token from 1990 to
+    2030 after a word that dates it."""
+    assert [n for _, n, _ in typed_numbers("Queues held 2048 requests; in 2048 too; it ran 2019 runs.")] == [
+        "2048", "2048", "2019"]
+    assert typed_numbers("Published in 2019, since 2021 and (2007); in May 2018 ext4 changed.") == []
+    assert [n for _, n, _ in typed_numbers("A run of 1995 s.")] == ["1995"]
+
+
 def test_the_preamble_is_not_prose():
     tex = "\\documentclass{article}\n\\setcounter{topnumber}{3}\n\\begin{document}\nIt ran 3 times.\n"
     assert [(line, n) for line, n, _ in typed_numbers(tex)] == [(4, "3")]
