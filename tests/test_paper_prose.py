@@ -86,3 +86,19 @@ def test_no_figure_caption_characterises_a_range_in_fixed_words():
         mod = importlib.import_module(f"blkscope.figures.{module}")
         if hasattr(mod, "CAPTION"):  # a caption(table) is read from the data: the paper rule checks its output
             assert range_words(mod.CAPTION) == [], module
+
+
+def test_the_figures_of_appendix_b_print_within_it_numbered_as_its_own():
+    """Review: Appendix B's figures printed after Appendix D, and the main text cited them as Figures 15-18 with no
+    word of where they were. Each figure input of Appendix B comes after its numbering as B1, B2, ... and before a
+    \\clearpage that precedes the next appendix; none sits inside a paragraph (a float's line end left a run of
+    spaces in the text)."""
+    import re
+
+    tex = (ROOT / "paper/sections/appendix.tex").read_text()
+    part = tex[tex.index(r"\label{app:figures}"): tex.index(r"\section{The runs}")]
+    inputs = [m.start() for m in re.finditer(r"\\input\{generated/figures/", part)]
+    assert inputs and part.index(r"\appendixfigures{B}") < inputs[0]
+    assert r"\clearpage" in part[inputs[-1]:]
+    assert re.search(r"\n[ \t]*\n(?:%[^\n]*\n)*$", part[:inputs[0]])  # a blank line: between paragraphs
+    assert r"\renewcommand{\theHfigure}" in (ROOT / "paper/main.tex").read_text()
