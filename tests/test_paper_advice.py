@@ -295,7 +295,7 @@ def test_the_claims_not_testable_here_are_quoted_in_their_studies_words():
         claim_id=pl.lit("S2-aqu-fio"), verdict=pl.lit("outside the study's condition: light load"))])
     m = advice.macros(ruled)
     assert m["AdviceNotTestable"] == ("whether ``f2fs is much faster for RocksDB'' (S1-f2fs), nor what one row "
-                                      "would show in the condition its study states")
+                                      "would show in its study's condition")
     assert range_words(m["AdviceNotTestable"]) == []  # the study's words, quoted
     assert advice.macros(c.filter(pl.col("claim_id") == "S2-ops"))["AdviceNotTestable"] == \
         "every claim could be tested here"  # fmt: skip

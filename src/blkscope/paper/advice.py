@@ -81,7 +81,7 @@ TOPICS = (
           "copy-on-write (btrfs) over xfs for data directories, as it wrote fewer device bytes per byte written",
           "either btrfs or xfs: neither was shown to write more device bytes",
           "copy-on-write (btrfs) for data directories",  # S3-cow-ext4 reads the same strata: no data directory either
-          runs=(r"\bcassandra\b", "a database's data directory")),
+          runs=(r"\bcassandra\b", "a database")),
     Topic("AdviceJournal", ("S4-reader",),
           "ext4 for a low-latency journal read while written, as xfs stalled its writer longer",
           "xfs for a low-latency journal read while written, as ext4 stalled its writer longer",
@@ -90,8 +90,8 @@ TOPICS = (
           (("S4-ms", "on our loop device, that ext4 stalls a journal written alone for a millisecond or more in "
             "every run"),)),
     Topic("AdviceAtime", ("S3-relatime",),
-          "noatime, not the default relatime, as relatime wrote more per read",
-          "relatime, not noatime, as noatime wrote more per read",
+          "noatime, not the default relatime, which wrote more per read",
+          "relatime, not noatime, which wrote more per read",
           "relatime or noatime: neither was shown to write more per read",
           "relatime against noatime"),
     Topic("AdviceWriteback", ("S3-wb-sysbench",),
@@ -427,8 +427,8 @@ def not_testable(claims: pl.DataFrame, outside: int = 0) -> str:
     how many rows the condition rule found outside (`outside`: their runs are not in the claim's condition)."""
     rows = machine_limited(claims)
     said = list(dict.fromkeys(f"{quoted(r['claim'])} ({r['claim_id']})" for r in rows.iter_rows(named=True)))
-    rest = f"what {counted(outside, 'row', 'rows')} would show in the condition {'its' if outside == 1 else 'their'} " \
-        f"study states" if outside else ""
+    rest = f"what {counted(outside, 'row', 'rows')} would show in {'its' if outside == 1 else 'their'} study's " \
+        "condition" if outside else ""
     if not said:
         return rest or "every claim could be tested here"
     return "whether " + join_and(said, "or") + (f", nor {rest}" if rest else "")
@@ -444,10 +444,10 @@ _ROW = re.compile(r"\b(S\d-[a-z0-9-]+): ")  # a claim row cited with its evidenc
 
 
 def short(topic: str, text: str, claims: pl.DataFrame) -> str:
-    """A piece of advice as the abstract gives it: its choice, the words before their reason (": ", ", as ") or
-    evidence (" (S2-..."), and the row it rests on, the first it cites ("either ext4 or xfs for Cassandra's
-    commitlog when the device is the limit (S2-ops-cap)"); a row not testable here: no choice on the topic's
-    subject, and its row."""
+    """A piece of advice as the abstract gives it: its choice, the words before their reason (": ", ", as ",
+    ", which ") or evidence (" (S2-..."), and the row it rests on, the first it cites ("either ext4 or xfs for
+    Cassandra's commitlog when the device is the limit (S2-ops-cap)"); a row not testable here: no choice on the
+    topic's subject, and its row."""
     t = next((x for x in TOPICS if x.macro == topic), None)
     ids = list(dict.fromkeys(_ROW.findall(text)))
     rows = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
@@ -455,7 +455,7 @@ def short(topic: str, text: str, claims: pl.DataFrame) -> str:
     if untested or text.startswith((NO_ADVICE, CANNOT_SAY)):  # no choice, said as one (the abstract: "We advise ...")
         subject = t.subject if t is not None else TRACING_SUBJECT
         return f"{NO_CHOICE}{subject}" + (f" ({ids[0]})" if ids else "")
-    head = re.split(r": |, as | \((?=S\d)", text, maxsplit=1)[0]
+    head = re.split(r": |, as |, which | \((?=S\d)", text, maxsplit=1)[0]
     return f"{head} ({ids[0]})" if ids else head
 
 
