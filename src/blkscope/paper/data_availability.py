@@ -106,7 +106,9 @@ def render(by: pl.DataFrame, total: int) -> str:
             + ", numbered "
             r"here in order of their first run's start (the sheet's column \texttt{batch} names them).",
             "",
-            r"\begin{longtable}{rllrlp{0.2\linewidth}p{0.17\linewidth}}",
+            # ragged right: a justified narrow cell spreads "Cassandra YCSB," over its width
+            r"\begin{longtable}{rllrl>{\raggedright\arraybackslash}p{0.2\linewidth}"
+            r">{\raggedright\arraybackslash}p{0.17\linewidth}}",
             r"\toprule batch & first & last & runs & testbeds & workloads & kernel \\ \midrule\endhead",
             r"\bottomrule\endfoot",
             *rows,
