@@ -107,9 +107,15 @@ def test_the_sentence_is_phrased_by_rule():
             "unrecorded_early": True}
     t = _table(**{"S1-trace": far, "S2-ops": same, "S1-zipf": one, "S4-reader": old, "S4-mean": half})
     s = cl.sentence(t)
-    assert "in one of the two judged rows with two recorded arms the arms' load differs, by at most 6.00" in s
-    assert cl.short(t) == ("the arms of one of the two judged rows with two recorded arms differ in it, by at most "
-                           "6.00 (S1-trace)")
+    # one row: its difference, not a maximum over one value (review: "by at most 3.39" for a single row)
+    assert "in one of the two judged rows with two recorded arms the arms' load differs, by 6.00: S1-trace" in s
+    assert cl.short(t) == ("the arms of one of the two judged rows with two recorded arms differ in it, by 6.00 "
+                           "(S1-trace)")
+    assert "differ in it, by at most 6.00 (S1-trace and S2-lz4)" in cl.short(_table(**{"S1-trace": far,
+                                                                                     "S2-lz4": far}))
+    # a database arm as its makers write it (review: "rocksdb 7.79 against cassandra 4.40")
+    dbs = cl.sentence(_table(**{"S1-cass-read-scale": far | {"arm_a": "rocksdb", "arm_b": "cassandra"}}))
+    assert "S1-cass-read-scale (RocksDB 8.00 against Cassandra 2.00)" in dbs
     # ten rows or more: counts in digits throughout
     many = _table(**{f"S{i}": same for i in range(10)}, **{"S1-trace": far})
     assert cl.short(many).startswith("the arms of 1 of the 11 judged rows")

@@ -173,15 +173,29 @@ def test_plan_macros_count_what_holm_moved_and_the_deviations_table_lists_what_m
     m = plan_macros(plan, claims)
     assert m["ClaimsHolmFamily"] == "3" and (m["ClaimsFamilyDecidedUnadjusted"], m["ClaimsFamilyDecidedAdjusted"]) == (
         "2", "1")
-    assert m["ClaimsMovedByHolm"] == "B" and m["ClaimsIsquaredMax"] == "up to 93"
+    assert m["ClaimsMovedByHolm"] == "B"
     # B's strata disagree but each does not: it decides in every stratum, inconclusive only after Holm (review: the
     # list said every such row was inconclusive because of it)
-    assert m["ClaimsHeterogeneous"] == "in one row: one decides in every stratum (B does not, inconclusive after Holm)"
+    assert m["ClaimsHeterogeneous"] == (r"in one row ($I$ squared 93 \%): one decides in every stratum (B does not, "
+                                        "inconclusive after Holm)")
     sd = claims.with_columns(verdict_unadjusted=pl.Series(["replicates", STRATA_DISAGREE, "inconclusive",
                                                            "not tested (no runs)", exact, exact]),
                              pooling=pl.Series(["per stratum"] * 2 + [None] * 4))
+    # review: "..., I squared over 99 %" after S2-merge-cap's 55 % read as its; both ends of the range are given
     assert plan_macros(plan, sd)["ClaimsHeterogeneous"] == (
-        "in two rows: one is inconclusive because of it (B); one decides in every stratum (A replicates)")
+        r"in two rows ($I$ squared from 10 \% to 93 \%): one is inconclusive because of it (B); one decides in "
+        "every stratum (A replicates)")
+    # review: six rows here beside the headline's five; a row on another's runs counts with it, in both places
+    twin = pl.concat([sd, sd.filter(pl.col("claim_id") == "B").with_columns(claim_id=pl.lit("B2"), same_as=pl.lit("B"),
+                                                                             i2=pl.lit(0.9999996))],
+                     how="diagonal_relaxed")
+    assert plan_macros(plan, twin)["ClaimsHeterogeneous"] == (
+        r"in two rows ($I$ squared from 10 \% to over 99 \%; B2 counts with B): one is inconclusive because of it "
+        "(B); one decides in every stratum (A replicates)")
+    from blkscope.paper.headline import split_sentence
+
+    assert ", one of the two because its strata disagree" in split_sentence(
+        twin.with_columns(verdict=pl.col("verdict_unadjusted"), study=pl.lit("s"), claim=pl.col("claim_id")))
     assert m["ClaimsExploratoryDiffer"] == "C" and m["ClaimsPlanDate"] == "28 November 2026, 00:20 UTC"
     assert (m["ClaimsExact"], m["ClaimsExactIds"]) == ("2", "E, E-scale")
     # judged rows: those of the in-memory condition post hoc, the others' confirmatory (D-scale waits for runs)
@@ -341,10 +355,14 @@ def test_a_change_of_many_claims_is_one_row_listing_its_claims(plan):
     rows = len(plan.deviations) + sum(not a.listed for a in plan.amendments)  # an amendment's row, unless listed
     assert sum(line.endswith(r"\\") for line in tex.splitlines() if line[:4].isdigit()) == rows
     # the text counts the rows as the table has them: a listed amendment is among the changes, not again beside
-    from blkscope.paper.claims_plan_tex import _amendments_apart
+    # review: "4 further amendments" beside "amended five times": one count, all the amendments, in both sentences
+    from blkscope.paper.claims_plan_tex import _amendments_apart, amended_phrase
+    from blkscope.paper.latex import count_word
 
+    n = len(plan.amendments)
     assert any(a.listed for a in plan.amendments) and _amendments_apart(plan) == (
-        f"{rows - len(plan.deviations)} further amendments")
+        f"{count_word(n)} amendments, {count_word(n - rows + len(plan.deviations))} of them among those changes")
+    assert amended_phrase(plan).startswith(f"amended {count_word(n)} times")
 
 
 def test_every_amendment_of_the_plan_has_a_row_and_the_text_counts_them(plan, tmp_path):

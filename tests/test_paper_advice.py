@@ -138,6 +138,13 @@ def test_advice_comes_only_from_a_row_whose_runs_are_its_subject():
     assert said.startswith(f"no advice on {t.subject}: its row reads fio and sysbench, not {t.runs[1]} (S3-cow-xfs")
     assert t.above not in said
     assert "copy-on-write (btrfs) for data directories (S3-cow-xfs)" in advice.abstract_advice(c)
+    # review: the claims table's measurement ends its strata with ", random-effects p=" and then "strata disagree
+    # (Q=...)", which read as a stratum named "strata"; nor does the last stratum go missing from the ratios
+    real = COW.replace(", p=1.2e-11; strata", ", random-effects p=1.2e-11 (not the row's); strata")
+    said = advice.phrases(c.with_columns(measurement=pl.lit(real)))[t.macro]
+    assert said.startswith(f"no advice on {t.subject}: its row reads fio and sysbench, not {t.runs[1]} (S3-cow-xfs")
+    ratios = advice.stratum_ratios({"ours": "1.2x", "measurement": real})
+    assert ratios == pytest.approx([3.44 / 1.03, 1.18, 3.63 / 1.01])
     # the same row with a database's runs (followed through "as S3-cow-ext4") backs the choice
     db = c.with_columns(runs_read=pl.Series(["as S3-cow-ext4", "untraced host Cassandra runs"]))
     assert advice.phrases(db)[t.macro].startswith(t.above)
@@ -228,7 +235,7 @@ def test_the_tracing_advice_compares_each_database_with_the_studys_own_figure_fo
         "block tracing in production only with its cost measured at its own load: tracing Cassandra cost at most "
         "11.6 % (S1-trace-cass: does not, wholly below the claimed 24-36 %; post hoc); tracing RocksDB with data "
         "at least 10 times its memory cost 23.9 % [19.0 %, 28.2 %] (S1-trace-scale: inconclusive; confirmatory), "
-        "20.3 % [12.8 %, 27.1 %] on btrfs alone, where the study saw about 36 % for RocksDB on btrfs "
+        "20.3 % [12.8 %, 27.1 %] on btrfs alone, where the study saw 36 % for RocksDB on btrfs "
         "(S1-trace-btrfs at scale: exploratory); our row over every workload is post hoc (S1-trace: outside the "
         "study's condition: in memory)")
     assert "exploratory" not in said.split("; our row")[1]
@@ -239,19 +246,29 @@ def test_the_tracing_advice_compares_each_database_with_the_studys_own_figure_fo
     none = c.with_columns(verdict=pl.when(pl.col("claim_id") == "S1-trace-cass").then(pl.lit("inconclusive"))
                           .otherwise(pl.col("verdict")))
     undecided = advice.phrases(none)["AdviceTracing"]
-    assert undecided.startswith(f"no advice on {advice.TRACING_SUBJECT}: no row of its cost decides; tracing "
+    assert undecided.startswith(f"no advice on {advice.TRACING_SUBJECT}: no row decides; tracing "
                                 "Cassandra cost 2.4 % [")
     assert "only with its cost measured" not in undecided
     assert "(S1-trace-scale: inconclusive; confirmatory)" in undecided
-    abstract = advice.abstract_advice(none)  # the topics no row backs said as one: "no choice on X, ... or Y"
+    abstract = advice.abstract_advice(none)  # the topics no row backs said as one: "we cannot advise on X, ... or Y"
     assert abstract.endswith(f" or {advice.TRACING_SUBJECT} (S1-trace-cass)") and "only with its cost" not in abstract
     # review: a Cassandra row's scale row that decides with its traced arm faster backs no advice, and is named
     fast = pl.concat([none, none.filter(pl.col("claim_id") == "S1-trace-cass").with_columns(
         claim_id=pl.lit("S1-trace-cass-scale"), verdict=pl.lit("does not"), condition=pl.lit("scale"),
         caveat=pl.lit(TRACED_FASTER))], how="diagonal_relaxed")
     said = advice.phrases(fast)["AdviceTracing"]
-    assert said.startswith(f"no advice on {advice.TRACING_SUBJECT}: no row of its cost decides without a confound; ")
-    assert said.endswith("; S1-trace-cass-scale does not, its traced arm faster")
+    assert said.startswith(f"no advice on {advice.TRACING_SUBJECT}: no row decides but S1-trace-cass-scale, its "
+                           "traced arm faster; ")
+    assert said.count("S1-trace-cass-scale") == 1  # named once, not again at the end
+    # review: S1-trace-cass, S1-trace-ycsb-cass and S1-trace-btrfs do not replicate as planned, outside their study's
+    # condition: "no row of its cost decides" was untrue; the words say in which condition none decides
+    ruled = fast.with_columns(
+        verdict_planned=pl.when(pl.col("claim_id") == "S1-trace-btrfs").then(pl.lit("does not")).otherwise(
+            pl.lit(None, pl.Utf8)),
+        verdict=pl.when(pl.col("claim_id") == "S1-trace-btrfs").then(pl.lit("outside the study's condition: in "
+                                                                           "memory")).otherwise(pl.col("verdict")))
+    assert advice.phrases(ruled)["AdviceTracing"].startswith(
+        f"no advice on {advice.TRACING_SUBJECT}: no row in its study's condition decides but S1-trace-cass-scale")
     assert advice.abstract_advice(fast).endswith(f" or {advice.TRACING_SUBJECT} (S1-trace-cass)")
     # without the confound it decides, and the advice rests on it
     clean = fast.with_columns(caveat=pl.lit(None, pl.Utf8))
@@ -278,7 +295,7 @@ def test_the_claims_not_testable_here_are_quoted_in_their_studies_words():
         claim_id=pl.lit("S2-aqu-fio"), verdict=pl.lit("outside the study's condition: light load"))])
     m = advice.macros(ruled)
     assert m["AdviceNotTestable"] == ("whether ``f2fs is much faster for RocksDB'' (S1-f2fs), nor what one row "
-                                      "would show in the condition its study states")
+                                      "would show in its study's condition")
     assert range_words(m["AdviceNotTestable"]) == []  # the study's words, quoted
     assert advice.macros(c.filter(pl.col("claim_id") == "S2-ops"))["AdviceNotTestable"] == \
         "every claim could be tested here"  # fmt: skip
@@ -371,21 +388,31 @@ def test_the_abstract_gives_each_choice_in_short_with_the_row_it_rests_on_and_st
                  ("S3-relatime", "replicates", "4.1 KiB [2.0 KiB, 6.2 KiB]", 2.0, 6.2)])
     said = advice.abstract_advice(c).split("; ")
     full = advice.phrases(c)
-    assert said[0] == "either ext4 or xfs for Cassandra's commitlog (S2-ops)"
-    assert full["AdviceCommitlog"].startswith(said[0].removesuffix(" (S2-ops)") + ":")
-    # a row not testable here makes no choice, and names its row; a topic without rows, no choice (not "We advise
+    # the choices first, then what we cannot advise on, said as one (review: "no choice on" read as advice against)
+    assert said[0] == ("We advise either ext4 or xfs for Cassandra's commitlog (S2-ops) and noatime, not the default "
+                       "relatime (S3-relatime)")
+    assert full["AdviceCommitlog"].startswith("either ext4 or xfs for Cassandra's commitlog:")
+    # a row not testable here makes no choice, and names its row; a topic without rows, none either (not "We advise
     # this study cannot say" nor "We advise no advice on")
-    # topics in a row with no choice share their words (the abstract's word limit)
-    assert said[1] == ("no choice on copy-on-write (btrfs) for data directories or a low-latency journal read while "
-                       "written (S4-reader)")
-    assert said[-1] == f"no choice on {advice.TRACING_SUBJECT}"
-    # three or more in a row: "X, Y or Z", not "X or Y or Z"
-    rest = advice.abstract_advice(c.filter(pl.col("claim_id") == "S2-ops")).split("; ")
-    assert len(rest) == 2 and rest[1].startswith("no choice on ") and rest[1].count(" or ") == 1
-    assert rest[1].endswith(f" or {advice.TRACING_SUBJECT}") and rest[1].count(", ") >= 2
-    assert not [x for x in said if x.startswith((advice.NO_ADVICE, advice.CANNOT_SAY))]
-    assert "noatime, not the default relatime (S3-relatime)" in said
+    assert said[1] == ("we cannot advise on copy-on-write (btrfs) for data directories, a low-latency journal read "
+                       f"while written (S4-reader) or {advice.TRACING_SUBJECT}")
+    assert len(said) == 2 and "no choice" not in advice.abstract_advice(c)
+    # no choice at all: the sentence starts there
+    rest = advice.abstract_advice(c.filter(pl.col("claim_id") == "S4-reader"))
+    assert rest.startswith("We cannot advise on ") and rest.count(" or ") == 1 and rest.count(", ") >= 3
+    assert advice.NO_ADVICE not in advice.abstract_advice(c) and advice.CANNOT_SAY not in advice.abstract_advice(c)
     # topics outside ABSTRACT_TOPICS are the conclusion's alone
     assert not any("inode64" in s or "writeback" in s for s in said)
     # the word count as pdftotext gives the abstract: its heading out, a word hyphenated at a line end once
     assert abstract_words("Abstract---We re-test five write-\nups on ext4.") == 6
+
+
+def test_a_quoted_claim_leaves_out_our_closing_parenthesis():
+    """Review: "this study cannot say whether ``..., xfs stalls the writer more than ext4 (max)''" quoted our
+    statistic as the study's words; the quotation stops before it, in the advice and in what cannot be said."""
+    c = _claims([("S4-reader", "outside the study's condition: runs of 11 s", "6.59x [0.89x, 48.93x]", 0.89, 48.93),
+                 ("S1-f2fs", "not testable here", "--", None, None)]).with_columns(
+        claim=pl.Series(["xfs stalls the writer more than ext4 (max)", "f2fs is much faster (RocksDB)"]))
+    said = advice.phrases(c)["AdviceJournal"]
+    assert said.startswith("this study cannot say whether ``xfs stalls the writer more than ext4'' (S4-reader")
+    assert advice.not_testable(c) == "whether ``f2fs is much faster'' (S1-f2fs)"

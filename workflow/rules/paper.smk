@@ -128,11 +128,13 @@ rule paper_data_availability:
         runs=config["runs"],
         captured=f"{ANALYSIS}/run_summary.parquet",
     output:
-        "paper/generated/data_availability.tex",
+        text="paper/generated/data_availability.tex",
+        kernels="paper/generated/numbers/kernels.tex",  # the kernels the Method names, from the same run.yaml
     log:
         "logs/paper/data_availability.log",
     shell:
-        "python -m blkscope.paper.data_availability --runs {input.runs} --raw data/raw -o {output} > {log} 2>&1"
+        "python -m blkscope.paper.data_availability --runs {input.runs} --raw data/raw -o {output.text}"
+        " --macros {output.kernels} > {log} 2>&1"
 
 
 rule paper_figure:
@@ -174,6 +176,7 @@ rule paper:
             "paper/generated/tables/deviations.tex",
         ],
         data="paper/generated/data_availability.tex",
+        numbers_kernels="paper/generated/numbers/kernels.tex",  # rule paper_data_availability
         figures=expand(f"{FIGS}/{{name}}.pdf", name=FIGURE_NAMES),
         figure_tex=expand("paper/generated/figures/{name}.tex", name=FIGURE_NAMES),
         claims=f"{ANALYSIS}/claims.parquet",

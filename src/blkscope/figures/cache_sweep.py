@@ -14,6 +14,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+from blkscope.figures.names import DATABASES
 from blkscope.figures.theme import HEADER_PT, TEXT_WIDTH_PT, Y_AXIS_PT, complete_cells, no_data, row_header, small_title
 from blkscope.runs import uncaptured_note
 
@@ -82,7 +83,6 @@ QUANTITIES = {"s": "rank exponent", "hot1_read": "hot-1% reads", "hot1_write": "
               "meta_share": "metadata share", "miss_1pct": "miss ratio at 1%",
               "miss_10pct": "miss ratio at 10%"}  # fmt: skip
 XS = {"cache_to_data": "cache / data", "data_pages": "data (4 KiB pages)", "touched_pages": "distinct pages traced"}
-DATABASES = {"rocksdb": "RocksDB", "cassandra": "Cassandra"}
 KINDS = {"memory cap": "memory cap", "RocksDB block cache (O_DIRECT reads)": "block cache"}
 ROW_PT = 46  # six rows, a legend of two rows above and one below: within MAX_FIGURE_HEIGHT_PT
 # labels at powers of ten only (a log axis over less than a decade crowds its labels), ratios below 1 as decimals

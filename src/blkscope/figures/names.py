@@ -16,6 +16,9 @@ import re
 WORKLOADS = {"ycsb": "RocksDB", "cassandra-ycsb": "Cassandra YCSB", "cassandra": "Cassandra", "fio": "fio",
              "sysbench": "sysbench", "journal": "journal"}  # fmt: skip
 
+# a database as a column or an arm names it (claims_arms, cache_sweep's `database`) -> as the text names it
+DATABASES = {"rocksdb": "RocksDB", "cassandra": "Cassandra"}
+
 # (workload, job) -> the setup's plain name (the workload's name included).
 JOBS: dict[tuple[str, str], str] = {
     ("fio", "append"): "fio appends",

@@ -51,7 +51,7 @@ from blkscope.paper.phrases import NEAR, WIDE, k_of_n, per_what, plan_status, sa
 
 NO_ADVICE = "no advice on"
 CANNOT_SAY = "this study cannot say"
-NO_CHOICE = "no choice on "  # the abstract's words for a topic no row backs
+NO_CHOICE = "no choice on "  # short()'s mark of a topic no row backs (the abstract: "we cannot advise on")
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ TOPICS = (
           "copy-on-write (btrfs) over xfs for data directories, as it wrote fewer device bytes per byte written",
           "either btrfs or xfs: neither was shown to write more device bytes",
           "copy-on-write (btrfs) for data directories",  # S3-cow-ext4 reads the same strata: no data directory either
-          runs=(r"\bcassandra\b", "a database's data directory")),
+          runs=(r"\bcassandra\b", "a database")),
     Topic("AdviceJournal", ("S4-reader",),
           "ext4 for a low-latency journal read while written, as xfs stalled its writer longer",
           "xfs for a low-latency journal read while written, as ext4 stalled its writer longer",
@@ -90,8 +90,8 @@ TOPICS = (
           (("S4-ms", "on our loop device, that ext4 stalls a journal written alone for a millisecond or more in "
             "every run"),)),
     Topic("AdviceAtime", ("S3-relatime",),
-          "noatime, not the default relatime, as relatime wrote more per read",
-          "relatime, not noatime, as noatime wrote more per read",
+          "noatime, not the default relatime, which wrote more per read",
+          "relatime, not noatime, which wrote more per read",
           "relatime or noatime: neither was shown to write more per read",
           "relatime against noatime"),
     Topic("AdviceWriteback", ("S3-wb-sysbench",),
@@ -192,6 +192,19 @@ def _strata(r: dict) -> str:
 
 
 ONE = {"strata": "stratum", "configurations": "configuration"}
+# where a measurement's list of strata ends: its p ("..., p=" or "..., random-effects p="), the strata it left out
+_STRATA_END = re.compile(r", (?:random-effects )?p=|; left out")
+
+
+def strata_items(text: str) -> list[str]:
+    """The strata a pooled row's measurement lists ("fio append light 3.44/1.03", ...), none of what follows them
+    (review: "strata disagree (Q=...)" after ", random-effects p=" read as a stratum named "strata"); [] for a
+    measurement that lists none."""
+    if "mean over strata of " not in text:
+        return []
+    return [x.strip() for x in _STRATA_END.split(text.split(": ", 1)[1], maxsplit=1)[0].split("; ") if x.strip()]
+
+
 _PAIR = re.compile(r"(\d+(?:\.\d+)?)/(\d+(?:\.\d+)?)(?: [a-z/]+)?$")
 _EACH = re.compile(r"per configuration (-?\d+(?:\.\d+)?) to (-?\d+(?:\.\d+)?) %")
 
@@ -203,8 +216,7 @@ def stratum_ratios(r: dict) -> list[float]:
     text = str(r.get("measurement") or "")
     if "x" not in str(r.get("ours") or "") or "mean over strata of " not in text:
         return []
-    body = text.split(": ", 1)[1].split(", p=", 1)[0].split("; left out", 1)[0]
-    pairs = [_PAIR.search(item.strip()) for item in body.split("; ")]
+    pairs = [_PAIR.search(item.strip()) for item in strata_items(text)]
     return [float(m.group(1)) / float(m.group(2)) for m in pairs if m and float(m.group(2)) > 0]
 
 
@@ -277,9 +289,14 @@ def off_subject(r: dict, rows: dict[str, dict], pattern: str) -> str | None:
     text = str(r.get("measurement") or "")
     if re.search(pattern, f"{runs} {text}", re.IGNORECASE):
         return None
-    body = text.split(": ", 1)[1].split(", p=", 1)[0] if "mean over strata of " in text else ""
-    names = list(dict.fromkeys(WORKLOADS.get(w, w) for item in body.split("; ") if (w := item.strip().split(" ")[0])))
+    names = list(dict.fromkeys(WORKLOADS.get(item.split(" ")[0], item.split(" ")[0]) for item in strata_items(text)))
     return join_and(names) if names else (f"runs of {runs}" if runs else "other runs")
+
+
+def quoted(claim: str) -> str:
+    """A claim in quotation marks, its study's words only: our closing parenthesis (headline.CLOSING, "(max)") left
+    out (review: "(max)" read as the study's)."""
+    return f"``{headline.CLOSING.sub('', str(claim))}''"
 
 
 def phrase(t: Topic, r: dict | None, rows: dict[str, dict] | None = None) -> str:
@@ -291,7 +308,7 @@ def phrase(t: Topic, r: dict | None, rows: dict[str, dict] | None = None) -> str
     more = [m for c, asks in t.more if (m := more_row(rows or {}, c, asks))]
     beside = "".join(f"; {m}" if not m.startswith("and ") else f" {m}" for m in more)
     if unjudged_here(v):
-        return f"{CANNOT_SAY} whether ``{r['claim']}'' ({evidence(r)}){beside}"
+        return f"{CANNOT_SAY} whether {quoted(r['claim'])} ({evidence(r)}){beside}"
     if t.runs and (other := off_subject(r, rows or {}, t.runs[0])) is not None:
         return f"{NO_ADVICE} {t.subject}: its row reads {other}, not {t.runs[1]} ({evidence(r)}){beside}"
     if r.get("pooling") == PER_STRATUM:
@@ -326,8 +343,8 @@ def tracing(claims: pl.DataFrame) -> str:
     over every workload (S1-trace) with its plan status and verdict; the Cassandra rows' scale rows where they
     decide. The advice rests on a row decided without a confound alone: where none of these rows so decides, "no
     advice on block tracing in production", the rows' costs said as the evidence, and a row decided with its traced
-    arm faster named as such ("no row of its cost decides without a confound; ...; S1-trace-ycsb-cass-scale does not,
-    its traced arm faster")."""
+    arm faster named as such (_none_decides: "no row in its study's condition decides but S1-trace-ycsb-cass-scale,
+    its traced arm faster; ...")."""
     rows = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
     said, decided, confounded = [], [], []
     for claim, who in TRACING_ROWS:
@@ -352,7 +369,7 @@ def tracing(claims: pl.DataFrame) -> str:
         b = rows.get(TRACING_BTRFS)
         if b is not None and b.get("ours_scale"):
             study = fmt_int(literature.value("SsdOverheadRocksdbBtrfs"))
-            rocks += (f", {tidy(str(b['ours_scale']))} on btrfs alone, where the study saw about {study} % for "
+            rocks += (f", {tidy(str(b['ours_scale']))} on btrfs alone, where the study saw {study} % for "
                       f"RocksDB on btrfs ({TRACING_BTRFS} at scale: exploratory)")
         said.append(rocks)
     if not said:
@@ -360,13 +377,24 @@ def tracing(claims: pl.DataFrame) -> str:
     p = rows.get(TRACING_POOLED)
     pooled = f"; our row over every workload is {plan_status(p)} ({evidence(p)})" if p is not None else ""
     if not any(decided):
-        but = ""
-        if confounded:  # "; S1-trace-ycsb-cass-scale does not, its traced arm faster"
-            ids = join_and([f"{r['claim_id']} {str(r['verdict'])}" for r in confounded])
-            but = f"; {ids}, {'its' if len(confounded) == 1 else 'each with its'} traced arm faster"
-        head = "no row of its cost decides" + (" without a confound" if confounded else "")
-        return f"{NO_ADVICE} {TRACING_SUBJECT}: {head}; {'; '.join(said)}{pooled}{but}"
+        return f"{NO_ADVICE} {TRACING_SUBJECT}: {_none_decides(rows, confounded)}; {'; '.join(said)}{pooled}"
     return f"block tracing in production only with its cost measured at its own load: {'; '.join(said)}{pooled}"
+
+
+def _none_decides(rows: dict[str, dict], confounded: list[dict]) -> str:
+    """Why no tracing row backs advice, true to the rows (review: "no row of its cost decides" beside S1-trace-cass,
+    S1-trace-ycsb-cass and S1-trace-btrfs, which do not replicate as planned): "no row in its study's condition
+    decides" where a row decides as planned only outside it (the condition rule's), and the rows that decide with
+    their traced arm faster named as the exception ("but S1-trace-ycsb-cass-scale, its traced arm faster")."""
+    ids = [c for c, _ in TRACING_ROWS] + [f"{c}-scale" for c, _ in TRACING_ROWS] + [
+        TRACING_ROCKSDB[0], TRACING_BTRFS, TRACING_POOLED]
+    outside = any(by_rule(r["verdict"]) and str(r.get("verdict_planned") or "").startswith(DECIDED)
+                  for c in ids if (r := rows.get(c)) is not None)
+    head = "no row" + (" in its study's condition" if outside else "") + " decides"
+    if confounded:
+        head += f" but {join_and([str(r['claim_id']) for r in confounded])}, " + (
+            "its traced arm faster" if len(confounded) == 1 else "each with its traced arm faster")
+    return head
 
 
 def _decides(r: dict, confounded: list[dict]) -> bool:
@@ -398,9 +426,9 @@ def not_testable(claims: pl.DataFrame, outside: int = 0) -> str:
     """The claims not testable here, in their studies' words (quoted: the words are the studies', not ours), and
     how many rows the condition rule found outside (`outside`: their runs are not in the claim's condition)."""
     rows = machine_limited(claims)
-    said = list(dict.fromkeys(f"``{r['claim']}'' ({r['claim_id']})" for r in rows.iter_rows(named=True)))
-    rest = f"what {counted(outside, 'row', 'rows')} would show in the condition {'its' if outside == 1 else 'their'} " \
-        f"study states" if outside else ""
+    said = list(dict.fromkeys(f"{quoted(r['claim'])} ({r['claim_id']})" for r in rows.iter_rows(named=True)))
+    rest = f"what {counted(outside, 'row', 'rows')} would show in {'its' if outside == 1 else 'their'} study's " \
+        "condition" if outside else ""
     if not said:
         return rest or "every claim could be tested here"
     return "whether " + join_and(said, "or") + (f", nor {rest}" if rest else "")
@@ -416,10 +444,10 @@ _ROW = re.compile(r"\b(S\d-[a-z0-9-]+): ")  # a claim row cited with its evidenc
 
 
 def short(topic: str, text: str, claims: pl.DataFrame) -> str:
-    """A piece of advice as the abstract gives it: its choice, the words before their reason (": ", ", as ") or
-    evidence (" (S2-..."), and the row it rests on, the first it cites ("either ext4 or xfs for Cassandra's
-    commitlog when the device is the limit (S2-ops-cap)"); a row not testable here: no choice on the topic's
-    subject, and its row."""
+    """A piece of advice as the abstract gives it: its choice, the words before their reason (": ", ", as ",
+    ", which ") or evidence (" (S2-..."), and the row it rests on, the first it cites ("either ext4 or xfs for
+    Cassandra's commitlog when the device is the limit (S2-ops-cap)"); a row not testable here: no choice on the
+    topic's subject, and its row."""
     t = next((x for x in TOPICS if x.macro == topic), None)
     ids = list(dict.fromkeys(_ROW.findall(text)))
     rows = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
@@ -427,7 +455,7 @@ def short(topic: str, text: str, claims: pl.DataFrame) -> str:
     if untested or text.startswith((NO_ADVICE, CANNOT_SAY)):  # no choice, said as one (the abstract: "We advise ...")
         subject = t.subject if t is not None else TRACING_SUBJECT
         return f"{NO_CHOICE}{subject}" + (f" ({ids[0]})" if ids else "")
-    head = re.split(r": |, as | \((?=S\d)", text, maxsplit=1)[0]
+    head = re.split(r": |, as |, which | \((?=S\d)", text, maxsplit=1)[0]
     return f"{head} ({ids[0]})" if ids else head
 
 
@@ -438,19 +466,17 @@ ABSTRACT_TOPICS = ("AdviceCommitlog", "AdviceDataDir", "AdviceJournal", "AdviceA
 
 
 def abstract_advice(claims: pl.DataFrame) -> str:
-    """The abstract's advice: the short form (short) of each of ABSTRACT_TOPICS, in the conclusion's order, as plain
-    text; topics in a row with no choice share their words ("no choice on X (S3-cow-xfs) or Y (S4-reader)", within
-    the abstract's word limit)."""
-    out: list[list[str]] = []  # each a run of phrases; a run of no-choice ones is said as one
-    for k, v in phrases(claims).items():
-        if k not in ABSTRACT_TOPICS:
-            continue
-        said = short(k, v, claims)
-        if out and out[-1][0].startswith(NO_CHOICE) and said.startswith(NO_CHOICE):
-            out[-1].append(said.removeprefix(NO_CHOICE))
-        else:
-            out.append([said])
-    return "; ".join(join_and(run, "or") for run in out)
+    """The abstract's sentence of advice: the short form (short) of each of ABSTRACT_TOPICS, in the conclusion's
+    order, the choices first ("We advise X (S2-ops-cap) and Y (S3-relatime)") and then the topics no row backs, said
+    as one ("; we cannot advise on Z (S3-cow-xfs), W (S4-reader) or V (S1-trace-scale)"), within the abstract's word
+    limit; as plain text (review: "no choice on" read as advice against the choice)."""
+    said = [short(k, v, claims) for k, v in phrases(claims).items() if k in ABSTRACT_TOPICS]
+    chosen = [x for x in said if not x.startswith(NO_CHOICE)]
+    none = [x.removeprefix(NO_CHOICE) for x in said if x.startswith(NO_CHOICE)]
+    out = [f"We advise {join_and(chosen)}"] if chosen else []
+    if none:
+        out.append(f"{'we' if chosen else 'We'} cannot advise on {join_and(none, 'or')}")
+    return "; ".join(out)
 
 
 def macros(claims: pl.DataFrame) -> dict[str, str]:

@@ -26,6 +26,7 @@ import polars as pl
 
 from blkscope.analysis.load.machine_load import before
 from blkscope.analysis.stats.uncertainty import LEVEL, bootstrap_ci
+from blkscope.figures.names import DATABASES
 from blkscope.paper.headline import as_planned
 from blkscope.paper.latex import count_word, escape, fmt_float, fmt_int, join_and, macro_file
 
@@ -93,10 +94,21 @@ def _which(t: pl.DataFrame) -> str:
     return f"the one {rows}" if two.height == 1 else f"{n(differ.height)} of the {n(two.height)} {rows}"
 
 
+def _by(differ: pl.DataFrame) -> str:
+    """How much the arms' load differs: "by 3.39" for one row, "by at most 3.39" over several (review: a maximum over
+    one value)."""
+    return f"by {'' if differ.height == 1 else 'at most '}{fmt_float(differ['diff'].max(), 2)}"
+
+
+def _arm(name: str) -> str:
+    """An arm as the text names it: a database capitalised as its makers write it ("rocksdb" -> "RocksDB")."""
+    return escape(DATABASES.get(name, name))
+
+
 def short(t: pl.DataFrame) -> str:
     """The threats section's clause, by rule: "the arms of 1 of the 32 judged rows with two recorded arms differ in
-    it, by at most 3.39 (S1-cass-read-scale)"; "... of none of the 32 ... differ in it"; "no judged row has two arms
-    with a record of it"."""
+    it, by 3.39 (S1-cass-read-scale)" ("by at most" over several rows); "... of none of the 32 ... differ in it"; "no
+    judged row has two arms with a record of it"."""
     two, differ, n = _split(t)
     if two.height == 0:
         return "no judged row has two arms with a record of it"
@@ -104,7 +116,7 @@ def short(t: pl.DataFrame) -> str:
         return ("the arms of the one judged row with two recorded arms do not differ in it" if two.height == 1 else
                 f"the arms of none of the {n(two.height)} judged rows with two recorded arms differ in it")
     ids = join_and([escape(x) for x in differ["claim_id"]])
-    return f"the arms of {_which(t)} differ in it, by at most {fmt_float(differ['diff'].max(), 2)} ({ids})"
+    return f"the arms of {_which(t)} differ in it, {_by(differ)} ({ids})"
 
 
 def sentence(t: pl.DataFrame) -> str:
@@ -123,10 +135,9 @@ def sentence(t: pl.DataFrame) -> str:
     elif differ.height == 0:
         said = f"; {short(t)}"
     else:
-        each = [f"{escape(r['claim_id'])} ({escape(r['arm_a'])} {fmt_float(r['load_a'], 2)} against "
-                f"{escape(r['arm_b'])} {fmt_float(r['load_b'], 2)})" for r in differ.iter_rows(named=True)]
-        said = (f"; in {_which(t)} the arms' load differs, by at most {fmt_float(differ['diff'].max(), 2)}: "
-                f"{join_and(each)}")
+        each = [f"{escape(r['claim_id'])} ({_arm(r['arm_a'])} {fmt_float(r['load_a'], 2)} against "
+                f"{_arm(r['arm_b'])} {fmt_float(r['load_b'], 2)})" for r in differ.iter_rows(named=True)]
+        said = f"; in {_which(t)} the arms' load differs, {_by(differ)}: {join_and(each)}"
     # a run read by two rows (the tracing rows share runs) is one run: counted by its id, not per row
     unrecorded = len({r for ids in t["unrecorded_runs"].drop_nulls() for r in ids.split()})
     if unrecorded:

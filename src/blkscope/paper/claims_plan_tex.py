@@ -6,8 +6,8 @@ plan file in the repository carries them.
 Macros of claims_plan.tex: \\ClaimsPlanDate, \\ClaimsPlanRows (rows of the claims table), \\ClaimsHolmFamily (rows
 in the Holm family), \\ClaimsAlpha, \\ClaimsMovedByHolm (ids
 whose verdict Holm turned inconclusive, or `none`), \\ClaimsPooled (rows pooling strata), \\ClaimsHeterogeneous
-(how many rows' strata disagree, and which are inconclusive by it or decide in every stratum),
-\\ClaimsIsquaredMax ("up to 93" %, "over 99"), \\ClaimsExploratoryDiffer (ids whose verdict over all runs,
+(how many rows' strata disagree, the range of their I squared, and which are inconclusive by it or decide in
+every stratum), \\ClaimsExploratoryDiffer (ids whose verdict over all runs,
 exploratory ones included, differs), \\ClaimsDeviations (changes listed), \\ClaimsIsquaredCut (%),
 \\ClaimsPqCut, \\ClaimsExact (rows read off a value their runs all repeat: no interval, outside the family) and
 \\ClaimsExactIds, \\ClaimsPostHoc (judged in-memory rows: their runs predate the plan),
@@ -36,7 +36,7 @@ from blkscope.paper.claim_measures import JOURNAL_MIN_S
 from blkscope.paper.claim_verdict import OUTSIDE, STRATA_DISAGREE
 from blkscope.paper.claims import BAND_END, DECIDED, EXACT, PER_STRATUM, condition_rule_words
 from blkscope.paper.claims_plan import AMENDMENT, Plan
-from blkscope.paper.headline import planned_verdicts
+from blkscope.paper.headline import counted_alone, planned_verdicts
 from blkscope.paper.latex import (
     count_word,
     escape,
@@ -132,16 +132,18 @@ def amended_phrase(plan: Plan) -> str:
 
 
 def heterogeneous_split(claims: pl.DataFrame) -> str:
-    """The rows whose strata disagree (`pooling` per stratum), split by rule on their planned verdict before Holm
-    (planned_verdicts): those it leaves inconclusive (STRATA_DISAGREE) and those that decide in every stratum, with
-    their verdicts: "in 8 rows: 6 are inconclusive because of it (S1-hot, ...); 2 decide in every stratum
-    (S2-merge-cap-scale replicates; S1-cass-read does not, inconclusive after Holm)" (review: the list said all 8
-    were inconclusive because of it)."""
+    """The rows whose strata disagree (`pooling` per stratum), counted as the headline counts rows (a row on
+    another's runs with it: headline.counted_alone) and split by rule on their planned verdict before Holm
+    (planned_verdicts), with the range of their I squared: "in seven rows ($I$ squared from 55 % to over 99 %;
+    S1-cass-write-scale counts with S1-cass-read-scale): five are inconclusive because of it (S1-hot, ...); two
+    decide in every stratum (S1-cass-read does not, inconclusive after Holm; S2-merge-cap replicates)" (review: six
+    here beside the headline's five; the maximum alone read as the I squared of the rows beside it). LaTeX."""
     after, before = planned_verdicts(claims)
-    rows = list(claims.filter(pl.col("pooling") == PER_STRATUM).with_columns(_after=after, _before=before)
-                .iter_rows(named=True))
-    if not rows:
+    every = list(claims.filter(pl.col("pooling") == PER_STRATUM).with_columns(_after=after, _before=before)
+                 .iter_rows(named=True))
+    if not every:
         return "in no row"
+    rows = [r for r in every if counted_alone(r)]
     undecided = [r["claim_id"] for r in rows if r["_before"] == STRATA_DISAGREE]
     decided = [f"{r['claim_id']} {r['_before']}" + ("" if r["_after"] == r["_before"] else f", {r['_after']} after "
                                                      "Holm") for r in rows if r["_before"] != STRATA_DISAGREE]
@@ -152,7 +154,14 @@ def heterogeneous_split(claims: pl.DataFrame) -> str:
     if decided:
         parts.append(f"{count_word(len(decided))} {'decides' if len(decided) == 1 else 'decide'} in every stratum "
                      f"({'; '.join(decided)})")
-    return escape(f"in {count_word(len(rows))} {'row' if len(rows) == 1 else 'rows'}: {'; '.join(parts)}")
+    i2 = sorted(float(r["i2"]) for r in every if r.get("i2") is not None)
+    beside = [escape(f"{i2_text(i2[0])} %") if len(i2) == 1 or i2_text(i2[0]) == i2_text(i2[-1]) else
+              escape(f"from {i2_text(i2[0])} % to {i2_text(i2[-1])} %")] if i2 else []
+    beside = [f"$I$ squared {beside[0]}"] if beside else []
+    beside += [escape(f"{r['claim_id']} counts with {r['same_as']}") for r in every if not counted_alone(r)]
+    n = len(rows)
+    head = escape(f"in {count_word(n)} {'row' if n == 1 else 'rows'}") + (f" ({'; '.join(beside)})" if beside else "")
+    return f"{head}: {escape('; '.join(parts))}"
 
 
 def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
@@ -195,10 +204,9 @@ def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
         "ClaimsDeviationsAfterIds": _after_ids(plan),
         "ClaimsMovedByHolm": _ids(moved),
         "ClaimsPooled": fmt_int(pooled.height),
+        # with the range of the rows' I squared, "over 99" where the largest rounds to 100 but is not (review:
+        # 99.99996 % printed as 100)
         "ClaimsHeterogeneous": heterogeneous_split(claims),
-        # "up to 93", or "over 99" where the largest rounds to 100 but is not (review: 99.99996 % printed as 100)
-        "ClaimsIsquaredMax": (x if (x := i2_text(pooled["i2"].max())).startswith("over") else f"up to {x}")
-        if pooled.height else "--",
         "ClaimsIsquaredCut": fmt_int(100 * hg.I2_MAX),
         "ClaimsPqCut": f"{hg.P_Q_MIN:g}",
         "ClaimsExploratoryDiffer": _ids(differ),
@@ -210,10 +218,15 @@ def plan_macros(plan: Plan, claims: pl.DataFrame) -> dict[str, str]:
 
 
 def _amendments_apart(plan: Plan) -> str:
-    """The plan's amendments with a row of their own in the deviations table, as the text counts them beside the
-    changes: "4 further amendments" (one listed with a deviation is among the changes already)."""
-    n = sum(not a.listed for a in plan.amendments)
-    return f"{fmt_int(n)} further amendment{'' if n == 1 else 's'}"
+    """The plan's amendments as the text counts them beside the changes, all of them as amended_phrase counts them
+    (review: "4 further amendments" beside "amended five times"), one listed with a deviation said to be among those
+    changes (its row is that deviation's): "five amendments, one of them among those changes"."""
+    n, listed = len(plan.amendments), sum(bool(a.listed) for a in plan.amendments)
+    out = f"{count_word(n)} amendment{'' if n == 1 else 's'}"
+    if listed:
+        out += (", it among those changes" if n == 1 else ", all among those changes" if listed == n else
+                f", {count_word(listed)} of them among those changes")
+    return out
 
 
 def _estimates_before(steps: list[dict]) -> str:

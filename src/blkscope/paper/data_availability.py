@@ -15,23 +15,56 @@ from pathlib import Path
 import polars as pl
 
 from blkscope.figures.names import WORKLOADS
-from blkscope.paper.latex import escape, fmt_int
+from blkscope.paper.latex import count_word, escape, fmt_int, join_and, macro_file
 
 _START = re.compile(r"^start_utc:\s*'?([0-9T:.\-]+)", re.M)
+# the kernel the workload ran on: run.yaml's top-level `kernel` (a guest run's is the guest's; its host's is nested)
+_KERNEL = re.compile(r"^kernel:\s*'?([^'\s]+)", re.M)
 
 
 def start_dates(run_ids: list[str], raw: Path) -> pl.DataFrame:
-    """run_id, start (UTC, to the minute: "2026-11-28 17:07") of every captured run, from its run.yaml's start_utc
-    (one line: no YAML parse). To the minute, not the day: batches of one day are numbered by the time of their
-    first run (issue Q review: a day's evening batches were numbered before its morning ones)."""
+    """run_id, start (UTC, to the minute: "2026-11-28 17:07") and kernel ("6.18.44-fc-v769") of every captured run,
+    from its run.yaml's start_utc and kernel (one line each: no YAML parse). To the minute, not the day: batches of
+    one day are numbered by the time of their first run (issue Q review: a day's evening batches were numbered
+    before its morning ones)."""
     rows = []
     for r in run_ids:
         meta = raw / r / "run.yaml"
         if not meta.is_file():
             continue
-        m = _START.search(meta.read_text(errors="replace"))
-        rows.append({"run_id": r, "date": f"{m.group(1)[:10]} {m.group(1)[11:16]}".strip() if m else None})
-    return pl.DataFrame(rows, schema={"run_id": pl.Utf8, "date": pl.Utf8})
+        text = meta.read_text(errors="replace")
+        m, k = _START.search(text), _KERNEL.search(text)
+        rows.append({"run_id": r, "date": f"{m.group(1)[:10]} {m.group(1)[11:16]}".strip() if m else None,
+                     "kernel": k.group(1) if k else None})
+    return pl.DataFrame(rows, schema={"run_id": pl.Utf8, "date": pl.Utf8, "kernel": pl.Utf8})
+
+
+def kernel_phrase(kernels: list[str], counted: bool = False) -> str:
+    """Kernels as the text names them, the builds of one release said once: "6.1.0-56-amd64 and 6.18.44-fc (builds
+    v657 and v769)"; `counted` (the Method, short): "6.18.44-fc, two builds"; "not recorded" for none."""
+    if not kernels:
+        return "not recorded"
+    by: dict[str, list[str]] = {}
+    for k in sorted(set(kernels)):
+        head, _, build = k.rpartition("-")
+        by.setdefault(head or build, []).append(build if head else "")
+
+    def one(h: str, b: list[str]) -> str:
+        if len(b) == 1:
+            return f"{h}-{b[0]}" if b[0] else h
+        return f"{h}, {count_word(len(b))} builds" if counted else f"{h} (builds {join_and(b)})"
+
+    return join_and([one(h, b) for h, b in by.items()])
+
+
+def kernel_macros(runs: pl.DataFrame, dates: pl.DataFrame) -> dict[str, str]:
+    """The Method's kernels, from the runs the batches table counts (batches), its builds counted (the table names
+    them per batch): KernelHost (the loop device's host), KernelGuest (the emulated guest's) (review: the paper never
+    named the kernel)."""
+    d = runs.join(dates, on="run_id").filter(pl.col("testbed") != "external")
+    of = {bed: kernel_phrase(d.filter(pl.col("testbed") == bed)["kernel"].drop_nulls().to_list(), counted=True)
+          for bed in ("loop", "guest")}
+    return {"KernelHost": escape(of["loop"]), "KernelGuest": escape(of["guest"])}
 
 
 def batches(runs: pl.DataFrame, dates: pl.DataFrame) -> pl.DataFrame:
@@ -45,6 +78,8 @@ def batches(runs: pl.DataFrame, dates: pl.DataFrame) -> pl.DataFrame:
             first=pl.col("date").min(), last=pl.col("date").max(), runs=pl.len(),
             testbeds=pl.col("testbed").unique().sort().str.join(", "),
             workloads=pl.col("workload").replace(WORKLOADS).unique().sort().str.join(", "),
+            kernels=pl.col("kernel").drop_nulls().unique().sort() if "kernel" in d.columns else
+            pl.lit([], pl.List(pl.Utf8)),
         )  # fmt: skip
         .sort("first", "last", "batch")
     )
@@ -53,7 +88,9 @@ def batches(runs: pl.DataFrame, dates: pl.DataFrame) -> pl.DataFrame:
 
 def render(by: pl.DataFrame, total: int) -> str:
     rows = [f"{r['number']} & {escape(r['first'] or '--')} & {escape(r['last'] or '--')} & {fmt_int(r['runs'])} & "
-            f"{escape(r['testbeds'])} & {escape(r['workloads'])} \\\\" for r in by.iter_rows(named=True)]  # fmt: skip
+            f"{escape(r['testbeds'])} & {escape(r['workloads'])} & "
+            f"{escape(kernel_phrase(r['kernels']) if len(r['kernels']) else '--')} \\\\"
+            for r in by.iter_rows(named=True)]  # fmt: skip
     first, last = by["first"].drop_nulls().min(), by["last"].drop_nulls().max()
     return "\n".join(
         [
@@ -69,8 +106,10 @@ def render(by: pl.DataFrame, total: int) -> str:
             + ", numbered "
             r"here in order of their first run's start (the sheet's column \texttt{batch} names them).",
             "",
-            r"\begin{longtable}{rllrll}",
-            r"\toprule batch & first & last & runs & testbeds & workloads \\ \midrule\endhead",
+            # ragged right: a justified narrow cell spreads "Cassandra YCSB," over its width
+            r"\begin{longtable}{rllrl>{\raggedright\arraybackslash}p{0.2\linewidth}"
+            r">{\raggedright\arraybackslash}p{0.17\linewidth}}",
+            r"\toprule batch & first & last & runs & testbeds & workloads & kernel \\ \midrule\endhead",
             r"\bottomrule\endfoot",
             *rows,
             r"\end{longtable}",
@@ -84,9 +123,11 @@ def render(by: pl.DataFrame, total: int) -> str:
             r"\texttt{notebooks/executed/all\_setups.ipynb}) draws every setup of the figures, which the "
             r"captions call the all\_setups notebook. The claims plan, with its amendments and the deviations "
             r"from it, is \texttt{config/claims\_plan.yaml}. In \texttt{claims.csv}, \texttt{verdict} is the "
-            r"condition rule's (\emph{outside the study's condition} and the condition) where that rule applies and "
-            r"the plan's "
-            r"otherwise; \texttt{verdict\_planned} is the plan's where the rule applies, the verdict "
+            # the rule's verdict is its label, a colon and the condition our runs were in (review: "(outside the
+            # study's condition and the condition)" named nothing)
+            r"condition rule's where that rule applies (\emph{outside the study's condition}, then the condition "
+            r"our runs were in) and the plan's otherwise; \texttt{verdict\_planned} is the plan's where the rule "
+            r"applies, the verdict "
             r"Table~\ref{tab:claims} prints first; \texttt{claims\_load.csv} is the load per arm of Appendix~"
             r"\ref{app:claims}.",
             "",
@@ -99,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs", type=Path, required=True, help="the runs sheet (config/runs.tsv)")
     p.add_argument("--raw", type=Path, required=True, help="the raw runs (data/raw)")
     p.add_argument("-o", "--out", type=Path, required=True, help="output .tex")
+    p.add_argument("--macros", type=Path, help="output .tex of the Method's kernel macros (kernel_macros)")
     a = p.parse_args(argv)
     from blkscope.io import write_text_atomic
     from blkscope.runs import load_runs
@@ -110,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     by = batches(runs, dates)
     write_text_atomic(render(by, int(by["runs"].sum())), a.out)
+    if a.macros:
+        head = "% Generated by `python -m blkscope.paper.data_availability`; do not edit."
+        write_text_atomic(macro_file(head, kernel_macros(runs, dates)), a.macros)
     return 0
 
 

@@ -20,7 +20,9 @@ from blkscope.paper.claims import claim_of, statement_of
 from blkscope.paper.latex import count_word, fmt_int, join_and
 from blkscope.paper.phrases import plan_status, verdict_kind
 
-_CLOSING = re.compile(r"\s*\([^()]*\)$")
+# a claim's closing parenthesis: ours, naming its condition, workload or statistic ("(device the limit)", "(max)"),
+# not the study's words, so a quotation of the claim leaves it out (advice.quoted)
+CLOSING = re.compile(r"\s*\([^()]*\)$")
 JUDGED = (("replicates", "replicates", "replicate"), ("does not", "does not", "do not"),
           ("inconclusive", "is inconclusive", "are inconclusive"))
 NONE = {"does not": "none fails to replicate"}  # "none does not" reads as a double negative
@@ -94,20 +96,41 @@ def strata_clause(verdicts: list[str], digits: bool) -> str:
     return f", {which} because {'its' if k == 1 else 'their'} strata disagree"
 
 
-def pooling_clause(rows: list[dict], verdicts: list[str], digits: bool, brief: bool = False) -> str:
+def changed_after_look(r: dict, verdict: str) -> bool:
+    """Whether a row's verdict as counted (`verdict`) rests on a change made once estimates had been seen: its
+    measure changed or its runs narrowed (claims.csv `measure_changed`, `narrowed`), or the plan's pooling rule
+    (`verdict_pooled_plan`) would give another kind of verdict."""
+    pooled = str(r.get("verdict_pooled_plan") or verdict)
+    return r.get("measure_changed") in (True, "true") or bool(r.get("narrowed")) or \
+        verdict_kind(pooled) != verdict_kind(verdict)
+
+
+def replicated_note(rows: list[dict], verdicts: list[str], digits: bool) -> str:
+    """Beside the count of rows that replicate (the abstract): how many are post hoc and how many rest on a change
+    made once estimates had been seen (changed_after_look): " (all post hoc, 2 after changes made once estimates
+    were seen)" (review: the abstract's "4 replicate" read as confirmed); "" where none replicates."""
+    reps = [(r, x) for r, x in zip(rows, verdicts, strict=True) if x.startswith("replicates")]
+    if not reps:
+        return ""
+    post = sum(plan_status(r) == "post hoc" for r, _ in reps)
+    changed = sum(changed_after_look(r, x) for r, x in reps)
+    every = "all post hoc" if len(reps) > 1 else "post hoc"
+    said = ([every if post == len(reps) else f"{_n(post, digits)} post hoc"] if post else []) + (
+        [f"{_n(changed, digits)} after changes made once estimates were seen"] if changed else [])
+    return f" ({', '.join(said)})" if said else ""
+
+
+def pooling_clause(rows: list[dict], verdicts: list[str], digits: bool) -> str:
     """The judged rows (`verdicts`, as counted, in the order of `rows`) by the plan's pooling rule (claims.csv
     `verdict_pooled_plan`: a random-effects interval where strata disagree), which was replaced by judging each
     stratum alone once the estimates had been seen (the plan's deviation of kind pooling): "; under the plan's
     pooling rule, replaced once the estimates were seen, 3 replicate, 12 do not and 28 are inconclusive (S1-trace
-    does not, ...)"; `brief` (the abstract): "; the plan's pooling rule, replaced once the estimates were seen,
-    gives 3, 12 and 28"; "" where it moves no row."""
+    does not, ...)"; "" where it moves no row. The abstract says instead which replicating rows rest on a change
+    (replicated_note), within its word limit."""
     pooled = [str(r.get("verdict_pooled_plan") or x) for r, x in zip(rows, verdicts, strict=True)]
     moved = [(r, x, y) for r, x, y in zip(rows, verdicts, pooled, strict=True) if verdict_kind(x) != verdict_kind(y)]
     if not moved:
         return ""
-    if brief:  # the abstract, within its word limit: the counts in the order the headline gave them
-        n = [_n(k, digits) if k else "none" for k in (sum(v.startswith(x) for v in pooled) for x, _, _ in JUDGED)]
-        return f"; the plan's pooling rule, replaced once the estimates were seen, gives {join_and(n)}"
     which = " (" + ", ".join(f"{r['claim_id']} {y}" for r, _, y in moved) + ")"
     return (f"; under the plan's pooling rule, replaced once the estimates were seen, "
             f"{join_and(_counts(pooled, JUDGED, digits, True))}{which}")
@@ -175,13 +198,19 @@ def within(rows: list[dict], n_judged: int, digits: bool, column: str = "verdict
     return f"{head}, {join_and(_counts(kept, JUDGED, digits, False))}"
 
 
+def counted_alone(r: dict) -> bool:
+    """Whether a row counts on its own: a row that reads the runs and throughput of another (claims.csv `same_as`)
+    counts once, with it, in the headline and wherever rows are counted beside it (claims_plan_tex)."""
+    return not r.get("same_as")
+
+
 def _tally(claims: pl.DataFrame, column: str = "verdict") -> tuple[list[dict], list[str], list[tuple], bool]:
     """What both headline forms count: the rows, each row's planned verdict (as_planned), the judged ones as
     (plan status, verdict) but those counted with another, and whether counts are digits (above nine rows)."""
     rows = list(claims.iter_rows(named=True))
     v = [as_planned(r, column) for r in rows]
     judged = [(plan_status(r), x) for r, x in zip(rows, v, strict=True)
-              if not x.startswith("not test") and not r.get("same_as")]
+              if not x.startswith("not test") and counted_alone(r)]
     return rows, v, judged, len(rows) > 9
 
 
@@ -199,7 +228,7 @@ def _withdrawn(n: int, digits: bool) -> str:
 
 def _judged_rows(rows: list[dict], v: list[str]) -> list[dict]:
     """The rows _tally judges, in its order."""
-    return [r for r, x in zip(rows, v, strict=True) if not x.startswith("not test") and not r.get("same_as")]
+    return [r for r, x in zip(rows, v, strict=True) if not x.startswith("not test") and counted_alone(r)]
 
 
 def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
@@ -254,11 +283,11 @@ def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
 
 def abstract_counts(claims: pl.DataFrame) -> str:
     """The abstract's counts, shorter than split_sentence, each row by its planned verdict (as_planned) and the
-    condition rule's rows as the caveat beside them: "of 47 rows, 43 are judged as planned: 4 replicate, 11 do not
-    and 28 are inconclusive (confirmatory: 4 do not and 5 are inconclusive), 5 of the 28 because their strata
-    disagree; the plan's pooling rule, replaced once the estimates were seen, gives 3, 12 and 28; 2 could not be
-    tested here and one was withdrawn; one more reads another's runs. A rule set after the estimates were seen finds
-    18 of the 43 outside their study's condition; of the other 25, 3 replicate, 3 do not and 19 are inconclusive"
+    condition rule's rows as the caveat beside them: "of 47 rows, 43 are judged as planned: 4 replicate (all post
+    hoc, 2 after changes made once estimates were seen: replicated_note), 11 do not and 28 are inconclusive
+    (confirmatory: 4 do not and 5 are inconclusive), 5 of the 28 because their strata disagree; 2 could not be tested
+    here and one was withdrawn; one more reads another's runs. A rule set after the estimates were seen finds 18 of
+    the 43 outside their study's condition; of the other 25, 3 replicate, 3 do not and 19 are inconclusive"
     (within)."""
     rows, v, judged, digits = _tally(claims)
     if not rows:
@@ -268,9 +297,10 @@ def abstract_counts(claims: pl.DataFrame) -> str:
         conf = [x for s, x in judged if s == "confirmatory"]
         among = f" (confirmatory: {join_and(_counts(conf, JUDGED, digits, False))})" if conf else ""
         verdicts = [x for _, x in judged]
+        counts = _counts(verdicts, JUDGED, digits, True)
+        counts[0] += replicated_note(_judged_rows(rows, v), verdicts, digits)
         parts.append(f"{_n(len(judged), digits)} {'is' if len(judged) == 1 else 'are'} judged as planned: "
-                     f"{join_and(_counts(verdicts, JUDGED, digits, True))}{among}{strata_clause(verdicts, digits)}"
-                     f"{pooling_clause(_judged_rows(rows, v), verdicts, digits, brief=True)}")
+                     f"{join_and(counts)}{among}{strata_clause(verdicts, digits)}")
     untestable = sum(x.startswith("not testable") for x in v)
     waits, gone = _waiting(v)
     rest = ([f"{_n(untestable, digits)} could not be tested here"] if untestable else []) + (
@@ -329,7 +359,8 @@ def rule_moved(claims: pl.DataFrame) -> str:
 
 def moved(claims: pl.DataFrame) -> str:
     """The rows the multiplicity correction moved, by plan status: "5 post hoc rows (S1-cass-read, S2-ops, ...):
-    2 replicate and 3 do not" each interval alone; "no row" where it moved none. Each row as planned (the condition
+    2 replicate and 3 do not" each interval alone, one row by its verdict ("one confirmatory row (S2-lz4-cap-
+    replication, which replicates)"); "no row" where it moved none. Each row as planned (the condition
     rule's rows by their planned verdicts, planned_verdicts), so that none of them is left out."""
     after, before = planned_verdicts(claims)
     pairs = claims.with_columns(_after=after, _before=before)
@@ -344,8 +375,11 @@ def moved(claims: pl.DataFrame) -> str:
             ids = join_and([str(r["claim_id"]) for r in these])
             v = [str(r["_before"]) for r in these]
             counts = join_and(_counts(v, JUDGED, len(these) > 9, False))
+            # one row: its verdict, not a count of one ("(S2-lz4-cap-replication, which replicates)")
+            lone = next((one for k, one, _ in JUDGED if v[0].startswith(k)), v[0])
+            said = f"{ids}, which {lone}" if len(these) == 1 else f"{ids}: {counts}"
             parts.append(f"{_n(len(these), len(these) > 9)} {status} {'row' if len(these) == 1 else 'rows'} "
-                         f"({ids}: {counts})")
+                         f"({said})")
     return join_and(parts)
 
 
