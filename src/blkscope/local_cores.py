@@ -1,7 +1,8 @@
 """A local run's thread budget, never above the CPUs it may use.
 
 `snakemake --cores 8 all` on a 2-CPU machine ran up to 8 jobs at once: their polars pools, native threads and caches
-then share 2 CPUs and the DAG took ~50 CPU-s more than at `--cores 2` (bench/RESULTS.md, "the main job's cores").
+then share 2 CPUs for nothing: 294-316 CPU-s against 263-274 at a budget of 2, the wall no different (bench/RESULTS.md,
+"the main job's cores").
 Snakemake's --cores is a maximum, so a local run takes min(--cores, CPUs + T - 1), T the largest rule's threads: a
 T-thread job then starts once one CPU is free instead of idling the others until all T are (and the scheduler
 refuses a job that needs more than the budget)."""
@@ -20,15 +21,22 @@ def budget(cores: int, cpus: int, rule_threads: list[int]) -> int:
     return min(cores, cpus + max(rule_threads, default=1) - 1)
 
 
-def cap(workflow, cpus: int | None = None) -> int:
+def _threads(rule) -> int | None:
+    """A rule's threads when fixed (Snakemake keeps them as a Resource `_cores`); None for a callable's."""
+    t = rule.resources.get("_cores")
+    return None if t is None or t.is_evaluable() else int(t.value)
+
+
+def cap(workflow) -> int:
     """Lower the scheduler's `_cores` to budget(); returns it. Call from onstart (the scheduler exists by then)."""
     scheduler = workflow.scheduler
     cores = scheduler.global_resources["_cores"]
-    fixed = [t for r in workflow.rules if isinstance(t := r.resources.get("_cores"), int)]
-    n = usable_cpus() if cpus is None else cpus
+    fixed = [t for r in workflow.rules if (t := _threads(r)) is not None]
+    n = usable_cpus()
     new = budget(cores, n, fixed)
     if new < cores:
         # resources is the free budget: nothing runs yet, so it equals global_resources here
         scheduler.global_resources["_cores"] = scheduler.resources["_cores"] = new
-        print(f"blkscope: --cores {cores} on {n} usable CPUs: at most {new} threads at once", file=sys.stderr)
+        cpus_, threads = f"CPU{'' if n == 1 else 's'}", f"thread{'' if new == 1 else 's'}"
+        print(f"blkscope: --cores {cores} on {n} usable {cpus_}: at most {new} {threads} at once", file=sys.stderr)
     return new
