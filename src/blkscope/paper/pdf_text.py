@@ -16,11 +16,15 @@ import subprocess
 import sys
 import unicodedata
 from pathlib import Path
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from blkscope.paper.bookkeeping import INTERNAL, internal_words  # noqa: F401 (the check's words, re-exported)
-from blkscope.paper.tables import plain
+
+if TYPE_CHECKING:
+    import polars as pl
+
+# polars and blkscope.paper.tables (scipy.stats through the claims' measures: ~0.7 CPU-s) are imported where the
+# text checks use them: the processes of check_all's geometry parts import this module and never need them
 
 # pdftotext's Unicode for what TeX sets from ASCII: quotes, dashes (T1 ligatures), ligature glyphs (NFKC)
 _TYPESET = str.maketrans({"\u2019": "'", "\u2018": "`", "\u201c": "``", "\u201d": "''", "\u2013": "--",
@@ -86,7 +90,7 @@ def missing_claims(text: str, claims: pl.DataFrame, columns: list[str]) -> list[
     cells one after the other (a row may break across pages between rows, never inside one); the verdict before
     Holm's correction as the table prints it (blkscope.paper.tables.unadjusted_cell), and a row of the condition
     rule's verdict as its cell prints it (caveated)."""
-    from blkscope.paper.tables import caveated, printed_unadjusted
+    from blkscope.paper.tables import caveated, plain, printed_unadjusted
 
     claims = caveated(printed_unadjusted(claims), ruled_only=True)
     flat = squash_quotes(text)
@@ -252,6 +256,10 @@ def unstated_runs(claims: pl.DataFrame) -> list[str]:
     the study's condition`, are judged as planned) that do not state their condition, their window or their n per
     arm, or whose window is the whole run without its length: a reader could not tell which runs, over which time,
     a verdict reads."""
+    import polars as pl
+
+    from blkscope.paper.tables import plain
+
     cols = [c for c in RUNS_STATED if c in claims.columns]
     judged = claims.filter(~pl.col("verdict").fill_null("").str.starts_with("not test"))
     out = [f"the claims table has no column {c!r}" for c in RUNS_STATED if c not in cols]
@@ -348,6 +356,8 @@ def _part(part: tuple):
     from blkscope.paper.pdf_geometry import check_paper_pdf
 
     if part[0] == "text":
+        import polars as pl
+
         return _text_checks(part[1], pl.read_parquet(part[2]))
     if part[0] == "pages":
         return check_paper_pdf(part[1], every_page=True, pages=range(part[2], part[3] + 1))
