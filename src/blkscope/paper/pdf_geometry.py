@@ -412,6 +412,35 @@ def _without_textless_blocks(data: bytes, colour_components, textless_xobject, l
     return b"".join(out) + data[at:]
 
 
+_STRIPPED: dict[bytes, tuple[bytes | None, tuple]] = {}
+
+
+def _stripped(data: bytes, colour_components, textless_xobject) -> bytes:
+    """_without_textless_blocks, remembered by the stream's bytes with every answer the two functions gave: given
+    the same answers it returns the same bytes (it reads nothing else), so a stream met again (a figure's content,
+    drawn by the paper as a form) is not lexed again once the names it asked about are found the same here."""
+    hit = _STRIPPED.get(data)
+    if hit is not None:
+        less, asked = hit
+        ask = {"cs": colour_components, "xo": textless_xobject}
+        if all(ask[kind](name) == answer for kind, name, answer in asked):
+            return data if less is None else less
+    asked = []
+
+    def components(name: str) -> int | None:
+        asked.append(("cs", name, answer := colour_components(name)))
+        return answer
+
+    def textless(name: str) -> bool:
+        asked.append(("xo", name, answer := textless_xobject(name)))
+        return answer
+
+    less = _without_textless_blocks(data, components, textless)
+    if sum(len(k) for k in _STRIPPED) + len(data) <= _PARSED_BYTES:
+        _STRIPPED[data] = (None if less is data else less, tuple(dict.fromkeys(asked)))
+    return less
+
+
 def _text_interpreter():
     """pdfminer's page interpreter, but a form XObject whose content cannot add a character is not run. The
     figures draw each mark with opacity as a form of its own (~1,700-3,700 per figure, no text in any), and
@@ -419,7 +448,7 @@ def _text_interpreter():
     before pdfminer resolves it."""
     from pdfminer.pdfinterp import LITERAL_FORM, PDFPageInterpreter
     from pdfminer.pdftypes import PDFObjRef, PDFStream, resolve1
-    from pdfminer.psparser import literal_name
+    from pdfminer.psparser import PSKeyword, keyword_name, literal_name
 
     class TextInterpreter(PDFPageInterpreter):
         def _textless(self, name: str) -> bool:
@@ -441,13 +470,35 @@ def _text_interpreter():
                 strm = resolve1(obj)
                 if isinstance(strm, PDFStream) and strm.objid is not None:
                     data = strm.get_data()
-                    less = _without_textless_blocks(data, self._components, self._textless)
+                    less = _stripped(data, self._components, self._textless)
                     if less is not data:
                         copy = PDFStream({}, less)
                         copy.set_objid(strm.objid, strm.genno)
                         strm = copy
                 kept.append(strm)
-            super().execute(kept)
+            if not all(isinstance(s, PDFStream) and s.objid is not None for s in kept):
+                super().execute(kept)  # an inline stream: pdfminer's own handling of it
+                return
+            # pdfminer's execute, its parse of the streams' bytes remembered (_parsed)
+            self.stream_ids.clear()
+            valid = []
+            for s in kept:  # a stream that is already being run (a form that draws itself) is not run again
+                if s.objid not in self.parent_stream_ids:
+                    valid.append(s)
+                    self.stream_ids.add(s.objid)
+            for obj in _parsed(valid):
+                if not isinstance(obj, PSKeyword):
+                    self.push(obj)
+                    continue
+                method = "do_" + keyword_name(obj).replace("*", "_a").replace('"', "_w").replace("'", "_q")
+                func = getattr(self, method, None)
+                if func is None:
+                    continue
+                nargs = func.__code__.co_argcount - 1
+                if not nargs:
+                    func()
+                elif len(args := self.pop(nargs)) == nargs:
+                    func(*args)
 
         def do_Do(self, xobjid_arg) -> None:
             if self._textless(literal_name(xobjid_arg)):
@@ -459,6 +510,32 @@ def _text_interpreter():
             super().do_Do(xobjid_arg)
 
     return TextInterpreter
+
+
+_PARSED: dict[tuple[bytes, ...], list] = {}
+_PARSED_BYTES = 64 << 20  # what the remembered parses may hold, counted in their streams' bytes
+
+
+def _parsed(streams) -> list:
+    """The objects pdfminer's content parser reads from `streams` (operands and operators in order), remembered by
+    the streams' bytes: the paper draws each figure as a form whose content is the bytes of the figure's own PDF,
+    whose check (check_figure_pdf) parsed them already. Parsing, not running, was most of a figure's cost."""
+    from pdfminer.pdfinterp import PDFContentParser
+    from pdfminer.psparser import PSEOF
+
+    key = tuple(s.get_data() for s in streams)
+    if key in _PARSED:
+        return _PARSED[key]
+    out = []
+    try:
+        parser = PDFContentParser(streams)
+        while True:
+            out.append(parser.nextobject()[1])
+    except PSEOF:
+        pass
+    if sum(len(k) for k in _PARSED) + sum(len(b) for b in key) <= _PARSED_BYTES:
+        _PARSED[key] = out
+    return out
 
 
 def text_page(page):
@@ -565,29 +642,36 @@ def check_paper_pdf(pdf: Path, every_page: bool = False, pages: range | None = N
     table could run off the page): a figure outside the text block, text other than the page number outside it (a
     caption pushed into the footer, a table row below the block), or overlapping text. `pages` (1-based): only
     those, so that parts of the paper can be checked in parallel processes."""
+    problems = []
+    for ppage in plumber_pages(pdf, pages):
+        problems += check_paper_page(pdf, ppage, every_page)
+        ppage.close()  # its layout: the document stays open for the next part (plumber_pages)
+    return problems
+
+
+def check_paper_page(pdf: Path, ppage, every_page: bool = False) -> list[str]:
+    """check_paper_pdf of one pdfplumber page of `pdf` (plumber_pages), left open: its layout (text_page) serves
+    other checks of the page until it is closed."""
     block = text_block(pdf)
     problems = []
-    every = reader(pdf).pages
-    for ppage in plumber_pages(pdf, pages):
-        i = ppage.page_number
-        figs = form_boxes(every[i - 1])
-        if not figs and not every_page:
-            continue
-        for box in figs:
-            if not box.inside(block):
-                problems.append(f"page {i}: a figure at ({box.x0:.0f}, {box.top:.0f})-({box.x1:.0f}, "
-                                f"{box.bottom:.0f}) leaves the text block ({block.x0:.0f}, {block.top:.0f})-"
-                                f"({block.x1:.0f}, {block.bottom:.0f})")  # fmt: skip
-        page_chars = chars(ppage)
-        ppage.close()  # its layout: the document stays open for the next part (plumber_pages)
-        for lb in labels(page_chars):
-            if lb.text.isdigit() and lb.baseline > block.bottom + TOL:
-                continue  # the page number, in the footer
-            # a line of text is inside when its glyphs are within the block's sides and top and its baseline
-            # above the block's bottom (descenders of the last line hang below, as LaTeX sets them)
-            text_box = Box(lb.box.x0, lb.box.top, lb.box.x1, lb.baseline)
-            if not text_box.inside(block):
-                problems.append(f"page {i}: text {lb.text!r} outside the text block")
-        for a, b in overlapping_labels(page_chars):
-            problems.append(f"page {i}: text {a.text!r} overlaps {b.text!r}")
+    i = ppage.page_number
+    figs = form_boxes(reader(pdf).pages[i - 1])
+    if not figs and not every_page:
+        return []
+    for box in figs:
+        if not box.inside(block):
+            problems.append(f"page {i}: a figure at ({box.x0:.0f}, {box.top:.0f})-({box.x1:.0f}, "
+                            f"{box.bottom:.0f}) leaves the text block ({block.x0:.0f}, {block.top:.0f})-"
+                            f"({block.x1:.0f}, {block.bottom:.0f})")  # fmt: skip
+    page_chars = chars(ppage)
+    for lb in labels(page_chars):
+        if lb.text.isdigit() and lb.baseline > block.bottom + TOL:
+            continue  # the page number, in the footer
+        # a line of text is inside when its glyphs are within the block's sides and top and its baseline
+        # above the block's bottom (descenders of the last line hang below, as LaTeX sets them)
+        text_box = Box(lb.box.x0, lb.box.top, lb.box.x1, lb.baseline)
+        if not text_box.inside(block):
+            problems.append(f"page {i}: text {lb.text!r} outside the text block")
+    for a, b in overlapping_labels(page_chars):
+        problems.append(f"page {i}: text {a.text!r} overlaps {b.text!r}")
     return problems
