@@ -189,18 +189,22 @@ def half_empty(pdf: Path, n: int) -> bool:
         return False
     (ppage,) = plumber_pages(pdf, [n])
     tp = text_page(ppage)
+    # each test in turn, the cheapest first (a page of text with a figure: the first), none changing the answer
+    words = list(_body_words(tp))
+    if _words_outside(words, boxes) >= FLOAT_WORDS:
+        return False  # not a float page (captions only)
+    # a float page whose tables (set smaller than body text) fill it below its figures is full: the
+    # share is of everything it prints, figures, captions and tables alike (the e2e miniature's Fig. 18)
+    if _content_share(tp, boxes, block) >= LONE_FIGURE_SHARE:
+        return False
     # a last page that ends on text is not one: the floats the document's last words leave go above them, and
     # nothing after could share the page; a last page that ends on a figure is checked as any other (Q
     # review: an appendix closing on a lone half-empty figure passed)
-    last = n == len(pages) and _words_below(tp, boxes, block) > 0
+    if n == len(pages) and _words_below(words, boxes, block) > 0:
+        return False
     # a page of placeholders alone (figures that stroke no path: theme.no_data's message, sized to it)
     # is not one: only a dataset without the figure's runs draws them (the e2e miniature's cache sweep)
-    drawn = any(strokes(xo, page.pdf) for _, xo in forms(page))
-    # a float page whose tables (set smaller than body text) fill it below its figures is full: the
-    # share is of everything it prints, figures, captions and tables alike (the e2e miniature's Fig. 18)
-    full = _content_share(tp, boxes, block) >= LONE_FIGURE_SHARE
-    # a float page (captions only) its figures leave half empty
-    return _words_outside(tp, boxes) < FLOAT_WORDS and not last and drawn and not full
+    return any(strokes(xo, page.pdf) for _, xo in forms(page))
 
 
 LONE_FIGURE_SHARE = 0.5  # a page of figures only must be at least half figure
@@ -215,16 +219,16 @@ def _body_words(page):
             yield (w["x0"] + w["x1"]) / 2, (w["top"] + w["bottom"]) / 2
 
 
-def _words_outside(page, boxes) -> int:
-    """Words of body text a pdfplumber page draws outside the figures' boxes."""
-    return sum(not any(b.x0 <= x <= b.x1 and b.top <= y <= b.bottom for b in boxes) for x, y in _body_words(page))
+def _words_outside(words, boxes) -> int:
+    """Words of body text (_body_words of a page) outside the figures' boxes."""
+    return sum(not any(b.x0 <= x <= b.x1 and b.top <= y <= b.bottom for b in boxes) for x, y in words)
 
 
-def _words_below(page, boxes, block) -> int:
-    """Words of body text a page draws below the lowest of its figures and inside the text block (not a page number
-    in the foot): a page that ends on text."""
+def _words_below(words, boxes, block) -> int:
+    """Words of body text (_body_words of a page) below the lowest of its figures and inside the text block (not a
+    page number in the foot): a page that ends on text."""
     low = max(b.bottom for b in boxes)
-    return sum(low < y <= block.bottom for _, y in _body_words(page))
+    return sum(low < y <= block.bottom for _, y in words)
 
 
 def _content_share(page, boxes, block) -> float:
