@@ -267,11 +267,19 @@ def _unbroken(text: str) -> str:
 def check_figures(figures: list[Path]) -> list[str]:
     """Each figure's own PDF: within the width it is printed in (a column or both: its module's WIDTH) and the
     height a figure has, no two labels overlapping."""
-    from blkscope.figures.theme import MAX_FIGURE_HEIGHT_PT
-    from blkscope.paper.figure_tex import width
     from blkscope.paper.pdf_geometry import check_figure_pdf
 
-    return [p for f in figures for p in check_figure_pdf(f, width(f.stem), MAX_FIGURE_HEIGHT_PT)]
+    return [p for f in figures for p in check_figure_pdf(f, *figure_space(f))]
+
+
+def figure_space(figure: Path) -> tuple[float, float]:
+    """The width and height (bp) a figure's PDF may take: its module's WIDTH, theme's MAX_FIGURE_HEIGHT_PT. Found
+    by importing the figure's module (altair and all: ~0.5 CPU-s for the paper's figures), which check_all does
+    once, not in each of its processes."""
+    from blkscope.figures.theme import MAX_FIGURE_HEIGHT_PT
+    from blkscope.paper.figure_tex import width
+
+    return width(figure.stem), MAX_FIGURE_HEIGHT_PT
 
 
 RUNS_STATED = ("condition", "window", "n")  # what every judged row says of the runs it reads
@@ -391,24 +399,26 @@ PAGES_PER_PART = 7  # the paper's geometry is checked in parts of this many page
 
 def _part(part: tuple):
     """One part of check_all: ("text", paper, claims table), ("pages", paper, first, last, figures) or ("figure",
-    pdf)."""
+    figure): a figure is (its PDF, the width and height it may take: figure_space)."""
     if part[0] == "text":  # all of the layout but its half-empty pages, found with the geometry of each page
         import polars as pl
 
         lay = layout(part[1], lone=[])
         return lay, _read_checks(part[1], pl.read_parquet(part[2]), lay["main_pages"])
+    from blkscope.paper.pdf_geometry import check_figure_pdf
+
     if part[0] == "pages":
         return _pages_part(*part[1:])
-    return check_figures([part[1]])
+    return check_figure_pdf(*part[1])
 
 
-def _pages_part(pdf: Path, first: int, last: int, figures: tuple[Path, ...]) -> tuple[list[str], list[int], list]:
+def _pages_part(pdf: Path, first: int, last: int, figures: tuple) -> tuple[list[str], list[int], list]:
     """The geometry of pages first..last (1-based) of the paper, which of them are half empty (half_empty), and
-    check_figures of each of `figures`: checked first, the figures these pages draw are parsed once (the paper
-    draws each as a form of the same bytes: pdf_geometry._parsed)."""
-    from blkscope.paper.pdf_geometry import check_paper_page, plumber_pages
+    check_figures of each of `figures` (as _part's): checked first, the figures these pages draw are parsed once
+    (the paper draws each as a form of the same bytes: pdf_geometry._parsed)."""
+    from blkscope.paper.pdf_geometry import check_figure_pdf, check_paper_page, plumber_pages
 
-    figs = [check_figures([f]) for f in figures]
+    figs = [check_figure_pdf(*f) for f in figures]
     problems, lone = [], []
     for ppage in plumber_pages(pdf, range(first, last + 1)):
         problems += check_paper_page(pdf, ppage, every_page=True)
@@ -445,23 +455,24 @@ def check_all(pdf: Path, claims: Path, figures: list[Path], jobs: int = 1) -> tu
 
     n = len(reader(pdf).pages)
     drawn, placed = _drawn(pdf, figures), set()
+    space = {f: (f, *figure_space(f)) for f in figures}
     pages = []
     for first in range(1, n + 1, PAGES_PER_PART):
         last = min(n, first + PAGES_PER_PART - 1)
         figs = tuple(dict.fromkeys(f for i in range(first, last + 1) for f in drawn.get(i, []) if f not in placed))
         placed.update(figs)
-        pages.append(("pages", pdf, first, last, figs))
-    alone = [("figure", f) for f in dict.fromkeys(figures) if f not in placed]
+        pages.append(("pages", pdf, first, last, tuple(space[f] for f in figs)))
+    alone = [("figure", space[f]) for f in space if f not in placed]
     parts = [("text", pdf, claims), *pages, *alone]
     # the paper's parts first, then the figures largest first: no long part starts last
-    cost = {p: p[1].stat().st_size if p[0] == "figure" else 2**62 for p in parts}
+    cost = {p: p[1][0].stat().st_size if p[0] == "figure" else 2**62 for p in parts}
     (lay, (before, after)), *rest = map_runs(parts, _part, jobs=jobs, size=cost.__getitem__)
     done, rest = rest[: len(pages)], rest[len(pages) :]
     geometry = [p for problems, _, _ in done for p in problems]
     lay["half_empty_figure_pages"] = [i for _, lone, _ in done for i in lone]
-    found = {f: probs for part, (*_, figs) in zip(pages, done, strict=True)
+    found = {f[0]: probs for part, (*_, figs) in zip(pages, done, strict=True)
              for f, probs in zip(part[4], figs, strict=True)}  # fmt: skip
-    found |= {part[1]: probs for part, probs in zip(alone, rest, strict=True)}
+    found |= {part[1][0]: probs for part, probs in zip(alone, rest, strict=True)}
     return _length_problems(lay) + before + geometry + after + [p for f in figures for p in found[f]], lay
 
 
