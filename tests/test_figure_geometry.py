@@ -159,3 +159,23 @@ def test_the_checks_characters_are_pdfplumbers_without_the_marks_forms(tmp_path,
                 assert skipped.extract_words() == whole.extract_words()
                 assert len(skipped.curves) < len(whole.curves)  # the marks were not interpreted
     assert len(lexed) == len(set(lexed))  # the figure's content, met in the paper, was not lexed again
+
+
+def test_the_overlapping_labels_are_every_pair_whose_boxes_and_glyphs_overlap(monkeypatch):
+    """overlapping_labels, which compares a label only with those that start left of its end, finds the pairs
+    comparing every label with every other finds (Box.overlap, then the rectangles of their glyphs)."""
+    import random
+
+    from blkscope.paper import pdf_geometry as g
+
+    rng = random.Random(7)
+    ls = []
+    for i in range(400):
+        x, y, w, h = rng.uniform(0, 300), rng.uniform(0, 300), rng.uniform(1, 40), rng.uniform(1, 10)
+        corners = ((x, y), (x, y + h), (x + w, y), (x + w, y + h))
+        ls.append(g.Label(str(i), g.Box(x, y, x + w, y + h), corners, y + h))
+    monkeypatch.setattr(g, "labels", lambda chars: ls)
+    every = {frozenset((a.text, b.text)) for i, a in enumerate(ls) for b in ls[i + 1 :]
+             if a.box.overlap(b.box) and g._intersect(a, b, g.TOL)}  # fmt: skip
+    found = [frozenset((a.text, b.text)) for a, b in g.overlapping_labels([])]
+    assert len(every) > 20 and len(found) == len(set(found)) and set(found) == every

@@ -65,7 +65,9 @@ def _continues(prev: dict, ch: dict) -> bool:
     prev's advance ends (within 1 bp). A label drawn over the end of the previous one starts elsewhere, so it
     is not merged into it."""
     a, b, c, d, e, f = prev["matrix"]
-    if any(abs(x - y) > 1e-3 for x, y in zip(ch["matrix"][:4], (a, b, c, d), strict=True)):
+    m = ch["matrix"]
+    same = (m[0], m[1], m[2], m[3]) == (a, b, c, d)  # exactly, as along most labels: no tolerance to work out
+    if not same and any(abs(x - y) > 1e-3 for x, y in zip(m[:4], (a, b, c, d), strict=True)):
         return False
     ex, ey = e + prev["adv"] * a, f + prev["adv"] * b
     return ((ch["matrix"][4] - ex) ** 2 + (ch["matrix"][5] - ey) ** 2) ** 0.5 <= 1.0
@@ -123,13 +125,17 @@ def _intersect(a: Label, b: Label, tol: float) -> bool:
 def overlapping_labels(chars: list[dict], tol: float = TOL) -> list[tuple[Label, Label]]:
     """Every pair of labels whose glyph rectangles overlap by more than `tol`."""
     ls = sorted(labels(chars), key=lambda lb: lb.box.x0)
+    # Box.overlap on plain tuples, and no copy of the rest of the list for each label: a page has thousands
+    boxes = [(lb.box.x0, lb.box.top, lb.box.x1, lb.box.bottom) for lb in ls]
     pairs = []
-    for i, a in enumerate(ls):
-        for b in ls[i + 1 :]:
-            if b.box.x0 >= a.box.x1 - tol:
+    for i, (ax0, atop, ax1, abottom) in enumerate(boxes):
+        for j in range(i + 1, len(boxes)):
+            bx0, btop, bx1, bbottom = boxes[j]
+            if bx0 >= ax1 - tol:
                 break
-            if a.box.overlap(b.box, tol) and _intersect(a, b, tol):
-                pairs.append((a, b))
+            if (min(ax1, bx1) - max(ax0, bx0) > tol and min(abottom, bbottom) - max(atop, btop) > tol
+                    and _intersect(ls[i], ls[j], tol)):  # fmt: skip
+                pairs.append((ls[i], ls[j]))
     return pairs
 
 
