@@ -126,14 +126,22 @@ def _forms(pdf: Path) -> list[bytes]:
     return out
 
 
-def test_the_checks_characters_are_pdfplumbers_without_the_marks_forms(tmp_path):
+def test_the_checks_characters_are_pdfplumbers_without_the_marks_forms(tmp_path, monkeypatch):
     """text_page skips the form XObjects that cannot draw text (vl-convert draws each translucent mark as one):
     the characters the checks read are still exactly pdfplumber's, in the figure's own PDF and in a page of the
-    paper that includes it (there the figure is a form that draws text, and its marks are forms inside it)."""
+    paper that includes it (there the figure is a form that draws text, and its marks are forms inside it). The
+    paper's figure is met again: its stream's parse and what its marks left of it are those of the figure's own
+    PDF, remembered (pdf_geometry._parsed, _stripped), and the characters are pdfplumber's all the same."""
     import pdfplumber
 
+    from blkscope.paper import pdf_geometry
     from blkscope.paper.pdf_geometry import _CHAR_KEYS, text_page
     from blkscope.paper.pdf_geometry import chars as page_chars
+
+    lexed = []
+    strip = pdf_geometry._without_textless_blocks
+    monkeypatch.setattr(pdf_geometry, "_without_textless_blocks",
+                        lambda data, *a: lexed.append(data) or strip(data, *a))  # fmt: skip
 
     points = pd.DataFrame({"x": range(300), "y": [(i * 37) % 101 for i in range(300)]})
     chart = alt.Chart(points, width=280, height=200).mark_circle(opacity=0.4).encode(x="x:Q", y="y:Q")
@@ -150,3 +158,24 @@ def test_the_checks_characters_are_pdfplumbers_without_the_marks_forms(tmp_path)
                 assert page_chars(skipped) == [{k: c[k] for k in _CHAR_KEYS} for c in chars], pdf.name
                 assert skipped.extract_words() == whole.extract_words()
                 assert len(skipped.curves) < len(whole.curves)  # the marks were not interpreted
+    assert len(lexed) == len(set(lexed))  # the figure's content, met in the paper, was not lexed again
+
+
+def test_the_overlapping_labels_are_every_pair_whose_boxes_and_glyphs_overlap(monkeypatch):
+    """overlapping_labels, which compares a label only with those that start left of its end, finds the pairs
+    comparing every label with every other finds (Box.overlap, then the rectangles of their glyphs)."""
+    import random
+
+    from blkscope.paper import pdf_geometry as g
+
+    rng = random.Random(7)
+    ls = []
+    for i in range(400):
+        x, y, w, h = rng.uniform(0, 300), rng.uniform(0, 300), rng.uniform(1, 40), rng.uniform(1, 10)
+        corners = ((x, y), (x, y + h), (x + w, y), (x + w, y + h))
+        ls.append(g.Label(str(i), g.Box(x, y, x + w, y + h), corners, y + h))
+    monkeypatch.setattr(g, "labels", lambda chars: ls)
+    every = {frozenset((a.text, b.text)) for i, a in enumerate(ls) for b in ls[i + 1 :]
+             if a.box.overlap(b.box) and g._intersect(a, b, g.TOL)}  # fmt: skip
+    found = [frozenset((a.text, b.text)) for a, b in g.overlapping_labels([])]
+    assert len(every) > 20 and len(found) == len(set(found)) and set(found) == every

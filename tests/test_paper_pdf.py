@@ -286,7 +286,8 @@ def test_the_conditions_table_stays_inside_the_text_block(tmp_path):
 def test_the_check_in_parallel_parts_finds_what_it_finds_in_one_process(tmp_path, monkeypatch):
     """check_all (the paper rule's check, in parts run by processes) gives check()'s problems, then
     check_figures()', in the same order, and the same layout: here a figure whose labels overlap, on a float page
-    it leaves half empty, and claims the paper does not print."""
+    it leaves half empty, and claims the paper does not print. The figure the paper draws is checked in the part
+    of the pages that draw it, the one it does not draw in a part of its own."""
     import altair as alt
     import vl_convert as vlc
 
@@ -297,20 +298,20 @@ def test_the_check_in_parallel_parts_finds_what_it_finds_in_one_process(tmp_path
     labels = pl.DataFrame({"x": [f"setup number {i}" for i in range(12)], "y": range(12)})
     chart = alt.Chart(labels, width=200, height=80).mark_circle(opacity=0.5).encode(
         x=alt.X("x:N", axis=alt.Axis(labelAngle=0, labelOverlap=False)), y="y:Q")  # fmt: skip
-    fig = tmp_path / "fig.pdf"
-    fig.write_bytes(vlc.vegalite_to_pdf(chart.to_dict()))
-    (tmp_path / "p.tex").write_text(LAYOUT)
+    figs = [tmp_path / "rank_frequency.pdf", tmp_path / "queue_depth.pdf"]  # names the width check knows
+    for f in figs:
+        f.write_bytes(vlc.vegalite_to_pdf(chart.to_dict()))
+    (tmp_path / "p.tex").write_text(LAYOUT.replace("fig.pdf", figs[0].name))
     subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "p.tex"], cwd=tmp_path, check=True,
                    capture_output=True)  # fmt: skip
     pdf, claims = tmp_path / "p.pdf", tmp_path / "claims.parquet"
     _claims().head(3).write_parquet(claims)
-    figs = [tmp_path / "rank_frequency.pdf", tmp_path / "queue_depth.pdf"]  # names the width check knows
-    for f in figs:
-        shutil.copy(fig, f)
     problems, lay = pt.check(pdf, pl.read_parquet(claims))
     problems += pt.check_figures(figs)
     assert any("overlaps" in p for p in problems) and any("not in the PDF" in p for p in problems)
     assert any("half full" in p for p in problems)
+    assert pt._drawn(pdf, figs) == {2: [figs[0]], 5: [figs[0]], 7: [figs[0]]}
+    assert pt.check_all(pdf, claims, figs, jobs=2) == (problems, lay)
     monkeypatch.setattr(pt, "PAGES_PER_PART", 1)  # a part per page
     assert pt.check_all(pdf, claims, figs, jobs=2) == (problems, lay)
 

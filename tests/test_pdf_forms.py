@@ -155,3 +155,22 @@ def test_a_figure_s_streams_read_with_marks_whole_are_those_read_token_by_token(
                 assert whole == _without_textless_blocks(data, {"cs0": 3}.get, textless, _LEX_TOKENS), pdf.name
                 cut += whole is not data
     assert cut >= 2
+
+
+def test_a_stream_met_again_is_lexed_again_only_when_its_names_answer_otherwise(monkeypatch):
+    """_stripped remembers what _without_textless_blocks left of a stream with the answers it was given: met
+    again with the same answers the stream is not lexed again; with another (a form here that may draw text, a
+    colour space of other components) it is, and each time the bytes are those of _without_textless_blocks."""
+    from blkscope.paper import pdf_geometry
+    from blkscope.paper.pdf_geometry import _stripped, _without_textless_blocks
+
+    lexed = []
+    monkeypatch.setattr(pdf_geometry, "_without_textless_blocks",
+                        lambda data, *a: lexed.append(data) or _without_textless_blocks(data, *a))  # fmt: skip
+    data = b"BT (x) Tj ET\nq /gs0 gs /x0 Do Q\nq /cs0 CS 0.5 0.5 0.5 SCN 0 0 m 9 0 l S Q\nBT (y) Tj ET\n"
+    answers = [({"cs0": 3}, {"x0"}), ({"cs0": 3}, {"x0"}), ({"cs0": 3}, set()), ({"cs0": 1}, {"x0"}),
+               ({"cs0": 3}, {"x0"})]  # fmt: skip
+    out = [_stripped(data, cs.get, xo.__contains__) for cs, xo in answers]
+    assert out == [_without_textless_blocks(data, cs.get, xo.__contains__) for cs, xo in answers]
+    assert out[0] == b"BT (x) Tj ET\n\n\nBT (y) Tj ET\n" and out[2] != out[0] and out[3] != out[0]
+    assert len(lexed) == 4  # all but the second

@@ -65,7 +65,9 @@ def _continues(prev: dict, ch: dict) -> bool:
     prev's advance ends (within 1 bp). A label drawn over the end of the previous one starts elsewhere, so it
     is not merged into it."""
     a, b, c, d, e, f = prev["matrix"]
-    if any(abs(x - y) > 1e-3 for x, y in zip(ch["matrix"][:4], (a, b, c, d), strict=True)):
+    m = ch["matrix"]
+    same = (m[0], m[1], m[2], m[3]) == (a, b, c, d)  # exactly, as along most labels: no tolerance to work out
+    if not same and any(abs(x - y) > 1e-3 for x, y in zip(m[:4], (a, b, c, d), strict=True)):
         return False
     ex, ey = e + prev["adv"] * a, f + prev["adv"] * b
     return ((ch["matrix"][4] - ex) ** 2 + (ch["matrix"][5] - ey) ** 2) ** 0.5 <= 1.0
@@ -123,13 +125,17 @@ def _intersect(a: Label, b: Label, tol: float) -> bool:
 def overlapping_labels(chars: list[dict], tol: float = TOL) -> list[tuple[Label, Label]]:
     """Every pair of labels whose glyph rectangles overlap by more than `tol`."""
     ls = sorted(labels(chars), key=lambda lb: lb.box.x0)
+    # Box.overlap on plain tuples, and no copy of the rest of the list for each label: a page has thousands
+    boxes = [(lb.box.x0, lb.box.top, lb.box.x1, lb.box.bottom) for lb in ls]
     pairs = []
-    for i, a in enumerate(ls):
-        for b in ls[i + 1 :]:
-            if b.box.x0 >= a.box.x1 - tol:
+    for i, (ax0, atop, ax1, abottom) in enumerate(boxes):
+        for j in range(i + 1, len(boxes)):
+            bx0, btop, bx1, bbottom = boxes[j]
+            if bx0 >= ax1 - tol:
                 break
-            if a.box.overlap(b.box, tol) and _intersect(a, b, tol):
-                pairs.append((a, b))
+            if (min(ax1, bx1) - max(ax0, bx0) > tol and min(abottom, bbottom) - max(atop, btop) > tol
+                    and _intersect(ls[i], ls[j], tol)):  # fmt: skip
+                pairs.append((ls[i], ls[j]))
     return pairs
 
 
@@ -412,6 +418,35 @@ def _without_textless_blocks(data: bytes, colour_components, textless_xobject, l
     return b"".join(out) + data[at:]
 
 
+_STRIPPED: dict[bytes, tuple[bytes | None, tuple]] = {}
+
+
+def _stripped(data: bytes, colour_components, textless_xobject) -> bytes:
+    """_without_textless_blocks, remembered by the stream's bytes with every answer the two functions gave: given
+    the same answers it returns the same bytes (it reads nothing else), so a stream met again (a figure's content,
+    drawn by the paper as a form) is not lexed again once the names it asked about are found the same here."""
+    hit = _STRIPPED.get(data)
+    if hit is not None:
+        less, asked = hit
+        ask = {"cs": colour_components, "xo": textless_xobject}
+        if all(ask[kind](name) == answer for kind, name, answer in asked):
+            return data if less is None else less
+    asked = []
+
+    def components(name: str) -> int | None:
+        asked.append(("cs", name, answer := colour_components(name)))
+        return answer
+
+    def textless(name: str) -> bool:
+        asked.append(("xo", name, answer := textless_xobject(name)))
+        return answer
+
+    less = _without_textless_blocks(data, components, textless)
+    if sum(len(k) for k in _STRIPPED) + len(data) <= _PARSED_BYTES:
+        _STRIPPED[data] = (None if less is data else less, tuple(dict.fromkeys(asked)))
+    return less
+
+
 def _text_interpreter():
     """pdfminer's page interpreter, but a form XObject whose content cannot add a character is not run. The
     figures draw each mark with opacity as a form of its own (~1,700-3,700 per figure, no text in any), and
@@ -419,7 +454,7 @@ def _text_interpreter():
     before pdfminer resolves it."""
     from pdfminer.pdfinterp import LITERAL_FORM, PDFPageInterpreter
     from pdfminer.pdftypes import PDFObjRef, PDFStream, resolve1
-    from pdfminer.psparser import literal_name
+    from pdfminer.psparser import PSKeyword, keyword_name, literal_name
 
     class TextInterpreter(PDFPageInterpreter):
         def _textless(self, name: str) -> bool:
@@ -441,13 +476,35 @@ def _text_interpreter():
                 strm = resolve1(obj)
                 if isinstance(strm, PDFStream) and strm.objid is not None:
                     data = strm.get_data()
-                    less = _without_textless_blocks(data, self._components, self._textless)
+                    less = _stripped(data, self._components, self._textless)
                     if less is not data:
                         copy = PDFStream({}, less)
                         copy.set_objid(strm.objid, strm.genno)
                         strm = copy
                 kept.append(strm)
-            super().execute(kept)
+            if not all(isinstance(s, PDFStream) and s.objid is not None for s in kept):
+                super().execute(kept)  # an inline stream: pdfminer's own handling of it
+                return
+            # pdfminer's execute, its parse of the streams' bytes remembered (_parsed)
+            self.stream_ids.clear()
+            valid = []
+            for s in kept:  # a stream that is already being run (a form that draws itself) is not run again
+                if s.objid not in self.parent_stream_ids:
+                    valid.append(s)
+                    self.stream_ids.add(s.objid)
+            for obj in _parsed(valid):
+                if not isinstance(obj, PSKeyword):
+                    self.push(obj)
+                    continue
+                method = "do_" + keyword_name(obj).replace("*", "_a").replace('"', "_w").replace("'", "_q")
+                func = getattr(self, method, None)
+                if func is None:
+                    continue
+                nargs = func.__code__.co_argcount - 1
+                if not nargs:
+                    func()
+                elif len(args := self.pop(nargs)) == nargs:
+                    func(*args)
 
         def do_Do(self, xobjid_arg) -> None:
             if self._textless(literal_name(xobjid_arg)):
@@ -459,6 +516,32 @@ def _text_interpreter():
             super().do_Do(xobjid_arg)
 
     return TextInterpreter
+
+
+_PARSED: dict[tuple[bytes, ...], list] = {}
+_PARSED_BYTES = 64 << 20  # what the remembered parses may hold, counted in their streams' bytes
+
+
+def _parsed(streams) -> list:
+    """The objects pdfminer's content parser reads from `streams` (operands and operators in order), remembered by
+    the streams' bytes: the paper draws each figure as a form whose content is the bytes of the figure's own PDF,
+    whose check (check_figure_pdf) parsed them already. Parsing, not running, was most of a figure's cost."""
+    from pdfminer.pdfinterp import PDFContentParser
+    from pdfminer.psparser import PSEOF
+
+    key = tuple(s.get_data() for s in streams)
+    if key in _PARSED:
+        return _PARSED[key]
+    out = []
+    try:
+        parser = PDFContentParser(streams)
+        while True:
+            out.append(parser.nextobject()[1])
+    except PSEOF:
+        pass
+    if sum(len(k) for k in _PARSED) + sum(len(b) for b in key) <= _PARSED_BYTES:
+        _PARSED[key] = out
+    return out
 
 
 def text_page(page):
@@ -565,29 +648,36 @@ def check_paper_pdf(pdf: Path, every_page: bool = False, pages: range | None = N
     table could run off the page): a figure outside the text block, text other than the page number outside it (a
     caption pushed into the footer, a table row below the block), or overlapping text. `pages` (1-based): only
     those, so that parts of the paper can be checked in parallel processes."""
+    problems = []
+    for ppage in plumber_pages(pdf, pages):
+        problems += check_paper_page(pdf, ppage, every_page)
+        ppage.close()  # its layout: the document stays open for the next part (plumber_pages)
+    return problems
+
+
+def check_paper_page(pdf: Path, ppage, every_page: bool = False) -> list[str]:
+    """check_paper_pdf of one pdfplumber page of `pdf` (plumber_pages), left open: its layout (text_page) serves
+    other checks of the page until it is closed."""
     block = text_block(pdf)
     problems = []
-    every = reader(pdf).pages
-    for ppage in plumber_pages(pdf, pages):
-        i = ppage.page_number
-        figs = form_boxes(every[i - 1])
-        if not figs and not every_page:
-            continue
-        for box in figs:
-            if not box.inside(block):
-                problems.append(f"page {i}: a figure at ({box.x0:.0f}, {box.top:.0f})-({box.x1:.0f}, "
-                                f"{box.bottom:.0f}) leaves the text block ({block.x0:.0f}, {block.top:.0f})-"
-                                f"({block.x1:.0f}, {block.bottom:.0f})")  # fmt: skip
-        page_chars = chars(ppage)
-        ppage.close()  # its layout: the document stays open for the next part (plumber_pages)
-        for lb in labels(page_chars):
-            if lb.text.isdigit() and lb.baseline > block.bottom + TOL:
-                continue  # the page number, in the footer
-            # a line of text is inside when its glyphs are within the block's sides and top and its baseline
-            # above the block's bottom (descenders of the last line hang below, as LaTeX sets them)
-            text_box = Box(lb.box.x0, lb.box.top, lb.box.x1, lb.baseline)
-            if not text_box.inside(block):
-                problems.append(f"page {i}: text {lb.text!r} outside the text block")
-        for a, b in overlapping_labels(page_chars):
-            problems.append(f"page {i}: text {a.text!r} overlaps {b.text!r}")
+    i = ppage.page_number
+    figs = form_boxes(reader(pdf).pages[i - 1])
+    if not figs and not every_page:
+        return []
+    for box in figs:
+        if not box.inside(block):
+            problems.append(f"page {i}: a figure at ({box.x0:.0f}, {box.top:.0f})-({box.x1:.0f}, "
+                            f"{box.bottom:.0f}) leaves the text block ({block.x0:.0f}, {block.top:.0f})-"
+                            f"({block.x1:.0f}, {block.bottom:.0f})")  # fmt: skip
+    page_chars = chars(ppage)
+    for lb in labels(page_chars):
+        if lb.text.isdigit() and lb.baseline > block.bottom + TOL:
+            continue  # the page number, in the footer
+        # a line of text is inside when its glyphs are within the block's sides and top and its baseline
+        # above the block's bottom (descenders of the last line hang below, as LaTeX sets them)
+        text_box = Box(lb.box.x0, lb.box.top, lb.box.x1, lb.baseline)
+        if not text_box.inside(block):
+            problems.append(f"page {i}: text {lb.text!r} outside the text block")
+    for a, b in overlapping_labels(page_chars):
+        problems.append(f"page {i}: text {a.text!r} overlaps {b.text!r}")
     return problems

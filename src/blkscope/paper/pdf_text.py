@@ -16,11 +16,15 @@ import subprocess
 import sys
 import unicodedata
 from pathlib import Path
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from blkscope.paper.bookkeeping import INTERNAL, internal_words  # noqa: F401 (the check's words, re-exported)
-from blkscope.paper.tables import plain
+
+if TYPE_CHECKING:
+    import polars as pl
+
+# polars and blkscope.paper.tables (scipy.stats through the claims' measures: ~0.7 CPU-s) are imported where the
+# text checks use them: the processes of check_all's geometry parts import this module and never need them
 
 # pdftotext's Unicode for what TeX sets from ASCII: quotes, dashes (T1 ligatures), ligature glyphs (NFKC)
 _TYPESET = str.maketrans({"\u2019": "'", "\u2018": "`", "\u201c": "``", "\u201d": "''", "\u2013": "--",
@@ -86,7 +90,7 @@ def missing_claims(text: str, claims: pl.DataFrame, columns: list[str]) -> list[
     cells one after the other (a row may break across pages between rows, never inside one); the verdict before
     Holm's correction as the table prints it (blkscope.paper.tables.unadjusted_cell), and a row of the condition
     rule's verdict as its cell prints it (caveated)."""
-    from blkscope.paper.tables import caveated, printed_unadjusted
+    from blkscope.paper.tables import caveated, plain, printed_unadjusted
 
     claims = caveated(printed_unadjusted(claims), ruled_only=True)
     flat = squash_quotes(text)
@@ -137,44 +141,70 @@ def references_page(pdf: Path) -> int:
 MAX_MAIN_PAGES = 14  # the venue's limit: pages of main text, references and appendices apart
 
 
-def layout(pdf: Path) -> dict:
+def layout(pdf: Path, lone: list[int] | None = None) -> dict:
     """The paper's length and layout, measured from the PDF: pages in all, of main text (before the page the
     references start on), of references, and of appendices; per page of main text, the share of
-    the text block its figures cover; and the pages of figures only that they leave less than half full, in the main
-    text and in the appendices alike (Q review: two appendix figures stood each alone on a half-empty page), but a
-    last page that ends on text (below its figures)."""
-    from blkscope.paper.pdf_geometry import form_boxes, forms, plumber_pages, reader, strokes, text_block, text_page
+    the text block its figures cover; and the pages of figures only that they leave less than half full
+    (half_empty), or `lone` when given (check_all finds them page by page as it checks each page's geometry)."""
+    from blkscope.paper.pdf_geometry import form_boxes, plumber_pages, reader
 
     pages = reader(pdf).pages
-    block = text_block(pdf)
-    area = (block.x1 - block.x0) * (block.bottom - block.top)
+    area = _area(pdf)
     refs, app = references_page(pdf), appendix_page(pdf)
-    shares, lone = [], []
-    for i, page in enumerate(pages, start=1):
-        boxes = form_boxes(page)
-        covered = sum((b.x1 - b.x0) * (b.bottom - b.top) for b in boxes)
-        if i < refs:
-            shares.append(round(covered / area, 3))
-        if boxes and covered < LONE_FIGURE_SHARE * area:
-            (ppage,) = plumber_pages(pdf, [i])
-            tp = text_page(ppage)
-            # a last page that ends on text is not one: the floats the document's last words leave go above them, and
-            # nothing after could share the page; a last page that ends on a figure is checked as any other (Q
-            # review: an appendix closing on a lone half-empty figure passed)
-            last = i == len(pages) and _words_below(tp, boxes, block) > 0
-            # a page of placeholders alone (figures that stroke no path: theme.no_data's message, sized to it)
-            # is not one: only a dataset without the figure's runs draws them (the e2e miniature's cache sweep)
-            drawn = any(strokes(xo, page.pdf) for _, xo in forms(page))
-            # a float page whose tables (set smaller than body text) fill it below its figures is full: the
-            # share is of everything it prints, figures, captions and tables alike (the e2e miniature's Fig. 18)
-            full = _content_share(tp, boxes, block) >= LONE_FIGURE_SHARE
-            if _words_outside(tp, boxes) < FLOAT_WORDS and not last and drawn and not full:
-                lone.append(i)  # a float page (captions only) its figures leave half empty
-            ppage.close()
+    shares = [round(_covered(form_boxes(page)) / area, 3) for page in pages[: refs - 1]]
+    if lone is None:
+        lone = []
+        for n in range(1, len(pages) + 1):
+            if half_empty(pdf, n):
+                lone.append(n)
+            plumber_pages(pdf, [n])[0].close()  # its layout, if half_empty read it
     return {"pages": len(pages), "main_pages": refs - 1, "reference_pages": app - refs,
             "appendix_pages": len(pages) - app + 1, "figure_share_per_main_page": shares,
             "figure_share_main": round(sum(shares) / len(shares), 3) if shares else 0.0,
             "half_empty_figure_pages": lone}  # fmt: skip
+
+
+def _area(pdf: Path) -> float:
+    from blkscope.paper.pdf_geometry import text_block
+
+    block = text_block(pdf)
+    return (block.x1 - block.x0) * (block.bottom - block.top)
+
+
+def _covered(boxes) -> float:
+    return sum((b.x1 - b.x0) * (b.bottom - b.top) for b in boxes)
+
+
+def half_empty(pdf: Path, n: int) -> bool:
+    """Whether page `n` (1-based) is a page of figures only that they leave less than half full, in the main text
+    and in the appendices alike (Q review: two appendix figures stood each alone on a half-empty page), but a last
+    page that ends on text (below its figures). Lays the page out (text_page) when it has figures: the caller
+    closes it."""
+    from blkscope.paper.pdf_geometry import form_boxes, forms, plumber_pages, reader, strokes, text_block, text_page
+
+    pages = reader(pdf).pages
+    page, block = pages[n - 1], text_block(pdf)
+    boxes = form_boxes(page)
+    if not boxes or _covered(boxes) >= LONE_FIGURE_SHARE * _area(pdf):
+        return False
+    (ppage,) = plumber_pages(pdf, [n])
+    tp = text_page(ppage)
+    # each test in turn, the cheapest first (a page of text with a figure: the first), none changing the answer
+    words = list(_body_words(tp))
+    if _words_outside(words, boxes) >= FLOAT_WORDS:
+        return False  # not a float page (captions only)
+    # a float page whose tables (set smaller than body text) fill it below its figures is full: the
+    # share is of everything it prints, figures, captions and tables alike (the e2e miniature's Fig. 18)
+    if _content_share(tp, boxes, block) >= LONE_FIGURE_SHARE:
+        return False
+    # a last page that ends on text is not one: the floats the document's last words leave go above them, and
+    # nothing after could share the page; a last page that ends on a figure is checked as any other (Q
+    # review: an appendix closing on a lone half-empty figure passed)
+    if n == len(pages) and _words_below(words, boxes, block) > 0:
+        return False
+    # a page of placeholders alone (figures that stroke no path: theme.no_data's message, sized to it)
+    # is not one: only a dataset without the figure's runs draws them (the e2e miniature's cache sweep)
+    return any(strokes(xo, page.pdf) for _, xo in forms(page))
 
 
 LONE_FIGURE_SHARE = 0.5  # a page of figures only must be at least half figure
@@ -189,16 +219,16 @@ def _body_words(page):
             yield (w["x0"] + w["x1"]) / 2, (w["top"] + w["bottom"]) / 2
 
 
-def _words_outside(page, boxes) -> int:
-    """Words of body text a pdfplumber page draws outside the figures' boxes."""
-    return sum(not any(b.x0 <= x <= b.x1 and b.top <= y <= b.bottom for b in boxes) for x, y in _body_words(page))
+def _words_outside(words, boxes) -> int:
+    """Words of body text (_body_words of a page) outside the figures' boxes."""
+    return sum(not any(b.x0 <= x <= b.x1 and b.top <= y <= b.bottom for b in boxes) for x, y in words)
 
 
-def _words_below(page, boxes, block) -> int:
-    """Words of body text a page draws below the lowest of its figures and inside the text block (not a page number
-    in the foot): a page that ends on text."""
+def _words_below(words, boxes, block) -> int:
+    """Words of body text (_body_words of a page) below the lowest of its figures and inside the text block (not a
+    page number in the foot): a page that ends on text."""
     low = max(b.bottom for b in boxes)
-    return sum(low < y <= block.bottom for _, y in _body_words(page))
+    return sum(low < y <= block.bottom for _, y in words)
 
 
 def _content_share(page, boxes, block) -> float:
@@ -237,11 +267,19 @@ def _unbroken(text: str) -> str:
 def check_figures(figures: list[Path]) -> list[str]:
     """Each figure's own PDF: within the width it is printed in (a column or both: its module's WIDTH) and the
     height a figure has, no two labels overlapping."""
-    from blkscope.figures.theme import MAX_FIGURE_HEIGHT_PT
-    from blkscope.paper.figure_tex import width
     from blkscope.paper.pdf_geometry import check_figure_pdf
 
-    return [p for f in figures for p in check_figure_pdf(f, width(f.stem), MAX_FIGURE_HEIGHT_PT)]
+    return [p for f in figures for p in check_figure_pdf(f, *figure_space(f))]
+
+
+def figure_space(figure: Path) -> tuple[float, float]:
+    """The width and height (bp) a figure's PDF may take: its module's WIDTH, theme's MAX_FIGURE_HEIGHT_PT. Found
+    by importing the figure's module (altair and all: ~0.5 CPU-s for the paper's figures), which check_all does
+    once, not in each of its processes."""
+    from blkscope.figures.theme import MAX_FIGURE_HEIGHT_PT
+    from blkscope.paper.figure_tex import width
+
+    return width(figure.stem), MAX_FIGURE_HEIGHT_PT
 
 
 RUNS_STATED = ("condition", "window", "n")  # what every judged row says of the runs it reads
@@ -252,6 +290,10 @@ def unstated_runs(claims: pl.DataFrame) -> list[str]:
     the study's condition`, are judged as planned) that do not state their condition, their window or their n per
     arm, or whose window is the whole run without its length: a reader could not tell which runs, over which time,
     a verdict reads."""
+    import polars as pl
+
+    from blkscope.paper.tables import plain
+
     cols = [c for c in RUNS_STATED if c in claims.columns]
     judged = claims.filter(~pl.col("verdict").fill_null("").str.starts_with("not test"))
     out = [f"the claims table has no column {c!r}" for c in RUNS_STATED if c not in cols]
@@ -297,16 +339,28 @@ def check(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], dict]:
 def _text_checks(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], list[str], dict]:
     """check() but the pages' geometry: the problems it reports before the geometry's and after them, and the
     layout."""
+    lay = layout(pdf)
+    before, after = _read_checks(pdf, claims, lay["main_pages"])
+    return _length_problems(lay) + before, after, lay
+
+
+def _length_problems(lay: dict) -> list[str]:
+    """What layout() finds too long: the main text, and pages of figures left half empty."""
+    problems = []
+    if lay["main_pages"] > MAX_MAIN_PAGES:
+        problems.append(f"{lay['main_pages']} pages of main text: more than {MAX_MAIN_PAGES}")
+    for n in lay["half_empty_figure_pages"]:
+        problems.append(f"page {n}: a page of figures less than half full")
+    return problems
+
+
+def _read_checks(pdf: Path, claims: pl.DataFrame, main_pages: int) -> tuple[list[str], list[str]]:
+    """_text_checks but the layout's: the problems of the text a reader reads, before the geometry's and after."""
     from blkscope.paper.advice import abstract_advice
     from blkscope.paper.headline import abstract_counts
     from blkscope.paper.tables import claims_parts, printed_columns
 
     problems = []
-    lay = layout(pdf)
-    if lay["main_pages"] > MAX_MAIN_PAGES:
-        problems.append(f"{lay['main_pages']} pages of main text: more than {MAX_MAIN_PAGES}")
-    for n in lay["half_empty_figure_pages"]:
-        problems.append(f"page {n}: a page of figures less than half full")
     pages = pdf_pages(pdf)  # one pdftotext run: each reads the whole PDF, whatever its range
     appendix = pages_text(pages, first=appendix_page(pdf))
     for part in claims_parts(claims):  # each part of the table: every row with every column it prints
@@ -318,7 +372,7 @@ def _text_checks(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], list[str],
     problems += internal_words(text)
     problems += disagreeing_run_counts(text)
     abstract = abstract_text(pages_text(pages, 1, 1))
-    after = missing_advice(pages_text(pages, 1, lay["main_pages"]), claims)
+    after = missing_advice(pages_text(pages, 1, main_pages), claims)
     if (n := abstract_words(abstract)) > ABSTRACT_WORDS:
         problems.append(f"the abstract has {n} words: more than {ABSTRACT_WORDS}")
     abstract = _unbroken(abstract)
@@ -327,7 +381,7 @@ def _text_checks(pdf: Path, claims: pl.DataFrame) -> tuple[list[str], list[str],
         after.append(f"the abstract does not give the claims table's counts ({want!r})")
     if _unbroken(advice := abstract_advice(claims)) not in abstract:  # what to choose, as the verdicts give it today
         after.append(f"the abstract does not give the advice as the claims table has it ({advice!r})")
-    return problems, after, lay
+    return problems, after
 
 
 ABSTRACT_WORDS = 200  # the venue's limit on the abstract (IEEE: 150 to 250 words; ours the middle of it)
@@ -344,32 +398,82 @@ PAGES_PER_PART = 7  # the paper's geometry is checked in parts of this many page
 
 
 def _part(part: tuple):
-    """One part of check_all: ("text", paper, claims table), ("pages", paper, first, last) or ("figure", pdf)."""
-    from blkscope.paper.pdf_geometry import check_paper_pdf
+    """One part of check_all: ("text", paper, claims table), ("pages", paper, first, last, figures) or ("figure",
+    figure): a figure is (its PDF, the width and height it may take: figure_space)."""
+    if part[0] == "text":  # all of the layout but its half-empty pages, found with the geometry of each page
+        import polars as pl
 
-    if part[0] == "text":
-        return _text_checks(part[1], pl.read_parquet(part[2]))
+        lay = layout(part[1], lone=[])
+        return lay, _read_checks(part[1], pl.read_parquet(part[2]), lay["main_pages"])
+    from blkscope.paper.pdf_geometry import check_figure_pdf
+
     if part[0] == "pages":
-        return check_paper_pdf(part[1], every_page=True, pages=range(part[2], part[3] + 1))
-    return check_figures([part[1]])
+        return _pages_part(*part[1:])
+    return check_figure_pdf(*part[1])
+
+
+def _pages_part(pdf: Path, first: int, last: int, figures: tuple) -> tuple[list[str], list[int], list]:
+    """The geometry of pages first..last (1-based) of the paper, which of them are half empty (half_empty), and
+    check_figures of each of `figures` (as _part's): checked first, the figures these pages draw are parsed once
+    (the paper draws each as a form of the same bytes: pdf_geometry._parsed)."""
+    from blkscope.paper.pdf_geometry import check_figure_pdf, check_paper_page, plumber_pages
+
+    figs = [check_figure_pdf(*f) for f in figures]
+    problems, lone = [], []
+    for ppage in plumber_pages(pdf, range(first, last + 1)):
+        problems += check_paper_page(pdf, ppage, every_page=True)
+        if half_empty(pdf, ppage.page_number):
+            lone.append(ppage.page_number)
+        ppage.close()
+    return problems, lone, figs
+
+
+def _drawn(pdf: Path, figures: list[Path]) -> dict[int, list[Path]]:
+    """The figures (of `figures`) each page of the paper draws, by the file name pdfTeX records in each included
+    form (/PTEX.FileName): a page's resources only, none of its content read. Which part checks which figure is
+    all it decides."""
+    from blkscope.paper.pdf_geometry import reader
+
+    by_name = {f.name: f for f in figures}
+    out: dict[int, list[Path]] = {}
+    for n, page in enumerate(reader(pdf).pages, start=1):
+        xobjects = (page.get("/Resources") or {}).get("/XObject") or {}
+        for ref in xobjects.get_object().values() if hasattr(xobjects, "get_object") else xobjects.values():
+            name = Path(str(ref.get_object().get("/PTEX.FileName", ""))).name
+            if name in by_name:
+                out.setdefault(n, []).append(by_name[name])
+    return out
 
 
 def check_all(pdf: Path, claims: Path, figures: list[Path], jobs: int = 1) -> tuple[list[str], dict]:
     """check() of the paper, then check_figures() of its figures, the same problems in the same order, done as
-    parts in `jobs` processes: the text checks, the paper's pages a few at a time, each figure. The geometry
-    (pdfminer interpreting every page) is most of the work, and the paper rule ends the main job alone."""
+    parts in `jobs` processes: the text checks, the paper's pages a few at a time each with the figures they draw,
+    each figure no page draws. The geometry (pdfminer interpreting every page and figure) is most of the work,
+    and the paper rule ends the main job alone."""
     from blkscope.paper.pdf_geometry import reader
     from blkscope.parallel import map_runs
 
     n = len(reader(pdf).pages)
-    pages = [("pages", pdf, first, min(n, first + PAGES_PER_PART - 1)) for first in range(1, n + 1, PAGES_PER_PART)]
-    figs = [("figure", f) for f in figures]
-    parts = [("text", pdf, claims), *pages, *figs]
+    drawn, placed = _drawn(pdf, figures), set()
+    space = {f: (f, *figure_space(f)) for f in figures}
+    pages = []
+    for first in range(1, n + 1, PAGES_PER_PART):
+        last = min(n, first + PAGES_PER_PART - 1)
+        figs = tuple(dict.fromkeys(f for i in range(first, last + 1) for f in drawn.get(i, []) if f not in placed))
+        placed.update(figs)
+        pages.append(("pages", pdf, first, last, tuple(space[f] for f in figs)))
+    alone = [("figure", space[f]) for f in space if f not in placed]
+    parts = [("text", pdf, claims), *pages, *alone]
     # the paper's parts first, then the figures largest first: no long part starts last
-    cost = {p: p[1].stat().st_size if p[0] == "figure" else 2**62 for p in parts}
-    (before, after, lay), *rest = map_runs(parts, _part, jobs=jobs, size=cost.__getitem__)
-    geometry = [p for done in rest[: len(pages)] for p in done]
-    return before + geometry + after + [p for done in rest[len(pages) :] for p in done], lay
+    cost = {p: p[1][0].stat().st_size if p[0] == "figure" else 2**62 for p in parts}
+    (lay, (before, after)), *rest = map_runs(parts, _part, jobs=jobs, size=cost.__getitem__)
+    done, rest = rest[: len(pages)], rest[len(pages) :]
+    geometry = [p for problems, _, _ in done for p in problems]
+    lay["half_empty_figure_pages"] = [i for _, lone, _ in done for i in lone]
+    found = {f[0]: probs for part, (*_, figs) in zip(pages, done, strict=True)
+             for f, probs in zip(part[4], figs, strict=True)}  # fmt: skip
+    found |= {part[1][0]: probs for part, probs in zip(alone, rest, strict=True)}
+    return _length_problems(lay) + before + geometry + after + [p for f in figures for p in found[f]], lay
 
 
 def main(argv: list[str] | None = None) -> int:
