@@ -709,3 +709,26 @@ def test_zipf_ccdf_of_setups_whose_pages_are_each_accessed_once_says_so():
                          "job": ["randrw"], "testbed": ["loop"], "op": ["all"], "kind": ["data"], "x": [1.0],
                          "ccdf": [1.0]})  # fmt: skip
     assert "no setup revisits its pages" in json.dumps(zipf_ccdf.chart(once).to_dict())
+
+
+def test_the_time_series_setup_labels_print_above_their_panels_not_over_the_lines():
+    """Q review: Fig. 8's corner labels printed over the lines, which reach every corner of a time series: in
+    io_over_time and queue_depth the setup's label sits just above its panel (its y above the cell's top edge)."""
+    from blkscope.figures import io_over_time, queue_depth
+
+    meta = {"fs": "ext4", "testbed": "loop", "traced": True}
+    # lines up to the top-right corner: the last point is each series' largest; runs of 3 s beside runs of 60 s
+    series = [meta | {"run_id": f"{job}-r1", "setup": f"{w} {job}", "workload": w, "job": job, "source": "iostat",
+                      "metric": m, "elapsed_s": float(t), "value": float(t)}
+              for w, job, n in [("fio", "randrw-sat", 3), ("ycsb", "workloada-zipfian-sat", 60)]
+              for m in io_over_time.IOSTAT_METRICS for t in range(n + 1)]  # fmt: skip
+    qd = [meta | {"run_id": f"{job}-r1", "setup": f"fio {job}", "workload": "fio", "job": job, "kind": kind,
+                  "x": float(t), "y": float(t + 1)}
+          for job, n in [("randrw", 20), ("append", 20)] for kind in ("series", "dist") for t in range(n)]  # fmt: skip
+    setups = ["fio randrw-sat", "ycsb workloada-zipfian-sat"]
+    charts = {"io_over_time": io_over_time.chart(pl.DataFrame(series), setups),
+              "queue_depth": queue_depth.chart(pl.DataFrame(qd))}  # fmt: skip
+    for name, chart in charts.items():
+        svg = vlc.vegalite_to_svg(chart.to_dict())
+        ys = [float(y) for y in re.findall(r'aria-label="plain_label: [^"]+"[^>]*translate\([\d.]+,(-?[\d.]+)\)', svg)]
+        assert len(ys) == 2 and all(y < 0 for y in ys), (name, ys)

@@ -73,7 +73,7 @@ def chart(series: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevel
     color = fs_color(pl.concat([io["fs"], ycsb["fs"]]))
     cols = ["run_id", "fs", "setup", "traced", "metric", "elapsed_s", "value"]
     panel_w = (WIDTH - 2 * Y_AXIS_PT - 20 - 8) / 2
-    base = alt.Chart(complete_cells(io.select(cols), "setup", "metric"), width=panel_w, height=45)
+    base = alt.Chart(complete_cells(io.select(cols), "setup", "metric"), width=panel_w, height=36)
     # runs of a few seconds beside runs of minutes: each setup its own time axis (labelled in every row)
     own_x = own_scales(io, "setup", "elapsed_s")
     x = alt.X("elapsed_s:Q", title=None if own_x else "elapsed (s)", axis=alt.Axis(tickCount=4))
@@ -81,13 +81,15 @@ def chart(series: pl.DataFrame, setups: list[str] | None = None) -> alt.TopLevel
         x=x, y=alt.Y("value:Q", title=None, axis=alt.Axis(tickCount=3, format="~s", labelExpr=SI_LABELS)), color=color,
         strokeDash=_dash(), detail="run_id:N",
     )  # fmt: skip
-    label = corner_label(base, "setup", panel_w, ["setup", "metric"], f"datum.metric == '{IOSTAT_METRICS[0]}'")
+    first = f"datum.metric == '{IOSTAT_METRICS[0]}'"
+    label = corner_label(base, "setup", panel_w, ["setup", "metric"], first, above=True)
     grid = (
         alt.layer(lines, label)
         .facet(
             row=alt.Row("setup:N", sort=setups, title=None, header=alt.Header(labels=False)),
             column=alt.Column("metric:N", sort=IOSTAT_METRICS, title=None),
-            spacing={"row": 14 if own_x else 4, "column": 8},
+            # the setup's label above each row (its lines reach every corner), below the row above's time axis
+            spacing={"row": 22 if own_x else 12, "column": 8},
         )
         .resolve_scale(y="independent", x="independent" if own_x else "shared")
     )

@@ -45,9 +45,9 @@ def chart(qd: pl.DataFrame) -> alt.TopLevelMixin:
             color=color,
             detail="run_id:N",
         ),  # fmt: skip
-        corner_label(sb, "setup", w_series, ["setup"]),
+        corner_label(sb, "setup", w_series, ["setup"], above=True),  # above: the lines reach every corner
     ).facet(row=alt.Row("setup:N", sort=setups, title=None, header=alt.Header(labels=False)),
-            spacing=14 if own_t or own_d else 4)
+            spacing=24 if own_t else 14)
     series = series.resolve_scale(x="independent" if own_t else "shared", y="independent" if own_q else "shared")
     title = "requests in flight, mean per 1 s" + (", over elapsed seconds" if own_t else "")
     series = series.properties(title=small_title(title))
@@ -57,7 +57,7 @@ def chart(qd: pl.DataFrame) -> alt.TopLevelMixin:
         y=alt.Y("y:Q", scale=alt.Scale(type="log"), title=None, axis=alt.Axis(format="~g", tickCount=3)),
         color=color, detail="run_id:N",
     ).facet(row=alt.Row("setup:N", sort=setups, title=None, header=alt.Header(labels=False)),
-            spacing=14 if own_t or own_d else 4)  # fmt: skip
+            spacing=24 if own_t else 14)  # fmt: skip: both columns' rows at one pitch
     dist = dist.resolve_scale(x="independent" if own_d else "shared")
     dist = dist.properties(title=small_title("share of time at each depth" + (" (x: depth)" if own_d else "")))
     return alt.hconcat(series, dist, spacing=12)

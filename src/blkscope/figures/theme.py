@@ -199,16 +199,20 @@ def small_title(text: str) -> alt.TitleParams:
     return alt.TitleParams(text, anchor="start", fontSize=7, fontWeight="normal", offset=2)
 
 
-def corner_label(base: alt.Chart, field: str, width: float, facets: list[str], where: str | None = None) -> alt.Chart:
+def corner_label(
+    base: alt.Chart, field: str, width: float, facets: list[str], where: str | None = None, above: bool = False
+) -> alt.Chart:
     """A text layer writing `field` once per facet cell in the top-right corner (where log-log and
     distribution panels are usually empty), optionally only in cells matching the Vega expression `where`.
     `facets` are the fields the chart is faceted by (kept so each label lands in its cell). It replaces
-    facet-row headers, which take width from the panels."""
+    facet-row headers, which take width from the panels. `above`: just above the cell's top edge instead, for
+    time series, whose lines reach every corner (the facet's row spacing must leave it room)."""
     layer = base.transform_filter(where) if where else base
     return (
         layer.transform_aggregate(n="count()", groupby=sorted({field, *facets}))
         .transform_calculate(plain_label=vega_lookup(f"datum[{field!r}]"))
-        .mark_text(align="right", baseline="top", fontSize=6.5, color="#333333", dx=-2, dy=2)
+        .mark_text(align="right", baseline="bottom" if above else "top", fontSize=6.5, color="#333333", dx=-2,
+                   dy=-1 if above else 2)  # fmt: skip
         .encode(text="plain_label:N", x=alt.value(width), y=alt.value(0))
     )
 
