@@ -38,7 +38,8 @@ onstart:
     # here (the scheduler is built before onstart runs). A cluster's executor (profiles/slurm) keeps it.
     if workflow.local_exec and hasattr(getattr(workflow, "scheduler", None), "job_rate_limiter"):
         workflow.scheduler.job_rate_limiter = None
-    # a local run's jobs at most its CPUs at once, whatever --cores asks (blkscope.local_cores says why)
+    # a local run's threads at most its CPUs plus its largest job's threads less one, whatever --cores asks
+    # (blkscope.local_cores says why)
     if workflow.local_exec and hasattr(getattr(workflow, "scheduler", None), "global_resources"):
         from blkscope import local_cores
 

@@ -33,6 +33,7 @@ def test_budget_never_below_a_rules_threads():
 def _snakemake(tmp_path: Path, cores: int, cpus: str, threads: str = "2") -> str:
     """Run a two-rule workflow whose onstart caps the budget as the project's Snakefile does, on `cpus` (taskset);
     returns stderr. Rule `two` takes `threads` (a number or a lambda), rule `one` 1."""
+    tmp_path.mkdir(exist_ok=True)
     (tmp_path / "Snakefile").write_text(
         textwrap.dedent(f"""
         onstart:
@@ -72,10 +73,14 @@ def test_a_run_on_one_cpu_keeps_the_two_thread_rule_runnable(tmp_path):
     assert (tmp_path / "a").read_text().strip() == "2"
 
 
-def test_a_callable_threads_is_left_out(tmp_path):
-    err = _snakemake(tmp_path, 8, "0", threads="lambda wildcards: 1")
+def test_a_callable_threads_counts_as_it_evaluates(tmp_path):
+    # final review: read from the rules, a callable's 2 threads were missed and the job refused on one CPU
+    err = _snakemake(tmp_path, 8, "0", threads="lambda wildcards: 2")
+    assert "--cores 8 on 1 usable CPU: at most 2 threads at once" in err
+    assert (tmp_path / "a").read_text().strip() == "2"
+    err = _snakemake(tmp_path / "x", 8, "0", threads="lambda wildcards: 1")
     assert "--cores 8 on 1 usable CPU: at most 1 thread at once" in err
 
 
 def test_cores_within_the_budget_are_left_alone(tmp_path):
-    assert "usable CPUs" not in _snakemake(tmp_path, 2, "0,1")
+    assert "usable CPU" not in _snakemake(tmp_path, 1, "0")

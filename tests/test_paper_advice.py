@@ -257,7 +257,7 @@ def test_the_tracing_advice_compares_each_database_with_the_studys_own_figure_fo
         claim_id=pl.lit("S1-trace-cass-scale"), verdict=pl.lit("does not"), condition=pl.lit("scale"),
         caveat=pl.lit(TRACED_FASTER))], how="diagonal_relaxed")
     said = advice.phrases(fast)["AdviceTracing"]
-    assert said.startswith(f"no advice on {advice.TRACING_SUBJECT}: no row decides but S1-trace-cass-scale, its "
+    assert said.startswith(f"no advice on {advice.TRACING_SUBJECT}: only S1-trace-cass-scale decides, its "
                            "traced arm faster; ")
     assert said.count("S1-trace-cass-scale") == 1  # named once, not again at the end
     # review: S1-trace-cass, S1-trace-ycsb-cass and S1-trace-btrfs do not replicate as planned, outside their study's
@@ -268,7 +268,7 @@ def test_the_tracing_advice_compares_each_database_with_the_studys_own_figure_fo
         verdict=pl.when(pl.col("claim_id") == "S1-trace-btrfs").then(pl.lit("outside the study's condition: in "
                                                                            "memory")).otherwise(pl.col("verdict")))
     assert advice.phrases(ruled)["AdviceTracing"].startswith(
-        f"no advice on {advice.TRACING_SUBJECT}: no row in its study's condition decides but S1-trace-cass-scale")
+        f"no advice on {advice.TRACING_SUBJECT}: only S1-trace-cass-scale decides in its study's condition, its traced")
     assert advice.abstract_advice(fast).endswith(f" or {advice.TRACING_SUBJECT} (S1-trace-cass)")
     # without the confound it decides, and the advice rests on it
     clean = fast.with_columns(caveat=pl.lit(None, pl.Utf8))

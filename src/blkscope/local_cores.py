@@ -1,11 +1,11 @@
-"""A local run's thread budget, never above the CPUs it may use.
+"""A local run's thread budget: the CPUs it may use, plus what its largest job's threads need beyond one CPU.
 
 `snakemake --cores 8 all` on a 2-CPU machine ran up to 8 jobs at once: their polars pools, native threads and caches
 then share 2 CPUs for nothing: 294-316 CPU-s against 263-274 at a budget of 2, the wall no different (bench/RESULTS.md,
 "the main job's cores").
-Snakemake's --cores is a maximum, so a local run takes min(--cores, CPUs + T - 1), T the largest rule's threads: a
-T-thread job then starts once one CPU is free instead of idling the others until all T are (and the scheduler
-refuses a job that needs more than the budget)."""
+Snakemake's --cores is a maximum, so a local run takes min(--cores, CPUs + T - 1), T the most threads any job to run
+takes: a T-thread job then starts once one CPU is free instead of idling the others until all T are (and the
+scheduler refuses a job that needs more than the budget)."""
 
 import os
 import sys
@@ -16,27 +16,22 @@ def usable_cpus() -> int:
     return len(os.sched_getaffinity(0))
 
 
-def budget(cores: int, cpus: int, rule_threads: list[int]) -> int:
-    """The thread budget for `cores` asked on `cpus` CPUs, given the rules' fixed thread counts."""
-    return min(cores, cpus + max(rule_threads, default=1) - 1)
-
-
-def _threads(rule) -> int | None:
-    """A rule's threads when fixed (Snakemake keeps them as a Resource `_cores`); None for a callable's."""
-    t = rule.resources.get("_cores")
-    return None if t is None or t.is_evaluable() else int(t.value)
+def budget(cores: int, cpus: int, job_threads: list[int]) -> int:
+    """The thread budget for `cores` asked on `cpus` CPUs, given the threads of the jobs to run."""
+    return min(cores, cpus + max(job_threads, default=1) - 1)
 
 
 def cap(workflow) -> int:
     """Lower the scheduler's `_cores` to budget(); returns it. Call from onstart (the scheduler exists by then)."""
     scheduler = workflow.scheduler
     cores = scheduler.global_resources["_cores"]
-    fixed = [t for r in workflow.rules if (t := _threads(r)) is not None]
+    # each job's threads as Snakemake evaluated them (a rule's callable too), already within --cores
+    threads = [int(job.threads) for job in workflow.dag.needrun_jobs()]
     n = usable_cpus()
-    new = budget(cores, n, fixed)
+    new = budget(cores, n, threads)
     if new < cores:
         # resources is the free budget: nothing runs yet, so it equals global_resources here
         scheduler.global_resources["_cores"] = scheduler.resources["_cores"] = new
-        cpus_, threads = f"CPU{'' if n == 1 else 's'}", f"thread{'' if new == 1 else 's'}"
-        print(f"blkscope: --cores {cores} on {n} usable {cpus_}: at most {new} {threads} at once", file=sys.stderr)
+        cpus_, threads_ = f"CPU{'' if n == 1 else 's'}", f"thread{'' if new == 1 else 's'}"
+        print(f"blkscope: --cores {cores} on {n} usable {cpus_}: at most {new} {threads_} at once", file=sys.stderr)
     return new

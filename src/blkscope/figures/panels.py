@@ -42,7 +42,7 @@ def _classes(el: ET.Element) -> set[str]:
 
 
 def _drawn(mark_group: ET.Element) -> int:
-    """Items a mark group draws: paths with a path, symbols, rects and lines with a size."""
+    """Items a mark group draws: paths with a non-empty path, and every element of the other shapes (_SHAPES)."""
     n = 0
     for el in mark_group.iter():
         if el is mark_group:

@@ -343,7 +343,7 @@ def tracing(claims: pl.DataFrame) -> str:
     over every workload (S1-trace) with its plan status and verdict; the Cassandra rows' scale rows where they
     decide. The advice rests on a row decided without a confound alone: where none of these rows so decides, "no
     advice on block tracing in production", the rows' costs said as the evidence, and a row decided with its traced
-    arm faster named as such (_none_decides: "no row in its study's condition decides but S1-trace-ycsb-cass-scale,
+    arm faster named as such (_none_decides: "only S1-trace-ycsb-cass-scale decides in its study's condition,
     its traced arm faster; ...")."""
     rows = {r["claim_id"]: r for r in claims.iter_rows(named=True)}
     said, decided, confounded = [], [], []
@@ -385,16 +385,19 @@ def _none_decides(rows: dict[str, dict], confounded: list[dict]) -> str:
     """Why no tracing row backs advice, true to the rows (review: "no row of its cost decides" beside S1-trace-cass,
     S1-trace-ycsb-cass and S1-trace-btrfs, which do not replicate as planned): "no row in its study's condition
     decides" where a row decides as planned only outside it (the condition rule's), and the rows that decide with
-    their traced arm faster named as the exception ("but S1-trace-ycsb-cass-scale, its traced arm faster")."""
+    their traced arm faster named as the only ones ("only S1-trace-ycsb-cass-scale decides in its study's condition,
+    its traced arm faster")."""
     ids = [c for c, _ in TRACING_ROWS] + [f"{c}-scale" for c, _ in TRACING_ROWS] + [
         TRACING_ROCKSDB[0], TRACING_BTRFS, TRACING_POOLED]
     outside = any(by_rule(r["verdict"]) and str(r.get("verdict_planned") or "").startswith(DECIDED)
                   for c in ids if (r := rows.get(c)) is not None)
-    head = "no row" + (" in its study's condition" if outside else "") + " decides"
-    if confounded:
-        head += f" but {join_and([str(r['claim_id']) for r in confounded])}, " + (
-            "its traced arm faster" if len(confounded) == 1 else "each with its traced arm faster")
-    return head
+    where = " in its study's condition" if outside else ""
+    if not confounded:
+        return f"no row{where} decides"
+    # final review: "no row ... decides but X, its traced arm faster" read garbled
+    one = len(confounded) == 1
+    ids = join_and([str(r["claim_id"]) for r in confounded])
+    return f"only {ids} {'decides' if one else 'decide'}{where}, {'its' if one else 'each with its'} traced arm faster"
 
 
 def _decides(r: dict, confounded: list[dict]) -> bool:
