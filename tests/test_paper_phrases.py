@@ -388,8 +388,8 @@ def test_a_row_of_the_condition_rule_says_its_condition_and_planned_verdict_in_o
     assert (shown(pooled), says(pooled)) == ("per stratum 1.03x to 5.40x", "inconclusive; 14 strata disagree")
     # review: strata flagged by I squared that each replicate differ in size only; one wording of strata that
     # disagree whether or not the row counts with another; an I squared that rounds to 100 but is not, "over 99"
+    from blkscope.paper.claim_heterogeneity import i2_text
     from blkscope.paper.claim_verdict import STRATA_DISAGREE
-    from blkscope.paper.phrases import i2_text
 
     alike = {**pooled, "verdict": "replicates", "verdict_unadjusted": "replicates", "i2": 0.55,
              "per_stratum": "per stratum 16.86x to 19.90x, 2 strata disagree"}

@@ -11,18 +11,28 @@ from pathlib import Path
 STAMP = re.compile(r"\[(\w{3} \w{3} +\d+ [\d:]+ \d{4})\]")
 
 
-def jobs(log: str) -> list[tuple[datetime, datetime, str]]:
-    ts, cur, start, rule, out = None, None, {}, {}, []
+def details(log: str) -> list[dict]:
+    """Each finished job: rule, wildcards (as the log prints them, "" for none), threads, start and end."""
+    ts, cur, started, out = None, None, {}, []
     for line in log.splitlines():
         if m := STAMP.match(line):
             ts = datetime.strptime(m.group(1), "%a %b %d %H:%M:%S %Y")
         elif m := re.match(r"(?:local)?rule (\S+):", line):
-            cur = m.group(1)
+            cur = {"rule": m.group(1), "wildcards": "", "threads": 1}
         elif (m := re.match(r"\s+jobid: (\d+)", line)) and cur:
-            start[m.group(1)], rule[m.group(1)], cur = ts, cur, None
-        elif (m := re.match(r"Finished jobid: (\d+)", line)) and m.group(1) in start:
-            out.append((start[m.group(1)], ts, rule[m.group(1)]))
-    return sorted(out)
+            started[m.group(1)] = cur | {"start": ts}
+            cur = started[m.group(1)]  # its wildcards and threads follow the jobid line
+        elif cur and (m := re.match(r"\s+wildcards: (.*)", line)):
+            cur["wildcards"] = m.group(1).strip()
+        elif cur and (m := re.match(r"\s+threads: (\d+)", line)):
+            cur["threads"] = int(m.group(1))
+        elif (m := re.match(r"Finished jobid: (\d+)", line)) and m.group(1) in started:
+            out.append(started[m.group(1)] | {"end": ts})
+    return out
+
+
+def jobs(log: str) -> list[tuple[datetime, datetime, str]]:
+    return sorted((j["start"], j["end"], j["rule"]) for j in details(log))
 
 
 if __name__ == "__main__":

@@ -10,32 +10,21 @@ from __future__ import annotations
 
 import argparse
 import collections
-import datetime
 import functools
 import heapq
 import re
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "dag"))
+from job_timeline import details  # noqa: E402
 
 
 def log_jobs(path: str) -> dict[str, tuple[float, int]]:
     """'rule\\nwildcard: value' -> (seconds, threads), as the DAG's labels name jobs."""
-    jobs, cur, t, t0 = {}, None, None, None
-    for line in Path(path).read_text(errors="replace").splitlines():
-        if m := re.match(r"\[(\w{3} \w{3} +\d+ [\d:]+ \d{4})\]", line):
-            t = datetime.datetime.strptime(m.group(1), "%a %b %d %H:%M:%S %Y")
-            t0 = t0 or t
-        elif m := re.match(r"(?:local)?rule (\w+):", line):
-            cur = {"rule": m.group(1), "wc": "", "start": (t - t0).seconds, "threads": 1}
-        elif cur and (m := re.match(r"\s+jobid: (\d+)", line)):
-            jobs[m.group(1)] = cur
-        elif cur and (m := re.match(r"\s+wildcards: (.*)", line)):
-            cur["wc"] = m.group(1).strip()
-        elif cur and (m := re.match(r"\s+threads: (\d+)", line)):
-            cur["threads"] = int(m.group(1))
-        elif (m := re.match(r"Finished jobid: (\d+)", line)) and m.group(1) in jobs:
-            jobs[m.group(1)]["end"] = (t - t0).seconds
-    return {j["rule"] + ("\n" + j["wc"].replace("=", ": ") if j["wc"] else ""):
-            (max(j["end"] - j["start"], 0.7), j["threads"]) for j in jobs.values() if "end" in j}  # fmt: skip
+    jobs = details(Path(path).read_text())
+    return {j["rule"] + ("\n" + j["wildcards"].replace("=", ": ") if j["wildcards"] else ""):
+            (max((j["end"] - j["start"]).seconds, 0.7), j["threads"]) for j in jobs}  # fmt: skip
 
 
 def main() -> None:

@@ -133,14 +133,6 @@ def panels(svg: str) -> list[Panel]:
     return out
 
 
-def grid_marks(svg: str) -> list[list[int]]:
-    """Data marks drawn in each panel, per facet grid (a concatenated view: a grid of one), in order (panels)."""
-    grids: dict[int, list[int]] = {}
-    for p in panels(svg):
-        grids.setdefault(p.grid, []).append(p.marks)
-    return list(grids.values())
-
-
 def panel_marks(svg: str) -> list[int]:
     """Data marks drawn in each panel, in order (panels; [] for a single chart)."""
     return [p.marks for p in panels(svg)]

@@ -362,7 +362,7 @@ def tracing(claims: pl.DataFrame) -> str:
             decided.append(True)
     r = claim_row(rows, TRACING_ROCKSDB[0])
     if r is not None and not unjudged_here(r["verdict"]) and ends(r) is not None:
-        decided.append(str(r["verdict"]).startswith(DECIDED))
+        decided.append(_decides(r, confounded))  # as the Cassandra rows: a traced arm faster is a confound
         k = re.search(r"data >= (\d+(?:\.\d+)?)x cap", str(r.get("runs_read") or ""))
         who = TRACING_ROCKSDB[1].format(k=k.group(1) if k else "ten")
         rocks = f"tracing {who} cost {tidy(str(r['ours']))} ({evidence(r, True, True)})"

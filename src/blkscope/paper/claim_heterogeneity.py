@@ -36,7 +36,14 @@ class Heterogeneity:
         return self.k >= 2 and (self.i2 > I2_MAX or self.p < P_Q_MIN)
 
     def text(self) -> str:
-        return f"Q={self.q:.3g} on {self.k - 1} df, p={self.p:.2g}, I^2={100 * self.i2:.0f} %"
+        return f"Q={self.q:.3g} on {self.k - 1} df, p={self.p:.2g}, I^2={i2_text(self.i2)} %"
+
+
+def i2_text(i2: float) -> str:
+    """I squared (a share) in per cent: a value that rounds to 100 but is not 100 is "over 99" (review: 99.99996 %
+    printed as "100"), here and in every sentence that quotes it."""
+    pct = 100 * i2
+    return "over 99" if 99 < pct < 100 and round(pct) == 100 else f"{pct:.0f}"
 
 
 def cochran_q(y, v) -> Heterogeneity:

@@ -32,6 +32,7 @@ import polars as pl
 
 from blkscope.paper import claim_heterogeneity as hg
 from blkscope.paper import claim_multiplicity as mt
+from blkscope.paper.claim_heterogeneity import i2_text
 from blkscope.paper.claim_measures import JOURNAL_MIN_S
 from blkscope.paper.claim_verdict import OUTSIDE, STRATA_DISAGREE
 from blkscope.paper.claims import BAND_END, DECIDED, EXACT, PER_STRATUM, condition_rule_words
@@ -39,6 +40,7 @@ from blkscope.paper.claims_plan import AMENDMENT, Plan
 from blkscope.paper.headline import counted_alone, planned_verdicts
 from blkscope.paper.latex import (
     count_word,
+    counted,
     escape,
     fmt_int,
     join_and,
@@ -47,7 +49,6 @@ from blkscope.paper.latex import (
     seconds_unbroken,
     tidy,
 )
-from blkscope.paper.phrases import i2_text
 
 WORDS = r"^(replicates|does not|inconclusive|not tested|not testable)"  # a verdict's words, less its parentheses
 
@@ -160,7 +161,7 @@ def heterogeneous_split(claims: pl.DataFrame) -> str:
     beside = [f"$I$ squared {beside[0]}"] if beside else []
     beside += [escape(f"{r['claim_id']} counts with {r['same_as']}") for r in every if not counted_alone(r)]
     n = len(rows)
-    head = escape(f"in {count_word(n)} {'row' if n == 1 else 'rows'}") + (f" ({'; '.join(beside)})" if beside else "")
+    head = escape(f"in {counted(n, 'row', 'rows')}") + (f" ({'; '.join(beside)})" if beside else "")
     return f"{head}: {escape('; '.join(parts))}"
 
 
@@ -222,7 +223,7 @@ def _amendments_apart(plan: Plan) -> str:
     (review: "4 further amendments" beside "amended five times"), one listed with a deviation said to be among those
     changes (its row is that deviation's): "five amendments, one of them among those changes"."""
     n, listed = len(plan.amendments), sum(bool(a.listed) for a in plan.amendments)
-    out = f"{count_word(n)} amendment{'' if n == 1 else 's'}"
+    out = counted(n, "amendment", "amendments")
     if listed:
         out += (", it among those changes" if n == 1 else ", all among those changes" if listed == n else
                 f", {count_word(listed)} of them among those changes")

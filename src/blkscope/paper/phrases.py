@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from blkscope.paper.claim_heterogeneity import i2_text
 from blkscope.paper.claim_verdict import OUTSIDE, STRATA_DISAGREE
 from blkscope.paper.latex import count_word, fmt_float, fmt_int
 
@@ -272,13 +273,6 @@ def sizes_differ(r: dict, k: str) -> str:
     every stratum; 2 strata disagree"); `k` without an I squared."""
     i2 = r.get("i2")
     return f"their sizes differ, I squared {i2_text(i2)} %" if i2 is not None else k
-
-
-def i2_text(i2: float) -> str:
-    """I squared (a share) in per cent for a sentence: a value that rounds to 100 but is not 100 is "over 99"
-    (review: 99.99996 % printed as "100")."""
-    pct = 100 * i2
-    return "over 99" if 99 < pct < 100 and round(pct) == 100 else f"{pct:.0f}"
 
 
 def shown(r: dict) -> str:
