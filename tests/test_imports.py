@@ -131,13 +131,33 @@ CLI_SHARED = {"blkscope.cli", "blkscope.cli.common", "blkscope.cli.verbs"}
 @pytest.mark.parametrize(("verb", "topic"), [("ingest", "logs"), ("reuse", "characterisation")])
 def test_a_verb_imports_its_topic_alone_and_no_polars(verb, topic) -> None:
     """ingest and reuse start fast: their topic's module alone, no other topic compiled, no polars, and not yet
-    blkscope.io (json, tempfile: `reuse` launches its native pass first)."""
+    blkscope.io (json: `reuse` launches its native pass first)."""
     code = (f"import sys; from blkscope.cli import build_parser; build_parser({verb!r}).parse_args([{verb!r}, 'x',"
             " '-o', 'y']); heavy = ('blkscope.cli', 'blkscope.io', 'polars', 'pyarrow');"
             " print(sorted(m for m in sys.modules if m.startswith(heavy)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     loaded = eval(out)  # a list of module names
     assert [m for m in loaded if m not in CLI_SHARED] == [f"blkscope.cli.{topic}"]
+
+
+# what `blkscope ingest` of a trace did without, each costing its start (issue 43): typing (annotations only),
+# tempfile and random (staging names), textwrap (the help's epilog), glob, the sniffer (a stated kind)
+NOT_ON_THE_TRACE_PATH = ["blkscope.readers.detect", "glob", "polars", "pyarrow", "random", "tempfile", "textwrap",
+                         "typing"]
+
+
+def test_a_trace_ingest_imports_only_what_it_uses(tmp_path) -> None:
+    """The whole `blkscope ingest --kind blktrace` of a real set, through blkscope-native: the table is written, and
+    none of NOT_ON_THE_TRACE_PATH was imported on the way."""
+    import samples
+
+    out = tmp_path / "out"
+    code = ("import sys; from blkscope.cli import main; rc = main(['ingest', '--kind', 'blktrace', sys.argv[1], '-o',"
+            f" sys.argv[2]]); print(rc, [m for m in {NOT_ON_THE_TRACE_PATH!r} if m in sys.modules])")
+    sda = samples.SAMPLES / "blktrace-bin" / "centos7_notes_sda" / "sda"
+    run = subprocess.run([sys.executable, "-c", code, str(sda), str(out)], capture_output=True, text=True, check=True)
+    assert run.stdout.split(maxsplit=1) == ["0", "[]\n"], run.stdout
+    assert "events=799" in run.stderr and sorted(p.name for p in out.iterdir()) == ["events.parquet", "ingest.json"]
 
 
 def test_help_lists_the_verbs_by_topic_without_importing_a_topic() -> None:

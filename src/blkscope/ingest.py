@@ -15,8 +15,9 @@ __all__ = ["Report", "TableWriter", "run_ingest", "run_reader"]
 def run_ingest(kind: str, inputs: list[Path], outdir: Path) -> Report:
     """Read `inputs` with the reader for `kind` (or sniffed) into `outdir`, atomically."""
     from blkscope.readers import get_reader
-    from blkscope.readers.detect import detect
 
     if kind == "auto":
+        from blkscope.readers.detect import detect  # here: a stated kind does without it (and gzip, bz2, lzma)
+
         kind = detect(inputs)
     return run_reader(get_reader(kind), kind, inputs, outdir)

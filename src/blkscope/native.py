@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from blkscope.errors import InputError
@@ -46,12 +45,16 @@ def _progress(inputs: list[Path]) -> bool:
 def run(kind: str, inputs: list[Path], writer, report, table: str = "events") -> None:
     """Read `inputs` of `kind` with blkscope-native into `writer`'s staging directory; merge its report."""
     out = Path(writer.staging) / f"{table}.parquet"
-    with tempfile.TemporaryDirectory(prefix="blkscope-native-") as tmp:
-        rep_path = Path(tmp) / "report.json"
-        cmd = [str(program()), kind, "--out", str(out), "--report", str(rep_path)]
-        cmd += ["--progress"] if _progress(inputs) else []
+    # the report beside the table: the staging directory is this ingest's alone (no temporary directory to make
+    # and remove), and the report leaves it before it is renamed into place
+    rep_path = Path(writer.staging) / f"{table}.native-report.json"
+    cmd = [str(program()), kind, "--out", str(out), "--report", str(rep_path)]
+    cmd += ["--progress"] if _progress(inputs) else []
+    try:
         proc = subprocess.run([*cmd, *map(str, inputs)], stdout=subprocess.DEVNULL, stderr=None)
         doc = json.loads(rep_path.read_text()) if rep_path.exists() else None
+    finally:
+        rep_path.unlink(missing_ok=True)
     if doc is None or (proc.returncode != 0 and "error" not in doc):
         out.unlink(missing_ok=True)
         raise RuntimeError(f"blkscope-native {kind} failed (exit {proc.returncode}) on {', '.join(map(str, inputs))}")

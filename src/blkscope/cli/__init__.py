@@ -9,7 +9,6 @@ import atexit
 import gc
 import os
 import sys
-import textwrap
 from pathlib import Path
 
 # one OpenBLAS thread unless the user says otherwise, set before any verb loads numpy: no verb does linear algebra
@@ -56,6 +55,8 @@ def build_parser(only: str | None = None, *, configured: bool = True) -> argpars
 
 def _by_topic() -> str:
     """The verbs grouped by topic, each with its help, for `blkscope --help`."""
+    import textwrap  # here: a verb's start does without it
+
     col = 24  # a longer verb's help starts on the next line
     lines = ["verbs by topic:"]
     for heading, verbs in TOPICS.values():

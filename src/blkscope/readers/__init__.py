@@ -11,8 +11,8 @@ import importlib
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing's, without importing typing (blkscope.io says why)
 if TYPE_CHECKING:
     from blkscope.io import Report, TableWriter
 
