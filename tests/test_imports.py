@@ -140,10 +140,11 @@ def test_a_verb_imports_its_topic_alone_and_no_polars(verb, topic) -> None:
     assert [m for m in loaded if m not in CLI_SHARED] == [f"blkscope.cli.{topic}"]
 
 
-# what `blkscope ingest` of a trace did without, each costing its start (issue 43): typing (annotations only),
-# tempfile and random (staging names), textwrap (the help's epilog), glob, the sniffer (a stated kind)
-NOT_ON_THE_TRACE_PATH = ["blkscope.readers.detect", "glob", "polars", "pyarrow", "random", "tempfile", "textwrap",
-                         "typing"]
+# what `blkscope ingest` of a trace does without, each costing its start (issue 43): typing (annotations only),
+# tempfile and random (staging names), subprocess (one posix_spawn), textwrap (the help's epilog), glob, the
+# sniffer (a stated kind)
+NOT_ON_THE_TRACE_PATH = ["blkscope.readers.detect", "glob", "polars", "pyarrow", "random", "subprocess", "tempfile",
+                         "textwrap", "typing"]
 
 
 def test_a_trace_ingest_imports_only_what_it_uses(tmp_path) -> None:
