@@ -146,8 +146,8 @@ def write_bytes_atomic(data: bytes, path: str | Path) -> None:
 
 
 class Report:
-    """What ends up in ingest.json. (A plain class: importing dataclasses costs ~10 ms of a trace ingest's
-    ~50 ms of Python, and issue B times the whole command.)"""
+    """What ends up in ingest.json. (A plain class: importing dataclasses costs ~10 ms, more than a quarter of a
+    trace ingest's ~35 ms of Python, and issues B and 43 time the whole command.)"""
 
     def __init__(self, kind: str, inputs: list[str]) -> None:
         self.kind = kind
