@@ -63,3 +63,30 @@ def test_empty_input_is_one_clear_line_and_no_output(tmp_path):
 def test_missing_input(tmp_path):
     proc = _run("ingest", str(tmp_path / "nope.json"), "-o", str(tmp_path / "o"))
     assert proc.returncode == 2 and "no such file" in proc.stderr
+
+
+def test_the_native_program_missing_or_killed_leaves_nothing(tmp_path):
+    """blkscope.native starts its program itself (posix_spawnp, as subprocess would): a missing program is one line
+    and exit 2, as any OSError; a bare name is found on PATH, the program's stdout goes to /dev/null, its SIGPIPE is
+    back at the default (Python ignores it), and its death by a signal is a failure with that exit status (-9);
+    neither leaves output or staging behind."""
+    import os
+    import signal
+
+    trace = tmp_path / "x.blktrace.0"
+    trace.write_bytes(b"")
+    args = [sys.executable, "-m", "blkscope", "ingest", "--kind", "blktrace", str(trace), "-o", str(tmp_path / "o")]
+    missing = tmp_path / "missing"
+    proc = subprocess.run(args, env={**os.environ, "BLKSCOPE_NATIVE": str(missing)}, capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [f"blkscope ingest: error: [Errno 2] No such file or directory: '{missing}'"]
+    prog = tmp_path / "bin" / "fake-native"
+    prog.parent.mkdir()
+    prog.write_text(f"#!/bin/sh\necho to-stdout\ngrep SigIgn /proc/$$/status > {tmp_path}/sigign\nkill -9 $$\n")
+    prog.chmod(0o755)
+    env = {**os.environ, "BLKSCOPE_NATIVE": prog.name, "PATH": f"{prog.parent}:{os.environ['PATH']}"}
+    proc = subprocess.run(args, env=env, capture_output=True, text=True)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.splitlines()[-1].startswith("RuntimeError: blkscope-native blktrace failed (exit -9)")
+    assert not int((tmp_path / "sigign").read_text().split()[1], 16) & 1 << (signal.SIGPIPE - 1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bin", "sigign", "x.blktrace.0"]
