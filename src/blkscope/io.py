@@ -19,7 +19,7 @@ from pathlib import Path
 
 from blkscope import __version__
 
-# typing.TYPE_CHECKING without importing typing (~2 ms of `blkscope ingest`'s start; issue B times the command):
+# typing.TYPE_CHECKING without importing typing (~2 ms of `blkscope ingest`'s start; issues B and 43 time it):
 # type checkers read this name as True
 TYPE_CHECKING = False
 if TYPE_CHECKING:
