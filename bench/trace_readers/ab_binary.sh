@@ -1,38 +1,54 @@
 #!/bin/bash
-# Binary blktrace ingest, two blkscope-native builds interleaved in one run: blkparse against
-# `blkscope ingest --kind blktrace` with BEFORE and AFTER, each on one core (taskset -c 0) and on two
-# (taskset -c 0,1). Every set in every round, the steps in a random order (the seed is printed); files in
-# page cache; `sync` before each timed step. Then each set's events.parquet of BEFORE and AFTER compared byte
-# for byte (the per-action counts against blkparse's: counts.sh, outside the timed hold).
-# Usage: bench/trace_readers/ab_binary.sh BEFORE_EXE AFTER_EXE ROUNDS OUTDIR SET_PREFIX...
+# Binary blktrace ingest, two arms interleaved in one run: blkparse against `blkscope ingest --kind blktrace`
+# with BEFORE and AFTER, each on one core (taskset -c 0) and on two (taskset -c 0,1). An arm is a blkscope-native
+# build (the Python from the environment) or a tree: its src/ on PYTHONPATH and its native/target/release build,
+# so a change to the Python around the reader is timed too. Every set in every round, the steps in a random
+# order (the seed is printed); before each set's round its files are put in the page cache as a read from disk
+# leaves them (page_cache.py; CACHE=asis: only read, whatever state they are in); `sync` before each timed
+# step. Then each set's events.parquet of BEFORE and AFTER compared byte for byte (the per-action counts against
+# blkparse's: counts.sh, outside the timed hold). Start with a small page cache (`sync; echo 1 >
+# /proc/sys/vm/drop_caches`): each set leaves the cache once timed.
+# Usage: [CACHE=asis] bench/trace_readers/ab_binary.sh BEFORE AFTER ROUNDS OUTDIR SET_PREFIX...
 # Lines "TIME set step wall user sys" go to stdout; ab_summary.py turns them into ratios.
 set -euo pipefail
 before=$1; after=$2; rounds=$3; W=$4; shift 4
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$W"
-seed=${SEED:-$RANDOM}; echo "seed $seed; load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%FT%TZ)"
+cache=${CACHE:-fresh}
+arm() {  # BEFORE or AFTER -> the environment its ingest runs with
+  if [ -d "$1" ]; then echo "PYTHONPATH=$(cd "$1" && pwd)/src BLKSCOPE_NATIVE=$(cd "$1" && pwd)/native/target/release/blkscope-native"
+  else echo "BLKSCOPE_NATIVE=$1"; fi
+}
+env_before=$(arm "$before"); env_after=$(arm "$after")
+seed=${SEED:-$RANDOM}
+echo "seed $seed; load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%FT%TZ); cache $cache; before $env_before; after $env_after"
 RANDOM=$seed
+for e in "$env_before" "$env_after"; do env $e blkscope ingest --help >/dev/null; done  # interpreter and modules cached
 key() { local d; d=$(dirname "$1"); echo "$(basename "$(dirname "$d")")-$(basename "$d")-$(basename "$1")"; }  # asis/RUN/vda and tiled/RUN/vda apart
 step() {  # set step -> one timed run
   local set=$1 s=$2 out=$W/out-$(key "$1")-$2 t
   rm -rf "$out"; sync
   case $s in
     blkparse) t=$( { taskset -c 0 /usr/bin/time -f "%e %U %S" blkparse -i "$set" -o /dev/null >/dev/null; } 2>&1 | tail -1) ;;
-    *) local exe=$before cores=0
-       [[ $s == after* ]] && exe=$after
+    *) local e=$env_before cores=0
+       [[ $s == after* ]] && e=$env_after
        [[ $s == *2 ]] && cores=0,1
-       t=$( { BLKSCOPE_NATIVE=$exe taskset -c $cores /usr/bin/time -f "%e %U %S" \
+       # shellcheck disable=SC2086  # $e: NAME=VALUE words for env
+       t=$( { env $e taskset -c $cores /usr/bin/time -f "%e %U %S" \
               blkscope ingest --kind blktrace "$set" -o "$out" >/dev/null; } 2>&1 | tail -1) ;;
   esac
   echo "TIME $(key "$set") $s $t"
 }
 for r in $(seq "$rounds"); do
   for set in "$@"; do
-    cat "$set".blktrace.* > /dev/null
+    if [ "$cache" = asis ]; then cat "$set".blktrace.* > /dev/null; else python "$here/page_cache.py" "$set".blktrace.*; fi
     for s in $(printf '%s\n' blkparse before1 after1 before2 after2 | while read -r x; do echo "$RANDOM $x"; done \
                | sort -n | cut -d' ' -f2); do
       step "$set" "$s"
     done
+    # out of the cache once timed: 31 sets of 536 MB and their outputs would fill it, and later runs would
+    # reclaim pages as they allocate
+    python "$here/page_cache.py" --drop "$set".blktrace.* "$W"/out-"$(key "$set")"-*/events.parquet
   done
 done
 for set in "$@"; do
