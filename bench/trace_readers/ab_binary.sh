@@ -47,8 +47,9 @@ for r in $(seq "$rounds"); do
       step "$set" "$s"
     done
     # out of the cache once timed: 31 sets of 536 MB and their outputs would fill it, and later runs would
-    # reclaim pages as they allocate
-    python "$here/page_cache.py" --drop "$set".blktrace.* "$W"/out-"$(key "$set")"-*/events.parquet
+    # reclaim pages as they allocate (CACHE=asis keeps the set: read from disk again, its state would change)
+    drop=("$W"/out-"$(key "$set")"-*/events.parquet); [ "$cache" = asis ] || drop+=("$set".blktrace.*)
+    python "$here/page_cache.py" --drop "${drop[@]}"
   done
 done
 for set in "$@"; do

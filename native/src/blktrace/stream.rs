@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::codes::*;
 use super::decode::{read_window, FileState, Reader, Tables, Window, CODES};
 use super::layout::{with_layout, Layout};
-use super::names::{Names, NONE};
+use super::names::{self, Names, NONE};
 use crate::events::Spare;
 use crate::input::{self, Progress};
 use crate::report::{Fail, Report};
@@ -258,7 +258,7 @@ impl Stream {
                     has_sector[k] = t.sector[c & (CODES - 1)] & (cat & TC_PC == 0);
                     err[k].write(f.u16(buf, o + f.err_at()) as i32);
                     proc_[k].write(match tbl {
-                        Some(tb) if cp == cpu0 => tb.get(p as usize).copied().unwrap_or(NONE),
+                        Some(tb) if cp == cpu0 => names::key(tb, p),
                         _ => names.lookup(p, cp),
                     });
                 }
