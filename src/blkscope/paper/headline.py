@@ -18,7 +18,7 @@ from blkscope.paper.claim_runs import WITHDRAWN
 from blkscope.paper.claim_verdict import STRATA_DISAGREE
 from blkscope.paper.claims import claim_of, statement_of
 from blkscope.paper.latex import count_word, fmt_int, join_and
-from blkscope.paper.phrases import plan_status, verdict_kind
+from blkscope.paper.phrases import plan_status, pooled_otherwise
 
 # a claim's closing parenthesis: ours, naming its condition, workload or statistic ("(device the limit)", "(max)"),
 # not the study's words, so a quotation of the claim leaves it out (advice.quoted)
@@ -99,10 +99,8 @@ def strata_clause(verdicts: list[str], digits: bool) -> str:
 def changed_after_look(r: dict, verdict: str) -> bool:
     """Whether a row's verdict as counted (`verdict`) rests on a change made once estimates had been seen: its
     measure changed or its runs narrowed (claims.csv `measure_changed`, `narrowed`), or the plan's pooling rule
-    (`verdict_pooled_plan`) would give another kind of verdict."""
-    pooled = str(r.get("verdict_pooled_plan") or verdict)
-    return r.get("measure_changed") in (True, "true") or bool(r.get("narrowed")) or \
-        verdict_kind(pooled) != verdict_kind(verdict)
+    (`verdict_pooled_plan`) would give another kind of verdict (pooled_otherwise)."""
+    return r.get("measure_changed") in (True, "true") or bool(r.get("narrowed")) or bool(pooled_otherwise(r, verdict))
 
 
 def replicated_note(rows: list[dict], verdicts: list[str], digits: bool) -> str:
@@ -127,11 +125,11 @@ def pooling_clause(rows: list[dict], verdicts: list[str], digits: bool) -> str:
     pooling rule, replaced once the estimates were seen, 3 replicate, 12 do not and 28 are inconclusive (S1-trace
     does not, ...)"; "" where it moves no row. The abstract says instead which replicating rows rest on a change
     (replicated_note), within its word limit."""
-    pooled = [str(r.get("verdict_pooled_plan") or x) for r, x in zip(rows, verdicts, strict=True)]
-    moved = [(r, x, y) for r, x, y in zip(rows, verdicts, pooled, strict=True) if verdict_kind(x) != verdict_kind(y)]
-    if not moved:
+    moved = [pooled_otherwise(r, x) for r, x in zip(rows, verdicts, strict=True)]
+    if not any(moved):
         return ""
-    which = " (" + ", ".join(f"{r['claim_id']} {y}" for r, _, y in moved) + ")"
+    pooled = [y or x for x, y in zip(verdicts, moved, strict=True)]
+    which = " (" + ", ".join(f"{r['claim_id']} {y}" for r, y in zip(rows, moved, strict=True) if y) + ")"
     return (f"; under the plan's pooling rule, replaced once the estimates were seen, "
             f"{join_and(_counts(pooled, JUDGED, digits, True))}{which}")
 
@@ -209,9 +207,7 @@ def _tally(claims: pl.DataFrame, column: str = "verdict") -> tuple[list[dict], l
     (plan status, verdict) but those counted with another, and whether counts are digits (above nine rows)."""
     rows = list(claims.iter_rows(named=True))
     v = [as_planned(r, column) for r in rows]
-    judged = [(plan_status(r), x) for r, x in zip(rows, v, strict=True)
-              if not x.startswith("not test") and counted_alone(r)]
-    return rows, v, judged, len(rows) > 9
+    return rows, v, [(plan_status(r), x) for r, x in _judged(rows, v)], len(rows) > 9
 
 
 def _waiting(v: list[str]) -> tuple[int, int]:
@@ -226,9 +222,15 @@ def _withdrawn(n: int, digits: bool) -> str:
     return f"{_n(n, digits)} {'was' if n == 1 else 'were'} withdrawn"
 
 
+def _judged(rows: list[dict], v: list[str]) -> list[tuple[dict, str]]:
+    """The rows judged, each with its verdict as counted (`v`): those not awaiting runs or untestable, and not
+    counted with another."""
+    return [(r, x) for r, x in zip(rows, v, strict=True) if not x.startswith("not test") and counted_alone(r)]
+
+
 def _judged_rows(rows: list[dict], v: list[str]) -> list[dict]:
     """The rows _tally judges, in its order."""
-    return [r for r, x in zip(rows, v, strict=True) if not x.startswith("not test") and counted_alone(r)]
+    return [r for r, _ in _judged(rows, v)]
 
 
 def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:

@@ -227,13 +227,21 @@ def verdict_kind(v: str) -> str:
     return next((k for k in ("replicates", "does not", "inconclusive") if v.startswith(k)), v)
 
 
+def pooled_otherwise(r: dict, verdict: str) -> str:
+    """The plan's pooled verdict of a row (claims.csv `verdict_pooled_plan`, the plan's random-effects verdict) where
+    it is of another kind than `verdict`, the row's verdict as counted; else "". The one test of whether the change
+    of pooling rule, made once the estimates were seen, moved a row (the claims table, the split sentence and the
+    abstract's note read it)."""
+    plan = str(r.get("verdict_pooled_plan") or "")
+    return plan if plan and verdict_kind(plan) != verdict_kind(verdict) else ""
+
+
 def pooling_moved(r: dict) -> str:
     """Beside a row whose verdict as counted (its planned one where the condition rule labelled it) the change of
-    pooling rule moved (claims.csv `verdict_pooled_plan`, the plan's random-effects verdict, of another kind):
-    "; does not by the plan's pooling rule, replaced once the estimates were seen"; else ""."""
-    plan = str(r.get("verdict_pooled_plan") or "")
-    now = str(r.get("verdict_planned") or r.get("verdict") or "")
-    return f"; {plan} {POOLED_PLAN}" if plan and verdict_kind(plan) != verdict_kind(now) else ""
+    pooling rule moved (pooled_otherwise): "; does not by the plan's pooling rule, replaced once the estimates were
+    seen"; else ""."""
+    plan = pooled_otherwise(r, str(r.get("verdict_planned") or r.get("verdict") or ""))
+    return f"; {plan} {POOLED_PLAN}" if plan else ""
 
 
 def says(r: dict) -> str:
