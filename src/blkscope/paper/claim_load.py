@@ -27,7 +27,7 @@ import polars as pl
 from blkscope.analysis.load.machine_load import before
 from blkscope.analysis.stats.uncertainty import LEVEL, bootstrap_ci
 from blkscope.figures.names import DATABASES
-from blkscope.paper.headline import as_planned
+from blkscope.paper.headline import as_planned, judged_with_verdicts
 from blkscope.paper.latex import count_word, escape, fmt_float, fmt_int, join_and, macro_file
 
 SCHEMA = {"claim_id": pl.Utf8, "arm_a": pl.Utf8, "arm_b": pl.Utf8, "n_a": pl.Int64, "n_b": pl.Int64,
@@ -39,8 +39,8 @@ SCHEMA = {"claim_id": pl.Utf8, "arm_a": pl.Utf8, "arm_b": pl.Utf8, "n_a": pl.Int
 def judged(claims: pl.DataFrame) -> list[str]:
     """The claims table's judged rows, as the headline counts them: a planned verdict that is not `not test...`,
     and not read with another row's runs (same_as)."""
-    return [r["claim_id"] for r in claims.iter_rows(named=True)
-            if not as_planned(r).startswith("not test") and not r.get("same_as")]
+    rows = list(claims.iter_rows(named=True))
+    return [r["claim_id"] for r, _ in judged_with_verdicts(rows, [as_planned(r) for r in rows])]
 
 
 def _median_diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -207,7 +207,7 @@ def _tally(claims: pl.DataFrame, column: str = "verdict") -> tuple[list[dict], l
     (plan status, verdict) but those counted with another, and whether counts are digits (above nine rows)."""
     rows = list(claims.iter_rows(named=True))
     v = [as_planned(r, column) for r in rows]
-    return rows, v, [(plan_status(r), x) for r, x in _judged(rows, v)], len(rows) > 9
+    return rows, v, [(plan_status(r), x) for r, x in judged_with_verdicts(rows, v)], len(rows) > 9
 
 
 def _waiting(v: list[str]) -> tuple[int, int]:
@@ -222,15 +222,15 @@ def _withdrawn(n: int, digits: bool) -> str:
     return f"{_n(n, digits)} {'was' if n == 1 else 'were'} withdrawn"
 
 
-def _judged(rows: list[dict], v: list[str]) -> list[tuple[dict, str]]:
+def judged_with_verdicts(rows: list[dict], v: list[str]) -> list[tuple[dict, str]]:
     """The rows judged, each with its verdict as counted (`v`): those not awaiting runs or untestable, and not
-    counted with another."""
+    counted with another (the headline's counts; claim_load reads them too)."""
     return [(r, x) for r, x in zip(rows, v, strict=True) if not x.startswith("not test") and counted_alone(r)]
 
 
 def _judged_rows(rows: list[dict], v: list[str]) -> list[dict]:
     """The rows _tally judges, in its order."""
-    return [r for r, _ in _judged(rows, v)]
+    return [r for r, _ in judged_with_verdicts(rows, v)]
 
 
 def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
