@@ -19,6 +19,11 @@ WHAT = "CPU" if CPU else "wall"
 TARGET = {"1": 25, "2": 40}  # issue 43 item 2, by the step's cores
 
 
+def ratios(bp: list[float], v: list[float]) -> tuple[float, float]:
+    """blkparse's median over the step's median, and the worst pairing: blkparse's fastest over the step's slowest."""
+    return statistics.median(bp) / statistics.median(v), min(bp) / max(v)
+
+
 def table(runs: dict[str, dict[str, list[float]]]) -> None:
     print(f"| set | blkparse {WHAT} (s) | " + " | ".join(f"{s} {WHAT} (s): ratio median / worst" for s in STEPS) + " |")
     print("|---|---|" + "---|" * len(STEPS))
@@ -26,24 +31,24 @@ def table(runs: dict[str, dict[str, list[float]]]) -> None:
         bp = r["blkparse"]
         cells = []
         for s in STEPS:
-            v = r[s]
-            ratio, worst = statistics.median(bp) / statistics.median(v), min(bp) / max(v)
-            cells.append(f"{', '.join(f'{x:.2f}' for x in v)}: **{ratio:.1f}x** / {worst:.1f}x")
+            ratio, worst = ratios(bp, r[s])
+            cells.append(f"{', '.join(f'{x:.2f}' for x in r[s])}: **{ratio:.1f}x** / {worst:.1f}x")
         print(f"| {name} | {', '.join(f'{x:.2f}' for x in bp)} | " + " | ".join(cells) + " |")
 
 
 def compact(runs: dict[str, dict[str, list[float]]]) -> None:
     print(f"| set | blkparse {WHAT} median (s) | " + " | ".join(f"{s}: median / worst" for s in STEPS) + " |")
     print("|---|---|" + "---|" * len(STEPS))
-    ratios: dict[str, list[float]] = {s: [] for s in STEPS}
+    medians: dict[str, list[float]] = {s: [] for s in STEPS}
     for name, r in runs.items():
         bp, cells = r["blkparse"], []
         for s in STEPS:
-            ratios[s].append(statistics.median(bp) / statistics.median(r[s]))
-            cells.append(f"{ratios[s][-1]:.1f}x / {min(bp) / max(r[s]):.1f}x")
+            ratio, worst = ratios(bp, r[s])
+            medians[s].append(ratio)
+            cells.append(f"{ratio:.1f}x / {worst:.1f}x")
         print(f"| {name} | {statistics.median(bp):.2f} | " + " | ".join(cells) + " |")
     for s in STEPS:
-        v, t = ratios[s], TARGET[s[-1]]
+        v, t = medians[s], TARGET[s[-1]]
         print(f"{s}: medians {min(v):.1f}-{max(v):.1f}x, their median {statistics.median(v):.1f}x; "
               f"{sum(x < t for x in v)} of {len(v)} sets under {t}x")
 

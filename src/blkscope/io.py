@@ -41,7 +41,7 @@ def umask() -> int:
 
 # staging names: the prefix, then 8 characters of tempfile's alphabet (as mkstemp and mkdtemp made them)
 _NAME_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
-_STAGED = re.compile(r"[a-z0-9_]{8}")
+_STAGED = re.compile(f"[{_NAME_CHARS}]{{8}}")
 
 
 def staged(target: str | Path, directory: bool = False, stem: str | None = None) -> Path:
