@@ -1,10 +1,15 @@
 """blkscope-native's helper threads (the Parquet writer thread, a read-ahead thread per blktrace file) write
 the same file, byte for byte, as one thread does: real sets of ../shared/samples and of the dataset, with many row
-groups and windows small enough to cut records, so every hand-over between the threads is exercised."""
+groups and windows small enough to cut records, so every hand-over between the threads is exercised. The program
+plans its threads for BLKSCOPE_NATIVE_THREADS CPUs: 2 (the writer thread only, for an uncompressed set), enough
+for a read-ahead thread per file (which then decodes too), and compressed sets (read-ahead threads on two CPUs;
+with more files than CPUs they only read and decompress)."""
 
 from __future__ import annotations
 
+import gzip
 import json
+import shutil
 import subprocess
 
 import polars as pl
@@ -20,6 +25,9 @@ SETS = {
     # zstd-compressed: decompressed in the read-ahead threads
     "raw-zst": samples.ROOT / "data" / "raw" / "guest-ext4-fio-randrw-r1" / "blktrace",
 }
+# CPUs as the program plans for them: the writer thread alone on 2 for an uncompressed set; a read-ahead thread
+# per file besides the writer with 2 files on 4 and 8 files on 10
+CPUS = [2, 4, 10]
 
 
 def run(tmp_path, prefix, threads: int, windows: str | None) -> tuple[bytes, dict]:
@@ -30,13 +38,28 @@ def run(tmp_path, prefix, threads: int, windows: str | None) -> tuple[bytes, dic
     return out.read_bytes(), json.loads(rep.read_text())
 
 
+def same_as_one_thread(tmp_path, prefix, cpus: int, windows: str | None) -> None:
+    one, rep1 = run(tmp_path, prefix, 1, windows)
+    many, rep = run(tmp_path, prefix, cpus, windows)
+    assert rep == rep1
+    assert many == one
+    ev = pl.read_parquet(tmp_path / f"t{cpus}.parquet")
+    assert ev.height == rep1["rows"]["events"] > 97 * 3  # several row groups went through the writer thread
+
+
+@pytest.mark.parametrize("cpus", CPUS)
 @pytest.mark.parametrize("windows", [None, "4096,4093"])
 @pytest.mark.parametrize("name", SETS)
-def test_threads_write_the_same_bytes(tmp_path, name, windows):
-    one, rep1 = run(tmp_path, SETS[name], 1, windows)
-    two, rep2 = run(tmp_path, SETS[name], 2, windows)
-    assert rep2 == rep1
-    assert two == one
-    ev = pl.read_parquet(tmp_path / "t2.parquet")
-    assert ev.height == rep1["rows"]["events"] > 97 * 3  # several row groups went through the writer thread
+def test_threads_write_the_same_bytes(tmp_path, name, windows, cpus):
+    same_as_one_thread(tmp_path, SETS[name], cpus, windows)
+
+
+def test_more_compressed_files_than_cpus(tmp_path):
+    """influx_keks's 8 files gzipped, on 2 CPUs: 8 read-ahead threads that read and decompress, the decoding on
+    this thread."""
+    src = SETS["keks"]
+    for f in sorted(src.parent.glob(src.name + ".blktrace.*")):
+        with f.open("rb") as i, gzip.open(tmp_path / f"{f.name}.gz", "wb") as o:
+            shutil.copyfileobj(i, o)
+    same_as_one_thread(tmp_path, tmp_path / src.name, 2, "4096,4093")
 

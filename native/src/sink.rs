@@ -3,8 +3,8 @@
 //! With two or more CPUs to run on (std's available_parallelism, which follows the affinity mask:
 //! `taskset -c 0` gives one), full row groups go to a writer thread that encodes and writes them while
 //! the decoder fills the next: the writer was ~1/3 of the binary ingest's CPU (bench/RESULTS.md).
-//! BLKSCOPE_NATIVE_THREADS=1 keeps everything on the calling thread. The file is the same either way:
-//! row groups are written in the order they fill.
+//! BLKSCOPE_NATIVE_THREADS=N runs as if there were N CPUs (1: everything on the calling thread; tests set it to
+//! reach every thread layout). The file is the same either way: row groups are written in the order they fill.
 
 use std::path::Path;
 use std::sync::mpsc::{self, Receiver, SyncSender};
@@ -15,12 +15,17 @@ use crate::events::Events;
 use crate::parquet::{thread_cpu, EventsWriter};
 use crate::report::Fail;
 
-/// Whether helper threads may run: more than one CPU available, unless BLKSCOPE_NATIVE_THREADS=1.
-pub fn threads() -> bool {
+/// The CPUs to plan threads for: BLKSCOPE_NATIVE_THREADS if set, else those the process may run on.
+pub fn cpus() -> usize {
     match std::env::var("BLKSCOPE_NATIVE_THREADS").ok().and_then(|v| v.parse::<usize>().ok()) {
-        Some(n) => n > 1,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()) > 1,
+        Some(n) => n.max(1),
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     }
+}
+
+/// Whether helper threads may run: more than one CPU.
+pub fn threads() -> bool {
+    cpus() > 1
 }
 
 type Written = std::io::Result<(EventsWriter, Duration)>;

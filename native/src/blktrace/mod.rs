@@ -5,7 +5,7 @@
 //! CPU list does not stop reading; it is reported, like per-CPU sequence gaps and resynchronisations.
 //!
 //! One pass, bounded memory: each file of a set is read() in windows of about 1 MB, walked and decoded
-//! (decode.rs; on the file's read-ahead thread when there are CPUs for them) and copied into columns
+//! (decode.rs; on the file's read-ahead thread when there are CPUs for them or it is compressed) and copied into columns
 //! (stream.rs), and the files advance together up to a common time horizon, so a process name (a notify record, written on whichever CPU
 //! first saw the pid) is known before that pid's events on other CPUs are written, and time_ns counts from
 //! the earliest first event (blkparse's genesis).
@@ -166,11 +166,15 @@ fn read_set(name: &str, files: &[(Option<u32>, PathBuf)], sink: &mut Sink, rep: 
     let window = min.max(total / files.len());
     let mut names = Names::default();
     let mut streams = Vec::with_capacity(files.len());
-    // read-ahead threads when there is a second CPU, one per file for the usual few per-CPU files; they
-    // decode too when they are no more than the CPUs (8 files on 2 cores: 0.06 s more CPU and wall on the
-    // tiled influx_keks set when they did, the windows decoded on one core and copied into columns on another)
-    let ahead = crate::sink::threads() && files.len() <= READ_AHEAD_FILES;
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // A read-ahead thread per file (for the usual few per-CPU files) when each has a CPU beside this thread and
+    // the writer's, or when the files are compressed (decompressing is then most of the work: 0.36 s with them
+    // against 0.45 s without, the bench set in zstd on two CPUs). Otherwise this thread reads and decodes too:
+    // four threads on two CPUs were 4-10 % slower than two on five uncompressed sets (bench/RESULTS.md,
+    // 2026-11-30 seventh session). The threads decode too when they are no more than the CPUs (8 files on 2
+    // cores: the windows decoded on one core and copied into columns on another cost 0.06 s more).
+    let cpus = crate::sink::cpus();
+    let compressed = files.iter().try_fold(false, |any, (_, p)| Ok::<_, Fail>(any || input::is_compressed(p)?))?;
+    let ahead = cpus > 1 && files.len() <= READ_AHEAD_FILES && (compressed || cpus >= files.len() + 2);
     let decode_ahead = ahead && files.len() <= cpus;
     for (cpu, path) in files {
         streams.push(Stream::open(path, *cpu, window, ahead, decode_ahead, t)?);
