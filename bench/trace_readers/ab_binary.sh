@@ -9,12 +9,16 @@
 # blkparse's: counts.sh, outside the timed hold). Start with a small page cache (`sync; echo 1 >
 # /proc/sys/vm/drop_caches`): each set leaves the cache once timed.
 # Usage: [CACHE=asis] bench/trace_readers/ab_binary.sh BEFORE AFTER ROUNDS OUTDIR SET_PREFIX...
-# Lines "TIME set step wall user sys" go to stdout; ab_summary.py turns them into ratios.
+# Lines "TIME set step wall user sys pair_before pair_after" go to stdout (pair: cpu_pair.c's round trip between
+# CPUs 0 and 1 just before and after the step, in ns: where the host had put the two vCPUs); ab_summary.py turns
+# them into ratios.
 set -euo pipefail
 before=$1; after=$2; rounds=$3; W=$4; shift 4
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$W"
+gcc -O2 -pthread -o "$W/cpu_pair" "$here/cpu_pair.c"
 cache=${CACHE:-fresh}
+TIMEFORMAT='%3R %3U %3S'  # bash's `time`: wall, user and sys in ms (GNU time's %e has 10 ms steps: 5 % of a run)
 arm() {  # BEFORE or AFTER -> the environment its ingest runs with
   if [ -d "$1" ]; then echo "PYTHONPATH=$(cd "$1" && pwd)/src BLKSCOPE_NATIVE=$(cd "$1" && pwd)/native/target/release/blkscope-native"
   else echo "BLKSCOPE_NATIVE=$1"; fi
@@ -28,16 +32,17 @@ key() { local d; d=$(dirname "$1"); echo "$(basename "$(dirname "$d")")-$(basena
 step() {  # set step -> one timed run
   local set=$1 s=$2 out=$W/out-$(key "$1")-$2 t
   rm -rf "$out"; sync
+  local p0; p0=$("$W/cpu_pair")
   case $s in
-    blkparse) t=$( { taskset -c 0 /usr/bin/time -f "%e %U %S" blkparse -i "$set" -o /dev/null >/dev/null; } 2>&1 | tail -1) ;;
+    blkparse) t=$( { time taskset -c 0 blkparse -i "$set" -o /dev/null >/dev/null 2>>"$W/stderr.log"; } 2>&1) ;;
     *) local e=$env_before cores=0
        [[ $s == after* ]] && e=$env_after
        [[ $s == *2 ]] && cores=0,1
        # shellcheck disable=SC2086  # $e: NAME=VALUE words for env
-       t=$( { env $e taskset -c $cores /usr/bin/time -f "%e %U %S" \
-              blkscope ingest --kind blktrace "$set" -o "$out" >/dev/null; } 2>&1 | tail -1) ;;
+       t=$( { time env $e taskset -c $cores blkscope ingest --kind blktrace "$set" -o "$out" \
+                >/dev/null 2>>"$W/stderr.log"; } 2>&1) ;;
   esac
-  echo "TIME $(key "$set") $s $t"
+  echo "TIME $(key "$set") $s $t $p0 $("$W/cpu_pair")"
 }
 for r in $(seq "$rounds"); do
   for set in "$@"; do

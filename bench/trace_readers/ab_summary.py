@@ -2,7 +2,9 @@
 pairing (blkparse's fastest run over the step's slowest). One table per run of ab_binary.sh in the log (each
 starts with its `seed` line). `--cpu`: CPU seconds (user + sys) instead of wall, for a loaded machine, where wall
 follows the other work on the core (blkparse's 25 s of system calls most). `--compact`: the ratios only, a set a
-line, and per step the sets under issue 43's targets (25x on one core, 40x on two).
+line, and per step the sets under issue 43's targets (25x on one core, 40x on two); when the log has cpu_pair.c's
+probes (ab_binary.sh since 2026-11-30's seventh session), also how many runs had the two vCPUs apart (a probe over
+APART_NS before or after the run) and the ratios over the other runs.
 Usage: python ab_summary.py LOG [--cpu] [--compact]"""
 
 import statistics
@@ -17,6 +19,9 @@ CPU = "--cpu" in sys.argv[2:]
 COMPACT = "--compact" in sys.argv[2:]
 WHAT = "CPU" if CPU else "wall"
 TARGET = {"1": 25, "2": 40}  # issue 43 item 2, by the step's cores
+# cpu_pair.c's round trip is bimodal here, 50-85 ns (the vCPUs share a cache) or 330-400 ns (apart): 150 ns
+# between them, set before the A/B it reads
+APART_NS = 150
 
 
 def ratios(bp: list[float], v: list[float]) -> tuple[float, float]:
@@ -36,7 +41,7 @@ def table(runs: dict[str, dict[str, list[float]]]) -> None:
         print(f"| {name} | {', '.join(f'{x:.2f}' for x in bp)} | " + " | ".join(cells) + " |")
 
 
-def compact(runs: dict[str, dict[str, list[float]]]) -> None:
+def compact(runs: dict[str, dict[str, list[float]]], apart: dict[tuple[str, str], list[bool]] | None) -> None:
     print(f"| set | blkparse {WHAT} median (s) | " + " | ".join(f"{s}: median / worst" for s in STEPS) + " |")
     print("|---|---|" + "---|" * len(STEPS))
     medians: dict[str, list[float]] = {s: [] for s in STEPS}
@@ -48,18 +53,36 @@ def compact(runs: dict[str, dict[str, list[float]]]) -> None:
             cells.append(f"{ratio:.1f}x / {worst:.1f}x")
         print(f"| {name} | {statistics.median(bp):.2f} | " + " | ".join(cells) + " |")
     for s in STEPS:
-        v, t = medians[s], TARGET[s[-1]]
-        print(f"{s}: medians {min(v):.1f}-{max(v):.1f}x, their median {statistics.median(v):.1f}x; "
-              f"{sum(x < t for x in v)} of {len(v)} sets under {t}x")
+        summary(s, medians[s])
+    for s in STEPS if apart else []:
+        n_apart = sum(sum(apart[name, s]) for name in runs)
+        together = [ratios(r["blkparse"], kept)[0] for name, r in runs.items()
+                    if (kept := [x for x, a in zip(r[s], apart[name, s], strict=True) if not a])]
+        summary(f"{s}, the runs with the vCPUs together ({n_apart} of {sum(len(r[s]) for r in runs.values())} apart)",
+                together, TARGET[s[-1]])
 
 
-sections: list[dict[str, dict[str, list[float]]]] = []
+def summary(label: str, v: list[float], target: int | None = None) -> None:
+    t = target or TARGET[label[-1]]
+    print(f"{label}: medians {min(v):.1f}-{max(v):.1f}x, their median {statistics.median(v):.1f}x; "
+          f"{sum(x < t for x in v)} of {len(v)} sets under {t}x")
+
+
+# per run of ab_binary.sh: set -> step -> times, and (set, step) -> per run whether the vCPUs were apart (None:
+# a log without probes)
+sections: list[tuple[dict[str, dict[str, list[float]]], dict[tuple[str, str], list[bool]] | None]] = []
 for line in Path(sys.argv[1]).read_text().splitlines():
     t = line.split()
     if t and t[0] == "seed":
-        sections.append(defaultdict(lambda: defaultdict(list)))
+        sections.append((defaultdict(lambda: defaultdict(list)), None))
     elif t and t[0] == "TIME":
-        sections[-1][t[1]][t[2]].append(float(t[4]) + float(t[5]) if CPU else float(t[3]))
-for runs in sections:
+        runs, apart = sections[-1]
+        runs[t[1]][t[2]].append(float(t[4]) + float(t[5]) if CPU else float(t[3]))
+        if len(t) > 7:
+            if apart is None:
+                apart = defaultdict(list)
+                sections[-1] = (runs, apart)
+            apart[t[1], t[2]].append(max(float(t[6]), float(t[7])) > APART_NS)
+for runs, apart in sections:
     print(f"\n{len(runs)} sets")
-    (compact if COMPACT else table)(runs)
+    compact(runs, apart) if COMPACT else table(runs)
