@@ -12,6 +12,7 @@
 mod blktrace;
 mod boot;
 mod chunks;
+mod cpus;
 mod encode;
 mod events;
 mod gather;

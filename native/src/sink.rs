@@ -1,10 +1,9 @@
 //! Where decoders put rows: the current row group, written out whenever it is full.
 //!
-//! With two or more CPUs to run on (std's available_parallelism, which follows the affinity mask:
-//! `taskset -c 0` gives one), full row groups go to a writer thread that encodes and writes them while
-//! the decoder fills the next: the writer was ~1/3 of the binary ingest's CPU (bench/RESULTS.md).
-//! BLKSCOPE_NATIVE_THREADS=N runs as if there were N CPUs (1: everything on the calling thread; tests set it to
-//! reach every thread layout). The file is the same either way: row groups are written in the order they fill.
+//! With two or more CPUs to run on (cpus.rs), full row groups go to a writer thread that encodes and writes
+//! them while the decoder fills the next: the writer was ~1/3 of the binary ingest's CPU (bench/RESULTS.md).
+//! With one (BLKSCOPE_NATIVE_THREADS=1, or `taskset -c 0`), everything runs on the calling thread. The file is
+//! the same either way: row groups are written in the order they fill.
 
 use std::path::Path;
 use std::sync::mpsc::{self, Receiver, SyncSender};
@@ -15,17 +14,9 @@ use crate::events::Events;
 use crate::parquet::{thread_cpu, EventsWriter};
 use crate::report::Fail;
 
-/// The CPUs to plan threads for: BLKSCOPE_NATIVE_THREADS if set, else those the process may run on.
-pub fn cpus() -> usize {
-    match std::env::var("BLKSCOPE_NATIVE_THREADS").ok().and_then(|v| v.parse::<usize>().ok()) {
-        Some(n) => n.max(1),
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    }
-}
-
 /// Whether helper threads may run: more than one CPU.
 pub fn threads() -> bool {
-    cpus() > 1
+    crate::cpus::cpus() > 1
 }
 
 type Written = std::io::Result<(EventsWriter, Duration)>;

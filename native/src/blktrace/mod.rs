@@ -172,7 +172,7 @@ fn read_set(name: &str, files: &[(Option<u32>, PathBuf)], sink: &mut Sink, rep: 
     // four threads on two CPUs were 4-10 % slower than two on five uncompressed sets (bench/RESULTS.md,
     // 2026-11-30 seventh session). The threads decode too when they are no more than the CPUs (8 files on 2
     // cores: the windows decoded on one core and copied into columns on another cost 0.06 s more).
-    let cpus = crate::sink::cpus();
+    let cpus = crate::cpus::cpus();
     let compressed = files.iter().try_fold(false, |any, (_, p)| Ok::<_, Fail>(any || input::is_compressed(p)?))?;
     let ahead = cpus > 1 && files.len() <= READ_AHEAD_FILES && (compressed || cpus >= files.len() + 2);
     let decode_ahead = ahead && files.len() <= cpus;

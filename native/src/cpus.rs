@@ -1,0 +1,112 @@
+//! How many CPUs to plan threads for: BLKSCOPE_NATIVE_THREADS=N if set (tests reach every thread layout with
+//! it), else the CPUs the process may run on (std's available_parallelism follows the affinity mask:
+//! `taskset -c 0` gives one). But two CPUs that pass a cache line back and forth slower than APART count as
+//! one: a VM whose host runs its two vCPUs on cores that share no cache. There the threads' hand-overs (each
+//! window, each row group) cross between the caches, and a two-core ingest took ~1.9x as long as with the
+//! vCPUs together and ~1.5x as long as one thread, while each core alone kept its speed (bench/RESULTS.md,
+//! 2026-11-30 seventh session; bench/trace_readers/cpu_pair.c is the same probe).
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+/// Round trips slower than this are CPUs apart: 50-85 ns together and 330-400 ns apart on this VM.
+const APART: Duration = Duration::from_nanos(150);
+const TRIPS: u64 = 64;
+/// A second CPU that answers fewer than TRIPS / 4 round trips in this long is busy: no help either.
+const PATIENCE: Duration = Duration::from_millis(2);
+
+pub fn cpus() -> usize {
+    static CPUS: OnceLock<usize> = OnceLock::new();
+    *CPUS.get_or_init(|| {
+        if let Some(n) = std::env::var("BLKSCOPE_NATIVE_THREADS").ok().and_then(|v| v.parse::<usize>().ok()) {
+            return n.max(1);
+        }
+        let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+        match allowed().as_deref() {
+            Some(&[a, b]) if n == 2 && apart(a, b) => 1,
+            _ => n,
+        }
+    })
+}
+
+/// The CPUs in this thread's affinity mask.
+fn allowed() -> Option<Vec<usize>> {
+    // SAFETY: a zeroed cpu_set_t is an empty set; the kernel fills it
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) } == 0;
+    ok.then(|| (0..libc::CPU_SETSIZE as usize).filter(|&c| unsafe { libc::CPU_ISSET(c, &set) }).collect())
+}
+
+fn pin(cpus: &[usize]) -> bool {
+    // SAFETY: as in allowed()
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &c in cpus {
+        unsafe { libc::CPU_SET(c, &mut set) };
+    }
+    unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0 }
+}
+
+/// Whether CPUs a and b are apart: this thread on a, a helper on b, a counter passed between them. The
+/// thread's own mask is restored before it returns (threads spawned later inherit it).
+fn apart(a: usize, b: usize) -> bool {
+    if !pin(&[a]) {
+        return false;
+    }
+    let flag = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let (f, s) = (flag.clone(), stop.clone());
+    let pong = std::thread::spawn(move || {
+        if !pin(&[b]) {
+            return;
+        }
+        let mut v = 1; // answer each odd value with the next even one
+        while !s.load(Ordering::Relaxed) {
+            if f.load(Ordering::Acquire) == v {
+                f.store(v + 1, Ordering::Release);
+                v += 2;
+            }
+            std::hint::spin_loop();
+        }
+    });
+    let start = Instant::now();
+    let mut done = 0;
+    'trips: while done < TRIPS {
+        flag.store(2 * done + 1, Ordering::Release);
+        while flag.load(Ordering::Acquire) != 2 * done + 2 {
+            std::hint::spin_loop();
+            if start.elapsed() > PATIENCE {
+                break 'trips;
+            }
+        }
+        done += 1;
+    }
+    let spent = start.elapsed();
+    stop.store(true, Ordering::Relaxed);
+    let _ = pong.join();
+    pin(&[a, b]);
+    done < TRIPS / 4 || spent / done as u32 > APART
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_probe_gives_the_thread_its_mask_back() {
+        let before = allowed().unwrap();
+        let (a, b) = (before[0], *before.last().unwrap());
+        pin(&[a, b]);
+        apart(a, b);
+        assert_eq!(allowed().unwrap(), if a == b { vec![a] } else { vec![a, b] });
+        pin(&before);
+    }
+
+    #[test]
+    fn one_cpu_twice_is_no_pair() {
+        // the helper can only answer when this thread is preempted, milliseconds later: too slow to help
+        let before = allowed().unwrap();
+        assert!(apart(before[0], before[0]));
+        pin(&before);
+    }
+}
