@@ -41,12 +41,13 @@ static void *pong(void *arg) {
 
 int main(int argc, char **argv) {
     int a = argc > 2 ? atoi(argv[1]) : 0, b = argc > 2 ? atoi(argv[2]) : 1;
+    pthread_t t;
+    /* the helper first: started with a mask of a alone, it would wait on a for this spinning thread */
+    pthread_create(&t, NULL, pong, &b);
     if (pin(a) != 0) {
         fprintf(stderr, "cpu_pair: cannot run on CPU %d\n", a);
         return 2;
     }
-    pthread_t t;
-    pthread_create(&t, NULL, pong, &b);
     long v = 0, n = 0;
     double start = now();
     while (now() - start < 0.02) {

@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 /// Round trips slower than this are CPUs apart: 50-85 ns together and 330-400 ns apart on this VM.
 const APART: Duration = Duration::from_nanos(150);
 const TRIPS: u64 = 64;
-/// A second CPU that answers fewer than TRIPS / 4 round trips in this long is busy: no help either.
+const WARM: u64 = 8;
+/// A second CPU that answers fewer than TRIPS / 4 timed round trips in this long (or not the WARM first ones) is
+/// busy: no help either.
 const PATIENCE: Duration = Duration::from_millis(2);
 
 pub fn cpus() -> usize {
@@ -48,11 +50,8 @@ fn pin(cpus: &[usize]) -> bool {
 }
 
 /// Whether CPUs a and b are apart: this thread on a, a helper on b, a counter passed between them. The
-/// thread's own mask is restored before it returns (threads spawned later inherit it).
+/// thread's mask is {a, b} again when it returns (threads spawned later inherit it).
 fn apart(a: usize, b: usize) -> bool {
-    if !pin(&[a]) {
-        return false;
-    }
     let flag = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
     let (f, s) = (flag.clone(), stop.clone());
@@ -69,23 +68,42 @@ fn apart(a: usize, b: usize) -> bool {
             std::hint::spin_loop();
         }
     });
-    let start = Instant::now();
-    let mut done = 0;
-    'trips: while done < TRIPS {
-        flag.store(2 * done + 1, Ordering::Release);
-        while flag.load(Ordering::Acquire) != 2 * done + 2 {
+    // pinned after the spawn: a helper started with this thread's mask would wait on a for this spinning thread
+    if !pin(&[a]) {
+        stop.store(true, Ordering::Relaxed);
+        let _ = pong.join();
+        return false;
+    }
+    // WARM round trips untimed (the helper's start and its move to b are not the caches' doing), then TRIPS timed
+    let (mut sent, mut start, mut timed) = (0, Instant::now(), None);
+    let answered = 'trips: loop {
+        if sent == WARM {
+            (start, timed) = (Instant::now(), Some(0));
+        }
+        if timed == Some(TRIPS) {
+            break TRIPS;
+        }
+        flag.store(2 * sent + 1, Ordering::Release);
+        while flag.load(Ordering::Acquire) != 2 * sent + 2 {
             std::hint::spin_loop();
             if start.elapsed() > PATIENCE {
-                break 'trips;
+                break 'trips timed.unwrap_or(0);
             }
         }
-        done += 1;
-    }
+        sent += 1;
+        timed = timed.map(|t| t + 1);
+    };
     let spent = start.elapsed();
     stop.store(true, Ordering::Relaxed);
     let _ = pong.join();
     pin(&[a, b]);
-    done < TRIPS / 4 || spent / done as u32 > APART
+    let trip = (answered > 0).then(|| spent / answered as u32);
+    let apart = answered < TRIPS / 4 || trip.is_some_and(|t| t > APART);
+    if std::env::var_os("BLKSCOPE_NATIVE_TIMING").is_some() {
+        eprintln!("blkscope-native: CPUs {a} and {b}: {answered} round trips of {trip:?}: {}",
+                  if apart { "apart, one thread" } else { "together" });
+    }
+    apart
 }
 
 #[cfg(test)]
