@@ -2,15 +2,15 @@
 //! it), else the CPUs the process may run on (std's available_parallelism follows the affinity mask:
 //! `taskset -c 0` gives one). But two CPUs that pass a cache line back and forth slower than APART count as
 //! one: a VM whose host runs its two vCPUs on cores that share no cache. There the threads' hand-overs (each
-//! window, each row group) cross between the caches, and a two-core ingest took ~1.9x as long as with the
-//! vCPUs together and ~1.5x as long as one thread, while each core alone kept its speed (bench/RESULTS.md,
+//! window, each row group) cross between the caches, and a two-core ingest took 2.1-2.5x as long as with the
+//! vCPUs together and 1.4-1.6x one thread's time, while each core alone kept its speed (bench/RESULTS.md,
 //! 2026-11-30 seventh session; bench/trace_readers/cpu_pair.c is the same probe).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-/// Round trips slower than this are CPUs apart: 50-85 ns together and 330-400 ns apart on this VM.
+/// Round trips slower than this are CPUs apart: 50-85 ns together and 330-430 ns apart on this VM.
 const APART: Duration = Duration::from_nanos(150);
 const TRIPS: u64 = 64;
 const WARM: u64 = 8;

@@ -5,10 +5,10 @@
 //! CPU list does not stop reading; it is reported, like per-CPU sequence gaps and resynchronisations.
 //!
 //! One pass, bounded memory: each file of a set is read() in windows of about 1 MB, walked and decoded
-//! (decode.rs; on the file's read-ahead thread when there are CPUs for them or it is compressed) and copied into columns
-//! (stream.rs), and the files advance together up to a common time horizon, so a process name (a notify record, written on whichever CPU
-//! first saw the pid) is known before that pid's events on other CPUs are written, and time_ns counts from
-//! the earliest first event (blkparse's genesis).
+//! (decode.rs; on the file's read-ahead thread when there are CPUs for them or it is compressed) and copied
+//! into columns (stream.rs), and the files advance together up to a common time horizon, so a process name (a
+//! notify record, written on whichever CPU first saw the pid) is known before that pid's events on other CPUs
+//! are written, and time_ns counts from the earliest first event (blkparse's genesis).
 //!
 //! Row order: each CPU's events in time order, CPUs interleaved in horizon blocks (a block ends at the
 //! last event time of the window the slowest file holds); NOT one global time order (blkparse prints
@@ -168,10 +168,10 @@ fn read_set(name: &str, files: &[(Option<u32>, PathBuf)], sink: &mut Sink, rep: 
     let mut streams = Vec::with_capacity(files.len());
     // A read-ahead thread per file (for the usual few per-CPU files) when each has a CPU beside this thread and
     // the writer's, or when the files are compressed (decompressing is then most of the work: 0.36 s with them
-    // against 0.45 s without, the bench set in zstd on two CPUs). Otherwise this thread reads and decodes too:
-    // four threads on two CPUs were 4-10 % slower than two on five uncompressed sets (bench/RESULTS.md,
-    // 2026-11-30 seventh session). The threads decode too when they are no more than the CPUs (8 files on 2
-    // cores: the windows decoded on one core and copied into columns on another cost 0.06 s more).
+    // against 0.45 s without, the bench set in zstd on two CPUs). Otherwise this thread reads and decodes too, no
+    // more threads than CPUs: four on two were no faster than two over 31 uncompressed sets (bench/RESULTS.md,
+    // 2026-11-30 seventh session). The threads decode too unless they outnumber the CPUs (compressed files, 8
+    // on 2 cores: then they only read and decompress; decoding there cost influx_keks 0.06 s more).
     let cpus = crate::cpus::cpus();
     let compressed = files.iter().try_fold(false, |any, (_, p)| Ok::<_, Fail>(any || input::is_compressed(p)?))?;
     let ahead = cpus > 1 && files.len() <= READ_AHEAD_FILES && (compressed || cpus >= files.len() + 2);
