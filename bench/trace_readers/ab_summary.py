@@ -19,7 +19,7 @@ CPU = "--cpu" in sys.argv[2:]
 COMPACT = "--compact" in sys.argv[2:]
 WHAT = "CPU" if CPU else "wall"
 TARGET = {"1": 25, "2": 40}  # issue 43 item 2, by the step's cores
-# cpu_pair.c's round trip is bimodal here, 50-85 ns (the vCPUs share a cache) or 330-400 ns (apart): 150 ns
+# cpu_pair.c's round trip is bimodal here, 50-85 ns (the vCPUs share a cache) or 330-430 ns (apart): 150 ns
 # between them, set before the A/B it reads
 APART_NS = 150
 

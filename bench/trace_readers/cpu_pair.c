@@ -1,6 +1,6 @@
 /* Where the host put two vCPUs: the round trip of one cache line between CPU A and CPU B (default 0 and 1),
  * averaged over 20 ms, printed in ns. On this VM it is bimodal: ~50-85 ns when the two vCPUs share a cache,
- * ~330-400 ns when the host runs them apart; a two-core ingest then takes ~1.8x as long while each core alone
+ * ~330-430 ns when the host runs them apart; a two-core ingest then takes 2.1-2.5x as long while each core alone
  * runs at full speed (bench/RESULTS.md, 2026-11-30 seventh session). ab_binary.sh runs it around every step.
  * Build: gcc -O2 -pthread -o cpu_pair cpu_pair.c; usage: cpu_pair [A B] */
 #define _GNU_SOURCE
