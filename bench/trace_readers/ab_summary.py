@@ -53,7 +53,7 @@ def compact(runs: dict[str, dict[str, list[float]]], apart: dict[tuple[str, str]
             cells.append(f"{ratio:.1f}x / {worst:.1f}x")
         print(f"| {name} | {statistics.median(bp):.2f} | " + " | ".join(cells) + " |")
     for s in STEPS:
-        summary(s, medians[s])
+        summary(s, medians[s], TARGET[s[-1]])
     for s in STEPS if apart else []:
         n_apart = sum(sum(apart[name, s]) for name in runs)
         together = [ratios(r["blkparse"], kept)[0] for name, r in runs.items()
@@ -62,10 +62,9 @@ def compact(runs: dict[str, dict[str, list[float]]], apart: dict[tuple[str, str]
                 together, TARGET[s[-1]])
 
 
-def summary(label: str, v: list[float], target: int | None = None) -> None:
-    t = target or TARGET[label[-1]]
+def summary(label: str, v: list[float], target: int) -> None:
     print(f"{label}: medians {min(v):.1f}-{max(v):.1f}x, their median {statistics.median(v):.1f}x; "
-          f"{sum(x < t for x in v)} of {len(v)} sets under {t}x")
+          f"{sum(x < target for x in v)} of {len(v)} sets under {target}x")
 
 
 # per run of ab_binary.sh: set -> step -> times, and (set, step) -> per run whether the vCPUs were apart (None:

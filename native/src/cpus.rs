@@ -25,8 +25,9 @@ pub fn cpus() -> usize {
             return n.max(1);
         }
         let n = std::thread::available_parallelism().map_or(1, |n| n.get());
-        match allowed().as_deref() {
-            Some(&[a, b]) if n == 2 && apart(a, b) => 1,
+        let pair = if n == 2 { allowed() } else { None }; // the mask read only where a probe may follow
+        match pair.as_deref() {
+            Some(&[a, b]) if apart(a, b) => 1,
             _ => n,
         }
     })

@@ -160,6 +160,16 @@ pub fn read(inputs: &[PathBuf], sink: &mut Sink, rep: &mut Report, progress: boo
     Ok(())
 }
 
+/// Whether any of the files is compressed (sniffed only where it decides the threads).
+fn any_compressed(files: &[(Option<u32>, PathBuf)]) -> Result<bool, Fail> {
+    for (_, p) in files {
+        if input::is_compressed(p)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 fn read_set(name: &str, files: &[(Option<u32>, PathBuf)], sink: &mut Sink, rep: &mut Report, t: &std::sync::Arc<Tables>,
             bar: &mut Progress) -> Result<(), Fail> {
     let (total, min) = windows();
@@ -173,8 +183,7 @@ fn read_set(name: &str, files: &[(Option<u32>, PathBuf)], sink: &mut Sink, rep: 
     // 2026-11-30 seventh session). The threads decode too unless they outnumber the CPUs (compressed files, 8
     // on 2 cores: then they only read and decompress; decoding there cost influx_keks 0.06 s more).
     let cpus = crate::cpus::cpus();
-    let compressed = files.iter().try_fold(false, |any, (_, p)| Ok::<_, Fail>(any || input::is_compressed(p)?))?;
-    let ahead = cpus > 1 && files.len() <= READ_AHEAD_FILES && (compressed || cpus >= files.len() + 2);
+    let ahead = cpus > 1 && files.len() <= READ_AHEAD_FILES && (cpus >= files.len() + 2 || any_compressed(files)?);
     let decode_ahead = ahead && files.len() <= cpus;
     for (cpu, path) in files {
         streams.push(Stream::open(path, *cpu, window, ahead, decode_ahead, t)?);
