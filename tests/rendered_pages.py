@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from blkscope.paper.pdf_geometry import Box, form_boxes, labels, text_block, text_page
+from blkscope.paper.pdf_chars import text_page
+from blkscope.paper.pdf_forms import form_boxes
+from blkscope.paper.pdf_geometry import text_block
+from blkscope.paper.pdf_labels import Box, labels
 
 
 def figure_pages(pdf: Path) -> list[int]:

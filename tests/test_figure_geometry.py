@@ -15,7 +15,8 @@ from rendered_pages import check_rendered_pages
 from requires import require
 
 from blkscope.figures.theme import COLUMN_WIDTH_PT, MAX_FIGURE_HEIGHT_PT, TEXT_WIDTH_PT
-from blkscope.paper.pdf_geometry import check_figure_pdf, check_paper_pdf, labels
+from blkscope.paper.pdf_geometry import check_figure_pdf, check_paper_pdf
+from blkscope.paper.pdf_labels import labels
 
 LABELS = pd.DataFrame({"x": [f"setup number {i}" for i in range(12)], "y": range(12)})
 
@@ -131,19 +132,19 @@ def test_the_checks_characters_are_pdfplumbers_without_the_marks_forms(tmp_path,
     the characters the checks read are still exactly pdfplumber's, in the figure's own PDF and in a page of the
     paper that includes it (there the figure is a form that draws text, and its marks are forms inside it). The
     paper's figure is met again: its stream's parse and what its marks left of it are those of the figure's own
-    PDF, remembered (pdf_geometry._parsed, _stripped), and the characters are pdfplumber's all the same."""
+    PDF, remembered (pdf_chars._parsed, pdf_textless._stripped), and the characters are pdfplumber's all the same."""
     import pdfplumber
 
-    from blkscope.paper import pdf_geometry
-    from blkscope.paper.pdf_geometry import _CHAR_KEYS, text_page
-    from blkscope.paper.pdf_geometry import chars as page_chars
+    from blkscope.paper import pdf_chars, pdf_textless
+    from blkscope.paper.pdf_chars import _CHAR_KEYS, text_page
+    from blkscope.paper.pdf_chars import chars as page_chars
 
     lexed = []
     # empty memos: what earlier tests remembered would hide a second lexing (and the first)
-    monkeypatch.setattr(pdf_geometry, "_STRIPPED", {})
-    monkeypatch.setattr(pdf_geometry, "_PARSED", {})
-    strip = pdf_geometry._without_textless_blocks
-    monkeypatch.setattr(pdf_geometry, "_without_textless_blocks",
+    monkeypatch.setattr(pdf_textless, "_STRIPPED", {})
+    monkeypatch.setattr(pdf_chars, "_PARSED", {})
+    strip = pdf_textless._without_textless_blocks
+    monkeypatch.setattr(pdf_textless, "_without_textless_blocks",
                         lambda data, *a: lexed.append(data) or strip(data, *a))  # fmt: skip
 
     points = pd.DataFrame({"x": range(300), "y": [(i * 37) % 101 for i in range(300)]})
@@ -157,7 +158,7 @@ def test_the_checks_characters_are_pdfplumbers_without_the_marks_forms(tmp_path,
             for whole, skipped in zip(full.pages, fast.pages, strict=True):
                 chars = whole.chars
                 assert len(chars) > 20 and text_page(skipped).chars == chars, pdf.name
-                # the checks' own reading of them (pdf_geometry.chars): the keys they read, the same values
+                # the checks' own reading of them (pdf_chars.chars): the keys they read, the same values
                 assert page_chars(skipped) == [{k: c[k] for k in _CHAR_KEYS} for c in chars], pdf.name
                 assert skipped.extract_words() == whole.extract_words()
                 assert len(skipped.curves) < len(whole.curves)  # the marks were not interpreted
@@ -169,7 +170,7 @@ def test_the_overlapping_labels_are_every_pair_whose_boxes_and_glyphs_overlap(mo
     comparing every label with every other finds (Box.overlap, then the rectangles of their glyphs)."""
     import random
 
-    from blkscope.paper import pdf_geometry as g
+    from blkscope.paper import pdf_labels as g
 
     rng = random.Random(7)
     ls = []

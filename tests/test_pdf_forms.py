@@ -1,4 +1,4 @@
-"""The form XObjects the PDF checks skip without resolving them (blkscope.paper.pdf_geometry._Textless, read from
+"""The form XObjects the PDF checks skip without resolving them (blkscope.paper.pdf_textless._Textless, read from
 the file's bytes): exactly those pdfminer, resolving each, finds to be forms whose content cannot add a character,
 in a figure of translucent marks (a form per mark) and in a LaTeX page that includes it; an object whose bytes
 do not settle it is left to pdfminer."""
@@ -13,7 +13,7 @@ import pytest
 import vl_convert as vlc
 from test_figure_geometry import _forms, _paper
 
-from blkscope.paper.pdf_geometry import _may_draw_text, _Textless
+from blkscope.paper.pdf_textless import _may_draw_text, _Textless
 
 
 def _pdfminer_skips(doc) -> dict[int, bool]:
@@ -86,7 +86,7 @@ def test_only_what_the_bytes_settle_is_known(data, known):
 
 
 def _strip(data: bytes) -> bytes:
-    from blkscope.paper.pdf_geometry import _without_textless_blocks
+    from blkscope.paper.pdf_textless import _without_textless_blocks
 
     return _without_textless_blocks(data, {"cs0": 3}.get, {"x0"}.__contains__)
 
@@ -130,7 +130,7 @@ MARKS = [
 def test_a_mark_read_whole_leaves_the_stream_the_tokens_leave(mark, before, after):
     """_LEX reads a mark block (q, gs, Do, Q) in one match: the same stream as _LEX_TOKENS reading it token by
     token, also where the block is not left out (the stream's first or last bytes, an operand around it)."""
-    from blkscope.paper.pdf_geometry import _LEX, _LEX_TOKENS, _without_textless_blocks
+    from blkscope.paper.pdf_textless import _LEX, _LEX_TOKENS, _without_textless_blocks
 
     data = before + mark + after
     textless = {"x0"}.__contains__
@@ -139,7 +139,7 @@ def test_a_mark_read_whole_leaves_the_stream_the_tokens_leave(mark, before, afte
 
 
 def test_a_figure_s_streams_read_with_marks_whole_are_those_read_token_by_token(tmp_path):
-    from blkscope.paper.pdf_geometry import _LEX, _LEX_TOKENS, _without_textless_blocks
+    from blkscope.paper.pdf_textless import _LEX, _LEX_TOKENS, _without_textless_blocks
 
     points = pd.DataFrame({"x": range(200), "y": [(i * 37) % 101 for i in range(200)]})
     chart = alt.Chart(points, width=280, height=200).mark_circle(opacity=0.4).encode(x="x:Q", y="y:Q")
@@ -161,11 +161,11 @@ def test_a_stream_met_again_is_lexed_again_only_when_its_names_answer_otherwise(
     """_stripped remembers what _without_textless_blocks left of a stream with the answers it was given: met
     again with the same answers the stream is not lexed again; with another (a form here that may draw text, a
     colour space of other components) it is, and each time the bytes are those of _without_textless_blocks."""
-    from blkscope.paper import pdf_geometry
-    from blkscope.paper.pdf_geometry import _stripped, _without_textless_blocks
+    from blkscope.paper import pdf_textless
+    from blkscope.paper.pdf_textless import _stripped, _without_textless_blocks
 
     lexed = []
-    monkeypatch.setattr(pdf_geometry, "_without_textless_blocks",
+    monkeypatch.setattr(pdf_textless, "_without_textless_blocks",
                         lambda data, *a: lexed.append(data) or _without_textless_blocks(data, *a))  # fmt: skip
     data = b"BT (x) Tj ET\nq /gs0 gs /x0 Do Q\nq /cs0 CS 0.5 0.5 0.5 SCN 0 0 m 9 0 l S Q\nBT (y) Tj ET\n"
     answers = [({"cs0": 3}, {"x0"}), ({"cs0": 3}, {"x0"}), ({"cs0": 3}, set()), ({"cs0": 1}, {"x0"}),

@@ -1,11 +1,11 @@
-"""pdf_geometry.chars against pdfplumber's own chars of text_page (the keys the checks read, their values and
+"""pdf_chars.chars against pdfplumber's own chars of text_page (the keys the checks read, their values and
 types), on every page of each PDF given: python bench/e2efast/chars_eq.py PDF... (PYTHONPATH at the src to check)."""
 
 import sys
 
 import pdfplumber
 
-from blkscope.paper.pdf_geometry import _CHAR_KEYS, chars, text_page
+from blkscope.paper.pdf_chars import _CHAR_KEYS, chars, text_page
 
 
 def main(pdfs: list[str]) -> int:

@@ -119,7 +119,7 @@ def missing_claims(text: str, claims: pl.DataFrame, columns: list[str]) -> list[
 
 
 def _info_page(pdf: Path, key: str) -> int:
-    from blkscope.paper.pdf_geometry import reader
+    from blkscope.paper.pdf_forms import reader
 
     info = reader(pdf).metadata or {}
     if key not in info:
@@ -146,7 +146,8 @@ def layout(pdf: Path, lone: list[int] | None = None) -> dict:
     references start on), of references, and of appendices; per page of main text, the share of
     the text block its figures cover; and the pages of figures only that they leave less than half full
     (half_empty), or `lone` when given (check_all finds them page by page as it checks each page's geometry)."""
-    from blkscope.paper.pdf_geometry import form_boxes, plumber_pages, reader
+    from blkscope.paper.pdf_chars import plumber_pages
+    from blkscope.paper.pdf_forms import form_boxes, reader
 
     pages = reader(pdf).pages
     area = _area(pdf)
@@ -180,7 +181,9 @@ def half_empty(pdf: Path, n: int) -> bool:
     and in the appendices alike (Q review: two appendix figures stood each alone on a half-empty page), but a last
     page that ends on text (below its figures). Lays the page out (text_page) when it has figures: the caller
     closes it."""
-    from blkscope.paper.pdf_geometry import form_boxes, forms, plumber_pages, reader, strokes, text_block, text_page
+    from blkscope.paper.pdf_chars import plumber_pages, text_page
+    from blkscope.paper.pdf_forms import form_boxes, forms, reader, strokes
+    from blkscope.paper.pdf_geometry import text_block
 
     pages = reader(pdf).pages
     page, block = pages[n - 1], text_block(pdf)
@@ -415,8 +418,9 @@ def _part(part: tuple):
 def _pages_part(pdf: Path, first: int, last: int, figures: tuple) -> tuple[list[str], list[int], list]:
     """The geometry of pages first..last (1-based) of the paper, which of them are half empty (half_empty), and
     check_figures of each of `figures` (as _part's): checked first, the figures these pages draw are parsed once
-    (the paper draws each as a form of the same bytes: pdf_geometry._parsed)."""
-    from blkscope.paper.pdf_geometry import check_figure_pdf, check_paper_page, plumber_pages
+    (the paper draws each as a form of the same bytes: pdf_chars._parsed)."""
+    from blkscope.paper.pdf_chars import plumber_pages
+    from blkscope.paper.pdf_geometry import check_figure_pdf, check_paper_page
 
     figs = [check_figure_pdf(*f) for f in figures]
     problems, lone = [], []
@@ -432,7 +436,7 @@ def _drawn(pdf: Path, figures: list[Path]) -> dict[int, list[Path]]:
     """The figures (of `figures`) each page of the paper draws, by the file name pdfTeX records in each included
     form (/PTEX.FileName): a page's resources only, none of its content read. Which part checks which figure is
     all it decides."""
-    from blkscope.paper.pdf_geometry import reader
+    from blkscope.paper.pdf_forms import reader
 
     by_name = {f.name: f for f in figures}
     out: dict[int, list[Path]] = {}
@@ -450,7 +454,7 @@ def check_all(pdf: Path, claims: Path, figures: list[Path], jobs: int = 1) -> tu
     parts in `jobs` processes: the text checks, the paper's pages a few at a time each with the figures they draw,
     each figure no page draws. The geometry (pdfminer interpreting every page and figure) is most of the work,
     and the paper rule ends the main job alone."""
-    from blkscope.paper.pdf_geometry import reader
+    from blkscope.paper.pdf_forms import reader
     from blkscope.parallel import map_runs
 
     n = len(reader(pdf).pages)
