@@ -487,7 +487,7 @@ def test_strata_that_disagree_are_the_reason_for_no_verdict_not_a_verdict_and_mi
     from blkscope.paper.claim_verdict import STRATA_DISAGREE
     from blkscope.paper.claims_plan_tex import with_verdict
     from blkscope.paper.latex import escape
-    from blkscope.paper.pdf_text import _TYPESET, squash
+    from blkscope.paper.pdf_words import _TYPESET, squash
 
     said = with_verdict("per stratum 1.03x to 5.41x, 14 strata disagree", STRATA_DISAGREE)
     assert said == "per stratum 1.03x to 5.41x, 14 strata disagree (inconclusive)"

@@ -14,7 +14,7 @@ import pytest
 from blkscope.paper import advice, scale_numbers
 from blkscope.paper.claim_verdict import STRATA_DISAGREE
 from blkscope.paper.claims import TRACED_FASTER
-from blkscope.paper.pdf_text import missing_advice, unstated_runs
+from blkscope.paper.pdf_words import missing_advice, unstated_runs
 from blkscope.paper.prose import range_words, typed_numbers
 
 
@@ -381,7 +381,7 @@ def test_a_throughput_ratio_from_fixed_rate_runs_bounds_no_gain():
 def test_the_abstract_gives_each_choice_in_short_with_the_row_it_rests_on_and_stays_within_its_word_limit():
     """Q item 5: the abstract says what to choose (commitlog, data directories, a low-latency journal, a mount
     option, tracing in production), each with its claim row, in the words the conclusion's advice starts with."""
-    from blkscope.paper.pdf_text import abstract_words
+    from blkscope.paper.pdf_words import abstract_words
 
     c = _claims([("S2-ops", "does not", "0.95x [0.83x, 1.10x]", 0.83, 1.10),
                  ("S4-reader", "outside the study's condition: runs of 11 s", "6.59x [0.89x, 48.93x]", 0.89, 48.93),

@@ -108,7 +108,7 @@ def test_equal_values_per_place_are_said_once():
 
 def test_a_range_of_two_numbers_gets_an_en_dash_and_nothing_else_does():
     from blkscope.paper.latex import escape
-    from blkscope.paper.pdf_text import squash
+    from blkscope.paper.pdf_words import squash
 
     assert escape("runs of 2-242 s; 24-36 %; 2.28-6.85x") == r"runs of 2--242 s; 24--36 \%; 2.28--6.85x"
     for same in ("2026-11-29", "x86-64", "1.4e-05", "S1-hot-f2fs", "round3-decide-2", "95--115", "a 2-s run"):

@@ -13,9 +13,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from blkscope.paper.bookkeeping import internal_words
 from blkscope.paper.claims import CLAIMS
 from blkscope.paper.pdf_geometry import check_paper_pdf
-from blkscope.paper.pdf_text import hyphen_signs, internal_words, missing_claims, pages_text, pdf_pages, pdf_text
+from blkscope.paper.pdf_words import hyphen_signs, missing_claims, pages_text, pdf_pages, pdf_text
 from blkscope.paper.tables import claims_columns, claims_parts, claims_table, printed_columns
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -185,7 +186,7 @@ def test_layout_counts_pages_and_finds_a_lone_half_empty_figure_page(tmp_path, t
     import vl_convert as vlc
 
     from blkscope.figures.theme import no_data
-    from blkscope.paper.pdf_text import layout
+    from blkscope.paper.pdf_layout import layout
 
     if shutil.which("pdflatex") is None:
         pytest.skip("pdflatex not installed (deps/debian-main.txt: make setup installs TeX Live)")
@@ -221,7 +222,7 @@ def test_reasons_are_printed_without_pointers_to_the_projects_bookkeeping():
 
 
 def test_the_pdf_gives_one_count_of_captured_runs():
-    from blkscope.paper.pdf_text import disagreeing_run_counts
+    from blkscope.paper.pdf_words import disagreeing_run_counts
 
     abstract = "We re-test the claims ... on 1,194\ncaptured runs (319 traced) of 6 workloads"
     appendix = "The dataset holds 1,184 captured runs, each in a directory of its own"
@@ -255,7 +256,7 @@ def test_a_cell_names_no_batch_and_no_issue():
 
 
 def test_a_judged_row_without_its_window_or_condition_is_reported():
-    from blkscope.paper.pdf_text import unstated_runs
+    from blkscope.paper.pdf_words import unstated_runs
 
     rows = pl.DataFrame({"claim_id": ["S1-a", "S1-b", "S1-c"], "verdict": ["replicates", "inconclusive", "not tested"],
                          "condition": ["scale", "in-memory", "scale"], "window": ["steady window", "--", None],

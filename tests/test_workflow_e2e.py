@@ -282,7 +282,7 @@ def test_pdf_has_every_section_and_numbers_from_other_tables(mini, paper_text):
     for cid in claims["claim_id"]:
         assert cid in flat, cid
     # and every claim with every column the table prints, in table order, as the paper rule checks it
-    from blkscope.paper.pdf_text import missing_claims, pdf_text
+    from blkscope.paper.pdf_words import missing_claims, pdf_text
     from blkscope.paper.tables import claims_parts, printed_columns
 
     for part in claims_parts(claims):  # the table's parts, each row whole

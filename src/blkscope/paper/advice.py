@@ -463,7 +463,7 @@ def short(topic: str, text: str, claims: pl.DataFrame) -> str:
 
 
 # the abstract's choices (issue Q item 5: commitlog and data directories, a low-latency journal, mount options,
-# tracing in production), within its word limit (blkscope.paper.pdf_text.ABSTRACT_WORDS); the conclusion gives every
+# tracing in production), within its word limit (blkscope.paper.pdf_words.ABSTRACT_WORDS); the conclusion gives every
 # topic
 ABSTRACT_TOPICS = ("AdviceCommitlog", "AdviceDataDir", "AdviceJournal", "AdviceAtime", TRACING)
 

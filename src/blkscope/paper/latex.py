@@ -27,7 +27,7 @@ _MICRO = re.compile(r"(\d) us\b")  # claims.csv's ASCII microseconds ("1.12 us")
 
 def micro(tex: str) -> str:
     """Microseconds as the paper's prose sets them ("1.12\\,$\\mu$s"), not the tables' ASCII "us" (issue Q review:
-    S4-mean printed "us" in Tables I-III); the PDF check reads the micro sign back as "u" (pdf_text._TYPESET)."""
+    S4-mean printed "us" in Tables I-III); the PDF check reads the micro sign back as "u" (pdf_words._TYPESET)."""
     return _MICRO.sub(r"\1\\,$\\mu$s", tex)
 
 

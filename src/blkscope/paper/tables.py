@@ -329,7 +329,7 @@ def unadjusted_cell(r: dict) -> str | None:
 
 def printed_unadjusted(claims: pl.DataFrame) -> pl.DataFrame:
     """The claims with `verdict_unadjusted` as unadjusted_cell prints it (as they are without the column): what the
-    claims table prints and the PDF check (blkscope.paper.pdf_text.missing_claims) looks for."""
+    claims table prints and the PDF check (blkscope.paper.pdf_words.missing_claims) looks for."""
     if "verdict_unadjusted" not in claims.columns:
         return claims
     cells = [unadjusted_cell(r) for r in claims.iter_rows(named=True)]
@@ -339,7 +339,7 @@ def printed_unadjusted(claims: pl.DataFrame) -> pl.DataFrame:
 def caveated(claims: pl.DataFrame, ruled_only: bool = False) -> pl.DataFrame:
     """The claims with each verdict cell as verdict_cell prints it (claims.csv as it is without `caveat`);
     `ruled_only`: the condition rule's rows alone (the planned verdict first, the rule's condition after), the
-    others' verdicts as they are, each cell beginning with it: what the PDF check (pdf_text.missing_claims) looks
+    others' verdicts as they are, each cell beginning with it: what the PDF check (pdf_words.missing_claims) looks
     for."""
     if "caveat" not in claims.columns:
         return claims
