@@ -93,6 +93,30 @@ def test_a_figure_taller_than_the_text_block_is_reported_on_the_page_and_rendere
     assert any("pixels of ink outside" in p for p in check_rendered_pages(pdf, tmp_path / "png"))
 
 
+def test_a_pages_forms_are_parsed_once_while_the_file_is_unchanged(tmp_path, monkeypatch):
+    """The check asks for a page's forms in several places (its geometry; whether it is a half-empty page of
+    figures, and whether they stroke): pdf_forms.page_forms parses each page once per reader, the same boxes as a
+    parse of its own, and again once the file has changed (a new reader)."""
+    from pypdf import PdfReader
+
+    from blkscope.paper import pdf_forms
+    from blkscope.paper.pdf_layout import half_empty
+
+    parsed = []
+    forms = pdf_forms.forms
+    monkeypatch.setattr(pdf_forms, "forms", lambda page: parsed.append(page) or forms(page))
+    pdf = _paper(tmp_path, _figure(tmp_path, "fits", -90, width=280, height=200))
+    n = len(PdfReader(pdf).pages)
+    for _ in range(2):
+        assert check_paper_pdf(pdf) == [] and not any(half_empty(pdf, i) for i in range(1, n + 1))
+    assert len(parsed) == n
+    first = [b for b, _ in forms(PdfReader(pdf).pages[0])]
+    assert first and pdf_forms.page_form_boxes(pdf, 1) == first and len(parsed) == n
+    pdf = _paper(tmp_path, _figure(tmp_path, "smaller", -90, width=200, height=100))  # the same file, rebuilt
+    again = pdf_forms.page_form_boxes(pdf, 1)
+    assert len(parsed) == n + 1 and again == [b for b, _ in forms(PdfReader(pdf).pages[0])] and again != first
+
+
 def test_a_facet_panel_without_data_is_found():
     """complete_cells keeps a facet grid aligned by adding a cell without data: the panel check finds it."""
     import polars as pl

@@ -77,14 +77,33 @@ def forms(page) -> list[tuple[Box, object]]:
 
 
 @functools.lru_cache(maxsize=4)
-def _cached_reader(path: str, mtime_ns: int, size: int):
+def _cached_reader(path: str, mtime_ns: int, size: int) -> tuple:
     from pypdf import PdfReader
 
-    return PdfReader(path)
+    return PdfReader(path), {}  # the reader, and page_forms' answers from it (page number -> forms)
+
+
+def _read(pdf: Path) -> tuple:
+    st = Path(pdf).stat()
+    return _cached_reader(str(pdf), st.st_mtime_ns, st.st_size)
 
 
 def reader(pdf: Path):
     """A pypdf PdfReader of `pdf`, one per process while the file is unchanged: the checks read its document info,
     its pages and their forms in several places, and each PdfReader parsed the whole 8 MB paper again."""
-    st = Path(pdf).stat()
-    return _cached_reader(str(pdf), st.st_mtime_ns, st.st_size)
+    return _read(pdf)[0]
+
+
+def page_forms(pdf: Path, n: int) -> tuple[tuple[Box, object], ...]:
+    """forms() of page `n` (1-based) of `pdf`, parsed once per reader (reader: one per process while the file is
+    unchanged) and kept with it: the check asked for each page's forms up to four times (its geometry, its share of
+    the main text, whether it is a half-empty page of figures, whether they stroke). Read it, never change it."""
+    rd, known = _read(pdf)
+    if n not in known:
+        known[n] = tuple(forms(rd.pages[n - 1]))
+    return known[n]
+
+
+def page_form_boxes(pdf: Path, n: int) -> list[Box]:
+    """form_boxes() of page `n` (1-based) of `pdf`, from page_forms."""
+    return [b for b, _ in page_forms(pdf, n)]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from blkscope.paper.pdf_chars import chars, plumber_pages, text_page
-from blkscope.paper.pdf_forms import form_boxes, reader
+from blkscope.paper.pdf_forms import page_form_boxes, reader
 from blkscope.paper.pdf_labels import TOL, Box, labels, overlapping_labels
 
 INFO_KEY = "/BlkscopeTextBlock"
@@ -63,7 +63,7 @@ def check_paper_page(pdf: Path, ppage, every_page: bool = False) -> list[str]:
     block = text_block(pdf)
     problems = []
     i = ppage.page_number
-    figs = form_boxes(reader(pdf).pages[i - 1])
+    figs = page_form_boxes(pdf, i)
     if not figs and not every_page:
         return []
     for box in figs:

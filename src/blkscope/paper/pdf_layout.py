@@ -34,12 +34,12 @@ def layout(pdf: Path, lone: list[int] | None = None) -> dict:
     the text block its figures cover; and the pages of figures only that they leave less than half full
     (half_empty), or `lone` when given (check_all finds them page by page as it checks each page's geometry)."""
     from blkscope.paper.pdf_chars import plumber_pages
-    from blkscope.paper.pdf_forms import form_boxes, reader
+    from blkscope.paper.pdf_forms import page_form_boxes, reader
 
     pages = reader(pdf).pages
     area = _area(pdf)
     refs, app = references_page(pdf), appendix_page(pdf)
-    shares = [round(_covered(form_boxes(page)) / area, 3) for page in pages[: refs - 1]]
+    shares = [round(_covered(page_form_boxes(pdf, n)) / area, 3) for n in range(1, len(pages) + 1)[: refs - 1]]
     if lone is None:
         lone = []
         for n in range(1, len(pages) + 1):
@@ -69,12 +69,13 @@ def half_empty(pdf: Path, n: int) -> bool:
     page that ends on text (below its figures). Lays the page out (text_page) when it has figures: the caller
     closes it."""
     from blkscope.paper.pdf_chars import plumber_pages, text_page
-    from blkscope.paper.pdf_forms import form_boxes, forms, reader, strokes
+    from blkscope.paper.pdf_forms import page_forms, reader, strokes
     from blkscope.paper.pdf_geometry import text_block
 
     pages = reader(pdf).pages
     page, block = pages[n - 1], text_block(pdf)
-    boxes = form_boxes(page)
+    found = page_forms(pdf, n)
+    boxes = [b for b, _ in found]
     if not boxes or _covered(boxes) >= LONE_FIGURE_SHARE * _area(pdf):
         return False
     (ppage,) = plumber_pages(pdf, [n])
@@ -94,7 +95,7 @@ def half_empty(pdf: Path, n: int) -> bool:
         return False
     # a page of placeholders alone (figures that stroke no path: theme.no_data's message, sized to it)
     # is not one: only a dataset without the figure's runs draws them (the e2e miniature's cache sweep)
-    return any(strokes(xo, page.pdf) for _, xo in forms(page))
+    return any(strokes(xo, page.pdf) for _, xo in found)
 
 
 LONE_FIGURE_SHARE = 0.5  # a page of figures only must be at least half figure
