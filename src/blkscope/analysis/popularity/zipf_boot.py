@@ -147,6 +147,22 @@ def _fixed(v, n_ge, mean_log, starts, lens, xmin, analytic):
     return out
 
 
+def _candidates(v, mean_log, starts, lens, max_alpha, analytic):
+    """The xmin candidates of every segment (all but its largest value), flat: their positions g, where each
+    segment's run of them begins, their segment and its end, their MLE alphas, which are valid (alpha finite and
+    below max_alpha) and which segments have a valid one (fits)."""
+    m = lens - 1
+    g, cstart = _ragged(starts, m)
+    seg = np.repeat(np.arange(lens.size), m)
+    end = (starts + lens)[seg]
+    alphas = dp.mle_alpha(v[g], mean_log[g], analytic=analytic)
+    valid = np.isfinite(alphas)
+    if max_alpha is not None:
+        valid &= alphas < max_alpha
+    fits = np.bincount(seg, weights=valid, minlength=lens.size) > 0
+    return g, cstart, seg, end, alphas, valid, fits
+
+
 def _decide(v, n_ge, mean_log, starts, lens, ks, max_alpha):
     """Per replicate: 1 if its refit distance (analytic derivatives) is at least ks (1 + RECHECK), 0 if below
     ks (1 - RECHECK), nan if neither is shown. Every candidate's KS distance is at least its value at a few
@@ -155,17 +171,11 @@ def _decide(v, n_ge, mean_log, starts, lens, ks, max_alpha):
     if not lens.size:
         return np.zeros(0)
     lo, hi = ks * (1 - RECHECK), ks * (1 + RECHECK)
-    m = lens - 1
-    g, _ = _ragged(starts, m)
-    seg = np.repeat(np.arange(lens.size), m)
-    end = (starts + lens)[seg]
+    g, _, seg, end, alphas, valid, fits = _candidates(v, mean_log, starts, lens, max_alpha, analytic=True)
     seg_of = np.repeat(np.arange(lens.size), lens)
-    alphas = dp.mle_alpha(v[g], mean_log[g], analytic=True)
-    valid = np.isfinite(alphas)
     unsure = np.zeros(lens.size, bool)
     if max_alpha is not None:  # a candidate this close to the edge could be in or out with central differences
-        unsure[seg[valid & (np.abs(alphas - max_alpha) <= 1e-6 * max_alpha)]] = True
-        valid &= alphas < max_alpha
+        unsure[seg[np.isfinite(alphas) & (np.abs(alphas - max_alpha) <= 1e-6 * max_alpha)]] = True
     lb = np.zeros(g.size)  # no bound yet
     zk = np.full(g.size, np.nan)
     w = np.flatnonzero(valid)
@@ -181,21 +191,12 @@ def _decide(v, n_ge, mean_log, starts, lens, ks, max_alpha):
     d = np.where(np.isnan(d), np.inf, d)  # nan: never the minimum, as in _select
     best = np.full(lens.size, np.inf)
     np.minimum.at(best, seg, d)
-    fits = np.bincount(seg, weights=valid, minlength=lens.size) > 0
     status = np.where(best >= hi, 1.0, np.where(best < lo, 0.0, np.nan))
     return np.where(fits & ~unsure, status, np.nan)  # not fittable: refitted with central differences too
 
 
 def _select(v, n_ge, mean_log, starts, lens, max_alpha, width, analytic):
-    m = lens - 1  # candidates per segment: all but the largest value
-    g, cstart = _ragged(starts, m)
-    seg = np.repeat(np.arange(lens.size), m)
-    end = (starts + lens)[seg]
-    alphas = dp.mle_alpha(v[g], mean_log[g], analytic=analytic)
-    valid = np.isfinite(alphas)
-    if max_alpha is not None:
-        valid &= alphas < max_alpha
-    fits = np.bincount(seg, weights=valid, minlength=lens.size) > 0
+    g, cstart, seg, end, alphas, valid, fits = _candidates(v, mean_log, starts, lens, max_alpha, analytic)
     # a tail of at most SHORT_TAIL values costs about as much in full as its lower bound (16 zetas, 15 passes) and
     # the search below need not redo it: its bound is its KS distance (still the smallest distance, ties by xmin)
     short = valid & (end - g <= SHORT_TAIL)
@@ -211,7 +212,7 @@ def _select(v, n_ge, mean_log, starts, lens, max_alpha, width, analytic):
     live = fits.copy()
     t = 0
     while True:  # select_xmin's loop, step t of every segment at once
-        r = np.flatnonzero(live & (t < m))
+        r = np.flatnonzero(live & (t < lens - 1))  # segment i has lens[i] - 1 candidates
         if not r.size:
             break
         cand = order[cstart[r] + t]
