@@ -827,6 +827,13 @@ def test_a_row_outside_its_claims_condition_is_labelled_so_and_keeps_its_planned
         "(confirmatory: one does not and two are inconclusive); one more reads another's runs. "
         "A rule set after the estimates were seen finds one of the three outside their study's condition; of the "
         "other two, two are inconclusive")
+    # above nine rows, digits throughout, the row counted with another too (the abstract said "1 was withdrawn; one
+    # more reads another's runs")
+    many = pl.concat([moved] + [moved.with_columns(claim_id=pl.col("claim_id") + f"-{k}", same_as=pl.lit(None, pl.Utf8))
+                                for k in range(2)])
+    assert abstract_counts(many).startswith("of 12 rows, 11 are judged as planned: ")
+    assert "; 1 more reads another's runs. " in abstract_counts(many)
+    assert split_sentence(many).endswith("; 1 more row reads another's runs and counts with it")
     # the rows within their condition by their own verdicts: the rule's rows are not among them (issue Q review:
     # 9 of the headline's 12 "do not" were the rule's)
     kept = moved.with_columns(verdict=pl.Series(["replicates", "replicates", "does not", f"{RULED}x"]))

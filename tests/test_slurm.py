@@ -285,6 +285,8 @@ def test_analysis_dag_on_slurm_equals_local(cluster, analyses):
     # the condition under test: no accounting, so sacct (the plugin's default status command) cannot answer
     sacct = subprocess.run(["sacct", "-X", "--noheader"], env=cluster.env, capture_output=True, text=True, timeout=30)
     assert sacct.returncode != 0 and "accounting storage is disabled" in sacct.stderr, sacct
+    # the local runs' thread budget (blkscope.local_cores) leaves a cluster's alone: its jobs run on the nodes
+    assert "usable CPU" not in log, log[-3000:]
     subs = _submitted(log, cluster)
     # every job of the local run went to SLURM, but for the workflow's localrules (run beside Snakemake there)
     local_jobs = re.findall(r"^(?:local)?rule (\w+):", an.local_run.log.read_text(), re.M)

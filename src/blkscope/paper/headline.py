@@ -238,7 +238,7 @@ def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
     not and 5 are inconclusive; the other 34 are post hoc), 5 of the 28 because their strata disagree (strata_clause);
     under the plan's pooling rule, ... (pooling_clause); a rule set after the estimates were seen finds 18 of the 43
     outside their study's condition, as run in another condition; of the other 25, 3 replicate, 3 do not and 19 are
-    inconclusive; 2 are not testable here, 2 await runs and one was withdrawn; one more row reads
+    inconclusive; 2 are not testable here, 2 await runs and 1 was withdrawn; 1 more row reads
     another's runs and counts with it" (digits throughout once a count is above nine; a group without rows left
     out): each row by its planned verdict (as_planned). A row that reads the runs and throughput of another
     (claims.csv `same_as`) is counted once, with it."""
@@ -277,8 +277,8 @@ def split_sentence(claims: pl.DataFrame, column: str = "verdict") -> str:
         parts.append(join_and(rest))
     same = sum(bool(r.get("same_as")) and not x.startswith("not test") for r, x in zip(rows, v, strict=True))
     if same:  # ids stay out of the abstract: the claims table names the pair
-        parts.append("one more row reads another's runs and counts with it" if same == 1 else
-                     f"{_n(same, digits)} more rows read others' runs and count with them")
+        parts.append(f"{_n(same, digits)} more " + ("row reads another's runs and counts with it" if same == 1 else
+                                                    "rows read others' runs and count with them"))
     head = f"of the {_n(len(rows), digits)} {'row' if len(rows) == 1 else 'rows'}"
     return f"{head}, {'; '.join(parts)}" if parts else head
 
@@ -288,7 +288,7 @@ def abstract_counts(claims: pl.DataFrame) -> str:
     condition rule's rows as the caveat beside them: "of 47 rows, 43 are judged as planned: 4 replicate (all post
     hoc, 2 after changes made once estimates were seen: replicated_note), 11 do not and 28 are inconclusive
     (confirmatory: 4 do not and 5 are inconclusive), 5 of the 28 because their strata disagree; 2 could not be tested
-    here and one was withdrawn; one more reads another's runs. A rule set after the estimates were seen finds 18 of
+    here and 1 was withdrawn; 1 more reads another's runs. A rule set after the estimates were seen finds 18 of
     the 43 outside their study's condition; of the other 25, 3 replicate, 3 do not and 19 are inconclusive"
     (within)."""
     rows, v, judged, digits = _tally(claims)
@@ -312,7 +312,7 @@ def abstract_counts(claims: pl.DataFrame) -> str:
         parts.append(join_and(rest))
     same = sum(bool(r.get("same_as")) and not x.startswith("not test") for r, x in zip(rows, v, strict=True))
     if same:
-        parts.append("one more reads another's runs" if same == 1 else f"{_n(same, digits)} more read others' runs")
+        parts.append(f"{_n(same, digits)} more " + ("reads another's runs" if same == 1 else "read others' runs"))
     out = f"of {_n(len(rows), digits)} {'row' if len(rows) == 1 else 'rows'}, {'; '.join(parts)}"
     if ruled := _ruled(rows, len(judged), digits, brief=True):
         out += f". {ruled[0].upper()}{ruled[1:]}"
