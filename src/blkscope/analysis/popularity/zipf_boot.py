@@ -210,9 +210,10 @@ def _select(v, n_ge, mean_log, starts, lens, max_alpha, width, analytic):
     order = np.lexsort((g, lb, seg))  # per segment by bound, ties by xmin: select_xmin's stable argsort
     best, best_g = np.full(lens.size, np.inf), np.full(lens.size, -1)
     live = fits.copy()
+    m = lens - 1  # candidates per segment (once: the loop below runs up to max(m) steps)
     t = 0
     while True:  # select_xmin's loop, step t of every segment at once
-        r = np.flatnonzero(live & (t < lens - 1))  # segment i has lens[i] - 1 candidates
+        r = np.flatnonzero(live & (t < m))
         if not r.size:
             break
         cand = order[cstart[r] + t]
