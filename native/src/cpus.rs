@@ -18,6 +18,16 @@ const WARM: u64 = 8;
 /// busy: no help either.
 const PATIENCE: Duration = Duration::from_millis(2);
 
+/// Set when the probe found two CPUs apart (answering, not busy): a binary trace is then read on both,
+/// twice over, each thread with part of the columns (blktrace::splits).
+static APART_PAIR: AtomicBool = AtomicBool::new(false);
+
+/// Whether the process has two CPUs that the probe found apart (and not busy).
+pub fn apart_pair() -> bool {
+    cpus();
+    APART_PAIR.load(Ordering::Relaxed)
+}
+
 pub fn cpus() -> usize {
     static CPUS: OnceLock<usize> = OnceLock::new();
     *CPUS.get_or_init(|| {
@@ -99,10 +109,12 @@ fn apart(a: usize, b: usize) -> bool {
     let _ = pong.join();
     pin(&[a, b]);
     let trip = (answered > 0).then(|| spent / answered as u32);
-    let apart = answered < TRIPS / 4 || trip.is_some_and(|t| t > APART);
+    let busy = answered < TRIPS / 4;
+    let apart = busy || trip.is_some_and(|t| t > APART);
+    APART_PAIR.store(apart && !busy, Ordering::Relaxed);
     if std::env::var_os("BLKSCOPE_NATIVE_TIMING").is_some() {
         eprintln!("blkscope-native: CPUs {a} and {b}: {answered} round trips of {trip:?}: {}",
-                  if apart { "apart, one thread" } else { "together" });
+                  if busy { "busy, one thread" } else if apart { "apart" } else { "together" });
     }
     apart
 }
