@@ -210,7 +210,7 @@ fn read_set(name: &str, files: &[(Option<u32>, PathBuf)], sink: &mut Sink, rep: 
     let ahead = cpus > 1 && files.len() <= READ_AHEAD_FILES && (cpus >= files.len() + 2 || any_compressed(files)?);
     let decode_ahead = ahead && files.len() <= cpus;
     for (cpu, path) in files {
-        streams.push(Stream::open(path, *cpu, window, ahead, decode_ahead, t)?);
+        streams.push(Stream::open(path, *cpu, window, ahead, decode_ahead, sink.cols != Cols::Second, t)?);
     }
     for s in streams.iter_mut() {
         s.fill(&mut names, sink, rep, bar)?;

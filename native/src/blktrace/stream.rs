@@ -100,8 +100,10 @@ pub struct Stream {
 impl Stream {
     /// `ahead`: a thread reads (and decompresses) the next window while this one is handed out, and
     /// decodes it too when `decode_ahead`.
-    pub fn open(path: &Path, name_cpu: Option<u32>, window: usize, ahead: bool, decode_ahead: bool, t: &Arc<Tables>)
-        -> Result<Stream, Fail> {
+    /// `counts`: Reader::counts.
+    #[allow(clippy::too_many_arguments)]
+    pub fn open(path: &Path, name_cpu: Option<u32>, window: usize, ahead: bool, decode_ahead: bool, counts: bool,
+                t: &Arc<Tables>) -> Result<Stream, Fail> {
         let (input, base): (Box<dyn Read + Send>, u64) = match crate::part::get().range {
             // a part of one big file: bytes [a, b), a at a record start (src/blkscope/parts.py finds it)
             Some((a, b)) => {
@@ -116,6 +118,7 @@ impl Stream {
             None => (input::open(path)?, 0),
         };
         let mut reader = Reader::new(path, input, base, window, name_cpu, t.clone());
+        reader.counts = counts;
         let src = match (ahead, decode_ahead) {
             (false, _) => Src::Here(Box::new(reader)),
             (true, true) => Src::Ahead(Ahead::start(Job::Decode(reader)), None),
