@@ -4,7 +4,8 @@
 //! one: a VM whose host runs its two vCPUs on cores that share no cache. There the threads' hand-overs (each
 //! window, each row group) cross between the caches, and a two-core ingest took 2.1-2.5x as long as with the
 //! vCPUs together and 1.4-1.6x one thread's time, while each core alone kept its speed (bench/RESULTS.md,
-//! 2026-11-30 seventh session; bench/trace_readers/cpu_pair.c is the same probe).
+//! 2026-11-30 seventh session; bench/trace_readers/cpu_pair.c is the same probe). A binary trace is read on
+//! both of two such CPUs all the same, by threads that hand over no columns (`apart_pair`, blktrace::splits).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};

@@ -2,8 +2,10 @@
 //!
 //! With two or more CPUs to run on (cpus.rs), full row groups go to a writer thread that encodes and writes
 //! them while the decoder fills the next: the writer was ~1/3 of the binary ingest's CPU (bench/RESULTS.md).
-//! With one (BLKSCOPE_NATIVE_THREADS=1, or `taskset -c 0`), everything runs on the calling thread. The file is
-//! the same either way: row groups are written in the order they fill.
+//! With one (BLKSCOPE_NATIVE_THREADS=1, or `taskset -c 0`), everything runs on the calling thread. A split sink
+//! (`Sink::split`, for a binary trace on two CPUs apart) fills part of the columns and appends the rest,
+//! encoded by a second reader of the same input. The file is the same every way: row groups are written in
+//! the order they fill, their columns in schema order.
 
 use std::path::Path;
 use std::sync::mpsc::{self, Receiver, SyncSender};

@@ -10,6 +10,11 @@
 //! notify record, written on whichever CPU first saw the pid) is known before that pid's events on other CPUs
 //! are written, and time_ns counts from the earliest first event (blkparse's genesis).
 //!
+//! On two CPUs that share no cache (cpus.rs) the whole read runs twice, on two threads: one fills and writes
+//! the columns before events::SPLIT, the other fills and encodes the rest and hands over only the encoded
+//! chunks (`splits`, sink.rs). Both meet the same windows, horizons and row groups, so the file is the one
+//! thread's byte for byte.
+//!
 //! Row order: each CPU's events in time order, CPUs interleaved in horizon blocks (a block ends at the
 //! last event time of the window the slowest file holds); NOT one global time order (blkparse prints
 //! that). `sort("time_ns")` where needed (a global order needs a k-way merge
