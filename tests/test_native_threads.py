@@ -3,7 +3,8 @@ the same file, byte for byte, as one thread does: real sets of ../shared/samples
 groups and windows small enough to cut records, so every hand-over between the threads is exercised. The program
 plans its threads for BLKSCOPE_NATIVE_THREADS CPUs: 2 (the writer thread only, for an uncompressed set), enough
 for a read-ahead thread per file (which then decodes too), and compressed sets (read-ahead threads on two CPUs;
-with more files than CPUs they only read and decompress)."""
+with more files than CPUs they only read and decompress). BLKSCOPE_NATIVE_SPLIT=1 reads the set twice, on two
+threads that each fill and encode part of the columns (the layout for two CPUs the probe finds apart)."""
 
 from __future__ import annotations
 
@@ -26,20 +27,26 @@ SETS = {
     "raw-zst": samples.ROOT / "data" / "raw" / "guest-ext4-fio-randrw-r1" / "blktrace",
 }
 # CPUs as the program plans for them: the writer thread alone on 2 for an uncompressed set; a read-ahead thread
-# per file besides the writer with 2 files on 4 and 8 files on 10
-CPUS = [2, 4, 10]
+# per file besides the writer with 2 files on 4 and 8 files on 10; "2-split": two threads of half the columns each
+CPUS = ["2", "2-split", "4", "10"]
 
 
-def run(tmp_path, prefix, threads: int, windows: str | None) -> tuple[bytes, dict]:
-    out, rep = tmp_path / f"t{threads}.parquet", tmp_path / f"t{threads}.json"
-    env = {"BLKSCOPE_NATIVE_THREADS": str(threads), **({"BLKSCOPE_BLKTRACE_WINDOWS": windows} if windows else {})}
+def layout(cpus: str) -> dict[str, str]:
+    n, _, split = cpus.partition("-")
+    return {"BLKSCOPE_NATIVE_THREADS": n, "BLKSCOPE_NATIVE_SPLIT": "1" if split else "0"}
+
+
+def run(tmp_path, prefix, cpus: str, windows: str | None, check: bool = True) -> tuple[bytes | None, dict]:
+    out, rep = tmp_path / f"t{cpus}.parquet", tmp_path / f"t{cpus}.json"
+    env = {**layout(cpus), **({"BLKSCOPE_BLKTRACE_WINDOWS": windows} if windows else {})}
     cmd = [str(native.program()), "blktrace", "--out", str(out), "--report", str(rep), "--row-group", "97", str(prefix)]
-    subprocess.run(cmd, check=True, env=env)
-    return out.read_bytes(), json.loads(rep.read_text())
+    done = subprocess.run(cmd, env=env)
+    assert (done.returncode == 0) == check, done
+    return (out.read_bytes() if out.exists() else None), json.loads(rep.read_text())
 
 
-def same_as_one_thread(tmp_path, prefix, cpus: int, windows: str | None) -> None:
-    one, rep1 = run(tmp_path, prefix, 1, windows)
+def same_as_one_thread(tmp_path, prefix, cpus: str, windows: str | None) -> None:
+    one, rep1 = run(tmp_path, prefix, "1", windows)
     many, rep = run(tmp_path, prefix, cpus, windows)
     assert rep == rep1
     assert many == one
@@ -61,5 +68,19 @@ def test_more_compressed_files_than_cpus(tmp_path):
     for f in sorted(src.parent.glob(src.name + ".blktrace.*")):
         with f.open("rb") as i, gzip.open(tmp_path / f"{f.name}.gz", "wb") as o:
             shutil.copyfileobj(i, o)
-    same_as_one_thread(tmp_path, tmp_path / src.name, 2, "4096,4093")
+    same_as_one_thread(tmp_path, tmp_path / src.name, "2", "4096,4093")
+
+
+def test_a_split_read_that_fails_fails_as_one_thread_does(tmp_path):
+    """A set whose second file is not blktrace: both threads of a split read meet it; the error is the one
+    thread's (file and offset), exit 2, and no table is left."""
+    src = SETS["sda"]
+    files = sorted(src.parent.glob(src.name + ".blktrace.*"))
+    shutil.copy(files[0], tmp_path / "bad.blktrace.0")
+    (tmp_path / "bad.blktrace.1").write_bytes(b"not a trace" * 100)
+    out1, rep1 = run(tmp_path, tmp_path / "bad", "1", None, check=False)
+    out2, rep2 = run(tmp_path, tmp_path / "bad", "2-split", None, check=False)
+    assert out1 is None and out2 is None
+    assert rep2 == rep1
+    assert "bad.blktrace.1" in json.dumps(rep1) and "not a blktrace file" in json.dumps(rep1)
 

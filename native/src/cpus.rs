@@ -4,7 +4,8 @@
 //! one: a VM whose host runs its two vCPUs on cores that share no cache. There the threads' hand-overs (each
 //! window, each row group) cross between the caches, and a two-core ingest took 2.1-2.5x as long as with the
 //! vCPUs together and 1.4-1.6x one thread's time, while each core alone kept its speed (bench/RESULTS.md,
-//! 2026-11-30 seventh session; bench/trace_readers/cpu_pair.c is the same probe).
+//! 2026-11-30 seventh session; bench/trace_readers/cpu_pair.c is the same probe). A binary trace is read on
+//! both of two such CPUs all the same, by threads that hand over no columns (`apart_pair`, blktrace::splits).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -17,6 +18,16 @@ const WARM: u64 = 8;
 /// A second CPU that answers fewer than TRIPS / 4 timed round trips in this long (or not the WARM first ones) is
 /// busy: no help either.
 const PATIENCE: Duration = Duration::from_millis(2);
+
+/// Set when the probe found two CPUs apart (answering, not busy): a binary trace is then read on both,
+/// twice over, each thread with part of the columns (blktrace::splits).
+static APART_PAIR: AtomicBool = AtomicBool::new(false);
+
+/// Whether the process has two CPUs that the probe found apart (and not busy).
+pub fn apart_pair() -> bool {
+    cpus();
+    APART_PAIR.load(Ordering::Relaxed)
+}
 
 pub fn cpus() -> usize {
     static CPUS: OnceLock<usize> = OnceLock::new();
@@ -99,10 +110,12 @@ fn apart(a: usize, b: usize) -> bool {
     let _ = pong.join();
     pin(&[a, b]);
     let trip = (answered > 0).then(|| spent / answered as u32);
-    let apart = answered < TRIPS / 4 || trip.is_some_and(|t| t > APART);
+    let busy = answered < TRIPS / 4;
+    let apart = busy || trip.is_some_and(|t| t > APART);
+    APART_PAIR.store(apart && !busy, Ordering::Relaxed);
     if std::env::var_os("BLKSCOPE_NATIVE_TIMING").is_some() {
         eprintln!("blkscope-native: CPUs {a} and {b}: {answered} round trips of {trip:?}: {}",
-                  if apart { "apart, one thread" } else { "together" });
+                  if busy { "busy, one thread" } else if apart { "apart" } else { "together" });
     }
     apart
 }

@@ -10,7 +10,8 @@ use std::io::{self, IoSlice, Write};
 const FLUSH: usize = 1 << 20;
 
 pub struct Gather {
-    file: File,
+    /// None: parts stay queued until `drain` (a Cols::Second writer's row group, for the file's writer)
+    file: Option<File>,
     heads: Vec<u8>,
     /// encode page bodies at its end; `body(from)` queues bytes [from..] of it
     pub bodies: Vec<u8>,
@@ -20,7 +21,28 @@ pub struct Gather {
 
 impl Gather {
     pub fn new(file: File) -> Gather {
-        Gather { file, heads: Vec::new(), bodies: Vec::new(), parts: Vec::new() }
+        Gather { file: Some(file), heads: Vec::new(), bodies: Vec::new(), parts: Vec::new() }
+    }
+
+    /// Parts kept in memory, taken by `drain`.
+    pub fn memory() -> Gather {
+        Gather { file: None, heads: Vec::new(), bodies: Vec::new(), parts: Vec::new() }
+    }
+
+    /// The queued parts' bytes in order, appended to `out` (memory mode).
+    pub fn drain(&mut self, out: &mut Vec<u8>) {
+        for &(h, a, b) in &self.parts {
+            out.extend_from_slice(if h { &self.heads[a..b] } else { &self.bodies[a..b] });
+        }
+        self.heads.clear();
+        self.bodies.clear();
+        self.parts.clear();
+    }
+
+    /// Write what is queued, then `b`.
+    pub fn write_after(&mut self, b: &[u8]) -> io::Result<()> {
+        self.flush()?;
+        self.file.as_mut().expect("a file to write").write_all(b)
     }
 
     /// Queue a copy of small bytes (a page header, the footer).
@@ -33,7 +55,7 @@ impl Gather {
     /// Queue bodies[from..] (encoded since `from` was its length), writing when enough is pending.
     pub fn body(&mut self, from: usize) -> io::Result<()> {
         self.queue(false, from, self.bodies.len());
-        if self.bodies.len() + self.heads.len() >= FLUSH {
+        if self.file.is_some() && self.bodies.len() + self.heads.len() >= FLUSH {
             self.flush()?;
         }
         Ok(())
@@ -49,12 +71,13 @@ impl Gather {
 
     /// Write what is queued.
     pub fn flush(&mut self) -> io::Result<()> {
+        let Some(file) = self.file.as_mut() else { return Ok(()) };
         let (heads, bodies) = (&self.heads, &self.bodies);
         let mut v: Vec<IoSlice> =
             self.parts.iter().map(|&(h, a, b)| IoSlice::new(if h { &heads[a..b] } else { &bodies[a..b] })).collect();
         let mut s = &mut v[..];
         while !s.is_empty() {
-            match self.file.write_vectored(s) {
+            match file.write_vectored(s) {
                 Ok(0) => return Err(io::Error::new(io::ErrorKind::WriteZero, "failed to write the output")),
                 Ok(n) => IoSlice::advance_slices(&mut s, n),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}

@@ -90,7 +90,13 @@ fn run(a: &Args, rep: &mut Report) -> Result<(), Fail> {
     if a.inputs.is_empty() && a.kind != "parquet-sample" {
         return Err(Fail::new(&a.out, None, "no inputs"));
     }
-    let mut sink = Sink::with_group(&a.out, a.group)?;
+    let mut sink = if a.kind == "blktrace" && blktrace::splits(&a.inputs)? {
+        let inputs = a.inputs.clone();
+        // the second read's report is the same as this one's: dropped
+        Sink::split(&a.out, a.group, move |s| blktrace::read(&inputs, s, &mut Report::default(), false))?
+    } else {
+        Sink::with_group(&a.out, a.group)?
+    };
     match a.kind.as_str() {
         "blktrace" => blktrace::read(&a.inputs, &mut sink, rep, a.progress)?,
         "blkparse" => text::read_blkparse(&a.inputs, &mut sink, rep, a.progress)?,

@@ -10,7 +10,7 @@ use std::fs::File;
 use std::path::Path;
 
 use crate::encode::{bit_width, count_true, def_levels, def_levels_all, def_levels_sparse, delta_binary_packed, plain_strings, rle_hybrid_keys};
-use crate::events::{Col, Dict, Events, Sparse};
+use crate::events::{Col, Cols, Dict, Events, Sparse};
 use crate::gather::Gather;
 use crate::thrift::{self, Writer as Thrift};
 
@@ -78,6 +78,13 @@ struct ChunkMeta {
     stats: Option<(Vec<u8>, Vec<u8>, i64)>, // min, max, null count
 }
 
+/// A row group's Cols::Second chunks, encoded on another thread.
+pub struct Part {
+    bytes: Vec<u8>,
+    chunks: Vec<ChunkMeta>,
+    rows: i64,
+}
+
 struct RowGroupMeta {
     rows: i64,
     bytes: i64,
@@ -88,6 +95,8 @@ struct RowGroupMeta {
 pub struct EventsWriter {
     /// page bodies are encoded into out.bodies, where they are written from
     out: Gather,
+    /// the columns this writer encodes (all but in a two-thread read of a binary trace)
+    cols: Cols,
     pos: u64,
     groups: Vec<RowGroupMeta>,
     rows: i64,
@@ -172,7 +181,42 @@ impl EventsWriter {
         let mut out = Gather::new(File::create(path)?);
         out.small(b"PAR1");
         let col_time = std::env::var_os("BLKSCOPE_NATIVE_TIMING").map(|_| Default::default());
-        Ok(EventsWriter { out, pos: 4, groups: Vec::new(), rows: 0, col_time })
+        Ok(EventsWriter { out, cols: Cols::All, pos: 4, groups: Vec::new(), rows: 0, col_time })
+    }
+
+    /// A writer of the file's columns `cols` (the file's own writer: Cols::First).
+    pub fn create_part(path: &Path, cols: Cols) -> std::io::Result<EventsWriter> {
+        Ok(EventsWriter { cols, ..EventsWriter::create(path)? })
+    }
+
+    /// A writer of the Cols::Second columns into memory: each row group's chunks taken by `take_part`.
+    pub fn second() -> EventsWriter {
+        EventsWriter { out: Gather::memory(), cols: Cols::Second, pos: 0, groups: Vec::new(), rows: 0, col_time: None }
+    }
+
+    /// The last row group's encoded chunks (offsets from their first byte), for the file's writer's `append`.
+    pub fn take_part(&mut self) -> Option<Part> {
+        let g = self.groups.pop()?;
+        let mut bytes = Vec::with_capacity(self.pos as usize);
+        self.out.drain(&mut bytes);
+        self.pos = 0;
+        Some(Part { bytes, chunks: g.chunks, rows: g.rows })
+    }
+
+    /// Append the other columns of the row group just written (`take_part` of a Cols::Second writer).
+    pub fn append(&mut self, p: Part) -> std::io::Result<()> {
+        let g = self.groups.last_mut().expect("a row group to append to");
+        assert_eq!(g.rows, p.rows, "the two parts of a row group have as many rows");
+        let base = self.pos as i64;
+        self.out.write_after(&p.bytes)?;
+        self.pos += p.bytes.len() as u64;
+        g.bytes += p.bytes.len() as i64;
+        g.chunks.extend(p.chunks.into_iter().map(|c| ChunkMeta {
+            data_page_offset: c.data_page_offset + base,
+            dict_page_offset: c.dict_page_offset.map(|d| d + base),
+            ..c
+        }));
+        Ok(())
     }
 
     fn put(&mut self, b: &[u8]) {
@@ -189,7 +233,7 @@ impl EventsWriter {
 
     /// Write the rows of `ev` as one row group (nothing for zero rows).
     pub fn write(&mut self, ev: &Events) -> std::io::Result<()> {
-        ev.check();
+        ev.check(self.cols);
         let n = ev.len();
         if n == 0 {
             return Ok(());
@@ -197,6 +241,9 @@ impl EventsWriter {
         let start = self.pos;
         let mut c = Vec::with_capacity(SCHEMA.len());
         let mut col = |w: &mut Self, i: usize, f: &dyn Fn(&mut Self, &mut ChunkMeta) -> std::io::Result<()>| {
+            if !w.cols.has(i) {
+                return Ok(());
+            }
             let (name, kind) = SCHEMA[i];
             let start = w.pos as i64;
             let mut meta = ChunkMeta {

@@ -2,16 +2,18 @@
 //!
 //! With two or more CPUs to run on (cpus.rs), full row groups go to a writer thread that encodes and writes
 //! them while the decoder fills the next: the writer was ~1/3 of the binary ingest's CPU (bench/RESULTS.md).
-//! With one (BLKSCOPE_NATIVE_THREADS=1, or `taskset -c 0`), everything runs on the calling thread. The file is
-//! the same either way: row groups are written in the order they fill.
+//! With one (BLKSCOPE_NATIVE_THREADS=1, or `taskset -c 0`), everything runs on the calling thread. A split sink
+//! (`Sink::split`, for a binary trace on two CPUs apart) fills part of the columns and appends the rest,
+//! encoded by a second reader of the same input. The file is the same every way: row groups are written in
+//! the order they fill, their columns in schema order.
 
 use std::path::Path;
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::events::Events;
-use crate::parquet::{thread_cpu, EventsWriter};
+use crate::events::{Cols, Events};
+use crate::parquet::{thread_cpu, EventsWriter, Part};
 use crate::report::Fail;
 
 /// Whether helper threads may run: more than one CPU.
@@ -33,12 +35,23 @@ struct Behind {
 enum Back {
     Here(EventsWriter, Duration),
     Thread(Behind),
+    /// a Cols::Second sink: each row group's chunks go to the file's writer (`Sink::split`)
+    ToFirst(EventsWriter, SyncSender<Part>),
     Gone,
+}
+
+/// The thread that reads the input again for the Cols::Second columns, and its row groups' chunks.
+struct Second {
+    parts: Receiver<Part>,
+    thread: JoinHandle<Result<(), Fail>>,
 }
 
 pub struct Sink {
     pub ev: Events,
+    /// the columns a reader fills (`Events` documents the split)
+    pub cols: Cols,
     back: Back,
+    second: Option<Second>,
     out: String,
     pub rows: i64,
     group: usize,
@@ -52,7 +65,34 @@ impl Sink {
         let group = group.max(1); // Events::new(group) must leave room for one row
         let writer = EventsWriter::create(path).map_err(|e| Fail::new(path, None, format!("cannot write: {e}")))?;
         let back = if threads() { Back::Thread(Behind::start(writer)) } else { Back::Here(writer, Duration::ZERO) };
-        Ok(Sink { ev: Events::new(group), back, out: path.display().to_string(), rows: 0, group })
+        Ok(Sink { ev: Events::new(group), cols: Cols::All, back, second: None, out: path.display().to_string(), rows: 0,
+                  group })
+    }
+
+    /// A sink of the Cols::First columns, with a thread running `read` into a sink of the others; each row
+    /// group's chunks are encoded there and appended here, so the file is byte for byte the one-thread file.
+    /// `read` must put the same rows in the same row groups as the caller's reader (the same reader of the
+    /// same input: both run one thread each).
+    pub fn split<F>(path: &Path, group: usize, read: F) -> Result<Sink, Fail>
+    where
+        F: FnOnce(&mut Sink) -> Result<(), Fail> + Send + 'static,
+    {
+        let group = group.max(1);
+        let out = path.display().to_string();
+        let writer = EventsWriter::create_part(path, Cols::First).map_err(|e| Fail::new(path, None, format!("cannot write: {e}")))?;
+        let (tx, parts) = mpsc::sync_channel::<Part>(SPARES);
+        let o = out.clone();
+        let thread = std::thread::Builder::new()
+            .name("second-columns".into())
+            .spawn(move || {
+                let back = Back::ToFirst(EventsWriter::second(), tx);
+                let mut s = Sink { ev: Events::new(group), cols: Cols::Second, back, second: None, out: o, rows: 0, group };
+                read(&mut s)?;
+                s.finish().map(|_| ())
+            })
+            .expect("spawn the second reader");
+        Ok(Sink { ev: Events::new(group), cols: Cols::First, back: Back::Here(writer, Duration::ZERO),
+                  second: Some(Second { parts, thread }), out, rows: 0, group })
     }
     /// Call after each complete row (dense and sparse columns pushed): writes a full row group.
     #[inline]
@@ -75,10 +115,24 @@ impl Sink {
         match &mut self.back {
             Back::Here(w, spent) => {
                 let t = thread_cpu();
-                let r = w.write(&self.ev);
+                let rows = self.ev.len();
+                let mut r = w.write(&self.ev);
                 self.ev.clear();
+                if let (Some(s), true, true) = (&self.second, r.is_ok(), rows > 0) {
+                    match s.parts.recv() {
+                        Ok(p) => r = w.append(p),
+                        Err(_) => return Err(self.second_stopped()),
+                    }
+                }
                 *spent += thread_cpu() - t;
                 r.map_err(|e| self.fail(e))
+            }
+            Back::ToFirst(w, to) => {
+                let r = w.write(&self.ev);
+                self.ev.clear();
+                r.map_err(|e| Fail::new(Path::new(&self.out), None, format!("cannot encode: {e}")))?;
+                let sent = w.take_part().is_none_or(|p| to.send(p).is_ok());
+                if sent { Ok(()) } else { Err(self.fail("the file's writer stopped")) }
             }
             Back::Thread(b) => {
                 if self.ev.len() == 0 {
@@ -105,6 +159,16 @@ impl Sink {
             Back::Gone => Err(self.fail("writer already closed")),
         }
     }
+    /// The second reader ended early: its error (the same input read here fails here first, so this is
+    /// rarely reached).
+    fn second_stopped(&mut self) -> Fail {
+        match self.second.take().map(|s| s.thread.join()) {
+            Some(Ok(Err(e))) => e,
+            Some(Err(_)) => self.fail("the second reader panicked"),
+            _ => self.fail("the second reader stopped"),
+        }
+    }
+
     /// The writer thread ended early (a write failed): its error.
     fn stopped(&mut self) -> Fail {
         match std::mem::replace(&mut self.back, Back::Gone) {
@@ -117,7 +181,12 @@ impl Sink {
     }
     pub fn finish(mut self) -> Result<i64, Fail> {
         self.flush()?;
+        if let Some(s) = self.second.take() {
+            // its last row group was appended by the flush above
+            s.thread.join().map_err(|_| self.fail("the second reader panicked"))??;
+        }
         let (writer, spent) = match std::mem::replace(&mut self.back, Back::Gone) {
+            Back::ToFirst(..) => return Ok(self.rows),
             Back::Here(w, spent) => (w, spent),
             Back::Thread(b) => b.join().map_err(|e| self.fail(e))?,
             Back::Gone => return Err(self.fail("writer already closed")),

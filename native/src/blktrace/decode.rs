@@ -185,13 +185,16 @@ pub struct Reader {
     last_seq: HashMap<(u32, u32), u32>,
     cur: ((u32, u32), u32), // the (device, cpu) of the last record and its sequence number
     state: FileState,
+    /// keep the report's counts (sequence gaps, devices, other CPUs, unknown actions): not in a split read's
+    /// second thread, whose report is dropped
+    pub counts: bool,
 }
 
 impl Reader {
     pub fn new(path: &Path, input: Box<dyn Read + Send>, base: u64, window: usize, name_cpu: Option<u32>,
                t: Arc<Tables>) -> Reader {
         Reader { path: path.to_owned(), input: Some(input), window, name_cpu, t, fmt: None, base, carry: Vec::new(),
-                 last_seq: HashMap::new(), cur: (NO_KEY, 0), state: FileState::default() }
+                 last_seq: HashMap::new(), cur: (NO_KEY, 0), state: FileState::default(), counts: true }
     }
 
     /// Read and decode the next window into `w` (its buffers reused).
@@ -238,7 +241,11 @@ impl Reader {
         let fmt = self.fmt.expect("detected above");
         w.fmt = fmt;
         if w.n > w.start {
-            let consumed = with_layout!(fmt, l => self.decode(l, w));
+            let consumed = if self.counts {
+                with_layout!(fmt, l => self.decode::<_, true>(l, w))
+            } else {
+                with_layout!(fmt, l => self.decode::<_, false>(l, w))
+            };
             w.bytes = (if w.last { w.n } else { consumed } - w.start) as u64;
             self.base += (consumed - w.start) as u64;
             self.carry.clear();
@@ -255,7 +262,7 @@ impl Reader {
     /// where the next window starts. Not inlined into `next`: there the loop's state spilled to the stack
     /// (+170 M instructions on the bench set).
     #[inline(never)]
-    fn decode<L: Layout>(&mut self, f: L, w: &mut Window) -> usize {
+    fn decode<L: Layout, const COUNTS: bool>(&mut self, f: L, w: &mut Window) -> usize {
         let t = &*self.t;
         let buf = &w.buf[..w.n];
         // every record is at least a header long: room for all the events of the window, written below
@@ -284,13 +291,13 @@ impl Reader {
                 }
                 code = MSG;
             }
-            if t.unknown[code & (CODES - 1)] {
+            if COUNTS && t.unknown[code & (CODES - 1)] {
                 *unknown.entry(code).or_insert(0) += 1;
             }
-            if let Some(c) = name_cpu {
+            if let (true, Some(c)) = (COUNTS, name_cpu) {
                 other_cpu += (r.cpu != c) as u64;
             }
-            if code != MSG {
+            if COUNTS && code != MSG {
                 let key = (r.device, r.cpu);
                 // the usual per-CPU file has one key: skip the map while it stays the same
                 let prev = if cur.0 == key {

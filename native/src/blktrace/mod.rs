@@ -10,6 +10,11 @@
 //! notify record, written on whichever CPU first saw the pid) is known before that pid's events on other CPUs
 //! are written, and time_ns counts from the earliest first event (blkparse's genesis).
 //!
+//! On two CPUs that share no cache (cpus.rs) the whole read runs twice, on two threads: one fills and writes
+//! the columns before events::SPLIT, the other fills and encodes the rest and hands over only the encoded
+//! chunks (`splits`, sink.rs). Both meet the same windows, horizons and row groups, so the file is the one
+//! thread's byte for byte.
+//!
 //! Row order: each CPU's events in time order, CPUs interleaved in horizon blocks (a block ends at the
 //! last event time of the window the slowest file holds); NOT one global time order (blkparse prints
 //! that). `sort("time_ns")` where needed (a global order needs a k-way merge
@@ -26,7 +31,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::events::Dict;
+use crate::events::{Cols, Dict};
 use crate::input::{self, Progress};
 use crate::report::{Fail, Report};
 use crate::sink::Sink;
@@ -121,6 +126,30 @@ fn resolve(inputs: &[PathBuf]) -> Result<(Vec<String>, Sets), Fail> {
     Ok((order, sets))
 }
 
+/// Whether to read the input twice on two threads, each filling and encoding part of the columns
+/// (`Sink::split`): when the probe found the process's two CPUs apart (cpus.rs), the files uncompressed
+/// (decompressing twice would cost more) and there are rows to write. The threads then share only the
+/// encoded chunks (~5 bytes a row) instead of the columns (~60), whose hand-over between caches made a
+/// two-thread read there slower than one thread: bench set 0.25 s split against 0.33 s one thread apart;
+/// with the CPUs together 0.24 s against the decoder and writer threads' 0.22 s (bench/RESULTS.md,
+/// 2026-11-30 ninth session). BLKSCOPE_NATIVE_SPLIT=1 splits on any CPUs (the tests), =0 never.
+pub fn splits(inputs: &[PathBuf]) -> Result<bool, Fail> {
+    if crate::part::get().origin_only {
+        return Ok(false);
+    }
+    match std::env::var("BLKSCOPE_NATIVE_SPLIT").as_deref() {
+        Ok("1") => return Ok(true),
+        Ok("0") => return Ok(false),
+        _ => {}
+    }
+    if !crate::cpus::apart_pair() {
+        return Ok(false);
+    }
+    let (_, sets) = resolve(inputs)?;
+    let files: Vec<(Option<u32>, PathBuf)> = sets.into_values().flatten().collect();
+    Ok(!any_compressed(&files)?)
+}
+
 pub fn read(inputs: &[PathBuf], sink: &mut Sink, rep: &mut Report, progress: bool) -> Result<(), Fail> {
     let (order, sets) = resolve(inputs)?;
     for k in ["sets", "files", "sequence_gaps"] {
@@ -182,11 +211,11 @@ fn read_set(name: &str, files: &[(Option<u32>, PathBuf)], sink: &mut Sink, rep: 
     // more threads than CPUs: four on two were no faster than two over 31 uncompressed sets (bench/RESULTS.md,
     // 2026-11-30 seventh session). The threads decode too unless they outnumber the CPUs (compressed files, 8
     // on 2 cores: then they only read and decompress; decoding there cost influx_keks 0.06 s more).
-    let cpus = crate::cpus::cpus();
+    let cpus = if sink.cols == Cols::All { crate::cpus::cpus() } else { 1 }; // a split read: a thread each
     let ahead = cpus > 1 && files.len() <= READ_AHEAD_FILES && (cpus >= files.len() + 2 || any_compressed(files)?);
     let decode_ahead = ahead && files.len() <= cpus;
     for (cpu, path) in files {
-        streams.push(Stream::open(path, *cpu, window, ahead, decode_ahead, t)?);
+        streams.push(Stream::open(path, *cpu, window, ahead, decode_ahead, sink.cols != Cols::Second, t)?);
     }
     for s in streams.iter_mut() {
         s.fill(&mut names, sink, rep, bar)?;

@@ -11,12 +11,15 @@ use super::codes::*;
 use super::decode::{read_window, FileState, Reader, Tables, Window, CODES};
 use super::layout::{with_layout, Layout};
 use super::names::{self, Names, NONE};
-use crate::events::Spare;
+use crate::events::{Cols, Spare};
 use crate::input::{self, Progress};
 use crate::report::{Fail, Report};
 use crate::sink::Sink;
 
 const CHUNK: usize = 4096; // records per column pass: ~200 KB of headers, cache-resident
+const ALL: u8 = 0;
+const FIRST: u8 = 1;
+const SECOND: u8 = 2;
 
 /// Where a stream's windows come from.
 enum Src {
@@ -97,8 +100,10 @@ pub struct Stream {
 impl Stream {
     /// `ahead`: a thread reads (and decompresses) the next window while this one is handed out, and
     /// decodes it too when `decode_ahead`.
-    pub fn open(path: &Path, name_cpu: Option<u32>, window: usize, ahead: bool, decode_ahead: bool, t: &Arc<Tables>)
-        -> Result<Stream, Fail> {
+    /// `counts`: Reader::counts.
+    #[allow(clippy::too_many_arguments)]
+    pub fn open(path: &Path, name_cpu: Option<u32>, window: usize, ahead: bool, decode_ahead: bool, counts: bool,
+                t: &Arc<Tables>) -> Result<Stream, Fail> {
         let (input, base): (Box<dyn Read + Send>, u64) = match crate::part::get().range {
             // a part of one big file: bytes [a, b), a at a record start (src/blkscope/parts.py finds it)
             Some((a, b)) => {
@@ -113,6 +118,7 @@ impl Stream {
             None => (input::open(path)?, 0),
         };
         let mut reader = Reader::new(path, input, base, window, name_cpu, t.clone());
+        reader.counts = counts;
         let src = match (ahead, decode_ahead) {
             (false, _) => Src::Here(Box::new(reader)),
             (true, true) => Src::Ahead(Ahead::start(Job::Decode(reader)), None),
@@ -196,10 +202,15 @@ impl Stream {
     /// Hand out the pending events with time <= horizon (all when None or when the window is unsorted).
     pub fn take(&mut self, horizon: Option<u64>, names: &mut Names, origin: u64, sink: &mut Sink, t: &Tables)
         -> Result<(), Fail> {
-        with_layout!(self.win.fmt, l => self.take_as(l, horizon, names, origin, sink, t))
+        match sink.cols {
+            Cols::All => with_layout!(self.win.fmt, l => self.take_as::<_, ALL>(l, horizon, names, origin, sink, t)),
+            Cols::First => with_layout!(self.win.fmt, l => self.take_as::<_, FIRST>(l, horizon, names, origin, sink, t)),
+            Cols::Second => with_layout!(self.win.fmt, l => self.take_as::<_, SECOND>(l, horizon, names, origin, sink, t)),
+        }
     }
 
-    fn take_as<L: Layout>(&mut self, f: L, horizon: Option<u64>, names: &mut Names, origin: u64, sink: &mut Sink,
+    /// C: the columns filled (ALL, FIRST or SECOND: Cols as a constant, so each loop holds only its stores).
+    fn take_as<L: Layout, const C: u8>(&mut self, f: L, horizon: Option<u64>, names: &mut Names, origin: u64, sink: &mut Sink,
                           t: &Tables) -> Result<(), Fail> {
         let total = self.win.offs.len();
         let end = match horizon {
@@ -214,7 +225,10 @@ impl Stream {
         }
         let buf = &self.win.buf[..self.win.n];
         let cpu0 = f.rec(buf, self.win.offs[self.at]).cpu;
-        names.build(cpu0, (end - self.at) as u64);
+        let (first, second) = (C != SECOND, C != FIRST);
+        if second {
+            names.build(cpu0, (end - self.at) as u64);
+        }
         let names = &*names;
         let tbl = names.table(cpu0);
         let mut i = self.at;
@@ -225,7 +239,7 @@ impl Stream {
             let ev = &mut sink.ev;
             let row0 = ev.row();
             let n = idx.len();
-            let mut has_sector = vec![false; n];
+            let mut has_sector = vec![false; if second { n } else { 0 }];
             // one pass over the records, each read once into every column (a gather pass per column re-read
             // the chunk's records a dozen times; thin-LTO build 10% less CPU, bench/RESULTS.md session 4)
             {
@@ -243,59 +257,76 @@ impl Stream {
                 let proc_ = ev.process.keys.v.spare(n);
                 for k in 0..n {
                     let (o, c) = (idx[k], codes[k] as usize);
-                    let (d, cp, p) = (f.u32(buf, o + f.dev_at()), f.u32(buf, o + f.cpu_at()), f.u32(buf, o + f.pid_at()));
+                    let (cp, p) = (f.u32(buf, o + f.cpu_at()), f.u32(buf, o + f.pid_at()));
                     let (cat, bytes) = (f.cat(buf, o), f.u32(buf, o + 24));
-                    dmaj[k].write(d >> 20);
-                    dmin[k].write(d & 0xFFFFF);
-                    cpu[k].write(cp);
-                    seq[k].write(f.u32(buf, o + 4) as i64);
-                    time[k].write(f.u64(buf, o + 8).wrapping_sub(origin) as i64);
-                    pid[k].write(p);
-                    act[k].write(c as u32);
-                    rwbs[k].write((t.cat_key[cat as u16 as usize] | (((bytes > 0) as u8) << 3)) as u32);
-                    sector[k].write(f.u64(buf, o + 16) as i64);
-                    nsec[k].write((bytes >> 9) as i64);
-                    has_sector[k] = t.sector[c & (CODES - 1)] & (cat & TC_PC == 0);
-                    err[k].write(f.u16(buf, o + f.err_at()) as i32);
-                    proc_[k].write(match tbl {
-                        Some(tb) if cp == cpu0 => names::key(tb, p),
-                        _ => names.lookup(p, cp),
-                    });
+                    time[k].write(f.u64(buf, o + 8).wrapping_sub(origin) as i64); // both: it counts the rows
+                    if first {
+                        let d = f.u32(buf, o + f.dev_at());
+                        dmaj[k].write(d >> 20);
+                        dmin[k].write(d & 0xFFFFF);
+                        cpu[k].write(cp);
+                        seq[k].write(f.u32(buf, o + 4) as i64);
+                        pid[k].write(p);
+                        act[k].write(c as u32);
+                    }
+                    if second {
+                        rwbs[k].write((t.cat_key[cat as u16 as usize] | (((bytes > 0) as u8) << 3)) as u32);
+                        sector[k].write(f.u64(buf, o + 16) as i64);
+                        nsec[k].write((bytes >> 9) as i64);
+                        has_sector[k] = t.sector[c & (CODES - 1)] & (cat & TC_PC == 0);
+                        err[k].write(f.u16(buf, o + f.err_at()) as i32);
+                        proc_[k].write(match tbl {
+                            Some(tb) if cp == cpu0 => names::key(tb, p),
+                            _ => names.lookup(p, cp),
+                        });
+                    }
                 }
             }
             // SAFETY: the loop above wrote the n reserved slots of each of these columns
             unsafe {
-                for v in [&mut ev.dev_major.v, &mut ev.dev_minor.v, &mut ev.cpu.v, &mut ev.pid.v, &mut ev.action.keys.v,
-                          &mut ev.rwbs.keys.v, &mut ev.process.keys.v] {
-                    v.set_len(v.len() + n);
+                ev.time_ns.v.set_len(ev.time_ns.v.len() + n);
+                if first {
+                    for v in [&mut ev.dev_major.v, &mut ev.dev_minor.v, &mut ev.cpu.v, &mut ev.pid.v, &mut ev.action.keys.v] {
+                        v.set_len(v.len() + n);
+                    }
+                    ev.seq.v.set_len(ev.seq.v.len() + n);
                 }
-                for v in [&mut ev.seq.v, &mut ev.time_ns.v, &mut ev.sector.v, &mut ev.nsectors.v] {
-                    v.set_len(v.len() + n);
+                if second {
+                    for v in [&mut ev.rwbs.keys.v, &mut ev.process.keys.v] {
+                        v.set_len(v.len() + n);
+                    }
+                    for v in [&mut ev.sector.v, &mut ev.nsectors.v] {
+                        v.set_len(v.len() + n);
+                    }
+                    ev.error.v.set_len(ev.error.v.len() + n);
                 }
-                ev.error.v.set_len(ev.error.v.len() + n);
             }
-            for (k, (&o, &c)) in idx.iter().zip(codes).enumerate() {
-                let code = c as usize;
-                let action = f.action(buf, o);
-                let pc = (action >> 16) as u32 & TC_PC != 0;
-                let pdu = f.pdu_len(buf, o);
-                if pdu > 0 || pc || code == MSG {
-                    payload(ev, row0 + k, buf, o, action, pdu, code, pc, f);
-                }
-            }
-            ev.sector.extend_valid(&has_sector);
-            ev.nsectors.extend_valid(&has_sector);
-            let named: Vec<bool> = ev.process.keys.v[row0..].iter().map(|&k| k != NONE).collect();
-            ev.process.keys.extend_valid(&named);
-            ev.dev_major.extend_all_valid(n);
-            ev.dev_minor.extend_all_valid(n);
-            ev.cpu.extend_all_valid(n);
-            ev.pid.extend_all_valid(n);
-            ev.seq.extend_all_valid(n);
             ev.time_ns.extend_all_valid(n);
-            ev.action.keys.extend_all_valid(n);
-            ev.rwbs.keys.extend_all_valid(n);
-            ev.error.extend_all_valid(n);
+            if first {
+                ev.dev_major.extend_all_valid(n);
+                ev.dev_minor.extend_all_valid(n);
+                ev.cpu.extend_all_valid(n);
+                ev.pid.extend_all_valid(n);
+                ev.seq.extend_all_valid(n);
+                ev.action.keys.extend_all_valid(n);
+            }
+            if second {
+                for (k, (&o, &c)) in idx.iter().zip(codes).enumerate() {
+                    let code = c as usize;
+                    let action = f.action(buf, o);
+                    let pc = (action >> 16) as u32 & TC_PC != 0;
+                    let pdu = f.pdu_len(buf, o);
+                    if pdu > 0 || pc || code == MSG {
+                        payload(ev, row0 + k, buf, o, action, pdu, code, pc, f);
+                    }
+                }
+                ev.sector.extend_valid(&has_sector);
+                ev.nsectors.extend_valid(&has_sector);
+                let named: Vec<bool> = ev.process.keys.v[row0..].iter().map(|&k| k != NONE).collect();
+                ev.process.keys.extend_valid(&named);
+                ev.error.extend_all_valid(n);
+                ev.rwbs.keys.extend_all_valid(n);
+            }
             sink.end_row()?;
             i = j;
         }
