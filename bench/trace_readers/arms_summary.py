@@ -2,11 +2,12 @@
 under: together; else mixed): runs, median, range."""
 
 import collections
+import pathlib
 import statistics
 import sys
 
 walls = collections.defaultdict(list)
-for line in open(sys.argv[1]):
+for line in pathlib.Path(sys.argv[1]).read_text().splitlines():
     if line.startswith("V "):
         _, arm, wall, p0, p1 = line.split()
         a, b = int(p0) > 150, int(p1) > 150
