@@ -1,8 +1,11 @@
-//! An uncompressed input mapped read-only, read window by window without read()'s copy into a buffer: the
-//! kernel's copy of the input was ~12 % of the one-core ingest's CPU (bench/RESULTS.md). Pages are mapped a
-//! window ahead (MADV_POPULATE_READ: one call instead of a page fault per 64 KB) and unmapped once read
-//! (MADV_DONTNEED: they stay in the page cache), so the process's resident memory stays a few windows, not
-//! the file. BLKSCOPE_NATIVE_MAP=0 reads with read() instead.
+//! An uncompressed input mapped read-only, read window by window without read()'s copy into a buffer (that
+//! copy was ~9 % of a two-thread ingest's CPU, all of it on the decoding thread: bench/RESULTS.md, 2026-12-01).
+//! Pages are mapped a window ahead (MADV_POPULATE_READ: one call instead of a page fault per 64 KB) and
+//! unmapped once read, 32 MB at a time (MADV_DONTNEED: they stay in the page cache; each call interrupts every
+//! other CPU running the process to flush its TLB, the writer thread's too), so the process's resident memory
+//! stays a few tens of MB, not the file. What mapping costs is per folio of the page cache: next to nothing
+//! on the large folios a read from disk leaves, about the copy's cost on 4 KB folios (files written 4 KB at a
+//! time and never evicted). BLKSCOPE_NATIVE_MAP=0 reads with read() instead.
 //!
 //! A file cut shorter while mapped would raise SIGBUS where read() returns its end; traces are read after
 //! they are captured.

@@ -19,6 +19,9 @@ use crate::input;
 use crate::mapped::Map;
 use crate::report::{Fail, Report};
 
+/// Bytes of a mapped input read before they are unmapped at once (mapped.rs).
+const RELEASE_BATCH: usize = 32 << 20;
+
 /// Record layout of one file: version 7 (48-byte header) or 8 (64), byte order from its first magic.
 #[derive(Clone, Copy)]
 pub struct Fmt {
@@ -265,8 +268,13 @@ impl Reader {
             // mapped: the cut record is still in front, where the last window left it
             self.read_end += got;
             (w.start, w.n) = (self.mpos, self.read_end);
-            m.release(self.released, self.prev_start);
-            (self.released, self.prev_start) = (self.prev_start, w.start);
+            // released in batches: each MADV_DONTNEED flushes the TLB of every CPU running this process (an
+            // interrupt to the writer's CPU)
+            if self.prev_start - self.released >= RELEASE_BATCH {
+                m.release(self.released, self.prev_start);
+                self.released = self.prev_start;
+            }
+            self.prev_start = w.start;
         } else {
             // the walk leaves at most one cut record (or 3 bytes of a cut magic), shorter than HEAD
             let c = self.carry.len();

@@ -101,9 +101,9 @@ pub struct Stream {
 impl Stream {
     /// `ahead`: a thread reads (and decompresses) the next window while this one is handed out, and
     /// decodes it too when `decode_ahead`.
-    /// `counts`: Reader::counts.
-    #[allow(clippy::too_many_arguments)]
-    pub fn open(path: &Path, name_cpu: Option<u32>, window: usize, ahead: bool, decode_ahead: bool, counts: bool,
+    /// `cols`: the sink's; a split read's second thread skips the report's counts (Reader::counts), and a split
+    /// read is read(), not mapped: two threads mapping and unmapping the same file apart cost more than the copy.
+    pub fn open(path: &Path, name_cpu: Option<u32>, window: usize, ahead: bool, decode_ahead: bool, cols: Cols,
                 t: &Arc<Tables>) -> Result<Stream, Fail> {
         let range = crate::part::get().range;
         // a part of one big file: bytes [a, b), a at a record start (src/blkscope/parts.py finds it)
@@ -112,7 +112,7 @@ impl Stream {
         if compressed && range.is_some() {
             return Err(Fail::new(path, None, "a byte range of a compressed file cannot be read: decompress it first"));
         }
-        let map = if compressed { None } else { Map::open(path, a, b)? };
+        let map = if compressed || cols != Cols::All { None } else { Map::open(path, a, b)? };
         let input = match (map, range) {
             (Some(m), _) => Input::Map(Arc::new(m), 0),
             (None, Some(_)) => {
@@ -125,7 +125,7 @@ impl Stream {
         };
         let base = range.map_or(0, |r| r.0);
         let mut reader = Reader::new(path, input, base, window, name_cpu, t.clone());
-        reader.counts = counts;
+        reader.counts = cols != Cols::Second;
         let src = match (ahead, decode_ahead) {
             (false, _) => Src::Here(Box::new(reader)),
             (true, true) => Src::Ahead(Ahead::start(Job::Decode(reader)), None),
