@@ -18,4 +18,5 @@ for line in pathlib.Path(sys.argv[1]).read_text().splitlines():
             cpus[key].append(sum(map(float, cpu)))
 for key, v in sorted(walls.items()):
     c = f", CPU {statistics.median(cpus[key]):.3f} s" if cpus[key] else ""
-    print(f"{key[0]:12s} {key[1]:9s} {len(v):3d} runs, median {statistics.median(v):.3f} s ({min(v):.3f}-{max(v):.3f}){c}")
+    wall = f"median {statistics.median(v):.3f} s ({min(v):.3f}-{max(v):.3f})"
+    print(f"{key[0]:12s} {key[1]:9s} {len(v):3d} runs, {wall}{c}")
