@@ -4,7 +4,8 @@ groups and windows small enough to cut records, so every hand-over between the t
 plans its threads for BLKSCOPE_NATIVE_THREADS CPUs: 2 (the writer thread only, for an uncompressed set), enough
 for a read-ahead thread per file (which then decodes too), and compressed sets (read-ahead threads on two CPUs;
 with more files than CPUs they only read and decompress). BLKSCOPE_NATIVE_SPLIT=1 reads the set twice, on two
-threads that each fill and encode part of the columns (the layout for two CPUs the probe finds apart)."""
+threads that each fill and encode part of the columns (the layout for two CPUs the probe finds apart).
+BLKSCOPE_NATIVE_MAP=0 reads the files with read() instead of mapping them (mapped.rs): the same bytes again."""
 
 from __future__ import annotations
 
@@ -28,12 +29,14 @@ SETS = {
 }
 # CPUs as the program plans for them: the writer thread alone on 2 for an uncompressed set; a read-ahead thread
 # per file besides the writer with 2 files on 4 and 8 files on 10; "2-split": two threads of half the columns each
-CPUS = ["2", "2-split", "4", "10"]
+# (their files read()); "1-read": one thread, its files read() rather than mapped
+CPUS = ["2", "2-split", "4", "10", "1-read"]
 
 
 def layout(cpus: str) -> dict[str, str]:
-    n, _, split = cpus.partition("-")
-    return {"BLKSCOPE_NATIVE_THREADS": n, "BLKSCOPE_NATIVE_SPLIT": "1" if split else "0"}
+    n, _, how = cpus.partition("-")
+    return {"BLKSCOPE_NATIVE_THREADS": n, "BLKSCOPE_NATIVE_SPLIT": "1" if how == "split" else "0",
+            "BLKSCOPE_NATIVE_MAP": "0" if how == "read" else "1"}
 
 
 def run(tmp_path, prefix, cpus: str, windows: str | None, check: bool = True) -> tuple[bytes | None, dict]:

@@ -1,14 +1,14 @@
 #!/bin/bash
 # blkscope-native builds (or one build under different environments) alternated run by run on one set, two
 # CPUs, each run between cpu_pair.c probes (where the host had put the two vCPUs). Run it under the
-# whole-machine lock. Lines "V arm wall pair_before pair_after" (s; ns); arms_summary.py groups them.
+# whole-machine lock. Lines "V arm wall user sys pair_before pair_after" (s; ns); arms_summary.py groups them.
 # Usage: [SEED=N] bench/trace_readers/arms.sh ROUNDS SET_PREFIX OUTDIR NAME=NATIVE[:VAR=VALUE]... > LOG
 set -u
 R=$1; SET=$2; W=$3; shift 3
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$W"
 gcc -O2 -pthread -o "$W/cpu_pair" "$here/cpu_pair.c"
-TIMEFORMAT='%3R'
+TIMEFORMAT='%3R %3U %3S'  # wall, user and sys
 RANDOM=${SEED:-7}
 echo "load $(cut -d' ' -f1-3 /proc/loadavg) $(date -u +%FT%TZ) seed ${SEED:-7} $*"
 cat "$SET".blktrace.* >/dev/null

@@ -1,16 +1,22 @@
 """arms.sh's lines -> each arm's wall by placement of the two vCPUs (both probes over 150 ns: apart; both
-under: together; else mixed): runs, median, range."""
+under: together; else mixed): runs, median, range, and the median CPU (user + sys) where the log has it
+(logs before 2026-12-01 have the wall only)."""
 
 import collections
 import pathlib
 import statistics
 import sys
 
-walls = collections.defaultdict(list)
+walls, cpus = collections.defaultdict(list), collections.defaultdict(list)
 for line in pathlib.Path(sys.argv[1]).read_text().splitlines():
     if line.startswith("V "):
-        _, arm, wall, p0, p1 = line.split()
+        arm, wall, *cpu, p0, p1 = line.split()[1:]
         a, b = int(p0) > 150, int(p1) > 150
-        walls[arm, "apart" if a and b else "together" if not (a or b) else "mixed"].append(float(wall))
-for (arm, where), v in sorted(walls.items()):
-    print(f"{arm:10s} {where:9s} {len(v):3d} runs, median {statistics.median(v):.3f} s ({min(v):.3f}-{max(v):.3f})")
+        key = arm, "apart" if a and b else "together" if not (a or b) else "mixed"
+        walls[key].append(float(wall))
+        if cpu:
+            cpus[key].append(sum(map(float, cpu)))
+for key, v in sorted(walls.items()):
+    c = f", CPU {statistics.median(cpus[key]):.3f} s" if cpus[key] else ""
+    wall = f"median {statistics.median(v):.3f} s ({min(v):.3f}-{max(v):.3f})"
+    print(f"{key[0]:12s} {key[1]:9s} {len(v):3d} runs, {wall}{c}")

@@ -17,6 +17,7 @@ mod encode;
 mod events;
 mod gather;
 mod input;
+mod mapped;
 mod pages;
 mod parquet;
 mod parquet_read;

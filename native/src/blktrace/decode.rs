@@ -16,7 +16,11 @@ use serde_json::json;
 use super::codes::*;
 use super::layout::{with_layout, Layout, Rec};
 use crate::input;
+use crate::mapped::Map;
 use crate::report::{Fail, Report};
+
+/// Bytes of a mapped input read before they are unmapped at once (mapped.rs).
+const RELEASE_BATCH: usize = 32 << 20;
 
 /// Record layout of one file: version 7 (48-byte header) or 8 (64), byte order from its first magic.
 #[derive(Clone, Copy)]
@@ -69,10 +73,12 @@ pub struct FileState {
     pub gaps: BTreeMap<(u32, u32), (i64, i64)>,
 }
 
-/// One decoded window: its bytes (buf[start..n], the cut record of the last window in front), its events
-/// (notify records removed, messages kept), and what the decode found for the decoder thread to replay.
+/// One decoded window: its bytes (`data()[start..n]`: buf, the cut record of the last window in front, or the
+/// file's mapping, where it is already in front), its events (notify records removed, messages kept), and
+/// what the decode found for the decoder thread to replay.
 pub struct Window {
     pub buf: Vec<u8>,
+    pub map: Option<Arc<Map>>,
     pub start: usize,
     pub n: usize,
     pub offs: Vec<usize>,
@@ -97,6 +103,7 @@ impl Default for Window {
     fn default() -> Window {
         Window {
             buf: Vec::new(),
+            map: None,
             start: 0,
             n: 0,
             offs: Vec::new(),
@@ -115,15 +122,54 @@ impl Default for Window {
     }
 }
 
-/// Read the next window's bytes into buf[HEAD..HEAD + got] (got < window: the end of the input).
-/// `at`: the bytes of the input read before this window (a read error's byte offset counts from there).
-pub fn read_window(input: &mut dyn Read, path: &Path, at: u64, window: usize, w: &mut Window) -> Result<usize, Fail> {
-    if w.buf.len() < HEAD + window {
-        // zeroed by the allocator (calloc: pages untouched until read into), not by a memset of 1 MB
-        w.buf = vec![0; HEAD + window];
+impl Window {
+    /// The window's bytes up to n (offsets index them).
+    #[inline]
+    pub fn data(&self) -> &[u8] {
+        bytes(&self.map, &self.buf, self.n)
     }
-    w.got = input::fill(input, &mut w.buf[HEAD..HEAD + window], path, at)?;
-    Ok(w.got)
+}
+
+/// A window's bytes from its fields (borrowed apart from the ones the decode writes).
+#[inline]
+fn bytes<'a>(map: &'a Option<Arc<Map>>, buf: &'a [u8], n: usize) -> &'a [u8] {
+    match map {
+        Some(m) => &m.bytes()[..n],
+        None => &buf[..n],
+    }
+}
+
+/// Where a file's bytes come from: read() into each window's buffer, or a mapping (mapped.rs) that the
+/// windows are slices of.
+pub enum Input {
+    Read(Box<dyn Read + Send>),
+    /// the mapping and the bytes of it handed out so far
+    Map(Arc<Map>, usize),
+}
+
+impl Input {
+    /// The next window's bytes (got < window: the end of the input): read into buf[HEAD..HEAD + got], or the
+    /// next `window` bytes of the map, paged in now. `at`: the bytes of the input read before this window (a
+    /// read error's byte offset counts from there).
+    pub fn read_window(&mut self, path: &Path, at: u64, window: usize, w: &mut Window) -> Result<usize, Fail> {
+        match self {
+            Input::Read(input) => {
+                if w.buf.len() < HEAD + window {
+                    // zeroed by the allocator (calloc: pages untouched until read into), not by a memset of 1 MB
+                    w.buf = vec![0; HEAD + window];
+                }
+                w.map = None;
+                w.got = input::fill(input.as_mut(), &mut w.buf[HEAD..HEAD + window], path, at)?;
+            }
+            Input::Map(m, pos) => {
+                w.got = window.min(m.bytes().len() - *pos);
+                m.populate(*pos, *pos + w.got);
+                *pos += w.got;
+                w.map = Some(m.clone());
+            }
+        }
+        Ok(w.got)
+    }
 }
 
 /// What a window's notify records said, for the decoder thread to replay.
@@ -175,13 +221,19 @@ impl Notes {
 /// Reads one file's windows and decodes them (on the decoder thread, or on a read-ahead thread).
 pub struct Reader {
     path: PathBuf,
-    input: Option<Box<dyn Read + Send>>, // None: a read-ahead thread has it
+    input: Option<Input>, // None: a read-ahead thread has it
     window: usize,
     name_cpu: Option<u32>,
     t: Arc<Tables>,
     fmt: Option<Fmt>,
     base: u64, // file offset of the next window's first unconsumed byte
     carry: Vec<u8>,
+    // a mapped input's windows: where the bytes handed out end, the first byte not consumed, the start of
+    // the last window decoded (the decoder thread may hold it) and the bytes before it released
+    read_end: usize,
+    mpos: usize,
+    prev_start: usize,
+    released: usize,
     last_seq: HashMap<(u32, u32), u32>,
     cur: ((u32, u32), u32), // the (device, cpu) of the last record and its sequence number
     state: FileState,
@@ -191,33 +243,45 @@ pub struct Reader {
 }
 
 impl Reader {
-    pub fn new(path: &Path, input: Box<dyn Read + Send>, base: u64, window: usize, name_cpu: Option<u32>,
-               t: Arc<Tables>) -> Reader {
+    pub fn new(path: &Path, input: Input, base: u64, window: usize, name_cpu: Option<u32>, t: Arc<Tables>) -> Reader {
         Reader { path: path.to_owned(), input: Some(input), window, name_cpu, t, fmt: None, base, carry: Vec::new(),
-                 last_seq: HashMap::new(), cur: (NO_KEY, 0), state: FileState::default(), counts: true }
+                 read_end: 0, mpos: 0, prev_start: 0, released: 0, last_seq: HashMap::new(), cur: (NO_KEY, 0), state: FileState::default(), counts: true }
     }
 
     /// Read and decode the next window into `w` (its buffers reused).
     pub fn next(&mut self, w: &mut Window) -> Result<(), Fail> {
         let input = self.input.as_mut().expect("the input is read here");
         // base is where the carried bytes start: what was read before ends after them
-        read_window(input.as_mut(), &self.path, self.base + self.carry.len() as u64, self.window, w)?;
+        input.read_window(&self.path, self.base + self.carry.len() as u64, self.window, w)?;
         self.decode_window(w)
     }
 
     /// The input, for a thread that reads windows (`read_window`) for `decode_window` here.
-    pub fn take_input(&mut self) -> Box<dyn Read + Send> {
+    pub fn take_input(&mut self) -> Input {
         self.input.take().expect("the input, taken once")
     }
 
     /// Decode a window read by `read_window`: the cut record of the last window put in front first.
     pub fn decode_window(&mut self, w: &mut Window) -> Result<(), Fail> {
         let got = w.got;
-        // the walk leaves at most one cut record (or 3 bytes of a cut magic), shorter than HEAD
-        let c = self.carry.len();
-        assert!(c <= HEAD, "carry of {c} bytes");
-        w.buf[HEAD - c..HEAD].copy_from_slice(&self.carry);
-        (w.start, w.n) = (HEAD - c, HEAD + got);
+        if let Some(m) = &w.map {
+            // mapped: the cut record is still in front, where the last window left it
+            self.read_end += got;
+            (w.start, w.n) = (self.mpos, self.read_end);
+            // released in batches: each MADV_DONTNEED flushes the TLB of every CPU running this process (an
+            // interrupt to the writer's CPU)
+            if self.prev_start - self.released >= RELEASE_BATCH {
+                m.release(self.released, self.prev_start);
+                self.released = self.prev_start;
+            }
+            self.prev_start = w.start;
+        } else {
+            // the walk leaves at most one cut record (or 3 bytes of a cut magic), shorter than HEAD
+            let c = self.carry.len();
+            assert!(c <= HEAD, "carry of {c} bytes");
+            w.buf[HEAD - c..HEAD].copy_from_slice(&self.carry);
+            (w.start, w.n) = (HEAD - c, HEAD + got);
+        }
         w.last = got < self.window;
         w.first = self.fmt.is_none();
         w.offs.clear();
@@ -232,7 +296,7 @@ impl Reader {
             if w.n == w.start {
                 return Err(Fail::new(&self.path, None, "empty file: expected blktrace binary records"));
             }
-            let data = &w.buf[w.start..w.n];
+            let data = &w.data()[w.start..];
             self.fmt = Some(Fmt::detect(data).ok_or_else(|| {
                 let h: String = data[..data.len().min(4)].iter().map(|b| format!("{b:02x}")).collect();
                 Fail::offset(&self.path, self.base, format!("not a blktrace file (magic {h}, expected 0x656174 with version 7 or 8)"))
@@ -248,8 +312,12 @@ impl Reader {
             };
             w.bytes = (if w.last { w.n } else { consumed } - w.start) as u64;
             self.base += (consumed - w.start) as u64;
-            self.carry.clear();
-            self.carry.extend_from_slice(&w.buf[consumed..w.n]);
+            if w.map.is_some() {
+                self.mpos = consumed;
+            } else {
+                self.carry.clear();
+                self.carry.extend_from_slice(&w.buf[consumed..w.n]);
+            }
         }
         if w.last {
             w.state = Some(std::mem::take(&mut self.state));
@@ -264,7 +332,7 @@ impl Reader {
     #[inline(never)]
     fn decode<L: Layout, const COUNTS: bool>(&mut self, f: L, w: &mut Window) -> usize {
         let t = &*self.t;
-        let buf = &w.buf[..w.n];
+        let buf = bytes(&w.map, &w.buf, w.n);
         // every record is at least a header long: room for all the events of the window, written below
         // without a capacity check per push
         let cap = (w.n - w.start) / f.hdr() + 1;

@@ -4,7 +4,7 @@
 //! files such as a merged `blkparse -d` dump; .zst/.gz/.xz read transparently. Unlike blkparse, a gap in the
 //! CPU list does not stop reading; it is reported, like per-CPU sequence gaps and resynchronisations.
 //!
-//! One pass, bounded memory: each file of a set is read() in windows of about 1 MB, walked and decoded
+//! One pass, bounded memory: each file of a set is mapped (or read()) in windows of about 1 MB, walked and decoded
 //! (decode.rs; on the file's read-ahead thread when there are CPUs for them or it is compressed) and copied
 //! into columns (stream.rs), and the files advance together up to a common time horizon, so a process name (a
 //! notify record, written on whichever CPU first saw the pid) is known before that pid's events on other CPUs
@@ -39,9 +39,8 @@ use names::Names;
 use decode::Tables;
 use stream::Stream;
 
-// Bytes of raw input read at a time per set, split among its files: small enough that the walk, the
-// decode and the column pass find the window in cache (read() into it costs less than mapping the file:
-// bench set 0.53 s CPU against 0.65 s with 16 MB mapped windows).
+// Bytes of raw input read (or mapped: mapped.rs) at a time per set, split among its files: small enough that
+// the walk, the decode and the column pass find the window in cache.
 const WINDOW_TOTAL: usize = 2 << 20;
 const WINDOW_MIN: usize = 1 << 20;
 /// Sets of more files than this are read on the decoding thread (a thread each would be more threads
@@ -215,7 +214,7 @@ fn read_set(name: &str, files: &[(Option<u32>, PathBuf)], sink: &mut Sink, rep: 
     let ahead = cpus > 1 && files.len() <= READ_AHEAD_FILES && (cpus >= files.len() + 2 || any_compressed(files)?);
     let decode_ahead = ahead && files.len() <= cpus;
     for (cpu, path) in files {
-        streams.push(Stream::open(path, *cpu, window, ahead, decode_ahead, sink.cols != Cols::Second, t)?);
+        streams.push(Stream::open(path, *cpu, window, ahead, decode_ahead, sink.cols, t)?);
     }
     for s in streams.iter_mut() {
         s.fill(&mut names, sink, rep, bar)?;

@@ -8,11 +8,12 @@ use std::sync::{mpsc, Arc};
 use serde_json::{json, Value};
 
 use super::codes::*;
-use super::decode::{read_window, FileState, Reader, Tables, Window, CODES};
+use super::decode::{FileState, Input, Reader, Tables, Window, CODES};
 use super::layout::{with_layout, Layout};
 use super::names::{self, Names, NONE};
 use crate::events::{Cols, Spare};
 use crate::input::{self, Progress};
+use crate::mapped::Map;
 use crate::report::{Fail, Report};
 use crate::sink::Sink;
 
@@ -52,7 +53,7 @@ impl Ahead {
                     let r = match &mut job {
                         Job::Decode(reader) => reader.next(&mut w).map(|()| w.last),
                         Job::Read(input, path, window, read) => {
-                            let r = read_window(input.as_mut(), path, *read, *window, &mut w);
+                            let r = input.read_window(path, *read, *window, &mut w);
                             *read += w.got as u64;
                             r.map(|got| got < *window)
                         }
@@ -81,7 +82,7 @@ impl Ahead {
 /// What a read-ahead thread does with each window.
 enum Job {
     Decode(Reader),
-    Read(Box<dyn Read + Send>, PathBuf, usize, u64), // the input, its path, the window, the bytes read so far
+    Read(Input, PathBuf, usize, u64), // the input, its path, the window, the bytes read so far
 }
 
 pub struct Stream {
@@ -100,25 +101,31 @@ pub struct Stream {
 impl Stream {
     /// `ahead`: a thread reads (and decompresses) the next window while this one is handed out, and
     /// decodes it too when `decode_ahead`.
-    /// `counts`: Reader::counts.
-    #[allow(clippy::too_many_arguments)]
-    pub fn open(path: &Path, name_cpu: Option<u32>, window: usize, ahead: bool, decode_ahead: bool, counts: bool,
+    /// `cols`: the sink's; a split read's second thread skips the report's counts (Reader::counts), and a split
+    /// read is read(), not mapped: two threads mapping and unmapping the same file apart cost more than the copy.
+    pub fn open(path: &Path, name_cpu: Option<u32>, window: usize, ahead: bool, decode_ahead: bool, cols: Cols,
                 t: &Arc<Tables>) -> Result<Stream, Fail> {
-        let (input, base): (Box<dyn Read + Send>, u64) = match crate::part::get().range {
-            // a part of one big file: bytes [a, b), a at a record start (src/blkscope/parts.py finds it)
-            Some((a, b)) => {
+        let range = crate::part::get().range;
+        // a part of one big file: bytes [a, b), a at a record start (src/blkscope/parts.py finds it)
+        let (a, b) = range.unwrap_or((0, u64::MAX));
+        let compressed = input::is_compressed(path)?;
+        if compressed && range.is_some() {
+            return Err(Fail::new(path, None, "a byte range of a compressed file cannot be read: decompress it first"));
+        }
+        let map = if compressed || cols != Cols::All { None } else { Map::open(path, a, b)? };
+        let input = match (map, range) {
+            (Some(m), _) => Input::Map(Arc::new(m), 0),
+            (None, Some(_)) => {
                 use std::io::{Seek, SeekFrom};
-                if input::is_compressed(path)? {
-                    return Err(Fail::new(path, None, "a byte range of a compressed file cannot be read: decompress it first"));
-                }
                 let mut f = std::fs::File::open(path).map_err(|e| Fail::io(path, e))?;
                 f.seek(SeekFrom::Start(a)).map_err(|e| Fail::io(path, e))?;
-                (Box::new(f.take(b.saturating_sub(a))), a)
+                Input::Read(Box::new(f.take(b.saturating_sub(a))))
             }
-            None => (input::open(path)?, 0),
+            (None, None) => Input::Read(input::open(path)?),
         };
+        let base = range.map_or(0, |r| r.0);
         let mut reader = Reader::new(path, input, base, window, name_cpu, t.clone());
-        reader.counts = counts;
+        reader.counts = cols != Cols::Second;
         let src = match (ahead, decode_ahead) {
             (false, _) => Src::Here(Box::new(reader)),
             (true, true) => Src::Ahead(Ahead::start(Job::Decode(reader)), None),
@@ -223,7 +230,7 @@ impl Stream {
         if !self.win.sorted || self.win.times[self.at] < origin {
             self.before_origin += self.win.times[self.at..end].iter().filter(|&&x| x < origin).count() as u64;
         }
-        let buf = &self.win.buf[..self.win.n];
+        let buf = self.win.data();
         let cpu0 = f.rec(buf, self.win.offs[self.at]).cpu;
         let (first, second) = (C != SECOND, C != FIRST);
         if second {
