@@ -27,8 +27,12 @@ fn head(path: &Path) -> io::Result<Vec<u8>> {
 }
 
 pub fn is_compressed(path: &Path) -> Result<bool, Fail> {
-    let h = head(path).map_err(|e| Fail::io(path, e))?;
-    Ok(h.starts_with(ZSTD) || h.starts_with(GZIP) || h.starts_with(XZ))
+    Ok(compressed(&head(path).map_err(|e| Fail::io(path, e))?))
+}
+
+/// Whether a file starting with `h` is compressed (its magic).
+pub fn compressed(h: &[u8]) -> bool {
+    h.starts_with(ZSTD) || h.starts_with(GZIP) || h.starts_with(XZ)
 }
 
 /// The file's bytes, decompressed when it is compressed.

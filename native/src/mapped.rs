@@ -53,6 +53,12 @@ impl Map {
         Ok(Some(Map { base: p as *mut u8, mapped: to, from, to, page }))
     }
 
+    /// The file's first bytes (from offset 0, whatever range is read): its compression magic.
+    pub fn head(&self) -> &[u8] {
+        // SAFETY: the mapping starts at offset 0 and is `mapped` bytes long
+        unsafe { std::slice::from_raw_parts(self.base, self.mapped.min(6)) }
+    }
+
     /// The bytes read.
     #[inline]
     pub fn bytes(&self) -> &[u8] {

@@ -108,20 +108,20 @@ impl Stream {
         let range = crate::part::get().range;
         // a part of one big file: bytes [a, b), a at a record start (src/blkscope/parts.py finds it)
         let (a, b) = range.unwrap_or((0, u64::MAX));
-        let compressed = input::is_compressed(path)?;
-        if compressed && range.is_some() {
-            return Err(Fail::new(path, None, "a byte range of a compressed file cannot be read: decompress it first"));
-        }
-        let map = if compressed || cols != Cols::All { None } else { Map::open(path, a, b)? };
+        let map = if cols == Cols::All { Map::open(path, a, b)? } else { None };
         let input = match (map, range) {
-            (Some(m), _) => Input::Map(Arc::new(m), 0),
-            (None, Some(_)) => {
+            // the mapping's first bytes tell a compressed file (read() through its decompressor below)
+            (Some(m), _) if !input::compressed(m.head()) => Input::Map(Arc::new(m), 0),
+            (_, Some(_)) => {
                 use std::io::{Seek, SeekFrom};
+                if input::is_compressed(path)? {
+                    return Err(Fail::new(path, None, "a byte range of a compressed file cannot be read: decompress it first"));
+                }
                 let mut f = std::fs::File::open(path).map_err(|e| Fail::io(path, e))?;
                 f.seek(SeekFrom::Start(a)).map_err(|e| Fail::io(path, e))?;
                 Input::Read(Box::new(f.take(b.saturating_sub(a))))
             }
-            (None, None) => Input::Read(input::open(path)?),
+            (_, None) => Input::Read(input::open(path)?),
         };
         let base = range.map_or(0, |r| r.0);
         let mut reader = Reader::new(path, input, base, window, name_cpu, t.clone());
