@@ -28,15 +28,15 @@ SETS = {
     "raw-zst": samples.ROOT / "data" / "raw" / "guest-ext4-fio-randrw-r1" / "blktrace",
 }
 # CPUs as the program plans for them: the writer thread alone on 2 for an uncompressed set; a read-ahead thread
-# per file besides the writer with 2 files on 4 and 8 files on 10; "2-split": two threads of half the columns each
-# (their files read()); "1-read": one thread, its files read() rather than mapped
-CPUS = ["2", "2-split", "4", "10", "1-read"]
+# per file besides the writer with 2 files on 4 and 8 files on 10; "2-split": two threads of half the columns each;
+# "-read": the files read() rather than mapped
+CPUS = ["2", "2-split", "2-split-read", "4", "10", "1-read"]
 
 
 def layout(cpus: str) -> dict[str, str]:
     n, _, how = cpus.partition("-")
-    return {"BLKSCOPE_NATIVE_THREADS": n, "BLKSCOPE_NATIVE_SPLIT": "1" if how == "split" else "0",
-            "BLKSCOPE_NATIVE_MAP": "0" if how == "read" else "1"}
+    return {"BLKSCOPE_NATIVE_THREADS": n, "BLKSCOPE_NATIVE_SPLIT": "1" if "split" in how else "0",
+            "BLKSCOPE_NATIVE_MAP": "0" if "read" in how else "1"}
 
 
 def run(tmp_path, prefix, cpus: str, windows: str | None, check: bool = True) -> tuple[bytes | None, dict]:

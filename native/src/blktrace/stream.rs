@@ -101,14 +101,14 @@ pub struct Stream {
 impl Stream {
     /// `ahead`: a thread reads (and decompresses) the next window while this one is handed out, and
     /// decodes it too when `decode_ahead`.
-    /// `cols`: the sink's; a split read's second thread skips the report's counts (Reader::counts), and a split
-    /// read is read(), not mapped: two threads mapping and unmapping the same file apart cost more than the copy.
+    /// `cols`: the sink's; a split read's second thread skips the report's counts (Reader::counts). Its two
+    /// threads map the file each, as one thread does: 0.220 s apart against read()'s 0.243 s (bench/RESULTS.md).
     pub fn open(path: &Path, name_cpu: Option<u32>, window: usize, ahead: bool, decode_ahead: bool, cols: Cols,
                 t: &Arc<Tables>) -> Result<Stream, Fail> {
         let range = crate::part::get().range;
         // a part of one big file: bytes [a, b), a at a record start (src/blkscope/parts.py finds it)
         let (a, b) = range.unwrap_or((0, u64::MAX));
-        let map = if cols == Cols::All { Map::open(path, a, b)? } else { None };
+        let map = Map::open(path, a, b)?;
         let input = match (map, range) {
             // the mapping's first bytes tell a compressed file (read() through its decompressor below)
             (Some(m), _) if !input::compressed(m.head()) => Input::Map(Arc::new(m), 0),
