@@ -3,7 +3,8 @@
 #   py   the whole command; nat  blkscope-native alone on the same files (BLKSCOPE_NATIVE, else main's release build)
 #   stub the whole command with a stand-in program that writes an empty table and a zero-row report: Python alone
 #   pass `python -c pass`: the interpreter alone
-# Lines "arm wall" (s); the medians at the end. Run under /work/locks/quiet, with the venv on PATH and PYTHONPATH.
+# (ingest_start.py compares two trees' start to the program instead.) Lines "arm wall" (s); the medians at the
+# end. Run under /work/locks/quiet, with the venv on PATH and PYTHONPATH.
 # Usage: [CORES=0,1] [N=15] bench/startup/ingest_overhead.sh SET_PREFIX WORKDIR
 set -euo pipefail
 S=$1; W=$2; N=${N:-15}; C=${CORES:-0,1}
@@ -26,7 +27,7 @@ TIMEFORMAT='%3R'
 cat "$S".blktrace.* > /dev/null
 for _ in $(seq "$N"); do
   for a in $(printf 'py\nnat\nstub\npass\n' | shuf); do
-    rm -rf "$W/o"; mkdir -p "$W/o"; rmdir "$W/o"; sync
+    rm -rf "$W/o"; sync
     case $a in
       py) cmd=(env BLKSCOPE_NATIVE="$nat" blkscope ingest --kind blktrace "$S" -o "$W/o") ;;
       stub) cmd=(env BLKSCOPE_NATIVE="$W/stub" blkscope ingest --kind blktrace "$S" -o "$W/o") ;;

@@ -102,7 +102,7 @@ impl Stream {
     /// `ahead`: a thread reads (and decompresses) the next window while this one is handed out, and
     /// decodes it too when `decode_ahead`.
     /// `cols`: the sink's; a split read's second thread skips the report's counts (Reader::counts). Its two
-    /// threads map the file each, as one thread does: less CPU than read()'s copy (bench/RESULTS.md, 2026-12-01).
+    /// threads map the file each, as one thread does: less CPU than read()'s copy (bench/RESULTS.md, eleventh session).
     pub fn open(path: &Path, name_cpu: Option<u32>, window: usize, ahead: bool, decode_ahead: bool, cols: Cols,
                 t: &Arc<Tables>) -> Result<Stream, Fail> {
         let range = crate::part::get().range;
