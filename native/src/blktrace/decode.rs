@@ -441,7 +441,7 @@ fn prefetch_distance() -> usize {
 
 /// A hint only: an address past the end is not read (x86's prefetch does not fault), nothing elsewhere.
 #[inline(always)]
-fn prefetch(buf: &[u8], at: usize) {
+pub fn prefetch(buf: &[u8], at: usize) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: prefetcht0 reads nothing into the program and does not fault on any address
     unsafe {
