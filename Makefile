@@ -68,7 +68,15 @@ $(PQCHECK_TEST): $(PQCHECK_OWN)
 parquet-check: $(PQCHECK)
 parquet-check-test: $(PQCHECK_TEST)
 
-setup: $(STAMP) $(DEBS) $(NATIVE)
+# The package's bytecode, written once: where the environment sets PYTHONDONTWRITEBYTECODE (this machine's does),
+# every `blkscope` start compiled each module it imports, ~20 of a trace ingest's ~60 ms of Python
+# (bench/RESULTS.md, 2026-12-01 twelfth session). A source edited later is compiled in memory as before.
+PYC := $(VENV)/.bytecode
+$(PYC): $(shell find src/blkscope -name '*.py') | $(STAMP)
+	$(BIN)/python -m compileall -q src/blkscope
+	touch $@
+
+setup: $(STAMP) $(DEBS) $(NATIVE) $(PYC)
 
 all: setup
 	source $(BIN)/activate && snakemake --cores $(CORES) all
@@ -87,7 +95,7 @@ native-unit-tests: $(NATIVE_TEST)
 # $(PQCHECK_TEST) is built here, not first by tests/test_parquet_readers.py's fixture: under `make -j2` its compile
 # overlaps pip and the Debian lists instead of sharing the CPU with pytest's other worker (the fixture's make then
 # finds it up to date).
-test: lint $(DEBS) $(TESTDEBS) $(NATIVE_TEST) $(PQCHECK_TEST) native-unit-tests
+test: lint $(DEBS) $(TESTDEBS) $(NATIVE_TEST) $(PQCHECK_TEST) $(PYC) native-unit-tests
 	source $(BIN)/activate && BLKSCOPE_NATIVE=$(CURDIR)/$(NATIVE_TEST) pytest -q -n $(TEST_WORKERS) -rs --strict-skips
 
 # HTML report of every figure and table with its provenance (after `make all`).

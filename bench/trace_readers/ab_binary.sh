@@ -27,7 +27,10 @@ env_before=$(arm "$before"); env_after=$(arm "$after")
 seed=${SEED:-$RANDOM}
 echo "seed $seed; load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%FT%TZ); cache $cache; before $env_before; after $env_after"
 RANDOM=$seed
-for e in "$env_before" "$env_after"; do env $e blkscope ingest --help >/dev/null; done  # interpreter and modules cached
+for e in "$env_before" "$env_after"; do  # interpreter and modules cached, and bytecode written (PYTHONDONTWRITEBYTECODE)
+  env $e blkscope ingest --help >/dev/null
+  env $e python -m compileall -q "$(env $e python -c 'import blkscope, os; print(os.path.dirname(blkscope.__file__))')"
+done
 key() { local d; d=$(dirname "$1"); echo "$(basename "$(dirname "$d")")-$(basename "$d")-$(basename "$1")"; }  # asis/RUN/vda and tiled/RUN/vda apart
 step() {  # set step -> one timed run
   local set=$1 s=$2 out=$W/out-$(key "$1")-$2 t
