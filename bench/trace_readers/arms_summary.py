@@ -32,17 +32,20 @@ for key, v in sorted(walls.items()):
     print(f"{key[0]:12s} {key[1]:9s} {len(v):3d} runs, {wall}{c}")
 
 
-def quartiles(v):
-    q = statistics.quantiles(v, n=4) if len(v) > 1 else v * 3
-    return f"{q[1]:.3f} ({q[0]:.3f}-{q[2]:.3f})"
+def paired(d, arm, base):
+    """Per-round ratios arm / base of d's runs, as median (quartiles); a log cut short: the rounds both finished."""
+    r = [b / a for a, b in zip(d[base, "all"], d[arm, "all"], strict=False)]
+    if not r:
+        return None
+    q = statistics.quantiles(r, n=4) if len(r) > 1 else r * 3
+    return len(r), f"{q[1]:.3f} ({q[0]:.3f}-{q[2]:.3f})"
 
 
 pairs = [a.split("/") for a in sys.argv[2:]] or [(arm, order[0]) for arm in order[1:]]
 for arm, base in pairs:
-    # a log cut short: the rounds both arms finished
-    w = [b / a for a, b in zip(walls[base, "all"], walls[arm, "all"], strict=False)]
-    line = f"{arm} / {base}: {len(w)} rounds, wall ratio {quartiles(w)}"
-    if cpus[arm, "all"] and cpus[base, "all"]:
-        c = [b / a for a, b in zip(cpus[base, "all"], cpus[arm, "all"], strict=False)]
-        line += f", CPU ratio {quartiles(c)}"
-    print(line)
+    w = paired(walls, arm, base)
+    if w is None:
+        print(f"{arm} / {base}: no rounds of both in the log")
+        continue
+    c = paired(cpus, arm, base)
+    print(f"{arm} / {base}: {w[0]} rounds, wall ratio {w[1]}" + (f", CPU ratio {c[1]}" if c else ""))
