@@ -22,6 +22,7 @@
 
 mod codes;
 mod decode;
+mod gather8;
 pub(crate) mod layout;
 mod names;
 mod stream;

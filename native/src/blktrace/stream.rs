@@ -8,6 +8,7 @@ use std::sync::{mpsc, Arc};
 use serde_json::{json, Value};
 
 use super::codes::*;
+use super::gather8;
 use super::decode::{prefetch, FileState, Input, Reader, Tables, Window, CODES};
 use super::layout::{with_layout, Layout};
 use super::names::{self, Names, NONE};
@@ -21,7 +22,7 @@ const CHUNK: usize = 4096; // records per column pass: ~200 KB of headers, cache
 /// Bytes ahead of the column pass that it asks for in L1: by its turn the other file's window has been walked
 /// and its records have mostly left L2 (one thread 0.446 -> 0.425 s on the bench set at 2 KB, bench/RESULTS.md,
 /// 2026-12-01 twelfth session).
-const COLS_AHEAD: usize = 2048;
+pub(super) const COLS_AHEAD: usize = 2048;
 const ALL: u8 = 0;
 const FIRST: u8 = 1;
 const SECOND: u8 = 2;
@@ -266,7 +267,17 @@ impl Stream {
                 let nsec = ev.nsectors.v.spare(n);
                 let err = ev.error.v.spare(n);
                 let proc_ = ev.process.keys.v.spare(n);
-                for k in 0..n {
+                // eight records at a time where the CPU has AVX-512 (gather8.rs); the scalar loop takes the rest
+                let k0 = if C == ALL && !L::BIG && !L::V8 {
+                    let inp = gather8::In { buf, idx, codes, times: &self.win.times[i..j], origin, t, names, tbl, cpu0 };
+                    let mut out = gather8::Out { dmaj: &mut *dmaj, dmin: &mut *dmin, cpu: &mut *cpu, seq: &mut *seq,
+                        time: &mut *time, pid: &mut *pid, act: &mut *act, rwbs: &mut *rwbs, sector: &mut *sector,
+                        nsec: &mut *nsec, err: &mut *err, proc_: &mut *proc_, has_sector: &mut has_sector };
+                    gather8::columns(&inp, &mut out)
+                } else {
+                    0
+                };
+                for k in k0..n {
                     let (o, c) = (idx[k], codes[k] as usize);
                     prefetch(buf, o + COLS_AHEAD);
                     let (cp, p) = (f.u32(buf, o + f.cpu_at()), f.u32(buf, o + f.pid_at()));
