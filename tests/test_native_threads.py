@@ -5,7 +5,10 @@ plans its threads for BLKSCOPE_NATIVE_THREADS CPUs: 2 (the writer thread only, f
 for a read-ahead thread per file (which then decodes too), and compressed sets (read-ahead threads on two CPUs;
 with more files than CPUs they only read and decompress). BLKSCOPE_NATIVE_SPLIT=1 reads the set twice, on two
 threads that each fill and encode part of the columns (the layout for two CPUs the probe finds apart).
-BLKSCOPE_NATIVE_MAP=0 reads the files with read() instead of mapping them (mapped.rs): the same bytes again."""
+BLKSCOPE_NATIVE_MAP=0 reads the files with read() instead of mapping them (mapped.rs): the same bytes again.
+BLKSCOPE_NATIVE_GATHER8=0 fills the columns record by record instead of eight records at a time with AVX-512
+gathers (native/src/blktrace/gather8.rs, where the build has AVX-512, as on the machines the suite runs on):
+the same bytes again, and the split read's halves take the eight-record pass too."""
 
 from __future__ import annotations
 
@@ -29,14 +32,15 @@ SETS = {
 }
 # CPUs as the program plans for them: the writer thread alone on 2 for an uncompressed set; a read-ahead thread
 # per file besides the writer with 2 files on 4 and 8 files on 10; "2-split": two threads of half the columns each;
-# "-read": the files read() rather than mapped
-CPUS = ["2", "2-split", "2-split-read", "4", "10", "1-read"]
+# "-read": the files read() rather than mapped; "-scalar": no eight-record pass
+CPUS = ["2", "2-split", "2-split-read", "4", "10", "1-read", "1-scalar"]
 
 
 def layout(cpus: str) -> dict[str, str]:
     n, _, how = cpus.partition("-")
     return {"BLKSCOPE_NATIVE_THREADS": n, "BLKSCOPE_NATIVE_SPLIT": "1" if "split" in how else "0",
-            "BLKSCOPE_NATIVE_MAP": "0" if "read" in how else "1"}
+            "BLKSCOPE_NATIVE_MAP": "0" if "read" in how else "1",
+            "BLKSCOPE_NATIVE_GATHER8": "0" if "scalar" in how else "1"}
 
 
 def run(tmp_path, prefix, cpus: str, windows: str | None, check: bool = True) -> tuple[bytes | None, dict]:

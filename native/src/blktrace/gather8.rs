@@ -5,9 +5,17 @@
 //! and the scalar loop in stream.rs takes every record.
 
 use std::mem::MaybeUninit;
+use std::sync::OnceLock;
 
 use super::decode::Tables;
 use super::names::Names;
+
+/// Whether to take the pass: BLKSCOPE_NATIVE_GATHER8=0 leaves every record to the scalar loop (the tests compare
+/// the two passes' bytes).
+pub fn enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var("BLKSCOPE_NATIVE_GATHER8").as_deref() != Ok("0"))
+}
 
 /// The slices of a chunk's columns the pass fills (the stream's `spare` slots), and the sector flags.
 pub struct Out<'a> {
@@ -39,17 +47,21 @@ pub struct In<'a> {
     pub cpu0: u32,
 }
 
-/// Fill rows 0..k of `out` for the largest k <= len a multiple of 8, and return k (0 without AVX-512).
+/// Fill rows 0..k of `out` for the largest k <= len a multiple of 8, and return k (0 without AVX-512): the columns
+/// before events::SPLIT when C is FIRST, those after it when SECOND, all when ALL (the split read, sink.rs), time in both.
 /// The records must be version-7 little-endian headers lying wholly inside `buf` (the walk's offsets).
 #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
-pub fn columns(inp: &In, out: &mut Out) -> usize {
+pub fn columns<const C: u8>(inp: &In, out: &mut Out) -> usize {
     use std::arch::x86_64::*;
+
+    use super::stream::{FIRST, SECOND};
 
     use super::codes::TC_PC;
     use super::decode::{prefetch, CODES};
     use super::names::key;
     use super::stream::COLS_AHEAD;
 
+    let (first, second) = (C != SECOND, C != FIRST);
     let n = inp.idx.len() & !7;
     let (buf, t) = (inp.buf.as_ptr(), inp.t);
     // SAFETY: every gather reads 8 bytes at offset 0, 16, 24, 32 or 40 of a record whose 48-byte header lies inside
@@ -62,55 +74,61 @@ pub fn columns(inp: &In, out: &mut Out) -> usize {
         let mut k = 0;
         while k < n {
             let vo = _mm512_loadu_si512(inp.idx.as_ptr().add(k) as *const _);
-            let g0 = _mm512_i64gather_epi64::<1>(vo, buf as *const _); // magic, seq
-            let g16 = _mm512_i64gather_epi64::<1>(vo, buf.add(16) as *const _); // sector
-            let g24 = _mm512_i64gather_epi64::<1>(vo, buf.add(24) as *const _); // bytes, action
-            let g32 = _mm512_i64gather_epi64::<1>(vo, buf.add(32) as *const _); // pid, device
-            let g40 = _mm512_i64gather_epi64::<1>(vo, buf.add(40) as *const _); // cpu, error, pdu_len
+            let gather = |at: usize| _mm512_i64gather_epi64::<1>(vo, buf.add(at) as *const _);
             let st64 = |col: &mut [MaybeUninit<i64>], v| _mm512_storeu_si512(col.as_mut_ptr().add(k) as *mut _, v);
             let st32 = |col: &mut [MaybeUninit<u32>], v| {
                 _mm256_storeu_si256(col.as_mut_ptr().add(k) as *mut _, _mm512_cvtepi64_epi32(v))
             };
             let times = _mm512_loadu_si512(inp.times.as_ptr().add(k) as *const _);
             st64(out.time, _mm512_sub_epi64(times, origin));
-            st64(out.seq, _mm512_srli_epi64::<32>(g0));
-            st64(out.sector, g16);
-            st64(out.nsec, _mm512_srli_epi64::<9>(_mm512_and_si512(g24, low32)));
-            let dev = _mm512_srli_epi64::<32>(g32);
-            st32(out.dmaj, _mm512_srli_epi64::<20>(dev));
-            st32(out.dmin, _mm512_and_si512(dev, _mm512_set1_epi64(0xFFFFF)));
-            st32(out.pid, g32);
-            st32(out.cpu, g40);
-            let err = _mm512_and_si512(_mm512_srli_epi64::<32>(g40), _mm512_set1_epi64(0xFFFF));
-            _mm256_storeu_si256(out.err.as_mut_ptr().add(k) as *mut _, _mm512_cvtepi64_epi32(err));
-            let codes = _mm_loadu_si128(inp.codes.as_ptr().add(k) as *const _);
-            _mm256_storeu_si256(out.act.as_mut_ptr().add(k) as *mut _, _mm256_cvtepu16_epi32(codes));
-            // names: from the table in the lanes of its CPU (0 - 1 is NONE past its end), the map in the rest
-            let pids = _mm512_and_si512(g32, low32);
-            let mut other = 0xFFu8;
-            if let Some(tb) = inp.tbl {
-                let cpus = _mm512_and_si512(g40, low32);
-                other = !_mm512_cmpeq_epi64_mask(cpus, _mm512_set1_epi64(inp.cpu0 as i64));
-                let inside = _mm512_cmplt_epu64_mask(pids, _mm512_set1_epi64(tb.len() as i64));
-                let g = _mm512_mask_i64gather_epi32::<4>(_mm256_setzero_si256(), inside & !other, pids,
-                                                         tb.as_ptr() as *const _);
-                _mm256_storeu_si256(out.proc_.as_mut_ptr().add(k) as *mut _, _mm256_sub_epi32(g, _mm256_set1_epi32(1)));
+            let g32 = gather(32); // pid, device
+            let g40 = gather(40); // cpu, error, pdu_len
+            if first {
+                st64(out.seq, _mm512_srli_epi64::<32>(gather(0))); // magic, seq
+                let dev = _mm512_srli_epi64::<32>(g32);
+                st32(out.dmaj, _mm512_srli_epi64::<20>(dev));
+                st32(out.dmin, _mm512_and_si512(dev, _mm512_set1_epi64(0xFFFFF)));
+                st32(out.pid, g32);
+                st32(out.cpu, g40);
+                let codes = _mm_loadu_si128(inp.codes.as_ptr().add(k) as *const _);
+                _mm256_storeu_si256(out.act.as_mut_ptr().add(k) as *mut _, _mm256_cvtepu16_epi32(codes));
             }
-            _mm512_storeu_si512(a24.as_mut_ptr() as *mut _, g24);
-            for j in 0..8 {
-                let r = k + j;
-                prefetch(inp.buf, inp.idx[r] + COLS_AHEAD);
-                let (bytes, cat) = (a24[j] as u32, (a24[j] >> 48) as u32);
-                out.rwbs[r].write((t.cat_key[cat as usize] | (((bytes > 0) as u8) << 3)) as u32);
-                out.has_sector[r] = t.sector[inp.codes[r] as usize & (CODES - 1)] & (cat & TC_PC == 0);
-                if other >> j & 1 != 0 {
-                    let (p, c) = (inp.buf.as_ptr().add(inp.idx[r] + 32), inp.buf.as_ptr().add(inp.idx[r] + 40));
-                    let (p, c) = ((p as *const u32).read_unaligned(), (c as *const u32).read_unaligned());
-                    out.proc_[r].write(match inp.tbl {
-                        Some(tb) if c == inp.cpu0 => key(tb, p),
-                        _ => inp.names.lookup(p, c),
-                    });
+            if second {
+                st64(out.sector, gather(16));
+                let g24 = gather(24); // bytes, action
+                st64(out.nsec, _mm512_srli_epi64::<9>(_mm512_and_si512(g24, low32)));
+                let err = _mm512_and_si512(_mm512_srli_epi64::<32>(g40), _mm512_set1_epi64(0xFFFF));
+                _mm256_storeu_si256(out.err.as_mut_ptr().add(k) as *mut _, _mm512_cvtepi64_epi32(err));
+                // names: from the table in the lanes of its CPU (0 - 1 is NONE past its end), the map in the rest
+                let pids = _mm512_and_si512(g32, low32);
+                let mut other = 0xFFu8;
+                if let Some(tb) = inp.tbl {
+                    let cpus = _mm512_and_si512(g40, low32);
+                    other = !_mm512_cmpeq_epi64_mask(cpus, _mm512_set1_epi64(inp.cpu0 as i64));
+                    let inside = _mm512_cmplt_epu64_mask(pids, _mm512_set1_epi64(tb.len() as i64));
+                    let g = _mm512_mask_i64gather_epi32::<4>(_mm256_setzero_si256(), inside & !other, pids,
+                                                             tb.as_ptr() as *const _);
+                    let keys = _mm256_sub_epi32(g, _mm256_set1_epi32(1));
+                    _mm256_storeu_si256(out.proc_.as_mut_ptr().add(k) as *mut _, keys);
                 }
+                _mm512_storeu_si512(a24.as_mut_ptr() as *mut _, g24);
+                for (j, &a) in a24.iter().enumerate() {
+                    let r = k + j;
+                    let (bytes, cat) = (a as u32, (a >> 48) as u32);
+                    out.rwbs[r].write((t.cat_key[cat as usize] | (((bytes > 0) as u8) << 3)) as u32);
+                    out.has_sector[r] = t.sector[inp.codes[r] as usize & (CODES - 1)] & (cat & TC_PC == 0);
+                    if other >> j & 1 != 0 {
+                        let at = buf.add(inp.idx[r]);
+                        let (p, c) = ((at.add(32) as *const u32).read_unaligned(), (at.add(40) as *const u32).read_unaligned());
+                        out.proc_[r].write(match inp.tbl {
+                            Some(tb) if c == inp.cpu0 => key(tb, p),
+                            _ => inp.names.lookup(p, c),
+                        });
+                    }
+                }
+            }
+            for j in 0..8 {
+                prefetch(inp.buf, inp.idx[k + j] + COLS_AHEAD);
             }
             k += 8;
         }
@@ -119,6 +137,6 @@ pub fn columns(inp: &In, out: &mut Out) -> usize {
 }
 
 #[cfg(not(all(target_arch = "x86_64", target_feature = "avx512f")))]
-pub fn columns(_: &In, _: &mut Out) -> usize {
+pub fn columns<const C: u8>(_: &In, _: &mut Out) -> usize {
     0
 }

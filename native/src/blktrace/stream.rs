@@ -24,8 +24,8 @@ const CHUNK: usize = 4096; // records per column pass: ~200 KB of headers, cache
 /// 2026-12-01 twelfth session).
 pub(super) const COLS_AHEAD: usize = 2048;
 const ALL: u8 = 0;
-const FIRST: u8 = 1;
-const SECOND: u8 = 2;
+pub(super) const FIRST: u8 = 1;
+pub(super) const SECOND: u8 = 2;
 
 /// Where a stream's windows come from.
 enum Src {
@@ -268,12 +268,12 @@ impl Stream {
                 let err = ev.error.v.spare(n);
                 let proc_ = ev.process.keys.v.spare(n);
                 // eight records at a time where the CPU has AVX-512 (gather8.rs); the scalar loop takes the rest
-                let k0 = if C == ALL && !L::BIG && !L::V8 {
+                let k0 = if !L::BIG && !L::V8 && gather8::enabled() {
                     let inp = gather8::In { buf, idx, codes, times: &self.win.times[i..j], origin, t, names, tbl, cpu0 };
                     let mut out = gather8::Out { dmaj: &mut *dmaj, dmin: &mut *dmin, cpu: &mut *cpu, seq: &mut *seq,
                         time: &mut *time, pid: &mut *pid, act: &mut *act, rwbs: &mut *rwbs, sector: &mut *sector,
                         nsec: &mut *nsec, err: &mut *err, proc_: &mut *proc_, has_sector: &mut has_sector };
-                    gather8::columns(&inp, &mut out)
+                    gather8::columns::<C>(&inp, &mut out)
                 } else {
                     0
                 };
