@@ -14,6 +14,7 @@ use memchr::memmem;
 use serde_json::json;
 
 use super::codes::*;
+use super::gather8;
 use super::layout::{with_layout, Layout, Rec};
 use crate::input;
 use crate::mapped::Map;
@@ -325,13 +326,13 @@ impl Reader {
         Ok(())
     }
 
-    /// Locate the window's records and decode each as it is found, while its bytes are in L1 (a walk
-    /// writing the offsets and a decode pass reading them back were two passes over the window); returns
-    /// where the next window starts. Not inlined into `next`: there the loop's state spilled to the stack
-    /// (+170 M instructions on the bench set).
+    /// Locate the window's records and decode them while their bytes are in L1: the walk hands over BATCH
+    /// records at a time (a walk writing the offsets of the whole window and a decode pass reading them back were
+    /// two passes over the window), decoded eight at a time where gather8 finds them regular, else one by one;
+    /// returns where the next window starts. Not inlined into `next`: there the loop's state spilled to the
+    /// stack (+170 M instructions on the bench set).
     #[inline(never)]
     fn decode<L: Layout, const COUNTS: bool>(&mut self, f: L, w: &mut Window) -> usize {
-        let t = &*self.t;
         let buf = bytes(&w.map, &w.buf, w.n);
         // every record is at least a header long: room for all the events of the window, written below
         // without a capacity check per push
@@ -339,78 +340,38 @@ impl Reader {
         w.offs.reserve(cap);
         w.codes.reserve(cap);
         w.times.reserve(cap);
-        let (offs, codes, times) = (w.offs.as_mut_ptr(), w.codes.as_mut_ptr(), w.times.as_mut_ptr());
-        let mut k = 0usize; // events so far
-        let (mut sorted, mut prev_time) = (true, 0u64);
-        let mut unknown: BTreeMap<usize, i64> = BTreeMap::new();
-        let notes = &mut w.notes;
         // the per-record state in locals (registers), written back after the window: through &mut fields
         // each record loaded and stored them again (the raw stores below may alias them)
-        let (name_cpu, mut other_cpu, mut cur) = (self.name_cpu, 0u64, self.cur);
-        let (last_seq, gaps, devices) = (&mut self.last_seq, &mut self.state.gaps, &mut self.state.devices);
+        let mut d = Dec {
+            t: &self.t, buf, notes: &mut w.notes, offs: w.offs.as_mut_ptr(), codes: w.codes.as_mut_ptr(),
+            times: w.times.as_mut_ptr(), k: 0, sorted: true, prev_time: 0, unknown: BTreeMap::new(),
+            name_cpu: self.name_cpu, other_cpu: 0, cur: self.cur, last_seq: &mut self.last_seq,
+            gaps: &mut self.state.gaps, devices: &mut self.state.devices,
+        };
+        let eights = !L::BIG && !L::V8 && gather8::enabled();
+        let mut unknown = [0u64; 8]; // the first 256 codes' `unknown` flags as bits, for gather8::regular
+        for (c, &u) in self.t.unknown[..256].iter().enumerate() {
+            unknown[c / 64] |= (u as u64) << (c % 64);
+        }
+        let (mut pend, mut np) = ([0usize; BATCH], 0);
         let fmt = self.fmt.expect("detected");
         let consumed = walk_records(f, fmt, buf, w.start, self.base, &self.path, w.last, &mut w.rep, |o| {
-            let r = f.rec(buf, o);
-            let cat = ((r.action >> 16) & 0xFFFF) as u32;
-            let mut code = (r.action & 0xFF) as usize;
-            if cat & TC_NOTIFY != 0 {
-                if !notes.note(f, buf, o, &r) {
-                    return;
-                }
-                code = MSG;
+            if !eights {
+                d.one::<L, COUNTS>(f, o);
+                return;
             }
-            if COUNTS && t.unknown[code & (CODES - 1)] {
-                *unknown.entry(code).or_insert(0) += 1;
+            pend[np] = o;
+            np += 1;
+            if np == BATCH {
+                d.batch::<L, COUNTS>(f, &pend, &unknown);
+                np = 0;
             }
-            if let (true, Some(c)) = (COUNTS, name_cpu) {
-                other_cpu += (r.cpu != c) as u64;
-            }
-            if COUNTS && code != MSG {
-                let key = (r.device, r.cpu);
-                // the usual per-CPU file has one key: skip the map while it stays the same
-                let prev = if cur.0 == key {
-                    let p = cur.1;
-                    cur.1 = r.seq;
-                    Some(p)
-                } else {
-                    if cur.0 != NO_KEY {
-                        last_seq.insert(cur.0, cur.1);
-                    }
-                    cur = (key, r.seq);
-                    last_seq.get(&key).copied()
-                };
-                if let Some(prev) = prev {
-                    let d = r.seq as i64 - prev as i64;
-                    if d > 1 || d <= 0 {
-                        let g = gaps.entry(key).or_insert((0, 0));
-                        if d > 1 {
-                            g.0 += d - 1;
-                        } else {
-                            g.1 += 1;
-                        }
-                    }
-                } else {
-                    devices.insert(r.device);
-                }
-                if cur.0 == key && prev.is_none() {
-                    last_seq.insert(key, r.seq);
-                }
-            }
-            // (times are unsigned: the first event of the window compares with 0 and keeps `sorted`)
-            sorted &= r.time >= prev_time;
-            prev_time = r.time;
-            // SAFETY: k < cap, the room reserved above (one event per record at most, each record at least
-            // a header long, all of them inside buf[start..n])
-            unsafe {
-                offs.add(k).write(o);
-                codes.add(k).write(code as u16);
-                times.add(k).write(r.time);
-            }
-            k += 1;
         });
-        self.state.other_cpu += other_cpu;
+        d.batch::<L, COUNTS>(f, &pend[..np], &unknown);
+        let (k, sorted, unknown) = (d.k, d.sorted, std::mem::take(&mut d.unknown));
+        self.state.other_cpu += d.other_cpu;
+        self.cur = d.cur;
         self.state.n_rec += k as u64 + w.notes.skipped;
-        self.cur = cur;
         // SAFETY: the first k slots of each were written above (the vectors were cleared in `next`)
         unsafe {
             w.offs.set_len(k);
@@ -426,6 +387,125 @@ impl Reader {
             }
         }
         consumed
+    }
+}
+
+/// Records the walk hands to the decode at a time: ~13 KB of the bench set's, in L1 still.
+const BATCH: usize = 256;
+
+/// A window's decode: what it writes (events' offsets, codes and times, at most one per record, in room reserved
+/// beforehand) and the per-record state it keeps.
+struct Dec<'a> {
+    t: &'a Tables,
+    buf: &'a [u8],
+    notes: &'a mut Notes,
+    offs: *mut usize,
+    codes: *mut u16,
+    times: *mut u64,
+    k: usize, // events so far
+    sorted: bool,
+    prev_time: u64,
+    unknown: BTreeMap<usize, i64>,
+    name_cpu: Option<u32>,
+    other_cpu: u64,
+    cur: ((u32, u32), u32), // the (device, cpu) of the last record and its sequence number
+    last_seq: &'a mut HashMap<(u32, u32), u32>,
+    gaps: &'a mut BTreeMap<(u32, u32), (i64, i64)>,
+    devices: &'a mut BTreeSet<u32>,
+}
+
+impl Dec<'_> {
+    /// Records in walk order: eight at a time while gather8 finds them regular (the same device, CPU and
+    /// sequence as the record before, consecutive numbers, no notify, no unknown action), else one by one.
+    fn batch<L: Layout, const COUNTS: bool>(&mut self, f: L, recs: &[usize], unknown: &[u64; 8]) {
+        let mut eights = recs.chunks_exact(8);
+        for r8 in eights.by_ref() {
+            let before = gather8::Before { unknown: *unknown, key: COUNTS.then_some(self.cur),
+                                           prev_time: self.prev_time, name_cpu: self.name_cpu };
+            // SAFETY: k + 8 <= cap (a record gives at most one event), the room reserved in `decode`; the records
+            // lie wholly inside buf (the walk's offsets)
+            let run = unsafe { gather8::regular(self.buf, r8, &before, self.offs.add(self.k), self.codes.add(self.k),
+                                                self.times.add(self.k)) };
+            match run {
+                Some(run) => {
+                    self.k += 8;
+                    self.sorted &= run.sorted;
+                    self.prev_time = run.time;
+                    if COUNTS {
+                        self.cur.1 = run.seq;
+                        self.other_cpu += run.other;
+                    }
+                }
+                None => r8.iter().for_each(|&o| self.one::<L, COUNTS>(f, o)),
+            }
+        }
+        for &o in eights.remainder() {
+            self.one::<L, COUNTS>(f, o);
+        }
+    }
+
+    /// One record: its event (none for a notify record that is not a message), and what it counts.
+    #[inline(always)]
+    fn one<L: Layout, const COUNTS: bool>(&mut self, f: L, o: usize) {
+        let (buf, t) = (self.buf, self.t);
+        let r = f.rec(buf, o);
+        let cat = ((r.action >> 16) & 0xFFFF) as u32;
+        let mut code = (r.action & 0xFF) as usize;
+        if cat & TC_NOTIFY != 0 {
+            if !self.notes.note(f, buf, o, &r) {
+                return;
+            }
+            code = MSG;
+        }
+        if COUNTS && t.unknown[code & (CODES - 1)] {
+            *self.unknown.entry(code).or_insert(0) += 1;
+        }
+        if let (true, Some(c)) = (COUNTS, self.name_cpu) {
+            self.other_cpu += (r.cpu != c) as u64;
+        }
+        if COUNTS && code != MSG {
+            let key = (r.device, r.cpu);
+            let cur = &mut self.cur;
+            // the usual per-CPU file has one key: skip the map while it stays the same
+            let prev = if cur.0 == key {
+                let p = cur.1;
+                cur.1 = r.seq;
+                Some(p)
+            } else {
+                if cur.0 != NO_KEY {
+                    self.last_seq.insert(cur.0, cur.1);
+                }
+                *cur = (key, r.seq);
+                self.last_seq.get(&key).copied()
+            };
+            if let Some(prev) = prev {
+                let d = r.seq as i64 - prev as i64;
+                if d > 1 || d <= 0 {
+                    let g = self.gaps.entry(key).or_insert((0, 0));
+                    if d > 1 {
+                        g.0 += d - 1;
+                    } else {
+                        g.1 += 1;
+                    }
+                }
+            } else {
+                self.devices.insert(r.device);
+            }
+            if cur.0 == key && prev.is_none() {
+                self.last_seq.insert(key, r.seq);
+            }
+        }
+        // (times are unsigned: the first event of the window compares with 0 and keeps `sorted`)
+        self.sorted &= r.time >= self.prev_time;
+        self.prev_time = r.time;
+        // SAFETY: k < cap, the room reserved in `decode` (one event per record at most, each record at least a
+        // header long, all of them inside buf[start..n])
+        unsafe {
+            self.offs.add(self.k).write(o);
+            self.codes.add(self.k).write(code as u16);
+            self.times.add(self.k).write(r.time);
+        }
+        self.k += 1;
     }
 }
 

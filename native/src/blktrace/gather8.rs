@@ -1,4 +1,4 @@
-//! The column pass eight records at a time with AVX-512 gathers (little-endian version-7 records, every column):
+//! The decode and the column pass eight records at a time with AVX-512 gathers (little-endian version-7 records, every column):
 //! five 8-byte gathers per eight headers instead of ~11 scalar loads per record, and no spills of the dozen column
 //! pointers the scalar loop holds. Only the lookups in tables (rwbs keys, sector flags, names off the table's CPU)
 //! stay scalar. Without AVX-512 at compile time (`target-cpu=native`, native/.cargo/config.toml) it does nothing
@@ -139,4 +139,85 @@ pub fn columns<const C: u8>(inp: &In, out: &mut Out) -> usize {
 #[cfg(not(all(target_arch = "x86_64", target_feature = "avx512f")))]
 pub fn columns<const C: u8>(_: &In, _: &mut Out) -> usize {
     0
+}
+
+/// The decode's state before eight records (decode.rs, Dec::batch): `key` is the (device, CPU) and sequence
+/// number of the record before when the decode counts (None: it does not, and checks no key, sequence or code).
+pub struct Before {
+    /// bit c % 64 of word c / 64: action code c (< 256) is one blkparse does not know
+    pub unknown: [u64; 8],
+    pub key: Option<((u32, u32), u32)>,
+    pub prev_time: u64,
+    pub name_cpu: Option<u32>,
+}
+
+/// Eight regular records decoded: the last one's sequence number and time, whether their times rose from the
+/// time before, and how many are from another CPU than the file's name says.
+pub struct Run {
+    pub seq: u32,
+    pub time: u64,
+    pub sorted: bool,
+    pub other: u64,
+}
+
+/// Decode eight records (`recs`, version-7 little-endian headers wholly inside `buf`) into their events'
+/// offsets, codes and times when they are regular: no notify record; and when counting, no action blkparse
+/// does not know, every one of `key`'s device and CPU, sequence numbers following key's one by one. Else None,
+/// nothing written, and the decode takes them one by one (decode.rs, Dec::one) as before.
+/// # Safety
+/// offs, codes and times must have room for 8 values each.
+#[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+pub unsafe fn regular(buf: &[u8], recs: &[usize], b: &Before, offs: *mut usize, codes: *mut u16, times: *mut u64)
+    -> Option<Run> {
+    use std::arch::x86_64::*;
+
+    use super::codes::TC_NOTIFY;
+
+    assert_eq!(recs.len(), 8);
+    let base = buf.as_ptr();
+    let vo = _mm512_loadu_si512(recs.as_ptr() as *const _);
+    let gather = |at: usize| _mm512_i64gather_epi64::<1>(vo, base.add(at) as *const _);
+    let one = |x: i64| _mm512_set1_epi64(x);
+    let action = _mm512_srli_epi64::<32>(gather(24)); // bytes, action
+    if _mm512_test_epi64_mask(action, one((TC_NOTIFY as i64) << 16)) != 0 {
+        return None;
+    }
+    let code = _mm512_and_si512(action, one(0xFF));
+    let g8 = gather(8); // time
+    let mut run = Run { seq: 0, time: 0, sorted: true, other: 0 };
+    if let Some(((dev, cpu), seq)) = b.key {
+        let unknown = _mm512_loadu_si512(b.unknown.as_ptr() as *const _);
+        let word = _mm512_permutexvar_epi64(_mm512_srli_epi64::<6>(code), unknown);
+        if _mm512_test_epi64_mask(_mm512_srlv_epi64(word, _mm512_and_si512(code, one(63))), one(1)) != 0 {
+            return None;
+        }
+        let devs = _mm512_srli_epi64::<32>(gather(32)); // pid, device
+        let cpus = _mm512_and_si512(gather(40), one(0xFFFF_FFFF)); // cpu, error, pdu_len
+        if _mm512_cmpneq_epi64_mask(devs, one(dev as i64)) | _mm512_cmpneq_epi64_mask(cpus, one(cpu as i64)) != 0 {
+            return None;
+        }
+        // seq + 1 ..= seq + 8 (as i64: past u32::MAX none matches, and Dec::one counts the wrap)
+        let want = _mm512_add_epi64(one(seq as i64 + 1), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
+        if _mm512_cmpneq_epi64_mask(_mm512_srli_epi64::<32>(gather(0)), want) != 0 {
+            return None;
+        }
+        run.seq = seq + 8;
+        run.other = if b.name_cpu.is_some_and(|c| c != cpu) { 8 } else { 0 };
+    }
+    // each time against the one before it: [prev_time, t0 .. t6]
+    let before = _mm512_alignr_epi64::<7>(g8, one(b.prev_time as i64));
+    run.sorted = _mm512_cmpge_epu64_mask(g8, before) == 0xFF;
+    _mm512_storeu_si512(offs as *mut _, vo);
+    _mm_storeu_si128(codes as *mut _, _mm512_cvtepi64_epi16(code));
+    _mm512_storeu_si512(times as *mut _, g8);
+    run.time = *times.add(7);
+    Some(run)
+}
+
+/// Without AVX-512: never regular, every record decoded one by one.
+/// # Safety
+/// None needed; the signature is the AVX-512 one's.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "avx512f")))]
+pub unsafe fn regular(_: &[u8], _: &[usize], _: &Before, _: *mut usize, _: *mut u16, _: *mut u64) -> Option<Run> {
+    None
 }
