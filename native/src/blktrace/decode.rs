@@ -51,9 +51,27 @@ impl Fmt {
 /// has a sector (not `no_sector`: a lookup instead of four compares per event). Fixed sizes, indexed by
 /// a 16-bit category and a 9-bit code: lookups without a bounds check.
 pub struct Tables {
-    pub cat_key: Box<[u8; 1 << 16]>,
+    /// and 3 bytes more, zero: gather8 reads 4 bytes at a category
+    pub cat_key: Box<[u8; (1 << 16) + 3]>,
     pub unknown: [bool; CODES],
     pub sector: [bool; CODES],
+    /// `unknown` and `sector` as bits (bit c % 64 of word c / 64), for gather8
+    pub unknown_bits: [u64; CODES / 64],
+    pub sector_bits: [u64; CODES / 64],
+}
+
+impl Tables {
+    pub fn new(cat_key: Vec<u8>, unknown: [bool; CODES], sector: [bool; CODES]) -> Tables {
+        let bits = |flags: &[bool; CODES]| {
+            let mut w = [0u64; CODES / 64];
+            flags.iter().enumerate().for_each(|(c, &f)| w[c / 64] |= (f as u64) << (c % 64));
+            w
+        };
+        let mut padded = cat_key;
+        padded.extend_from_slice(&[0; 3]);
+        Tables { cat_key: padded.into_boxed_slice().try_into().expect("2^16 categories"), unknown_bits: bits(&unknown),
+                 sector_bits: bits(&sector), unknown, sector }
+    }
 }
 
 /// Table size for action codes and MSG (a code is < 257).
@@ -349,10 +367,7 @@ impl Reader {
             gaps: &mut self.state.gaps, devices: &mut self.state.devices,
         };
         let eights = !L::BIG && !L::V8 && gather8::enabled();
-        let mut unknown = [0u64; 8]; // the first 256 codes' `unknown` flags as bits, for gather8::regular
-        for (c, &u) in self.t.unknown[..256].iter().enumerate() {
-            unknown[c / 64] |= (u as u64) << (c % 64);
-        }
+        let unknown = self.t.unknown_bits;
         let (mut pend, mut np) = ([0usize; BATCH], 0);
         let fmt = self.fmt.expect("detected");
         let consumed = walk_records(f, fmt, buf, w.start, self.base, &self.path, w.last, &mut w.rep, |o| {

@@ -1,8 +1,9 @@
-//! The decode and the column pass eight records at a time with AVX-512 gathers (little-endian version-7 records, every column):
-//! five 8-byte gathers per eight headers instead of ~11 scalar loads per record, and no spills of the dozen column
-//! pointers the scalar loop holds. Only the lookups in tables (rwbs keys, sector flags, names off the table's CPU)
-//! stay scalar. Without AVX-512 at compile time (`target-cpu=native`, native/.cargo/config.toml) it does nothing
-//! and the scalar loop in stream.rs takes every record.
+//! The decode and the column pass of blktrace records eight at a time with AVX-512 gathers (little-endian version-7
+//! records): five 8-byte gathers per eight headers instead of ~11 scalar loads a record, no spills of the dozen
+//! column pointers the scalar loop holds, the tables (rwbs keys, sector and unknown flags, names) looked up by lane.
+//! Only what is rare goes back to the scalar code: names off the pid table's CPU, and in the decode any group of
+//! eight that is not regular (`regular`). Without AVX-512 (F, BW, VL) at compile time (`target-cpu=native`,
+//! native/.cargo/config.toml) nothing here runs and the scalar loops take every record.
 
 use std::mem::MaybeUninit;
 use std::sync::OnceLock;
@@ -50,14 +51,15 @@ pub struct In<'a> {
 /// Fill rows 0..k of `out` for the largest k <= len a multiple of 8, and return k (0 without AVX-512): the columns
 /// before events::SPLIT when C is FIRST, those after it when SECOND, all when ALL (the split read, sink.rs), time in both.
 /// The records must be version-7 little-endian headers lying wholly inside `buf` (the walk's offsets).
-#[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+#[cfg(all(target_arch = "x86_64", target_feature = "avx512f", target_feature = "avx512bw",
+          target_feature = "avx512vl"))]
 pub fn columns<const C: u8>(inp: &In, out: &mut Out) -> usize {
     use std::arch::x86_64::*;
 
     use super::stream::{FIRST, SECOND};
 
     use super::codes::TC_PC;
-    use super::decode::{prefetch, CODES};
+    use super::decode::prefetch;
     use super::names::key;
     use super::stream::COLS_AHEAD;
 
@@ -66,11 +68,12 @@ pub fn columns<const C: u8>(inp: &In, out: &mut Out) -> usize {
     let (buf, t) = (inp.buf.as_ptr(), inp.t);
     // SAFETY: every gather reads 8 bytes at offset 0, 16, 24, 32 or 40 of a record whose 48-byte header lies inside
     // `buf` (In's contract); the loads and stores are of rows k..k+8 < n <= every slice's length (the chunk's n);
-    // the masked gather reads the name table only in lanes whose pid is below its length.
+    // the masked gather reads the name table only in lanes whose pid is below its length, the category's 4 bytes
+    // lie inside cat_key (2^16 + 3 long).
     unsafe {
         let low32 = _mm512_set1_epi64(0xFFFF_FFFF);
         let origin = _mm512_set1_epi64(inp.origin as i64);
-        let mut a24 = [0u64; 8];
+        let sector_bits = _mm512_loadu_si512(t.sector_bits.as_ptr() as *const _);
         let mut k = 0;
         while k < n {
             let vo = _mm512_loadu_si512(inp.idx.as_ptr().add(k) as *const _);
@@ -111,20 +114,31 @@ pub fn columns<const C: u8>(inp: &In, out: &mut Out) -> usize {
                     let keys = _mm256_sub_epi32(g, _mm256_set1_epi32(1));
                     _mm256_storeu_si256(out.proc_.as_mut_ptr().add(k) as *mut _, keys);
                 }
-                _mm512_storeu_si512(a24.as_mut_ptr() as *mut _, g24);
-                for (j, &a) in a24.iter().enumerate() {
-                    let r = k + j;
-                    let (bytes, cat) = (a as u32, (a >> 48) as u32);
-                    out.rwbs[r].write((t.cat_key[cat as usize] | (((bytes > 0) as u8) << 3)) as u32);
-                    out.has_sector[r] = t.sector[inp.codes[r] as usize & (CODES - 1)] & (cat & TC_PC == 0);
-                    if other >> j & 1 != 0 {
-                        let at = buf.add(inp.idx[r]);
-                        let (p, c) = ((at.add(32) as *const u32).read_unaligned(), (at.add(40) as *const u32).read_unaligned());
-                        out.proc_[r].write(match inp.tbl {
-                            Some(tb) if c == inp.cpu0 => key(tb, p),
-                            _ => inp.names.lookup(p, c),
-                        });
-                    }
+                // rwbs: the category's key (4 bytes read at it: cat_key has 3 to spare), the data bit when bytes > 0
+                let cat = _mm512_srli_epi64::<48>(g24);
+                let rw = _mm256_and_si256(_mm512_i64gather_epi32::<1>(cat, t.cat_key.as_ptr() as *const _),
+                                          _mm256_set1_epi32(0xFF));
+                let rw = _mm256_mask_or_epi32(rw, _mm512_test_epi64_mask(g24, low32), rw, _mm256_set1_epi32(8));
+                _mm256_storeu_si256(out.rwbs.as_mut_ptr().add(k) as *mut _, rw);
+                // a sector: the code's flag, and not a SCSI command (TC_PC)
+                let code = _mm512_cvtepu16_epi64(_mm_loadu_si128(inp.codes.as_ptr().add(k) as *const _));
+                let flags = _mm512_permutexvar_epi64(_mm512_srli_epi64::<6>(code), sector_bits);
+                let flag = _mm512_srlv_epi64(flags, _mm512_and_si512(code, _mm512_set1_epi64(63)));
+                let sec = _mm512_test_epi64_mask(flag, _mm512_set1_epi64(1))
+                    & !_mm512_test_epi64_mask(cat, _mm512_set1_epi64(TC_PC as i64));
+                let bools = _mm_maskz_mov_epi8(sec as u16, _mm_set1_epi8(1));
+                _mm_storel_epi64(out.has_sector.as_mut_ptr().add(k) as *mut _, bools);
+                // the lanes off the table's CPU, by the map
+                let mut rest = other;
+                while rest != 0 {
+                    let r = k + rest.trailing_zeros() as usize;
+                    let at = buf.add(inp.idx[r]);
+                    let (p, c) = ((at.add(32) as *const u32).read_unaligned(), (at.add(40) as *const u32).read_unaligned());
+                    out.proc_[r].write(match inp.tbl {
+                        Some(tb) if c == inp.cpu0 => key(tb, p),
+                        _ => inp.names.lookup(p, c),
+                    });
+                    rest &= rest - 1;
                 }
             }
             for j in 0..8 {
@@ -136,7 +150,8 @@ pub fn columns<const C: u8>(inp: &In, out: &mut Out) -> usize {
     n
 }
 
-#[cfg(not(all(target_arch = "x86_64", target_feature = "avx512f")))]
+#[cfg(not(all(target_arch = "x86_64", target_feature = "avx512f", target_feature = "avx512bw",
+              target_feature = "avx512vl")))]
 pub fn columns<const C: u8>(_: &In, _: &mut Out) -> usize {
     0
 }
@@ -166,7 +181,8 @@ pub struct Run {
 /// nothing written, and the decode takes them one by one (decode.rs, Dec::one) as before.
 /// # Safety
 /// offs, codes and times must have room for 8 values each.
-#[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+#[cfg(all(target_arch = "x86_64", target_feature = "avx512f", target_feature = "avx512bw",
+          target_feature = "avx512vl"))]
 pub unsafe fn regular(buf: &[u8], recs: &[usize], b: &Before, offs: *mut usize, codes: *mut u16, times: *mut u64)
     -> Option<Run> {
     use std::arch::x86_64::*;
@@ -217,7 +233,8 @@ pub unsafe fn regular(buf: &[u8], recs: &[usize], b: &Before, offs: *mut usize, 
 /// Without AVX-512: never regular, every record decoded one by one.
 /// # Safety
 /// None needed; the signature is the AVX-512 one's.
-#[cfg(not(all(target_arch = "x86_64", target_feature = "avx512f")))]
+#[cfg(not(all(target_arch = "x86_64", target_feature = "avx512f", target_feature = "avx512bw",
+              target_feature = "avx512vl")))]
 pub unsafe fn regular(_: &[u8], _: &[usize], _: &Before, _: *mut usize, _: *mut u16, _: *mut u64) -> Option<Run> {
     None
 }

@@ -161,11 +161,11 @@ pub fn read(inputs: &[PathBuf], sink: &mut Sink, rep: &mut Report, progress: boo
     sink.ev.action.dict = Dict::with_values(&codes::action_names().iter().map(|s| s.as_str()).collect::<Vec<_>>());
     sink.ev.rwbs.dict = Dict::with_values(&codes::rwbs_names().iter().map(|s| s.as_str()).collect::<Vec<_>>());
     let names = codes::action_names();
-    let t = std::sync::Arc::new(Tables {
-        cat_key: codes::category_keys().into_boxed_slice().try_into().expect("2^16 categories"),
-        unknown: std::array::from_fn(|c| names.get(c).is_some_and(|n| n.starts_with('?') || n == "ABORT" || n == "DRV")),
-        sector: std::array::from_fn(|c| !codes::no_sector(c)),
-    });
+    let t = std::sync::Arc::new(Tables::new(
+        codes::category_keys(),
+        std::array::from_fn(|c| names.get(c).is_some_and(|n| n.starts_with('?') || n == "ABORT" || n == "DRV")),
+        std::array::from_fn(|c| !codes::no_sector(c)),
+    ));
     let paths: Vec<&Path> = sets.values().flatten().map(|(_, p)| p.as_path()).collect();
     if crate::part::get().range.is_some() && paths.len() != 1 {
         return Err(Fail::new(&inputs[0], None, format!("--range reads one file, got {}", paths.len())));
