@@ -57,6 +57,7 @@ pub struct Tables {
     pub sector: [bool; CODES],
     /// `unknown` and `sector` as bits (bit c % 64 of word c / 64), for gather8
     pub unknown_bits: [u64; CODES / 64],
+    #[cfg_attr(not(target_feature = "avx512f"), allow(dead_code))] // read by gather8's AVX-512 pass only
     pub sector_bits: [u64; CODES / 64],
 }
 
