@@ -52,20 +52,18 @@ pub struct In<'a> {
     pub cpu0: u32,
 }
 
-/// Fill rows 0..k of `out` for the largest k <= len a multiple of 8, and return k (0 without AVX-512): the columns
-/// before events::SPLIT when C is FIRST, those after it when SECOND, all when ALL (the split read, sink.rs), time in both.
-/// The records must be version-7 little-endian headers lying wholly inside `buf` (the walk's offsets).
+/// Fill rows 0..k of `out` for the largest k <= len a multiple of 8, and return k (0 without AVX-512): all columns
+/// when C is ALL; for the split read (sink.rs) those before events::SPLIT when FIRST, the rest when SECOND, and time
+/// in both. The records must be version-7 little-endian headers lying wholly inside `buf` (the walk's offsets).
 #[cfg(all(target_arch = "x86_64", target_feature = "avx512f", target_feature = "avx512bw",
           target_feature = "avx512vl"))]
 pub fn columns<const C: u8>(inp: &In, out: &mut Out) -> usize {
     use std::arch::x86_64::*;
 
-    use super::stream::{FIRST, SECOND};
-
     use super::codes::TC_PC;
     use super::decode::prefetch;
     use super::names::key;
-    use super::stream::COLS_AHEAD;
+    use super::stream::{COLS_AHEAD, FIRST, SECOND};
 
     let (first, second) = (C != SECOND, C != FIRST);
     let n = inp.idx.len() & !7;
@@ -137,7 +135,8 @@ pub fn columns<const C: u8>(inp: &In, out: &mut Out) -> usize {
                 while rest != 0 {
                     let r = k + rest.trailing_zeros() as usize;
                     let at = buf.add(inp.idx[r]);
-                    let (p, c) = ((at.add(32) as *const u32).read_unaligned(), (at.add(40) as *const u32).read_unaligned());
+                    let p = (at.add(32) as *const u32).read_unaligned();
+                    let c = (at.add(40) as *const u32).read_unaligned();
                     out.proc_[r].write(match inp.tbl {
                         Some(tb) if c == inp.cpu0 => key(tb, p),
                         _ => inp.names.lookup(p, c),

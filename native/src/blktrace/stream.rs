@@ -8,8 +8,8 @@ use std::sync::{mpsc, Arc};
 use serde_json::{json, Value};
 
 use super::codes::*;
-use super::gather8;
 use super::decode::{prefetch, FileState, Input, Reader, Tables, Window, CODES};
+use super::gather8;
 use super::layout::{with_layout, Layout};
 use super::names::{self, Names, NONE};
 use crate::events::{Cols, Spare};
@@ -269,7 +269,8 @@ impl Stream {
                 let proc_ = ev.process.keys.v.spare(n);
                 // eight records at a time where the CPU has AVX-512 (gather8.rs); the scalar loop takes the rest
                 let k0 = if !L::BIG && !L::V8 && gather8::enabled() {
-                    let inp = gather8::In { buf, idx, codes, times: &self.win.times[i..j], origin, t, names, tbl, cpu0 };
+                    let times = &self.win.times[i..j];
+                    let inp = gather8::In { buf, idx, codes, times, origin, t, names, tbl, cpu0 };
                     let mut out = gather8::Out { dmaj: &mut *dmaj, dmin: &mut *dmin, cpu: &mut *cpu, seq: &mut *seq,
                         time: &mut *time, pid: &mut *pid, act: &mut *act, rwbs: &mut *rwbs, sector: &mut *sector,
                         nsec: &mut *nsec, err: &mut *err, proc_: &mut *proc_, has_sector: &mut has_sector };
