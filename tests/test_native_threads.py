@@ -21,6 +21,7 @@ import subprocess
 import polars as pl
 import pytest
 import samples
+from test_readers_trace_blktrace import v7_records
 
 from blkscope import native
 
@@ -94,8 +95,7 @@ def test_a_split_read_that_fails_fails_as_one_thread_does(tmp_path):
 
 
 
-V7 = struct.Struct("<IIQQIIIIIHH")  # struct blk_io_trace, little-endian: magic, seq, time, ... cpu, error, pdu_len
-TC_NOTIFY = 1 << 10
+TC_NOTIFY = 1 << 10  # the category bit of notify records (not events)
 
 
 def test_eight_record_decode_leaves_irregular_records_to_the_scalar_one(tmp_path):
@@ -104,12 +104,7 @@ def test_eight_record_decode_leaves_irregular_records_to_the_scalar_one(tmp_path
     another CPU, one of another device, an action blkparse does not know) gives the same table and report, byte
     for byte, with the eight-record pass as without it, and the report counts each irregularity."""
     data = bytearray((SETS["sda"].parent / "sda.blktrace.1").read_bytes())
-    offs, pos = [], 0
-    while pos + V7.size <= len(data):
-        h = V7.unpack_from(data, pos)
-        if (h[5] >> 16) & TC_NOTIFY == 0:
-            offs.append(pos)
-        pos += V7.size + h[-1]
+    offs = [o for o, h in v7_records(bytes(data)) if (h[5] >> 16) & TC_NOTIFY == 0]
     # (field offset, value): sequence number 1000, CPU 7, device 9,3, action 0xFE with no category bits
     edits = [(4, 1000), (40, 7), (36, (9 << 20) | 3), (28, 0xFE)]
     for n, (at, value) in enumerate(edits):  # in events 100, 141, 182, 223: eight-record groups apart

@@ -368,7 +368,6 @@ impl Reader {
             gaps: &mut self.state.gaps, devices: &mut self.state.devices,
         };
         let eights = !L::BIG && !L::V8 && gather8::enabled();
-        let unknown = self.t.unknown_bits;
         let (mut pend, mut np) = ([0usize; BATCH], 0);
         let fmt = self.fmt.expect("detected");
         let consumed = walk_records(f, fmt, buf, w.start, self.base, &self.path, w.last, &mut w.rep, |o| {
@@ -379,11 +378,11 @@ impl Reader {
             pend[np] = o;
             np += 1;
             if np == BATCH {
-                d.batch::<L, COUNTS>(f, &pend, &unknown);
+                d.batch::<L, COUNTS>(f, &pend);
                 np = 0;
             }
         });
-        d.batch::<L, COUNTS>(f, &pend[..np], &unknown);
+        d.batch::<L, COUNTS>(f, &pend[..np]);
         let (k, sorted, unknown) = (d.k, d.sorted, std::mem::take(&mut d.unknown));
         self.state.other_cpu += d.other_cpu;
         self.cur = d.cur;
@@ -433,10 +432,10 @@ struct Dec<'a> {
 impl Dec<'_> {
     /// Records in walk order: eight at a time while gather8 finds them regular (the same device, CPU and
     /// sequence as the record before, consecutive numbers, no notify, no unknown action), else one by one.
-    fn batch<L: Layout, const COUNTS: bool>(&mut self, f: L, recs: &[usize], unknown: &[u64; 8]) {
+    fn batch<L: Layout, const COUNTS: bool>(&mut self, f: L, recs: &[usize]) {
         let mut eights = recs.chunks_exact(8);
         for r8 in eights.by_ref() {
-            let before = gather8::Before { unknown: *unknown, key: COUNTS.then_some(self.cur),
+            let before = gather8::Before { unknown: &self.t.unknown_bits, key: COUNTS.then_some(self.cur),
                                            prev_time: self.prev_time, name_cpu: self.name_cpu };
             // SAFETY: k + 8 <= cap (a record gives at most one event), the room reserved in `decode`; the records
             // lie wholly inside buf (the walk's offsets)

@@ -161,9 +161,9 @@ pub fn columns<const C: u8>(_: &In, _: &mut Out) -> usize {
 
 /// The decode's state before eight records (decode.rs, Dec::batch): `key` is the (device, CPU) and sequence
 /// number of the record before when the decode counts (None: it does not, and checks no key, sequence or code).
-pub struct Before {
-    /// bit c % 64 of word c / 64: action code c (< 256) is one blkparse does not know
-    pub unknown: [u64; 8],
+pub struct Before<'a> {
+    /// Tables::unknown_bits: bit c % 64 of word c / 64 set when blkparse does not know action code c
+    pub unknown: &'a [u64; 8],
     pub key: Option<((u32, u32), u32)>,
     pub prev_time: u64,
     pub name_cpu: Option<u32>,
