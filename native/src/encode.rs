@@ -301,13 +301,15 @@ const BLOCK: usize = 128;
 const MINI: usize = 32;
 
 /// DELTA_BINARY_PACKED of `vals`, read as integers of `bits` (32 or 64) bits with wrapping deltas:
-/// blocks of 128 values in 4 miniblocks of 32. `constant`: the caller knows every value is the same
-/// (from the column's statistics), which skips the blocks' arithmetic; false is always correct.
-pub fn delta_binary_packed<T: Int>(out: &mut Vec<u8>, vals: &[T], bits: u32, constant: bool) {
+/// blocks of 128 values in 4 miniblocks of 32. Returns the least and greatest value in T's order (the
+/// column's statistics), found block by block as the deltas are: a row group's columns (~8 MB) do not stay
+/// in L2, and separate min and max passes before this one read each column from L3 twice more
+/// (bench/RESULTS.md, sixteenth session). None for no values.
+pub fn delta_binary_packed<T: Int>(out: &mut Vec<u8>, vals: &[T], bits: u32) -> Option<(T, T)> {
     if bits == 32 {
-        delta::<32, T>(out, vals, constant)
+        delta::<32, T>(out, vals)
     } else {
-        delta::<64, T>(out, vals, constant)
+        delta::<64, T>(out, vals)
     }
 }
 
@@ -320,22 +322,13 @@ fn wrap<const BITS: u32>(x: i64) -> i64 {
     }
 }
 
-fn delta<const BITS: u32, T: Int>(out: &mut Vec<u8>, vals: &[T], constant: bool) {
+fn delta<const BITS: u32, T: Int>(out: &mut Vec<u8>, vals: &[T]) -> Option<(T, T)> {
     varint(out, BLOCK as u64);
     varint(out, (BLOCK / MINI) as u64);
     varint(out, vals.len() as u64);
     varint(out, zigzag(vals.first().map(|v| wrap::<BITS>(v.i64())).unwrap_or(0)));
-    if vals.len() < 2 {
-        return;
-    }
-    if constant {
-        // (device, CPU of a per-CPU file ...): every block is a zero min delta and zero widths, the bytes
-        // the general path below would write too
-        for _ in 0..(vals.len() - 1).div_ceil(BLOCK) {
-            out.extend_from_slice(&[0u8; 1 + BLOCK / MINI]);
-        }
-        return;
-    }
+    let &first = vals.first()?;
+    let (mut lo, mut hi) = (first, first);
     let mask: u64 = if BITS == 32 { 0xFFFF_FFFF } else { u64::MAX };
     // worst case: every value at full width, plus a block header (min delta varint, 4 widths) per block
     out.reserve((vals.len() - 1) * BITS as usize / 8 + (vals.len() / BLOCK + 1) * (10 + BLOCK / MINI));
@@ -343,6 +336,17 @@ fn delta<const BITS: u32, T: Int>(out: &mut Vec<u8>, vals: &[T], constant: bool)
     let mut rel = [0u64; MINI];
     for (b, block) in vals[1..].chunks(BLOCK).enumerate() {
         let n = block.len();
+        // separate min and max folds vectorise (a tuple fold does not); the block is in L1 by now
+        let before = vals[b * BLOCK];
+        let bl = block.iter().fold(before, |a, &x| a.min(x));
+        let bh = block.iter().fold(before, |a, &x| a.max(x));
+        (lo, hi) = (lo.min(bl), hi.max(bh));
+        if bl == bh {
+            // every value the one before the block (a constant column: device, error, CPU of a per-CPU
+            // file ...): zero min delta and zero widths, the bytes the arithmetic below would write
+            out.extend_from_slice(&[0u8; 1 + BLOCK / MINI]);
+            continue;
+        }
         // each delta from the value before it (vals[1..] shifted by one), not from a running `prev`:
         // no loop-carried dependency, so the subtraction and the min below vectorise
         let prev = &vals[b * BLOCK..b * BLOCK + n];
@@ -367,6 +371,7 @@ fn delta<const BITS: u32, T: Int>(out: &mut Vec<u8>, vals: &[T], constant: bool)
             pack32(out, &rel, w);
         }
     }
+    Some((lo, hi))
 }
 
 /// PLAIN byte arrays (a dictionary page): 4-byte little-endian length, then the bytes.

@@ -104,34 +104,27 @@ pub struct EventsWriter {
     col_time: Option<[std::time::Duration; 21]>,
 }
 
-/// Integer columns of every width, encoded in 64-bit arithmetic (wrapping to 32 bits where stored so).
-pub trait Int: Copy {
+/// Integer columns of every width, encoded in 64-bit arithmetic (wrapping to 32 bits where stored so). Each
+/// column's Rust type has its Parquet sort order (unsigned for UINT_*), so `Ord` gives its statistics.
+pub trait Int: Copy + Ord {
     fn i64(self) -> i64;
+    /// PLAIN bytes (little-endian), as statistics are stored
+    fn plain(self) -> Vec<u8>;
 }
-impl Int for u32 {
-    #[inline(always)]
-    fn i64(self) -> i64 {
-        self as i64
-    }
+macro_rules! int {
+    ($($t:ty)*) => {$(
+        impl Int for $t {
+            #[inline(always)]
+            fn i64(self) -> i64 {
+                self as i64
+            }
+            fn plain(self) -> Vec<u8> {
+                self.to_le_bytes().to_vec()
+            }
+        }
+    )*};
 }
-impl Int for i32 {
-    #[inline(always)]
-    fn i64(self) -> i64 {
-        self as i64
-    }
-}
-impl Int for i64 {
-    #[inline(always)]
-    fn i64(self) -> i64 {
-        self
-    }
-}
-impl Int for u64 {
-    #[inline(always)]
-    fn i64(self) -> i64 {
-        self as i64
-    }
-}
+int!(u32 i32 i64 u64);
 
 /// Which rows of a column chunk have a value.
 #[derive(Clone, Copy)]
@@ -298,22 +291,20 @@ impl EventsWriter {
         let bits = if matches!(meta.kind, Kind::U32 | Kind::I32) { 32 } else { 64 };
         let enc = if vals.is_empty() { PLAIN } else { DELTA_BINARY_PACKED };
         meta.encodings.push(enc);
-        if !vals.is_empty() {
-            meta.stats = Some(min_max(meta.kind, vals, (n - vals.len()) as i64));
-        }
-        // min == max: constant, so every page is (a pass over the values fewer than testing each page)
-        let constant = meta.stats.as_ref().is_some_and(|(lo, hi, _)| lo == hi);
+        let mut lohi: Option<(T, T)> = None;
         let mut at = 0usize;
         for (start, rows) in pages(n) {
             let body = &mut self.out.bodies;
             let from = body.len();
             let k = page_levels(body, ok, start, rows);
             if k > 0 {
-                delta_binary_packed(body, &vals[at..at + k], bits, constant);
+                let (lo, hi) = delta_binary_packed(body, &vals[at..at + k], bits).expect("k > 0 values");
+                lohi = Some(lohi.map_or((lo, hi), |(l, h)| (l.min(lo), h.max(hi))));
             }
             at += k;
             self.data_page(from, rows, enc)?;
         }
+        meta.stats = lohi.map(|(lo, hi)| (lo.plain(), hi.plain(), (n - vals.len()) as i64));
         Ok(())
     }
 
@@ -528,32 +519,4 @@ fn converted(k: Kind) -> i32 {
         Kind::U64 => UINT_64,
         Kind::Str => UTF8,
     }
-}
-
-/// Statistics in the column's sort order (unsigned for UINT_*), as plain little-endian bytes.
-fn min_max<T: Int>(kind: Kind, vals: &[T], nulls: i64) -> (Vec<u8>, Vec<u8>, i64) {
-    // separate min and max folds vectorise; a tuple fold does not
-    fn mm<U: Copy + Ord>(v: impl Iterator<Item = U> + Clone, lo0: U, hi0: U) -> (U, U) {
-        (v.clone().fold(lo0, |a, x| a.min(x)), v.fold(hi0, |a, x| a.max(x)))
-    }
-    let it = vals.iter().map(|x| x.i64());
-    let (lo, hi) = match kind {
-        Kind::U32 => {
-            let (a, b) = mm(it.map(|x| x as u32), u32::MAX, 0);
-            (a.to_le_bytes().to_vec(), b.to_le_bytes().to_vec())
-        }
-        Kind::I32 => {
-            let (a, b) = mm(it.map(|x| x as i32), i32::MAX, i32::MIN);
-            (a.to_le_bytes().to_vec(), b.to_le_bytes().to_vec())
-        }
-        Kind::U64 => {
-            let (a, b) = mm(it.map(|x| x as u64), u64::MAX, 0);
-            (a.to_le_bytes().to_vec(), b.to_le_bytes().to_vec())
-        }
-        _ => {
-            let (a, b) = mm(it, i64::MAX, i64::MIN);
-            (a.to_le_bytes().to_vec(), b.to_le_bytes().to_vec())
-        }
-    };
-    (lo, hi, nulls)
 }

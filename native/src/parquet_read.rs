@@ -523,16 +523,26 @@ mod tests {
     #[test]
     fn delta_decodes_what_the_writer_encodes() {
         let mut seed = 7;
-        for (n, spread) in [(0usize, 0u32), (1, 0), (2, 3), (129, 10), (1000, 40), (5000, 63), (777, 64)] {
-            let vals: Vec<i64> = (0..n).map(|_| {
+        let mut cases: Vec<Vec<i64>> = [(0usize, 0u32), (1, 0), (2, 3), (129, 10), (1000, 40), (5000, 63), (777, 64)]
+            .map(|(n, spread)| (0..n).map(|_| {
                 let x = lcg(&mut seed);
                 if spread == 64 { x as i64 } else { (x >> (64 - spread.max(1))) as i64 - (1 << spread.max(1) >> 1) }
-            }).collect();
+            }).collect()).into();
+        // steps 300 values apart: blocks of one value (the writer's shortcut), some the value before them
+        // and some not (the block right after a step, whose first delta is the step)
+        cases.push((0..1000).map(|i| i / 300 * 7 - 5).collect());
+        cases.push((0..1000).map(|i| 3 - (i / 129 % 2) * i64::MAX).collect());
+        for vals in cases {
+            let n = vals.len();
             let mut buf = vec![];
-            delta_binary_packed(&mut buf, &vals, 64, false);
+            let stats = delta_binary_packed(&mut buf, &vals, 64);
+            assert_eq!(stats, vals.iter().min().copied().zip(vals.iter().max().copied()), "{n} values");
             let mut got = vec![];
             delta(&buf, n, &mut got).unwrap();
-            assert_eq!(got, vals, "{n} values of {spread} bits");
+            assert_eq!(got, vals, "{n} values");
+            if n > 0 {
+                assert_eq!(delta_reference(&buf, n), vals, "{n} values");
+            }
         }
     }
 
