@@ -460,13 +460,20 @@ fn local_keys(keys: &[u32], dict_len: usize) -> (Vec<u32>, Option<Vec<u32>>) {
     // marks in a power-of-two table indexed by key & mask: no bounds check per key (a key is < dict_len,
     // so the mask never changes it; the checked store was ~6 instructions per row of each string column)
     let mask = dict_len.next_power_of_two() - 1;
-    let mut seen = vec![false; mask + 1];
-    for &k in keys {
-        debug_assert!((k as usize) < dict_len);
-        // SAFETY: k & mask <= mask < seen.len()
-        unsafe { *seen.get_unchecked_mut(k as usize & mask) = true };
-    }
-    let used: Vec<u32> = (0..dict_len as u32).filter(|&k| seen[k as usize]).collect();
+    let used: Vec<u32> = if dict_len <= 64 {
+        // a bit per key, OR-ed over the keys: a reduction that vectorises (variable shifts, eight keys an
+        // instruction), where a store per key was 3.5 % of a one-thread ingest (action, rwbs, process)
+        let seen = keys.iter().fold(0u64, |a, &k| a | 1 << (k & 63));
+        (0..dict_len as u32).filter(|&k| seen >> k & 1 == 1).collect()
+    } else {
+        let mut seen = vec![false; mask + 1];
+        for &k in keys {
+            debug_assert!((k as usize) < dict_len);
+            // SAFETY: k & mask <= mask < seen.len()
+            unsafe { *seen.get_unchecked_mut(k as usize & mask) = true };
+        }
+        (0..dict_len as u32).filter(|&k| seen[k as usize]).collect()
+    };
     if used.len() == dict_len {
         return (used, None);
     }
