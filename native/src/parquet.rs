@@ -527,3 +527,32 @@ fn converted(k: Kind) -> i32 {
         Kind::Str => UTF8,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::local_keys;
+
+    #[test]
+    fn used_keys_and_renumbering_by_bits_and_by_marks_agree_with_a_sort() {
+        let mut x = 5u64;
+        // dictionaries around the 64-value boundary between the two ways of marking the used keys
+        for dict_len in [1usize, 2, 7, 63, 64, 65, 100, 300] {
+            // keys from all of the dictionary, or only its upper half (a key past bit 63 taken for key 0 shows)
+            for (n, lo) in [0usize, 1, 8, 1000].into_iter().flat_map(|n| [(n, 0), (n, dict_len / 2)]) {
+                let keys: Vec<u32> = (0..n).map(|_| {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    (lo + (x >> 33) as usize % (dict_len - lo)) as u32
+                }).collect();
+                let mut want = keys.clone();
+                want.sort_unstable();
+                want.dedup();
+                let (used, remap) = local_keys(&keys, dict_len);
+                assert_eq!(used, want, "{dict_len} values, {n} keys");
+                match remap {
+                    None => assert_eq!(used.len(), dict_len),
+                    Some(m) => used.iter().enumerate().for_each(|(i, &k)| assert_eq!(m[k as usize], i as u32)),
+                }
+            }
+        }
+    }
+}
