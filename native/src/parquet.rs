@@ -457,8 +457,6 @@ pub fn thread_cpu() -> std::time::Duration {
 /// renumbering in key order (not order of first use) leaves no branch in the per-key loops; when every
 /// key of the dictionary is used the keys stay as they are (None).
 fn local_keys(keys: &[u32], dict_len: usize) -> (Vec<u32>, Option<Vec<u32>>) {
-    // marks in a power-of-two table indexed by key & mask: no bounds check per key (a key is < dict_len,
-    // so the mask never changes it; the checked store was ~6 instructions per row of each string column)
     let mask = dict_len.next_power_of_two() - 1;
     let used: Vec<u32> = if dict_len <= 64 {
         // a bit per key, OR-ed over the keys: a reduction that vectorises (variable shifts, eight keys an
@@ -466,6 +464,8 @@ fn local_keys(keys: &[u32], dict_len: usize) -> (Vec<u32>, Option<Vec<u32>>) {
         let seen = keys.iter().fold(0u64, |a, &k| a | 1 << (k & 63));
         (0..dict_len as u32).filter(|&k| seen >> k & 1 == 1).collect()
     } else {
+        // marks in a power-of-two table indexed by key & mask: no bounds check per key (a key is < dict_len,
+        // so the mask never changes it; the checked store was ~6 instructions per row of each string column)
         let mut seen = vec![false; mask + 1];
         for &k in keys {
             debug_assert!((k as usize) < dict_len);
