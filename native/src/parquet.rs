@@ -288,7 +288,7 @@ impl EventsWriter {
     /// Data pages of an integer column; `vals` are the non-null values in row order.
     fn int_pages<T: Int>(&mut self, meta: &mut ChunkMeta, ok: Valid, vals: &[T], n: usize)
         -> std::io::Result<()> {
-        let bits = if matches!(meta.kind, Kind::U32 | Kind::I32) { 32 } else { 64 };
+        let bits = 8 * size_of::<T>() as u32; // T, the column's type, also gives the statistics' order
         let enc = if vals.is_empty() { PLAIN } else { DELTA_BINARY_PACKED };
         meta.encodings.push(enc);
         let mut lohi: Option<(T, T)> = None;
