@@ -317,7 +317,7 @@ fn unpack_from(d: &[u8], base: usize, w: u32, n: usize, mut f: impl FnMut(u64)) 
     // value i is fast while (base + i * w) / 8 + 8 <= len and w + 7 <= 64
     let room = (d.len().saturating_sub(8) * 8).saturating_sub(base);
     let fast = if w <= 57 && d.len() >= 8 && base <= d.len().saturating_sub(8) * 8 { (room / w + 1).min(n) } else { 0 };
-    let mask = (1u64 << w.min(63)) - 1 | ((w == 64) as u64) << 63;
+    let mask = ((1u64 << w.min(63)) - 1) | (((w == 64) as u64) << 63);
     for i in 0..fast {
         let bit = base + i * w;
         // SAFETY: bit / 8 + 8 <= d.len() for i < fast (above)
