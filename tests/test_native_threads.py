@@ -21,7 +21,7 @@ import subprocess
 import polars as pl
 import pytest
 import samples
-from test_readers_trace_blktrace import v7_records
+from test_readers_trace_blktrace import V7, v7_records
 
 from blkscope import native
 
@@ -125,3 +125,54 @@ def test_eight_record_decode_leaves_irregular_records_to_the_scalar_one(tmp_path
     assert info["devices"] == ["8,0", "9,3"]
     assert sum(rep["unknown"].values()) == 1
     assert rep["trace"]["sequence_gaps"] != {}
+
+
+CGROUP, TC_PC = 1 << 8, 1 << 9  # the action's cgroup-id flag; the category bit of SCSI commands
+
+
+def test_common_payloads_by_lane_and_the_rest_by_record(tmp_path):
+    """The eight-record pass fills the remap (A), split (X) and unplug (U, UT) columns itself, up to the first
+    group with another payload (a cgroup id, a SCSI command, a message), where the record-by-record code takes
+    over. A handmade copy of a real file (its A and U records) with one of each in the middle, far apart (row groups
+    of 97 rows: each in its own chunk), and short payloads that give no value: the same table and report with the
+    pass as without it, and the values where they were written."""
+    data = (SETS["sda"].parent / "sda.blktrace.1").read_bytes()
+    recs = [[list(h), data[o + 48:o + 48 + h[-1]]] for o, h in v7_records(data)]
+    events = [r for r in recs if (r[0][5] >> 16) & TC_NOTIFY == 0]
+    a = [r for r in events if r[0][5] & 0xFF == 15]
+    u = [r for r in events if r[0][5] & 0xFF == 10]
+    assert len(a) > 150 and len(u) > 5
+    a[20][0][5] = (a[20][0][5] & ~0xFF) | 13  # X, the split sector in 8 bytes
+    a[20][1] = (123456789).to_bytes(8, "big")
+    a[60][1] = a[60][1][:8]  # a remap too short to read
+    u[2][0][5] = (u[2][0][5] & ~0xFF) | 11  # UT
+    u[4][1] = u[4][1][:4]  # an unplug count too short to read
+    a[100][0][5] |= CGROUP  # a cgroup id before the remap
+    a[100][1] = (77).to_bytes(8, "little") + a[100][1]
+    d = next(r for r in events[events.index(a[120]):] if r[0][5] & 0xFF == 7)  # a D after the 120th A
+    d[0][5] |= TC_PC << 16  # a SCSI command: its bytes and CDB
+    d[1] = bytes.fromhex("2a0000001000")
+    note = [list(a[140][0]), b"hello from a handmade file\0\0"]  # a message after the 140th A
+    note[0][3:6] = [0, 0, (TC_NOTIFY << 16) | 2]
+    recs.insert(recs.index(a[140]) + 1, note)
+    for h, pdu in recs:
+        h[-1] = len(pdu)
+    p = tmp_path / "handmade_payloads.blktrace.1"
+    p.write_bytes(b"".join(V7.pack(*h) + pdu for h, pdu in recs))
+    out = {}
+    for gather8 in "01":
+        env = {**layout("1"), "BLKSCOPE_NATIVE_GATHER8": gather8}
+        o, r = tmp_path / f"g{gather8}.parquet", tmp_path / f"g{gather8}.json"
+        cmd = [str(native.program()), "blktrace", "--out", str(o), "--report", str(r), "--row-group", "97", str(p)]
+        subprocess.run(cmd, env=env, check=True, capture_output=True)
+        out[gather8] = (o.read_bytes(), json.loads(r.read_text()))
+    assert out["1"] == out["0"]
+    ev = pl.read_parquet(tmp_path / "g1.parquet")
+    n = ev.select(pl.all().is_not_null().sum()).row(0, named=True)
+    assert n["remap_sector"] == n["remap_dev_major"] == len(a) - 2  # less the X and the short one
+    assert (n["split_sector"], n["cgroup_id"], n["pc_bytes"], n["cdb"], n["message"]) == (1, 1, 1, 1, 1)
+    assert n["unplug_count"] == len(u) - 1
+    assert ev.filter(pl.col("split_sector").is_not_null())["split_sector"].to_list() == [123456789]
+    assert ev.filter(pl.col("cgroup_id").is_not_null())["cgroup_id"].to_list() == [77]
+    assert ev.filter(pl.col("message").is_not_null())["message"].to_list() == ["hello from a handmade file"]
+    assert ev.filter(pl.col("action") == "UT").height == 1

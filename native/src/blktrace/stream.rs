@@ -252,6 +252,7 @@ impl Stream {
             let row0 = ev.row();
             let n = idx.len();
             let mut has_sector = vec![false; if second { n } else { 0 }];
+            let (k0, pay0);
             // one pass over the records, each read once into every column (a gather pass per column re-read
             // the chunk's records a dozen times; thin-LTO build 10% less CPU, bench/RESULTS.md session 4)
             {
@@ -267,16 +268,19 @@ impl Stream {
                 let nsec = ev.nsectors.v.spare(n);
                 let err = ev.error.v.spare(n);
                 let proc_ = ev.process.keys.v.spare(n);
-                // eight records at a time where the CPU has AVX-512 (gather8.rs); the scalar loop takes the rest
-                let k0 = if !L::BIG && !L::V8 && gather8::enabled() {
+                // eight records at a time where the CPU has AVX-512 (gather8.rs), and the common payloads of rows
+                // before pay0; the scalar loops take the rest
+                (k0, pay0) = if !L::BIG && !L::V8 && gather8::enabled() {
                     let times = &self.win.times[i..j];
                     let inp = gather8::In { buf, idx, codes, times, origin, t, names, tbl, cpu0 };
+                    let pay = gather8::Pay { row0, remap_major: &mut ev.remap_dev_major, remap_minor: &mut ev.remap_dev_minor,
+                        remap_sector: &mut ev.remap_sector, split: &mut ev.split_sector, unplug: &mut ev.unplug_count };
                     let mut out = gather8::Out { dmaj: &mut *dmaj, dmin: &mut *dmin, cpu: &mut *cpu, seq: &mut *seq,
                         time: &mut *time, pid: &mut *pid, act: &mut *act, rwbs: &mut *rwbs, sector: &mut *sector,
-                        nsec: &mut *nsec, err: &mut *err, proc_: &mut *proc_, has_sector: &mut has_sector };
+                        nsec: &mut *nsec, err: &mut *err, proc_: &mut *proc_, has_sector: &mut has_sector, pay };
                     gather8::columns::<C>(&inp, &mut out)
                 } else {
-                    0
+                    (0, 0)
                 };
                 for k in k0..n {
                     let (o, c) = (idx[k], codes[k] as usize);
@@ -335,7 +339,7 @@ impl Stream {
                 ev.action.keys.extend_all_valid(n);
             }
             if second {
-                for (k, (&o, &c)) in idx.iter().zip(codes).enumerate() {
+                for (k, (&o, &c)) in idx.iter().zip(codes).enumerate().skip(pay0) {
                     let code = c as usize;
                     let action = f.action(buf, o);
                     let pc = (action >> 16) as u32 & TC_PC != 0;
