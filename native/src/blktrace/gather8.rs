@@ -216,44 +216,40 @@ fn payloads(inp: &In, out: &mut Out, k: usize, vo: std::arch::x86_64::__m512i, c
             _mm512_shuffle_epi8(_mm512_mask_i64gather_epi64::<1>(_mm512_setzero_si512(), m, vo, base.add(at) as *const _), rev)
         };
         let rows = _mm256_add_epi32(_mm256_set1_epi32((out.pay.row0 + k) as i32), _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0));
-        fn put32(col: &mut Sparse<u32>, m: __mmask8, rows: __m256i, v: __m256i) {
+        /// Append the lanes of m: their rows, and their values by `values` (a compressed store of at most 8 at the
+        /// pointer it is given, past the column's end).
+        fn put<T>(col: &mut Sparse<T>, m: __mmask8, rows: __m256i, values: impl FnOnce(*mut T)) {
+            col.rows.reserve(8);
+            col.v.reserve(8);
+            let (r, n) = (col.rows.len(), col.v.len());
             // SAFETY: room for 8 more in both vectors (reserve), of which the first popcount(m) are set
             unsafe {
-                col.rows.reserve(8);
-                col.v.reserve(8);
-                let (r, n) = (col.rows.len(), col.v.len());
                 _mm256_storeu_si256(col.rows.as_mut_ptr().add(r) as *mut _, _mm256_maskz_compress_epi32(m, rows));
-                _mm256_storeu_si256(col.v.as_mut_ptr().add(n) as *mut _, _mm256_maskz_compress_epi32(m, v));
+                values(col.v.as_mut_ptr().add(n));
                 col.rows.set_len(r + m.count_ones() as usize);
                 col.v.set_len(n + m.count_ones() as usize);
             }
         }
-        fn put64(col: &mut Sparse<i64>, m: __mmask8, rows: __m256i, v: __m512i) {
-            // SAFETY: as put32's
-            unsafe {
-                col.rows.reserve(8);
-                col.v.reserve(8);
-                let (r, n) = (col.rows.len(), col.v.len());
-                _mm256_storeu_si256(col.rows.as_mut_ptr().add(r) as *mut _, _mm256_maskz_compress_epi32(m, rows));
-                _mm512_storeu_si512(col.v.as_mut_ptr().add(n) as *mut _, _mm512_maskz_compress_epi64(m, v));
-                col.rows.set_len(r + m.count_ones() as usize);
-                col.v.set_len(n + m.count_ones() as usize);
-            }
-        }
+        let put32 = |col: &mut Sparse<u32>, m, v| {
+            put(col, m, rows, |at| _mm256_storeu_si256(at as *mut _, _mm256_maskz_compress_epi32(m, v)))
+        };
+        let put64 = |col: &mut Sparse<i64>, m, v| {
+            put(col, m, rows, |at| _mm512_storeu_si512(at as *mut _, _mm512_maskz_compress_epi64(m, v)))
+        };
         let p = &mut out.pay;
         if ma != 0 {
             let dev = _mm512_cvtepi64_epi32(_mm512_srli_epi64::<32>(be(ma, 48))); // the first 4 bytes, big-endian
-            put32(p.remap_major, ma, rows, _mm256_srli_epi32::<20>(dev));
-            put32(p.remap_minor, ma, rows, _mm256_and_si256(dev, _mm256_set1_epi32(0xFFFFF)));
-            put64(p.remap_sector, ma, rows, be(ma, 56));
+            put32(p.remap_major, ma, _mm256_srli_epi32::<20>(dev));
+            put32(p.remap_minor, ma, _mm256_and_si256(dev, _mm256_set1_epi32(0xFFFFF)));
+            put64(p.remap_sector, ma, be(ma, 56));
         }
         if mx | mu != 0 {
             let v = be(mx | mu, 48);
             if mx != 0 {
-                put64(p.split, mx, rows, v);
+                put64(p.split, mx, v);
             }
             if mu != 0 {
-                put64(p.unplug, mu, rows, v);
+                put64(p.unplug, mu, v);
             }
         }
         true
