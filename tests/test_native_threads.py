@@ -98,6 +98,18 @@ def test_a_split_read_that_fails_fails_as_one_thread_does(tmp_path):
 TC_NOTIFY = 1 << 10  # the category bit of notify records (not events)
 
 
+def both_passes(tmp_path, path, *args: str) -> dict[str, tuple[bytes, dict]]:
+    """One thread's table and report of `path` with the eight-record pass ("1") and without it ("0")."""
+    out = {}
+    for gather8 in "01":
+        env = {**layout("1"), "BLKSCOPE_NATIVE_GATHER8": gather8}
+        o, r = tmp_path / f"g{gather8}.parquet", tmp_path / f"g{gather8}.json"
+        cmd = [str(native.program()), "blktrace", "--out", str(o), "--report", str(r), *args, str(path)]
+        subprocess.run(cmd, env=env, check=True, capture_output=True)
+        out[gather8] = (o.read_bytes(), json.loads(r.read_text()))
+    return out
+
+
 def test_eight_record_decode_leaves_irregular_records_to_the_scalar_one(tmp_path):
     """The decode takes eight records at a time only when they are regular (gather8::regular); a handmade copy of
     a real file with one irregularity of each kind in the middle (a sequence number ahead, then back; a record of
@@ -111,13 +123,7 @@ def test_eight_record_decode_leaves_irregular_records_to_the_scalar_one(tmp_path
         struct.pack_into("<I", data, offs[100 + 41 * n] + at, value)
     p = tmp_path / "handmade_irregular.blktrace.1"
     p.write_bytes(bytes(data))
-    out = {}
-    for gather8 in "01":
-        env = {**layout("1"), "BLKSCOPE_NATIVE_GATHER8": gather8}
-        o, r = tmp_path / f"g{gather8}.parquet", tmp_path / f"g{gather8}.json"
-        cmd = [str(native.program()), "blktrace", "--out", str(o), "--report", str(r), str(p)]
-        subprocess.run(cmd, env=env, check=True, capture_output=True)
-        out[gather8] = (o.read_bytes(), json.loads(r.read_text()))
+    out = both_passes(tmp_path, p)
     assert out["1"] == out["0"]
     rep = out["1"][1]
     info = rep["trace"]["files"][str(p)]
@@ -159,13 +165,7 @@ def test_common_payloads_by_lane_and_the_rest_by_record(tmp_path):
         h[-1] = len(pdu)
     p = tmp_path / "handmade_payloads.blktrace.1"
     p.write_bytes(b"".join(V7.pack(*h) + pdu for h, pdu in recs))
-    out = {}
-    for gather8 in "01":
-        env = {**layout("1"), "BLKSCOPE_NATIVE_GATHER8": gather8}
-        o, r = tmp_path / f"g{gather8}.parquet", tmp_path / f"g{gather8}.json"
-        cmd = [str(native.program()), "blktrace", "--out", str(o), "--report", str(r), "--row-group", "97", str(p)]
-        subprocess.run(cmd, env=env, check=True, capture_output=True)
-        out[gather8] = (o.read_bytes(), json.loads(r.read_text()))
+    out = both_passes(tmp_path, p, "--row-group", "97")
     assert out["1"] == out["0"]
     ev = pl.read_parquet(tmp_path / "g1.parquet")
     n = ev.select(pl.all().is_not_null().sum()).row(0, named=True)

@@ -20,18 +20,19 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-TARGET = {"1": 25, "2": 40}  # issue 43 item 2, by the step's cores
+from ab_log import TARGET, Runs, sections
+
 PERMUTATIONS = 2000
 SIMULATIONS = 2000
 
 
-def load(path: Path) -> dict[str, dict[str, list[float]]]:
-    """{set: {step: [wall, ...]}} in the log's order (rounds in order)."""
-    runs: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for line in path.read_text().splitlines():
-        f = line.split()
-        if f and f[0] == "TIME":
-            runs[f[1]][f[2]].append(float(f[3]))
+def load(path: Path) -> Runs:
+    """{set: {step: [wall, ...]}} over the log's runs of ab_binary.sh, in its order (rounds in order)."""
+    runs: Runs = defaultdict(lambda: defaultdict(list))
+    for part, _ in sections(path):
+        for name, steps in part.items():
+            for step, walls in steps.items():
+                runs[name][step].extend(walls)
     return runs
 
 

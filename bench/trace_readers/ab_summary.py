@@ -4,13 +4,14 @@ starts with its `seed` line). `--cpu`: CPU seconds (user + sys) instead of wall,
 follows the other work on the core (blkparse's 25 s of system calls most). `--compact`: the ratios only, a set a
 line, and per step the sets under issue 43's targets (25x on one core, 40x on two); when the log has cpu_pair.c's
 probes (ab_binary.sh since 2026-11-30's seventh session), also how many runs had the two vCPUs apart (a probe over
-APART_NS before or after the run) and the ratios over the other runs.
+ab_log.APART_NS before or after the run) and the ratios over the other runs.
 Usage: python ab_summary.py LOG [--cpu] [--compact]"""
 
 import statistics
 import sys
-from collections import defaultdict
 from pathlib import Path
+
+from ab_log import TARGET, sections
 
 STEPS = ["before1", "after1", "before2", "after2"]
 
@@ -18,10 +19,6 @@ STEPS = ["before1", "after1", "before2", "after2"]
 CPU = "--cpu" in sys.argv[2:]
 COMPACT = "--compact" in sys.argv[2:]
 WHAT = "CPU" if CPU else "wall"
-TARGET = {"1": 25, "2": 40}  # issue 43 item 2, by the step's cores
-# cpu_pair.c's round trip was bimodal on the AMD VM, 50-85 ns (the vCPUs share a cache) or 330-430 ns (apart);
-# an Intel VM whose vCPUs share one L3 gives 130-235 ns. 250 ns: apart only as on the AMD VM, as in native/src/cpus.rs
-APART_NS = 250
 
 
 def ratios(bp: list[float], v: list[float]) -> tuple[float, float]:
@@ -70,21 +67,6 @@ def summary(label: str, v: list[float], target: int) -> None:
           f"{sum(x < target for x in v)} of {len(v)} sets under {target}x")
 
 
-# per run of ab_binary.sh: set -> step -> times, and (set, step) -> per run whether the vCPUs were apart (None:
-# a log without probes)
-sections: list[tuple[dict[str, dict[str, list[float]]], dict[tuple[str, str], list[bool]] | None]] = []
-for line in Path(sys.argv[1]).read_text().splitlines():
-    t = line.split()
-    if t and t[0] == "seed":
-        sections.append((defaultdict(lambda: defaultdict(list)), None))
-    elif t and t[0] == "TIME":
-        runs, apart = sections[-1]
-        runs[t[1]][t[2]].append(float(t[4]) + float(t[5]) if CPU else float(t[3]))
-        if len(t) > 7:
-            if apart is None:
-                apart = defaultdict(list)
-                sections[-1] = (runs, apart)
-            apart[t[1], t[2]].append(max(float(t[6]), float(t[7])) > APART_NS)
-for runs, apart in sections:
+for runs, apart in sections(Path(sys.argv[1]), CPU):
     print(f"\n{len(runs)} sets")
     compact(runs, apart) if COMPACT else table(runs)
