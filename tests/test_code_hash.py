@@ -86,6 +86,13 @@ def test_a_verbs_own_block_changes_that_verb_and_the_header_every_verb_of_its_to
     assert {"zipf", "latency"} <= _changed(copy, cli, lambda t: t.replace('"""\n', '"""\n# edit\n', 1))
 
 
+def test_a_verbs_plain_form_reader_changes_that_verb(copy: Path) -> None:
+    """`ingest` in its plain form runs _plain_ingest_args, which its @verb block never names: @plain marks it as
+    the verb's own."""
+    edit = lambda t: t.replace("def _plain_ingest_args(args", "def _plain_ingest_args( args")  # noqa: E731
+    assert _changed(copy, "src/blkscope/cli/logs.py", edit) == {"ingest"}
+
+
 def test_modules_imported_by_name_count(copy: Path) -> None:
     # blkscope.cli.figures imports each figure's module with import_module(f"blkscope.figures.{...}")
     changed = _changed(copy, "src/blkscope/figures/rank_frequency.py", lambda t: t + "\n# edit\n")

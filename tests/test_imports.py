@@ -142,9 +142,10 @@ def test_a_verb_imports_its_topic_alone_and_no_polars(verb, topic) -> None:
 
 # what `blkscope ingest` of a trace does without, each costing its start (issue 43): typing (annotations only),
 # tempfile and random (staging names), subprocess (one posix_spawn), textwrap (the help's epilog), glob, the
-# sniffer (a stated kind)
-NOT_ON_THE_TRACE_PATH = ["blkscope.readers.detect", "glob", "polars", "pyarrow", "random", "subprocess", "tempfile",
-                         "textwrap", "typing"]
+# sniffer (a stated kind), argparse (its plain form), pathlib and shutil (str paths; an outdir to replace would load
+# shutil), signal's enums
+NOT_ON_THE_TRACE_PATH = ["argparse", "blkscope.readers.detect", "glob", "pathlib", "polars", "pyarrow", "random",
+                         "shutil", "signal", "subprocess", "tempfile", "textwrap", "typing"]
 
 
 def test_a_trace_ingest_imports_only_what_it_uses(tmp_path) -> None:

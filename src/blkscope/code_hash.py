@@ -30,7 +30,7 @@ MODULE_CMD = re.compile(r"\bpython[0-9.]*[ \t]+-m[ \t]+(blkscope(?:\.\w+)*)")
 TOP = re.compile(r"^(?=@|def |class |async def )", re.M)
 WORD = re.compile(r"\w+")
 DEFINES = re.compile(r"^(?:async def|def|class) (\w+)", re.M)
-OWNER = re.compile(r"@verb\([\"']([a-z0-9-]+)[\"']\)")
+OWNER = re.compile(r"@(?:verb|plain)\([\"']([a-z0-9-]+)[\"']\)")  # plain: the verb's plain-form reader
 CAPTURES = {"verb capture", "verb capture-sweep"}
 
 

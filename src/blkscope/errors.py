@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+TYPE_CHECKING = False  # typing's, without importing typing (blkscope.io says why)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class InputError(Exception):

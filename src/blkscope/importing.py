@@ -180,7 +180,7 @@ def import_run(
     check_row(row, schema)
     read = check_readable(files)
 
-    staging = staged(raw / run_id, directory=True)
+    staging = Path(staged(raw / run_id, directory=True))
     try:
         for f in files:
             (staging / f["stored"]).parent.mkdir(parents=True, exist_ok=True)

@@ -5,14 +5,16 @@ Report, TableWriter and run_reader live in blkscope.io, below both this module a
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from blkscope.io import Report, TableWriter, run_reader
+
+TYPE_CHECKING = False  # typing's, without importing typing (blkscope.io says why)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["Report", "TableWriter", "run_ingest", "run_reader"]
 
 
-def run_ingest(kind: str, inputs: list[Path], outdir: Path) -> Report:
+def run_ingest(kind: str, inputs: list[str | Path], outdir: str | Path) -> Report:
     """Read `inputs` with the reader for `kind` (or sniffed) into `outdir`, atomically."""
     from blkscope.readers import get_reader
 

@@ -14,16 +14,18 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-from pathlib import Path
 
 from blkscope import __version__
 
 # typing.TYPE_CHECKING without importing typing (~2 ms of `blkscope ingest`'s start; issues B and 43 time it):
-# type checkers read this name as True
+# type checkers read this name as True. pathlib and shutil are imported where used: a trace's ingest works on
+# str paths and does without them (~5 and ~4 ms of its start, bench/RESULTS.md "eighteenth session").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from pathlib import Path
+    from typing import Any, TypeVar
+
+    P = TypeVar("P", str, Path)
 
     import polars as pl
     import pyarrow as pa
@@ -31,9 +33,10 @@ if TYPE_CHECKING:
 
 def umask() -> int:
     """The process's umask, read without changing it (Linux: /proc/self/status)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("Umask:"):
-            return int(line.split()[1], 8)
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
     mask = os.umask(0o022)  # elsewhere: set and restore
     os.umask(mask)
     return mask
@@ -44,26 +47,32 @@ _NAME_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
 _STAGED = re.compile(f"[{_NAME_CHARS}]{{8}}")
 
 
-def staged(target: str | Path, directory: bool = False, stem: str | None = None) -> Path:
+def staged(target: str | Path, directory: bool = False, stem: str | None = None) -> str:
     """A new staging file (or directory) beside `target`, named `.<stem>.XXXXXXXX` (stem: target's name), mode as
     open() or mkdir() would give it, to be renamed into place. Staging left by a writer of the same target that was
     killed (SIGKILL: no `except` ran) is removed first, so a rerun leaves nothing behind (bench/kill_resume.py found
     a killed ingest's `.trace.*/events.parquet`). One writer per target at a time, as Snakemake runs jobs."""
-    target = Path(target)
-    prefix = f".{stem or target.name}."
-    for old in target.parent.glob(".*"):  # the prefix needs no glob.escape: compared as a string
-        if old.name.startswith(prefix) and _STAGED.fullmatch(old.name[len(prefix):]):
-            shutil.rmtree(old) if old.is_dir() and not old.is_symlink() else old.unlink(missing_ok=True)
-    return follow_umask(_create(target.parent, prefix, directory))
+    parent, name = os.path.split(os.fspath(target).rstrip("/") or "/")
+    prefix = f".{stem or name}."
+    with os.scandir(parent or ".") as entries:
+        old = [e for e in entries if e.name.startswith(prefix) and _STAGED.fullmatch(e.name[len(prefix):])]
+    for e in old:
+        if e.is_dir(follow_symlinks=False):
+            import shutil
+
+            shutil.rmtree(e.path)
+        elif os.path.lexists(e.path):  # one writer per target: only a user could have removed it meanwhile
+            os.unlink(e.path)
+    return follow_umask(_create(parent, prefix, directory))
 
 
-def _create(parent: Path, prefix: str, directory: bool) -> Path:
+def _create(parent: str, prefix: str, directory: bool) -> str:
     """What tempfile.mkdtemp / mkstemp do here (mode 0700 / 0600, made exclusively, another name on a clash; a
     file's path absolute, as mkstemp's), without importing tempfile and random (~2.5 ms of `blkscope ingest`'s
     start)."""
-    parent = parent if directory else Path(os.path.abspath(parent))
+    parent = parent if directory else os.path.abspath(parent)
     for _ in range(100):
-        path = parent / (prefix + "".join(_NAME_CHARS[b % len(_NAME_CHARS)] for b in os.urandom(8)))
+        path = os.path.join(parent, prefix + "".join(_NAME_CHARS[b % len(_NAME_CHARS)] for b in os.urandom(8)))
         try:
             if directory:
                 os.mkdir(path, 0o700)
@@ -75,12 +84,12 @@ def _create(parent: Path, prefix: str, directory: bool) -> Path:
     raise FileExistsError(f"{parent}: no unused staging name {prefix}XXXXXXXX")
 
 
-def follow_umask(path: str | Path) -> Path:
+def follow_umask(path: P) -> P:
     """Give a file or directory made by mkstemp (0600) or mkdtemp (0700) the mode a plain open() or mkdir() would
     have: 0666 or 0777 less the umask (0644 / 0755 under 022), so outputs renamed into place are readable by whoever
-    may read the rest of the tree (a group, a shared filesystem, a user reading a run captured as root)."""
-    path = Path(path)
-    os.chmod(path, (0o777 if path.is_dir() else 0o666) & ~umask())
+    may read the rest of the tree (a group, a shared filesystem, a user reading a run captured as root). Returns
+    `path` as given."""
+    os.chmod(path, (0o777 if os.path.isdir(path) else 0o666) & ~umask())
     return path
 
 
@@ -92,6 +101,8 @@ NOTE_KEY = "blkscope.note"
 def write_atomic(df: pl.DataFrame, path: str | Path, note: str | None = None) -> None:
     """Write Parquet (or CSV when the name ends in .csv) via a temp file and rename. `note`: why the table is
     empty or what it lacks, kept in the Parquet metadata (NOTE_KEY; a CSV copy holds the rows only)."""
+    from pathlib import Path
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = staged(path)
@@ -129,7 +140,8 @@ def read_noted(path: str | Path) -> pl.DataFrame:
 
     df, note = pl.read_parquet(path), table_note(path)
     if note or df.is_empty():
-        print(f"{Path(path).name}: {'no rows: ' if df.is_empty() else ''}{note or 'its writer gave no reason'}")
+        name = os.path.basename(os.fspath(path).rstrip("/"))
+        print(f"{name}: {'no rows: ' if df.is_empty() else ''}{note or 'its writer gave no reason'}")
     return df
 
 
@@ -138,10 +150,10 @@ def write_text_atomic(text: str, path: str | Path) -> None:
 
 
 def write_bytes_atomic(data: bytes, path: str | Path) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    os.makedirs(os.path.dirname(os.fspath(path)) or ".", exist_ok=True)
     tmp = staged(path)
-    tmp.write_bytes(data)
+    with open(tmp, "wb") as f:
+        f.write(data)
     os.replace(tmp, path)
 
 
@@ -200,7 +212,7 @@ class TableWriter:
     and dtypes (dictionary-encoded strings allowed: stored without the Arrow schema, read back as strings).
     Small chunks are buffered into row groups of about ROW_GROUP rows."""
 
-    def __init__(self, staging: Path, report: Report) -> None:
+    def __init__(self, staging: str, report: Report) -> None:
         self.staging = staging
         self.report = report
         self._writers: dict = {}  # table -> pyarrow.parquet.ParquetWriter
@@ -248,7 +260,8 @@ class TableWriter:
         w = self._writers.get(table)
         if w is None:
             opts = {"compression": "zstd", **OPTIONS.get(table, {})}  # Arrow's zstd default level is 1
-            w = pq.ParquetWriter(self.staging / f"{table}.parquet", t.schema, store_schema=not dictionaries, **opts)
+            path = os.path.join(self.staging, f"{table}.parquet")
+            w = pq.ParquetWriter(path, t.schema, store_schema=not dictionaries, **opts)
             self._writers[table] = w
         elif t.schema != w.schema:
             t = t.cast(w.schema)
@@ -271,22 +284,27 @@ class TableWriter:
             self._writers.clear()
 
 
-def run_reader(reader, kind: str, inputs: list[Path], outdir: Path) -> Report:
+def run_reader(reader, kind: str, inputs: list[str | Path], outdir: str | Path) -> Report:
     """Run `reader` into a staging directory beside `outdir`, then rename it into place: all or nothing."""
     report = Report(kind=kind, inputs=[str(p) for p in inputs])
-    outdir = Path(outdir)
-    outdir.parent.mkdir(parents=True, exist_ok=True)
+    outdir = os.fspath(outdir)
+    os.makedirs(os.path.dirname(outdir.rstrip("/")) or ".", exist_ok=True)
     staging = staged(outdir, directory=True)
     writer = TableWriter(staging, report)
     try:
         reader(inputs, writer, report)
         writer.close()
-        (staging / "ingest.json").write_text(json.dumps(report.to_json(), indent=2, default=str) + "\n")
-        if outdir.exists():
+        with open(os.path.join(staging, "ingest.json"), "w") as f:
+            f.write(json.dumps(report.to_json(), indent=2, default=str) + "\n")
+        if os.path.exists(outdir):
+            import shutil
+
             shutil.rmtree(outdir)
-        staging.rename(outdir)
+        os.rename(staging, outdir)
     except BaseException:
         writer.close(flush=False)
+        import shutil
+
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return report

@@ -3,66 +3,82 @@
 The program writes events.parquet straight into the ingest staging directory and a JSON report that is
 merged here into ingest.json; bad input comes back as one InputError (file, line or byte offset, message)
 and no table. Python cannot read traces at disk speed (bench/RESULTS.md), hence a separate program.
-Deliberately light: no polars or pyarrow import on this path (they cost more than reading a small trace).
+Deliberately light: no polars or pyarrow import on this path (they cost more than reading a small trace), and
+str paths, not pathlib (blkscope.io says why).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
-from pathlib import Path
 
 from blkscope.errors import InputError
 
-REPO = Path(__file__).resolve().parents[2]
-CRATE = REPO / "native"
+TYPE_CHECKING = False  # typing's, without importing typing (blkscope.io says why)
+if TYPE_CHECKING:
+    from pathlib import Path
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+CRATE = os.path.join(REPO, "native")
 PROGRESS_MIN = 64 << 20  # smaller inputs read in well under a second: no progress meter
 
 
-def program() -> Path:
+def program() -> str:
     """The blkscope-native binary: $BLKSCOPE_NATIVE, else the crate's release build (built by `make setup`)."""
     env = os.environ.get("BLKSCOPE_NATIVE")
     if env:
-        return Path(env)
-    exe = CRATE / "target" / "release" / "blkscope-native"
-    if not exe.exists():
+        return env
+    exe = os.path.join(CRATE, "target", "release", "blkscope-native")
+    if not os.path.exists(exe):
         raise RuntimeError(f"{exe} is not built: run `make setup` (cargo build --release in {CRATE})")
     return exe
 
 
-def _progress(inputs: list[Path]) -> bool:
+def _progress(inputs: list[str | Path]) -> bool:
     if not sys.stderr.isatty():
         return False
     try:
-        return sum(p.stat().st_size for p in map(Path, inputs) if p.is_file()) >= PROGRESS_MIN
+        return sum(os.path.getsize(p) for p in inputs if os.path.isfile(p)) >= PROGRESS_MIN
     except OSError:
         return False
 
 
-def run(kind: str, inputs: list[Path], writer, report, table: str = "events") -> None:
+def run(kind: str, inputs: list[str | Path], writer, report, table: str = "events") -> None:
     """Read `inputs` of `kind` with blkscope-native into `writer`'s staging directory; merge its report."""
-    out = Path(writer.staging) / f"{table}.parquet"
+    out = os.path.join(writer.staging, f"{table}.parquet")
     # the report beside the table: the staging directory is this ingest's alone (no temporary directory to make
     # and remove), and the report leaves it before it is renamed into place
-    rep_path = Path(writer.staging) / f"{table}.native-report.json"
-    cmd = [str(program()), kind, "--out", str(out), "--report", str(rep_path)]
+    rep_path = os.path.join(writer.staging, f"{table}.native-report.json")
+    cmd = [program(), kind, "--out", out, "--report", rep_path]
     cmd += ["--progress"] if _progress(inputs) else []
     try:
-        returncode = _call([*cmd, *map(str, inputs)])
-        doc = json.loads(rep_path.read_text()) if rep_path.exists() else None
+        returncode = _call([*cmd, *map(os.fspath, inputs)])
+        doc = _read_json(rep_path)
     finally:
-        rep_path.unlink(missing_ok=True)
+        _unlink(rep_path)
     if doc is None or (returncode != 0 and "error" not in doc):
-        out.unlink(missing_ok=True)
+        _unlink(out)
         raise RuntimeError(f"blkscope-native {kind} failed (exit {returncode}) on {', '.join(map(str, inputs))}")
     if "error" in doc:
-        out.unlink(missing_ok=True)
+        _unlink(out)
         e = doc["error"]
         raise InputError(e["path"], e.get("where"), e["message"])
     merge(report, doc)
     writer.external(table, doc["rows"].get(table, 0))
+
+
+def _read_json(path: str) -> dict | None:
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return None
+
+
+def _unlink(path: str) -> None:
+    if os.path.lexists(path):  # the staging directory is this ingest's alone
+        os.unlink(path)
 
 
 def _call(cmd: list[str]) -> int:
@@ -72,7 +88,7 @@ def _call(cmd: list[str]) -> int:
     raises it, and on an interrupt the program killed and reaped before the exception goes on. Unlike subprocess,
     descriptors this process inherited as inheritable beyond 0-2 stay open in it (Python opens its own
     non-inheritable)."""
-    import signal
+    import _signal as signal  # the C module under `signal`: the same numbers, without its enums (~1 ms of the start)
 
     devnull = [(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)]
     pid = os.posix_spawnp(cmd[0], cmd, os.environ, file_actions=devnull, setsigdef=(signal.SIGPIPE, signal.SIGXFSZ))
@@ -93,11 +109,13 @@ def merge(report, doc: dict) -> None:
     report.versions.update(doc.get("versions", {}))
 
 
-def build(quiet: bool = True) -> Path:
+def build(quiet: bool = True) -> str:
     """cargo build --release of the crate (what `make setup` runs); returns the binary."""
+    import shutil
     import subprocess
+    from pathlib import Path
 
     cargo = shutil.which("cargo") or str(Path.home() / ".cargo" / "bin" / "cargo")
     # in the crate: cargo finds .cargo/config.toml (target-cpu=native) from the working directory
     subprocess.run([cargo, "build", "--release", *(["-q"] if quiet else [])], cwd=CRATE, check=True)
-    return CRATE / "target" / "release" / "blkscope-native"
+    return os.path.join(CRATE, "target", "release", "blkscope-native")

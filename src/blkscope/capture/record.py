@@ -130,7 +130,7 @@ def staged(run_id: str, outdir: Path, capture: Callable[[Path], dict]) -> dict:
     with ledger.opened():  # a SIGKILL skips every `finally` below: the watchdog then undoes what the ledger names
         prefix = f".{run_id}.partial-{os.getpid()}-"
         ledger.note("staging", dir=outdir.parent, prefix=prefix)
-        tmp = follow_umask(tempfile.mkdtemp(prefix=prefix, dir=outdir.parent))
+        tmp = Path(follow_umask(tempfile.mkdtemp(prefix=prefix, dir=outdir.parent)))
         try:
             with signals.raise_on_signals():
                 meta = capture(tmp)

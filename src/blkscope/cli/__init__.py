@@ -4,12 +4,10 @@ blkscope.cli.verbs; this module only reads the registry (one way: no topic modul
 
 from __future__ import annotations
 
-import argparse
 import atexit
 import gc
 import os
 import sys
-from pathlib import Path
 
 # one OpenBLAS thread unless the user says otherwise, set before any verb loads numpy: no verb does linear algebra
 # big enough to share, and OpenBLAS's idle per-core threads spin (~0.1 s of CPU at numpy's import, ~20 CPU-s of
@@ -21,8 +19,13 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 if "OMP_NUM_THREADS" in os.environ:
     os.environ.setdefault("POLARS_MAX_THREADS", os.environ["OMP_NUM_THREADS"])
 
-from blkscope.cli.verbs import HELP, TOPIC_OF, TOPICS, VERBS, load
+from blkscope.cli.verbs import HELP, PLAIN, TOPIC_OF, TOPICS, VERBS, load
 from blkscope.errors import InputError
+
+TYPE_CHECKING = False  # typing's, without importing typing (blkscope.io says why)
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
 
 # at exit, every object left is frozen out of the interpreter's final garbage collections: they traversed the
 # objects of polars and numpy for ~40 ms of every verb's wall time that loads them (bench/RESULTS.md,
@@ -36,6 +39,8 @@ def build_parser(only: str | None = None, *, configured: bool = True) -> argpars
     without compiling the others (`blkscope ingest` of a trace starts its reader in ~30 ms: issue B times the whole
     command; `blkscope reuse` launches its native pass sooner). Else every verb: configured (every topic module
     imported), or with `configured=False` by name alone (`blkscope --help`: TOPICS, no topic module)."""
+    import argparse  # here: a verb's plain form (PLAIN) does without it
+
     if only in TOPIC_OF:
         load(TOPIC_OF[only])
     elif configured:
@@ -71,6 +76,8 @@ def _by_topic() -> str:
 
 def _dataset_options(p: argparse.ArgumentParser) -> None:
     """Every verb reads and writes the workflow's dataset manifests the same way (blkscope.datasets)."""
+    from pathlib import Path
+
     g = p.add_argument_group("dataset manifests (the workflow declares these instead of every per-run table)")
     g.add_argument("--check-datasets", nargs="*", type=Path, default=[], metavar="MANIFEST",
                    help="before reading: every table these manifests list must have its recorded size and sha256")
@@ -101,18 +108,29 @@ def _with_datasets(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args_in = sys.argv[1:] if argv is None else argv
+    verb = args_in[0] if args_in else None
+    if verb in TOPIC_OF:
+        load(TOPIC_OF[verb])  # its topic registers the verb, and its plain-form reader if it has one
+        handler = PLAIN[verb](args_in[1:]) if verb in PLAIN else None
+        if handler is not None:
+            return _guarded(verb, handler)
     # a verb: its topic alone; anything else (--help, no verb, a wrong one): the verbs by name, none imported
-    parser = build_parser(args_in[0] if args_in else None, configured=False)
+    parser = build_parser(verb, configured=False)
     args = parser.parse_args(args_in)
+    return _guarded(args.verb, lambda: _with_datasets(args))
+
+
+def _guarded(verb: str, handler: Callable[[], int]) -> int:
+    """Run a verb's handler: bad input, a missing file or an interrupt as one line on stderr, not a traceback."""
     try:
-        return _with_datasets(args)
+        return handler()
     except InputError as e:
-        print(f"blkscope {args.verb}: error: {e}", file=sys.stderr)
+        print(f"blkscope {verb}: error: {e}", file=sys.stderr)
         return 2
     except (ValueError, OSError) as e:  # e.g. a missing input file: one line, not a traceback
-        print(f"blkscope {args.verb}: error: {e}", file=sys.stderr)
+        print(f"blkscope {verb}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"blkscope {args.verb}: interrupted", file=sys.stderr)
+        print(f"blkscope {verb}: interrupted", file=sys.stderr)
         return 130
 

@@ -1,18 +1,83 @@
 """Logs and import: `blkscope ingest` (raw logs into tidy Parquet tables), `ingest-runs` (every log of captured
-runs) and `import` (logs blkscope did not capture, as runs). Light (argparse only): `blkscope ingest` of a trace
-starts its native reader ~30 ms after the command starts (issues B and 43 time the whole command)."""
+runs) and `import` (logs blkscope did not capture, as runs). Light: argparse and pathlib load only as a verb's
+parser is built, and `blkscope ingest` of a trace in its plain form (`_ingest_plain`) needs neither; its native
+reader starts ~25 ms after the command does (issues B and 43 time the whole command against blkparse)."""
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
 
-from blkscope.cli.verbs import Handler, verb
+from blkscope.cli.verbs import Handler, plain, verb
+
+TYPE_CHECKING = False  # typing's, without importing typing (blkscope.io says why)
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+
+# the kinds blkscope-native reads: their ingest is the native program and a little Python (no polars, no pyarrow)
+NATIVE_KINDS = ("blktrace", "blkparse", "ftrace")
+
+
+@plain("ingest")
+def _ingest_plain(args: list[str]) -> Callable[[], int] | None:
+    """`ingest` in a plain form (_plain_ingest_args), read without argparse: the handler argparse's would be."""
+    got = _plain_ingest_args(args)
+    return None if got is None else lambda: _ingest_say(*got)
+
+
+def _plain_ingest_args(args: list[str]) -> tuple[str, list[str], str] | None:
+    """(kind, inputs, outdir) of `[--kind[=]K] INPUT... -o|--outdir[=] OUTDIR`, options before or after the inputs,
+    K one of NATIVE_KINDS, as argparse reads them (tests/test_cli_plain.py holds the two together). None for anything
+    else: another kind or none (sniffing), --part, dataset options, --help, abbreviations, a repeated option, an
+    option's value or an input that starts with '-', inputs split by an option, and paths pathlib would print
+    otherwise (`a//b`, `./a`, `a/`), as ingest.json records them."""
+    opts: dict[str, str] = {}
+    inputs: list[str] = []
+    i, after_inputs = 0, False
+    while i < len(args):
+        name, eq, value = args[i].partition("=") if args[i].startswith("--") else (args[i], "", "")
+        name = {"-o": "--outdir"}.get(name, name)
+        if name in ("--kind", "--outdir") and name not in opts:
+            if not eq:
+                i += 1
+                value = args[i] if i < len(args) else "-"
+            if value.startswith("-") or (name == "--outdir" and not _printed_as_given(value)):
+                return None
+            opts[name] = value
+            after_inputs = bool(inputs)
+        elif args[i].startswith("-") or after_inputs or not _printed_as_given(args[i]):
+            return None
+        else:
+            inputs.append(args[i])
+        i += 1
+    if opts.get("--kind") not in NATIVE_KINDS or "--outdir" not in opts or not inputs:
+        return None
+    return opts["--kind"], inputs, opts["--outdir"]
+
+
+def _printed_as_given(path: str) -> bool:
+    """Does pathlib print `path` as it is (str(Path(path)) == path)? No empty, '.' or doubled '/' part, and no
+    trailing '/' (but '/' itself)."""
+    return path == "/" or (path != "" and "." not in path.split("/") and "" not in path.split("/")[1:])
+
+
+def _ingest_say(kind: str, inputs: list, outdir, part: str | None = None) -> int:
+    if part:
+        from blkscope.parts import ingest_part, parse_part
+
+        rep = ingest_part(kind, inputs, *parse_part(part), outdir)
+    else:
+        from blkscope.ingest import run_ingest
+
+        rep = run_ingest(kind, inputs, outdir)
+    _say(rep, f"{rep.kind}: ", f" -> {outdir}")
+    return 0
 
 
 @verb("ingest")
 def _ingest(p: argparse.ArgumentParser) -> Handler:
+    from pathlib import Path
+
     from blkscope.readers import KINDS
 
     p.add_argument("--kind", default="auto", choices=["auto", *KINDS], help="input format (default: sniff)")
@@ -22,19 +87,7 @@ def _ingest(p: argparse.ArgumentParser) -> Handler:
                    "files of a blktrace set, cut at record starts when N exceeds them, or a byte range of a text "
                    "trace cut at line starts)")  # fmt: skip
 
-    def run(a: argparse.Namespace) -> int:
-        if a.part:
-            from blkscope.parts import ingest_part, parse_part
-
-            rep = ingest_part(a.kind, a.inputs, *parse_part(a.part), a.outdir)
-        else:
-            from blkscope.ingest import run_ingest
-
-            rep = run_ingest(a.kind, a.inputs, a.outdir)
-        _say(rep, f"{rep.kind}: ", f" -> {a.outdir}")
-        return 0
-
-    return run
+    return lambda a: _ingest_say(a.kind, a.inputs, a.outdir, a.part)
 
 
 def _say(rep, prefix: str, suffix: str = "") -> None:
@@ -47,6 +100,8 @@ def _say(rep, prefix: str, suffix: str = "") -> None:
 
 @verb("ingest-runs")
 def _ingest_runs(p: argparse.ArgumentParser) -> Handler:
+    from pathlib import Path
+
     p.add_argument("runs", nargs="+", metavar="RUN", help="run ids (directories under --raw)")
     p.add_argument("--sheet", required=True, type=Path, help="the runs sheet (config/runs.tsv): each run's workload")
     p.add_argument("--raw", required=True, type=Path, help="raw data directory (data/raw)")
@@ -77,6 +132,8 @@ def _ingest_runs(p: argparse.ArgumentParser) -> Handler:
 
 @verb("import")
 def _import(p: argparse.ArgumentParser) -> Handler:
+    from pathlib import Path
+
     p.add_argument("run_id", help="the new run's id (letters, digits, . _ -), e.g. mylab-ext4-ycsb-a-r1")
     g = p.add_argument_group("what you state about the run (its runs-sheet row; run.yaml keeps them)")
     g.add_argument("--filesystem", required=True, help="ext4, xfs, btrfs or f2fs")

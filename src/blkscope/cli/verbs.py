@@ -7,11 +7,14 @@ the other through it in a circle."""
 
 from __future__ import annotations
 
-import argparse
 import importlib
 from collections.abc import Callable
 
-Handler = Callable[[argparse.Namespace], int]
+TYPE_CHECKING = False  # typing's, without importing typing (blkscope.io says why)
+if TYPE_CHECKING:
+    import argparse
+
+Handler = Callable[["argparse.Namespace"], int]  # argparse by name: a verb's plain form does without it (PLAIN)
 
 # topic module: (heading in `blkscope --help`, {verb: its help})
 TOPICS: dict[str, tuple[str, dict[str, str]]] = {
@@ -116,6 +119,10 @@ TOPIC_OF = {v: t for t, (_, verbs) in TOPICS.items() for v in verbs}
 HELP = {v: h for _, verbs in TOPICS.values() for v, h in verbs.items()}
 # verb -> what adds its arguments and handler to its parser; filled by the topic modules as they are imported
 VERBS: dict[str, Callable[[argparse.ArgumentParser], None]] = {}
+# verb -> what reads the verb's plain forms (its arguments after the verb) without argparse: a handler to run, or
+# None for argparse to read them (and give any error). For a verb whose start is most of its time: `ingest` of a
+# trace (blkscope.cli.logs) starts its reader ~15 ms sooner without argparse and pathlib (bench/RESULTS.md).
+PLAIN: dict[str, Callable[[list[str]], Callable[[], int] | None]] = {}
 
 
 def verb(name: str):
@@ -129,6 +136,18 @@ def verb(name: str):
 
         VERBS[name] = configure
         return add_args
+
+    return deco
+
+
+def plain(name: str):
+    """Register the plain-form reader of a verb of TOPICS (PLAIN)."""
+    if name not in TOPIC_OF:
+        raise KeyError(f"verb {name!r} is not in blkscope.cli.verbs.TOPICS")
+
+    def deco(read: Callable[[list[str]], Callable[[], int] | None]):
+        PLAIN[name] = read
+        return read
 
     return deco
 

@@ -8,15 +8,16 @@ what it does not know in `report`, raise InputError on bad input) and
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
-from pathlib import Path
-from types import ModuleType
 
 TYPE_CHECKING = False  # typing's, without importing typing (blkscope.io says why)
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+    from types import ModuleType
+
     from blkscope.io import Report, TableWriter
 
-Reader = Callable[[list[Path], "TableWriter", "Report"], None]
+    Reader = Callable[[list[Path], TableWriter, Report], None]
 
 # kind (as on the command line) -> module under blkscope.readers, in sniffing order
 # (binary formats first: their magic is unambiguous).

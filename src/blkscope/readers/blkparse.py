@@ -8,10 +8,12 @@ The action/RWBS/payload part is the tracefs one (readers/ftrace.py).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from blkscope import native
 from blkscope.readers.text_sniff import first_lines, matches_any
+
+TYPE_CHECKING = False  # typing's, without importing typing (blkscope.io says why)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 LINE_RE = (
     r"^\s*(?P<maj>\d+),(?P<min>\d+)\s+(?P<cpu>\d+)\s+(?P<seq>\d+)\s+(?P<s>\d+)\.(?P<f>\d+)\s+(?P<pid>\d+)\s+"
@@ -21,5 +23,5 @@ def sniff(head: bytes) -> bool:
     return matches_any(first_lines(head), LINE_RE)
 
 
-def read(inputs: list[Path], writer, report) -> None:
+def read(inputs: list[str | Path], writer, report) -> None:
     native.run("blkparse", inputs, writer, report)

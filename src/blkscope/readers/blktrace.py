@@ -13,11 +13,14 @@ order (blkparse prints that); `sort("time_ns")` where needed.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from blkscope import native
 from blkscope.errors import InputError
 from blkscope.readers.capture_meta import record_drops
+
+TYPE_CHECKING = False  # typing's, without importing typing (blkscope.io says why)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 MAGIC = 0x65617400
 SET_RE = re.compile(r"^(?P<name>.+)\.blktrace\.(?P<cpu>\d+)(?:\.(?:zst|gz|xz))?$")
@@ -32,6 +35,8 @@ def sniff(head: bytes) -> bool:
 
 def resolve(inputs: list[Path]) -> dict[str, list[tuple[int | None, Path]]]:
     """Input paths -> {set name: [(cpu from the file name or None, path)]}."""
+    from pathlib import Path  # here: the ingest (read) does without it
+
     sets: dict[str, list[tuple[int | None, Path]]] = {}
     for p in map(Path, inputs):
         if p.is_dir():
@@ -53,6 +58,6 @@ def resolve(inputs: list[Path]) -> dict[str, list[tuple[int | None, Path]]]:
     return sets
 
 
-def read(inputs: list[Path], writer, report) -> None:
+def read(inputs: list[str | Path], writer, report) -> None:
     native.run("blktrace", inputs, writer, report)
     record_drops(inputs, report)  # what blktrace itself dropped, from the capture's run.yaml

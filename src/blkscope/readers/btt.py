@@ -103,7 +103,7 @@ def read_latencies(workdir: Path) -> pl.DataFrame:
 def to_dir(inputs: list[Path], outdir: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Write btt_avg.parquet, btt_latency.parquet and btt.avg into `outdir`, atomically."""
     outdir.parent.mkdir(parents=True, exist_ok=True)
-    staging = staged(outdir, directory=True)
+    staging = Path(staged(outdir, directory=True))
     try:
         with tempfile.TemporaryDirectory(prefix="btt.") as work:
             avg, lat, text = run(inputs, Path(work))

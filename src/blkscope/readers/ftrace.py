@@ -13,11 +13,13 @@ uses for lines its fast path does not take (native/src/text/general.rs); here th
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from blkscope import native
 from blkscope.readers.capture_meta import record_drops
 from blkscope.readers.text_sniff import first_lines, matches_any
+
+TYPE_CHECKING = False  # typing's, without importing typing (blkscope.io says why)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 CLASSIC_RE = r"^\s*(?P<maj>\d+),(?P<min>\d+)\s+(?P<cpu>\d+)\s+(?P<s>\d+)\.(?P<f>\d+)\s+(?P<pid>\d+)\s+" \
     r"(?P<act>\S+)\s+(?P<rwbs>\S+)(?: (?P<rest>.*))?$"  # fmt: skip
@@ -32,6 +34,6 @@ def sniff(head: bytes) -> bool:
     return matches_any(first_lines(head), CLASSIC_RE, NONCLASSIC_RE)
 
 
-def read(inputs: list[Path], writer, report) -> None:
+def read(inputs: list[str | Path], writer, report) -> None:
     native.run("ftrace", inputs, writer, report)
     record_drops(inputs, report)  # overruns the capture counted in tracefs, from its run.yaml

@@ -67,7 +67,7 @@ def build(source: Path, lib: Path, patch: Path, cache: Path) -> Path:
     if (dest / "build.json").is_file() and _same(json.loads((dest / "build.json").read_text()), key):
         return dest
     cache.mkdir(parents=True, exist_ok=True)
-    tmp = follow_umask(tempfile.mkdtemp(prefix=".stress-", dir=cache))
+    tmp = Path(follow_umask(tempfile.mkdtemp(prefix=".stress-", dir=cache)))
     try:
         tree = tmp / "src-patched"
         shutil.copytree(source / "tools" / "stress", tree / "tools" / "stress")
