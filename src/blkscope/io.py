@@ -19,7 +19,7 @@ from blkscope import __version__
 
 # typing.TYPE_CHECKING without importing typing (~2 ms of `blkscope ingest`'s start; issues B and 43 time it):
 # type checkers read this name as True. pathlib and shutil are imported where used: a trace's ingest works on
-# str paths and does without them (~5 and ~4 ms of its start, bench/RESULTS.md "eighteenth session").
+# str paths and does without them (8.5 and 6 ms of its start in paired runs, bench/RESULTS.md, eighteenth session).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path

@@ -1,7 +1,8 @@
 """Logs and import: `blkscope ingest` (raw logs into tidy Parquet tables), `ingest-runs` (every log of captured
 runs) and `import` (logs blkscope did not capture, as runs). Light: argparse and pathlib load only as a verb's
-parser is built, and `blkscope ingest` of a trace in its plain form (`_ingest_plain`) needs neither; its native
-reader starts ~25 ms after the command does (issues B and 43 time the whole command against blkparse)."""
+parser is built, and `blkscope ingest` of a trace in its plain form (`_ingest_plain`) needs neither: its native
+reader starts 43 ms after the command instead of 64 (bench/RESULTS.md, eighteenth session; issues B and 43 time the
+whole command against blkparse)."""
 
 from __future__ import annotations
 

@@ -121,7 +121,7 @@ HELP = {v: h for _, verbs in TOPICS.values() for v, h in verbs.items()}
 VERBS: dict[str, Callable[[argparse.ArgumentParser], None]] = {}
 # verb -> what reads the verb's plain forms (its arguments after the verb) without argparse: a handler to run, or
 # None for argparse to read them (and give any error). For a verb whose start is most of its time: `ingest` of a
-# trace (blkscope.cli.logs) starts its reader ~15 ms sooner without argparse and pathlib (bench/RESULTS.md).
+# trace (blkscope.cli.logs) starts its reader ~20 ms sooner without argparse and pathlib (bench/RESULTS.md).
 PLAIN: dict[str, Callable[[list[str]], Callable[[], int] | None]] = {}
 
 
