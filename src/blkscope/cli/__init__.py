@@ -36,9 +36,10 @@ atexit.register(gc.freeze)
 
 def build_parser(only: str | None = None, *, configured: bool = True) -> argparse.ArgumentParser:
     """The command line. `only` (a verb): that verb alone, only its topic's module imported, so a verb starts
-    without compiling the others (`blkscope ingest` of a trace starts its reader in ~30 ms: issue B times the whole
-    command; `blkscope reuse` launches its native pass sooner). Else every verb: configured (every topic module
-    imported), or with `configured=False` by name alone (`blkscope --help`: TOPICS, no topic module)."""
+    without compiling the others (issue B times the whole command; `blkscope reuse` launches its native pass sooner;
+    `blkscope ingest` of a trace in its plain form needs no parser at all: PLAIN). Else every verb: configured
+    (every topic module imported), or with `configured=False` by name alone (`blkscope --help`: TOPICS, no topic
+    module)."""
     import argparse  # here: a verb's plain form (PLAIN) does without it
 
     if only in TOPIC_OF:
