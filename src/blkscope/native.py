@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 CRATE = os.path.join(REPO, "native")
+# the trace kinds this program reads (the readers of the same names run it): their ingest needs no polars or pyarrow,
+# and they are the ones a large trace is read in parts of (blkscope.parts)
+KINDS = ("blktrace", "blkparse", "ftrace")
 PROGRESS_MIN = 64 << 20  # smaller inputs read in well under a second: no progress meter
 
 

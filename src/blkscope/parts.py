@@ -26,8 +26,7 @@ from pathlib import Path
 from blkscope import native
 from blkscope.errors import InputError
 
-TEXT_KINDS = ("blkparse", "ftrace")
-PART_KINDS = ("blktrace", *TEXT_KINDS)
+PART_KINDS = native.KINDS
 
 
 def parse_part(spec: str) -> tuple[int, int]:

@@ -15,9 +15,6 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
 
-# the kinds blkscope-native reads: their ingest is the native program and a little Python (no polars, no pyarrow)
-NATIVE_KINDS = ("blktrace", "blkparse", "ftrace")
-
 
 @plain("ingest")
 def _ingest_plain(args: list[str]) -> Callable[[], int] | None:
@@ -28,10 +25,12 @@ def _ingest_plain(args: list[str]) -> Callable[[], int] | None:
 
 def _plain_ingest_args(args: list[str]) -> tuple[str, list[str], str] | None:
     """(kind, inputs, outdir) of `[--kind[=]K] INPUT... -o|--outdir[=] OUTDIR`, options before or after the inputs,
-    K one of NATIVE_KINDS, as argparse reads them (tests/test_cli_plain.py holds the two together). None for anything
-    else: another kind or none (sniffing), --part, dataset options, --help, abbreviations, a repeated option, an
-    option's value or an input that starts with '-', inputs split by an option, and paths pathlib would print
-    otherwise (`a//b`, `./a`, `a/`), as ingest.json records them."""
+    K one of blkscope.native.KINDS, as argparse reads them (tests/test_cli_plain.py holds the two together). None
+    for anything else: another kind or none (sniffing), --part, dataset options, --help, abbreviations, a repeated
+    option, an option's value or an input that starts with '-', inputs split by an option, and paths pathlib would
+    print otherwise (`a//b`, `./a`, `a/`), as ingest.json records them."""
+    from blkscope.native import KINDS  # here: `ingest --help` and the other verbs of this topic do without it
+
     opts: dict[str, str] = {}
     inputs: list[str] = []
     i, after_inputs = 0, False
@@ -51,7 +50,7 @@ def _plain_ingest_args(args: list[str]) -> tuple[str, list[str], str] | None:
         else:
             inputs.append(args[i])
         i += 1
-    if opts.get("--kind") not in NATIVE_KINDS or "--outdir" not in opts or not inputs:
+    if opts.get("--kind") not in KINDS or "--outdir" not in opts or not inputs:
         return None
     return opts["--kind"], inputs, opts["--outdir"]
 
@@ -59,7 +58,8 @@ def _plain_ingest_args(args: list[str]) -> tuple[str, list[str], str] | None:
 def _printed_as_given(path: str) -> bool:
     """Does pathlib print `path` as it is (str(Path(path)) == path)? No empty, '.' or doubled '/' part, and no
     trailing '/' (but '/' itself)."""
-    return path == "/" or (path != "" and "." not in path.split("/") and "" not in path.split("/")[1:])
+    parts = path.split("/")
+    return path == "/" or (path != "" and "." not in parts and "" not in parts[1:])
 
 
 def _ingest_say(kind: str, inputs: list, outdir, part: str | None = None) -> int:

@@ -125,10 +125,14 @@ VERBS: dict[str, Callable[[argparse.ArgumentParser], None]] = {}
 PLAIN: dict[str, Callable[[list[str]], Callable[[], int] | None]] = {}
 
 
-def verb(name: str):
-    """Register a verb of TOPICS: the decorated function adds its arguments and returns the handler."""
+def _known(name: str) -> None:
     if name not in TOPIC_OF:
         raise KeyError(f"verb {name!r} is not in blkscope.cli.verbs.TOPICS")
+
+
+def verb(name: str):
+    """Register a verb of TOPICS: the decorated function adds its arguments and returns the handler."""
+    _known(name)
 
     def deco(add_args: Callable[[argparse.ArgumentParser], Handler]):
         def configure(p: argparse.ArgumentParser) -> None:
@@ -142,8 +146,7 @@ def verb(name: str):
 
 def plain(name: str):
     """Register the plain-form reader of a verb of TOPICS (PLAIN)."""
-    if name not in TOPIC_OF:
-        raise KeyError(f"verb {name!r} is not in blkscope.cli.verbs.TOPICS")
+    _known(name)
 
     def deco(read: Callable[[list[str]], Callable[[], int] | None]):
         PLAIN[name] = read
