@@ -8,7 +8,9 @@ threads that each fill and encode part of the columns (the layout for two CPUs t
 BLKSCOPE_NATIVE_MAP=0 reads the files with read() instead of mapping them (mapped.rs): the same bytes again.
 BLKSCOPE_NATIVE_GATHER8=0 fills the columns record by record instead of eight records at a time with AVX-512
 gathers (native/src/blktrace/gather8.rs, where the build has AVX-512, as on the machines the suite runs on):
-the same bytes again, and the split read's halves take the eight-record pass too."""
+the same bytes again, and the split read's halves take the eight-record pass too. BLKSCOPE_NATIVE_HELP=1 has
+the decoder encode the last k columns of every row group itself, k = 0 .. 21 in turn (as it does unasked when
+the writer thread lags: native/src/sink.rs), the writer the rest: the same bytes again."""
 
 from __future__ import annotations
 
@@ -34,15 +36,17 @@ SETS = {
 }
 # CPUs as the program plans for them: the writer thread alone on 2 for an uncompressed set; a read-ahead thread
 # per file besides the writer with 2 files on 4 and 8 files on 10; "2-split": two threads of half the columns each;
-# "-read": the files read() rather than mapped; "-scalar": no eight-record pass
-CPUS = ["2", "2-split", "2-split-read", "4", "10", "1-read", "1-scalar"]
+# "-read": the files read() rather than mapped; "-scalar": no eight-record pass; "-help": the decoder encodes the
+# last columns of each row group
+CPUS = ["2", "2-help", "2-split", "2-split-read", "4", "10", "1-read", "1-scalar"]
 
 
 def layout(cpus: str) -> dict[str, str]:
     n, _, how = cpus.partition("-")
     return {"BLKSCOPE_NATIVE_THREADS": n, "BLKSCOPE_NATIVE_SPLIT": "1" if "split" in how else "0",
             "BLKSCOPE_NATIVE_MAP": "0" if "read" in how else "1",
-            "BLKSCOPE_NATIVE_GATHER8": "0" if "scalar" in how else "1"}
+            "BLKSCOPE_NATIVE_GATHER8": "0" if "scalar" in how else "1",
+            "BLKSCOPE_NATIVE_HELP": "1" if "help" in how else "0"}
 
 
 def run(tmp_path, prefix, cpus: str, windows: str | None, check: bool = True) -> tuple[bytes | None, dict]:
@@ -78,6 +82,28 @@ def test_more_compressed_files_than_cpus(tmp_path):
         with f.open("rb") as i, gzip.open(tmp_path / f"{f.name}.gz", "wb") as o:
             shutil.copyfileobj(i, o)
     same_as_one_thread(tmp_path, tmp_path / src.name, "2", "4096,4093")
+
+
+def test_the_decoder_encoding_any_last_columns_writes_the_same_bytes(tmp_path):
+    """parquet-sample (every kind of column: nulls, sparse extras, dictionary strings) in row groups of 997 rows:
+    with BLKSCOPE_NATIVE_HELP=1 the decoder encodes the last k of the 21 columns of row group g, k = g mod 22,
+    so every split of a row group between the two threads is written 13 or 14 times; the file is the one
+    thread's, byte for byte, and the decoder says it encoded at least those chunks."""
+    rows, group = 300_007, 997
+    out = {}
+    for cpus in ("1", "2-help"):
+        o, r = tmp_path / f"s{cpus}.parquet", tmp_path / f"s{cpus}.json"
+        cmd = [str(native.program()), "parquet-sample", "--out", str(o), "--report", str(r), "--rows", str(rows),
+               "--row-group", str(group)]
+        done = subprocess.run(cmd, env={**layout(cpus), "BLKSCOPE_NATIVE_TIMING": "1"}, check=True,
+                              capture_output=True, text=True)
+        out[cpus] = o.read_bytes(), done.stderr
+    assert out["2-help"][0] == out["1"][0]
+    groups = -(-rows // group)
+    forced = sum(g % 22 for g in range(groups))
+    said = [line.split() for line in out["2-help"][1].splitlines() if "column chunks in the decoder" in line]
+    assert len(said) == 1 and int(said[0][4]) >= forced > 0, out["2-help"][1]
+    assert "in the decoder" not in out["1"][1]  # one thread: no decoder beside a writer
 
 
 def test_a_split_read_that_fails_fails_as_one_thread_does(tmp_path):

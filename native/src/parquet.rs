@@ -67,6 +67,9 @@ const SCHEMA: [(&str, Kind); 21] = [
     ("cgroup_id", Kind::U64),
 ];
 
+/// How many columns the events table has.
+pub const COLUMNS: usize = SCHEMA.len();
+
 struct ChunkMeta {
     kind: Kind,
     name: &'static str,
@@ -78,11 +81,34 @@ struct ChunkMeta {
     stats: Option<(Vec<u8>, Vec<u8>, i64)>, // min, max, null count
 }
 
-/// A row group's Cols::Second chunks, encoded on another thread.
+/// Chunks of consecutive columns of one row group, encoded on another thread (a Cols::Second writer's, or the
+/// decoder's while the writer thread is busy: sink.rs), for the file's writer to `append`.
 pub struct Part {
     bytes: Vec<u8>,
     chunks: Vec<ChunkMeta>,
     rows: i64,
+}
+
+impl Part {
+    /// Parts of one row group's columns, given in column order, as one part.
+    pub fn join(parts: impl IntoIterator<Item = Part>) -> Option<Part> {
+        let mut it = parts.into_iter();
+        let mut all = it.next()?;
+        for p in it {
+            assert_eq!(all.rows, p.rows, "the parts of a row group have as many rows");
+            let base = all.bytes.len() as i64;
+            all.bytes.extend_from_slice(&p.bytes);
+            all.chunks.extend(p.chunks.into_iter().map(|c| c.shifted(base)));
+        }
+        Some(all)
+    }
+}
+
+impl ChunkMeta {
+    /// The chunk `base` bytes further into the file.
+    fn shifted(self, base: i64) -> ChunkMeta {
+        ChunkMeta { data_page_offset: self.data_page_offset + base, dict_page_offset: self.dict_page_offset.map(|d| d + base), ..self }
+    }
 }
 
 struct RowGroupMeta {
@@ -182,9 +208,14 @@ impl EventsWriter {
         Ok(EventsWriter { cols, ..EventsWriter::create(path)? })
     }
 
-    /// A writer of the Cols::Second columns into memory: each row group's chunks taken by `take_part`.
+    /// A writer into memory: each row group's chunks taken by `take_part`.
+    pub fn memory() -> EventsWriter {
+        EventsWriter { out: Gather::memory(), cols: Cols::All, pos: 0, groups: Vec::new(), rows: 0, col_time: None }
+    }
+
+    /// A writer of the Cols::Second columns into memory.
     pub fn second() -> EventsWriter {
-        EventsWriter { out: Gather::memory(), cols: Cols::Second, pos: 0, groups: Vec::new(), rows: 0, col_time: None }
+        EventsWriter { cols: Cols::Second, ..EventsWriter::memory() }
     }
 
     /// The last row group's encoded chunks (offsets from their first byte), for the file's writer's `append`.
@@ -204,11 +235,7 @@ impl EventsWriter {
         self.out.write_after(&p.bytes)?;
         self.pos += p.bytes.len() as u64;
         g.bytes += p.bytes.len() as i64;
-        g.chunks.extend(p.chunks.into_iter().map(|c| ChunkMeta {
-            data_page_offset: c.data_page_offset + base,
-            dict_page_offset: c.dict_page_offset.map(|d| d + base),
-            ..c
-        }));
+        g.chunks.extend(p.chunks.into_iter().map(|c| c.shifted(base)));
         Ok(())
     }
 
@@ -226,6 +253,12 @@ impl EventsWriter {
 
     /// Write the rows of `ev` as one row group (nothing for zero rows).
     pub fn write(&mut self, ev: &Events) -> std::io::Result<()> {
+        self.write_cols(ev, 0..SCHEMA.len())
+    }
+
+    /// `write` of the columns in `cols` (EVENT_COLUMNS positions) alone; an empty range still makes the row
+    /// group, for parts to be appended to.
+    pub fn write_cols(&mut self, ev: &Events, cols: std::ops::Range<usize>) -> std::io::Result<()> {
         ev.check(self.cols);
         let n = ev.len();
         if n == 0 {
@@ -234,7 +267,7 @@ impl EventsWriter {
         let start = self.pos;
         let mut c = Vec::with_capacity(SCHEMA.len());
         let mut col = |w: &mut Self, i: usize, f: &dyn Fn(&mut Self, &mut ChunkMeta) -> std::io::Result<()>| {
-            if !w.cols.has(i) {
+            if !w.cols.has(i) || !cols.contains(&i) {
                 return Ok(());
             }
             let (name, kind) = SCHEMA[i];

@@ -2,6 +2,10 @@
 //!
 //! With two or more CPUs to run on (cpus.rs), full row groups go to a writer thread that encodes and writes
 //! them while the decoder fills the next: the writer was ~1/3 of the binary ingest's CPU (bench/RESULTS.md).
+//! A decoder that finds the writer holding both other row groups does not wait: it encodes its full one's
+//! columns itself, the last first, until the writer hands one back, which then encodes only the rest. The
+//! two threads so share the encoding as their speeds go: on two CPUs the writer had set the wall (0.234 s of
+//! CPU against the decoder's 0.218 s on the bench set), and a vCPU the host slows stalls nothing for long.
 //! With one (BLKSCOPE_NATIVE_THREADS=1, or `taskset -c 0`), everything runs on the calling thread. A split sink
 //! (`Sink::split`, for a binary trace on two CPUs apart) fills part of the columns and appends the rest,
 //! encoded by a second reader of the same input. The file is the same every way: row groups are written in
@@ -13,7 +17,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::events::{Cols, Events};
-use crate::parquet::{thread_cpu, EventsWriter, Part};
+use crate::parquet::{thread_cpu, EventsWriter, Part, COLUMNS};
 use crate::report::Fail;
 
 /// Whether helper threads may run: more than one CPU.
@@ -26,10 +30,43 @@ type Written = std::io::Result<(EventsWriter, Duration)>;
 /// The writer thread: full row groups in, emptied ones back (their capacity reused), the writer and its
 /// CPU time at the end.
 struct Behind {
-    full: SyncSender<Events>,
+    full: SyncSender<Full>,
     empty: Receiver<Events>,
     spares: usize, // Events made so far besides the current one
     thread: JoinHandle<Written>,
+    help: Help,
+}
+
+/// A full row group for the writer thread: it encodes columns [0, own) and appends `part`, the others,
+/// which the decoder encoded.
+struct Full {
+    ev: Events,
+    own: usize,
+    part: Option<Part>,
+}
+
+/// The decoder's share of the encoding.
+struct Help {
+    writer: EventsWriter,
+    /// its CPU time and column chunks (BLKSCOPE_NATIVE_TIMING)
+    spent: Option<(Duration, usize)>,
+    /// BLKSCOPE_NATIVE_HELP=1 (the tests): the decoder encodes the last k columns of every row group whatever
+    /// the writer does, k = 0, 1, ... COLUMNS, 0, ... in turn, so that every split of a row group is written
+    forced: Option<usize>,
+}
+
+impl Help {
+    /// Column `col` of `ev`, encoded.
+    fn one(&mut self, ev: &Events, col: usize) -> std::io::Result<Part> {
+        let t = self.spent.is_some().then(thread_cpu);
+        self.writer.write_cols(ev, col..col + 1)?;
+        let p = self.writer.take_part().expect("the row group just written");
+        if let (Some((spent, chunks)), Some(t)) = (&mut self.spent, t) {
+            *spent += thread_cpu() - t;
+            *chunks += 1;
+        }
+        Ok(p)
+    }
 }
 
 enum Back {
@@ -138,20 +175,42 @@ impl Sink {
                 if self.ev.len() == 0 {
                     return Ok(());
                 }
+                let (mut own, mut parts) = (COLUMNS, Vec::new()); // parts: the last column's first
+                let cannot = |e: std::io::Error| Fail::new(Path::new(&self.out), None, format!("cannot encode: {e}"));
+                if let Some(turn) = &mut b.help.forced {
+                    let k = *turn % (COLUMNS + 1);
+                    *turn += 1;
+                    while own > COLUMNS - k {
+                        own -= 1;
+                        parts.push(b.help.one(&self.ev, own).map_err(cannot)?);
+                    }
+                }
                 let mut next = match b.empty.try_recv() {
                     Ok(e) => e,
                     Err(_) if b.spares < SPARES => {
                         b.spares += 1;
                         Events::new(self.group)
                     }
-                    Err(_) => match b.empty.recv() {
-                        Ok(e) => e,
-                        Err(_) => return Err(self.stopped()),
+                    // the writer holds the other two row groups: encode this one's columns, the last first,
+                    // until it hands one back
+                    Err(_) => loop {
+                        if own == 0 {
+                            match b.empty.recv() {
+                                Ok(e) => break e,
+                                Err(_) => return Err(self.stopped()),
+                            }
+                        }
+                        own -= 1;
+                        parts.push(b.help.one(&self.ev, own).map_err(cannot)?);
+                        if let Ok(e) = b.empty.try_recv() {
+                            break e;
+                        }
                     },
                 };
                 next.follow(&self.ev);
-                let full = std::mem::replace(&mut self.ev, next);
-                if b.full.send(full).is_err() {
+                let ev = std::mem::replace(&mut self.ev, next);
+                parts.reverse();
+                if b.full.send(Full { ev, own, part: Part::join(parts) }).is_err() {
                     return Err(self.stopped());
                 }
                 Ok(())
@@ -201,15 +260,18 @@ impl Sink {
 
 impl Behind {
     fn start(mut writer: EventsWriter) -> Behind {
-        let (full, full_rx) = mpsc::sync_channel::<Events>(1);
+        let (full, full_rx) = mpsc::sync_channel::<Full>(1);
         let (empty_tx, empty) = mpsc::channel::<Events>();
         let thread = std::thread::Builder::new()
             .name("parquet-writer".into())
             .spawn(move || {
                 let mut spent = Duration::ZERO;
-                for mut ev in full_rx {
+                for Full { mut ev, own, part } in full_rx {
                     let t = thread_cpu();
-                    writer.write(&ev)?;
+                    writer.write_cols(&ev, 0..own)?;
+                    if let Some(p) = part {
+                        writer.append(p)?;
+                    }
                     ev.clear();
                     spent += thread_cpu() - t;
                     let _ = empty_tx.send(ev); // the decoder may be gone (finishing): then dropped here
@@ -217,11 +279,19 @@ impl Behind {
                 Ok((writer, spent))
             })
             .expect("spawn the writer thread");
-        Behind { full, empty, spares: 0, thread }
+        let help = Help {
+            writer: EventsWriter::memory(),
+            spent: std::env::var_os("BLKSCOPE_NATIVE_TIMING").map(|_| (Duration::ZERO, 0)),
+            forced: (std::env::var("BLKSCOPE_NATIVE_HELP").as_deref() == Ok("1")).then_some(0),
+        };
+        Behind { full, empty, spares: 0, thread, help }
     }
     /// Close the queue and wait for the thread to write what it holds.
     fn join(self) -> Written {
         drop(self.full);
+        if let Some((spent, chunks)) = self.help.spent {
+            eprintln!("blkscope-native: {:.3} s encoding {chunks} column chunks in the decoder", spent.as_secs_f64());
+        }
         match self.thread.join() {
             Ok(r) => r,
             Err(_) => Err(std::io::Error::other("writer thread panicked")),
