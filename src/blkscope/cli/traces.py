@@ -12,7 +12,9 @@ from blkscope.cli.verbs import Handler, verb
 
 @verb("split")
 def _split(p: argparse.ArgumentParser) -> Handler:
-    p.add_argument("--kind", default="auto", choices=["auto", "blktrace", "blkparse", "ftrace"])
+    from blkscope.native import KINDS  # the kinds parts.plan splits (parts.PART_KINDS), without parts' imports
+
+    p.add_argument("--kind", default="auto", choices=["auto", *KINDS])
     p.add_argument("--parts", type=int, required=True, metavar="N", help="number of parts")
     p.add_argument("inputs", nargs="+", type=Path, metavar="INPUT", help="a blktrace set or one text trace")
 
