@@ -1,0 +1,73 @@
+"""Issue 43 item 2's per-set verdict over every round of ab_binary.sh that ran the same code (several logs pooled).
+A run of 3 rounds misses about one set in 31 by noise alone on a noisy host (ab_noise.py); its rounds are each
+interleaved, so pooling rounds of runs of the same builds keeps every comparison within a round.
+Per set and round r: y_r = log(blkparse_r / geometric mean of the listed steps' r-th walls). The set's ratio is
+exp(mean y) with a 95 % interval (percentiles of the mean over rounds resampled with replacement); a set is "over"
+the target when the whole interval is, "under" when the whole interval is under, else "either". Also printed: the
+ratio of medians over the pooled walls (ab_summary.py's measure, over more rounds).
+Usage: python ab_pooled.py LOG[:ONE[:TWO]]...   ONE, TWO: comma-separated steps of one and two cores that ran the
+code judged (default before1,after1 and before2,after2; an empty list leaves that log out of that judgement)"""
+
+import math
+import random
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from ab_noise import load
+from ab_log import TARGET
+
+RESAMPLES = 4000
+
+
+def rounds(path: Path, steps: list[str]) -> dict[str, list[tuple[float, float]]]:
+    """{set: [(blkparse_r, geometric mean of the steps' r-th walls), ...]} of one log."""
+    out = {}
+    for name, r in load(path).items():
+        walls = zip(*(r[s] for s in steps), strict=True)
+        out[name] = [(b, math.exp(statistics.fmean(map(math.log, w)))) for b, w in zip(r["blkparse"], walls, strict=True)]
+    return out
+
+
+def interval(y: list[float], rng: random.Random) -> tuple[float, float]:
+    means = sorted(statistics.fmean(rng.choices(y, k=len(y))) for _ in range(RESAMPLES))
+    return means[int(0.025 * RESAMPLES)], means[int(0.975 * RESAMPLES) - 1]
+
+
+def judge(label: str, pooled: dict[str, list[tuple[float, float]]], target: int, rng: random.Random) -> None:
+    print(f"\n{label}: target {target}x")
+    print("| set | rounds | ratio (95 % interval) | ratio of medians | verdict |")
+    print("|---|---|---|---|---|")
+    verdicts = defaultdict(int)
+    est = []
+    for name in sorted(pooled, key=lambda n: statistics.fmean(math.log(b / v) for b, v in pooled[n])):
+        pairs = pooled[name]
+        y = [math.log(b / v) for b, v in pairs]
+        lo, hi = interval(y, rng)
+        v = "over" if lo >= math.log(target) else "under" if hi < math.log(target) else "either"
+        verdicts[v] += 1
+        est.append(math.exp(statistics.fmean(y)))
+        med = statistics.median(b for b, _ in pairs) / statistics.median(s for _, s in pairs)
+        print(f"| {name} | {len(y)} | {est[-1]:.1f}x ({math.exp(lo):.1f}-{math.exp(hi):.1f}x) | {med:.1f}x | {v} |")
+    print(f"{label}: {len(pooled)} sets, ratios {min(est):.1f}-{max(est):.1f}x; over {verdicts['over']}, "
+          f"either {verdicts['either']}, under {verdicts['under']}")
+
+
+def main() -> None:
+    pooled: dict[str, dict[str, list[tuple[float, float]]]] = {"1": defaultdict(list), "2": defaultdict(list)}
+    for arg in sys.argv[1:]:
+        path, *lists = arg.split(":")
+        lists += ["before1,after1", "before2,after2"][len(lists):]
+        for cores, steps in zip("12", lists, strict=True):
+            if steps:
+                for name, pairs in rounds(Path(path), steps.split(",")).items():
+                    pooled[cores][name] += pairs
+    rng = random.Random(43)
+    for cores in "12":
+        if pooled[cores]:
+            judge(f"{'one core' if cores == '1' else 'two cores'}", pooled[cores], TARGET[cores], rng)
+
+
+if __name__ == "__main__":
+    main()
