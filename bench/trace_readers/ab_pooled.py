@@ -15,8 +15,8 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from ab_noise import load
 from ab_log import TARGET
+from ab_noise import load
 
 RESAMPLES = 4000
 
@@ -26,7 +26,8 @@ def rounds(path: Path, steps: list[str]) -> dict[str, list[tuple[float, float]]]
     out = {}
     for name, r in load(path).items():
         walls = zip(*(r[s] for s in steps), strict=True)
-        out[name] = [(b, math.exp(statistics.fmean(map(math.log, w)))) for b, w in zip(r["blkparse"], walls, strict=True)]
+        geo = [math.exp(statistics.fmean(map(math.log, w))) for w in walls]
+        out[name] = list(zip(r["blkparse"], geo, strict=True))
     return out
 
 
