@@ -42,9 +42,9 @@ def judge(label: str, pooled: dict[str, list[tuple[float, float]]], target: int,
     print("|---|---|---|---|---|")
     verdicts = defaultdict(int)
     est = []
-    for name in sorted(pooled, key=lambda n: statistics.fmean(math.log(b / v) for b, v in pooled[n])):
+    ys = {name: [math.log(b / v) for b, v in pairs] for name, pairs in pooled.items()}
+    for name, y in sorted(ys.items(), key=lambda kv: statistics.fmean(kv[1])):
         pairs = pooled[name]
-        y = [math.log(b / v) for b, v in pairs]
         lo, hi = interval(y, rng)
         v = "over" if lo >= math.log(target) else "under" if hi < math.log(target) else "either"
         verdicts[v] += 1
@@ -67,7 +67,7 @@ def main() -> None:
     rng = random.Random(43)
     for cores in "12":
         if pooled[cores]:
-            judge(f"{'one core' if cores == '1' else 'two cores'}", pooled[cores], TARGET[cores], rng)
+            judge("one core" if cores == "1" else "two cores", pooled[cores], TARGET[cores], rng)
 
 
 if __name__ == "__main__":
