@@ -19,6 +19,7 @@ PACKAGES = {
     "pdflatex": "texlive-latex-base",
     "latexmk": "latexmk",
     "pdftoppm": "poppler-utils",
+    "pdftotext": "poppler-utils",
     "blktrace": "blktrace",
     "blkparse": "blktrace",
     "btt": "blktrace",

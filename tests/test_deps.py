@@ -33,6 +33,28 @@ def test_every_program_of_the_tests_has_its_package_listed():
     assert {p: pkg for p, pkg in PACKAGES.items() if pkg not in installed} == {}
 
 
+def _called(shell: list[str], code: list[str]) -> set[str]:
+    """The programs of PACKAGES that shell command lines start a command with (at a line's start or after `&&`,
+    `|`, `;`, `(`), and that code's argv lists start with."""
+    words = [w for s in shell for w in re.findall(r"(?:^|&&|\|\||;|\()\s*([\w.+-]+)", s)]
+    words += [w for c in code for w in re.findall(r'\[\s*"([\w.+-]+)"', c)]
+    return {w for w in words if w in PACKAGES}
+
+
+def test_every_program_the_main_job_calls_is_in_the_main_list():
+    """`make all` installs debian-main.txt alone: a program of the main job's rules (`snakemake -n -p --forceall
+    all`) or of the paper's code (the PDF check runs pdftotext) that only `make test`'s lists bring fails the main
+    job on a fresh machine."""
+    plan = subprocess.run([sys.executable, "-m", "snakemake", "-n", "-p", "--forceall", "--nolock", "all"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert plan.returncode == 0, plan.stderr[-2000:]
+    shell = [s.removeprefix("Shell command: ") for s in plan.stdout.splitlines() if s.startswith("Shell command: ")]
+    called = _called(shell, [f.read_text() for f in ROOT.glob("src/blkscope/paper/*.py")]) | {"pdflatex"}
+    assert {"latexmk", "pdftotext"} <= called  # latexmk runs pdflatex
+    main = _listed("debian-main.txt")
+    assert {p: PACKAGES[p] for p in called if PACKAGES[p] not in main} == {}
+
+
 def test_every_program_a_capture_calls_is_in_the_capture_list():
     capture = _listed("debian-capture.txt")
     programs = {*run.TOOLS, *build.TOOLS, "gcc", "filefrag", "zstd", "git", "findmnt"}
