@@ -15,6 +15,7 @@ mod chunks;
 mod cpus;
 mod encode;
 mod events;
+mod fx;
 mod gather;
 mod input;
 mod mapped;

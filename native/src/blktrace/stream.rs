@@ -185,7 +185,7 @@ impl Stream {
         }
         let mut from = 0;
         for &(pid, cpu, end) in &w.notes.names {
-            names.add(pid, cpu, &String::from_utf8_lossy(&w.notes.name_bytes[from..end]), &mut sink.ev.process.dict);
+            names.add(pid, cpu, &w.notes.name_bytes[from..end], &mut sink.ev.process.dict);
             from = end;
         }
         if names.wall.is_none() {

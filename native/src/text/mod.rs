@@ -14,11 +14,12 @@ mod fast;
 mod general;
 mod summary;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
+use crate::fx::FxMap;
 use crate::input::{self, Progress};
 use crate::report::{Fail, Report};
 use crate::sink::Sink;
@@ -116,33 +117,11 @@ fn knobs() -> (usize, bool) {
     (block.max(2), std::env::var_os("BLKSCOPE_TEXT_GENERAL").is_some())
 }
 
-/// FxHash (rustc's): a multiply per 8 bytes; SipHash's DoS resistance buys nothing for trace strings.
-#[derive(Default, Clone, Copy)]
-struct Fx(u64);
-
-impl std::hash::Hasher for Fx {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for c in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..c.len()].copy_from_slice(c);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-    }
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.0 = (self.0.rotate_left(5) ^ i as u64).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 /// Interned strings keyed by their text (process names and RWBS repeat by the million); the last one
 /// is checked first (runs of the same process).
 #[derive(Default)]
 struct Keys {
-    map: HashMap<Box<str>, u32, std::hash::BuildHasherDefault<Fx>>,
+    map: FxMap<Box<str>, u32>,
     last: Option<u32>,
     short: Vec<(u64, u32)>,
     last_short: (u64, u32), // (0, _) never matches: a packed word has its length bits set
