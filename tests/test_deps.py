@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from plans import snakemake
 from requires import PACKAGES, check, lists
 
 from blkscope.capture import run
@@ -45,12 +46,11 @@ def test_every_program_the_main_job_calls_is_in_the_main_list():
     """`make all` installs debian-main.txt alone: a program of the main job's rules (`snakemake -n -p --forceall
     all`) or of the paper's code (the PDF check runs pdftotext) that only `make test`'s lists bring fails the main
     job on a fresh machine."""
-    plan = subprocess.run([sys.executable, "-m", "snakemake", "-n", "-p", "--forceall", "--nolock", "all"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)  # fmt: skip
-    assert plan.returncode == 0, plan.stderr[-2000:]
-    shell = [s.removeprefix("Shell command: ") for s in plan.stdout.splitlines() if s.startswith("Shell command: ")]
+    plan = snakemake(ROOT, "-n", "-p", "--forceall", "--nolock", "all")
+    shell = [s.removeprefix("Shell command: ") for s in plan.splitlines() if s.startswith("Shell command: ")]
+    # latexmk runs pdflatex
     called = _called(shell, [f.read_text() for f in ROOT.glob("src/blkscope/paper/*.py")]) | {"pdflatex"}
-    assert {"latexmk", "pdftotext"} <= called  # latexmk runs pdflatex
+    assert {"latexmk", "pdftotext"} <= called
     main = _listed("debian-main.txt")
     assert {p: PACKAGES[p] for p in called if PACKAGES[p] not in main} == {}
 
