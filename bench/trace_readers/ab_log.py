@@ -12,10 +12,13 @@ APART_NS = 250
 Runs = dict[str, dict[str, list[float]]]  # set -> step -> seconds, in the log's order (rounds in order)
 
 
-def sections(path: Path, cpu: bool = False) -> list[tuple[Runs, dict[tuple[str, str], list[bool]] | None]]:
+Apart = dict[tuple[str, str], list[bool]]
+
+
+def sections(path: Path, cpu: bool = False, apart_ns: float = APART_NS) -> list[tuple[Runs, Apart | None]]:
     """Per run of ab_binary.sh: its times (wall, or user + sys when `cpu`), and (set, step) -> per run whether the
-    vCPUs were apart (None: a log without probes)."""
-    out: list[tuple[Runs, dict[tuple[str, str], list[bool]] | None]] = []
+    vCPUs were apart: a probe before or after the step over `apart_ns` (None: a log without probes)."""
+    out: list[tuple[Runs, Apart | None]] = []
     for line in path.read_text().splitlines():
         t = line.split()
         if t and t[0] == "seed":
@@ -27,5 +30,5 @@ def sections(path: Path, cpu: bool = False) -> list[tuple[Runs, dict[tuple[str, 
                 if apart is None:
                     apart = defaultdict(list)
                     out[-1] = (runs, apart)
-                apart[t[1], t[2]].append(max(float(t[6]), float(t[7])) > APART_NS)
+                apart[t[1], t[2]].append(max(float(t[6]), float(t[7])) > apart_ns)
     return out

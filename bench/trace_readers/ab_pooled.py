@@ -5,8 +5,10 @@ Per set and round r: y_r = log(blkparse_r / geometric mean of the listed steps' 
 exp(mean y) with a 95 % interval (percentiles of the mean over rounds resampled with replacement); a set is "over"
 the target when the whole interval is, "under" when the whole interval is under, else "either". Also printed: the
 ratio of medians over the pooled walls (ab_summary.py's measure, over more rounds).
-Usage: python ab_pooled.py LOG[:ONE[:TWO]]...   ONE, TWO: comma-separated steps of one and two cores that ran the
-code judged (default before1,after1 and before2,after2; an empty list leaves that log out of that judgement)"""
+Usage: python ab_pooled.py [--probes-under NS] LOG[:ONE[:TWO]]...   ONE, TWO: comma-separated steps of one and two
+cores that ran the code judged (default before1,after1 and before2,after2; an empty list leaves that log out of that
+judgement). --probes-under NS: only the steps whose two cpu_pair probes (just before and after) were both under NS
+ns, i.e. the host ran both vCPUs at once around them; a set's round with no such step is left out."""
 
 import math
 import random
@@ -15,19 +17,23 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from ab_log import TARGET
-from ab_noise import load
+from ab_log import TARGET, sections
 
 RESAMPLES = 4000
 
 
-def rounds(path: Path, steps: list[str]) -> dict[str, list[tuple[float, float]]]:
-    """{set: [(blkparse_r, geometric mean of the steps' r-th walls), ...]} of one log."""
-    out = {}
-    for name, r in load(path).items():
-        walls = zip(*(r[s] for s in steps), strict=True)
-        geo = [math.exp(statistics.fmean(map(math.log, w))) for w in walls]
-        out[name] = list(zip(r["blkparse"], geo, strict=True))
+def rounds(path: Path, steps: list[str], probes_under: float | None = None) -> dict[str, list[tuple[float, float]]]:
+    """{set: [(blkparse_r, geometric mean of the steps' r-th walls), ...]} of one log (with `probes_under`: of
+    those of its steps whose probes were both under it, rounds with none left out)."""
+    out = defaultdict(list)
+    for runs, stalled in sections(path, apart_ns=probes_under or 0):
+        if probes_under is not None and stalled is None:
+            sys.exit(f"{path}: no cpu_pair probes in this log")
+        for name, r in runs.items():
+            for i, b in enumerate(r["blkparse"]):
+                w = [r[s][i] for s in steps if probes_under is None or not stalled[name, s][i]]
+                if w:
+                    out[name].append((b, math.exp(statistics.fmean(map(math.log, w)))))
     return out
 
 
@@ -57,12 +63,16 @@ def judge(label: str, pooled: dict[str, list[tuple[float, float]]], target: int,
 
 def main() -> None:
     pooled: dict[str, dict[str, list[tuple[float, float]]]] = {"1": defaultdict(list), "2": defaultdict(list)}
-    for arg in sys.argv[1:]:
+    args = sys.argv[1:]
+    probes_under = None
+    if args[:1] == ["--probes-under"]:
+        probes_under, args = float(args[1]), args[2:]
+    for arg in args:
         path, *lists = arg.split(":")
         lists += ["before1,after1", "before2,after2"][len(lists):]
         for cores, steps in zip("12", lists, strict=True):
             if steps:
-                for name, pairs in rounds(Path(path), steps.split(",")).items():
+                for name, pairs in rounds(Path(path), steps.split(","), probes_under).items():
                     pooled[cores][name] += pairs
     rng = random.Random(43)
     for cores in "12":
