@@ -21,10 +21,6 @@ const WARM: u64 = 8;
 /// A second CPU that answers fewer than TRIPS / 4 timed round trips in this long (or not the WARM first ones) is
 /// busy: no help either.
 const PATIENCE: Duration = Duration::from_millis(2);
-/// But a helper's first answer may wait this long for a CPU that was idle meanwhile: a VM's halted vCPU can take
-/// milliseconds to be run again by its host. With 2 ms alone 9 of 150 two-CPU runs on an idle AMD VM planned one
-/// thread (1.5x the time; bench/RESULTS.md, 2026-12-02 twenty-third session).
-const WAKE: Duration = Duration::from_millis(20);
 
 /// Set when the probe found two CPUs apart (answering, not busy): a binary trace is then read on both,
 /// twice over, each thread with part of the columns (blktrace::splits).
@@ -59,31 +55,6 @@ fn allowed() -> Option<Vec<usize>> {
     ok.then(|| (0..libc::CPU_SETSIZE as usize).filter(|&c| unsafe { libc::CPU_ISSET(c, &set) }).collect())
 }
 
-/// CPU c's time in its idle states so far, in µs (cpuidle's residency, counted when the CPU leaves the state):
-/// None without cpuidle in sysfs.
-fn idle_us(c: usize) -> Option<u64> {
-    let mut sum = 0;
-    for state in std::fs::read_dir(format!("/sys/devices/system/cpu/cpu{c}/cpuidle")).ok()? {
-        let path = state.ok()?.path();
-        if path.file_name()?.to_str()?.starts_with("state") {
-            sum += std::fs::read_to_string(path.join("time")).ok()?.trim().parse::<u64>().ok()?;
-        }
-    }
-    Some(sum)
-}
-
-/// Whether a task besides this probe's two threads wants a CPU, where the machine has just the two CPUs probed
-/// (/proc/stat's procs_running counts the machine's runnable tasks). A helper does not wait behind such a task:
-/// it is started ahead of it, and it answers every round trip within its first time slice.
-fn others_runnable() -> bool {
-    // SAFETY: sysconf reads a value
-    let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
-    online == 2
-        && std::fs::read_to_string("/proc/stat").ok().is_some_and(|s| {
-            s.lines().find_map(|l| l.strip_prefix("procs_running ")?.trim().parse::<u64>().ok()).is_some_and(|n| n > 2)
-        })
-}
-
 fn pin(cpus: &[usize]) -> bool {
     // SAFETY: as in allowed()
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
@@ -99,12 +70,10 @@ fn apart(a: usize, b: usize) -> bool {
     let flag = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
     let (f, s) = (flag.clone(), stop.clone());
-    // the helper inherits a mask of b alone: with {a, b} it was at times woken on a while it started and waited
-    // there for this thread, spinning, until a 4 ms tick (traced with sched_switch; the probe then said busy)
-    if !pin(&[b]) {
-        return false;
-    }
     let pong = std::thread::spawn(move || {
+        if !pin(&[b]) {
+            return;
+        }
         let mut v = 1; // answer each odd value with the next even one
         while !s.load(Ordering::Relaxed) {
             if f.load(Ordering::Acquire) == v {
@@ -114,15 +83,14 @@ fn apart(a: usize, b: usize) -> bool {
             std::hint::spin_loop();
         }
     });
+    // pinned after the spawn: a helper started with this thread's mask would wait on a for this spinning thread
     if !pin(&[a]) {
         stop.store(true, Ordering::Relaxed);
         let _ = pong.join();
-        pin(&[a, b]);
         return false;
     }
     // WARM round trips untimed (the helper's start and its move to b are not the caches' doing), then TRIPS timed
     let (mut sent, mut start, mut timed) = (0, Instant::now(), None);
-    let (mut waking, mut woke) = (None, None); // a slow first answer: b's idle time and when it was read; the wait
     let answered = 'trips: loop {
         if sent == WARM {
             (start, timed) = (Instant::now(), Some(0));
@@ -134,38 +102,22 @@ fn apart(a: usize, b: usize) -> bool {
         while flag.load(Ordering::Acquire) != 2 * sent + 2 {
             std::hint::spin_loop();
             if start.elapsed() > PATIENCE {
-                if sent == 0 && waking.is_none() {
-                    waking = idle_us(b).map(|i| (i, Instant::now()));
-                }
-                if sent > 0 || waking.is_none() || start.elapsed() > WAKE {
-                    break 'trips timed.unwrap_or(0);
-                }
+                break 'trips timed.unwrap_or(0);
             }
-        }
-        if let (0, Some((idle, since))) = (sent, waking) {
-            // busy if b ran something else for over PATIENCE / 2 of the wait past PATIENCE; idle, it was waking
-            let grew = idle_us(b).map_or(0, |i| i.saturating_sub(idle));
-            woke = Some(start.elapsed());
-            if since.elapsed().saturating_sub(Duration::from_micros(grew)) > PATIENCE / 2 {
-                break 'trips 0;
-            }
-            start = Instant::now();
         }
         sent += 1;
         timed = timed.map(|t| t + 1);
     };
     let spent = start.elapsed();
-    let crowded = answered == TRIPS && others_runnable(); // read while the helper still spins on b
     stop.store(true, Ordering::Relaxed);
     let _ = pong.join();
     pin(&[a, b]);
     let trip = (answered > 0).then(|| spent / answered as u32);
-    let busy = answered < TRIPS / 4 || crowded;
+    let busy = answered < TRIPS / 4;
     let apart = busy || trip.is_some_and(|t| t > APART);
     APART_PAIR.store(apart && !busy, Ordering::Relaxed);
     if std::env::var_os("BLKSCOPE_NATIVE_TIMING").is_some() {
-        let woke = woke.map_or(String::new(), |w| format!(" (first answer after {w:?})"));
-        eprintln!("blkscope-native: CPUs {a} and {b}: {answered} round trips of {trip:?}{woke}: {}",
+        eprintln!("blkscope-native: CPUs {a} and {b}: {answered} round trips of {trip:?}: {}",
                   if busy { "busy, one thread" } else if apart { "apart" } else { "together" });
     }
     apart
