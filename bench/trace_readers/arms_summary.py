@@ -28,6 +28,8 @@ for line in lines:
                 cpus[key].append(sum(map(float, cpu)))
 for key, v in sorted(walls.items()):
     c = f", CPU {statistics.median(cpus[key]):.3f} s" if cpus[key] else ""
+    if cpus[key] and key[1] == "all":  # on two CPUs, a run of one thread (the probe said busy) uses about its wall
+        c += f", {sum(u < 1.1 * w for u, w in zip(cpus[key], v, strict=True))} under 1.1x the wall in CPU"
     wall = f"median {statistics.median(v):.3f} s ({min(v):.3f}-{max(v):.3f})"
     print(f"{key[0]:12s} {key[1]:9s} {len(v):3d} runs, {wall}{c}")
 

@@ -21,6 +21,10 @@ const WARM: u64 = 8;
 /// A second CPU that answers fewer than TRIPS / 4 timed round trips in this long (or not the WARM first ones) is
 /// busy: no help either.
 const PATIENCE: Duration = Duration::from_millis(2);
+/// But a helper's first answer may wait this long for a CPU that was idle meanwhile: a VM's halted vCPU can take
+/// milliseconds to be run again by its host. With 2 ms alone 9 of 150 two-CPU runs on an idle AMD VM planned one
+/// thread (1.5x the time; bench/RESULTS.md, 2026-12-02 twenty-third session).
+const WAKE: Duration = Duration::from_millis(20);
 
 /// Set when the probe found two CPUs apart (answering, not busy): a binary trace is then read on both,
 /// twice over, each thread with part of the columns (blktrace::splits).
@@ -55,6 +59,19 @@ fn allowed() -> Option<Vec<usize>> {
     ok.then(|| (0..libc::CPU_SETSIZE as usize).filter(|&c| unsafe { libc::CPU_ISSET(c, &set) }).collect())
 }
 
+/// CPU c's time in its idle states so far, in µs (cpuidle's residency, counted when the CPU leaves the state):
+/// None without cpuidle in sysfs.
+fn idle_us(c: usize) -> Option<u64> {
+    let mut sum = 0;
+    for state in std::fs::read_dir(format!("/sys/devices/system/cpu/cpu{c}/cpuidle")).ok()? {
+        let path = state.ok()?.path();
+        if path.file_name()?.to_str()?.starts_with("state") {
+            sum += std::fs::read_to_string(path.join("time")).ok()?.trim().parse::<u64>().ok()?;
+        }
+    }
+    Some(sum)
+}
+
 fn pin(cpus: &[usize]) -> bool {
     // SAFETY: as in allowed()
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
@@ -64,33 +81,48 @@ fn pin(cpus: &[usize]) -> bool {
     unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0 }
 }
 
-/// Whether CPUs a and b are apart: this thread on a, a helper on b, a counter passed between them. The
-/// thread's mask is {a, b} again when it returns (threads spawned later inherit it).
+/// Whether CPUs a and b are apart (as when b is busy), and noted whether they are a pair to read on.
 fn apart(a: usize, b: usize) -> bool {
+    let (apart, busy) = probe(a, b);
+    APART_PAIR.store(apart && !busy, Ordering::Relaxed);
+    apart
+}
+
+/// Whether CPUs a and b are apart, and whether b is busy: this thread on a, a helper on b, a counter passed
+/// between them. The thread's mask is {a, b} again when it returns (threads spawned later inherit it).
+fn probe(a: usize, b: usize) -> (bool, bool) {
     let flag = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
     let (f, s) = (flag.clone(), stop.clone());
+    let idle = idle_us(b).map(|i| (i, Instant::now())); // b's idle time before this probe's threads ran there
+    // the helper inherits a mask of b alone: with {a, b} it was at times woken on a while it started and waited
+    // there for this thread, spinning, until a 4 ms tick (traced with sched_switch; the probe then said busy)
+    if !pin(&[b]) {
+        return (false, false);
+    }
     let pong = std::thread::spawn(move || {
-        if !pin(&[b]) {
-            return;
-        }
         let mut v = 1; // answer each odd value with the next even one
         while !s.load(Ordering::Relaxed) {
             if f.load(Ordering::Acquire) == v {
                 f.store(v + 1, Ordering::Release);
                 v += 2;
+                if v < 2 * WARM {
+                    // SAFETY: sched_yield takes no arguments
+                    unsafe { libc::sched_yield() };
+                }
             }
             std::hint::spin_loop();
         }
     });
-    // pinned after the spawn: a helper started with this thread's mask would wait on a for this spinning thread
     if !pin(&[a]) {
         stop.store(true, Ordering::Relaxed);
         let _ = pong.join();
-        return false;
+        pin(&[a, b]);
+        return (false, false);
     }
     // WARM round trips untimed (the helper's start and its move to b are not the caches' doing), then TRIPS timed
     let (mut sent, mut start, mut timed) = (0, Instant::now(), None);
+    let mut woke = None; // a first answer later than PATIENCE: when it came
     let answered = 'trips: loop {
         if sent == WARM {
             (start, timed) = (Instant::now(), Some(0));
@@ -101,9 +133,18 @@ fn apart(a: usize, b: usize) -> bool {
         flag.store(2 * sent + 1, Ordering::Release);
         while flag.load(Ordering::Acquire) != 2 * sent + 2 {
             std::hint::spin_loop();
-            if start.elapsed() > PATIENCE {
+            if start.elapsed() > PATIENCE && (sent > 0 || idle.is_none() || start.elapsed() > WAKE) {
                 break 'trips timed.unwrap_or(0);
             }
+        }
+        if let Some((before, since)) = idle.filter(|_| sent == 0 && start.elapsed() > PATIENCE) {
+            // waking if b was idle for at least half of the wait; else it ran something else: busy
+            let grew = idle_us(b).map_or(0, |i| i.saturating_sub(before));
+            woke = Some(start.elapsed());
+            if since.elapsed() > 2 * Duration::from_micros(grew) {
+                break 'trips 0;
+            }
+            start = Instant::now();
         }
         sent += 1;
         timed = timed.map(|t| t + 1);
@@ -115,12 +156,12 @@ fn apart(a: usize, b: usize) -> bool {
     let trip = (answered > 0).then(|| spent / answered as u32);
     let busy = answered < TRIPS / 4;
     let apart = busy || trip.is_some_and(|t| t > APART);
-    APART_PAIR.store(apart && !busy, Ordering::Relaxed);
     if std::env::var_os("BLKSCOPE_NATIVE_TIMING").is_some() {
-        eprintln!("blkscope-native: CPUs {a} and {b}: {answered} round trips of {trip:?}: {}",
+        let woke = woke.map_or(String::new(), |w| format!(" (first answer after {w:?})"));
+        eprintln!("blkscope-native: CPUs {a} and {b}: {answered} round trips of {trip:?}{woke}: {}",
                   if busy { "busy, one thread" } else if apart { "apart" } else { "together" });
     }
-    apart
+    (apart, busy)
 }
 
 #[cfg(test)]
@@ -135,6 +176,29 @@ mod tests {
         apart(a, b);
         assert_eq!(allowed().unwrap(), if a == b { vec![a] } else { vec![a, b] });
         pin(&before);
+    }
+
+    #[test]
+    fn a_cpu_running_another_thread_is_busy() {
+        // a spinning thread on b: the helper gives way to it during the warm-up, and no answer comes in time
+        let before = allowed().unwrap();
+        let (a, b) = (before[0], *before.last().unwrap());
+        assert_ne!(a, b, "the test needs two CPUs");
+        let stop = Arc::new(AtomicBool::new(false));
+        let s = stop.clone();
+        let hog = std::thread::spawn(move || {
+            pin(&[b]);
+            while !s.load(Ordering::Relaxed) {
+                std::hint::spin_loop();
+            }
+        });
+        std::thread::sleep(Duration::from_millis(20)); // the hog on b, and b's idle time stopped
+        pin(&[a, b]);
+        let (apart, busy) = probe(a, b);
+        stop.store(true, Ordering::Relaxed);
+        hog.join().unwrap();
+        pin(&before);
+        assert!(apart && busy, "b busy: one thread");
     }
 
     #[test]
